@@ -1,0 +1,129 @@
+import { randomUUID } from 'node:crypto';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import { HttpRequest, HttpResponse, InvocationContext, type HttpResponseInit } from '@azure/functions';
+import type { HttpFunction } from '../shared/functions';
+import type { Logger } from '../shared/logging';
+import { assertRouteAllowed, compileRoute, routePrecedence, type CompiledRoute } from './routes';
+
+/** Azure Functions' own request size limit (maxRequestBodySize: 100 MB). Services set tighter limits per route. */
+const MAX_REQUEST_BYTES = 100 * 1024 * 1024;
+
+interface Entry {
+  fn: HttpFunction;
+  route: CompiledRoute;
+  precedence: number[];
+}
+
+function comparePrecedence(a: number[], b: number[]): number {
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const diff = (a[i] ?? -1) - (b[i] ?? -1);
+    if (diff !== 0) return diff;
+  }
+  return 0;
+}
+
+/** Compiles and orders the HTTP functions, refusing reserved `admin` routes the way Azure does. */
+export function buildRouteTable(functions: HttpFunction[]): Entry[] {
+  return functions
+    .map((fn) => {
+      assertRouteAllowed(fn.route);
+      return { fn, route: compileRoute(fn.route), precedence: routePrecedence(fn.route) };
+    })
+    .sort((a, b) => comparePrecedence(a.precedence, b.precedence));
+}
+
+/**
+ * Finds the function for a request. As on Azure, a path whose route exists but does not accept
+ * the method is a 404 (the host's routing answers before any function runs), not a 405.
+ */
+export function resolve(table: Entry[], method: string, path: string): { fn: HttpFunction; params: Record<string, string> } | undefined {
+  for (const entry of table) {
+    if (!entry.fn.methods.includes(method as never)) continue;
+    const params = entry.route.match(path);
+    if (params) return { fn: entry.fn, params };
+  }
+  return undefined;
+}
+
+function headersOf(req: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(req.headers)) {
+    if (value !== undefined) out[key] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+async function readRequestBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_REQUEST_BYTES) return 'too-large';
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+async function send(res: ServerResponse, response: HttpResponse, method: string): Promise<void> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, key) => {
+    headers[key] = value;
+  });
+  const body = Buffer.from(await response.arrayBuffer());
+  headers['content-length'] = String(body.length);
+  res.writeHead(response.status ?? 200, headers);
+  res.end(method === 'HEAD' ? undefined : body);
+}
+
+export function createHttpServer(functions: HttpFunction[], log: Logger): http.Server {
+  const table = buildRouteTable(functions);
+  return http.createServer(async (req, res) => {
+    const method = (req.method ?? 'GET').toUpperCase();
+    const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
+    const match = resolve(table, method, url.pathname);
+    if (!match) {
+      req.resume();
+      res.writeHead(404, { 'content-length': '0' }).end();
+      return;
+    }
+    const body = await readRequestBody(req);
+    if (body === 'too-large') {
+      res.writeHead(413, { 'content-length': '0', connection: 'close' }).end();
+      req.destroy();
+      return;
+    }
+    const query: Record<string, string> = {};
+    url.searchParams.forEach((value, key) => {
+      query[key] = value;
+    });
+    const request = new HttpRequest({
+      method,
+      url: url.toString(),
+      headers: headersOf(req),
+      query,
+      params: match.params,
+      body: body.length ? { bytes: body } : undefined,
+    });
+    const invocationId = randomUUID();
+    const context = new InvocationContext({
+      invocationId,
+      functionName: match.fn.name,
+      logHandler: (level, ...args) => log[level === 'error' || level === 'warning' ? (level === 'error' ? 'error' : 'warn') : 'debug'](String(args[0]), { function: match.fn.name, invocationId }),
+    });
+    let response: HttpResponse;
+    try {
+      const result = await match.fn.handler(request, context);
+      response = result instanceof HttpResponse ? result : new HttpResponse((result ?? {}) as HttpResponseInit);
+    } catch (error) {
+      // The Functions host answers a throwing function with an empty 500.
+      log.error('function threw', { function: match.fn.name, invocationId, error });
+      response = new HttpResponse({ status: 500 });
+    }
+    try {
+      await send(res, response, method);
+    } catch (error) {
+      log.error('failed to write response', { function: match.fn.name, error });
+      res.destroy();
+    }
+  });
+}

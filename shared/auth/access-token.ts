@@ -1,0 +1,125 @@
+import type { HttpRequest } from '@azure/functions';
+import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import { config, serviceUrl } from '../config';
+import { forbidden, unauthorized } from '../http/errors';
+import { ACCESS_TOKEN_ALGORITHMS, loadSigningKeys, type SigningKey } from './keys';
+
+export type Plan = 'free' | 'pro' | 'enterprise';
+export type UserStatus = 'active' | 'inactive';
+export const ADMIN_ROLES = ['admin', 'super_admin'] as const;
+
+/** Claims of a user access token issued by identity. */
+export interface AccessTokenClaims {
+  iss: string;
+  aud: string;
+  sub: string;
+  email: string;
+  role: string;
+  permissions: string[];
+  plan: Plan;
+  status: UserStatus;
+  /** Session id: identity checks the session still exists on /auth/validate. */
+  sid: string;
+  iat: number;
+  exp: number;
+  jti: string;
+}
+
+export interface AuthUser {
+  id: string;
+  email: string;
+  role: string;
+  permissions: string[];
+  plan: Plan;
+  status: UserStatus;
+  sessionId: string;
+}
+
+/** Clock skew accepted on exp/nbf/iat. */
+export const CLOCK_TOLERANCE_SECONDS = 60;
+
+let signingKeys: Promise<SigningKey[]> | undefined;
+let keySet: JWTVerifyGetKey | undefined;
+
+/** Identity's signing keys, parsed once per process. */
+export function identitySigningKeys(): Promise<SigningKey[]> {
+  signingKeys ??= loadSigningKeys(config().JWT_SIGNING_KEYS).catch((error) => {
+    signingKeys = undefined;
+    throw error;
+  });
+  return signingKeys;
+}
+
+/**
+ * Where public keys come from: identity's own keys when identity runs in this process, otherwise
+ * its JWKS over HTTP (cached; refetched when an unknown kid appears, so rotation needs no restart).
+ */
+async function verificationKeys(): Promise<JWTVerifyGetKey> {
+  if (!keySet) {
+    const cfg = config();
+    keySet = cfg.SERVICES.includes('identity')
+      ? createLocalJWKSet({ keys: (await identitySigningKeys()).map((k) => k.publicJwk) })
+      : createRemoteJWKSet(new URL(`${serviceUrl('identity')}/.well-known/jwks.json`), { cacheMaxAge: 10 * 60_000, cooldownDuration: 30_000, timeoutDuration: 5000 });
+  }
+  return keySet;
+}
+
+/** Forget cached keys (key rotation in tests, dev host restart). */
+export function resetAccessTokenKeys(): void {
+  signingKeys = undefined;
+  keySet = undefined;
+}
+
+export async function verifyAccessToken(token: string): Promise<AccessTokenClaims> {
+  const cfg = config();
+  const { payload } = await jwtVerify(token, await verificationKeys(), {
+    algorithms: [...ACCESS_TOKEN_ALGORITHMS],
+    issuer: cfg.JWT_ISSUER,
+    audience: cfg.JWT_AUDIENCE,
+    clockTolerance: CLOCK_TOLERANCE_SECONDS,
+    requiredClaims: ['sub', 'exp', 'iat', 'sid'],
+  });
+  return payload as unknown as AccessTokenClaims;
+}
+
+export function bearerToken(request: HttpRequest): string | undefined {
+  const header = request.headers.get('authorization');
+  const match = header ? /^Bearer\s+(\S+)$/i.exec(header.trim()) : null;
+  return match?.[1];
+}
+
+export function userFromClaims(claims: AccessTokenClaims): AuthUser {
+  return {
+    id: claims.sub,
+    email: claims.email,
+    role: claims.role,
+    permissions: claims.permissions ?? [],
+    plan: claims.plan,
+    status: claims.status,
+    sessionId: claims.sid,
+  };
+}
+
+/** The signed-in user of a request (401 AUTH_REQUIRED / AUTH_TOKEN_INVALID / AUTH_TOKEN_EXPIRED otherwise). */
+export async function requireUser(request: HttpRequest): Promise<AuthUser> {
+  const token = bearerToken(request);
+  if (!token) throw unauthorized('A Bearer access token is required', 'AUTH_REQUIRED');
+  let claims: AccessTokenClaims;
+  try {
+    claims = await verifyAccessToken(token);
+  } catch (error) {
+    if (error instanceof errors.JWTExpired) throw unauthorized('The access token has expired', 'AUTH_TOKEN_EXPIRED');
+    throw unauthorized('The access token is invalid', 'AUTH_TOKEN_INVALID');
+  }
+  if (claims.status !== 'active') throw forbidden('The account is inactive', 'AUTH_USER_INACTIVE');
+  return userFromClaims(claims);
+}
+
+export const isAdmin = (user: Pick<AuthUser, 'role'>) => (ADMIN_ROLES as readonly string[]).includes(user.role);
+
+/** An admin or super_admin user (403 ADMIN_REQUIRED for anyone else). */
+export async function requireAdmin(request: HttpRequest): Promise<AuthUser> {
+  const user = await requireUser(request);
+  if (!isAdmin(user)) throw forbidden('This route requires the admin or super_admin role', 'ADMIN_REQUIRED');
+  return user;
+}

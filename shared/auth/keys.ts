@@ -1,0 +1,38 @@
+import { randomUUID } from 'node:crypto';
+import { exportJWK, generateKeyPair, importJWK, type JWK, type KeyLike } from 'jose';
+
+/** Asymmetric algorithms accepted for user access tokens; anything else (HS*, none) is refused. */
+export const ACCESS_TOKEN_ALGORITHMS = ['ES256', 'RS256'] as const;
+export type AccessTokenAlgorithm = (typeof ACCESS_TOKEN_ALGORITHMS)[number];
+
+export interface SigningKey {
+  kid: string;
+  alg: AccessTokenAlgorithm;
+  privateKey: KeyLike;
+  publicJwk: JWK;
+}
+
+/** A fresh ES256 private JWK with a kid, as stored in JWT_SIGNING_KEYS. */
+export async function generateSigningJwk(): Promise<JWK> {
+  const { privateKey } = await generateKeyPair('ES256', { extractable: true });
+  const jwk = await exportJWK(privateKey);
+  return { ...jwk, kid: `${new Date().toISOString().slice(0, 10)}-${randomUUID().slice(0, 8)}`, alg: 'ES256', use: 'sig' };
+}
+
+const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
+
+/** Parses JWT_SIGNING_KEYS (private JWKs, first one signs). Throws naming the bad entry. */
+export async function loadSigningKeys(value: unknown): Promise<SigningKey[]> {
+  if (!Array.isArray(value) || value.length === 0) throw new Error('JWT_SIGNING_KEYS must be a non-empty JSON array of private JWKs');
+  const keys: SigningKey[] = [];
+  for (const [index, jwk] of (value as JWK[]).entries()) {
+    const alg = jwk.alg as AccessTokenAlgorithm;
+    if (!jwk.kid) throw new Error(`JWT_SIGNING_KEYS[${index}] has no kid`);
+    if (!ACCESS_TOKEN_ALGORITHMS.includes(alg)) throw new Error(`JWT_SIGNING_KEYS[${index}] alg must be one of ${ACCESS_TOKEN_ALGORITHMS.join(', ')}`);
+    if (!jwk.d) throw new Error(`JWT_SIGNING_KEYS[${index}] is not a private key`);
+    const privateKey = (await importJWK(jwk, alg)) as KeyLike;
+    const publicJwk = Object.fromEntries(Object.entries(jwk).filter(([k]) => !PRIVATE_MEMBERS.includes(k))) as JWK;
+    keys.push({ kid: jwk.kid, alg, privateKey, publicJwk: { ...publicJwk, use: 'sig' } });
+  }
+  return keys;
+}

@@ -1,0 +1,42 @@
+import type { HttpHandler, HttpMethod, InvocationContext, Timer } from '@azure/functions';
+import type { ServiceName } from './config';
+
+/** One function of a service, in a form both the Azure Functions entry point and the dev host register. */
+export type FunctionDefinition = HttpFunction | TimerFunction | QueueFunction;
+
+export interface HttpFunction {
+  kind: 'http';
+  name: string;
+  /** ASP.NET route template, including the service's base segment (`identity/auth/login`). */
+  route: string;
+  methods: HttpMethod[];
+  handler: HttpHandler;
+}
+
+export interface TimerFunction {
+  kind: 'timer';
+  name: string;
+  /** Six-field NCRONTAB: second minute hour day month day-of-week. */
+  schedule: string;
+  runOnStartup?: boolean;
+  handler: (timer: Timer, context: InvocationContext) => Promise<void>;
+}
+
+export interface QueueFunction {
+  kind: 'queue';
+  name: string;
+  queueName: string;
+  /** JSON messages arrive parsed, as the Functions host delivers them. */
+  handler: (message: unknown, context: InvocationContext) => Promise<void>;
+}
+
+export interface ServiceDefinition {
+  name: ServiceName;
+  functions: FunctionDefinition[];
+  /** Work to do once per process before serving (migrations run separately). */
+  start?: () => Promise<void>;
+  /** Release what `start` or the handlers hold (worker pools, pending log batches); the dev host calls it on shutdown. */
+  stop?: () => Promise<void>;
+  /** Lines for the dev host's start-up banner (where this service keeps local data, offline modes). */
+  describe?: () => string[];
+}

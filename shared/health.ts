@@ -1,0 +1,67 @@
+import { sql } from 'kysely';
+import { config, type ServiceName } from './config';
+import type { HttpFunction } from './functions';
+import { http } from './http/handler';
+import { db } from './sql/db';
+import { blobServiceClient } from './storage';
+
+export interface DependencyCheck {
+  ok: boolean;
+  latencyMs: number;
+  detail?: string;
+  error?: string;
+}
+
+/** Runs a check with a deadline; a failure or timeout is reported, never thrown. */
+export async function check(run: () => Promise<string | void>, timeoutMs = 3000): Promise<DependencyCheck> {
+  const started = performance.now();
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const detail = await Promise.race([
+      run(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+      }),
+    ]);
+    return { ok: true, latencyMs: Math.round(performance.now() - started), ...(detail ? { detail } : {}) };
+  } catch (error) {
+    return { ok: false, latencyMs: Math.round(performance.now() - started), error: (error as Error).message };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export const checkSql = () =>
+  check(async () => {
+    await sql`select 1 as ok`.execute(db());
+    return config().SQL_SERVER ? `Azure SQL ${config().SQL_SERVER}` : 'SQLite';
+  });
+
+export const checkStorage = () =>
+  check(async () => {
+    await blobServiceClient().getProperties();
+    return blobServiceClient().accountName;
+  });
+
+/** The health body every service answers: 200 when every dependency answered, 503 otherwise. */
+export async function healthReport(service: string, checks: Record<string, Promise<DependencyCheck>>) {
+  const names = Object.keys(checks);
+  const results = await Promise.all(Object.values(checks));
+  const dependencies = Object.fromEntries(names.map((name, i) => [name, results[i]]));
+  const healthy = results.every((r) => r.ok);
+  return {
+    status: healthy ? 200 : 503,
+    jsonBody: { service, status: healthy ? 'healthy' : 'unhealthy', timestamp: new Date().toISOString(), dependencies },
+  };
+}
+
+/** The `GET <service>/health` function: SQL and storage, plus any checks the service adds. */
+export function healthFunction(service: ServiceName, extraChecks: () => Record<string, Promise<DependencyCheck>> = () => ({})): HttpFunction {
+  return {
+    kind: 'http',
+    name: `${service}-health`,
+    route: `${service}/health`,
+    methods: ['GET'],
+    handler: http(service, async () => healthReport(service, { sql: checkSql(), storage: checkStorage(), ...extraChecks() })),
+  };
+}

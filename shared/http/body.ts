@@ -1,0 +1,73 @@
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { HttpRequest } from '@azure/functions';
+import { badRequest, tooLarge } from './errors';
+
+/** One ajv instance for the process: schemas compile once and are cached by identity. */
+export const ajv = new Ajv({ allErrors: true, strict: true, coerceTypes: false, useDefaults: true, removeAdditional: false });
+addFormats(ajv);
+
+const compiled = new WeakMap<object, ValidateFunction>();
+
+export function validator<T>(schema: object): ValidateFunction<T> {
+  let fn = compiled.get(schema);
+  if (!fn) {
+    fn = ajv.compile(schema);
+    compiled.set(schema, fn);
+  }
+  return fn as ValidateFunction<T>;
+}
+
+export const DEFAULT_BODY_LIMIT = 64 * 1024;
+
+/** Reads the raw body once, refusing more than `limit` bytes (413), whatever Content-Length claims. */
+export async function readBody(request: HttpRequest, limit = DEFAULT_BODY_LIMIT): Promise<Buffer> {
+  const declared = Number(request.headers.get('content-length') ?? '0');
+  if (declared > limit) throw tooLarge(`Request body is ${declared} bytes; the limit is ${limit} bytes`);
+  const bytes = Buffer.from(await request.arrayBuffer());
+  if (bytes.length > limit) throw tooLarge(`Request body is ${bytes.length} bytes; the limit is ${limit} bytes`);
+  return bytes;
+}
+
+export function describeErrors(errors: ErrorObject[] | null | undefined): { field: string; message: string }[] {
+  return (errors ?? []).map((e) => {
+    const base = e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : '';
+    const field =
+      e.keyword === 'required' ? [base, (e.params as { missingProperty: string }).missingProperty].filter(Boolean).join('.')
+      : e.keyword === 'additionalProperties' ? [base, (e.params as { additionalProperty: string }).additionalProperty].filter(Boolean).join('.')
+      : base || '(body)';
+    const message = e.keyword === 'additionalProperties' ? 'is not an allowed field' : e.keyword === 'required' ? 'is required' : e.message ?? 'is invalid';
+    return { field, message };
+  });
+}
+
+/** Validates a value; a failure is a 400 naming the first bad field and listing all of them in `details`. */
+export function validate<T>(schema: object, value: unknown, what = 'body'): T {
+  const fn = validator<T>(schema);
+  if (fn(value)) return value;
+  const details = describeErrors(fn.errors);
+  const first = details[0];
+  throw badRequest(`Invalid ${what}: ${first.field} ${first.message}`, 'VALIDATION_FAILED', { details });
+}
+
+/** Parses a JSON body (malformed JSON is a 400 INVALID_JSON) and validates it against `schema`. */
+export async function readJson<T>(request: HttpRequest, schema: object, limit = DEFAULT_BODY_LIMIT): Promise<T> {
+  const bytes = await readBody(request, limit);
+  if (bytes.length === 0) throw badRequest('Request body is empty; a JSON object is expected', 'INVALID_JSON');
+  let value: unknown;
+  try {
+    value = JSON.parse(bytes.toString('utf8'));
+  } catch (error) {
+    throw badRequest(`Request body is not valid JSON: ${(error as Error).message}`, 'INVALID_JSON');
+  }
+  return validate<T>(schema, value);
+}
+
+/** Validates the query string against a schema of string-valued properties (numbers are parsed by the caller's schema via coercion-free patterns). */
+export function readQuery<T>(request: HttpRequest, schema: object): T {
+  const query: Record<string, string> = {};
+  request.query.forEach((value, key) => {
+    query[key] = value;
+  });
+  return validate<T>(schema, query, 'query');
+}

@@ -1,0 +1,74 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { Kysely, Migrator, MssqlDialect, SqliteDialect, type MigrationResultSet } from 'kysely';
+import { azureCredential } from '../azure-credential';
+import { config, type Config } from '../config';
+import { MIGRATIONS } from './migrations';
+import type { PlatformTables } from './tables';
+
+let instance: Kysely<PlatformTables> | undefined;
+
+export function sqliteFile(cfg: Config = config()): string {
+  return path.resolve(cfg.DATA_DIR, 'platform.sqlite');
+}
+
+function createSqlite(cfg: Config): Kysely<PlatformTables> {
+  // Loaded lazily so an Azure SQL deployment never needs the native SQLite module.
+  const Database = require('better-sqlite3') as typeof import('better-sqlite3');
+  const file = sqliteFile(cfg);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const database = new Database(file);
+  database.pragma('journal_mode = WAL');
+  database.pragma('synchronous = NORMAL');
+  database.pragma('busy_timeout = 5000');
+  database.pragma('foreign_keys = ON');
+  return new Kysely<PlatformTables>({ dialect: new SqliteDialect({ database }) });
+}
+
+function createMssql(cfg: Config): Kysely<PlatformTables> {
+  const tedious = require('tedious') as typeof import('tedious');
+  const tarn = require('tarn') as typeof import('tarn');
+  const authentication =
+    cfg.SQL_AUTH === 'sql'
+      ? { type: 'default' as const, options: { userName: cfg.SQL_USER, password: cfg.SQL_PASSWORD } }
+      : {
+          type: 'token-credential' as const,
+          options: { credential: azureCredential() },
+        };
+  return new Kysely<PlatformTables>({
+    dialect: new MssqlDialect({
+      tarn: { ...tarn, options: { min: 0, max: cfg.SQL_POOL_MAX, idleTimeoutMillis: 30_000 } },
+      tedious: {
+        ...tedious,
+        connectionFactory: () =>
+          new tedious.Connection({
+            server: cfg.SQL_SERVER!,
+            authentication,
+            options: { database: cfg.SQL_DATABASE, encrypt: true, port: 1433, trustServerCertificate: false, connectTimeout: 30_000 },
+          }),
+      },
+    }),
+  });
+}
+
+/** The process's one database handle (one pool per process, created on first use). */
+export function db(): Kysely<PlatformTables> {
+  if (!instance) {
+    const cfg = config();
+    instance = cfg.SQL_SERVER ? createMssql(cfg) : createSqlite(cfg);
+  }
+  return instance;
+}
+
+export async function closeDb(): Promise<void> {
+  const current = instance;
+  instance = undefined;
+  await current?.destroy();
+}
+
+export async function migrateToLatest(database: Kysely<any> = db()): Promise<MigrationResultSet> {
+  const migrator = new Migrator({ db: database, provider: { getMigrations: async () => MIGRATIONS } });
+  const result = await migrator.migrateToLatest();
+  if (result.error) throw result.error;
+  return result;
+}

@@ -1,0 +1,55 @@
+import { MssqlAdapter, sql, type ColumnDefinitionBuilder, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+
+/** The two dialects one migration history and one set of repositories serve. */
+export function isMssql(db: Kysely<any>): boolean {
+  return db.getExecutor().adapter instanceof MssqlAdapter;
+}
+
+/** Column types that differ between SQLite and Azure SQL. Timestamps are ISO 8601 UTC text in SQLite and datetime2 in Azure SQL. */
+export function columnTypes(db: Kysely<any>) {
+  const mssql = isMssql(db);
+  return {
+    /** Unbounded text (not indexable in Azure SQL). */
+    text: mssql ? sql`nvarchar(max)` : sql`text`,
+    /** Bounded text for indexed or keyed columns. */
+    varchar: (length: number) => (mssql ? sql.raw(`nvarchar(${length})`) : sql`text`),
+    timestamp: mssql ? sql`datetime2` : sql`text`,
+    boolean: mssql ? sql`bit` : sql`integer`,
+    /** The current UTC time as a column default. */
+    now: (mssql ? sql`sysutcdatetime()` : sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`) as RawBuilder<unknown>,
+    /** An auto-increment integer primary key. */
+    serialKey: (col: ColumnDefinitionBuilder) => (mssql ? col.identity().primaryKey() : col.primaryKey().autoIncrement()),
+  };
+}
+
+/**
+ * Paging that compiles on both dialects: Azure SQL rejects LIMIT and needs ORDER BY with
+ * OFFSET ... FETCH, which SQLite does not have. The query must already be ordered.
+ */
+export function page<DB, TB extends keyof DB, O>(
+  db: Kysely<any>,
+  query: SelectQueryBuilder<DB, TB, O>,
+  limit: number,
+  offset = 0,
+): SelectQueryBuilder<DB, TB, O> {
+  return isMssql(db) ? query.offset(offset).fetch(limit) : query.limit(limit).offset(offset);
+}
+
+/** The first `n` rows of an ordered query on either dialect. */
+export function first<DB, TB extends keyof DB, O>(db: Kysely<any>, query: SelectQueryBuilder<DB, TB, O>, n: number): SelectQueryBuilder<DB, TB, O> {
+  return isMssql(db) ? query.top(n) : query.limit(n);
+}
+
+/** Timestamps come back as strings from SQLite and as Date from tedious; callers get ISO 8601 either way. */
+export function toIso(value: string | Date | null | undefined): string | null {
+  if (value === null || value === undefined) return null;
+  return value instanceof Date ? value.toISOString() : new Date(value.endsWith('Z') || value.includes('+') ? value : `${value}Z`).toISOString();
+}
+
+/** Booleans are 0/1 in SQLite and bit in Azure SQL. */
+export const toBool = (value: unknown): boolean => value === true || value === 1 || value === '1';
+
+/** A CHECK constraint that keeps a column within a fixed set of values. */
+export function checkIn(column: string, values: readonly string[]) {
+  return sql`${sql.ref(column)} in (${sql.join(values.map((v) => sql.lit(v)))})`;
+}
