@@ -10,7 +10,7 @@ import { CHART_TYPES } from './chart-spec';
 import { renderingFailed } from './errors';
 import { limits, type Limits } from './limits';
 import { RenderError } from './render/pool';
-import { renderChartTask } from './render/renderer';
+import { renderPool } from './render/renderer';
 import { readJsonValue } from './request';
 import { CONTENT_TYPES, statsHeaders, type RenderStats } from './charts';
 
@@ -127,7 +127,8 @@ async function render(request: HttpRequest): Promise<HttpResponseInit> {
     stats.hits++;
   } else {
     try {
-      const output = await renderChartTask({ kind: 'chart', config, width: params.width, height: params.height, pixelRatio, format: params.format, background: params.backgroundColor });
+      // Always in process: this endpoint is the QuickChart server (QUICKCHART_URL may point back here).
+      const output = await renderPool().run({ kind: 'chart', config, width: params.width, height: params.height, pixelRatio, format: params.format, background: params.backgroundColor });
       stats.renders++;
       stats.threadIds.push(output.threadId);
       bytes = Buffer.from(output.bytes);
