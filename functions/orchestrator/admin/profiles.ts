@@ -1,6 +1,6 @@
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { db } from '../../../shared/sql/db';
-import { first, page, toIso } from '../../../shared/sql/dialect';
+import { first, isMssql, page, toIso } from '../../../shared/sql/dialect';
 import type { ExecutionStatusFilter } from './executions';
 
 export interface ProfileQuery {
@@ -11,8 +11,15 @@ export interface ProfileQuery {
   search: string;
 }
 
-/** A LIKE pattern matching `text` anywhere, with LIKE's wildcards in it taken literally (escape character `\`). */
-export const containsPattern = (text: string) => `%${text.toLowerCase().replace(/[\\%_[]/g, (c) => `\\${c}`)}%`;
+/**
+ * Whether a column contains `text`, ignoring case. A position search rather than LIKE, so `%`, `_`
+ * and `[` in the search are plain characters on both dialects with no escaping to get wrong.
+ */
+function containsIgnoringCase(database: Kysely<any>, column: string, text: string) {
+  const haystack = sql`lower(${sql.ref(column)})`;
+  const needle = text.toLowerCase();
+  return isMssql(database) ? sql<boolean>`charindex(${needle}, ${haystack}) > 0` : sql<boolean>`instr(${haystack}, ${needle}) > 0`;
+}
 
 /**
  * The client companies that submitted reports, newest submission first: per company its execution
@@ -35,7 +42,7 @@ export async function clientProfiles(query: ProfileQuery) {
       ).as('latest_tracking_id'),
     ])
     .groupBy('e.company_name');
-  if (query.search) companies = companies.where(sql<string>`lower(e.company_name)`, 'like', sql<string>`${containsPattern(query.search)} escape '\\'`);
+  if (query.search) companies = companies.where(containsIgnoringCase(database, 'e.company_name', query.search));
 
   let profiles = database
     .with('companies', () => companies)
