@@ -11,6 +11,17 @@ const SYSTEM_PROMPT =
   'Write plain text (no markdown headings), at most 250 words.';
 
 /**
+ * fetch for the client that reports its own deadline as "timed out". The abort undici raises is a
+ * DOMException; where the SDK runs in another realm than undici (test runners' module sandboxes)
+ * it is not an `Error` there and would be reported as a plain connection error.
+ */
+const fetchWithTimeoutName: typeof fetch = (input, init) =>
+  fetch(input, init).catch((error: { name?: string; message?: string }) => {
+    if (error?.name === 'AbortError' || error?.name === 'TimeoutError') throw new Error(`Request timed out (${error.name})`);
+    throw error;
+  });
+
+/**
  * Sections from a chat-completions endpoint (OpenAI, Azure OpenAI, or any compatible server).
  * The openai client does the retrying: on 408/409/429/5xx and connection errors, with
  * exponential backoff, honouring Retry-After / retry-after-ms.
@@ -20,7 +31,7 @@ export class OpenAiProvider implements AiProvider {
   private readonly client: OpenAI;
 
   constructor(readonly name: 'openai' | 'azure-openai', private readonly cfg: Config) {
-    const common = { timeout: cfg.ORCHESTRATOR_AI_TIMEOUT_MS, maxRetries: cfg.ORCHESTRATOR_AI_MAX_RETRIES };
+    const common = { timeout: cfg.ORCHESTRATOR_AI_TIMEOUT_MS, maxRetries: cfg.ORCHESTRATOR_AI_MAX_RETRIES, fetch: fetchWithTimeoutName };
     if (name === 'azure-openai') {
       const { getBearerTokenProvider } = require('@azure/identity') as typeof import('@azure/identity');
       this.client = new AzureOpenAI({

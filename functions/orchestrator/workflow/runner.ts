@@ -88,7 +88,7 @@ class Run {
 
   async execute(): Promise<void> {
     const ex = this.execution;
-    await this.step(STAGES.WORKFLOW_START, async () => ({ value: undefined, metadata: { attempt: ex.attempts + 1, plan: ex.plan, total_steps: this.steps.length } }));
+    await this.step(STAGES.WORKFLOW_START, async () => ({ value: undefined, metadata: { attempt: ex.attempts, plan: ex.plan, total_steps: this.steps.length } }));
 
     const request = await this.step(STAGES.PROFILE_RETRIEVAL, async () => {
       const submission = validate<ReportRequest>(reportRequestSchema, JSON.parse(ex.submission), 'stored submission');

@@ -42,6 +42,16 @@ export async function closeWorkflowLogWriter(): Promise<void> {
 
 const writeStdout = (line: string) => process.stdout.write(line);
 
+/** INFO step lines follow LOG_LEVEL like every other log line; failures are always written. */
+function consoleInfoEnabled(): boolean {
+  try {
+    const level = config().LOG_LEVEL;
+    return level === 'debug' || level === 'info';
+  } catch {
+    return true;
+  }
+}
+
 /**
  * Logs the steps of one execution: each start, completion and failure is one console JSON line
  * (synchronous, always) and one row handed to the batch writer (never awaited here). Failures are
@@ -80,7 +90,7 @@ export class WorkflowLogger {
       timestamp,
     };
     try {
-      this.writeLine(JSON.stringify(line) + '\n');
+      if (status === 'failed' || consoleInfoEnabled()) this.writeLine(JSON.stringify(line) + '\n');
     } catch {
       // Console logging must never fail the workflow (a closed stdout, an unserialisable value).
     }
