@@ -1,6 +1,6 @@
 import { InvocationContext } from '@azure/functions';
 import { orchestrator } from '../../functions/orchestrator';
-import type { QueueFunction } from '../../shared/functions';
+import type { QueueFunction, TimerFunction } from '../../shared/functions';
 import { STAGES, stepsFor } from '../../functions/orchestrator/workflow/stages';
 import { db } from '../../shared/sql/db';
 import { startTestHost, type TestHost } from '../helpers/host';
@@ -92,5 +92,41 @@ describe('report executions from the queue (visual service down, offline AI)', (
     expect(done.progress_percentage).toBe(100);
     const rows = await waitForRows('t-died', stepsFor('free').length * 2);
     expect(JSON.parse(rows[1].metadata!)).toMatchObject({ attempt: 2 });
+  });
+
+  it('the timer fails an execution stuck in processing past the threshold with a TIMEOUT error', async () => {
+    const { insertExecution } = await import('../../functions/orchestrator/workflow/executions');
+    const { ACME } = await import('./helpers');
+    // Stored but never enqueued: a lost message.
+    await insertExecution({ trackingId: 't-stuck', companyName: ACME.company_name, industryId: ACME.industry_id, submission: ACME, requestedBy: 'u', plan: 'pro', now: new Date().toISOString() });
+    const timer = orchestrator.functions.find((f): f is TimerFunction => f.kind === 'timer' && f.name === 'orchestrator-fail-stuck-executions')!;
+    const tick = () => timer.handler({ isPastDue: false, schedule: { adjustForDST: false }, scheduleStatus: { last: '', next: '', lastUpdated: '' } }, new InvocationContext({ functionName: timer.name }));
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'setTimeout', 'setInterval', 'clearTimeout', 'clearInterval', 'queueMicrotask', 'hrtime', 'performance'] });
+    try {
+      jest.setSystemTime(Date.now() + 29 * 60_000);
+      await tick();
+      expect((await execution('t-stuck'))!.processing_status).toBe('processing');
+      jest.setSystemTime(Date.now() + 2 * 60_000);
+      await tick();
+    } finally {
+      jest.useRealTimers();
+    }
+    const failed = (await execution('t-stuck'))!;
+    expect(failed).toMatchObject({ processing_status: 'failed', error_pattern: 'TIMEOUT', health_status: 'TIMEOUT', error_step: 'WORKFLOW_START' });
+    expect(failed.error_message).toMatch(/no progress for more than 30 minutes/);
+    const { workflowLogWriter } = await import('../../functions/orchestrator/workflow/workflow-logger');
+    await workflowLogWriter().flush();
+    expect((await logRows('t-stuck')).map((r) => [r.step_name, r.status, r.error_pattern])).toEqual([['WORKFLOW_COMPLETE', 'failed', 'TIMEOUT']]);
+  });
+
+  it('an execution still completes, on the console alone, when the log table is missing', async () => {
+    await db().schema.dropTable('orchestrator_processing_log').execute();
+    await submitDirect('t-no-table', 'free');
+    const done = await waitForStatus('t-no-table', 'completed');
+    expect(done.progress_percentage).toBe(100);
+    const lines = capture.lines.filter((l) => l.data.tracking_id === 't-no-table');
+    expect(lines).toHaveLength(stepsFor('free').length * 2);
+    const { workflowLogWriter } = await import('../../functions/orchestrator/workflow/workflow-logger');
+    expect(workflowLogWriter().getStats().tableMissing).toBe(true);
   });
 });

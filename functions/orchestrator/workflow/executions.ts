@@ -4,7 +4,7 @@ import { db } from '../../../shared/sql/db';
 import type { ExecutionsTable } from '../../../shared/sql/tables';
 import type { Classification } from './error-classification';
 import type { Step } from './stages';
-import { toIso } from '../../../shared/sql/dialect';
+import { first, toIso } from '../../../shared/sql/dialect';
 
 export type Execution = Selectable<ExecutionsTable>;
 
@@ -114,15 +114,15 @@ export async function failExecution(trackingId: string, failure: { step: Step; m
   return Number(result.numUpdatedRows) === 1;
 }
 
-/** Executions in processing whose last progress is older than `before`. */
-export async function findStuckExecutions(before: Date): Promise<Execution[]> {
-  return db()
+/** Executions in processing whose last progress is older than `before` (oldest first, a bounded batch per timer run). */
+export async function findStuckExecutions(before: Date, limit = 100): Promise<Execution[]> {
+  const query = db()
     .selectFrom('orchestrator_executions')
     .selectAll()
     .where('processing_status', '=', 'processing')
     .where('updated_at', '<', before.toISOString())
-    .orderBy('updated_at')
-    .execute();
+    .orderBy('updated_at');
+  return first(db(), query, limit).execute();
 }
 
 export function parseAssets(execution: Execution): ReportAsset[] {
