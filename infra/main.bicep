@@ -46,6 +46,11 @@ param maximumInstanceCount int = 100
 @description('Flex Consumption: memory of each instance.')
 param instanceMemoryMB int = 2048
 
+@minValue(1)
+@maxValue(100)
+@description('SQL connections per instance (SQL_POOL_MAX). Every instance of every app has its own pool: keep instances x apps x this under the database tier\'s session limit.')
+param sqlPoolMax int = 5
+
 @description('Email of the first super admin, created by identity at start-up when absent. Empty: create one with `npm run users`.')
 param bootstrapAdminEmail string = ''
 
@@ -173,6 +178,7 @@ module appSettings 'modules/app-settings.bicep' = [for (app, i) in apps: {
     sqlDatabaseName: sql.outputs.databaseName
     appInsightsConnectionString: monitoring.outputs.connectionString
     bootstrapAdminEmail: bootstrapAdminEmail
+    sqlPoolMax: sqlPoolMax
   }
 }]
 

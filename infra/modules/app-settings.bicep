@@ -2,7 +2,8 @@
 //
 // tests/infra/settings-parity.test.ts reads the three object literals below as text and checks them
 // against SETTINGS in shared/config/settings.ts. Keep one `NAME: value` per line:
-// - plainSettingsByService: `deploy: 'app'` settings, under `all` or under each service that reads them;
+// - plainSettingsByService: `deploy: 'app'` settings (and any `tuning` one given a value here), under
+//   `all` or under each service that reads them;
 // - keyVaultSecretsByService: `deploy: 'secret'` settings, as Key Vault references to the secret named
 //   like the setting in lower case with dashes (JWT_SIGNING_KEYS -> jwt-signing-keys);
 // - hostSettings: settings of the Functions host itself, not read by our code.
@@ -19,6 +20,7 @@ param sqlServerFqdn string
 param sqlDatabaseName string
 param appInsightsConnectionString string
 param bootstrapAdminEmail string
+param sqlPoolMax int
 
 var plainSettingsByService = {
   all: {
@@ -26,6 +28,7 @@ var plainSettingsByService = {
     APPLICATIONINSIGHTS_CONNECTION_STRING: appInsightsConnectionString
     SQL_SERVER: sqlServerFqdn
     SQL_DATABASE: sqlDatabaseName
+    SQL_POOL_MAX: string(sqlPoolMax)
     AZURE_CLIENT_ID: identityClientId
     AzureWebJobsStorage__accountName: storageAccountName
     AzureWebJobsStorage__credential: 'managedidentity'
