@@ -18,6 +18,8 @@ export interface Step {
 export interface JourneyOptions {
   /** The dev host, e.g. http://127.0.0.1:7071. */
   baseUrl: string;
+  /** Per-service base URLs when the services run apart ({ identity: 'https://id.example/identity', ... }); default `<baseUrl>/<service>`. */
+  serviceUrls?: Partial<Record<string, string>>;
   /** The dev host's DATA_DIR: the outbox and the local Stripe server's address are there. */
   dataDir: string;
   email: string;
@@ -46,7 +48,13 @@ export function readLatestCode(dataDir: string, email: string): string {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function runJourney(options: JourneyOptions) {
-  const { baseUrl, dataDir, email, company } = options;
+  const { dataDir, email, company } = options;
+  /** `/identity/auth/login` -> the identity service's base URL + `/auth/login`. */
+  const urlFor = (pathname: string) => {
+    const [, service] = pathname.split('/');
+    const base = options.serviceUrls?.[service];
+    return base ? `${base}${pathname.slice(service.length + 1)}` : `${options.baseUrl}${pathname}`;
+  };
   const adminEmail = options.adminEmail ?? 'admin@example.com';
   const steps: Step[] = [];
   const record = (step: Step) => {
@@ -56,7 +64,7 @@ export async function runJourney(options: JourneyOptions) {
 
   /** One HTTP call; anything but the expected status ends the journey with what came back. */
   async function call<T = any>(name: string, method: string, pathname: string, init: { token?: string; body?: unknown; expect?: number; summary?: (body: T) => string } = {}): Promise<T> {
-    const res = await fetch(`${baseUrl}${pathname}`, {
+    const res = await fetch(urlFor(pathname), {
       method,
       headers: { ...(init.body === undefined ? {} : { 'content-type': 'application/json' }), ...(init.token ? { authorization: `Bearer ${init.token}` } : {}) },
       body: init.body === undefined ? undefined : JSON.stringify(init.body),
@@ -134,7 +142,7 @@ export async function runJourney(options: JourneyOptions) {
   const deadline = Date.now() + (options.reportTimeoutMs ?? 90_000);
   let report: any;
   for (;;) {
-    const res = await fetch(`${baseUrl}/orchestrator/api/reports/${order.trackingId}`, { headers: { authorization: `Bearer ${refreshed.accessToken}` } });
+    const res = await fetch(urlFor(`/orchestrator/api/reports/${order.trackingId}`), { headers: { authorization: `Bearer ${refreshed.accessToken}` } });
     report = await res.json();
     if (report.status !== 'processing' || Date.now() > deadline) break;
     await sleep(250);
