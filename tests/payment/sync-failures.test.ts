@@ -176,7 +176,7 @@ test('backoff grows with full jitter, retryCount counts up, the cap sends the pa
   expect((await replayUnsynced(createLogger(), { apply: false })).unsynced.map((p) => p.id)).not.toContain('pi_backoff');
 });
 
-test('a newer purchase that syncs supersedes an older failed one and clears the user's failed-sync record', async () => {
+test("a newer purchase that syncs supersedes an older failed one and clears the user's failed-sync record", async () => {
   const user = await signIn(host, 'supersede@example.com');
   const userId = user.user.id;
   const t = Math.floor(Date.now() / 1000);
