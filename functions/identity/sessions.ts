@@ -32,8 +32,8 @@ export async function createSession(userId: string, meta: RequestMeta, executor:
 
 export type RotationResult =
   | { outcome: 'rotated'; sessionId: string; userId: string; refreshToken: string }
-  | { outcome: 'unknown' | 'expired' | 'session_revoked' | 'session_expired' }
-  | { outcome: 'reused_in_grace' | 'reuse_detected'; sessionId: string; userId: string };
+  | { outcome: 'unknown' }
+  | { outcome: 'expired' | 'session_revoked' | 'session_expired' | 'reused_in_grace' | 'reuse_detected'; sessionId: string; userId: string };
 
 /**
  * Rotates a refresh token: the presented token is marked rotated with `rotated_at IS NULL` in the
@@ -54,15 +54,15 @@ export async function rotateRefreshToken(token: string): Promise<RotationResult>
         .executeTakeFirst();
       if (!row) return { outcome: 'unknown' };
       const now = new Date();
-      if (row.revoked_at) return { outcome: 'session_revoked' };
-      if (new Date(row.session_expires_at).getTime() <= now.getTime()) return { outcome: 'session_expired' };
       const ids = { sessionId: row.session_id, userId: row.user_id };
+      if (row.revoked_at) return { outcome: 'session_revoked', ...ids };
+      if (new Date(row.session_expires_at).getTime() <= now.getTime()) return { outcome: 'session_expired', ...ids };
       if (row.rotated_at) {
         if (now.getTime() - new Date(row.rotated_at).getTime() <= cfg.REFRESH_REUSE_GRACE_SECONDS * 1000) return { outcome: 'reused_in_grace', ...ids };
         await revokeSessionWith(trx, row.session_id, 'refresh_token_reuse');
         return { outcome: 'reuse_detected', ...ids };
       }
-      if (new Date(row.expires_at).getTime() <= now.getTime()) return { outcome: 'expired' };
+      if (new Date(row.expires_at).getTime() <= now.getTime()) return { outcome: 'expired', ...ids };
       const marked = await trx
         .updateTable('identity_refresh_tokens')
         .set({ rotated_at: now.toISOString() })
