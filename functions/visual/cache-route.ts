@@ -1,6 +1,7 @@
 import type { HttpRequest, HttpResponseInit } from '@azure/functions';
 import { notFound } from '../../shared/http/errors';
 import { KEY_PATTERN, readCached } from './cache';
+import { PPTX_CONTENT_TYPE } from './presentations';
 
 /**
  * GET /visual/cache/{key}: the stored bytes with their content type. The key is a content hash,
@@ -20,6 +21,7 @@ export async function serveCached(request: HttpRequest): Promise<HttpResponseIni
     'X-Content-Type-Options': 'nosniff',
     // SVG opened directly must not run anything, whatever it contains.
     'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; sandbox",
+    ...(entry.contentType === PPTX_CONTENT_TYPE ? { 'Content-Disposition': `attachment; filename="presentation-${key.slice(0, 12)}.pptx"` } : {}),
   };
   const matches = (request.headers.get('if-none-match') ?? '').split(',').map((s) => s.trim()).some((t) => t === etag || t === `W/${etag}` || t === '*');
   if (matches) return { status: 304, headers };

@@ -12,7 +12,7 @@ import { limits, type Limits } from './limits';
 import { RenderError } from './render/pool';
 import { renderPool } from './render/renderer';
 import { readJsonValue } from './request';
-import { CONTENT_TYPES, statsHeaders, type RenderStats } from './charts';
+import { CONTENT_TYPES, statsHeaders, type RenderStats } from './results';
 
 /**
  * QuickChart-compatible endpoint (`POST /quickchart/chart` and `GET /quickchart/chart?c=...`):
