@@ -1,16 +1,17 @@
-import PptxGenJS from 'pptxgenjs';
 import { validate } from '../../shared/http/body';
 import { badRequest } from '../../shared/http/errors';
 import { hashKey } from './canonical';
 import { cacheUrl, expiryFromNow } from './cache';
 import { chartKey, renderChartImage } from './charts';
 import { sizeOf, validateChart, type ChartSpec } from './chart-spec';
-import { tooManyItems } from './errors';
+import { renderingFailed, tooManyItems } from './errors';
+import { RenderError } from './render/pool';
+import { renderPool } from './render/renderer';
 import type { Limits } from './limits';
-import { cachedOrRendered, CONTENT_TYPES, newStats } from './results';
+import { cachedOrRendered, CONTENT_TYPES, newStats, type RenderStats } from './results';
 import { themeOf, type Theme } from './themes';
 
-/** PowerPoint decks (pptxgenjs): a title slide, then one slide per entry with bullets, an optional chart (as an image) and speaker notes. */
+/** PowerPoint decks: a title slide, then one slide per entry with bullets, an optional chart (as an image) and speaker notes (built in render/deck.ts). */
 export const PPTX_CONTENT_TYPE = 'application/vnd.openxmlformats-officedocument.presentationml.presentation';
 
 interface SlideSpec {
@@ -52,53 +53,26 @@ const presentationSchema = {
   },
 };
 
-/** pptxgenjs takes colors as six hex digits without '#'. */
-const hex = (color: string) => (color.toLowerCase() === 'white' ? 'FFFFFF' : color.replace('#', '').toUpperCase());
-
-async function chartImage(spec: ChartSpec, theme: Theme, stats: ReturnType<typeof newStats>): Promise<string> {
+async function chartImage(spec: ChartSpec, theme: Theme, stats: RenderStats) {
   // Charts go through the chart cache too, so a deck re-using a chart renders it once.
   const entry = await cachedOrRendered(chartKey(spec, 'base64', 'high', theme), CONTENT_TYPES.png, true, stats, () => renderChartImage(spec, theme, 'png', 'high'));
-  return `data:image/png;base64,${entry.bytes!.toString('base64')}`;
+  return { data: `data:image/png;base64,${entry.bytes!.toString('base64')}`, ...sizeOf(spec) };
 }
 
-async function buildDeck(spec: PresentationSpec, charts: (ChartSpec | undefined)[], theme: Theme, stats: ReturnType<typeof newStats>): Promise<Buffer> {
-  const pptx = new PptxGenJS();
-  pptx.layout = 'LAYOUT_WIDE'; // 13.33 x 7.5 in
-  pptx.title = spec.title;
-  const font = theme.fontFamily.split(',')[0].trim();
-  const text = hex(theme.textColor);
-  const background = { color: hex(theme.backgroundColor) };
-
-  const cover = pptx.addSlide();
-  cover.background = background;
-  cover.addShape('rect', { x: 0, y: 0, w: 13.33, h: 0.25, fill: { color: hex(theme.colors[0]) }, line: { color: hex(theme.colors[0]) } });
-  cover.addText(spec.title, { x: 0.8, y: 2.6, w: 11.7, h: 1.2, fontFace: font, fontSize: 40, bold: true, color: text });
-  if (spec.subtitle) cover.addText(spec.subtitle, { x: 0.8, y: 3.8, w: 11.7, h: 0.8, fontFace: font, fontSize: 22, color: hex(theme.colors[1]) });
-
+async function renderDeck(spec: PresentationSpec, charts: (ChartSpec | undefined)[], theme: Theme, stats: RenderStats) {
   const images = await Promise.all(charts.map((chart) => (chart ? chartImage(chart, theme, stats) : undefined)));
-  spec.slides.forEach((slideSpec, i) => {
-    const slide = pptx.addSlide();
-    slide.background = background;
-    slide.addShape('rect', { x: 0, y: 0, w: 13.33, h: 0.12, fill: { color: hex(theme.colors[0]) }, line: { color: hex(theme.colors[0]) } });
-    slide.addText(slideSpec.title, { x: 0.6, y: 0.35, w: 12.1, h: 0.9, fontFace: font, fontSize: 28, bold: true, color: text });
-    const image = images[i];
-    const bullets = slideSpec.bullets ?? [];
-    const bulletWidth = image ? 5.2 : 12.1;
-    if (bullets.length) {
-      slide.addText(
-        bullets.map((b) => ({ text: b, options: { bullet: true, breakLine: true } })),
-        { x: 0.6, y: 1.4, w: bulletWidth, h: 5.5, fontFace: font, fontSize: 18, color: text, valign: 'top', paraSpaceAfter: 8 },
-      );
-    }
-    if (image) {
-      const { width, height } = sizeOf(charts[i]!);
-      const area = { x: bullets.length ? 6.1 : 0.6, y: 1.4, w: bullets.length ? 6.6 : 12.1, h: 5.6 };
-      const scale = Math.min(area.w / width, area.h / height);
-      slide.addImage({ data: image, x: area.x, y: area.y, w: width * scale, h: height * scale });
-    }
-    if (slideSpec.notes) slide.addNotes(slideSpec.notes);
-  });
-  return (await pptx.write({ outputType: 'nodebuffer', compression: true })) as Buffer;
+  const deck = {
+    title: spec.title,
+    subtitle: spec.subtitle,
+    theme,
+    slides: spec.slides.map((slide, i) => ({ title: slide.title, bullets: slide.bullets ?? [], notes: slide.notes, image: images[i] })),
+  };
+  try {
+    return await renderPool().run({ kind: 'pptx', deck });
+  } catch (error) {
+    if (error instanceof RenderError) throw renderingFailed(`Presentation: ${error.message}`);
+    throw error;
+  }
 }
 
 /** POST presentations/generate: `{ title, subtitle, theme, slides: [{ title, bullets, chart, notes }] }`. */
@@ -111,7 +85,7 @@ export async function generatePresentation(body: unknown, l: Limits) {
   const theme = themeOf(spec.theme);
   const stats = newStats();
   const key = hashKey('presentation', spec, theme.name);
-  const entry = await cachedOrRendered(key, PPTX_CONTENT_TYPE, false, stats, async () => ({ bytes: await buildDeck(spec, charts, theme, stats) }));
+  const entry = await cachedOrRendered(key, PPTX_CONTENT_TYPE, false, stats, () => renderDeck(spec, charts, theme, stats));
   return {
     body: {
       success: true as const,
