@@ -1,4 +1,5 @@
 import { visual } from '../../functions/visual';
+import { RENEW_INTERVAL_MS } from '../../functions/visual/cache';
 import type { TimerFunction } from '../../shared/functions';
 import { container } from '../../shared/storage';
 import { InvocationContext } from '@azure/functions';
@@ -24,7 +25,7 @@ beforeEach(() => {
 const cleanup = visual.functions.find((f): f is TimerFunction => f.kind === 'timer' && f.name === 'visual-cache-cleanup')!;
 const runCleanup = () => cleanup.handler({ isPastDue: false, schedule: { adjustForDST: false }, scheduleStatus: { last: '', next: '', lastUpdated: '' } }, new InvocationContext({ functionName: cleanup.name }));
 
-test('an entry expires after 12 hours: the URL answers 404, the next request renders again with identical bytes, cleanup deletes it', async () => {
+test('an entry expires after 12 hours (plus the renewal interval): the URL answers 404, the next request renders again with identical bytes, cleanup deletes it', async () => {
   const start = Date.parse('2026-11-22T08:00:00Z');
   jest.setSystemTime(start);
   const body = { charts: [barChart('expiring', { title: 'expiry test' })], quality: 'standard' };
@@ -34,12 +35,13 @@ test('an entry expires after 12 hours: the URL answers 404, the next request ren
   const original = Buffer.from(await (await fetch(chart.imageUrl)).arrayBuffer());
   const key = chart.imageUrl.split('/').pop();
 
-  jest.setSystemTime(start + 11 * HOUR);
+  // Served at least until the expiresAt the response gave.
+  jest.setSystemTime(start + 12 * HOUR);
   expect((await fetch(chart.imageUrl)).status).toBe(200);
   expect(await runCleanup()).toBeUndefined();
   expect(await (await container('chart-cache')).getBlockBlobClient(key).exists()).toBe(true);
 
-  jest.setSystemTime(start + 12 * HOUR + 1000);
+  jest.setSystemTime(start + 12 * HOUR + RENEW_INTERVAL_MS + 1000);
   const expired = await fetch(chart.imageUrl);
   expect(expired.status).toBe(404);
   expect(await expired.json()).toMatchObject({ code: 'CACHE_ENTRY_NOT_FOUND' });
@@ -62,6 +64,8 @@ test('a hit renews the entry to a full lifetime from the hit', async () => {
   const hit = await postJson(host, '/visual/api/v1/charts/render', body, token);
   expect(hit.headers.get('x-cache')).toBe('HIT');
   expect(((await hit.json()) as any).expiresAt).toBe(new Date(start + 22 * HOUR).toISOString());
-  jest.setSystemTime(start + 21 * HOUR);
+  jest.setSystemTime(start + 22 * HOUR);
   expect((await fetch(chart.imageUrl)).status).toBe(200);
+  jest.setSystemTime(start + 22 * HOUR + RENEW_INTERVAL_MS + 1000);
+  expect((await fetch(chart.imageUrl)).status).toBe(404);
 });
