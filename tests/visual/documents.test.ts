@@ -1,7 +1,7 @@
 import { Resvg } from '@resvg/resvg-js';
 import { THEMES } from '../../functions/visual/themes';
 import { startTestHost, type TestHost } from '../helpers/host';
-import { chartOfType, countColor, decodePng, hexToRgb, pixel, postJson, visualToken } from './helpers';
+import { chartOfType, countColor, decodePng, hexToRgb, pixel, postJson, visualToken, fetchFresh } from './helpers';
 
 let host: TestHost;
 let token: string;
@@ -12,7 +12,7 @@ beforeAll(async () => {
 afterAll(() => host.stop());
 
 const post = (route: string, body: unknown) => postJson(host, `/visual/api/v1/${route}`, body, token);
-const fetchBytes = async (url: string) => Buffer.from(await (await fetch(url)).arrayBuffer());
+const fetchBytes = async (url: string) => Buffer.from(await (await fetchFresh(url)).arrayBuffer());
 
 const dashboard = {
   id: 'kpis',
@@ -34,7 +34,7 @@ describe('infographics/generate', () => {
     expect(res.status).toBe(200);
     const body = (await res.json()) as any;
     expect(body).toMatchObject({ success: true, infographics: [{ id: 'kpis', base64: null, metadata: { width: 800, title: dashboard.title } }] });
-    const file = await fetch(body.infographics[0].imageUrl);
+    const file = await fetchFresh(body.infographics[0].imageUrl);
     expect(file.headers.get('content-type')).toBe('image/svg+xml');
     const svg = await file.text();
     expect(svg).toContain('Q3 &lt;KPIs&gt; &amp; &quot;targets&quot;');
@@ -87,7 +87,7 @@ describe('diagrams/render', () => {
     const res = await post('diagrams/render', { diagrams: [flowchart], theme: 'corporate' });
     expect(res.status).toBe(200);
     const result = ((await res.json()) as any).diagrams[0];
-    const svg = await (await fetch(result.imageUrl)).text();
+    const svg = await (await fetchFresh(result.imageUrl)).text();
     expect(svg).toContain('Start &lt;here&gt;');
     expect(svg).toContain('yes &amp; go');
     // A backslash sequence in a label stays literal (Graphviz would otherwise replace \N with the node id).
@@ -135,7 +135,7 @@ describe('presentations/generate', () => {
     expect(res.status).toBe(200);
     const body = (await res.json()) as any;
     expect(body).toMatchObject({ success: true, presentation: { title: 'Quarterly review', metadata: { slides: 3, theme: 'executive' } } });
-    const file = await fetch(body.presentation.url);
+    const file = await fetchFresh(body.presentation.url);
     expect(file.headers.get('content-type')).toBe('application/vnd.openxmlformats-officedocument.presentationml.presentation');
     expect(file.headers.get('content-disposition')).toMatch(/^attachment; filename="presentation-[a-f0-9]{12}\.pptx"$/);
     const bytes = Buffer.from(await file.arrayBuffer());
@@ -160,7 +160,7 @@ describe('presentations/generate', () => {
 
 test('other methods on infographics, presentations and diagrams are 405', async () => {
   for (const route of ['infographics/generate', 'presentations/generate', 'diagrams/render']) {
-    const res = await host.fetch(`/visual/api/v1/${route}`, { headers: { authorization: `Bearer ${token}` } });
+    const res = await fetchFresh(`${host.url}/visual/api/v1/${route}`, { headers: { authorization: `Bearer ${token}` } });
     expect(res.status).toBe(405);
   }
 });
