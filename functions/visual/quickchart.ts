@@ -7,6 +7,7 @@ import { requireVisualToken } from './auth';
 import { canonical, hashKey } from './canonical';
 import { hitCached, storeCached } from './cache';
 import { CHART_TYPES } from './chart-spec';
+import { MAX_PIXELS } from './charts';
 import { renderingFailed } from './errors';
 import { limits, type Limits } from './limits';
 import { RenderError } from './render/pool';
@@ -119,7 +120,7 @@ async function render(request: HttpRequest): Promise<HttpResponseInit> {
   const params = await readQuickChartRequest(request, l);
   requireVisualToken(request, params.key);
   const config = parseChartConfig(params.chart, l);
-  const pixelRatio = params.format === 'svg' ? 1 : Math.min(params.devicePixelRatio, Math.sqrt(16_000_000 / (params.width * params.height)));
+  const pixelRatio = params.format === 'svg' ? 1 : Math.min(params.devicePixelRatio, Math.sqrt(MAX_PIXELS / (params.width * params.height)));
   const key = hashKey('quickchart', config, params.format, params.width, params.height, pixelRatio, params.backgroundColor);
   const stats: RenderStats = { hits: 0, renders: 0, threadIds: [] };
   let bytes = (await hitCached(key, true))?.bytes;

@@ -124,6 +124,10 @@ export const SETTINGS = {
   VISUAL_CACHE_TTL_SECONDS: withDefault(integer(60, 7 * 86400), '43200', { services: VIS, deploy: 'tuning', description: 'How long a rendered result stays served from the cache (spec 8: 12 hours); also the expiresAt offset.' }),
   VISUAL_RENDER_WORKERS: withDefault(integer(0, 64), '0', { services: VIS, deploy: 'tuning', description: 'Render worker threads per instance; 0 sizes the pool to the available cores.' }),
   VISUAL_RENDER_TIMEOUT_MS: withDefault(integer(1, 120_000), '10000', { services: VIS, deploy: 'tuning', description: 'A render taking longer fails (500 Chart rendering failed) and its worker is replaced.' }),
+  VISUAL_FONT_DIR: withDefault(text, '/usr/share/fonts/truetype/dejavu', {
+    services: VIS, deploy: 'tuning',
+    description: 'Folder holding DejaVuSans.ttf and DejaVuSans-Bold.ttf (Debian fonts-dejavu-core); every theme font is drawn with them so output is the same on every machine.',
+  }),
   VISUAL_MAX_ITEMS: withDefault(integer(1, 100), '20', { services: VIS, deploy: 'tuning', description: 'Charts, infographics, diagrams or slides per request (413 above).' }),
   VISUAL_MAX_DIMENSION: withDefault(integer(100, 8000), '4000', { services: VIS, deploy: 'tuning', description: 'Largest width or height in pixels (400 above).' }),
   VISUAL_MAX_DATASETS: withDefault(integer(1, 200), '20', { services: VIS, deploy: 'tuning', description: 'Datasets per chart (400 above).' }),

@@ -15,6 +15,14 @@ afterAll(() => host.stop());
 const render = (body: unknown, auth: string | undefined = token) => postJson(host, '/visual/api/v1/charts/render', body, auth);
 const fetchBytes = async (url: string) => Buffer.from(await (await fetchFresh(url)).arrayBuffer());
 
+test('GET /visual/health names SQL, storage and the renderer', async () => {
+  const res = await fetchFresh(`${host.url}/visual/health`);
+  expect(res.status).toBe(200);
+  const body = (await res.json()) as any;
+  expect(body).toMatchObject({ service: 'visual', status: 'healthy', dependencies: { storage: { ok: true }, renderer: { ok: true } } });
+  expect(body.dependencies.renderer.detail).toMatch(/^\d+ render threads/);
+});
+
 describe('routing and errors (spec 4.4, 7.3)', () => {
   test.each(['/visual', '/visual/', '/visual/anything/else', '/visual/api', '/visual/api/v2/charts'])('%s answers the plain-text banner', async (route) => {
     for (const method of ['GET', 'POST']) {

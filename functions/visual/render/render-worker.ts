@@ -3,7 +3,7 @@
  * diagrams; resvg rasterises SVG; pptxgenjs zips decks. All of it is synchronous CPU work, which is why it runs here and
  * not on the request thread. Inputs are JSON: nothing received is ever evaluated as code.
  */
-import { parentPort, threadId } from 'node:worker_threads';
+import { parentPort, threadId, workerData } from 'node:worker_threads';
 import { createCanvas, GlobalFonts, SvgExportFlag } from '@napi-rs/canvas';
 import { Resvg } from '@resvg/resvg-js';
 import { Chart, type ChartConfiguration, type ChartItem, type Plugin } from 'chart.js/auto';
@@ -11,7 +11,7 @@ import { buildDeck } from './deck';
 import { FONT_ALIASES, fontFiles } from './fonts';
 import type { RenderTask, WorkerReply, WorkerRequest } from './tasks';
 
-const files = fontFiles();
+const files = fontFiles((workerData as { fontDir: string }).fontDir);
 for (const alias of FONT_ALIASES) for (const file of files) GlobalFonts.registerFromPath(file, alias);
 
 function backgroundPlugin(color: string): Plugin {
