@@ -1,4 +1,5 @@
 import type { HttpRequest, HttpResponseInit } from '@azure/functions';
+import { readJson } from '../../shared/http/body';
 import { notFound } from '../../shared/http/errors';
 import { json, type RequestContext } from '../../shared/http/handler';
 import { requireVisualToken } from './auth';
@@ -8,8 +9,10 @@ import { methodNotAllowed, resourceNotFound } from './errors';
 import { generateInfographics } from './infographics';
 import { limits, type Limits } from './limits';
 import { generatePresentation } from './presentations';
-import { readJsonValue } from './request';
 import { statsHeaders, type RenderStats } from './results';
+
+/** Shape checks belong to each operation, so spec 7.3's messages ("Invalid charts array") come first. */
+const ANY_JSON = {};
 
 type Operation = (body: unknown, l: Limits) => Promise<{ body: unknown; stats: RenderStats }>;
 
@@ -37,6 +40,6 @@ export async function dispatchApi(request: HttpRequest, _ctx: RequestContext): P
   const operation = own(operations, name);
   if (!operation) throw notFound(`No operation "${name}" on ${resource}; use POST /api/v1/${resource}/${Object.keys(operations)[0]}`, 'OPERATION_NOT_FOUND');
   const l = limits();
-  const { body, stats } = await operation(await readJsonValue(request, l.maxBodyBytes), l);
+  const { body, stats } = await operation(await readJson<unknown>(request, ANY_JSON, l.maxBodyBytes), l);
   return json(200, body, statsHeaders(stats));
 }

@@ -1,6 +1,6 @@
 import type { HttpRequest, HttpResponseInit } from '@azure/functions';
 import JSON5 from 'json5';
-import { validate } from '../../shared/http/body';
+import { readJson, validate } from '../../shared/http/body';
 import { badRequest, errorResponse, HttpError } from '../../shared/http/errors';
 import type { RequestContext } from '../../shared/http/handler';
 import { requireVisualToken } from './auth';
@@ -12,7 +12,6 @@ import { renderingFailed } from './errors';
 import { limits, type Limits } from './limits';
 import { RenderError } from './render/pool';
 import { renderPool } from './render/renderer';
-import { readJsonValue } from './request';
 import { CONTENT_TYPES, statsHeaders, type RenderStats } from './results';
 
 /**
@@ -20,6 +19,7 @@ import { CONTENT_TYPES, statsHeaders, type RenderStats } from './results';
  * existing quickchart-js users switch with setHost/setScheme. QuickChart evaluates `chart` as
  * JavaScript; here it is parsed as JSON5 data, so a function or expression is a 400, never code.
  */
+const ANY_JSON = {};
 const DEFAULTS = { width: 500, height: 300, devicePixelRatio: 2, backgroundColor: 'transparent', format: 'png' };
 
 interface QuickChartRequest {
@@ -80,7 +80,7 @@ async function readQuickChartRequest(request: HttpRequest, l: Limits): Promise<Q
       key: q.get('key') ?? undefined,
     };
   } else {
-    const body = await readJsonValue(request, l.maxBodyBytes);
+    const body = await readJson<unknown>(request, ANY_JSON, l.maxBodyBytes);
     if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest('The body must be a JSON object with a "chart" field');
     raw = body as Record<string, unknown>;
   }
