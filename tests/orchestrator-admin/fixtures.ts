@@ -12,11 +12,10 @@ export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;
 export const DAY = 24 * HOUR;
 
-/**
- * The tests' "now": half past the current real hour, so hour buckets are known and SAS links
- * (checked by Azurite against its real clock) are valid.
- */
-export const NOW = new Date(Math.floor(Date.now() / HOUR) * HOUR + 30 * MINUTE);
+/** The real time when the test file loaded (Azurite checks SAS links against the real clock). */
+export const REAL_START = new Date();
+/** The tests' "now": the latest half past the hour before the real time, so hour buckets are known. */
+export const NOW = new Date(Math.floor((REAL_START.getTime() - 30 * MINUTE) / HOUR) * HOUR + 30 * MINUTE);
 export const ago = (ms: number) => new Date(NOW.getTime() - ms).toISOString();
 
 /** Fakes Date only (the in-process host keeps real timers), pinned at NOW. */
