@@ -50,6 +50,8 @@ function headersOf(req: IncomingMessage): Record<string, string> {
   for (const [key, value] of Object.entries(req.headers)) {
     if (value !== undefined) out[key] = Array.isArray(value) ? value.join(', ') : value;
   }
+  // Azure's front end tells functions the client address this way; without it the socket is the client.
+  out['x-forwarded-for'] ??= req.socket.remoteAddress ?? '';
   return out;
 }
 

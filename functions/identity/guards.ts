@@ -1,0 +1,111 @@
+import type { HttpRequest } from '@azure/functions';
+import { errors } from 'jose';
+import type { CompiledQuery, InferResult, Kysely } from 'kysely';
+import { bearerToken, CLOCK_TOLERANCE_SECONDS, isAdmin, verifyAccessToken, type AccessTokenClaims } from '../../shared/auth/access-token';
+import { forbidden, unauthorized } from '../../shared/http/errors';
+import type { Actor, RequestMeta } from './audit';
+import { identityDb, type IdentityTables } from './tables';
+import { toUserView, type UserView } from './users';
+
+/**
+ * The client address: the first hop of X-Forwarded-For (Azure's front end sets it; the dev host sets
+ * it from the socket), without a port. Only used for rate limits and the audit trail.
+ */
+export function clientIp(request: HttpRequest): string | null {
+  const first = request.headers.get('x-forwarded-for')?.split(',')[0]?.trim();
+  if (!first) return null;
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(first);
+  if (bracketed) return bracketed[1].slice(0, 64);
+  const ipv4WithPort = /^(\d{1,3}(?:\.\d{1,3}){3}):\d+$/.exec(first);
+  return (ipv4WithPort ? ipv4WithPort[1] : first).slice(0, 64);
+}
+
+export function requestMeta(request: HttpRequest, requestId: string): RequestMeta {
+  return { ip: clientIp(request), userAgent: request.headers.get('user-agent')?.slice(0, 400) ?? null, requestId };
+}
+
+export interface Authenticated {
+  user: UserView;
+  sessionId: string;
+  claims: AccessTokenClaims;
+}
+
+/**
+ * A valid access token whose session is live and whose user still exists and is active. The
+ * signature is checked locally; the rest is one indexed lookup (session by primary key joined to
+ * the user), so the answer reflects revocations and plan changes immediately on every instance.
+ */
+export async function authenticate(request: HttpRequest): Promise<Authenticated> {
+  const token = bearerToken(request);
+  if (!token) throw unauthorized('A Bearer access token is required', 'AUTH_REQUIRED');
+  const claims = await verifiedClaims(token);
+  const row = await sessionAndUser(claims.sid, claims.sub);
+  if (!row || row.revoked_at || new Date(row.session_expires_at).getTime() <= Date.now()) {
+    throw unauthorized('The session has ended; sign in again', 'AUTH_SESSION_REVOKED');
+  }
+  if (row.status !== 'active') throw unauthorized('The account is inactive', 'AUTH_USER_INACTIVE');
+  return { user: await toUserView(row), sessionId: claims.sid, claims };
+}
+
+const MAX_VERIFIED_TOKENS = 10_000;
+// A signature, once verified, stays valid: caching it saves the ECDSA verification on repeat calls
+// and is correct on any number of instances. exp is still checked on every use; session, user and
+// status always come from SQL. Emptied at start-up (keys may have changed).
+const verifiedTokens = new Map<string, AccessTokenClaims>();
+
+export function resetVerifiedTokens(): void {
+  verifiedTokens.clear();
+}
+
+async function verifiedClaims(token: string): Promise<AccessTokenClaims> {
+  const cached = verifiedTokens.get(token);
+  if (cached) {
+    if (Date.now() / 1000 > cached.exp + CLOCK_TOLERANCE_SECONDS) throw unauthorized('The access token has expired', 'AUTH_TOKEN_EXPIRED');
+    return cached;
+  }
+  let claims: AccessTokenClaims;
+  try {
+    claims = await verifyAccessToken(token);
+  } catch (error) {
+    if (error instanceof errors.JWTExpired) throw unauthorized('The access token has expired', 'AUTH_TOKEN_EXPIRED');
+    throw unauthorized('The access token is invalid', 'AUTH_TOKEN_INVALID');
+  }
+  if (verifiedTokens.size >= MAX_VERIFIED_TOKENS) verifiedTokens.delete(verifiedTokens.keys().next().value!);
+  verifiedTokens.set(token, claims);
+  return claims;
+}
+
+// The hot query of /auth/validate, compiled once per database handle: building and compiling it
+// with Kysely cost far more than running it.
+const compiledLookups = new WeakMap<Kysely<IdentityTables>, CompiledQuery>();
+
+function sessionAndUserQuery(database: Kysely<IdentityTables>, sessionId: string, userId: string) {
+  return database
+    .selectFrom('identity_sessions as s')
+    .innerJoin('users as u', 'u.id', 's.user_id')
+    .select(['u.id', 'u.email', 'u.role', 'u.permissions', 'u.plan', 'u.status', 'u.created_at', 'u.updated_at', 's.revoked_at', 's.expires_at as session_expires_at'])
+    .where('s.id', '=', sessionId)
+    .where('s.user_id', '=', userId);
+}
+
+type SessionAndUser = InferResult<ReturnType<typeof sessionAndUserQuery>>[number];
+
+async function sessionAndUser(sessionId: string, userId: string): Promise<SessionAndUser | undefined> {
+  const database = identityDb();
+  let compiled = compiledLookups.get(database);
+  if (!compiled) {
+    compiled = sessionAndUserQuery(database, '', '').compile();
+    compiledLookups.set(database, compiled);
+  }
+  const result = await database.executeQuery<SessionAndUser>({ ...compiled, parameters: [sessionId, userId] });
+  return result.rows[0];
+}
+
+/** Refuses anyone but an admin or super_admin holding `permission` (403 ADMIN_REQUIRED / PERMISSION_DENIED). */
+export function requireAdminPermission(auth: Authenticated, permission: string): void {
+  if (!isAdmin(auth.user)) throw forbidden('This route requires the admin or super_admin role', 'ADMIN_REQUIRED');
+  if (!auth.user.permissions.includes(permission)) throw forbidden(`This route requires the ${permission} permission`, 'PERMISSION_DENIED');
+}
+
+export const adminActor = (auth: Authenticated): Actor => ({ type: 'admin', id: auth.user.id });
+export const userActor = (auth: Authenticated): Actor => ({ type: 'user', id: auth.user.id });
