@@ -1,5 +1,5 @@
 import { container } from '../../shared/storage';
-import { REPORTS_CONTAINER } from '../../functions/orchestrator/admin/status';
+import { config } from '../../shared/config';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { HOUR, MINUTE, NOW, REAL_START, adminClient, clearOrchestratorTables, insertExecution, insertLog, useFakeClock, type AdminClient } from './fixtures';
 
@@ -7,7 +7,7 @@ let host: TestHost;
 let client: AdminClient;
 beforeAll(async () => {
   host = await startTestHost();
-  const reports = await container(REPORTS_CONTAINER);
+  const reports = await container(config().ORCHESTRATOR_REPORTS_CONTAINER);
   await reports.getBlockBlobClient('trk/report.pdf').upload('%PDF-1.7 acme', 13, { blobHTTPHeaders: { blobContentType: 'application/pdf' } });
   await reports.getBlockBlobClient('trk/deck.pptx').upload('PK deck', 7);
   useFakeClock();
