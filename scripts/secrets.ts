@@ -37,8 +37,22 @@ export const SECRET = {
   smtpUrl: 'smtp-url',
 } as const;
 
-/** Operator secrets, taken from these environment variables when given (never generated). */
-export const OPERATOR_SECRETS: Record<string, string> = { [SECRET.stripeSecretKey]: 'STRIPE_SECRET_KEY', [SECRET.smtpUrl]: 'SMTP_URL' };
+/**
+ * Secrets an operator supplies (never generated), taken from `variable` in the environment when
+ * given. A `needed` one stays missing until stored, so the feature fails loudly; an optional one
+ * is created blank (a single space, which the config reads as unset) so its Key Vault reference
+ * resolves and the feature stays off until a real value is stored.
+ */
+export interface OperatorSecret {
+  variable: string;
+  needed: boolean;
+}
+export type OperatorSecrets = Record<string, OperatorSecret>;
+export const OPERATOR_SECRETS: OperatorSecrets = {
+  [SECRET.stripeSecretKey]: { variable: 'STRIPE_SECRET_KEY', needed: true },
+  [SECRET.smtpUrl]: { variable: 'SMTP_URL', needed: true },
+};
+const BLANK = ' ';
 
 /** The few Key Vault secret operations this script needs, over the REST API. */
 export class KeyVaultSecrets {
@@ -89,7 +103,7 @@ function mintFor(secret: string): string {
 }
 
 /** Creates the missing secrets; returns the names written. */
-export async function ensureSecrets(vault: KeyVaultSecrets, env: NodeJS.ProcessEnv = process.env): Promise<string[]> {
+export async function ensureSecrets(vault: KeyVaultSecrets, env: NodeJS.ProcessEnv = process.env, operatorSecrets: OperatorSecrets = OPERATOR_SECRETS): Promise<string[]> {
   const written: string[] = [];
   const ensure = async (name: string, make: () => string | Promise<string>, tags?: Record<string, string>) => {
     const existing = await vault.get(name);
@@ -108,16 +122,17 @@ export async function ensureSecrets(vault: KeyVaultSecrets, env: NodeJS.ProcessE
   await ensure(SECRET.visualApiToken, randomSecret);
   // A random placeholder keeps the webhook closed (every signature fails) until the real one is stored.
   await ensure(SECRET.stripeWebhookSecret, () => `whsec_${randomSecret()}`, { placeholder: 'true' });
-  for (const [name, variable] of Object.entries(OPERATOR_SECRETS)) {
+  for (const [name, { variable, needed }] of Object.entries(operatorSecrets)) {
     if (env[variable]) await ensure(name, () => env[variable]!);
+    else if (!needed) await ensure(name, () => BLANK, { blank: 'true' });
   }
   return written;
 }
 
 /** The operator secrets still missing (the apps cannot use Stripe or send email until they exist). */
-export async function missingOperatorSecrets(vault: KeyVaultSecrets): Promise<string[]> {
+export async function missingOperatorSecrets(vault: KeyVaultSecrets, operatorSecrets: OperatorSecrets = OPERATOR_SECRETS): Promise<string[]> {
   const missing: string[] = [];
-  for (const name of Object.keys(OPERATOR_SECRETS)) if ((await vault.get(name)) === undefined) missing.push(name);
+  for (const name of Object.keys(operatorSecrets)) if ((await vault.get(name)) === undefined) missing.push(name);
   return missing;
 }
 
@@ -156,7 +171,7 @@ async function main(): Promise<void> {
     const written = await ensureSecrets(vault);
     out(written.length ? `created secrets: ${written.join(', ')}` : 'all generated secrets exist');
     for (const name of await missingOperatorSecrets(vault)) {
-      out(`missing operator secret ${name}: az keyvault secret set --vault-name <vault> --name ${name} --value <${OPERATOR_SECRETS[name]}> (docs/deploy.md)`);
+      out(`missing operator secret ${name}: az keyvault secret set --vault-name <vault> --name ${name} --file <file holding ${OPERATOR_SECRETS[name].variable}> (docs/deploy.md)`);
     }
   }
 }

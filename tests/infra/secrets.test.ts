@@ -1,7 +1,7 @@
 import type { TokenCredential } from '@azure/identity';
 import { loadSigningKeys } from '../../shared/auth/keys';
 import { verifyServiceToken } from '../../shared/auth/service-token';
-import { SETTINGS } from '../../shared/config';
+import { parseConfig, SETTINGS } from '../../shared/config';
 import { ensureSecrets, finishRotation, KeyVaultSecrets, missingOperatorSecrets, rotateServiceToken, SECRET } from '../../scripts/secrets';
 import { startKeyVaultServer } from './key-vault-server';
 import { readBicepObject } from './parity';
@@ -50,6 +50,15 @@ describe('npm run secrets', () => {
     expect(value(SECRET.stripeWebhookSecret)).toBe('whsec_the_real_one_from_stripe');
     expect(server.versionCount(SECRET.jwtSigningKeys)).toBe(1);
     expect(await missingOperatorSecrets(vault)).toEqual([]);
+  });
+
+  it('creates an optional operator secret blank, which the config reads as unset, unless its value is given', async () => {
+    const catalogue = { 'some-api-key': { variable: 'SOME_API_KEY', needed: false }, 'other-api-key': { variable: 'OTHER_API_KEY', needed: false } };
+    await ensureSecrets(vault, { OTHER_API_KEY: 'key-123' }, catalogue);
+    expect(server.latest('some-api-key')).toEqual({ value: ' ', tags: expect.objectContaining({ blank: 'true' }) });
+    expect(value('other-api-key')).toBe('key-123');
+    expect(parseConfig({ QUICKCHART_URL: value('some-api-key') }, { requireFor: [] }).QUICKCHART_URL).toBeUndefined();
+    expect(await missingOperatorSecrets(vault, catalogue)).toEqual([]);
   });
 
   it('rotates the service token in spec 5.1 order and keeps the old token valid until the rotation finishes', async () => {
