@@ -22,7 +22,7 @@ param principalId string
 @description('Type of principalId.')
 param principalType string = 'User'
 
-@description('Object id of the Entra ID user or group that administers Azure SQL. Defaults to the deploying principal; use a group holding the operators and the CI principal.')
+@description('Object id of the Entra ID group that administers Azure SQL (operators and the CI principal). Empty: the deploying user. Required when deploying as a service principal, which SQL would identify by its client id, not principalId.')
 param sqlAdminObjectId string = ''
 
 @description('Display name of the SQL Entra admin (for the portal; any label when using a group).')
@@ -134,7 +134,7 @@ module sql 'modules/sql.bicep' = {
     tags: tags
     adminObjectId: empty(sqlAdminObjectId) ? principalId : sqlAdminObjectId
     adminLogin: sqlAdminLogin
-    adminPrincipalType: empty(sqlAdminObjectId) ? (principalType == 'ServicePrincipal' ? 'Application' : principalType) : 'Group'
+    adminPrincipalType: empty(sqlAdminObjectId) ? principalType : 'Group'
     skuName: sqlSkuName
     skuTier: sqlSkuTier
     autoPauseDelayMinutes: sqlAutoPauseDelayMinutes
