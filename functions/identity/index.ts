@@ -1,7 +1,19 @@
 import type { ServiceDefinition } from '../../shared/functions';
 import { healthFunction } from '../../shared/health';
+import { bootstrapAdmin } from './bootstrap';
+import { describeMailer } from './mailer';
+import { resetRoleCache } from './roles';
+import { authFunctions } from './routes/auth';
+import { planFunctions } from './routes/plan';
+import { adminFunctions } from './routes/admin';
+import { cleanupFunction } from './cleanup';
 
 export const identity: ServiceDefinition = {
   name: 'identity',
-  functions: [healthFunction('identity')],
+  functions: [healthFunction('identity'), ...authFunctions, ...planFunctions, ...adminFunctions, cleanupFunction],
+  async start() {
+    resetRoleCache();
+    await bootstrapAdmin();
+  },
+  describe: () => [describeMailer()],
 };

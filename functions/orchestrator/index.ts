@@ -1,8 +1,30 @@
 import type { ServiceDefinition } from '../../shared/functions';
-import { healthFunction } from '../../shared/health';
 import { adminFunctions } from './admin';
+import { testEnhancedOrchestrator, testWorkflowLogger } from './routes/diagnostics';
+import { health } from './routes/health';
+import { createReport, getReport } from './routes/reports';
+import { runQueuedExecution } from './workflow/queue';
+import { failStuckExecutions } from './workflow/stuck';
+import { closeWorkflowLogWriter } from './workflow/workflow-logger';
+import { config } from '../../shared/config';
 
 export const orchestrator: ServiceDefinition = {
   name: 'orchestrator',
-  functions: [healthFunction('orchestrator'), ...adminFunctions],
+  functions: [
+    { kind: 'http', name: 'orchestrator-health', route: 'orchestrator/health', methods: ['GET'], handler: health },
+    { kind: 'http', name: 'orchestrator-reports-create', route: 'orchestrator/api/reports', methods: ['POST'], handler: createReport },
+    { kind: 'http', name: 'orchestrator-reports-get', route: 'orchestrator/api/reports/{trackingId}', methods: ['GET'], handler: getReport },
+    { kind: 'http', name: 'orchestrator-test-workflow-logger', route: 'orchestrator/test-workflow-logger', methods: ['POST'], handler: testWorkflowLogger },
+    { kind: 'http', name: 'orchestrator-test-enhanced-orchestrator', route: 'orchestrator/test-enhanced-orchestrator', methods: ['POST'], handler: testEnhancedOrchestrator },
+    // The queue name is read when the functions are registered (once per process, as Azure binds it).
+    { kind: 'queue', name: 'orchestrator-run-execution', get queueName() { return config().ORCHESTRATOR_QUEUE; }, handler: runQueuedExecution },
+    { kind: 'timer', name: 'orchestrator-fail-stuck-executions', schedule: '0 * * * * *', handler: async () => void (await failStuckExecutions()) },
+    ...adminFunctions,
+  ],
+  stop: closeWorkflowLogWriter,
+  describe: () => {
+    const cfg = config();
+    const ai = cfg.ORCHESTRATOR_AI_PROVIDER ?? (cfg.ORCHESTRATOR_AI_ENDPOINT ? 'openai' : 'offline');
+    return [`orchestrator  AI provider ${ai}; queue ${cfg.ORCHESTRATOR_QUEUE}; reports in container ${cfg.ORCHESTRATOR_REPORTS_CONTAINER}`];
+  },
 };

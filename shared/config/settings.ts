@@ -44,6 +44,7 @@ const ALL = 'all' as const;
 const ID = ['identity'] as const;
 const PAY = ['payment'] as const;
 const VIS = ['visual'] as const;
+const ORC = ['orchestrator'] as const;
 
 /** Every setting any service reads. The README's configuration table and the Bicep parity test are checked against this list. */
 export const SETTINGS = {
@@ -104,21 +105,79 @@ export const SETTINGS = {
   BOOTSTRAP_ADMIN_EMAIL: optional(text, { services: ID, deploy: 'app', description: 'Created as super_admin at start-up when absent.' }),
   SMTP_URL: optional(text, { services: ID, deploy: 'secret', description: 'nodemailer SMTP URL; when unset each email is written as an .eml file under <DATA_DIR>/outbox.' }),
   EMAIL_FROM: withDefault(text, 'Report Platform <no-reply@example.com>', { services: ID, deploy: 'tuning', description: 'From address of login emails.' }),
+  OTP_LENGTH: withDefault(integer(6, 10), '6', { services: ID, deploy: 'tuning', description: 'Digits in a one-time sign-in code (CSPRNG).' }),
+  OTP_TTL_SECONDS: withDefault(integer(60, 600), '600', { services: ID, deploy: 'tuning', description: 'How long a sign-in code stays valid (NIST SP 800-63B: at most 10 minutes).' }),
+  OTP_MAX_ATTEMPTS: withDefault(integer(1, 10), '5', { services: ID, deploy: 'tuning', description: 'Verification tries per code; the code is burnt after the last one.' }),
+  OTP_RESEND_COOLDOWN_SECONDS: withDefault(integer(0, 3600), '60', { services: ID, deploy: 'tuning', description: 'Minimum time before a new code is sent while the previous one is still usable.' }),
+  LOGIN_RATE_WINDOW_SECONDS: withDefault(integer(60, 86400), '3600', { services: ID, deploy: 'tuning', description: 'Window of the per-email and per-IP login caps.' }),
+  LOGIN_MAX_PER_EMAIL: withDefault(integer(1, 1000), '5', { services: ID, deploy: 'tuning', description: 'Codes sent to one address per window (reset by a successful sign-in).' }),
+  LOGIN_MAX_PER_IP: withDefault(integer(1, 100000), '100', { services: ID, deploy: 'tuning', description: 'Login requests from one client IP per window.' }),
+  ACCESS_TOKEN_TTL_SECONDS: withDefault(integer(60, 3600), '900', { services: ID, deploy: 'tuning', description: 'Lifetime of user access tokens.' }),
+  REFRESH_TOKEN_TTL_SECONDS: withDefault(integer(300, 7776000), '1209600', { services: ID, deploy: 'tuning', description: 'Idle lifetime of a refresh token (each rotation starts a new one).' }),
+  SESSION_MAX_AGE_SECONDS: withDefault(integer(300, 31536000), '2592000', { services: ID, deploy: 'tuning', description: 'Absolute lifetime of a session, whatever the refreshes.' }),
+  REFRESH_REUSE_GRACE_SECONDS: withDefault(integer(0, 60), '10', { services: ID, deploy: 'tuning', description: 'A rotated refresh token presented within this time is refused without revoking the session (concurrent tabs).' }),
+  AUDIT_RETENTION_DAYS: withDefault(integer(30, 3650), '400', { services: ID, deploy: 'tuning', description: 'Audit entries older than this are purged by the hourly cleanup.' }),
+  ADMIN_INACTIVITY_DAYS: withDefault(integer(1, 3650), '90', { services: ID, deploy: 'tuning', description: 'Compliance report: admins without a sign-in for this long are listed as inactive.' }),
+  SIGNING_KEY_MAX_AGE_DAYS: withDefault(integer(1, 3650), '180', { services: ID, deploy: 'tuning', description: 'Compliance report: signing keys older than this are flagged for rotation.' }),
 
   // ---- payment -----------------------------------------------------------------------------
   AUTH_ADMIN_TOKEN: required(text, { services: PAY, deploy: 'secret', description: 'Service admin token the payment service sends to identity (npm run service-token).' }),
   STRIPE_SECRET_KEY: optional(text, { services: PAY, deploy: 'secret', description: 'Stripe secret key.' }),
   STRIPE_WEBHOOK_SECRET: required(secret(16), { services: PAY, deploy: 'secret', description: 'Signing secret of the Stripe webhook endpoint (whsec_...).' }),
   STRIPE_API_BASE: optional(url, { services: PAY, deploy: 'local', description: 'Point the Stripe client at another server (the local Stripe API server).' }),
+  STRIPE_EMULATOR_PORT: withDefault(integer(0, 65535), '0', {
+    services: PAY, deploy: 'local', description: 'Port of the local Stripe API server started in offline mode (0 picks a free one; its address is written to <DATA_DIR>/stripe-emulator.json for the CLIs).',
+  }),
+  PLANS_JSON: optional(json, {
+    services: PAY, deploy: 'tuning',
+    description: 'Plan table override: JSON array of { id, name, price (smallest currency unit), currency, features[], priceVersion } for free, pro and enterprise.',
+  }),
+  PAYMENT_SYNC_TIMEOUT_MS: withDefault(integer(100, 60_000), '5000', { services: PAY, deploy: 'tuning', description: 'Deadline of one plan-update call to identity.' }),
+  PAYMENT_SYNC_RETRY_BASE_SECONDS: withDefault(integer(1, 86_400), '30', { services: PAY, deploy: 'tuning', description: 'Base of the exponential backoff (full jitter) between plan-sync retries.' }),
+  PAYMENT_SYNC_RETRY_MAX_DELAY_SECONDS: withDefault(integer(1, 604_800), '3600', { services: PAY, deploy: 'tuning', description: 'Largest delay between two plan-sync retries.' }),
+  PAYMENT_SYNC_MAX_ATTEMPTS: withDefault(integer(1, 1000), '12', { services: PAY, deploy: 'tuning', description: 'Failed plan-sync attempts after which the payment goes to manual review.' }),
+  PAYMENT_FAILED_SYNC_TABLE: withDefault(text, 'paymentfailedsyncs', { services: PAY, deploy: 'tuning', description: 'Table Storage table holding the failed-sync records (spec 2.3).' }),
 
   // ---- orchestrator ------------------------------------------------------------------------
   VISUAL_API_TOKEN: optional(secret(16), {
     services: ['orchestrator', 'visual'], deploy: 'secret',
     description: 'Bearer token the orchestrator sends to the visual service; when set the visual API requires it.',
   }),
+  ORCHESTRATOR_QUEUE: withDefault(text, 'report-executions', { services: ORC, deploy: 'tuning', description: 'Storage queue that carries report executions to the queue-triggered runner.' }),
+  ORCHESTRATOR_REPORTS_CONTAINER: withDefault(text, 'reports', { services: ORC, deploy: 'tuning', description: 'Blob container holding generated PDFs and presentations.' }),
+  ORCHESTRATOR_DOWNLOAD_LINK_MINUTES: withDefault(integer(1, 7 * 24 * 60), '60', { services: ORC, deploy: 'tuning', description: 'Lifetime of the read-only SAS download links, in minutes.' }),
+  ORCHESTRATOR_STUCK_MINUTES: withDefault(integer(1, 24 * 60), '30', {
+    services: ORC, deploy: 'tuning', description: 'An execution in processing without progress for this long is failed with a TIMEOUT error by the stuck-execution timer.',
+  }),
+  ORCHESTRATOR_LEASE_SECONDS: withDefault(integer(10, 3600), '300', {
+    services: ORC, deploy: 'tuning', description: 'A redelivered queue message takes over a processing execution only after this long without progress (the first run is presumed alive before that).',
+  }),
+  ORCHESTRATOR_LOG_BATCH_SIZE: withDefault(integer(1, 10_000), '500', { services: ORC, deploy: 'tuning', description: 'Workflow log rows written per batch.' }),
+  ORCHESTRATOR_LOG_FLUSH_MS: withDefault(integer(10, 60_000), '250', { services: ORC, deploy: 'tuning', description: 'Longest time a workflow log row waits in memory before its batch is written.' }),
+  ORCHESTRATOR_AI_PROVIDER: optional(oneOf(['offline', 'openai', 'azure-openai'] as const), {
+    services: ORC, deploy: 'tuning', description: 'Writer of the report sections: offline (deterministic, from the data), openai (any OpenAI-compatible endpoint) or azure-openai. Default: openai when ORCHESTRATOR_AI_ENDPOINT is set, offline otherwise.',
+  }),
+  ORCHESTRATOR_AI_ENDPOINT: optional(url, { services: ORC, deploy: 'app', description: 'OpenAI-compatible base URL (https://api.openai.com/v1, a local server) or the Azure OpenAI resource endpoint.' }),
+  ORCHESTRATOR_AI_API_KEY: optional(text, { services: ORC, deploy: 'secret', description: 'API key of the AI endpoint; for azure-openai the managed identity is used when unset.' }),
+  ORCHESTRATOR_AI_MODEL: withDefault(text, 'gpt-4o-mini', { services: ORC, deploy: 'tuning', description: 'Model name (OpenAI) or deployment name (Azure OpenAI).' }),
+  ORCHESTRATOR_AI_API_VERSION: withDefault(text, '2024-10-21', { services: ORC, deploy: 'tuning', description: 'Azure OpenAI api-version.' }),
+  ORCHESTRATOR_AI_TIMEOUT_MS: withDefault(integer(100, 600_000), '30000', { services: ORC, deploy: 'tuning', description: 'Deadline of one AI request.' }),
+  ORCHESTRATOR_AI_MAX_RETRIES: withDefault(integer(0, 10), '3', { services: ORC, deploy: 'tuning', description: 'Retries of an AI request on 429 (honouring Retry-After), 5xx, timeouts and connection errors, with exponential backoff.' }),
+  ORCHESTRATOR_AI_MAX_TOKENS: withDefault(integer(50, 16_000), '700', { services: ORC, deploy: 'tuning', description: 'max_tokens of each section request.' }),
+  ORCHESTRATOR_VISUAL_TIMEOUT_MS: withDefault(integer(100, 120_000), '15000', { services: ORC, deploy: 'tuning', description: 'Deadline of a call to the visual service; past it the report is produced without visuals.' }),
 
   // ---- visual ------------------------------------------------------------------------------
   QUICKCHART_URL: optional(url, { services: VIS, deploy: 'tuning', description: 'Render through this self-hosted QuickChart server instead of in process.' }),
+  QUICKCHART_API_KEY: optional(text, { services: VIS, deploy: 'secret', description: 'API key sent to the QuickChart server of QUICKCHART_URL (as quickchart-js sends it), when that server requires one.' }),
+  VISUAL_CACHE_CONTAINER: withDefault(text, 'chart-cache', { services: VIS, deploy: 'tuning', description: 'Blob container holding rendered charts, infographics, diagrams and presentations.' }),
+  VISUAL_CACHE_TTL_SECONDS: withDefault(integer(60, 7 * 86400), '43200', { services: VIS, deploy: 'tuning', description: 'How long a rendered result stays served from the cache (spec 8: 12 hours); also the expiresAt offset.' }),
+  VISUAL_RENDER_WORKERS: withDefault(integer(0, 64), '0', { services: VIS, deploy: 'tuning', description: 'Render worker threads per instance; 0 sizes the pool to the available cores.' }),
+  VISUAL_RENDER_TIMEOUT_MS: withDefault(integer(1, 120_000), '10000', { services: VIS, deploy: 'tuning', description: 'A render taking longer fails (500 Chart rendering failed) and its worker is replaced.' }),
+  VISUAL_MAX_ITEMS: withDefault(integer(1, 100), '20', { services: VIS, deploy: 'tuning', description: 'Charts, infographics, diagrams or slides per request (413 above).' }),
+  VISUAL_MAX_DIMENSION: withDefault(integer(100, 8000), '4000', { services: VIS, deploy: 'tuning', description: 'Largest width or height in pixels (400 above).' }),
+  VISUAL_MAX_DATASETS: withDefault(integer(1, 200), '20', { services: VIS, deploy: 'tuning', description: 'Datasets per chart (400 above).' }),
+  VISUAL_MAX_POINTS: withDefault(integer(1, 100_000), '5000', { services: VIS, deploy: 'tuning', description: 'Data points (and labels) per dataset (400 above).' }),
+  VISUAL_MAX_BODY_BYTES: withDefault(integer(1024, 50 * 1024 * 1024), String(2 * 1024 * 1024), { services: VIS, deploy: 'tuning', description: 'Largest request body of the visual API and the QuickChart endpoint (413 above).' }),
 } satisfies Record<string, Setting<unknown>>;
 
 

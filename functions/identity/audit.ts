@@ -1,0 +1,91 @@
+import type { Kysely } from 'kysely';
+import { page, toIso } from '../../shared/sql/dialect';
+import { identityDb, type ActorType, type IdentityTables } from './tables';
+
+/** Who did something and from where; built once per request by `requestMeta`. */
+export interface RequestMeta {
+  ip: string | null;
+  userAgent: string | null;
+  requestId: string;
+}
+
+export interface Actor {
+  type: ActorType;
+  id: string | null;
+}
+
+export interface AuditEntry {
+  actor: Actor;
+  action: string;
+  target?: { type: string; id: string | null };
+  result: 'success' | 'failure';
+  reason?: string;
+  /** Non-secret facts only (never codes, tokens or secrets). */
+  details?: Record<string, unknown>;
+}
+
+export const ANONYMOUS: Actor = { type: 'anonymous', id: null };
+
+/** Appends one audit entry; pass the transaction so the entry commits with the change it records. */
+export async function audit(meta: RequestMeta, entry: AuditEntry, executor: Kysely<IdentityTables> = identityDb()): Promise<void> {
+  await executor
+    .insertInto('identity_audit_log')
+    .values({
+      timestamp: new Date().toISOString(),
+      actor_type: entry.actor.type,
+      actor_id: entry.actor.id,
+      action: entry.action,
+      target_type: entry.target?.type ?? null,
+      target_id: entry.target?.id ?? null,
+      result: entry.result,
+      reason: entry.reason?.slice(0, 200) ?? null,
+      ip: meta.ip,
+      user_agent: meta.userAgent,
+      request_id: meta.requestId,
+      details: entry.details ? JSON.stringify(entry.details) : null,
+    })
+    .execute();
+}
+
+export interface AuditQuery {
+  actor?: string;
+  action?: string;
+  target?: string;
+  result?: 'success' | 'failure';
+  since?: string;
+  until?: string;
+  limit: number;
+  offset: number;
+}
+
+/** Newest first. `actor` and `target` match ids (or emails where the entry names one). */
+export async function listAudit(query: AuditQuery) {
+  const database = identityDb();
+  let q = database.selectFrom('identity_audit_log');
+  if (query.actor) q = q.where('actor_id', '=', query.actor);
+  if (query.action) q = q.where('action', '=', query.action);
+  if (query.target) q = q.where('target_id', '=', query.target);
+  if (query.result) q = q.where('result', '=', query.result);
+  if (query.since) q = q.where('timestamp', '>=', query.since);
+  if (query.until) q = q.where('timestamp', '<', query.until);
+  const [{ total }] = await q.select((eb) => eb.fn.countAll<number>().as('total')).execute();
+  const rows = await page(database, q.selectAll().orderBy('id', 'desc'), query.limit, query.offset).execute();
+  return {
+    entries: rows.map((r) => ({
+      id: r.id,
+      timestamp: toIso(r.timestamp),
+      actor: { type: r.actor_type, id: r.actor_id },
+      action: r.action,
+      target: r.target_type ? { type: r.target_type, id: r.target_id } : null,
+      result: r.result,
+      reason: r.reason,
+      ip: r.ip,
+      userAgent: r.user_agent,
+      requestId: r.request_id,
+      details: r.details ? JSON.parse(r.details) : null,
+    })),
+    total: Number(total),
+    limit: query.limit,
+    offset: query.offset,
+  };
+}

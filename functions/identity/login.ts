@@ -1,0 +1,106 @@
+import { config } from '../../shared/config';
+import { tooManyRequests, unauthorized, forbidden, HttpError } from '../../shared/http/errors';
+import { ANONYMOUS, audit, type RequestMeta } from './audit';
+import { sendEmail } from './mailer';
+import { consumeCode, issueCode, resendCooldown, type CodeCheck } from './otp';
+import { bucketKey, hitRateLimit, resetRateLimit } from './rate-limit';
+import { createSession } from './sessions';
+import { identityDb } from './tables';
+import { signAccessToken } from './tokens';
+import { findUserByEmail, insertUser, toUserView, type UserView } from './users';
+
+export const LOGIN_MESSAGE = 'If this address can sign in, a one-time code is on its way. It is valid for a few minutes.';
+
+const emailBucket = (email: string) => bucketKey('login-email', email);
+
+function codeEmail(to: string, code: string) {
+  const minutes = Math.round(config().OTP_TTL_SECONDS / 60);
+  return {
+    to,
+    subject: `Your sign-in code: ${code}`,
+    text: [`Your sign-in code is ${code}`, '', `It expires in ${minutes} minutes and works once.`, 'If you did not ask to sign in, ignore this email: nobody can sign in without the code.'].join('\n'),
+  };
+}
+
+const noAccountEmail = (to: string) => ({
+  to,
+  subject: 'Sign-in attempt',
+  text: ['Someone asked to sign in with this address, but there is no account for it and sign-up is closed.', 'If this was not you, ignore this email.'].join('\n'),
+});
+
+/**
+ * Starts an email sign-in. Known and unknown addresses take the same path (a code row, the caps and
+ * the cooldown, one email), so neither the answer nor its timing tells whether an account exists.
+ */
+export async function startLogin(rawEmail: string, meta: RequestMeta): Promise<void> {
+  const cfg = config();
+  const email = rawEmail.trim().toLowerCase();
+  const target = { type: 'email', id: email };
+  const refuse = async (reason: string, error: HttpError) => {
+    await audit(meta, { actor: ANONYMOUS, action: 'auth.login', target, result: 'failure', reason });
+    throw error;
+  };
+  const perIp = await hitRateLimit(bucketKey('login-ip', meta.ip ?? 'unknown'), cfg.LOGIN_MAX_PER_IP, cfg.LOGIN_RATE_WINDOW_SECONDS);
+  if (!perIp.allowed) await refuse('rate_limited_ip', tooManyRequests('Too many sign-in requests from this network; try again later', perIp.retryAfterSeconds, 'LOGIN_RATE_LIMITED'));
+  const cooldown = await resendCooldown(email);
+  if (cooldown > 0) await refuse('resend_cooldown', tooManyRequests(`A code was sent moments ago; a new one can be sent in ${cooldown} s`, cooldown, 'OTP_RESEND_COOLDOWN'));
+  const perEmail = await hitRateLimit(emailBucket(email), cfg.LOGIN_MAX_PER_EMAIL, cfg.LOGIN_RATE_WINDOW_SECONDS);
+  if (!perEmail.allowed) await refuse('rate_limited_email', tooManyRequests('Too many codes were sent to this address; try again later', perEmail.retryAfterSeconds, 'LOGIN_RATE_LIMITED'));
+  const code = await issueCode(email);
+  if (!code) await refuse('resend_cooldown', tooManyRequests('A code was sent moments ago; try again shortly', cfg.OTP_RESEND_COOLDOWN_SECONDS, 'OTP_RESEND_COOLDOWN'));
+  const user = await findUserByEmail(email);
+  await sendEmail(user || cfg.ALLOW_SIGNUP ? codeEmail(email, code!) : noAccountEmail(email));
+  await audit(meta, { actor: ANONYMOUS, action: 'auth.login', target, result: 'success', details: { accountExists: Boolean(user) } });
+}
+
+const CODE_FAILURES: Record<Exclude<CodeCheck, 'valid'>, [string, string]> = {
+  wrong: ['OTP_INVALID', 'The code is not valid'],
+  none: ['OTP_INVALID', 'The code is not valid'],
+  used: ['OTP_INVALID', 'The code is not valid'],
+  expired: ['OTP_EXPIRED', 'The code has expired; request a new one'],
+  exhausted: ['OTP_ATTEMPTS_EXCEEDED', 'Too many wrong tries for this code; request a new one'],
+};
+
+export interface SignedIn {
+  accessToken: string;
+  refreshToken: string;
+  expiresIn: number;
+  user: UserView;
+  sessionId: string;
+}
+
+/** Completes a sign-in: consumes the code, signs the user up when allowed, opens a session. */
+export async function completeLogin(rawEmail: string, code: string, meta: RequestMeta): Promise<SignedIn> {
+  const cfg = config();
+  const email = rawEmail.trim().toLowerCase();
+  const target = { type: 'email', id: email };
+  const check = await consumeCode(email, code);
+  if (check !== 'valid') {
+    await audit(meta, { actor: ANONYMOUS, action: 'auth.verify', target, result: 'failure', reason: `code_${check}` });
+    const [errorCode, message] = CODE_FAILURES[check];
+    throw unauthorized(message, errorCode);
+  }
+  const outcome = await identityDb()
+    .transaction()
+    .execute(async (trx) => {
+      let user = await findUserByEmail(email, trx);
+      if (!user) {
+        if (!cfg.ALLOW_SIGNUP) return { refused: 'no_account' as const };
+        user = await insertUser({ email }, trx);
+        await audit(meta, { actor: { type: 'user', id: user.id }, action: 'user.signup', target: { type: 'user', id: user.id }, result: 'success', details: { email } }, trx);
+      }
+      if (user.status !== 'active') return { refused: 'inactive' as const, userId: user.id };
+      const session = await createSession(user.id, meta, trx);
+      await audit(meta, { actor: { type: 'user', id: user.id }, action: 'auth.verify', target: { type: 'session', id: session.sessionId }, result: 'success' }, trx);
+      return { user, ...session };
+    });
+  if ('refused' in outcome) {
+    await audit(meta, { actor: ANONYMOUS, action: 'auth.verify', target, result: 'failure', reason: outcome.refused });
+    if (outcome.refused === 'inactive') throw forbidden('The account is inactive', 'ACCOUNT_INACTIVE');
+    throw unauthorized('The code is not valid', 'OTP_INVALID');
+  }
+  await resetRateLimit(emailBucket(email), cfg.LOGIN_RATE_WINDOW_SECONDS);
+  const user = await toUserView(outcome.user);
+  const { accessToken, expiresIn } = await signAccessToken(user, outcome.sessionId);
+  return { accessToken, refreshToken: outcome.refreshToken, expiresIn, user, sessionId: outcome.sessionId };
+}

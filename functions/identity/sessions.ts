@@ -1,0 +1,140 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { config } from '../../shared/config';
+import { page, toIso } from '../../shared/sql/dialect';
+import type { RequestMeta } from './audit';
+import { identityDb, type IdentityTables } from './tables';
+
+const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
+const newRefreshToken = () => `rt_${randomBytes(32).toString('base64url')}`;
+
+async function storeRefreshToken(sessionId: string, executor: Kysely<IdentityTables>, now: Date, sessionExpiresAt: string): Promise<string> {
+  const token = newRefreshToken();
+  const idleExpiry = new Date(now.getTime() + config().REFRESH_TOKEN_TTL_SECONDS * 1000).toISOString();
+  await executor
+    .insertInto('identity_refresh_tokens')
+    .values({ token_hash: hashToken(token), session_id: sessionId, created_at: now.toISOString(), expires_at: idleExpiry < sessionExpiresAt ? idleExpiry : sessionExpiresAt, rotated_at: null })
+    .execute();
+  return token;
+}
+
+/** Opens a session and the first refresh token of its family. */
+export async function createSession(userId: string, meta: RequestMeta, executor: Kysely<IdentityTables>): Promise<{ sessionId: string; refreshToken: string }> {
+  const now = new Date();
+  const sessionId = randomUUID();
+  const expiresAt = new Date(now.getTime() + config().SESSION_MAX_AGE_SECONDS * 1000).toISOString();
+  await executor
+    .insertInto('identity_sessions')
+    .values({ id: sessionId, user_id: userId, created_at: now.toISOString(), last_refreshed_at: null, expires_at: expiresAt, revoked_at: null, revoked_reason: null, ip: meta.ip, user_agent: meta.userAgent })
+    .execute();
+  return { sessionId, refreshToken: await storeRefreshToken(sessionId, executor, now, expiresAt) };
+}
+
+export type RotationResult =
+  | { outcome: 'rotated'; sessionId: string; userId: string; refreshToken: string }
+  | { outcome: 'unknown' }
+  | { outcome: 'expired' | 'session_revoked' | 'session_expired' | 'reused_in_grace' | 'reuse_detected'; sessionId: string; userId: string };
+
+/**
+ * Rotates a refresh token: the presented token is marked rotated with `rotated_at IS NULL` in the
+ * WHERE (one winner across instances) and a new token of the same session is issued. A rotated token
+ * presented again within REFRESH_REUSE_GRACE_SECONDS is refused without harm (a second tab racing);
+ * later, it is treated as stolen and the whole session is revoked.
+ */
+export async function rotateRefreshToken(token: string): Promise<RotationResult> {
+  const cfg = config();
+  return identityDb()
+    .transaction()
+    .execute(async (trx) => {
+      const row = await trx
+        .selectFrom('identity_refresh_tokens as t')
+        .innerJoin('identity_sessions as s', 's.id', 't.session_id')
+        .select(['t.token_hash', 't.session_id', 't.expires_at', 't.rotated_at', 's.user_id', 's.revoked_at', 's.expires_at as session_expires_at'])
+        .where('t.token_hash', '=', hashToken(token))
+        .executeTakeFirst();
+      if (!row) return { outcome: 'unknown' };
+      const now = new Date();
+      const ids = { sessionId: row.session_id, userId: row.user_id };
+      if (row.revoked_at) return { outcome: 'session_revoked', ...ids };
+      if (new Date(row.session_expires_at).getTime() <= now.getTime()) return { outcome: 'session_expired', ...ids };
+      if (row.rotated_at) {
+        if (now.getTime() - new Date(row.rotated_at).getTime() <= cfg.REFRESH_REUSE_GRACE_SECONDS * 1000) return { outcome: 'reused_in_grace', ...ids };
+        await revokeSessionWith(trx, row.session_id, 'refresh_token_reuse');
+        return { outcome: 'reuse_detected', ...ids };
+      }
+      if (new Date(row.expires_at).getTime() <= now.getTime()) return { outcome: 'expired', ...ids };
+      const marked = await trx
+        .updateTable('identity_refresh_tokens')
+        .set({ rotated_at: now.toISOString() })
+        .where('token_hash', '=', row.token_hash)
+        .where('rotated_at', 'is', null)
+        .executeTakeFirst();
+      if (Number(marked.numUpdatedRows) === 0) return { outcome: 'reused_in_grace', ...ids };
+      await trx.updateTable('identity_sessions').set({ last_refreshed_at: now.toISOString() }).where('id', '=', row.session_id).execute();
+      const refreshToken = await storeRefreshToken(row.session_id, trx, now, toIso(row.session_expires_at)!);
+      return { outcome: 'rotated', ...ids, refreshToken };
+    });
+}
+
+async function revokeSessionWith(executor: Kysely<IdentityTables>, sessionId: string, reason: string): Promise<boolean> {
+  const result = await executor
+    .updateTable('identity_sessions')
+    .set({ revoked_at: new Date().toISOString(), revoked_reason: reason })
+    .where('id', '=', sessionId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Revokes one session; false when it was already revoked. */
+export const revokeSession = (sessionId: string, reason: string, executor: Kysely<IdentityTables> = identityDb()) => revokeSessionWith(executor, sessionId, reason);
+
+/** Revokes every live session of a user; returns how many. */
+export async function revokeUserSessions(userId: string, reason: string, executor: Kysely<IdentityTables> = identityDb()): Promise<number> {
+  const result = await executor
+    .updateTable('identity_sessions')
+    .set({ revoked_at: new Date().toISOString(), revoked_reason: reason })
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+export function findSession(sessionId: string) {
+  return identityDb().selectFrom('identity_sessions').selectAll().where('id', '=', sessionId).executeTakeFirst();
+}
+
+export interface SessionQuery {
+  userId?: string;
+  /** active (default): not revoked and not expired; all: every session. */
+  state: 'active' | 'all';
+  limit: number;
+  offset: number;
+}
+
+export async function listSessions(query: SessionQuery) {
+  const database = identityDb();
+  let q = database.selectFrom('identity_sessions');
+  if (query.userId) q = q.where('user_id', '=', query.userId);
+  if (query.state === 'active') q = q.where('revoked_at', 'is', null).where('expires_at', '>', new Date().toISOString());
+  const [{ total }] = await q.select((eb) => eb.fn.countAll<number>().as('total')).execute();
+  const rows = await page(database, q.selectAll().orderBy('created_at', 'desc').orderBy('id'), query.limit, query.offset).execute();
+  const now = Date.now();
+  return {
+    sessions: rows.map((s) => ({
+      id: s.id,
+      userId: s.user_id,
+      createdAt: toIso(s.created_at),
+      lastRefreshedAt: toIso(s.last_refreshed_at),
+      expiresAt: toIso(s.expires_at),
+      revokedAt: toIso(s.revoked_at),
+      revokedReason: s.revoked_reason,
+      active: !s.revoked_at && new Date(toIso(s.expires_at)!).getTime() > now,
+      ip: s.ip,
+      userAgent: s.user_agent,
+    })),
+    total: Number(total),
+    limit: query.limit,
+    offset: query.offset,
+  };
+}

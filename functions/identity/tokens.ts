@@ -1,0 +1,36 @@
+import { randomUUID } from 'node:crypto';
+import { SignJWT } from 'jose';
+import { identitySigningKeys, type AccessTokenClaims } from '../../shared/auth/access-token';
+import { config } from '../../shared/config';
+import type { UserView } from './users';
+
+/** Signs a user access token with the first configured key (header { alg, kid }). */
+export async function signAccessToken(user: UserView, sessionId: string): Promise<{ accessToken: string; expiresIn: number }> {
+  const cfg = config();
+  const [key] = await identitySigningKeys();
+  const iat = Math.floor(Date.now() / 1000);
+  const expiresIn = cfg.ACCESS_TOKEN_TTL_SECONDS;
+  const claims: Omit<AccessTokenClaims, 'iss' | 'aud' | 'sub' | 'iat' | 'exp' | 'jti'> = {
+    email: user.email,
+    role: user.role,
+    permissions: user.permissions,
+    plan: user.plan,
+    status: user.status,
+    sid: sessionId,
+  };
+  const accessToken = await new SignJWT({ ...claims })
+    .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' })
+    .setIssuer(cfg.JWT_ISSUER)
+    .setAudience(cfg.JWT_AUDIENCE)
+    .setSubject(user.id)
+    .setIssuedAt(iat)
+    .setExpirationTime(iat + expiresIn)
+    .setJti(randomUUID())
+    .sign(key.privateKey);
+  return { accessToken, expiresIn };
+}
+
+/** Every configured key's public half: the signing key and those kept for tokens issued before a rotation. */
+export async function jwks(): Promise<{ keys: object[] }> {
+  return { keys: (await identitySigningKeys()).map((k) => k.publicJwk) };
+}

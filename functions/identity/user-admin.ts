@@ -1,0 +1,161 @@
+import type { Kysely } from 'kysely';
+import type { Plan, UserStatus } from '../../shared/auth/access-token';
+import { badRequest, conflict, forbidden, notFound } from '../../shared/http/errors';
+import { audit, type Actor, type RequestMeta } from './audit';
+import { findRole, GRANT_PRIVILEGED, isPrivilegedRole } from './roles';
+import { revokeUserSessions } from './sessions';
+import { identityDb, type IdentityTables } from './tables';
+import { findUserByEmail, findUserById, insertUser, toUserView, updateUser, type UserRow, type UserView } from './users';
+
+/** The admin performing a change, as the rules below need it. */
+export interface AdminActor {
+  actor: Actor;
+  user: UserView;
+}
+
+const canGrantPrivileged = (admin: AdminActor) => admin.user.permissions.includes(GRANT_PRIVILEGED);
+
+async function requireUser(id: string, executor: Kysely<IdentityTables>): Promise<UserRow> {
+  const user = await findUserById(id, executor);
+  if (!user) throw notFound(`No user has id ${id}`, 'USER_NOT_FOUND');
+  return user;
+}
+
+/** Only a super_admin (grant-privileged) may manage admins and super_admins. */
+async function requireAuthorityOver(admin: AdminActor, target: UserRow): Promise<void> {
+  if (isPrivilegedRole(await findRole(target.role)) && !canGrantPrivileged(admin)) {
+    throw forbidden(`Only a super_admin can change a user with the ${target.role} role`, 'SUPER_ADMIN_REQUIRED');
+  }
+}
+
+/** Explicit permissions may not exceed the granting admin's own (no escalation through PATCH or create). */
+function requirePermissionsWithinOwn(admin: AdminActor, permissions: string[]): void {
+  const beyond = permissions.filter((p) => !admin.user.permissions.includes(p));
+  if (beyond.length) throw forbidden(`You cannot grant permissions you do not hold: ${beyond.join(', ')}`, 'PERMISSION_ESCALATION');
+}
+
+async function requireNotLastSuperAdmin(target: UserRow, executor: Kysely<IdentityTables>): Promise<void> {
+  if (target.role !== 'super_admin') return;
+  const { count } = await executor
+    .selectFrom('users')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('role', '=', 'super_admin')
+    .where('status', '=', 'active')
+    .executeTakeFirstOrThrow();
+  if (Number(count) <= 1 && target.status === 'active') throw conflict('This is the last active super_admin', 'LAST_SUPER_ADMIN');
+}
+
+export async function createUser(admin: AdminActor, input: { email: string; role?: string; permissions?: string[] }, meta: RequestMeta): Promise<UserView> {
+  const roleId = input.role ?? 'user';
+  const role = await findRole(roleId);
+  if (!role) throw badRequest(`Invalid body: role ${roleId} does not exist`, 'ROLE_UNKNOWN');
+  if (isPrivilegedRole(role) && !canGrantPrivileged(admin)) throw forbidden(`Only a super_admin can create a user with the ${roleId} role`, 'SUPER_ADMIN_REQUIRED');
+  requirePermissionsWithinOwn(admin, input.permissions ?? []);
+  const row = await identityDb()
+    .transaction()
+    .execute(async (trx) => {
+      if (await findUserByEmail(input.email, trx)) throw conflict(`A user with email ${input.email.trim().toLowerCase()} already exists`, 'USER_EXISTS');
+      const user = await insertUser({ email: input.email, role: roleId, permissions: input.permissions ?? [] }, trx);
+      await audit(meta, { actor: admin.actor, action: 'user.create', target: { type: 'user', id: user.id }, result: 'success', details: { email: user.email, role: roleId, permissions: input.permissions ?? [] } }, trx);
+      return user;
+    });
+  return toUserView(row);
+}
+
+export interface UserPatch {
+  email?: string;
+  permissions?: string[];
+  plan?: Plan;
+  status?: UserStatus;
+}
+
+/** Deactivating a user also ends their sessions, so refresh stops at once everywhere. */
+export async function patchUser(admin: AdminActor, id: string, patch: UserPatch, meta: RequestMeta): Promise<UserView> {
+  if (patch.permissions) requirePermissionsWithinOwn(admin, patch.permissions);
+  const row = await identityDb()
+    .transaction()
+    .execute(async (trx) => {
+      const before = await requireUser(id, trx);
+      await requireAuthorityOver(admin, before);
+      if (patch.status === 'inactive' && before.status === 'active') {
+        if (id === admin.user.id) throw conflict('You cannot deactivate your own account', 'CANNOT_DEACTIVATE_SELF');
+        await requireNotLastSuperAdmin(before, trx);
+      }
+      if (patch.email && patch.email.trim().toLowerCase() !== before.email && (await findUserByEmail(patch.email, trx))) {
+        throw conflict(`A user with email ${patch.email.trim().toLowerCase()} already exists`, 'USER_EXISTS');
+      }
+      const after = (await updateUser(id, patch, trx))!;
+      const revokedSessions = patch.status === 'inactive' ? await revokeUserSessions(id, 'user_deactivated', trx) : 0;
+      await audit(meta, { actor: admin.actor, action: 'user.update', target: { type: 'user', id }, result: 'success', details: { changes: patch, revokedSessions } }, trx);
+      return after;
+    });
+  return toUserView(row);
+}
+
+/**
+ * Hard delete (erasure): the user's sessions are revoked first, then the user row and any pending
+ * code are removed in the same transaction. The audit trail keeps the id and the address.
+ */
+export async function deleteUser(admin: AdminActor, id: string, meta: RequestMeta): Promise<{ revokedSessions: number }> {
+  return identityDb()
+    .transaction()
+    .execute(async (trx) => {
+      const user = await requireUser(id, trx);
+      if (id === admin.user.id) throw conflict('You cannot delete your own account', 'CANNOT_DELETE_SELF');
+      await requireAuthorityOver(admin, user);
+      await requireNotLastSuperAdmin(user, trx);
+      const revokedSessions = await revokeUserSessions(id, 'user_deleted', trx);
+      await trx.deleteFrom('identity_otp_codes').where('email', '=', user.email).execute();
+      await trx.deleteFrom('users').where('id', '=', id).execute();
+      await audit(meta, { actor: admin.actor, action: 'user.delete', target: { type: 'user', id }, result: 'success', details: { email: user.email, role: user.role, revokedSessions } }, trx);
+      return { revokedSessions };
+    });
+}
+
+/**
+ * A user holds one role (the JWT's `role` claim). Granting replaces it; a change ends the user's
+ * sessions so no token keeps the old role's claims beyond the access-token lifetime.
+ */
+export async function grantRole(admin: AdminActor, id: string, roleId: string, meta: RequestMeta): Promise<{ user: UserView; changed: boolean }> {
+  const role = await findRole(roleId);
+  if (!role) throw badRequest(`Invalid body: role ${roleId} does not exist`, 'ROLE_UNKNOWN');
+  return setRole(admin, id, meta, async (user) => {
+    if (isPrivilegedRole(role) && !canGrantPrivileged(admin)) throw forbidden(`Only a super_admin can grant the ${roleId} role`, 'SUPER_ADMIN_REQUIRED');
+    if (user.role === roleId) return undefined;
+    return roleId;
+  }, 'role.grant');
+}
+
+/** Removing a role returns the user to the base `user` role, which itself cannot be removed. */
+export async function revokeRole(admin: AdminActor, id: string, roleId: string, meta: RequestMeta): Promise<{ user: UserView; changed: boolean }> {
+  if (!(await findRole(roleId))) throw notFound(`No role has id ${roleId}`, 'ROLE_NOT_FOUND');
+  return setRole(admin, id, meta, async (user) => {
+    if (user.role !== roleId) throw notFound(`The user does not hold the ${roleId} role`, 'ROLE_NOT_ASSIGNED');
+    if (roleId === 'user') throw conflict('Every user keeps the base user role; grant another role instead', 'BASE_ROLE');
+    return 'user';
+  }, 'role.revoke', roleId);
+}
+
+async function setRole(
+  admin: AdminActor,
+  id: string,
+  meta: RequestMeta,
+  decide: (user: UserRow) => Promise<string | undefined>,
+  action: 'role.grant' | 'role.revoke',
+  revokedRole?: string,
+): Promise<{ user: UserView; changed: boolean }> {
+  const result = await identityDb()
+    .transaction()
+    .execute(async (trx) => {
+      const user = await requireUser(id, trx);
+      await requireAuthorityOver(admin, user);
+      const next = await decide(user);
+      if (!next) return { row: user, changed: false };
+      if (user.role === 'super_admin') await requireNotLastSuperAdmin(user, trx);
+      const row = (await updateUser(id, { role: next }, trx))!;
+      const revokedSessions = await revokeUserSessions(id, 'role_changed', trx);
+      await audit(meta, { actor: admin.actor, action, target: { type: 'user', id }, result: 'success', details: { from: user.role, to: next, ...(revokedRole ? { role: revokedRole } : {}), revokedSessions } }, trx);
+      return { row, changed: true };
+    });
+  return { user: await toUserView(result.row), changed: result.changed };
+}

@@ -1,0 +1,123 @@
+import { randomUUID } from 'node:crypto';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Plan, UserStatus } from '../../shared/auth/access-token';
+import { page, toIso } from '../../shared/sql/dialect';
+import type { UsersTable } from '../../shared/sql/tables';
+import { effectivePermissions } from './roles';
+import { identityDb, type IdentityTables } from './tables';
+
+export type UserRow = Selectable<UsersTable>;
+
+/** A user as every route returns it; `permissions` are the effective ones, `explicitPermissions` the user's own additions. */
+export interface UserView {
+  id: string;
+  email: string;
+  role: string;
+  permissions: string[];
+  explicitPermissions: string[];
+  plan: Plan;
+  status: UserStatus;
+  createdAt: string | null;
+  updatedAt: string | null;
+}
+
+export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+
+export async function toUserView(row: UserRow): Promise<UserView> {
+  const explicit = JSON.parse(row.permissions) as string[];
+  return {
+    id: row.id,
+    email: row.email,
+    role: row.role,
+    permissions: await effectivePermissions(row.role, explicit),
+    explicitPermissions: explicit,
+    plan: row.plan,
+    status: row.status,
+    createdAt: toIso(row.created_at),
+    updatedAt: toIso(row.updated_at),
+  };
+}
+
+export function findUserById(id: string, executor: Kysely<IdentityTables> = identityDb()): Promise<UserRow | undefined> {
+  return executor.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function findUserByEmail(email: string, executor: Kysely<IdentityTables> = identityDb()): Promise<UserRow | undefined> {
+  return executor.selectFrom('users').selectAll().where('email', '=', normalizeEmail(email)).executeTakeFirst();
+}
+
+export interface NewUser {
+  email: string;
+  role?: string;
+  permissions?: string[];
+  plan?: Plan;
+  status?: UserStatus;
+}
+
+/** Inserts a user; the caller checks the email is free (the unique index is the last word under races). */
+export async function insertUser(user: NewUser, executor: Kysely<IdentityTables> = identityDb()): Promise<UserRow> {
+  const now = new Date().toISOString();
+  const row = {
+    id: randomUUID(),
+    email: normalizeEmail(user.email),
+    role: user.role ?? 'user',
+    permissions: JSON.stringify([...new Set(user.permissions ?? [])].sort()),
+    plan: user.plan ?? 'free',
+    status: user.status ?? 'active',
+    created_at: now,
+    updated_at: now,
+  } as const;
+  await executor.insertInto('users').values(row).execute();
+  return row;
+}
+
+export interface UserChanges {
+  email?: string;
+  role?: string;
+  permissions?: string[];
+  plan?: Plan;
+  status?: UserStatus;
+}
+
+/** Applies changes and sets updated_at; returns the updated row, or undefined when the user does not exist. */
+export async function updateUser(id: string, changes: UserChanges, executor: Kysely<IdentityTables> = identityDb()): Promise<UserRow | undefined> {
+  const updatedAt = new Date().toISOString();
+  const result = await executor
+    .updateTable('users')
+    .set({
+      ...(changes.email !== undefined ? { email: normalizeEmail(changes.email) } : {}),
+      ...(changes.role !== undefined ? { role: changes.role } : {}),
+      ...(changes.permissions !== undefined ? { permissions: JSON.stringify([...new Set(changes.permissions)].sort()) } : {}),
+      ...(changes.plan !== undefined ? { plan: changes.plan } : {}),
+      ...(changes.status !== undefined ? { status: changes.status } : {}),
+      updated_at: updatedAt,
+    })
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) === 0) return undefined;
+  return findUserById(id, executor);
+}
+
+export interface UserQuery {
+  email?: string;
+  role?: string;
+  plan?: Plan;
+  status?: UserStatus;
+  limit: number;
+  offset: number;
+}
+
+const escapeLike = (value: string) => value.replace(/[\\%_[]/g, (c) => `\\${c}`);
+
+/** Ordered by creation then id so pages are stable; `email` matches any part of the address. */
+export async function listUsers(query: UserQuery) {
+  const database = identityDb();
+  let q = database.selectFrom('users');
+  if (query.email) q = q.where(sql<boolean>`${sql.ref('email')} like ${`%${escapeLike(normalizeEmail(query.email))}%`} escape '\\'`);
+  if (query.role) q = q.where('role', '=', query.role);
+  if (query.plan) q = q.where('plan', '=', query.plan);
+  if (query.status) q = q.where('status', '=', query.status);
+  const [{ total }] = await q.select((eb) => eb.fn.countAll<number>().as('total')).execute();
+  const rows = await page(database, q.selectAll().orderBy('created_at').orderBy('id'), query.limit, query.offset).execute();
+  return { users: await Promise.all(rows.map(toUserView)), total: Number(total), limit: query.limit, offset: query.offset };
+}

@@ -1,0 +1,38 @@
+import PptxGenJS from 'pptxgenjs';
+import { keyFigures } from './analysis';
+import type { ReportDocument } from './pdf';
+
+/**
+ * The enterprise presentation, written here with pptxgenjs rather than through the visual
+ * service's presentations route, whose request shape the spec leaves open: a title slide, a key
+ * figures slide (with the KPI infographic), one slide per chart, one per section.
+ */
+export async function renderPresentation(report: ReportDocument): Promise<Buffer> {
+  const { analysis: a, visuals } = report;
+  const pptx = new PptxGenJS();
+  pptx.layout = 'LAYOUT_WIDE';
+  pptx.title = `${a.companyName} business report`;
+
+  const title = pptx.addSlide();
+  title.addText(a.companyName, { x: 0.5, y: 2.2, w: 12.3, h: 1.2, fontSize: 40, bold: true, color: '1F4788', align: 'center' });
+  title.addText(`Business Analysis - ${a.industryName}`, { x: 0.5, y: 3.5, w: 12.3, h: 0.6, fontSize: 20, align: 'center' });
+  title.addText(`${report.generatedAt.toISOString().slice(0, 10)} - ${report.trackingId}`, { x: 0.5, y: 4.3, w: 12.3, h: 0.4, fontSize: 12, color: '555555', align: 'center' });
+
+  const figures = pptx.addSlide();
+  figures.addText('Key Figures', { x: 0.5, y: 0.3, w: 12, h: 0.8, fontSize: 28, bold: true, color: '1F4788' });
+  figures.addTable(keyFigures(a).map((f) => [{ text: f.label }, { text: f.value, options: { bold: true } }]), { x: 0.5, y: 1.3, w: visuals.infographic ? 5.8 : 12, fontSize: 14 });
+  if (visuals.infographic) figures.addImage({ data: `data:image/png;base64,${visuals.infographic.toString('base64')}`, x: 6.6, y: 1.3, w: 6.2, h: 4.6, sizing: { type: 'contain', w: 6.2, h: 4.6 } });
+
+  for (const chart of visuals.charts) {
+    const slide = pptx.addSlide();
+    slide.addText(chart.title, { x: 0.5, y: 0.3, w: 12, h: 0.8, fontSize: 28, bold: true, color: '1F4788' });
+    slide.addImage({ data: `data:image/png;base64,${chart.png.toString('base64')}`, x: 1.5, y: 1.3, w: 10, h: 5 });
+  }
+
+  for (const section of report.sections) {
+    const slide = pptx.addSlide();
+    slide.addText(section.title, { x: 0.5, y: 0.3, w: 12, h: 0.8, fontSize: 28, bold: true, color: '1F4788' });
+    slide.addText(section.text.slice(0, 1500), { x: 0.5, y: 1.3, w: 12.3, h: 5.7, fontSize: 14, valign: 'top' });
+  }
+  return (await pptx.write({ outputType: 'nodebuffer' })) as Buffer;
+}

@@ -1,0 +1,68 @@
+import { BlobSASPermissions, generateBlobSASQueryParameters, SASProtocol, StorageSharedKeyCredential, type UserDelegationKey } from '@azure/storage-blob';
+import { config } from '../../../shared/config';
+import { blobServiceClient, container } from '../../../shared/storage';
+import { DependencyError } from '../workflow/error-classification';
+import type { ReportAsset } from '../workflow/executions';
+
+export interface DownloadLink {
+  kind: ReportAsset['kind'];
+  fileName: string;
+  contentType: string;
+  size: number;
+  url: string;
+  expiresAt: string;
+}
+
+/** Stores one report file under `<trackingId>/`; the same name on a re-run overwrites, so a restarted execution leaves no strays. */
+export async function storeReportFile(trackingId: string, file: Omit<ReportAsset, 'blob' | 'size'>, content: Buffer): Promise<ReportAsset> {
+  const blob = `${trackingId}/${file.fileName}`;
+  try {
+    const client = (await container(config().ORCHESTRATOR_REPORTS_CONTAINER)).getBlockBlobClient(blob);
+    await client.uploadData(content, { blobHTTPHeaders: { blobContentType: file.contentType } });
+  } catch (error) {
+    throw new DependencyError('BLOB_STORAGE', error);
+  }
+  return { ...file, blob, size: content.length };
+}
+
+/** Keys of user-delegation SAS are fetched with the managed identity and reused until an hour before they lapse. */
+let delegationKey: { key: UserDelegationKey; expiresOn: Date } | undefined;
+
+async function userDelegationKey(expiresOn: Date): Promise<UserDelegationKey> {
+  if (delegationKey && delegationKey.expiresOn.getTime() - 3_600_000 > expiresOn.getTime()) return delegationKey.key;
+  const startsOn = new Date(Date.now() - 5 * 60_000);
+  const keyExpiresOn = new Date(Math.max(expiresOn.getTime(), Date.now()) + 24 * 3_600_000);
+  const key = await blobServiceClient().getUserDelegationKey(startsOn, keyExpiresOn);
+  delegationKey = { key, expiresOn: keyExpiresOn };
+  return key;
+}
+
+/**
+ * Read-only, time-limited links: signed with the account key when the connection string has one
+ * (Azurite, key-based accounts), otherwise with a user-delegation key of the managed identity.
+ */
+export async function downloadLinks(assets: ReportAsset[]): Promise<DownloadLink[]> {
+  if (!assets.length) return [];
+  const cfg = config();
+  const service = blobServiceClient();
+  const containerName = cfg.ORCHESTRATOR_REPORTS_CONTAINER;
+  const startsOn = new Date(Date.now() - 5 * 60_000);
+  const expiresOn = new Date(Date.now() + cfg.ORCHESTRATOR_DOWNLOAD_LINK_MINUTES * 60_000);
+  const sharedKey = service.credential instanceof StorageSharedKeyCredential ? service.credential : undefined;
+  const delegation = sharedKey ? undefined : await userDelegationKey(expiresOn);
+  return assets.map((asset) => {
+    const values = {
+      containerName,
+      blobName: asset.blob,
+      permissions: BlobSASPermissions.parse('r'),
+      startsOn,
+      expiresOn,
+      protocol: service.url.startsWith('https:') ? SASProtocol.Https : SASProtocol.HttpsAndHttp,
+      contentDisposition: `attachment; filename="${asset.fileName}"`,
+      contentType: asset.contentType,
+    };
+    const sas = sharedKey ? generateBlobSASQueryParameters(values, sharedKey) : generateBlobSASQueryParameters(values, delegation!, service.accountName);
+    const url = `${service.getContainerClient(containerName).getBlobClient(asset.blob).url}?${sas.toString()}`;
+    return { kind: asset.kind, fileName: asset.fileName, contentType: asset.contentType, size: asset.size, url, expiresAt: expiresOn.toISOString() };
+  });
+}

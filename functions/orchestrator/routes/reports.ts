@@ -1,0 +1,67 @@
+import { randomUUID } from 'node:crypto';
+import { isAdmin, requireUser } from '../../../shared/auth/access-token';
+import { config, serviceUrl } from '../../../shared/config';
+import { readJson, validate } from '../../../shared/http/body';
+import { HttpError, notFound } from '../../../shared/http/errors';
+import { http, json } from '../../../shared/http/handler';
+import { toIso } from '../../../shared/sql/dialect';
+import { enqueueJson } from '../../../shared/storage';
+import { downloadLinks } from '../report/report-store';
+import { checkReportRequest, reportRequestSchema, type ReportRequest } from '../report/submission';
+import { deleteExecution, findExecution, insertExecution, parseAssets, type Execution } from '../workflow/executions';
+import { stepsFor } from '../workflow/stages';
+
+const REPORT_BODY_LIMIT = 64 * 1024;
+const trackingIdSchema = { type: 'object', required: ['trackingId'], properties: { trackingId: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' } } } as const;
+
+/** POST orchestrator/api/reports: stores the request, enqueues it, answers 202 with where to follow it. */
+export const createReport = http('orchestrator', async (request, { log }) => {
+  const user = await requireUser(request);
+  const body = checkReportRequest(await readJson<ReportRequest>(request, reportRequestSchema, REPORT_BODY_LIMIT));
+  const trackingId = `rpt-${randomUUID()}`;
+  await insertExecution({ trackingId, companyName: body.company_name, industryId: body.industry_id, submission: body, requestedBy: user.id, plan: user.plan, now: new Date().toISOString() });
+  try {
+    await enqueueJson(config().ORCHESTRATOR_QUEUE, { trackingId });
+  } catch (error) {
+    // No execution without its message: it would only wait for the stuck timer.
+    await deleteExecution(trackingId);
+    log.error('report request not enqueued', { trackingId, error });
+    throw new HttpError(503, 'Service unavailable', 'The report queue is unavailable; try again shortly', 'QUEUE_UNAVAILABLE', {}, { 'Retry-After': '30' });
+  }
+  log.info('report requested', { trackingId, plan: user.plan, userId: user.id });
+  const statusUrl = `${serviceUrl('orchestrator')}/api/reports/${trackingId}`;
+  return json(202, { success: true, trackingId, status: 'processing', statusUrl }, { Location: statusUrl });
+});
+
+export async function reportStatus(execution: Execution) {
+  const completed = execution.processing_status === 'completed';
+  return {
+    success: true,
+    trackingId: execution.tracking_id,
+    status: execution.processing_status,
+    company_name: execution.company_name,
+    industry_id: execution.industry_id,
+    plan: execution.plan,
+    progress_percentage: execution.progress_percentage,
+    health_status: execution.health_status,
+    current_step: execution.current_step === null ? null : { step_number: execution.current_step, step_name: execution.current_step_name },
+    total_steps: stepsFor(execution.plan).length,
+    attempts: execution.attempts,
+    created_at: toIso(execution.created_at),
+    started_at: toIso(execution.started_at),
+    completed_at: toIso(execution.completed_at),
+    duration_ms: execution.duration_ms,
+    visuals: { status: execution.visuals_status, error: execution.visuals_error },
+    error: execution.error_message ? { message: execution.error_message, error_pattern: execution.error_pattern, error_source: execution.error_source, step: execution.error_step } : null,
+    downloadLinks: completed ? await downloadLinks(parseAssets(execution)) : [],
+  };
+}
+
+/** GET orchestrator/api/reports/{trackingId}: the owner or an admin; anyone else gets the same 404 as an unknown id. */
+export const getReport = http('orchestrator', async (request) => {
+  const user = await requireUser(request);
+  const { trackingId } = validate<{ trackingId: string }>(trackingIdSchema, { trackingId: request.params.trackingId }, 'path');
+  const execution = await findExecution(trackingId);
+  if (!execution || (execution.requested_by !== user.id && !isAdmin(user))) throw notFound(`No report ${trackingId}`, 'REPORT_NOT_FOUND');
+  return json(200, await reportStatus(execution));
+});

@@ -1,0 +1,130 @@
+import type { Selectable, Updateable } from 'kysely';
+import type { Plan } from '../../../shared/auth/access-token';
+import { db } from '../../../shared/sql/db';
+import type { ExecutionsTable } from '../../../shared/sql/tables';
+import type { Classification } from './error-classification';
+import type { Step } from './stages';
+import { first, toIso } from '../../../shared/sql/dialect';
+
+export type Execution = Selectable<ExecutionsTable>;
+
+/** A stored report file; links are signed when read. */
+export interface ReportAsset {
+  kind: 'pdf' | 'presentation';
+  blob: string;
+  contentType: string;
+  fileName: string;
+  size: number;
+}
+
+export async function insertExecution(row: { trackingId: string; companyName: string; industryId: string; submission: unknown; requestedBy: string; plan: Plan; now: string }): Promise<void> {
+  await db()
+    .insertInto('orchestrator_executions')
+    .values({
+      tracking_id: row.trackingId,
+      company_name: row.companyName,
+      industry_id: row.industryId,
+      processing_status: 'processing',
+      progress_percentage: 0,
+      health_status: 'HEALTHY',
+      submission: JSON.stringify(row.submission),
+      requested_by: row.requestedBy,
+      plan: row.plan,
+      attempts: 0,
+      created_at: row.now,
+      updated_at: row.now,
+    })
+    .execute();
+}
+
+export async function deleteExecution(trackingId: string): Promise<void> {
+  await db().deleteFrom('orchestrator_executions').where('tracking_id', '=', trackingId).execute();
+}
+
+export async function findExecution(trackingId: string): Promise<Execution | undefined> {
+  return db().selectFrom('orchestrator_executions').selectAll().where('tracking_id', '=', trackingId).executeTakeFirst();
+}
+
+/**
+ * Takes an execution for one run, atomically: only while it is processing, and only if nobody
+ * else holds it (first delivery, or the last run made no progress for `leaseSeconds`). The
+ * compare-and-set on `attempts` makes two concurrent deliveries resolve to one winner.
+ */
+export async function claimExecution(execution: Execution, now: Date, leaseSeconds: number): Promise<boolean> {
+  const staleBefore = new Date(now.getTime() - leaseSeconds * 1000).toISOString();
+  const result = await db()
+    .updateTable('orchestrator_executions')
+    .set({ attempts: execution.attempts + 1, updated_at: now.toISOString(), started_at: toIso(execution.started_at) ?? now.toISOString(), progress_percentage: 0, current_step: null, current_step_name: null })
+    .where('tracking_id', '=', execution.tracking_id)
+    .where('processing_status', '=', 'processing')
+    .where('attempts', '=', execution.attempts)
+    .where((eb) => eb.or([eb('attempts', '=', 0), eb('updated_at', '<', staleBefore)]))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Progress after a completed step; also the run's heartbeat (updated_at) that keeps its claim. */
+export async function recordProgress(trackingId: string, step: Step, progress: number, extra: Updateable<ExecutionsTable> = {}): Promise<void> {
+  await db()
+    .updateTable('orchestrator_executions')
+    .set({ ...extra, current_step: step.number, current_step_name: step.name, progress_percentage: progress, updated_at: new Date().toISOString() })
+    .where('tracking_id', '=', trackingId)
+    .where('processing_status', '=', 'processing')
+    .execute();
+}
+
+export async function completeExecution(trackingId: string, startedAt: string | Date, assets: ReportAsset[]): Promise<void> {
+  const now = new Date();
+  await db()
+    .updateTable('orchestrator_executions')
+    .set({
+      processing_status: 'completed',
+      progress_percentage: 100,
+      assets: JSON.stringify(assets),
+      completed_at: now.toISOString(),
+      updated_at: now.toISOString(),
+      duration_ms: now.getTime() - new Date(startedAt).getTime(),
+    })
+    .where('tracking_id', '=', trackingId)
+    .where('processing_status', '=', 'processing')
+    .execute();
+}
+
+export async function failExecution(trackingId: string, failure: { step: Step; message: string; classification: Classification; healthStatus?: string }): Promise<boolean> {
+  const now = new Date();
+  const execution = await findExecution(trackingId);
+  if (!execution || execution.processing_status !== 'processing') return false;
+  const started = execution.started_at ?? execution.created_at;
+  const result = await db()
+    .updateTable('orchestrator_executions')
+    .set({
+      processing_status: 'failed',
+      health_status: failure.healthStatus ?? 'FAILED',
+      error_message: failure.message.slice(0, 4000),
+      error_pattern: failure.classification.pattern,
+      error_source: failure.classification.source,
+      error_step: failure.step.name,
+      completed_at: now.toISOString(),
+      updated_at: now.toISOString(),
+      duration_ms: now.getTime() - new Date(started).getTime(),
+    })
+    .where('tracking_id', '=', trackingId)
+    .where('processing_status', '=', 'processing')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Executions in processing whose last progress is older than `before` (oldest first, a bounded batch per timer run). */
+export async function findStuckExecutions(before: Date, limit = 100): Promise<Execution[]> {
+  const query = db()
+    .selectFrom('orchestrator_executions')
+    .selectAll()
+    .where('processing_status', '=', 'processing')
+    .where('updated_at', '<', before.toISOString())
+    .orderBy('updated_at');
+  return first(db(), query, limit).execute();
+}
+
+export function parseAssets(execution: Execution): ReportAsset[] {
+  return execution.assets ? (JSON.parse(execution.assets) as ReportAsset[]) : [];
+}

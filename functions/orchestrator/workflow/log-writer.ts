@@ -1,0 +1,137 @@
+import type { Insertable, Kysely } from 'kysely';
+import { createLogger, type Logger } from '../../../shared/logging';
+import { isMssql } from '../../../shared/sql/dialect';
+import type { PlatformTables } from '../../../shared/sql/tables';
+import { classifyError, messageOf } from './error-classification';
+
+export type LogRow = Insertable<PlatformTables['orchestrator_processing_log']>;
+
+export interface LogWriterOptions {
+  /** The database, resolved at each flush so a host restart or a test can point it elsewhere. */
+  database: () => Kysely<PlatformTables>;
+  batchSize: number;
+  flushIntervalMs: number;
+  /** Rows kept for retry while the database fails; beyond it the oldest are dropped (and counted). */
+  maxBufferedRows?: number;
+  /** While the table is missing rows are not kept; the table is looked for again after this long. */
+  missingTableRecheckMs?: number;
+  log?: Logger;
+}
+
+export interface LogWriterStats {
+  pending: number;
+  persisted: number;
+  dropped: number;
+  failedFlushes: number;
+  tableMissing: boolean;
+  lastError: string | null;
+}
+
+const MAX_BACKOFF_MS = 30_000;
+
+/**
+ * Writes workflow log rows in batches off the workflow's path. `add` only appends to memory; a
+ * timer or a full batch writes them. A failing database never reaches the caller: the failure is
+ * logged, the rows are retried with backoff (bounded), and a missing table switches the logger to
+ * console-only until the table appears.
+ */
+export class LogWriter {
+  private buffer: LogRow[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> = Promise.resolve();
+  private backoffMs = 0;
+  private retryAt = 0;
+  private missingUntil = 0;
+  private readonly log: Logger;
+  private readonly stats = { persisted: 0, dropped: 0, failedFlushes: 0, lastError: null as string | null };
+
+  constructor(private readonly options: LogWriterOptions) {
+    this.log = options.log ?? createLogger({ component: 'workflow-log-writer' });
+  }
+
+  add(row: LogRow): void {
+    if (Date.now() < this.missingUntil) {
+      this.stats.dropped++;
+      return;
+    }
+    this.buffer.push(row);
+    const max = this.options.maxBufferedRows ?? 10_000;
+    if (this.buffer.length > max) {
+      this.stats.dropped += this.buffer.length - max;
+      this.buffer.splice(0, this.buffer.length - max);
+    }
+    if (this.buffer.length >= this.options.batchSize && Date.now() >= this.retryAt) this.schedule(0);
+    else this.schedule(Math.max(this.options.flushIntervalMs, this.retryAt - Date.now()));
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.timer && delayMs > 0) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.flush();
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  /** Writes everything buffered now (end of an invocation, shutdown, tests). Never throws. */
+  flush(): Promise<void> {
+    this.flushing = this.flushing.then(() => this.writeAll());
+    return this.flushing;
+  }
+
+  getStats(): LogWriterStats {
+    return { pending: this.buffer.length, ...this.stats, tableMissing: Date.now() < this.missingUntil };
+  }
+
+  private async writeAll(): Promise<void> {
+    while (this.buffer.length) {
+      const batch = this.buffer.slice(0, this.options.batchSize);
+      try {
+        await this.insert(batch);
+      } catch (error) {
+        this.onFailure(batch.length, error);
+        return;
+      }
+      this.buffer.splice(0, batch.length);
+      this.stats.persisted += batch.length;
+      this.backoffMs = 0;
+      this.retryAt = 0;
+    }
+  }
+
+  private async insert(rows: LogRow[]): Promise<void> {
+    const database = this.options.database();
+    // Azure SQL allows 2,100 parameters per statement (13 columns a row); SQLite 32,766.
+    const chunk = isMssql(database) ? 150 : 2000;
+    await database.transaction().execute(async (trx) => {
+      for (let i = 0; i < rows.length; i += chunk) await trx.insertInto('orchestrator_processing_log').values(rows.slice(i, i + chunk)).execute();
+    });
+  }
+
+  private onFailure(rows: number, error: unknown): void {
+    const { pattern } = classifyError(error);
+    this.stats.failedFlushes++;
+    this.stats.lastError = messageOf(error);
+    if (pattern === 'SCHEMA_MISSING') {
+      this.stats.dropped += this.buffer.length;
+      this.buffer = [];
+      const wasMissing = Date.now() < this.missingUntil;
+      this.missingUntil = Date.now() + (this.options.missingTableRecheckMs ?? 60_000);
+      if (!wasMissing) this.log.warn('workflow log table is missing or incompatible; logging to the console only', { error_pattern: pattern, error: this.stats.lastError });
+      return;
+    }
+    this.backoffMs = Math.min(MAX_BACKOFF_MS, this.backoffMs ? this.backoffMs * 2 : 1000);
+    this.retryAt = Date.now() + this.backoffMs;
+    this.log.error('workflow log rows not persisted; will retry', { rows, buffered: this.buffer.length, retryInMs: this.backoffMs, error_pattern: pattern, error: this.stats.lastError });
+    this.schedule(this.backoffMs);
+  }
+
+  /** Stops the timer and writes what is left (service shutdown). */
+  async close(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.retryAt = 0;
+    await this.flush();
+  }
+}

@@ -1,0 +1,182 @@
+import type { Updateable } from 'kysely';
+import { config } from '../../../shared/config';
+import { validate } from '../../../shared/http/body';
+import type { ExecutionsTable } from '../../../shared/sql/tables';
+import { aiProvider, type AiProvider } from '../ai';
+import { analyse, type ReportAnalysis } from '../report/analysis';
+import { renderReportPdf, type ReportDocument, type WrittenSection } from '../report/pdf';
+import { renderPresentation } from '../report/presentation';
+import { storeReportFile } from '../report/report-store';
+import { reportRequestSchema, type ReportRequest } from '../report/submission';
+import { fetchVisuals } from '../report/visuals';
+import { DependencyError, messageOf, type Classification } from './error-classification';
+import { claimExecution, completeExecution, failExecution, findExecution, recordProgress, type Execution, type ReportAsset } from './executions';
+import { PLAN_REPORTS, sectionsFor, STAGES, stepsFor, type Step } from './stages';
+import { WorkflowLogger } from './workflow-logger';
+
+export interface StepResult {
+  step_number: number;
+  step_name: string;
+  status: 'completed' | 'failed';
+  duration_ms: number;
+  tokens_used: number | null;
+}
+
+export interface RunResult {
+  trackingId: string;
+  /** skipped: nothing to do (unknown, already finished, or another run holds it). */
+  outcome: 'completed' | 'failed' | 'skipped';
+  reason?: string;
+  steps: StepResult[];
+  totalSteps: number;
+  totalDurationMs: number;
+}
+
+class StepFailed extends Error {
+  constructor(readonly step: Step, readonly error: unknown, readonly classification: Classification) {
+    super(messageOf(error));
+  }
+}
+
+interface StepWork<T> {
+  value: T;
+  tokensUsed?: number | null;
+  metadata?: Record<string, unknown>;
+  /** Extra execution columns written with this step's progress. */
+  columns?: Updateable<ExecutionsTable>;
+}
+
+const slug = (name: string) => name.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60) || 'company';
+
+/** One run of one execution through every stage (spec 3.5). */
+class Run {
+  readonly results: StepResult[] = [];
+  private completed = 0;
+  private readonly steps: Step[];
+
+  constructor(private readonly execution: Execution, private readonly logger: WorkflowLogger, private readonly ai: AiProvider) {
+    this.steps = stepsFor(execution.plan);
+  }
+
+  get totalSteps(): number {
+    return this.steps.length;
+  }
+
+  private async step<T>(step: Step, work: () => Promise<StepWork<T>>, startMetadata: Record<string, unknown> = {}): Promise<T> {
+    this.logger.start(step, startMetadata);
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    try {
+      const outcome = await work();
+      const durationMs = elapsed();
+      this.logger.complete(step, { durationMs, tokensUsed: outcome.tokensUsed ?? null, metadata: outcome.metadata });
+      this.results.push({ step_number: step.number, step_name: step.name, status: 'completed', duration_ms: durationMs, tokens_used: outcome.tokensUsed ?? null });
+      this.completed++;
+      if (step !== STAGES.WORKFLOW_COMPLETE) {
+        // Until WORKFLOW_COMPLETE flips the status, progress stays below 100.
+        await recordProgress(this.execution.tracking_id, step, Math.min(99, Math.round((this.completed / this.steps.length) * 100)), outcome.columns);
+      }
+      return outcome.value;
+    } catch (error) {
+      const durationMs = elapsed();
+      const inner = error instanceof StepFailed ? error : undefined;
+      const classification = this.logger.fail(step, inner?.error ?? error, { durationMs, metadata: inner ? { failed_step: inner.step.name } : {} });
+      this.results.push({ step_number: step.number, step_name: step.name, status: 'failed', duration_ms: durationMs, tokens_used: null });
+      throw inner ?? new StepFailed(step, error, classification);
+    }
+  }
+
+  async execute(): Promise<void> {
+    const ex = this.execution;
+    await this.step(STAGES.WORKFLOW_START, async () => ({ value: undefined, metadata: { attempt: ex.attempts, plan: ex.plan, total_steps: this.steps.length } }));
+
+    const request = await this.step(STAGES.PROFILE_RETRIEVAL, async () => {
+      const submission = validate<ReportRequest>(reportRequestSchema, JSON.parse(ex.submission), 'stored submission');
+      return { value: submission, metadata: { company_name: submission.company_name, industry_id: submission.industry_id, profile_fields: Object.keys(submission.profile) } };
+    });
+
+    await this.step(STAGES.STATUS_UPDATE, async () => ({ value: undefined, metadata: { processing_status: 'processing', health_status: 'HEALTHY' }, columns: { health_status: 'HEALTHY' } }));
+
+    const analysis = await this.step(STAGES.DATA_PREPARATION, async () => {
+      const value = analyse(request);
+      return { value, metadata: { years: value.years.length, cagr_pct: value.cagrPct, trend: value.trend } };
+    });
+
+    const sections = await this.step(STAGES.AI_ORCHESTRATION, async () => {
+      const written: WrittenSection[] = [];
+      let tokens = 0;
+      for (const section of sectionsFor(ex.plan)) {
+        const draft = await this.step(section, async () => {
+          const value = await this.ai.writeSection(section, analysis);
+          return { value, tokensUsed: value.tokensUsed, metadata: { provider: this.ai.name, model: value.model, characters: value.text.length } };
+        });
+        tokens += draft.tokensUsed ?? 0;
+        written.push({ title: section.title, text: draft.text });
+      }
+      return { value: written, tokensUsed: tokens || null, metadata: { provider: this.ai.name, sections: written.length } };
+    }, { provider: this.ai.name, sections: sectionsFor(ex.plan).length });
+
+    const files = await this.step(STAGES.PDF_ENHANCEMENT, () => this.render(ex, analysis, sections));
+
+    const assets = await this.step(STAGES.STORAGE_PROCESSING, async () => {
+      const stored: ReportAsset[] = [];
+      for (const file of files) stored.push(await storeReportFile(ex.tracking_id, file.asset, file.content));
+      return { value: stored, metadata: { container: config().ORCHESTRATOR_REPORTS_CONTAINER, blobs: stored.map((a) => a.blob), bytes: stored.reduce((n, a) => n + a.size, 0) }, columns: { assets: JSON.stringify(stored) } };
+    });
+
+    await this.step(STAGES.WORKFLOW_COMPLETE, async () => {
+      await completeExecution(ex.tracking_id, ex.started_at ?? new Date(), assets);
+      return { value: undefined, metadata: { processing_status: 'completed', assets: assets.length } };
+    });
+  }
+
+  private async render(ex: Execution, analysis: ReportAnalysis, sections: WrittenSection[]): Promise<StepWork<{ asset: Omit<ReportAsset, 'blob' | 'size'>; content: Buffer }[]>> {
+    const visuals = await fetchVisuals(analysis);
+    const document: ReportDocument = { trackingId: ex.tracking_id, plan: ex.plan, generatedAt: new Date(), analysis, sections, visuals, offline: this.ai.offline };
+    const name = slug(analysis.companyName);
+    const files: { asset: Omit<ReportAsset, 'blob' | 'size'>; content: Buffer }[] = [{ asset: { kind: 'pdf', fileName: `${name}-report.pdf`, contentType: 'application/pdf' }, content: await renderReportPdf(document) }];
+    if (PLAN_REPORTS[ex.plan].presentation) {
+      files.push({
+        asset: { kind: 'presentation', fileName: `${name}-presentation.pptx`, contentType: 'application/vnd.openxmlformats-officedocument.presentationml.presentation' },
+        content: await renderPresentation(document),
+      });
+    }
+    return {
+      value: files,
+      metadata: { visuals_status: visuals.status, visuals_error: visuals.error, charts: visuals.charts.length, infographic: visuals.infographic !== null, files: files.map((f) => ({ kind: f.asset.kind, bytes: f.content.length })) },
+      columns: { visuals_status: visuals.status, visuals_error: visuals.error },
+    };
+  }
+}
+
+/**
+ * Runs an execution if it is there to run. At-least-once safe: a finished execution is left
+ * alone; one another delivery is working on (recent progress) is left to it; one whose run died
+ * (no progress for the lease) is restarted from the first stage, overwriting its earlier blobs.
+ */
+export async function runExecution(trackingId: string, options: { logger?: WorkflowLogger; ai?: AiProvider } = {}): Promise<RunResult> {
+  const started = performance.now();
+  const skipped = (reason: string, totalSteps = 0): RunResult => ({ trackingId, outcome: 'skipped', reason, steps: [], totalSteps, totalDurationMs: 0 });
+  const execution = await findExecution(trackingId);
+  if (!execution) return skipped('unknown tracking id');
+  if (execution.processing_status !== 'processing') return skipped(`already ${execution.processing_status}`);
+  if (!(await claimExecution(execution, new Date(), config().ORCHESTRATOR_LEASE_SECONDS))) return skipped('another run holds this execution');
+
+  const claimed = { ...execution, attempts: execution.attempts + 1, started_at: execution.started_at ?? new Date().toISOString() };
+  let ai: AiProvider;
+  try {
+    ai = options.ai ?? aiProvider();
+  } catch (error) {
+    // A misconfigured provider is a failure of this execution, logged like any other.
+    ai = { name: 'openai', offline: false, writeSection: () => Promise.reject(new DependencyError('AI_SERVICE', error)) };
+  }
+  const run = new Run(claimed, options.logger ?? new WorkflowLogger(trackingId), ai);
+  try {
+    await run.execute();
+    return { trackingId, outcome: 'completed', steps: run.results, totalSteps: run.totalSteps, totalDurationMs: Math.round(performance.now() - started) };
+  } catch (error) {
+    if (!(error instanceof StepFailed)) throw error;
+    await failExecution(trackingId, { step: error.step, message: error.message, classification: error.classification });
+    return { trackingId, outcome: 'failed', reason: error.message, steps: run.results, totalSteps: run.totalSteps, totalDurationMs: Math.round(performance.now() - started) };
+  }
+}

@@ -1,0 +1,29 @@
+import { config } from '../../../shared/config';
+import { createLogger } from '../../../shared/logging';
+import { failExecution, findStuckExecutions } from './executions';
+import { STAGES } from './stages';
+import { WorkflowLogger } from './workflow-logger';
+
+const log = createLogger({ service: 'orchestrator', component: 'stuck-executions' });
+
+/**
+ * Fails every execution that has made no progress for ORCHESTRATOR_STUCK_MINUTES with a TIMEOUT
+ * error, so nothing stays "processing" forever (a lost message, a run killed past its retries).
+ * Safe on many instances: the status compare-and-set lets one of them win per execution.
+ */
+export async function failStuckExecutions(now = new Date()): Promise<string[]> {
+  const minutes = config().ORCHESTRATOR_STUCK_MINUTES;
+  const stuck = await findStuckExecutions(new Date(now.getTime() - minutes * 60_000));
+  const failed: string[] = [];
+  for (const execution of stuck) {
+    const step = execution.current_step_name ? { number: execution.current_step ?? -1, name: execution.current_step_name } : STAGES.WORKFLOW_START;
+    const error = Object.assign(new Error(`Execution timed out: no progress for more than ${minutes} minutes (last step ${step.name})`), { code: 'TIMEOUT' });
+    const classification = { pattern: 'TIMEOUT' as const, source: null };
+    if (await failExecution(execution.tracking_id, { step, message: error.message, classification, healthStatus: 'TIMEOUT' })) {
+      new WorkflowLogger(execution.tracking_id).fail(STAGES.WORKFLOW_COMPLETE, error, { metadata: { reason: 'stuck', last_step: step.name, stuck_minutes: minutes } });
+      failed.push(execution.tracking_id);
+    }
+  }
+  if (failed.length) log.warn('stuck executions failed with TIMEOUT', { count: failed.length, trackingIds: failed });
+  return failed;
+}

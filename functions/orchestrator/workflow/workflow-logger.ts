@@ -1,0 +1,136 @@
+import { config } from '../../../shared/config';
+import { db } from '../../../shared/sql/db';
+import { classifyError, messageOf, type Classification } from './error-classification';
+import { LogWriter } from './log-writer';
+import type { Step } from './stages';
+
+export const WORKFLOW_LOGGER_VERSION = '1.0';
+
+export type StepStatus = 'started' | 'completed' | 'failed';
+const SYMBOL: Record<StepStatus, string> = { started: '🚀', completed: '✅', failed: '❌' };
+
+/** The spec 6.3 console line, field for field. */
+export interface WorkflowConsoleLine {
+  message: string;
+  level: 'INFO' | 'ERROR';
+  data: { tracking_id: string; step_name: string; step_number: number; status: StepStatus; metadata: Record<string, unknown> };
+  timestamp: string;
+}
+
+export interface StepOutcome {
+  durationMs?: number;
+  tokensUsed?: number | null;
+  metadata?: Record<string, unknown>;
+}
+
+let sharedWriter: LogWriter | undefined;
+
+/** The process's one batch writer of log rows (one per instance, like the database pool). */
+export function workflowLogWriter(): LogWriter {
+  if (!sharedWriter) {
+    const cfg = config();
+    sharedWriter = new LogWriter({ database: db, batchSize: cfg.ORCHESTRATOR_LOG_BATCH_SIZE, flushIntervalMs: cfg.ORCHESTRATOR_LOG_FLUSH_MS });
+  }
+  return sharedWriter;
+}
+
+export async function closeWorkflowLogWriter(): Promise<void> {
+  const writer = sharedWriter;
+  sharedWriter = undefined;
+  await writer?.close();
+}
+
+const writeStdout = (line: string) => process.stdout.write(line);
+
+/** INFO step lines follow LOG_LEVEL like every other log line; failures are always written. */
+function consoleInfoEnabled(): boolean {
+  try {
+    const level = config().LOG_LEVEL;
+    return level === 'debug' || level === 'info';
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * Logs the steps of one execution: each start, completion and failure is one console JSON line
+ * (synchronous, always) and one row handed to the batch writer (never awaited here). Failures are
+ * classified once, here, into error_pattern and error_source.
+ */
+export class WorkflowLogger {
+  constructor(
+    readonly trackingId: string,
+    private readonly writer: LogWriter = workflowLogWriter(),
+    private readonly writeLine: (line: string) => void = writeStdout,
+  ) {}
+
+  start(step: Step, metadata: Record<string, unknown> = {}): void {
+    this.record(step, 'started', { metadata });
+  }
+
+  complete(step: Step, outcome: StepOutcome = {}): void {
+    this.record(step, 'completed', outcome);
+  }
+
+  fail(step: Step, error: unknown, outcome: StepOutcome = {}): Classification {
+    const classification = classifyError(error);
+    const message = messageOf(error);
+    const metadata = { ...outcome.metadata, error_message: message, error_pattern: classification.pattern, error_source: classification.source };
+    this.record(step, 'failed', { ...outcome, metadata }, { message, classification, details: errorDetails(error) });
+    return classification;
+  }
+
+  private record(step: Step, status: StepStatus, outcome: StepOutcome, failure?: { message: string; classification: Classification; details: string }): void {
+    const timestamp = new Date().toISOString();
+    const metadata = { ...outcome.metadata, ...(outcome.durationMs !== undefined ? { duration_ms: outcome.durationMs } : {}), ...(outcome.tokensUsed ? { tokens_used: outcome.tokensUsed } : {}) };
+    const line: WorkflowConsoleLine = {
+      message: `${SYMBOL[status]} WORKFLOW_${step.number}_${step.name}`,
+      level: status === 'failed' ? 'ERROR' : 'INFO',
+      data: { tracking_id: this.trackingId, step_name: step.name, step_number: step.number, status, metadata },
+      timestamp,
+    };
+    try {
+      if (status === 'failed' || consoleInfoEnabled()) this.writeLine(JSON.stringify(line) + '\n');
+    } catch {
+      // Console logging must never fail the workflow (a closed stdout, an unserialisable value).
+    }
+    try {
+      this.writer.add({
+        tracking_id: this.trackingId,
+        step_name: step.name,
+        step_number: step.number,
+        status,
+        duration_ms: outcome.durationMs ?? null,
+        tokens_used: outcome.tokensUsed ?? null,
+        error_message: failure?.message ?? null,
+        metadata: safeJson(metadata),
+        timestamp,
+        error_pattern: failure?.classification.pattern ?? null,
+        error_source: failure?.classification.source ?? null,
+        error_details: failure?.details ?? null,
+      });
+    } catch {
+      // The writer only appends to memory; nothing here may interrupt the workflow either.
+    }
+  }
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return '{}';
+  }
+}
+
+function errorDetails(error: unknown): string {
+  const e = error as { name?: string; code?: unknown; status?: unknown; stack?: string; cause?: unknown } | null;
+  const cause = e?.cause as { name?: string; message?: string; code?: unknown; status?: unknown } | undefined;
+  return safeJson({
+    name: e?.name,
+    code: e?.code,
+    status: e?.status,
+    cause: cause ? { name: cause.name, message: cause.message, code: cause.code, status: cause.status } : undefined,
+    stack: e?.stack?.split('\n').slice(0, 6).join('\n'),
+  });
+}

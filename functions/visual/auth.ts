@@ -1,0 +1,25 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { HttpRequest } from '@azure/functions';
+import { config } from '../../shared/config';
+import { unauthorized } from '../../shared/http/errors';
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+/** Constant-time comparison; hashing first makes the lengths equal without leaking the token's length. */
+export function tokenMatches(given: string | undefined | null, expected: string): boolean {
+  return typeof given === 'string' && timingSafeEqual(digest(given), digest(expected));
+}
+
+/**
+ * When VISUAL_API_TOKEN is set the API needs `Authorization: Bearer <token>`. QuickChart clients
+ * authenticate with their API key instead (`new QuickChart(key)` sends it as `key`), so the
+ * QuickChart endpoint passes that value as `alternative`.
+ */
+export function requireVisualToken(request: HttpRequest, alternative?: string | null): void {
+  const expected = config().VISUAL_API_TOKEN;
+  if (!expected) return;
+  const header = request.headers.get('authorization') ?? '';
+  const bearer = /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim();
+  if (tokenMatches(bearer ?? alternative, expected)) return;
+  throw unauthorized(bearer || alternative ? 'The visual API token is not valid' : 'Authorization: Bearer <VISUAL_API_TOKEN> is required', bearer || alternative ? 'AUTH_TOKEN_INVALID' : 'AUTH_REQUIRED');
+}

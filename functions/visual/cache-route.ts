@@ -1,0 +1,27 @@
+import type { HttpRequest, HttpResponseInit } from '@azure/functions';
+import { notFound } from '../../shared/http/errors';
+import { KEY_PATTERN, readCached } from './cache';
+
+/**
+ * GET /visual/cache/{key}: the stored bytes with their content type. The key is a content hash,
+ * so the ETag is the key itself and the response is immutable until it expires.
+ */
+export async function serveCached(request: HttpRequest): Promise<HttpResponseInit> {
+  const key = (request.params.key ?? '').toLowerCase();
+  const entry = KEY_PATTERN.test(key) ? await readCached(key, request.method !== 'HEAD') : undefined;
+  if (!entry) throw notFound(`No cached result "${request.params.key}" (never rendered, or expired)`, 'CACHE_ENTRY_NOT_FOUND');
+  const etag = `"${key}"`;
+  const maxAge = Math.max(0, Math.floor((Date.parse(entry.expiresAt) - Date.now()) / 1000));
+  const headers = {
+    'Content-Type': entry.contentType,
+    ETag: etag,
+    'Cache-Control': `public, max-age=${maxAge}, immutable`,
+    Expires: new Date(entry.expiresAt).toUTCString(),
+    'X-Content-Type-Options': 'nosniff',
+    // SVG opened directly must not run anything, whatever it contains.
+    'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; sandbox",
+  };
+  const matches = (request.headers.get('if-none-match') ?? '').split(',').map((s) => s.trim()).some((t) => t === etag || t === `W/${etag}` || t === '*');
+  if (matches) return { status: 304, headers };
+  return { status: 200, headers: { ...headers, 'Content-Length': String(entry.size) }, body: request.method === 'HEAD' ? undefined : entry.bytes };
+}

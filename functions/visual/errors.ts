@@ -1,0 +1,11 @@
+import { HttpError } from '../../shared/http/errors';
+
+/** The error bodies of spec 7.3: `error` is the exact string the spec gives. */
+export const methodNotAllowed = (method: string, allowed = 'POST') =>
+  new HttpError(405, 'Method not allowed', `${method} is not allowed here; use ${allowed}`, 'METHOD_NOT_ALLOWED', {}, { Allow: allowed });
+export const resourceNotFound = (resource: string) =>
+  new HttpError(404, 'Resource not found', `No resource "${resource}" under /api/v1/ (charts, infographics, presentations, diagrams)`, 'RESOURCE_NOT_FOUND');
+export const invalidChartsArray = (message: string) => new HttpError(400, 'Invalid charts array', message, 'INVALID_CHARTS_ARRAY');
+export const renderingFailed = (details: string) => new HttpError(500, 'Chart rendering failed', details, 'RENDER_FAILED', { details });
+export const tooManyItems = (what: string, count: number, max: number) =>
+  new HttpError(413, 'Payload too large', `${count} ${what} in one request; the limit is ${max}`, 'LIMIT_EXCEEDED');

@@ -1,0 +1,21 @@
+import { config } from '../../shared/config';
+
+/** The documented request limits (docs/visual.md), read from settings. */
+export interface Limits {
+  maxItems: number;
+  maxDimension: number;
+  maxDatasets: number;
+  maxPoints: number;
+  maxBodyBytes: number;
+}
+
+export function limits(): Limits {
+  const cfg = config();
+  return {
+    maxItems: cfg.VISUAL_MAX_ITEMS,
+    maxDimension: cfg.VISUAL_MAX_DIMENSION,
+    maxDatasets: cfg.VISUAL_MAX_DATASETS,
+    maxPoints: cfg.VISUAL_MAX_POINTS,
+    maxBodyBytes: cfg.VISUAL_MAX_BODY_BYTES,
+  };
+}

@@ -1,0 +1,84 @@
+/**
+ * A render thread of the pool. Chart.js draws on @napi-rs/canvas; Graphviz (WebAssembly) lays out
+ * diagrams; resvg rasterises SVG. All of it is synchronous CPU work, which is why it runs here and
+ * not on the request thread. Inputs are JSON: nothing received is ever evaluated as code.
+ */
+import { parentPort, threadId } from 'node:worker_threads';
+import { createCanvas, GlobalFonts, SvgExportFlag } from '@napi-rs/canvas';
+import { Resvg } from '@resvg/resvg-js';
+import { Chart, type ChartConfiguration, type ChartItem, type Plugin } from 'chart.js/auto';
+import { FONT_ALIASES, fontFiles } from './fonts';
+import type { RenderTask, WorkerReply, WorkerRequest } from './tasks';
+
+const files = fontFiles();
+for (const alias of FONT_ALIASES) for (const file of files) GlobalFonts.registerFromPath(file, alias);
+
+function backgroundPlugin(color: string): Plugin {
+  return {
+    id: 'background',
+    beforeDraw(chart) {
+      const { ctx } = chart;
+      ctx.save();
+      ctx.fillStyle = color;
+      ctx.fillRect(0, 0, chart.width, chart.height);
+      ctx.restore();
+    },
+  };
+}
+
+function renderChart(task: Extract<RenderTask, { kind: 'chart' }>): Buffer {
+  const svg = task.format === 'svg';
+  const canvas = svg ? createCanvas(task.width, task.height, SvgExportFlag.NoPrettyXML) : createCanvas(task.width, task.height);
+  const options = (task.config.options ?? {}) as Record<string, unknown>;
+  const config = {
+    ...task.config,
+    options: { ...options, animation: false, responsive: false, maintainAspectRatio: false, devicePixelRatio: svg ? 1 : task.pixelRatio },
+    plugins: [backgroundPlugin(task.background)],
+  } as unknown as ChartConfiguration;
+  const chart = new Chart(canvas.getContext('2d') as unknown as ChartItem, config);
+  try {
+    // Encode before destroy: destroy clears the canvas.
+    return svg ? (canvas as unknown as { getContent(): Buffer }).getContent() : (canvas as unknown as { encodeSync(f: 'png'): Buffer }).encodeSync('png');
+  } finally {
+    chart.destroy();
+  }
+}
+
+function svgToPng(svg: string, pixelRatio: number): Buffer {
+  const resvg = new Resvg(svg, {
+    fitTo: { mode: 'zoom', value: pixelRatio },
+    font: { fontFiles: files, loadSystemFonts: false, defaultFontFamily: 'DejaVu Sans', sansSerifFamily: 'DejaVu Sans' },
+  });
+  return resvg.render().asPng();
+}
+
+type GraphvizInstance = { dot(source: string, format?: 'svg'): string };
+let graphviz: Promise<GraphvizInstance> | undefined;
+function loadGraphviz(): Promise<GraphvizInstance> {
+  graphviz ??= (require('@hpcc-js/wasm-graphviz') as { Graphviz: { load(): Promise<GraphvizInstance> } }).Graphviz.load();
+  return graphviz;
+}
+
+async function run(task: RenderTask): Promise<Buffer> {
+  switch (task.kind) {
+    case 'chart':
+      return renderChart(task);
+    case 'svg-to-png':
+      return svgToPng(task.svg, task.pixelRatio);
+    case 'dot': {
+      const svg = (await loadGraphviz()).dot(task.source, 'svg');
+      return task.format === 'png' ? svgToPng(svg, 1) : Buffer.from(svg, 'utf8');
+    }
+  }
+}
+
+parentPort!.on('message', async ({ id, task }: WorkerRequest) => {
+  let reply: WorkerReply;
+  try {
+    const bytes = await run(task);
+    reply = { id, ok: true, bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), threadId };
+  } catch (error) {
+    reply = { id, ok: false, error: (error as Error)?.message ?? String(error) };
+  }
+  parentPort!.postMessage(reply);
+});

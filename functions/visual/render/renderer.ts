@@ -1,0 +1,51 @@
+import QuickChart from 'quickchart-js';
+import { config } from '../../../shared/config';
+import { RenderError, RenderPool } from './pool';
+import type { RenderOutput, RenderTask } from './tasks';
+
+let pool: RenderPool | undefined;
+
+/** The process's render pool, started on first use (or by the service's start hook). */
+export function renderPool(): RenderPool {
+  if (!pool) {
+    const cfg = config();
+    pool = new RenderPool(RenderPool.defaultSize(cfg.VISUAL_RENDER_WORKERS), cfg.VISUAL_RENDER_TIMEOUT_MS);
+  }
+  return pool;
+}
+
+export async function stopRenderPool(): Promise<void> {
+  const current = pool;
+  pool = undefined;
+  await current?.close();
+}
+
+export type ChartTask = Extract<RenderTask, { kind: 'chart' }>;
+
+/** Renders a chart on a self-hosted QuickChart server through its official client (QUICKCHART_URL). */
+async function renderOnQuickChart(base: string, task: ChartTask): Promise<RenderOutput> {
+  const url = new URL(base);
+  const client = new QuickChart(config().QUICKCHART_API_KEY)
+    .setScheme(url.protocol.replace(':', '') as 'http' | 'https')
+    // quickchart-js joins `${scheme}://${host}/chart`, so a base path rides along in the host.
+    .setHost(`${url.host}${url.pathname.replace(/\/+$/, '')}`)
+    .setConfig(JSON.stringify(task.config))
+    .setVersion('4')
+    .setWidth(task.width)
+    .setHeight(task.height)
+    .setDevicePixelRatio(task.format === 'svg' ? 1 : task.pixelRatio)
+    .setBackgroundColor(task.background)
+    .setFormat(task.format);
+  try {
+    const bytes = await client.toBinary();
+    return { bytes, threadId: 0 };
+  } catch (error) {
+    throw new RenderError(`QuickChart server: ${(error as Error).message}`);
+  }
+}
+
+/** Renders one chart in process, or on the QuickChart server when QUICKCHART_URL is set. */
+export function renderChartTask(task: ChartTask): Promise<RenderOutput> {
+  const quickchart = config().QUICKCHART_URL;
+  return quickchart ? renderOnQuickChart(quickchart, task) : renderPool().run(task);
+}

@@ -1,0 +1,24 @@
+/** Work the render pool runs on its threads; everything crossing the thread boundary is plain data. */
+export type RenderTask =
+  | {
+      kind: 'chart';
+      /** A Chart.js configuration as JSON; never code. */
+      config: Record<string, unknown>;
+      width: number;
+      height: number;
+      /** PNG pixel density (1 or 2); SVG is vector and ignores it. */
+      pixelRatio: number;
+      format: 'png' | 'svg';
+      background: string;
+    }
+  | { kind: 'svg-to-png'; svg: string; pixelRatio: number }
+  | { kind: 'dot'; source: string; format: 'svg' | 'png' };
+
+export interface RenderOutput {
+  bytes: Uint8Array;
+  /** The worker thread that did the work (shows that a request's charts really ran in parallel). */
+  threadId: number;
+}
+
+export type WorkerReply = { id: number; ok: true; bytes: Uint8Array; threadId: number } | { id: number; ok: false; error: string };
+export type WorkerRequest = { id: number; task: RenderTask };

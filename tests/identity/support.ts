@@ -1,0 +1,53 @@
+import { bearer, latestCode, type SignedIn } from '../helpers/identity';
+import type { TestHost } from '../helpers/host';
+
+export const FAKE_DATE_ONLY = {
+  doNotFake: ['nextTick', 'setImmediate', 'setTimeout', 'setInterval', 'clearTimeout', 'clearInterval', 'queueMicrotask', 'hrtime', 'performance'] as const,
+} as unknown as Parameters<typeof jest.useFakeTimers>[0];
+
+/** Moves only Date (the in-process host reads the same clock) by `ms`. */
+export function advanceClock(ms: number): void {
+  const target = new Date(Date.now() + ms);
+  jest.useFakeTimers(FAKE_DATE_ONLY);
+  jest.setSystemTime(target);
+}
+
+export async function call(host: TestHost, method: string, path: string, options: { body?: unknown; raw?: string; token?: string; headers?: Record<string, string> } = {}) {
+  const headers: Record<string, string> = { ...(options.token ? bearer(options.token) : {}), ...options.headers };
+  let body: string | undefined;
+  if (options.raw !== undefined) body = options.raw;
+  else if (options.body !== undefined) body = JSON.stringify(options.body);
+  if (body !== undefined) headers['content-type'] ??= 'application/json';
+  const res = await host.fetch(`/identity${path}`, { method, headers, body });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined } as { status: number; headers: Headers; body: any };
+}
+
+export const login = (host: TestHost, email: string, ip?: string) =>
+  call(host, 'POST', '/auth/login', { body: { email }, headers: ip ? { 'x-forwarded-for': ip } : {} });
+
+export const verify = (host: TestHost, email: string, code: string) => call(host, 'POST', '/auth/verify', { body: { email, code } });
+
+/** Login then verify with the mailed code (like signIn, without throwing), from a given client IP. */
+export async function signInFrom(host: TestHost, email: string, ip: string): Promise<SignedIn> {
+  const res = await login(host, email, ip);
+  if (res.status !== 200) throw new Error(`login answered ${res.status}`);
+  const v = await verify(host, email, latestCode(host, email));
+  if (v.status !== 200) throw new Error(`verify answered ${v.status}`);
+  return v.body;
+}
+
+/** A code guaranteed different from `code`. */
+export const wrongCode = (code: string) => String((Number(code) + 1) % 10 ** code.length).padStart(code.length, '0');
+
+export const expectError = (res: { status: number; body: any }, status: number, code?: string) => {
+  expect(res.status).toBe(status);
+  expect(res.body).toEqual(expect.objectContaining({ error: expect.any(String), message: expect.any(String), code: code ?? expect.any(String), timestamp: expect.any(String) }));
+};
+
+/** Audit entries as an admin sees them. */
+export async function auditEntries(host: TestHost, adminToken: string, query: Record<string, string>) {
+  const res = await call(host, 'GET', `/admin/audit?${new URLSearchParams(query)}`, { token: adminToken });
+  expect(res.status).toBe(200);
+  return res.body.entries as any[];
+}

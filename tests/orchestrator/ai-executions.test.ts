@@ -1,0 +1,49 @@
+import { stepsFor } from '../../functions/orchestrator/workflow/stages';
+import { startTestHost, type TestHost } from '../helpers/host';
+import { startChatServer, type ChatServer } from './chat-server';
+import { deadPort, submitDirect, waitForRows, waitForStatus } from './helpers';
+
+describe('executions with the openai provider (local chat-completions server)', () => {
+  let host: TestHost;
+  let chat: ChatServer;
+
+  beforeAll(async () => {
+    chat = await startChatServer();
+    host = await startTestHost({
+      env: { VISUAL_URL: `http://127.0.0.1:${await deadPort()}/visual`, ORCHESTRATOR_AI_ENDPOINT: chat.url, ORCHESTRATOR_AI_MAX_RETRIES: '2', ORCHESTRATOR_AI_TIMEOUT_MS: '2000', ORCHESTRATOR_LOG_FLUSH_MS: '20' },
+    });
+  });
+  afterAll(async () => {
+    await host.stop();
+    await chat.close();
+  });
+
+  it('records the tokens of each section step and their total on AI_ORCHESTRATION', async () => {
+    chat.script([{ status: 200, tokens: 100 }]);
+    await submitDirect('ai-ok', 'free');
+    await waitForStatus('ai-ok', 'completed');
+    const rows = await waitForRows('ai-ok', stepsFor('free').length * 2);
+    const completed = rows.filter((r) => r.status === 'completed');
+    expect(completed.filter((r) => r.step_number! >= 5 && r.step_number! <= 10).map((r) => [r.step_number, r.tokens_used])).toEqual([[5, 100], [6, 100], [10, 100]]);
+    expect(completed.find((r) => r.step_number === 4)!.tokens_used).toBe(300);
+    expect(JSON.parse(completed.find((r) => r.step_number === 5)!.metadata!)).toMatchObject({ provider: 'openai', tokens_used: 100 });
+  });
+
+  it('a 429 is retried; when it persists the execution fails with RATE_LIMIT from AI_SERVICE', async () => {
+    chat.script([{ status: 429, retryAfter: '0' }]);
+    chat.requests.length = 0;
+    await submitDirect('ai-429', 'pro');
+    const failed = await waitForStatus('ai-429', 'failed');
+    expect(chat.requests).toHaveLength(3);
+    expect(failed).toMatchObject({ error_pattern: 'RATE_LIMIT', error_source: 'AI_SERVICE', error_step: 'SECTION_EXECUTIVE_SUMMARY', health_status: 'FAILED' });
+    const rows = await waitForRows('ai-429', 12);
+    const failures = rows.filter((r) => r.status === 'failed');
+    expect(failures.map((r) => [r.step_name, r.error_pattern, r.error_source])).toEqual([
+      ['SECTION_EXECUTIVE_SUMMARY', 'RATE_LIMIT', 'AI_SERVICE'],
+      ['AI_ORCHESTRATION', 'RATE_LIMIT', 'AI_SERVICE'],
+    ]);
+    expect(failures[0].error_message).toMatch(/429/);
+    // Nothing after the failed stage ran.
+    expect(rows.some((r) => r.step_number === 11)).toBe(false);
+  });
+});

@@ -1,0 +1,73 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export type ChatReply = { status: 200; content?: string; tokens?: number } | { status: number; retryAfter?: string; body?: unknown } | 'hang';
+
+export interface ChatServer {
+  url: string;
+  /** Arrival time (ms) and parsed body of every request. */
+  requests: { at: number; body: { model: string; messages: { role: string; content: string }[] } }[];
+  /** Answers in order; the last one repeats. */
+  script(replies: ChatReply[]): void;
+  close(): Promise<void>;
+}
+
+/**
+ * A local server speaking the OpenAI chat-completions protocol (POST /v1/chat/completions): a
+ * completion with usage, an error body with status and Retry-After, or no answer at all.
+ */
+export async function startChatServer(): Promise<ChatServer> {
+  let replies: ChatReply[] = [{ status: 200 }];
+  const requests: ChatServer['requests'] = [];
+  const hanging = new Set<http.ServerResponse>();
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
+        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'not found' } }));
+        return;
+      }
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      requests.push({ at: Date.now(), body });
+      const reply = replies.length > 1 ? replies.shift()! : replies[0];
+      if (reply === 'hang') {
+        hanging.add(res);
+        return;
+      }
+      if (reply.status !== 200) {
+        const headers: Record<string, string> = { 'content-type': 'application/json' };
+        if ('retryAfter' in reply && reply.retryAfter !== undefined) headers['retry-after'] = reply.retryAfter;
+        res.writeHead(reply.status, headers).end(JSON.stringify(('body' in reply && reply.body) || { error: { message: reply.status === 429 ? 'Rate limit reached for requests' : 'The server had an error', type: 'server_error' } }));
+        return;
+      }
+      const section = /Section: (.*)/.exec(body.messages[1]?.content ?? '')?.[1] ?? 'section';
+      const tokens = ('tokens' in reply && reply.tokens) || 120;
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          id: `chatcmpl-${requests.length}`,
+          object: 'chat.completion',
+          created: Math.floor(Date.now() / 1000),
+          model: body.model,
+          choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: ('content' in reply && reply.content) || `AI text for ${section}.` } }],
+          usage: { prompt_tokens: tokens - 20, completion_tokens: 20, total_tokens: tokens },
+        }),
+      );
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    requests,
+    script: (next) => {
+      replies = [...next];
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        hanging.forEach((res) => res.destroy());
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

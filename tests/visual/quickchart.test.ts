@@ -1,0 +1,81 @@
+import QuickChart from 'quickchart-js';
+import { startTestHost, type TestHost } from '../helpers/host';
+import { decodePng, visualToken } from './helpers';
+
+let host: TestHost;
+let token: string;
+beforeAll(async () => {
+  host = await startTestHost();
+  token = visualToken(host);
+});
+afterAll(() => host.stop());
+
+/** The real quickchart-js client pointed at the dev host: it joins `${scheme}://${host}/chart`. */
+function client(key: string | undefined = token): QuickChart {
+  return new QuickChart(key).setHost(`${new URL(host.url).host}/quickchart`).setScheme('http');
+}
+
+const CONFIG_LITERAL = `{
+  type: 'bar',
+  data: { labels: ['Q1', 'Q2', 'process.env'], datasets: [{ label: 'Users', data: [50, 60, 70], backgroundColor: '#C5504B' }] },
+  options: { plugins: { title: { display: true, text: 'Quick' } } },
+}`;
+
+test('toBinary() with an object-literal config answers a PNG of the requested size', async () => {
+  const png = decodePng(await client().setConfig(CONFIG_LITERAL).setWidth(500).setHeight(300).toBinary());
+  expect([png.width, png.height]).toEqual([500, 300]);
+});
+
+test('a config object (quickchart-js stringifies it as JavaScript) renders too, at the requested pixel ratio', async () => {
+  const qc = client().setConfig({ type: 'line', data: { labels: ['a', 'b'], datasets: [{ label: 'x', data: [1, 2] }] } }).setWidth(400).setHeight(200).setDevicePixelRatio(2);
+  const png = decodePng(await qc.toBinary());
+  expect([png.width, png.height]).toEqual([800, 400]);
+});
+
+test('toDataUrl() as SVG keeps labels as literal text', async () => {
+  const url = await client().setConfig(CONFIG_LITERAL).setFormat('svg').toDataUrl();
+  expect(url).toMatch(/^data:image\/svg\+xml;base64,/);
+  const svg = Buffer.from(url.split(',')[1], 'base64').toString('utf8');
+  expect(svg).toMatch(/<text[^>]*>process\.env<\/text>/);
+  expect(svg).toMatch(/<text[^>]*>Quick<\/text>/);
+});
+
+test('getUrl() gives a GET URL that answers the image, and a repeat is a cache hit', async () => {
+  const url = client().setConfig(CONFIG_LITERAL).setWidth(300).setHeight(150).getUrl();
+  expect(url.startsWith(`${host.url}/quickchart/chart?c=`)).toBe(true);
+  const first = await fetch(url);
+  expect(first.status).toBe(200);
+  expect(first.headers.get('content-type')).toBe('image/png');
+  const png = decodePng(Buffer.from(await first.arrayBuffer()));
+  // getUrl() leaves out devicePixelRatio=1, so the server's default of 2 applies, as on QuickChart.
+  expect([png.width, png.height]).toEqual([600, 300]);
+  const second = await fetch(url);
+  expect(second.headers.get('x-cache')).toBe('HIT');
+  expect(second.headers.get('x-render-count')).toBe('0');
+});
+
+test.each([
+  ['a function', `{ type: 'bar', data: { datasets: [{ data: [1] }] }, options: { plugins: { tooltip: { callbacks: { label: function (c) { return process.env.HOME } } } } } }`],
+  ['an arrow function', `{ type: 'bar', data: { datasets: [{ data: [1] }] }, options: { onClick: (e) => fetch('http://x') } }`],
+  ['an expression', `{ type: 'bar', data: { labels: [process.env.HOME], datasets: [{ data: [1] }] } }`],
+  ['a call', `{ type: 'bar', data: { datasets: [{ data: [1].map(x => x * 2) }] } }`],
+])('a config containing %s is 400 and never evaluated', async (_name, chart) => {
+  await expect(client().setConfig(chart).toBinary()).rejects.toThrow(/status code 400\s+chart is not a data-only configuration/);
+});
+
+test('an unsupported chart type or format is 400 with the X-quickchart-error header', async () => {
+  await expect(client().setConfig(`{ type: 'sankey', data: { datasets: [{ data: [1] }] } }`).toBinary()).rejects.toThrow(/status code 400\s+Invalid chart: type/);
+  await expect(client().setConfig(CONFIG_LITERAL).setFormat('webp').toBinary()).rejects.toThrow(/status code 400\s+format "webp" is not supported/);
+  await expect(client().setConfig(CONFIG_LITERAL).setWidth(9000).toBinary()).rejects.toThrow(/status code 400\s+width must be/);
+});
+
+test('the API key (VISUAL_API_TOKEN) is required when set', async () => {
+  await expect(client('').setConfig(CONFIG_LITERAL).toBinary()).rejects.toThrow(/status code 401/);
+  await expect(client('wrong-key-wrong-key').setConfig(CONFIG_LITERAL).toBinary()).rejects.toThrow(/status code 401/);
+  const bearer = await host.fetch('/quickchart/chart', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ chart: CONFIG_LITERAL, width: 200, height: 100 }),
+  });
+  expect(bearer.status).toBe(200);
+});
