@@ -5,8 +5,8 @@
  * - default: creates every generated secret that is missing (JWT signing keys, service-token
  *   secret, OTP HMAC key, the payment service's AUTH_ADMIN_TOKEN minted from that secret, the visual
  *   API token, and a random placeholder Stripe webhook secret until the real one is stored) and the
- *   operator secrets STRIPE_SECRET_KEY / SMTP_URL when given in the environment. Existing secrets are
- *   never changed. infra/hooks/postprovision.sh runs it after every `azd provision`.
+ *   operator secrets (OPERATOR_SECRETS) when given in the environment. Existing secrets are never
+ *   changed. infra/hooks/postprovision.sh runs it after every `azd provision`.
  * - --rotate-service-token: spec 5.1 rotation, step 1 and 2 (docs/deploy.md): a new token for the
  *   payment service's AUTH_ADMIN_TOKEN first, then identity's validation (new secret, old one kept
  *   as SERVICE_TOKEN_SECRET_PREVIOUS).
@@ -35,6 +35,8 @@ export const SECRET = {
   visualApiToken: 'visual-api-token',
   stripeSecretKey: 'stripe-secret-key',
   smtpUrl: 'smtp-url',
+  orchestratorAiApiKey: 'orchestrator-ai-api-key',
+  quickchartApiKey: 'quickchart-api-key',
 } as const;
 
 /**
@@ -43,14 +45,11 @@ export const SECRET = {
  * is created blank (a single space, which the config reads as unset) so its Key Vault reference
  * resolves and the feature stays off until a real value is stored.
  */
-export interface OperatorSecret {
-  variable: string;
-  needed: boolean;
-}
-export type OperatorSecrets = Record<string, OperatorSecret>;
-export const OPERATOR_SECRETS: OperatorSecrets = {
+export const OPERATOR_SECRETS: Record<string, { variable: string; needed: boolean }> = {
   [SECRET.stripeSecretKey]: { variable: 'STRIPE_SECRET_KEY', needed: true },
   [SECRET.smtpUrl]: { variable: 'SMTP_URL', needed: true },
+  [SECRET.orchestratorAiApiKey]: { variable: 'ORCHESTRATOR_AI_API_KEY', needed: false },
+  [SECRET.quickchartApiKey]: { variable: 'QUICKCHART_API_KEY', needed: false },
 };
 const BLANK = ' ';
 
@@ -103,7 +102,7 @@ function mintFor(secret: string): string {
 }
 
 /** Creates the missing secrets; returns the names written. */
-export async function ensureSecrets(vault: KeyVaultSecrets, env: NodeJS.ProcessEnv = process.env, operatorSecrets: OperatorSecrets = OPERATOR_SECRETS): Promise<string[]> {
+export async function ensureSecrets(vault: KeyVaultSecrets, env: NodeJS.ProcessEnv = process.env): Promise<string[]> {
   const written: string[] = [];
   const ensure = async (name: string, make: () => string | Promise<string>, tags?: Record<string, string>) => {
     const existing = await vault.get(name);
@@ -122,7 +121,7 @@ export async function ensureSecrets(vault: KeyVaultSecrets, env: NodeJS.ProcessE
   await ensure(SECRET.visualApiToken, randomSecret);
   // A random placeholder keeps the webhook closed (every signature fails) until the real one is stored.
   await ensure(SECRET.stripeWebhookSecret, () => `whsec_${randomSecret()}`, { placeholder: 'true' });
-  for (const [name, { variable, needed }] of Object.entries(operatorSecrets)) {
+  for (const [name, { variable, needed }] of Object.entries(OPERATOR_SECRETS)) {
     if (env[variable]) await ensure(name, () => env[variable]!);
     else if (!needed) await ensure(name, () => BLANK, { blank: 'true' });
   }
@@ -130,9 +129,9 @@ export async function ensureSecrets(vault: KeyVaultSecrets, env: NodeJS.ProcessE
 }
 
 /** The operator secrets still missing (the apps cannot use Stripe or send email until they exist). */
-export async function missingOperatorSecrets(vault: KeyVaultSecrets, operatorSecrets: OperatorSecrets = OPERATOR_SECRETS): Promise<string[]> {
+export async function missingOperatorSecrets(vault: KeyVaultSecrets): Promise<string[]> {
   const missing: string[] = [];
-  for (const name of Object.keys(operatorSecrets)) if ((await vault.get(name)) === undefined) missing.push(name);
+  for (const name of Object.keys(OPERATOR_SECRETS)) if ((await vault.get(name)) === undefined) missing.push(name);
   return missing;
 }
 

@@ -29,7 +29,17 @@ describe('npm run secrets', () => {
   it('creates every generated secret the apps reference, with values the services accept', async () => {
     const written = await ensureSecrets(vault, {});
     expect(written.sort()).toEqual(
-      [SECRET.jwtSigningKeys, SECRET.serviceTokenSecret, SECRET.serviceTokenSecretPrevious, SECRET.authAdminToken, SECRET.otpHmacKey, SECRET.visualApiToken, SECRET.stripeWebhookSecret].sort(),
+      [
+        SECRET.jwtSigningKeys,
+        SECRET.serviceTokenSecret,
+        SECRET.serviceTokenSecretPrevious,
+        SECRET.authAdminToken,
+        SECRET.otpHmacKey,
+        SECRET.visualApiToken,
+        SECRET.stripeWebhookSecret,
+        SECRET.orchestratorAiApiKey,
+        SECRET.quickchartApiKey,
+      ].sort(),
     );
     await expect(loadSigningKeys(JSON.parse(value(SECRET.jwtSigningKeys)))).resolves.toHaveLength(1);
     expect(value(SECRET.serviceTokenSecret).length).toBeGreaterThanOrEqual(32);
@@ -53,12 +63,11 @@ describe('npm run secrets', () => {
   });
 
   it('creates an optional operator secret blank, which the config reads as unset, unless its value is given', async () => {
-    const catalogue = { 'some-api-key': { variable: 'SOME_API_KEY', needed: false }, 'other-api-key': { variable: 'OTHER_API_KEY', needed: false } };
-    await ensureSecrets(vault, { OTHER_API_KEY: 'key-123' }, catalogue);
-    expect(server.latest('some-api-key')).toEqual({ value: ' ', tags: expect.objectContaining({ blank: 'true' }) });
-    expect(value('other-api-key')).toBe('key-123');
-    expect(parseConfig({ QUICKCHART_URL: value('some-api-key') }, { requireFor: [] }).QUICKCHART_URL).toBeUndefined();
-    expect(await missingOperatorSecrets(vault, catalogue)).toEqual([]);
+    await ensureSecrets(vault, { QUICKCHART_API_KEY: 'key-123' });
+    expect(server.latest(SECRET.orchestratorAiApiKey)).toEqual({ value: ' ', tags: expect.objectContaining({ blank: 'true' }) });
+    expect(value(SECRET.quickchartApiKey)).toBe('key-123');
+    const cfg = parseConfig({ ORCHESTRATOR_AI_API_KEY: value(SECRET.orchestratorAiApiKey), QUICKCHART_API_KEY: value(SECRET.quickchartApiKey) }, { requireFor: [] });
+    expect([cfg.ORCHESTRATOR_AI_API_KEY, cfg.QUICKCHART_API_KEY]).toEqual([undefined, 'key-123']);
   });
 
   it('rotates the service token in spec 5.1 order and keeps the old token valid until the rotation finishes', async () => {
