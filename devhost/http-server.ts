@@ -78,7 +78,7 @@ async function send(res: ServerResponse, response: HttpResponse, method: string)
 }
 
 export function createHttpServer(table: RouteEntry[], log: Logger): http.Server {
-  return http.createServer(async (req, res) => {
+  const server = http.createServer(async (req, res) => {
     const method = (req.method ?? 'GET').toUpperCase();
     const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
     const match = resolve(table, method, url.pathname);
@@ -127,4 +127,9 @@ export function createHttpServer(table: RouteEntry[], log: Logger): http.Server 
       res.destroy();
     }
   });
+  // Keep idle connections longer than clients do (Node's fetch keeps them 4 s), so a reused socket is
+  // never closed under a request in flight: the server closing first shows up as ECONNRESET.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  return server;
 }

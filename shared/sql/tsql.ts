@@ -52,16 +52,27 @@ export function recordingMssql(): { db: Kysely<any>; statements: CompiledQuery[]
 const HEADER = (name: string) =>
   `-- Generated from shared/sql/migrations/${name}.ts by \`npm run sql:generate\`. Do not edit by hand.\n\nSET QUOTED_IDENTIFIER ON;\nGO\n\n`;
 
+/** A T-SQL literal for a bound value, so seed rows in a migration read as plain statements in sql/. */
+function literal(value: unknown): string {
+  if (value === null || value === undefined) return 'null';
+  if (typeof value === 'number' || typeof value === 'bigint') return String(value);
+  if (typeof value === 'boolean') return value ? '1' : '0';
+  if (value instanceof Date) return `N'${value.toISOString()}'`;
+  if (typeof value === 'string') return `N'${value.replace(/'/g, "''")}'`;
+  throw new Error(`cannot write ${typeof value} as a T-SQL literal`);
+}
+
+export function inlineParameters(query: CompiledQuery): string {
+  return query.sql.replace(/@(\d+)/g, (_, n: string) => literal(query.parameters[Number(n) - 1]));
+}
+
 /** The T-SQL of each migration, as `sql/<name>.sql` holds it. */
 export async function migrationsAsTsql(): Promise<{ name: string; sql: string }[]> {
   const out: { name: string; sql: string }[] = [];
   for (const [name, migration] of Object.entries(MIGRATIONS)) {
     const { db, statements } = recordingMssql();
     await migration.up(db);
-    const body = statements.map((s) => {
-      if (s.parameters.length) throw new Error(`migration ${name} uses a bound parameter; DDL must use literals: ${s.sql}`);
-      return `${s.sql};\nGO`;
-    });
+    const body = statements.map((s) => `${inlineParameters(s)};\nGO`);
     out.push({ name, sql: `${HEADER(name)}${body.join('\n\n')}\n` });
   }
   return out;

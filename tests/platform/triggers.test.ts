@@ -1,7 +1,7 @@
 import type { QueueFunction, TimerFunction } from '../../shared/functions';
 import { createLogger } from '../../shared/logging';
 import { enqueueJson, queue } from '../../shared/storage';
-import { startTimers } from '../../devhost/timers';
+import { resolveSchedule, startTimers } from '../../devhost/timers';
 import { startTestHost, type TestHost } from '../helpers/host';
 
 const quiet = createLogger({ test: true });
@@ -77,5 +77,13 @@ describe('storage-queue triggers', () => {
     expect(JSON.parse(Buffer.from(moved.messageText, 'base64').toString())).toEqual({ job: 'x' });
     const source = await queue('test-failing');
     expect((await source.peekMessages()).peekedMessageItems).toHaveLength(0);
+  });
+});
+
+describe('timer schedules from app settings', () => {
+  test('%NAME% reads the schedule from the setting, as Azure does', () => {
+    expect(resolveSchedule('%MY_SCHEDULE%', { MY_SCHEDULE: '*/5 * * * * *' })).toBe('*/5 * * * * *');
+    expect(resolveSchedule('0 0 * * * *', {})).toBe('0 0 * * * *');
+    expect(() => resolveSchedule('%MISSING%', {})).toThrow(/MISSING is not set/);
   });
 });
