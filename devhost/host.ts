@@ -9,7 +9,7 @@ import { createLogger } from '../shared/logging';
 import { closeDb, migrateToLatest, sqliteFile } from '../shared/sql/db';
 import { resetStorageClients } from '../shared/storage';
 import { startAzurite, type AzuriteHandle } from './azurite';
-import { createHttpServer } from './http-server';
+import { buildRouteTable, createHttpServer } from './http-server';
 import { startQueuePollers, type QueueSettings } from './queues';
 import { loadLocalSettings } from './settings';
 import { startTimers } from './timers';
@@ -80,8 +80,14 @@ export async function startDevHost(options: DevHostOptions = {}): Promise<DevHos
     Object.assign(process.env, previousEnv);
   };
 
+
   try {
     let cfg = reloadConfig();
+    const services = selectServices(cfg.SERVICES);
+    const functions = [...functionsOf(services), ...(options.functions ?? [])];
+    // Refuse reserved routes before starting anything, as the Functions host does.
+    const routeTable = buildRouteTable(functions.filter((f): f is HttpFunction => f.kind === 'http'));
+
     let azurite: AzuriteHandle | undefined;
     if (!cfg.AzureWebJobsStorage && !cfg.AzureWebJobsStorage__accountName) {
       azurite = await startAzurite({ location: options.persistStorage ? path.join(cfg.DATA_DIR, 'azurite') : undefined, host: '127.0.0.1' });
@@ -90,9 +96,7 @@ export async function startDevHost(options: DevHostOptions = {}): Promise<DevHos
       cfg = reloadConfig();
     }
 
-    const services = selectServices(cfg.SERVICES);
-    const functions = [...functionsOf(services), ...(options.functions ?? [])];
-    const server = createHttpServer(functions.filter((f): f is HttpFunction => f.kind === 'http'), log);
+    const server = createHttpServer(routeTable, log);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(cfg.PORT, cfg.HOST, () => resolve());

@@ -8,7 +8,7 @@ import { assertRouteAllowed, compileRoute, routePrecedence, type CompiledRoute }
 /** Azure Functions' own request size limit (maxRequestBodySize: 100 MB). Services set tighter limits per route. */
 const MAX_REQUEST_BYTES = 100 * 1024 * 1024;
 
-interface Entry {
+export interface RouteEntry {
   fn: HttpFunction;
   route: CompiledRoute;
   precedence: number[];
@@ -23,7 +23,7 @@ function comparePrecedence(a: number[], b: number[]): number {
 }
 
 /** Compiles and orders the HTTP functions, refusing reserved `admin` routes the way Azure does. */
-export function buildRouteTable(functions: HttpFunction[]): Entry[] {
+export function buildRouteTable(functions: HttpFunction[]): RouteEntry[] {
   return functions
     .map((fn) => {
       assertRouteAllowed(fn.route);
@@ -36,7 +36,7 @@ export function buildRouteTable(functions: HttpFunction[]): Entry[] {
  * Finds the function for a request. As on Azure, a path whose route exists but does not accept
  * the method is a 404 (the host's routing answers before any function runs), not a 405.
  */
-export function resolve(table: Entry[], method: string, path: string): { fn: HttpFunction; params: Record<string, string> } | undefined {
+export function resolve(table: RouteEntry[], method: string, path: string): { fn: HttpFunction; params: Record<string, string> } | undefined {
   for (const entry of table) {
     if (!entry.fn.methods.includes(method as never)) continue;
     const params = entry.route.match(path);
@@ -77,9 +77,8 @@ async function send(res: ServerResponse, response: HttpResponse, method: string)
   res.end(method === 'HEAD' ? undefined : body);
 }
 
-export function createHttpServer(functions: HttpFunction[], log: Logger): http.Server {
-  const table = buildRouteTable(functions);
-  return http.createServer(async (req, res) => {
+export function createHttpServer(table: RouteEntry[], log: Logger): http.Server {
+  const server = http.createServer(async (req, res) => {
     const method = (req.method ?? 'GET').toUpperCase();
     const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
     const match = resolve(table, method, url.pathname);
@@ -128,4 +127,9 @@ export function createHttpServer(functions: HttpFunction[], log: Logger): http.S
       res.destroy();
     }
   });
+  // Keep idle connections longer than clients do (Node's fetch keeps them 4 s), so a reused socket is
+  // never closed under a request in flight: the server closing first shows up as ECONNRESET.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  return server;
 }

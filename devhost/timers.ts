@@ -4,12 +4,21 @@ import { Cron } from 'croner';
 import type { TimerFunction } from '../shared/functions';
 import type { Logger } from '../shared/logging';
 
+/** As in Azure, a schedule written `%NAME%` is read from the app setting NAME. */
+export function resolveSchedule(schedule: string, env: NodeJS.ProcessEnv = process.env): string {
+  const m = /^%([A-Za-z0-9_]+)%$/.exec(schedule.trim());
+  if (!m) return schedule;
+  const value = env[m[1]];
+  if (!value) throw new Error(`Timer schedule ${schedule}: app setting ${m[1]} is not set`);
+  return value;
+}
+
 export interface TimerHandle {
   stop(): Promise<void>;
 }
 
 /**
- * Schedules timer functions on six-field NCRONTAB (croner reads the seconds field). As in Azure,
+ * Schedules timer functions on six-field NCRONTAB (croner reads the seconds field), or `%SETTING%`. As in Azure,
  * a run that is still going when the next is due is skipped (one run at a time per function),
  * and `runOnStartup` fires once immediately.
  */
@@ -23,7 +32,7 @@ export function startTimers(functions: TimerFunction[], log: Logger): TimerHandl
       running.add(run);
       return run.finally(() => running.delete(run));
     };
-    const job: Cron = new Cron(fn.schedule, { protect: true, catch: true }, () => invoke(false));
+    const job: Cron = new Cron(resolveSchedule(fn.schedule), { protect: true, catch: true }, () => invoke(false));
     if (fn.runOnStartup) void invoke(false);
     return job;
   });

@@ -32,7 +32,7 @@ export async function complianceReport() {
   const entropyBits = Math.floor(cfg.OTP_LENGTH * Math.log2(10) * 10) / 10;
   const maxFailuresPerWindow = cfg.LOGIN_MAX_PER_EMAIL * cfg.OTP_MAX_ATTEMPTS;
   const otpChecks = [
-    { requirement: 'Secret from an approved random generator, at least 20 bits of entropy (5.1.3.2, 5.1.4.1)', expected: '>= 20 bits', actual: `${entropyBits} bits (${cfg.OTP_LENGTH} digits, CSPRNG)`, compliant: entropyBits >= 20 },
+    { requirement: 'Secret from an approved random generator with about 20 bits of entropy: at least six decimal digits (5.1.3.2; 63B-4 3.1.3.1)', expected: '>= 6 digits', actual: `${cfg.OTP_LENGTH} digits, ${entropyBits} bits, CSPRNG`, compliant: cfg.OTP_LENGTH >= 6 },
     { requirement: 'Out-of-band secret valid for at most 10 minutes (5.1.3.2)', expected: '<= 600 s', actual: `${cfg.OTP_TTL_SECONDS} s`, compliant: cfg.OTP_TTL_SECONDS <= 600 },
     { requirement: 'Secret usable once (5.1.3.2)', expected: 'single use', actual: 'consumed atomically (used_at IS NULL)', compliant: true },
     { requirement: 'Limit consecutive failed attempts to 100 or fewer per account (5.2.2)', expected: '<= 100', actual: `${cfg.OTP_MAX_ATTEMPTS} per code, at most ${maxFailuresPerWindow} per ${cfg.LOGIN_RATE_WINDOW_SECONDS} s`, compliant: maxFailuresPerWindow <= 100 },

@@ -1,9 +1,10 @@
 import type { HttpRequest } from '@azure/functions';
 import { errors } from 'jose';
-import { bearerToken, isAdmin, verifyAccessToken, type AccessTokenClaims } from '../../shared/auth/access-token';
+import type { CompiledQuery, InferResult, Kysely } from 'kysely';
+import { bearerToken, CLOCK_TOLERANCE_SECONDS, isAdmin, verifyAccessToken, type AccessTokenClaims } from '../../shared/auth/access-token';
 import { forbidden, unauthorized } from '../../shared/http/errors';
 import type { Actor, RequestMeta } from './audit';
-import { identityDb } from './tables';
+import { identityDb, type IdentityTables } from './tables';
 import { toUserView, type UserView } from './users';
 
 /**
@@ -37,6 +38,31 @@ export interface Authenticated {
 export async function authenticate(request: HttpRequest): Promise<Authenticated> {
   const token = bearerToken(request);
   if (!token) throw unauthorized('A Bearer access token is required', 'AUTH_REQUIRED');
+  const claims = await verifiedClaims(token);
+  const row = await sessionAndUser(claims.sid, claims.sub);
+  if (!row || row.revoked_at || new Date(row.session_expires_at).getTime() <= Date.now()) {
+    throw unauthorized('The session has ended; sign in again', 'AUTH_SESSION_REVOKED');
+  }
+  if (row.status !== 'active') throw unauthorized('The account is inactive', 'AUTH_USER_INACTIVE');
+  return { user: await toUserView(row), sessionId: claims.sid, claims };
+}
+
+const MAX_VERIFIED_TOKENS = 10_000;
+// A signature, once verified, stays valid: caching it saves the ECDSA verification on repeat calls
+// and is correct on any number of instances. exp is still checked on every use; session, user and
+// status always come from SQL. Emptied at start-up (keys may have changed).
+const verifiedTokens = new Map<string, AccessTokenClaims>();
+
+export function resetVerifiedTokens(): void {
+  verifiedTokens.clear();
+}
+
+async function verifiedClaims(token: string): Promise<AccessTokenClaims> {
+  const cached = verifiedTokens.get(token);
+  if (cached) {
+    if (Date.now() / 1000 > cached.exp + CLOCK_TOLERANCE_SECONDS) throw unauthorized('The access token has expired', 'AUTH_TOKEN_EXPIRED');
+    return cached;
+  }
   let claims: AccessTokenClaims;
   try {
     claims = await verifyAccessToken(token);
@@ -44,18 +70,35 @@ export async function authenticate(request: HttpRequest): Promise<Authenticated>
     if (error instanceof errors.JWTExpired) throw unauthorized('The access token has expired', 'AUTH_TOKEN_EXPIRED');
     throw unauthorized('The access token is invalid', 'AUTH_TOKEN_INVALID');
   }
-  const row = await identityDb()
+  if (verifiedTokens.size >= MAX_VERIFIED_TOKENS) verifiedTokens.delete(verifiedTokens.keys().next().value!);
+  verifiedTokens.set(token, claims);
+  return claims;
+}
+
+// The hot query of /auth/validate, compiled once per database handle: building and compiling it
+// with Kysely cost far more than running it.
+const compiledLookups = new WeakMap<Kysely<IdentityTables>, CompiledQuery>();
+
+function sessionAndUserQuery(database: Kysely<IdentityTables>, sessionId: string, userId: string) {
+  return database
     .selectFrom('identity_sessions as s')
     .innerJoin('users as u', 'u.id', 's.user_id')
     .select(['u.id', 'u.email', 'u.role', 'u.permissions', 'u.plan', 'u.status', 'u.created_at', 'u.updated_at', 's.revoked_at', 's.expires_at as session_expires_at'])
-    .where('s.id', '=', claims.sid)
-    .where('s.user_id', '=', claims.sub)
-    .executeTakeFirst();
-  if (!row || row.revoked_at || new Date(row.session_expires_at).getTime() <= Date.now()) {
-    throw unauthorized('The session has ended; sign in again', 'AUTH_SESSION_REVOKED');
+    .where('s.id', '=', sessionId)
+    .where('s.user_id', '=', userId);
+}
+
+type SessionAndUser = InferResult<ReturnType<typeof sessionAndUserQuery>>[number];
+
+async function sessionAndUser(sessionId: string, userId: string): Promise<SessionAndUser | undefined> {
+  const database = identityDb();
+  let compiled = compiledLookups.get(database);
+  if (!compiled) {
+    compiled = sessionAndUserQuery(database, '', '').compile();
+    compiledLookups.set(database, compiled);
   }
-  if (row.status !== 'active') throw unauthorized('The account is inactive', 'AUTH_USER_INACTIVE');
-  return { user: await toUserView(row), sessionId: claims.sid, claims };
+  const result = await database.executeQuery<SessionAndUser>({ ...compiled, parameters: [sessionId, userId] });
+  return result.rows[0];
 }
 
 /** Refuses anyone but an admin or super_admin holding `permission` (403 ADMIN_REQUIRED / PERMISSION_DENIED). */

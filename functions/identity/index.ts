@@ -1,6 +1,7 @@
 import type { ServiceDefinition } from '../../shared/functions';
 import { healthFunction } from '../../shared/health';
 import { bootstrapAdmin } from './bootstrap';
+import { resetVerifiedTokens } from './guards';
 import { describeMailer } from './mailer';
 import { resetRoleCache } from './roles';
 import { authFunctions } from './routes/auth';
@@ -13,6 +14,7 @@ export const identity: ServiceDefinition = {
   functions: [healthFunction('identity'), ...authFunctions, ...planFunctions, ...adminFunctions, cleanupFunction],
   async start() {
     resetRoleCache();
+    resetVerifiedTokens();
     await bootstrapAdmin();
   },
   describe: () => [describeMailer()],

@@ -1,7 +1,103 @@
-import type { ServiceDefinition } from '../../shared/functions';
+import fs from 'node:fs';
+import { config, serviceUrl } from '../../shared/config';
+import type { HttpFunction, ServiceDefinition, TimerFunction } from '../../shared/functions';
 import { healthFunction } from '../../shared/health';
+import { http, json } from '../../shared/http/handler';
+import { createLogger } from '../../shared/logging';
+import { createPaymentIntent } from './create-payment-intent';
+import { paymentChecks } from './health';
+import { plans } from './plans';
+import { emulatorAddressFile, stripeApiBase, stripeMode, useEmulator } from './stripe-client';
+import { startStripeEmulator, type StripeEmulator } from './stripe-emulator/server';
+import { cleanUpExpiredRecords, retryDueSyncs } from './sync-timers';
+import { userStatus } from './user-status';
+import { processEvent, verifiedEvent } from './webhook';
+
+const route = (name: string, path: string, methods: HttpFunction['methods'], handler: HttpFunction['handler']): HttpFunction => ({
+  kind: 'http', name: `payment-${name}`, route: `payment/${path}`, methods, handler,
+});
+
+export const plansFunction = route('plans', 'plans', ['GET'], http('payment', async () => json(200, { plans: plans() }, { 'Cache-Control': 'public, max-age=300' })));
+
+export const createPaymentIntentFunction = route(
+  'create-payment-intent', 'create-payment-intent', ['POST'],
+  http('payment', async (request, { log }) => json(200, await createPaymentIntent(request, log))),
+);
+
+export const userStatusFunction = route(
+  'user-status', 'user-status', ['GET'],
+  http('payment', async (request, { log }) => json(200, await userStatus(request, log), { 'Cache-Control': 'no-store' })),
+);
+
+export const webhookFunction = route(
+  'webhook', 'webhook', ['POST'],
+  http('payment', async (request, { log }) => json(200, await processEvent(await verifiedEvent(request), log))),
+);
+
+/** Retries due plan syncs every minute (timers run once per app, and per-user leases guard overlaps). */
+export const syncRetryTimer: TimerFunction = {
+  kind: 'timer',
+  name: 'payment-sync-retry',
+  schedule: '0 */1 * * * *',
+  handler: async (_timer, context) => {
+    await retryDueSyncs(createLogger({ service: 'payment', function: context.functionName, invocationId: context.invocationId }));
+  },
+};
+
+/** Deletes expired failed-sync records every 15 minutes (Table Storage has no TTL). */
+export const failedSyncCleanupTimer: TimerFunction = {
+  kind: 'timer',
+  name: 'payment-failed-sync-cleanup',
+  schedule: '0 */15 * * * *',
+  handler: async (_timer, context) => {
+    await cleanUpExpiredRecords(createLogger({ service: 'payment', function: context.functionName, invocationId: context.invocationId }));
+  },
+};
+
+let emulator: StripeEmulator | undefined;
 
 export const payment: ServiceDefinition = {
   name: 'payment',
-  functions: [healthFunction('payment')],
+  functions: [
+    plansFunction,
+    createPaymentIntentFunction,
+    userStatusFunction,
+    webhookFunction,
+    healthFunction('payment', paymentChecks),
+    syncRetryTimer,
+    failedSyncCleanupTimer,
+  ],
+  /** Offline mode without STRIPE_API_BASE: start the local Stripe API server, delivering events to our own webhook. */
+  async start() {
+    plans();
+    const mode = stripeMode();
+    if (mode.mode !== 'offline' || mode.apiBase) return;
+    const cfg = config();
+    emulator = await startStripeEmulator({
+      port: cfg.STRIPE_EMULATOR_PORT,
+      webhookUrl: () => `${serviceUrl('payment')}/webhook`,
+      webhookSecret: cfg.STRIPE_WEBHOOK_SECRET,
+      log: createLogger({ service: 'payment', component: 'stripe-emulator' }),
+    });
+    useEmulator(emulator.url);
+    fs.mkdirSync(cfg.DATA_DIR, { recursive: true });
+    fs.writeFileSync(emulatorAddressFile(cfg), JSON.stringify({ url: emulator.url, pid: process.pid }) + '\n');
+  },
+  async stop() {
+    if (!emulator) return;
+    const current = emulator;
+    emulator = undefined;
+    useEmulator(undefined);
+    fs.rmSync(emulatorAddressFile(), { force: true });
+    await current.stop();
+  },
+  describe() {
+    const mode = stripeMode();
+    if (mode.mode === 'stripe') return ['payment      Stripe API (STRIPE_SECRET_KEY)'];
+    if (mode.mode === 'unconfigured') return ['payment      Stripe NOT configured: set STRIPE_SECRET_KEY'];
+    return [
+      `payment      OFFLINE mode: Stripe client -> local Stripe API server ${stripeApiBase()} (no real charges)`,
+      `             webhook ${serviceUrl('payment')}/webhook; confirm an intent with: npm run stripe:trigger -- <paymentIntentId>`,
+    ];
+  },
 };

@@ -14,12 +14,17 @@ export function settingApplies(setting: Setting<unknown>, services: readonly Ser
   return setting.services === 'all' || setting.services.some((s) => services.includes(s));
 }
 
+export interface ParseOptions {
+  /** Services whose required settings must be present; defaults to SERVICES. Tools that serve no service (npm run migrate) pass []. */
+  requireFor?: readonly ServiceName[];
+}
+
 /**
  * Parses every setting from `env`. A required setting is enforced only when one of the selected
  * services reads it, so a payment-only app does not need identity's signing keys. All problems are
  * reported together so one failed start names everything that needs fixing.
  */
-export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
+export function parseConfig(env: NodeJS.ProcessEnv = process.env, options: ParseOptions = {}): Config {
   const problems: string[] = [];
   const values: Record<string, unknown> = {};
   let services: readonly ServiceName[] = SERVICE_NAMES;
@@ -32,7 +37,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const raw = env[name];
     const given = raw !== undefined && raw.trim() !== '';
     if (!given && setting.kind === 'required') {
-      if (settingApplies(setting, services)) problems.push(`${name}: missing. ${setting.description}`);
+      if (settingApplies(setting, options.requireFor ?? services)) problems.push(`${name}: missing. ${setting.description}`);
       continue;
     }
     const input = given ? raw.trim() : setting.default;
@@ -56,8 +61,8 @@ export function config(): Config {
 }
 
 /** Re-reads the environment (the dev host calls this after loading local.settings.json). */
-export function reloadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  current = parseConfig(env);
+export function reloadConfig(env: NodeJS.ProcessEnv = process.env, options?: ParseOptions): Config {
+  current = parseConfig(env, options);
   return current;
 }
 

@@ -13,13 +13,19 @@ export interface AdminContext extends RequestContext {
 }
 
 /**
- * An admin route needing `permission`. A signed-in caller who is refused (403), and any refused
+ * An admin route needing `permission`; `targetType` names what the path's {id} is. A signed-in caller who is refused (403), and any refused
  * change (4xx after authentication), is recorded in the audit log with the error code as reason.
  */
-export function adminRoute(permission: string, action: string, handler: (request: HttpRequest, ctx: AdminContext) => Promise<HttpResponseInit>) {
+export function adminRoute(
+  permission: string,
+  action: string,
+  handler: (request: HttpRequest, ctx: AdminContext) => Promise<HttpResponseInit>,
+  targetType = 'user',
+) {
   return http('identity', async (request, ctx) => {
     const meta = requestMeta(request, ctx.requestId);
-    const target = { type: 'route', id: `${request.method} ${new URL(request.url).pathname}` };
+    // Refusals name the object acted on (the {id} of the path) so filtering the audit by target finds them.
+    const target = request.params.id ? { type: targetType, id: request.params.id } : { type: 'route', id: `${request.method} ${new URL(request.url).pathname}` };
     const auth = await authenticate(request);
     try {
       requireAdminPermission(auth, permission);

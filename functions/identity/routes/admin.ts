@@ -69,7 +69,7 @@ const getRolePermissions = adminRoute('admin:roles:read', 'role.read', async (re
   const role = await findRole(request.params.id);
   if (!role) throw notFound(`No role has id ${request.params.id}`, 'ROLE_NOT_FOUND');
   return json(200, { role: role.id, description: role.description, permissions: role.permissions });
-});
+}, 'role');
 
 const ISO_INSTANT = { type: 'string', format: 'date-time', maxLength: 40 } as const;
 
@@ -99,7 +99,7 @@ const deleteSession = adminRoute('admin:sessions:revoke', 'session.revoke', asyn
   const revoked = await revokeSession(session.id, 'admin_revoked');
   await audit(meta, { actor: admin.actor, action: 'session.revoke', target: { type: 'session', id: session.id }, result: 'success', details: { userId: session.user_id, alreadyRevoked: !revoked } });
   return json(200, { success: true, sessionId: session.id, userId: session.user_id, revoked });
-});
+}, 'session');
 
 const getCompliance = adminRoute('admin:compliance:read', 'compliance.read', async () => json(200, await complianceReport()));
 

@@ -28,10 +28,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('rank', 'integer', (c) => c.notNull())
     .addColumn('created_at', t.timestamp, (c) => c.notNull().defaultTo(t.now))
     .execute();
-  const now = new Date().toISOString();
   await db
     .insertInto('identity_roles')
-    .values(ROLE_SEED.map((r) => ({ id: r.id, description: r.description, permissions: JSON.stringify(r.permissions), rank: r.rank, created_at: now })))
+    .values(ROLE_SEED.map((r) => ({ id: r.id, description: r.description, permissions: JSON.stringify(r.permissions), rank: r.rank })))
     .execute();
 
   await db.schema

@@ -1,0 +1,46 @@
+import { db } from '../../../shared/sql/db';
+import { first, toIso } from '../../../shared/sql/dialect';
+import { EXECUTION_COLUMNS, executionView, runningSeconds } from './execution-view';
+import { countLongRunning, executionCounts, longRunningExecutions } from './queries';
+import { RECENT_WINDOW_MS, isoBefore } from './time-windows';
+
+export const EXECUTION_STATUS_FILTERS = ['all', 'completed', 'failed', 'processing'] as const;
+export type ExecutionStatusFilter = (typeof EXECUTION_STATUS_FILTERS)[number];
+/** The long-running list is bounded like the recent list; long_running_count says how many there are in all. */
+export const LONG_RUNNING_LIST_LIMIT = 100;
+
+/** The newest executions, optionally of one status, over the (processing_status, created_at) or (created_at) index. */
+async function recentExecutions(limit: number, status: ExecutionStatusFilter) {
+  const database = db();
+  let query = database.selectFrom('orchestrator_executions').select(EXECUTION_COLUMNS);
+  if (status !== 'all') query = query.where('processing_status', '=', status);
+  return first(database, query.orderBy('created_at', 'desc').orderBy('tracking_id', 'desc'), limit).execute();
+}
+
+/** GET dashboard/executions: a 24-hour summary, the newest executions and every long-running one. */
+export async function executionsMonitor(now: Date, limit: number, status: ExecutionStatusFilter) {
+  const since = isoBefore(now, RECENT_WINDOW_MS);
+  const [counts, longRunningCount, recent, longRunning] = await Promise.all([
+    executionCounts(since),
+    countLongRunning(now),
+    recentExecutions(limit, status),
+    longRunningExecutions(now, LONG_RUNNING_LIST_LIMIT),
+  ]);
+  return {
+    success: true,
+    generated_at: now.toISOString(),
+    filters: { limit, status },
+    executions: {
+      summary: { ...counts, long_running_count: longRunningCount, window: '24h', since },
+      recent: recent.map((row) => executionView(row, now)),
+      long_running: longRunning.map((row) => ({
+        tracking_id: row.tracking_id,
+        running_seconds: runningSeconds(row, now),
+        processing_status: row.processing_status,
+        company_name: row.company_name,
+        current_step: row.current_step_name,
+        running_since: toIso(row.started_at ?? row.created_at),
+      })),
+    },
+  };
+}

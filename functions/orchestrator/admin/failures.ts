@@ -1,0 +1,176 @@
+import { sql } from 'kysely';
+import { db } from '../../../shared/sql/db';
+import { first, toIso } from '../../../shared/sql/dialect';
+import { ERROR_PATTERNS, ERROR_SOURCES, errorCounts, unionAll } from './queries';
+import { TIMEFRAMES, bucketsBetween, isoBefore, type Timeframe } from './time-windows';
+
+type Priority = 'HIGH' | 'MEDIUM' | 'LOW';
+const PRIORITY_RANK: Record<Priority, number> = { HIGH: 0, MEDIUM: 1, LOW: 2 };
+
+/** What to do about each error pattern of spec 7.4. */
+export const TROUBLESHOOTING: Record<(typeof ERROR_PATTERNS)[number], { priority: Priority; recommendation: string }> = {
+  SCHEMA_MISSING: {
+    priority: 'HIGH',
+    recommendation: 'The processing log lacks workflow logger columns: run GET /orchestrator/health?schema=check and apply the migration it recommends.',
+  },
+  DATABASE_CONSTRAINT: {
+    priority: 'HIGH',
+    recommendation: 'A write broke a constraint; a missing-column constraint on processing_step is fixed by the schema migration that adds the workflow logger columns.',
+  },
+  SQL_CONNECTION: {
+    priority: 'HIGH',
+    recommendation: 'Check Azure SQL availability, firewall and managed identity login; lower SQL_POOL_MAX if the server reports too many sessions.',
+  },
+  AI_SERVICE: {
+    priority: 'HIGH',
+    recommendation: 'Check the AI endpoint, deployment name and key; look at the provider status page.',
+  },
+  BLOB_CONNECTION: {
+    priority: 'MEDIUM',
+    recommendation: 'Check the storage account, its network rules and the Storage Blob Data Contributor role of the managed identity.',
+  },
+  TIMEOUT: {
+    priority: 'MEDIUM',
+    recommendation: 'Steps ran out of time: compare step durations in the status view and raise the step timeout or reduce report size.',
+  },
+  RATE_LIMIT: {
+    priority: 'MEDIUM',
+    recommendation: 'The AI service throttled requests: raise the deployment quota (tokens per minute) or run fewer executions at once.',
+  },
+  OTHER: {
+    priority: 'LOW',
+    recommendation: 'Unclassified errors: read sample_messages and the execution logs; add a classification rule if one recurs.',
+  },
+};
+
+const SAMPLES_PER_PATTERN = 3;
+/** Recent messages read per pattern to find distinct samples. */
+const SAMPLE_SCAN = 20;
+export const AFFECTED_CLIENTS_LIMIT = 50;
+
+/** Up to three distinct recent messages of a pattern, newest first, joined by " | " (spec: a string). */
+async function sampleMessages(pattern: string, since: string): Promise<string> {
+  const database = db();
+  const rows = await first(
+    database,
+    database
+      .selectFrom('orchestrator_processing_log')
+      .select('error_message')
+      .where('error_pattern', '=', pattern)
+      .where('timestamp', '>=', since)
+      .where('error_message', 'is not', null)
+      .orderBy('timestamp', 'desc'),
+    SAMPLE_SCAN,
+  ).execute();
+  return [...new Set(rows.map((r) => r.error_message as string))].slice(0, SAMPLES_PER_PATTERN).join(' | ');
+}
+
+/** Failed steps in the window, per step. */
+async function stepFailures(since: string) {
+  const rows = await db()
+    .selectFrom('orchestrator_processing_log')
+    .select(['step_number', 'step_name', sql<number>`count(*)`.as('failures'), sql<string | Date>`max(${sql.ref('timestamp')})`.as('latest')])
+    .where('status', '=', 'failed')
+    .where('timestamp', '>=', since)
+    .groupBy(['step_number', 'step_name'])
+    .execute();
+  const total = rows.reduce((sum, r) => sum + Number(r.failures), 0);
+  return rows
+    .map((r) => ({
+      step_number: r.step_number,
+      step_name: r.step_name,
+      failures: Number(r.failures),
+      percentage: total === 0 ? 0 : Math.round((Number(r.failures) / total) * 10_000) / 100,
+      latest_failure: toIso(r.latest),
+    }))
+    .sort((a, b) => b.failures - a.failures || (a.step_number ?? -1) - (b.step_number ?? -1));
+}
+
+/** The most recent failed executions of the window (who was affected, by what) and how many there were. */
+async function affectedClients(since: string) {
+  const database = db();
+  const failed = database.selectFrom('orchestrator_executions').where('processing_status', '=', 'failed').where('created_at', '>=', since);
+  const [countRow, rows] = await Promise.all([
+    failed.select(sql<number>`count(*)`.as('count')).executeTakeFirstOrThrow(),
+    first(
+      database,
+      failed
+        .select(['tracking_id', 'company_name', 'industry_id', 'created_at', 'completed_at', 'updated_at', 'error_pattern', 'error_source', 'error_step', 'error_message'])
+        .orderBy('created_at', 'desc')
+        .orderBy('tracking_id', 'desc'),
+      AFFECTED_CLIENTS_LIMIT,
+    ).execute(),
+  ]);
+  return {
+    failed_executions: Number(countRow.count),
+    clients: rows.map((r) => ({
+      company_name: r.company_name,
+      industry_id: r.industry_id,
+      tracking_id: r.tracking_id,
+      submitted_at: toIso(r.created_at),
+      failed_at: toIso(r.completed_at ?? r.updated_at),
+      error_pattern: r.error_pattern,
+      error_source: r.error_source,
+      error_step: r.error_step,
+      error_message: r.error_message,
+    })),
+  };
+}
+
+/**
+ * Failed steps per hour (24h) or per day (7d, 30d); the first bucket is partial, starting at the
+ * window's start. Each bucket is a count over a range of the (status, timestamp) index, all in one
+ * statement, rather than formatting and grouping every row.
+ */
+async function timeline(since: string, now: Date, timeframe: Timeframe) {
+  const database = db();
+  const { unit } = TIMEFRAMES[timeframe];
+  const buckets = bucketsBetween(new Date(since), now, unit);
+  const bounds = buckets.map(({ start }, i) => ({ start, from: i === 0 ? since : start, to: buckets[i + 1]?.start }));
+  const rows = await unionAll(
+    bounds.map(({ start, from, to }) => {
+      let failed = database.selectFrom('orchestrator_processing_log').select(sql<number>`count(*)`.as('n')).where('status', '=', 'failed').where('timestamp', '>=', from);
+      if (to) failed = failed.where('timestamp', '<', to);
+      return database.selectNoFrom([sql<string>`${start}`.as('period_start'), failed.$asScalar().as('failures')]);
+    }),
+  ).execute();
+  const counts = new Map(rows.map((r) => [r.period_start, Number(r.failures)]));
+  return { interval: unit, points: buckets.map(({ start }) => ({ period_start: start, failures: counts.get(start) ?? 0 })) };
+}
+
+/** GET dashboard/failures: what failed in the timeframe, why, where, whom it hit and when. */
+export async function failureAnalysis(now: Date, timeframe: Timeframe) {
+  const since = isoBefore(now, TIMEFRAMES[timeframe].ms);
+  const [patterns, sources, steps, affected, points] = await Promise.all([
+    errorCounts('error_pattern', ERROR_PATTERNS, since),
+    errorCounts('error_source', ERROR_SOURCES, since),
+    stepFailures(since),
+    affectedClients(since),
+    timeline(since, now, timeframe),
+  ]);
+  const seen = ERROR_PATTERNS.filter((p) => (patterns.get(p)?.count ?? 0) > 0);
+  const samples = await Promise.all(seen.map((p) => sampleMessages(p, since)));
+  const errorPatterns = seen
+    .map((p, i) => ({ error_pattern: p, occurrences: patterns.get(p)!.count, latest_occurrence: patterns.get(p)!.latest, sample_messages: samples[i] }))
+    .sort((a, b) => b.occurrences - a.occurrences || a.error_pattern.localeCompare(b.error_pattern));
+  const recommendations = errorPatterns
+    .map((p) => ({ issue: p.error_pattern, count: p.occurrences, ...TROUBLESHOOTING[p.error_pattern] }))
+    .sort((a, b) => PRIORITY_RANK[a.priority] - PRIORITY_RANK[b.priority] || b.count - a.count)
+    .map(({ issue, count, recommendation, priority }) => ({ issue, count, recommendation, priority }));
+
+  return {
+    success: true,
+    timeframe,
+    since,
+    generated_at: now.toISOString(),
+    failure_analysis: {
+      total_errors: errorPatterns.reduce((sum, p) => sum + p.occurrences, 0),
+      error_patterns: errorPatterns,
+      error_sources: ERROR_SOURCES.map((s) => ({ error_source: s, error_count: sources.get(s)?.count ?? 0 })).sort((a, b) => b.error_count - a.error_count || a.error_source.localeCompare(b.error_source)),
+      troubleshooting_recommendations: recommendations,
+      step_failures: steps,
+      affected_clients: affected,
+      timeline: points,
+    },
+  };
+}

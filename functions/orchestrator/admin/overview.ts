@@ -1,0 +1,108 @@
+import { sql } from 'kysely';
+import { db } from '../../../shared/sql/db';
+import { alertsFor, band, healthScore, successRate } from './health-score';
+import { ERROR_PATTERNS, ERROR_SOURCES, countLongRunning, errorCounts, executionCounts } from './queries';
+import { RECENT_WINDOW_MS, SUCCESS_RATE_WINDOW_MS, bucketKey, isoBefore, last24Hours } from './time-windows';
+
+export const DASHBOARD_VERSION = '2.3.1-enhanced';
+
+/** One hour of the 24-hour trend, by the creation time of executions. */
+export interface HourlyTrend {
+  /** Start of the hour, ISO 8601 UTC. */
+  hour: string;
+  executions: number;
+  completed: number;
+  failed: number;
+  processing: number;
+  /** Mean duration of the executions of that hour that completed; null when none did. */
+  avg_duration_ms: number | null;
+}
+
+/** Grouped by status and hour over the (processing_status, created_at, duration_ms) index, which covers the query. */
+async function hourlyTrends(now: Date): Promise<HourlyTrend[]> {
+  const database = db();
+  const buckets = last24Hours(now);
+  const hour = bucketKey(database, 'created_at', 'hour');
+  const rows = await database
+    .selectFrom('orchestrator_executions')
+    .select(['processing_status', hour.as('hour'), sql<number>`count(*)`.as('count'), sql<number | null>`avg(duration_ms * 1.0)`.as('avg_duration')])
+    .where('processing_status', 'in', ['completed', 'failed', 'processing'])
+    .where('created_at', '>=', buckets[0].start)
+    .groupBy(['processing_status', hour])
+    .execute();
+  const trends = new Map<string, HourlyTrend>(
+    buckets.map(({ key, start }) => [key, { hour: start, executions: 0, completed: 0, failed: 0, processing: 0, avg_duration_ms: null }]),
+  );
+  for (const row of rows) {
+    const trend = trends.get(row.hour);
+    if (!trend) continue;
+    trend[row.processing_status] = Number(row.count);
+    trend.executions += Number(row.count);
+    if (row.processing_status === 'completed' && row.avg_duration !== null) trend.avg_duration_ms = Math.round(Number(row.avg_duration));
+  }
+  return [...trends.values()];
+}
+
+const byCountThenName = <T extends { name: string; count: number }>(a: T, b: T) => b.count - a.count || a.name.localeCompare(b.name);
+
+/** GET dashboard/overview: health score, error-source analysis, alerts and hourly trends. */
+export async function dashboardOverview(now: Date) {
+  const weekSince = isoBefore(now, SUCCESS_RATE_WINDOW_MS);
+  const recentSince = isoBefore(now, RECENT_WINDOW_MS);
+  const [week, recent, sources, patterns, longRunning, hourly] = await Promise.all([
+    executionCounts(weekSince),
+    executionCounts(recentSince),
+    errorCounts('error_source', ERROR_SOURCES, recentSince),
+    errorCounts('error_pattern', ERROR_PATTERNS, recentSince),
+    countLongRunning(now),
+    hourlyTrends(now),
+  ]);
+
+  const countOf = (map: Map<string, { count: number }>, name: string) => map.get(name)?.count ?? 0;
+  const alerts = alertsFor({
+    finished: recent.completed + recent.failed,
+    failed: recent.failed,
+    errorsBySource: Object.fromEntries(ERROR_SOURCES.map((s) => [s, countOf(sources, s)])),
+    schemaMissingErrors: countOf(patterns, 'SCHEMA_MISSING'),
+    longRunning,
+  });
+  const rate = successRate(week.completed, week.failed);
+  const score = healthScore(rate, alerts);
+  const totalBySource = ERROR_SOURCES.reduce((sum, s) => sum + countOf(sources, s), 0);
+  const percentOf = (count: number) => (totalBySource === 0 ? 0 : Math.round((count / totalBySource) * 10_000) / 100);
+
+  return {
+    success: true,
+    version: DASHBOARD_VERSION,
+    generated_at: now.toISOString(),
+    dashboard: {
+      health: {
+        score,
+        status: band(score),
+        total_executions: week.total,
+        success_rate: rate,
+        avg_processing_time_ms: week.average_duration_ms,
+        completed: week.completed,
+        failed: week.failed,
+        processing: week.processing,
+        window: '7d',
+        since: weekSince,
+      },
+      failures: {
+        window: '24h',
+        since: recentSince,
+        total_errors: totalBySource,
+        by_source: ERROR_SOURCES.map((name) => ({ name, count: countOf(sources, name) }))
+          .sort(byCountThenName)
+          .map(({ name, count }) => ({ error_source: name, error_count: count, percentage: percentOf(count), latest_occurrence: sources.get(name)?.latest ?? null })),
+        by_pattern: ERROR_PATTERNS.map((name) => ({ name, count: countOf(patterns, name) }))
+          .filter((p) => p.count > 0)
+          .sort(byCountThenName)
+          .map(({ name, count }) => ({ error_pattern: name, error_count: count, latest_occurrence: patterns.get(name)?.latest ?? null })),
+      },
+      alerts,
+      long_running_count: longRunning,
+      trends: { window: '24h', interval: 'hour', hourly },
+    },
+  };
+}

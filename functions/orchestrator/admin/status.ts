@@ -1,0 +1,98 @@
+import { config } from '../../../shared/config';
+import { db } from '../../../shared/sql/db';
+import { first, toIso } from '../../../shared/sql/dialect';
+import { readOnlyLink } from '../../../shared/storage-sas';
+import { notFound } from '../../../shared/http/errors';
+import { EXECUTION_COLUMNS, executionView } from './execution-view';
+
+/** Download links stay valid for an hour: long enough to open a report, short enough that a leaked link dies soon. */
+export const DOWNLOAD_LINK_TTL_SECONDS = 3600;
+/** An execution logs a few dozen rows; the cap keeps a runaway retry loop from producing a huge response. */
+export const STATUS_LOG_LIMIT = 1000;
+
+/** The workflow stages of spec 3.5: every execution goes through these; report sections (steps 5-10) come on top. */
+export const WORKFLOW_STAGES = [0, 1, 2, 3, 4, 11, 12, 99] as const;
+
+interface Asset {
+  kind: string;
+  blob: string;
+  contentType: string;
+}
+
+function parseJson<T>(text: string | null, fallback: T): T {
+  if (!text) return fallback;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return fallback;
+  }
+}
+
+/** Signed links to the report files the orchestrator stored (`assets[].blob` names a blob in ORCHESTRATOR_REPORTS_CONTAINER). */
+async function downloads(assetsJson: string | null, now: Date) {
+  const assets = parseJson<Asset[]>(assetsJson, []).filter((a) => a && typeof a.blob === 'string');
+  const expiresAt = new Date(now.getTime() + DOWNLOAD_LINK_TTL_SECONDS * 1000).toISOString();
+  return Promise.all(
+    assets.map(async (a) => ({ kind: a.kind, contentType: a.contentType, url: await readOnlyLink(config().ORCHESTRATOR_REPORTS_CONTAINER, a.blob, DOWNLOAD_LINK_TTL_SECONDS), expires_at: expiresAt })),
+  );
+}
+
+/**
+ * Steps done and to do: the stages of spec 3.5 plus any section step the log shows; a step counts
+ * as completed once it logged a completion.
+ */
+function stepMetrics(logs: { step_number: number | null; status: string }[]) {
+  const seen = new Set<number>(WORKFLOW_STAGES);
+  const completed = new Set<number>();
+  for (const row of logs) {
+    if (row.step_number === null) continue;
+    seen.add(row.step_number);
+    if (row.status === 'completed') completed.add(row.step_number);
+  }
+  return { completed_steps: completed.size, total_steps: seen.size };
+}
+
+/** GET status/{trackingId}: one execution with its submission, log, progress and download links. */
+export async function executionStatus(trackingId: string, now: Date) {
+  const database = db();
+  const execution = await database
+    .selectFrom('orchestrator_executions')
+    .select([...EXECUTION_COLUMNS, 'submission', 'assets', 'requested_by', 'plan', 'visuals_error', 'updated_at'])
+    .where('tracking_id', '=', trackingId)
+    .executeTakeFirst();
+  if (!execution) throw notFound(`No execution with tracking id ${trackingId}`, 'EXECUTION_NOT_FOUND');
+
+  const logRows = await first(
+    database,
+    database.selectFrom('orchestrator_processing_log').selectAll().where('tracking_id', '=', trackingId).orderBy('id', 'asc'),
+    STATUS_LOG_LIMIT,
+  ).execute();
+  const logs = logRows.map((row) => ({ ...row, metadata: parseJson<unknown>(row.metadata, row.metadata), timestamp: toIso(row.timestamp) }));
+  const view = executionView(execution, now);
+  const processingMetrics = {
+    progress_percentage: execution.progress_percentage,
+    ...stepMetrics(logRows),
+    current_step: view.current_step?.step_name ?? null,
+    current_step_number: view.current_step?.step_number ?? null,
+  };
+  const links = await downloads(execution.assets, now);
+  const downloadLinks = links.map((l) => l.url);
+
+  return {
+    success: true,
+    trackingId,
+    status: execution.processing_status,
+    data: {
+      execution: { ...view, plan: execution.plan, requested_by: execution.requested_by, updated_at: toIso(execution.updated_at) },
+      visuals: { status: execution.visuals_status, error: execution.visuals_error },
+      submission: parseJson<unknown>(execution.submission, {}),
+      logs,
+      processing_metrics: processingMetrics,
+      downloadLinks,
+      downloads: links,
+    },
+    // The client sample of spec 4.3 reads these two at the top level.
+    processing_metrics: processingMetrics,
+    downloadLinks,
+  };
+}

@@ -1,0 +1,55 @@
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { isMssql } from '../../../shared/sql/dialect';
+
+export const MINUTE_MS = 60_000;
+export const HOUR_MS = 60 * MINUTE_MS;
+export const DAY_MS = 24 * HOUR_MS;
+
+/** Spec 3.3 / 8: an execution processing for more than this is long-running. */
+export const LONG_RUNNING_MS = 10 * MINUTE_MS;
+/** Spec 8: the overview's success rate covers the last 7 days. */
+export const SUCCESS_RATE_WINDOW_MS = 7 * DAY_MS;
+/** "Recent" for alerts, the overview's error-source analysis and the executions summary. */
+export const RECENT_WINDOW_MS = DAY_MS;
+
+export type BucketUnit = 'hour' | 'day';
+
+export const TIMEFRAMES = {
+  '24h': { ms: DAY_MS, unit: 'hour' },
+  '7d': { ms: 7 * DAY_MS, unit: 'day' },
+  '30d': { ms: 30 * DAY_MS, unit: 'day' },
+} as const satisfies Record<string, { ms: number; unit: BucketUnit }>;
+export type Timeframe = keyof typeof TIMEFRAMES;
+
+/** Window bounds are computed here and passed as ISO 8601 parameters, so no query needs dialect date arithmetic. */
+export const isoBefore = (now: Date, ms: number) => new Date(now.getTime() - ms).toISOString();
+
+/** Length of the ISO 8601 prefix naming a bucket: `2026-11-22T04` (hour) or `2026-11-22` (day). */
+const KEY_LENGTH: Record<BucketUnit, number> = { hour: 13, day: 10 };
+
+/**
+ * The bucket of a timestamp column as that ISO prefix. SQLite stores ISO text, so it is a substring;
+ * Azure SQL stores datetime2, and style 126 formats it as ISO 8601, cut to the same length.
+ */
+export function bucketKey(db: Kysely<any>, column: string, unit: BucketUnit): RawBuilder<string> {
+  const length = sql.lit(KEY_LENGTH[unit]);
+  return isMssql(db) ? sql<string>`convert(char(${length}), ${sql.ref(column)}, 126)` : sql<string>`substr(${sql.ref(column)}, 1, ${length})`;
+}
+
+const floorTo = (ms: number, unit: BucketUnit) => ms - (ms % (unit === 'hour' ? HOUR_MS : DAY_MS));
+
+/** Every bucket from the one holding `from` to the one holding `to`, oldest first: its key and its start time. */
+export function bucketsBetween(from: Date, to: Date, unit: BucketUnit): { key: string; start: string }[] {
+  const step = unit === 'hour' ? HOUR_MS : DAY_MS;
+  const buckets: { key: string; start: string }[] = [];
+  for (let t = floorTo(from.getTime(), unit); t <= to.getTime(); t += step) {
+    const start = new Date(t).toISOString();
+    buckets.push({ key: start.slice(0, KEY_LENGTH[unit]), start });
+  }
+  return buckets;
+}
+
+/** The 24 hourly buckets ending with the current hour. */
+export function last24Hours(now: Date): { key: string; start: string }[] {
+  return bucketsBetween(new Date(floorTo(now.getTime(), 'hour') - 23 * HOUR_MS), now, 'hour');
+}

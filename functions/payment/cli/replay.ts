@@ -1,0 +1,40 @@
+/**
+ * `npm run payments:replay [-- --apply]`: lists payments whose plan never reached identity
+ * (pending, failed, manual review) and, with --apply, pushes each user's newest plan now.
+ * Needs identity reachable at {auth_url} (the dev host running, or IDENTITY_URL).
+ */
+import { serviceUrl } from '../../../shared/config';
+import { createLogger } from '../../../shared/logging';
+import { closeDb, migrateToLatest } from '../../../shared/sql/db';
+import { replayUnsynced } from '../replay';
+import { loadLocalEnv } from './local-env';
+
+async function main() {
+  await loadLocalEnv();
+  await migrateToLatest();
+  const apply = process.argv.includes('--apply');
+  const { unsynced, results } = await replayUnsynced(createLogger({ command: 'payments:replay' }), { apply });
+  if (!unsynced.length) {
+    process.stdout.write('Every payment is synced with identity.\n');
+    return;
+  }
+  process.stdout.write(`${unsynced.length} payment(s) not synced with identity (${serviceUrl('identity')}):\n`);
+  for (const p of unsynced) {
+    process.stdout.write(`  ${p.id}  user ${p.userId}  ${p.status} -> plan ${p.sync.plan}  sync ${p.sync.state}, ${p.sync.attempts} attempt(s)${p.sync.error ? `, last error: ${p.sync.error}` : ''}\n`);
+  }
+  if (!apply) {
+    process.stdout.write('Run again with --apply to replay them.\n');
+    return;
+  }
+  for (const r of results) {
+    process.stdout.write(r.success ? `  synced   user ${r.userId}${r.plan ? ` -> ${r.plan}` : ' (already up to date)'}\n` : `  FAILED   user ${r.userId}: ${r.error} (${r.details})\n`);
+  }
+  if (results.some((r) => !r.success)) process.exitCode = 1;
+}
+
+main()
+  .catch((error) => {
+    process.stderr.write(`${(error as Error).stack ?? error}\n`);
+    process.exitCode = 1;
+  })
+  .finally(() => closeDb());

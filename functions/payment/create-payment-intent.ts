@@ -1,0 +1,87 @@
+import { randomUUID } from 'node:crypto';
+import type { HttpRequest } from '@azure/functions';
+import Stripe from 'stripe';
+import { bearerToken, requireUser } from '../../shared/auth/access-token';
+import { readJson } from '../../shared/http/body';
+import { badRequest, forbidden, unauthorized } from '../../shared/http/errors';
+import type { Logger } from '../../shared/logging';
+import { badGateway, serviceUnavailable } from './errors';
+import { validateAtIdentity } from './identity-client';
+import { insertPendingPayment } from './payments';
+import { findPlan } from './plans';
+import { stripe } from './stripe-client';
+
+export interface CreatePaymentIntentBody {
+  amount: number;
+  planType: string;
+  userId: string;
+}
+
+export const CREATE_PAYMENT_INTENT_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['amount', 'planType', 'userId'],
+  properties: {
+    amount: { type: 'integer', minimum: 0, maximum: 100_000_000 },
+    planType: { type: 'string', minLength: 1, maxLength: 32 },
+    userId: { type: 'string', minLength: 1, maxLength: 64 },
+  },
+};
+
+/** A client retry with the same Idempotency-Key gets the same PaymentIntent instead of a second one. */
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{8,200}$/;
+
+/**
+ * The signed-in user, checked twice: locally (signature, expiry; cheap, rejects garbage without a
+ * network call) and at identity's /auth/validate (the session still exists), as spec 5.2 asks.
+ */
+export async function authenticate(request: HttpRequest) {
+  const user = await requireUser(request);
+  const validation = await validateAtIdentity(bearerToken(request)!);
+  if (!validation.ok && validation.reason === 'invalid') throw unauthorized('Identity did not accept the access token', 'AUTH_TOKEN_INVALID');
+  if (!validation.ok) throw serviceUnavailable('The identity service could not validate the access token; try again shortly', 'IDENTITY_UNAVAILABLE');
+  if (validation.user.id !== user.id) throw unauthorized('Identity did not accept the access token', 'AUTH_TOKEN_INVALID');
+  return { ...user, plan: validation.user.plan ?? user.plan, status: validation.user.status ?? user.status };
+}
+
+export async function createPaymentIntent(request: HttpRequest, log: Logger) {
+  const user = await authenticate(request);
+  const body = await readJson<CreatePaymentIntentBody>(request, CREATE_PAYMENT_INTENT_SCHEMA, 4 * 1024);
+  const plan = findPlan(body.planType);
+  if (!plan) throw badRequest(`Unknown planType "${body.planType}"; expected pro or enterprise`, 'UNKNOWN_PLAN');
+  if (plan.price === 0) throw badRequest(`The ${plan.id} plan cannot be purchased`, 'PLAN_NOT_PURCHASABLE');
+  if (body.userId !== user.id) throw forbidden('userId must be the signed-in user', 'USER_MISMATCH');
+  if (body.amount !== plan.price) {
+    throw badRequest(`amount must be ${plan.price} (${plan.currency}, smallest unit) for the ${plan.id} plan`, 'AMOUNT_MISMATCH', { expectedAmount: plan.price, currency: plan.currency });
+  }
+  const clientKey = request.headers.get('idempotency-key');
+  if (clientKey !== null && !IDEMPOTENCY_KEY.test(clientKey)) throw badRequest('Idempotency-Key must be 8 to 200 printable ASCII characters', 'INVALID_IDEMPOTENCY_KEY');
+  const idempotencyKey = `create-pi:${user.id}:${plan.id}:${plan.priceVersion}:${clientKey ?? randomUUID()}`;
+
+  let intent: Stripe.PaymentIntent;
+  try {
+    intent = await stripe().paymentIntents.create(
+      {
+        amount: plan.price,
+        currency: plan.currency,
+        allowed_payment_method_types: ['card'],
+        description: `${plan.name} plan`,
+        metadata: { userId: user.id, planType: plan.id, priceVersion: plan.priceVersion },
+      },
+      { idempotencyKey },
+    );
+  } catch (error) {
+    if (error instanceof Stripe.errors.StripeConnectionError || error instanceof Stripe.errors.StripeAPIError || error instanceof Stripe.errors.StripeRateLimitError) {
+      log.warn('stripe unavailable creating a payment intent', { error: (error as Error).message });
+      throw serviceUnavailable('The payment processor is unavailable; try again shortly', 'STRIPE_UNAVAILABLE');
+    }
+    if (error instanceof Stripe.errors.StripeError) {
+      log.error('stripe refused a payment intent', { type: error.type, stripeCode: error.code, message: error.message });
+      throw badGateway('The payment processor refused the request', 'STRIPE_ERROR');
+    }
+    throw error;
+  }
+  await insertPendingPayment({ id: intent.id, userId: user.id, planType: plan.id, amount: plan.price, currency: plan.currency, priceVersion: plan.priceVersion });
+  log.info('payment intent created', { userId: user.id, planType: plan.id, paymentIntentId: intent.id });
+  return { clientSecret: intent.client_secret, paymentIntentId: intent.id, amount: intent.amount, currency: intent.currency, planType: plan.id };
+}

@@ -1,0 +1,46 @@
+import { config, serviceUrl } from '../../shared/config';
+import { check, type DependencyCheck } from '../../shared/health';
+import { table } from '../../shared/storage';
+import { stripeApiBase, stripeMode } from './stripe-client';
+
+/** Table Storage: the failed-sync table answers a query. */
+const checkTableStorage = () =>
+  check(async () => {
+    const client = await table(config().PAYMENT_FAILED_SYNC_TABLE);
+    await client.listEntities({ queryOptions: { filter: "PartitionKey eq 'health'" } }).byPage({ maxPageSize: 1 }).next();
+    return config().PAYMENT_FAILED_SYNC_TABLE;
+  });
+
+/** Identity: its health route answers 200 within the deadline (plan syncs would fail otherwise). */
+const checkIdentity = () =>
+  check(async () => {
+    const url = `${serviceUrl('identity')}/health`;
+    const response = await fetch(url, { signal: AbortSignal.timeout(2500) });
+    await response.arrayBuffer();
+    if (!response.ok) throw new Error(`${url} answered ${response.status}`);
+    return url;
+  });
+
+/**
+ * Stripe: the mode is configured and consistent (webhook secret set; in offline mode the local
+ * server answers). The real API is not called on every probe: configuration is what can be wrong.
+ */
+const checkStripe = () =>
+  check(async () => {
+    const mode = stripeMode();
+    if (mode.mode === 'unconfigured') throw new Error('STRIPE_SECRET_KEY is not set');
+    if (!config().STRIPE_WEBHOOK_SECRET.startsWith('whsec_')) throw new Error('STRIPE_WEBHOOK_SECRET does not look like a webhook signing secret (whsec_...)');
+    if (mode.mode === 'stripe') return `Stripe API (${config().STRIPE_SECRET_KEY!.includes('_live_') ? 'live' : 'test'} mode)`;
+    const base = stripeApiBase();
+    if (!base) throw new Error('offline mode but no local Stripe API server is running');
+    const response = await fetch(`${base}/v1/payment_intents/pi_health_probe`, { headers: { Authorization: 'Bearer sk_test_health' }, signal: AbortSignal.timeout(2500) });
+    await response.arrayBuffer();
+    if (response.status !== 404) throw new Error(`local Stripe API server at ${base} answered ${response.status}`);
+    return `offline: local Stripe API server ${base}`;
+  });
+
+export const paymentChecks = (): Record<string, Promise<DependencyCheck>> => ({
+  tableStorage: checkTableStorage(),
+  identity: checkIdentity(),
+  stripe: checkStripe(),
+});

@@ -1,0 +1,252 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Plan } from '../../shared/auth/access-token';
+import { db } from '../../shared/sql/db';
+import { first, toIso } from '../../shared/sql/dialect';
+import type { Timestamp } from '../../shared/sql/tables';
+
+export type PaymentStatus = 'pending' | 'succeeded' | 'failed' | 'canceled' | 'refunded';
+/**
+ * not_required: nothing to push (pending or failed payment). pending: a plan must be pushed to
+ * identity. synced: identity has it. failed: the last push failed, retried at sync_next_at.
+ * manual_review: retries exhausted or the event contradicts the payment record. superseded: a
+ * newer payment of the same user decided the plan, so this one must never be pushed.
+ */
+export type SyncState = 'not_required' | 'pending' | 'synced' | 'failed' | 'manual_review' | 'superseded';
+
+export interface PaymentsTable {
+  id: string;
+  user_id: string;
+  plan_type: Plan;
+  amount: number;
+  currency: string;
+  price_version: string | null;
+  status: PaymentStatus;
+  /** Stripe's `created` of the event that set `status`: the order in which facts about payments happened. */
+  status_at: Timestamp | null;
+  failure_message: string | null;
+  sync_state: SyncState;
+  sync_plan: Plan | null;
+  sync_attempts: number;
+  sync_error: string | null;
+  sync_next_at: Timestamp | null;
+  synced_at: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface WebhookEventsTable {
+  id: string;
+  type: string;
+  payment_intent_id: string | null;
+  event_created: Timestamp;
+  received_at: Timestamp;
+}
+
+export interface SyncLeasesTable {
+  user_id: string;
+  holder: string;
+  expires_at: Timestamp;
+}
+
+export type PaymentTables = {
+  payment_payments: PaymentsTable;
+  payment_webhook_events: WebhookEventsTable;
+  payment_sync_leases: SyncLeasesTable;
+};
+
+export type PaymentDb = Kysely<PaymentTables>;
+export const paymentDb = (): PaymentDb => db().withTables<PaymentTables>() as unknown as PaymentDb;
+
+export interface Payment {
+  id: string;
+  userId: string;
+  planType: Plan;
+  amount: number;
+  currency: string;
+  priceVersion: string | null;
+  status: PaymentStatus;
+  statusAt: string | null;
+  failureMessage: string | null;
+  sync: { state: SyncState; plan: Plan | null; attempts: number; error: string | null; nextAttemptAt: string | null; syncedAt: string | null };
+  createdAt: string;
+  updatedAt: string;
+}
+
+type PaymentRow = { [K in keyof PaymentsTable]: PaymentsTable[K] extends Timestamp ? string | Date : PaymentsTable[K] extends Timestamp | null ? string | Date | null : PaymentsTable[K] };
+
+export function toPayment(row: PaymentRow): Payment {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    planType: row.plan_type,
+    amount: row.amount,
+    currency: row.currency,
+    priceVersion: row.price_version,
+    status: row.status,
+    statusAt: toIso(row.status_at),
+    failureMessage: row.failure_message,
+    sync: {
+      state: row.sync_state,
+      plan: row.sync_plan,
+      attempts: row.sync_attempts,
+      error: row.sync_error,
+      nextAttemptAt: toIso(row.sync_next_at),
+      syncedAt: toIso(row.synced_at),
+    },
+    createdAt: toIso(row.created_at)!,
+    updatedAt: toIso(row.updated_at)!,
+  };
+}
+
+/** A primary-key violation on either dialect (SQLite constraint error, SQL Server 2627/2601). */
+export function isDuplicateKey(error: unknown): boolean {
+  const e = error as { code?: string; number?: number };
+  return e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.number === 2627 || e?.number === 2601;
+}
+
+export async function insertPendingPayment(p: { id: string; userId: string; planType: Plan; amount: number; currency: string; priceVersion: string }): Promise<void> {
+  const now = new Date().toISOString();
+  try {
+    await paymentDb()
+      .insertInto('payment_payments')
+      .values({
+        id: p.id, user_id: p.userId, plan_type: p.planType, amount: p.amount, currency: p.currency, price_version: p.priceVersion,
+        status: 'pending', sync_state: 'not_required', sync_attempts: 0, created_at: now, updated_at: now,
+      })
+      .execute();
+  } catch (error) {
+    // A replayed idempotent create returns the same PaymentIntent: its row already exists.
+    if (!isDuplicateKey(error)) throw error;
+  }
+}
+
+export async function findPayment(id: string, executor: PaymentDb | Transaction<PaymentTables> = paymentDb()): Promise<Payment | undefined> {
+  const row = await executor.selectFrom('payment_payments').selectAll().where('id', '=', id).executeTakeFirst();
+  return row && toPayment(row as PaymentRow);
+}
+
+export async function recentPaymentsOf(userId: string, count = 10): Promise<Payment[]> {
+  const rows = await first(db(), paymentDb().selectFrom('payment_payments').selectAll().where('user_id', '=', userId).orderBy('created_at', 'desc').orderBy('id', 'desc'), count).execute();
+  return rows.map((r) => toPayment(r as PaymentRow));
+}
+
+/**
+ * The payment whose plan the user should have: the newest fact (succeeded or refunded) by event
+ * time, ties broken by creation. Older payments never decide the plan once a newer one exists.
+ */
+export async function planDecidingPayment(userId: string): Promise<Payment | undefined> {
+  const row = await first(
+    db(),
+    paymentDb()
+      .selectFrom('payment_payments')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('status', 'in', ['succeeded', 'refunded'])
+      .orderBy('status_at', 'desc')
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc'),
+    1,
+  ).executeTakeFirst();
+  return row && toPayment(row as PaymentRow);
+}
+
+/** Payments that still owe identity a plan update (pending, failed or in manual review), oldest first. */
+export async function unsyncedPayments(count = 100): Promise<Payment[]> {
+  const rows = await first(
+    db(),
+    paymentDb().selectFrom('payment_payments').selectAll().where('sync_state', 'in', ['pending', 'failed', 'manual_review']).orderBy('created_at').orderBy('id'),
+    count,
+  ).execute();
+  return rows.map((r) => toPayment(r as PaymentRow));
+}
+
+/** Users with a sync that is due now (pending past its grace, or failed past its backoff), most overdue first. */
+export async function usersWithDueSyncs(now: Date, count = 100): Promise<string[]> {
+  const rows = await first(
+    db(),
+    paymentDb()
+      .selectFrom('payment_payments')
+      .select(['user_id'])
+      .where('sync_state', 'in', ['pending', 'failed'])
+      .where('sync_next_at', '<=', now.toISOString())
+      .orderBy('sync_next_at')
+      .orderBy('id'),
+    count,
+  ).execute();
+  return [...new Set(rows.map((r) => r.user_id))];
+}
+
+/**
+ * Marks the payment synced and supersedes the older ones. Answers whether any of them had failed
+ * before (so a failed-sync record may exist and needs deleting); otherwise Table Storage is not asked.
+ */
+export async function markSynced(payment: Payment, now: Date): Promise<{ hadFailures: boolean }> {
+  const at = now.toISOString();
+  return paymentDb().transaction().execute(async (trx) => {
+    await trx
+      .updateTable('payment_payments')
+      .set({ sync_state: 'synced', sync_error: null, sync_next_at: null, synced_at: at, updated_at: at })
+      .where('id', '=', payment.id)
+      .where('sync_state', 'in', ['pending', 'failed', 'manual_review'])
+      .execute();
+    const failedOlder = await supersedeOlder(payment, now, trx);
+    return { hadFailures: payment.sync.error !== null || failedOlder };
+  });
+}
+
+/**
+ * Older payments of the user lost their say once `payment` decides the plan: they must never be
+ * pushed. Answers whether any of them had failed (a failure always leaves sync_error).
+ */
+export async function supersedeOlder(payment: Payment, now: Date, executor: PaymentDb | Transaction<PaymentTables> = paymentDb()): Promise<boolean> {
+  const older = (q: any) =>
+    q.where('user_id', '=', payment.userId).where('id', '!=', payment.id).where('sync_state', 'in', ['pending', 'failed', 'manual_review']).where('status_at', '<=', payment.statusAt!);
+  const failed = await first(db(), older(executor.selectFrom('payment_payments').select('id')).where('sync_error', 'is not', null).orderBy('id'), 1).executeTakeFirst();
+  await older(executor.updateTable('payment_payments').set({ sync_state: 'superseded', sync_next_at: null, updated_at: now.toISOString() })).execute();
+  return failed !== undefined;
+}
+
+export async function markSyncFailed(payment: Payment, change: { state: 'failed' | 'manual_review'; attempts: number; error: string; nextAt: Date | null }, now: Date): Promise<void> {
+  await paymentDb()
+    .updateTable('payment_payments')
+    .set({ sync_state: change.state, sync_attempts: change.attempts, sync_error: change.error, sync_next_at: change.nextAt?.toISOString() ?? null, updated_at: now.toISOString() })
+    .where('id', '=', payment.id)
+    .where('sync_state', 'in', ['pending', 'failed', 'manual_review'])
+    .execute();
+}
+
+/** Puts manual-review payments back in the retry loop (the replay command). */
+export async function reopenForReplay(ids: string[], now: Date): Promise<void> {
+  if (!ids.length) return;
+  await paymentDb()
+    .updateTable('payment_payments')
+    .set({ sync_state: 'pending', sync_attempts: 0, sync_next_at: now.toISOString(), updated_at: now.toISOString() })
+    .where('id', 'in', ids)
+    .where('sync_state', 'in', ['pending', 'failed', 'manual_review'])
+    .execute();
+}
+
+/**
+ * A lease on pushing plans for one user, so two instances (webhook and timer, or two webhooks)
+ * never race each other's PUTs. Insert when absent, take over when expired.
+ */
+export async function acquireSyncLease(userId: string, holder: string, now: Date, ttlMs: number): Promise<boolean> {
+  const expires = new Date(now.getTime() + ttlMs).toISOString();
+  try {
+    await paymentDb().insertInto('payment_sync_leases').values({ user_id: userId, holder, expires_at: expires }).execute();
+    return true;
+  } catch (error) {
+    if (!isDuplicateKey(error)) throw error;
+  }
+  const taken = await paymentDb()
+    .updateTable('payment_sync_leases')
+    .set({ holder, expires_at: expires })
+    .where('user_id', '=', userId)
+    .where('expires_at', '<', now.toISOString())
+    .executeTakeFirst();
+  return Number(taken.numUpdatedRows) === 1;
+}
+
+export async function releaseSyncLease(userId: string, holder: string): Promise<void> {
+  await paymentDb().deleteFrom('payment_sync_leases').where('user_id', '=', userId).where('holder', '=', holder).execute();
+}

@@ -1,0 +1,94 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as wait } from 'node:timers/promises';
+import { config } from '../../shared/config';
+import type { Logger } from '../../shared/logging';
+import { storeFailedSync, deleteFailedSync } from './failed-sync-records';
+import { updatePlanAtIdentity, type PlanUpdateFailure } from './identity-client';
+import { acquireSyncLease, markSyncFailed, markSynced, planDecidingPayment, releaseSyncLease, supersedeOlder, type Payment } from './payments';
+
+/** The sync result of spec 7.2: `{ success: true }` or `{ success: false, error, details, userId, retryStored }`. */
+export type SyncResult =
+  | { success: true; userId: string; plan?: string; paymentIntentId?: string; upToDate?: boolean }
+  | { success: false; error: string; details: string; userId: string; retryStored: boolean; state?: 'failed' | 'manual_review' | 'deferred'; nextAttemptAt?: string | null };
+
+/** Full-jitter exponential backoff: a uniform delay in [0, min(max, base * 2^(failures-1))] seconds. */
+export function backoffDelayMs(failures: number, random: () => number = Math.random): number {
+  const cfg = config();
+  const ceiling = Math.min(cfg.PAYMENT_SYNC_RETRY_MAX_DELAY_SECONDS, cfg.PAYMENT_SYNC_RETRY_BASE_SECONDS * 2 ** Math.max(0, failures - 1));
+  return Math.floor(random() * ceiling * 1000);
+}
+
+/** How long a freshly recorded sync is left to the webhook that records it before the timer may take over. */
+export const inlineSyncGraceMs = () => config().PAYMENT_SYNC_TIMEOUT_MS * 2 + 5000;
+
+function logFailure(log: Logger, payment: Payment, failure: PlanUpdateFailure, state: string) {
+  const fields = { userId: payment.userId, paymentIntentId: payment.id, plan: payment.sync.plan, failure: failure.kind, status: failure.status, details: failure.details, syncState: state };
+  if (failure.kind === 'unauthorized') {
+    log.error('SECURITY INCIDENT: identity rejected the service admin token; rotate AUTH_ADMIN_TOKEN (docs/payment.md, key rotation)', { ...fields, category: 'security' });
+  } else if (failure.kind === 'not_found') {
+    log.error('INCONSISTENCY: a paying user does not exist in identity; needs manual review', { ...fields, category: 'inconsistency' });
+  } else {
+    log.warn('plan sync to identity failed; will retry', fields);
+  }
+}
+
+async function recordFailure(payment: Payment, failure: PlanUpdateFailure, now: Date, log: Logger): Promise<SyncResult> {
+  const cfg = config();
+  const attempts = payment.sync.attempts + 1;
+  const exhausted = attempts >= cfg.PAYMENT_SYNC_MAX_ATTEMPTS;
+  const nextAt = exhausted ? null : new Date(now.getTime() + backoffDelayMs(attempts));
+  const state = exhausted ? 'manual_review' : 'failed';
+  const error = `${failure.error}: ${failure.details}`.slice(0, 2000);
+  await markSyncFailed(payment, { state, attempts, error, nextAt }, now);
+  logFailure(log, payment, failure, state);
+  if (exhausted) {
+    log.error('MANUAL REVIEW: plan sync retries exhausted; replay with npm run payments:replay', { userId: payment.userId, paymentIntentId: payment.id, attempts, category: 'manual_review' });
+  }
+  let retryStored = true;
+  try {
+    await storeFailedSync({ userId: payment.userId, planType: payment.sync.plan!, error: failure.error, timestamp: now.toISOString(), retryCount: attempts - 1 }, now);
+  } catch (storageError) {
+    // SQL still holds the sync as failed, so the timer retries it; only the 24-hour copy is missing.
+    retryStored = false;
+    log.error('could not store the failed-sync record', { userId: payment.userId, error: storageError });
+  }
+  return { success: false, error: failure.error, details: failure.details, userId: payment.userId, retryStored, state, nextAttemptAt: nextAt?.toISOString() ?? null };
+}
+
+/**
+ * Brings identity up to date for one user: pushes the plan of the user's plan-deciding payment
+ * (the newest succeeded or refunded one), under a per-user lease so no older plan is pushed after
+ * a newer one. After a successful push it looks again, in case a newer payment arrived meanwhile.
+ */
+export async function syncUser(userId: string, log: Logger): Promise<SyncResult> {
+  const holder = randomUUID();
+  const leaseMs = config().PAYMENT_SYNC_TIMEOUT_MS + 5000;
+  const waitUntil = Date.now() + leaseMs;
+  while (!(await acquireSyncLease(userId, holder, new Date(), leaseMs))) {
+    if (Date.now() > waitUntil) {
+      return { success: false, error: 'Sync deferred', details: 'another instance is syncing this user; the retry timer will finish', userId, retryStored: true, state: 'deferred' };
+    }
+    await wait(25);
+  }
+  try {
+    let result: SyncResult = { success: true, userId, upToDate: true };
+    for (let round = 0; round < 3; round++) {
+      const target = await planDecidingPayment(userId);
+      if (!target) return result;
+      if (!['pending', 'failed'].includes(target.sync.state)) {
+        await supersedeOlder(target, new Date());
+        return result;
+      }
+      const now = new Date();
+      const outcome = await updatePlanAtIdentity(userId, target.sync.plan!, now);
+      if (!outcome.ok) return await recordFailure(target, outcome.failure, now, log);
+      const { hadFailures } = await markSynced(target, now);
+      log.info('plan synced to identity', { userId, plan: target.sync.plan, paymentIntentId: target.id, attempts: target.sync.attempts + 1 });
+      if (hadFailures) await deleteFailedSync(userId).catch((error) => log.warn('could not delete the failed-sync record; it expires on its own', { userId, error }));
+      result = { success: true, userId, plan: target.sync.plan!, paymentIntentId: target.id };
+    }
+    return result;
+  } finally {
+    await releaseSyncLease(userId, holder);
+  }
+}

@@ -1,0 +1,75 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Stripe from 'stripe';
+import { config, type Config } from '../../shared/config';
+import { serviceUnavailable } from './errors';
+
+/** A key Stripe itself would accept (secret or restricted, test or live). */
+const REAL_KEY = /^(sk|rk)_(test|live)_[A-Za-z0-9]{10,}$/;
+/** The key sent to the local server when no real one is configured. */
+export const OFFLINE_KEY = 'sk_test_offline_emulator';
+
+/**
+ * offline: the Stripe client talks to a local Stripe API server, either STRIPE_API_BASE or the
+ * emulator the dev host starts (locally, when no real key is set). stripe: the real API.
+ * unconfigured: in Azure with no key; payment routes answer 503 and health says why.
+ */
+export type StripeMode = { mode: 'offline'; apiBase?: string } | { mode: 'stripe' } | { mode: 'unconfigured' };
+
+export function stripeMode(cfg: Config = config()): StripeMode {
+  if (cfg.STRIPE_API_BASE) return { mode: 'offline', apiBase: cfg.STRIPE_API_BASE };
+  if (cfg.STRIPE_SECRET_KEY && REAL_KEY.test(cfg.STRIPE_SECRET_KEY)) return { mode: 'stripe' };
+  if (!cfg.WEBSITE_HOSTNAME) return { mode: 'offline' };
+  return { mode: 'unconfigured' };
+}
+
+let emulatorUrl: string | undefined;
+let client: { base: string; key: string; stripe: Stripe } | undefined;
+
+/** The emulator's address, set by the service's start() (undefined again after stop()). */
+export function useEmulator(url: string | undefined): void {
+  emulatorUrl = url;
+  client = undefined;
+}
+
+/** Where the CLIs find the emulator of a running dev host. */
+export const emulatorAddressFile = (cfg: Config = config()) => path.join(cfg.DATA_DIR, 'stripe-emulator.json');
+
+export function emulatorAddressFromFile(cfg: Config = config()): string | undefined {
+  try {
+    return (JSON.parse(fs.readFileSync(emulatorAddressFile(cfg), 'utf8')) as { url?: string }).url;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The API base the client uses: STRIPE_API_BASE, the emulator, or Stripe itself. */
+export function stripeApiBase(cfg: Config = config()): string | undefined {
+  const mode = stripeMode(cfg);
+  if (mode.mode === 'stripe') return 'https://api.stripe.com';
+  if (mode.mode === 'offline') return mode.apiBase ?? emulatorUrl ?? emulatorAddressFromFile(cfg);
+  return undefined;
+}
+
+/** The process's Stripe client, pointed by `host`/`port`/`protocol` at the server of the current mode. */
+export function stripe(): Stripe {
+  const cfg = config();
+  const base = stripeApiBase(cfg);
+  if (!base) throw serviceUnavailable('Stripe is not configured (set STRIPE_SECRET_KEY)', 'STRIPE_NOT_CONFIGURED');
+  const key = stripeMode(cfg).mode === 'stripe' ? cfg.STRIPE_SECRET_KEY! : cfg.STRIPE_SECRET_KEY || OFFLINE_KEY;
+  if (client?.base !== base || client.key !== key) {
+    const url = new URL(base);
+    const protocol = url.protocol === 'http:' ? 'http' : 'https';
+    const stripe = new Stripe(key, {
+      host: url.hostname,
+      port: Number(url.port) || (protocol === 'http' ? 80 : 443),
+      protocol,
+      maxNetworkRetries: 2,
+      timeout: 10_000,
+      telemetry: false,
+      appInfo: { name: 'report-platform-payment' },
+    });
+    client = { base, key, stripe };
+  }
+  return client.stripe;
+}

@@ -1,0 +1,154 @@
+import type Stripe from 'stripe';
+import type { Plan } from '../../shared/auth/access-token';
+import type { Logger } from '../../shared/logging';
+import { findPayment, isDuplicateKey, paymentDb, type Payment, type PaymentStatus, type PaymentTables } from './payments';
+import { findPlan } from './plans';
+import { inlineSyncGraceMs } from './plan-sync';
+import type { Transaction } from 'kysely';
+
+/** The event types that change a payment; every other type is acknowledged and ignored. */
+export const HANDLED_EVENT_TYPES = ['payment_intent.succeeded', 'payment_intent.payment_failed', 'charge.refunded'] as const;
+
+export interface RecordedEvent {
+  duplicate: boolean;
+  /** What the event did: applied, or why it did not. */
+  action: 'applied' | 'ignored_type' | 'stale' | 'partial_refund' | 'unknown_payment' | 'unattributable' | 'contradicts_record';
+  paymentIntentId?: string;
+  /** Set when the event left a plan to push to identity for this user. */
+  syncUserId?: string;
+}
+
+/**
+ * Lifecycle rank: a payment only moves forward (pending, then failed/canceled, then succeeded,
+ * then refunded), and within a rank the newer event wins. So an older or replayed event can never
+ * undo a newer fact, whatever order Stripe delivers them in.
+ */
+const RANK: Record<PaymentStatus, number> = { pending: 0, failed: 1, canceled: 1, succeeded: 2, refunded: 3 };
+
+function supersedes(current: Payment, next: PaymentStatus, at: string): boolean {
+  if (RANK[next] !== RANK[current.status]) return RANK[next] > RANK[current.status];
+  return next !== current.status && (!current.statusAt || at > current.statusAt);
+}
+
+interface Fact {
+  paymentIntentId: string;
+  status: PaymentStatus;
+  failureMessage?: string;
+  /** The PaymentIntent itself, when the event carries it (cross-checked against our record). */
+  intent?: Stripe.PaymentIntent;
+}
+
+function factOf(event: Stripe.Event): Fact | 'ignored_type' | 'partial_refund' {
+  switch (event.type) {
+    case 'payment_intent.succeeded':
+      return { paymentIntentId: event.data.object.id, status: 'succeeded', intent: event.data.object };
+    case 'payment_intent.payment_failed':
+      return {
+        paymentIntentId: event.data.object.id,
+        status: 'failed',
+        failureMessage: event.data.object.last_payment_error?.message ?? 'payment failed',
+        intent: event.data.object,
+      };
+    case 'charge.refunded': {
+      const charge = event.data.object;
+      // Only a full refund takes the plan away; a partial refund is a goodwill credit.
+      if (!charge.refunded || charge.amount_refunded < charge.amount) return 'partial_refund';
+      const pi = typeof charge.payment_intent === 'string' ? charge.payment_intent : charge.payment_intent?.id;
+      return pi ? { paymentIntentId: pi, status: 'refunded' } : 'partial_refund';
+    }
+    default:
+      return 'ignored_type';
+  }
+}
+
+const USER_ID = /^[A-Za-z0-9._@:-]{1,64}$/;
+
+/** Differences between a signed PaymentIntent and the payment we recorded when creating it. */
+function contradictions(payment: Payment, intent: Stripe.PaymentIntent): string[] {
+  const problems: string[] = [];
+  if (intent.metadata?.userId !== payment.userId) problems.push(`metadata.userId ${intent.metadata?.userId} != ${payment.userId}`);
+  if (intent.metadata?.planType !== payment.planType) problems.push(`metadata.planType ${intent.metadata?.planType} != ${payment.planType}`);
+  if (intent.amount !== payment.amount) problems.push(`amount ${intent.amount} != ${payment.amount}`);
+  if (intent.currency !== payment.currency) problems.push(`currency ${intent.currency} != ${payment.currency}`);
+  return problems;
+}
+
+async function insertFromEvent(trx: Transaction<PaymentTables>, fact: Fact, at: string, now: string, log: Logger): Promise<RecordedEvent> {
+  const intent = fact.intent;
+  const userId = intent?.metadata?.userId;
+  const planType = intent?.metadata?.planType as Plan | undefined;
+  if (!intent) {
+    log.warn('refund for a payment this service never recorded; acknowledged without action', { paymentIntentId: fact.paymentIntentId });
+    return { duplicate: false, action: 'unknown_payment', paymentIntentId: fact.paymentIntentId };
+  }
+  if (!userId || !USER_ID.test(userId) || !planType || !findPlan(planType) || planType === 'free') {
+    log.error('signed payment event without a usable userId/planType in its metadata; needs manual review', { paymentIntentId: fact.paymentIntentId, category: 'manual_review' });
+    return { duplicate: false, action: 'unattributable', paymentIntentId: fact.paymentIntentId };
+  }
+  const succeeded = fact.status === 'succeeded';
+  await trx
+    .insertInto('payment_payments')
+    .values({
+      id: intent.id, user_id: userId, plan_type: planType, amount: intent.amount, currency: intent.currency,
+      price_version: intent.metadata?.priceVersion ?? null, status: fact.status, status_at: at, failure_message: fact.failureMessage ?? null,
+      sync_state: succeeded ? 'pending' : 'not_required', sync_plan: succeeded ? planType : null, sync_attempts: 0,
+      sync_next_at: succeeded ? new Date(Date.parse(now) + inlineSyncGraceMs()).toISOString() : null,
+      created_at: now, updated_at: now,
+    })
+    .execute();
+  return { duplicate: false, action: 'applied', paymentIntentId: intent.id, ...(succeeded ? { syncUserId: userId } : {}) };
+}
+
+/**
+ * Records one verified event in a single transaction: the event id (a repeat is a no-op) and its
+ * effect on the payment. A succeeded payment or a full refund leaves a pending plan sync in SQL
+ * (the source of truth the retry timer works from) for the caller to push at once.
+ */
+export async function recordEvent(event: Stripe.Event, log: Logger): Promise<RecordedEvent> {
+  const fact = factOf(event);
+  const now = new Date().toISOString();
+  const at = new Date(event.created * 1000).toISOString();
+  const paymentIntentId = typeof fact === 'object' ? fact.paymentIntentId : undefined;
+  return paymentDb().transaction().execute(async (trx) => {
+    try {
+      await trx.insertInto('payment_webhook_events').values({ id: event.id, type: event.type, payment_intent_id: paymentIntentId ?? null, event_created: at, received_at: now }).execute();
+    } catch (error) {
+      if (isDuplicateKey(error)) return { duplicate: true, action: 'ignored_type', paymentIntentId } as RecordedEvent;
+      throw error;
+    }
+    if (fact === 'ignored_type' || fact === 'partial_refund') return { duplicate: false, action: fact, paymentIntentId };
+
+    const payment = await findPayment(fact.paymentIntentId, trx);
+    if (!payment) return insertFromEvent(trx, fact, at, now, log);
+    if (!supersedes(payment, fact.status, at)) return { duplicate: false, action: 'stale', paymentIntentId };
+
+    const problems = fact.intent ? contradictions(payment, fact.intent) : [];
+    const syncs = fact.status === 'succeeded' || fact.status === 'refunded';
+    if (problems.length) {
+      log.error('INCONSISTENCY: signed event contradicts the payment record; plan not changed, needs manual review', { paymentIntentId, problems, category: 'inconsistency' });
+    }
+    await trx
+      .updateTable('payment_payments')
+      .set({
+        status: fact.status,
+        status_at: at,
+        failure_message: fact.failureMessage ?? null,
+        updated_at: now,
+        ...(syncs
+          ? problems.length
+            ? { sync_state: 'manual_review' as const, sync_plan: fact.status === 'refunded' ? 'free' as const : payment.planType, sync_error: `event contradicts the payment record: ${problems.join('; ')}` }
+            : {
+                sync_state: 'pending' as const,
+                sync_plan: fact.status === 'refunded' ? ('free' as const) : payment.planType,
+                sync_attempts: 0,
+                sync_error: null,
+                sync_next_at: new Date(Date.parse(now) + inlineSyncGraceMs()).toISOString(),
+              }
+          : {}),
+      })
+      .where('id', '=', payment.id)
+      .execute();
+    if (problems.length) return { duplicate: false, action: 'contradicts_record', paymentIntentId };
+    return { duplicate: false, action: 'applied', paymentIntentId, ...(syncs ? { syncUserId: payment.userId } : {}) };
+  });
+}

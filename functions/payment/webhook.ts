@@ -1,0 +1,61 @@
+import type { HttpRequest } from '@azure/functions';
+import Stripe from 'stripe';
+import { config } from '../../shared/config';
+import { readBody, validate } from '../../shared/http/body';
+import { badRequest } from '../../shared/http/errors';
+import type { Logger } from '../../shared/logging';
+import { syncUser, type SyncResult } from './plan-sync';
+import { recordEvent, type RecordedEvent } from './webhook-events';
+
+/** Spec 6.1 leaves the scheme to the processor: Stripe's, with its default 300 s replay window. */
+export const SIGNATURE_TOLERANCE_SECONDS = 300;
+/** Stripe events are a few KB; anything near this is not an event. */
+export const WEBHOOK_BODY_LIMIT = 256 * 1024;
+
+const verifier = new Stripe('sk_test_signature_verification_only');
+
+const EVENT_SCHEMA = {
+  type: 'object',
+  required: ['id', 'type', 'created', 'data'],
+  properties: {
+    id: { type: 'string', minLength: 1, maxLength: 255 },
+    type: { type: 'string', minLength: 1, maxLength: 100 },
+    created: { type: 'integer', minimum: 0 },
+    data: {
+      type: 'object',
+      required: ['object'],
+      properties: { object: { type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 255 } } } },
+    },
+  },
+};
+
+/** Verifies the Stripe-Signature over the exact bytes received; a missing or bad signature is a 400 and nothing is written. */
+export async function verifiedEvent(request: HttpRequest): Promise<Stripe.Event> {
+  const raw = await readBody(request, WEBHOOK_BODY_LIMIT);
+  const signature = request.headers.get('stripe-signature');
+  if (!signature) throw badRequest('The Stripe-Signature header is missing', 'WEBHOOK_SIGNATURE_MISSING');
+  let event: Stripe.Event;
+  try {
+    event = verifier.webhooks.constructEvent(raw, signature, config().STRIPE_WEBHOOK_SECRET, SIGNATURE_TOLERANCE_SECONDS);
+  } catch (error) {
+    throw badRequest(`Webhook signature verification failed: ${(error as Error).message}`, 'WEBHOOK_SIGNATURE_INVALID');
+  }
+  return validate<Stripe.Event>(EVENT_SCHEMA, event, 'event');
+}
+
+export interface WebhookOutcome extends Omit<RecordedEvent, 'syncUserId'> {
+  received: true;
+  eventId: string;
+  type: string;
+  /** Spec 6.1 rules 3-4: the result of pushing the plan to identity, when the event changed a plan. */
+  sync?: SyncResult;
+}
+
+/** Records the event (deduplicated) and, when it decided a plan, pushes that plan to identity at once. */
+export async function processEvent(event: Stripe.Event, log: Logger): Promise<WebhookOutcome> {
+  const recorded = await recordEvent(event, log);
+  const { syncUserId, ...rest } = recorded;
+  const outcome: WebhookOutcome = { received: true, eventId: event.id, type: event.type, ...rest };
+  if (syncUserId) outcome.sync = await syncUser(syncUserId, log.child({ eventId: event.id }));
+  return outcome;
+}

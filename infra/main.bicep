@@ -1,0 +1,217 @@
+// The whole platform in one resource group: Function App(s) on Flex Consumption, a user-assigned
+// managed identity, Storage, Azure SQL (Entra ID only), Key Vault, Log Analytics and Application Insights.
+// Deploy with `azd up`, or `az deployment sub create -l <region> -f infra/main.bicep -p infra/main.parameters.json`.
+targetScope = 'subscription'
+
+@minLength(1)
+@maxLength(64)
+@description('Name of the environment (azd env name); part of every resource name.')
+param environmentName string
+
+@minLength(1)
+@description('Azure region of every resource.')
+param location string
+
+@description('Deploy all four services in one Function App (SERVICES=identity,payment,orchestrator,visual) instead of one app per service.')
+param singleApp bool = false
+
+@description('Object id of the principal running the deployment (azd sets AZURE_PRINCIPAL_ID). It becomes the SQL Entra admin unless sqlAdminObjectId is given, and may write Key Vault secrets.')
+param principalId string
+
+@allowed([ 'User', 'ServicePrincipal', 'Group' ])
+@description('Type of principalId.')
+param principalType string = 'User'
+
+@description('Object id of the Entra ID group that administers Azure SQL (operators and the CI principal). Empty: the deploying user. Required when deploying as a service principal, which SQL would identify by its client id, not principalId.')
+param sqlAdminObjectId string = ''
+
+@description('Display name of the SQL Entra admin (for the portal; any label when using a group).')
+param sqlAdminLogin string = 'platform-sql-admins'
+
+@description('Azure SQL database SKU name, for example GP_S_Gen5_2 (serverless), S1 or GP_Gen5_2.')
+param sqlSkuName string = 'GP_S_Gen5_2'
+
+@description('Azure SQL database SKU tier matching sqlSkuName: GeneralPurpose, Standard, Premium, BusinessCritical, Hyperscale.')
+param sqlSkuTier string = 'GeneralPurpose'
+
+@description('Serverless only: minutes idle before the database pauses (-1 never pauses).')
+param sqlAutoPauseDelayMinutes int = 60
+
+@minValue(1)
+@maxValue(1000)
+@description('Flex Consumption: most instances each Function App scales out to.')
+param maximumInstanceCount int = 100
+
+@allowed([ 512, 2048, 4096 ])
+@description('Flex Consumption: memory of each instance.')
+param instanceMemoryMB int = 2048
+
+@minValue(1)
+@maxValue(100)
+@description('SQL connections per instance (SQL_POOL_MAX). Every instance of every app has its own pool: keep instances x apps x this under the database tier\'s session limit.')
+param sqlPoolMax int = 5
+
+@description('Orchestrator AI endpoint (ORCHESTRATOR_AI_ENDPOINT): an OpenAI-compatible base URL or an Azure OpenAI resource endpoint. Empty: reports are written offline.')
+param orchestratorAiEndpoint string = ''
+
+@allowed([ '', 'offline', 'openai', 'azure-openai' ])
+@description('Orchestrator AI provider (ORCHESTRATOR_AI_PROVIDER). Empty: openai when an endpoint is given, offline otherwise. azure-openai signs in with the managed identity unless the orchestrator-ai-api-key secret holds a key.')
+param orchestratorAiProvider string = ''
+
+@description('Orchestrator AI model, or the Azure OpenAI deployment name (ORCHESTRATOR_AI_MODEL).')
+param orchestratorAiModel string = 'gpt-4o-mini'
+
+@description('Email of the first super admin, created by identity at start-up when absent. Empty: create one with `npm run users`.')
+param bootstrapAdminEmail string = ''
+
+@description('Purge protection for Key Vault. Turn on for production; a purge-protected vault name cannot be reused for 90 days after deletion.')
+param keyVaultPurgeProtection bool = false
+
+var serviceNames = [ 'identity', 'payment', 'orchestrator', 'visual' ]
+var resourceToken = toLower(uniqueString(subscription().id, environmentName, location))
+var tags = { 'azd-env-name': environmentName }
+// One Function App per service, or one serving all four; `services` becomes the app's SERVICES setting.
+var apps = singleApp ? [ { name: 'platform', services: serviceNames } ] : map(serviceNames, name => { name: name, services: [ name ] })
+// Index in `apps` of the app serving each service.
+var appIndex = {
+  identity: 0
+  payment: singleApp ? 0 : 1
+  orchestrator: singleApp ? 0 : 2
+  visual: singleApp ? 0 : 3
+}
+
+resource rg 'Microsoft.Resources/resourceGroups@2024-03-01' = {
+  name: 'rg-${environmentName}'
+  location: location
+  tags: tags
+}
+
+module identity 'modules/managed-identity.bicep' = {
+  name: 'managed-identity'
+  scope: rg
+  params: {
+    name: 'id-${resourceToken}'
+    location: location
+    tags: tags
+  }
+}
+
+module monitoring 'modules/monitoring.bicep' = {
+  name: 'monitoring'
+  scope: rg
+  params: {
+    logAnalyticsName: 'log-${resourceToken}'
+    appInsightsName: 'appi-${resourceToken}'
+    location: location
+    tags: tags
+    identityPrincipalId: identity.outputs.principalId
+  }
+}
+
+module storage 'modules/storage.bicep' = {
+  name: 'storage'
+  scope: rg
+  params: {
+    name: 'st${resourceToken}'
+    location: location
+    tags: tags
+    identityPrincipalId: identity.outputs.principalId
+    deploymentContainers: [for app in apps: 'deploy-${app.name}']
+  }
+}
+
+module keyVault 'modules/key-vault.bicep' = {
+  name: 'key-vault'
+  scope: rg
+  params: {
+    name: 'kv-${resourceToken}'
+    location: location
+    tags: tags
+    identityPrincipalId: identity.outputs.principalId
+    deployerPrincipalId: principalId
+    deployerPrincipalType: principalType
+    purgeProtection: keyVaultPurgeProtection
+  }
+}
+
+module sql 'modules/sql.bicep' = {
+  name: 'sql'
+  scope: rg
+  params: {
+    serverName: 'sql-${resourceToken}'
+    databaseName: 'platform'
+    location: location
+    tags: tags
+    adminObjectId: empty(sqlAdminObjectId) ? principalId : sqlAdminObjectId
+    adminLogin: sqlAdminLogin
+    adminPrincipalType: empty(sqlAdminObjectId) ? principalType : 'Group'
+    skuName: sqlSkuName
+    skuTier: sqlSkuTier
+    autoPauseDelayMinutes: sqlAutoPauseDelayMinutes
+  }
+}
+
+module functionApps 'modules/function-app.bicep' = [for app in apps: {
+  name: 'function-app-${app.name}'
+  scope: rg
+  params: {
+    name: 'func-${app.name}-${resourceToken}'
+    azdServiceName: app.name
+    location: location
+    tags: tags
+    identityId: identity.outputs.id
+    deploymentContainerUrl: '${storage.outputs.blobEndpoint}deploy-${app.name}'
+    maximumInstanceCount: maximumInstanceCount
+    instanceMemoryMB: instanceMemoryMB
+  }
+}]
+
+var serviceUrls = {
+  identity: 'https://${functionApps[appIndex.identity].outputs.defaultHostName}/identity'
+  payment: 'https://${functionApps[appIndex.payment].outputs.defaultHostName}/payment'
+  orchestrator: 'https://${functionApps[appIndex.orchestrator].outputs.defaultHostName}/orchestrator'
+  visual: 'https://${functionApps[appIndex.visual].outputs.defaultHostName}/visual'
+}
+
+// Set after every app exists, because an app's settings name the other apps' URLs.
+module appSettings 'modules/app-settings.bicep' = [for (app, i) in apps: {
+  name: 'app-settings-${app.name}'
+  scope: rg
+  params: {
+    appName: functionApps[i].outputs.name
+    services: app.services
+    serviceUrls: serviceUrls
+    keyVaultUri: keyVault.outputs.uri
+    storageAccountName: storage.outputs.name
+    identityClientId: identity.outputs.clientId
+    sqlServerFqdn: sql.outputs.serverFqdn
+    sqlDatabaseName: sql.outputs.databaseName
+    appInsightsConnectionString: monitoring.outputs.connectionString
+    bootstrapAdminEmail: bootstrapAdminEmail
+    sqlPoolMax: sqlPoolMax
+    orchestratorAiEndpoint: orchestratorAiEndpoint
+    orchestratorAiProvider: orchestratorAiProvider
+    orchestratorAiModel: orchestratorAiModel
+  }
+}]
+
+// Outputs become azd environment values (read by infra/hooks/postprovision.sh). Nothing secret here.
+output AZURE_LOCATION string = location
+output AZURE_TENANT_ID string = tenant().tenantId
+output AZURE_RESOURCE_GROUP string = rg.name
+output AUTH_URL string = serviceUrls.identity
+output PAYMENT_URL string = serviceUrls.payment
+output BASE_URL string = serviceUrls.orchestrator
+output VISUAL_URL string = serviceUrls.visual
+output FUNCTION_APP_IDENTITY string = functionApps[appIndex.identity].outputs.name
+output FUNCTION_APP_PAYMENT string = functionApps[appIndex.payment].outputs.name
+output FUNCTION_APP_ORCHESTRATOR string = functionApps[appIndex.orchestrator].outputs.name
+output FUNCTION_APP_VISUAL string = functionApps[appIndex.visual].outputs.name
+output AZURE_KEY_VAULT_NAME string = keyVault.outputs.name
+output AZURE_KEY_VAULT_ENDPOINT string = keyVault.outputs.uri
+output AZURE_STORAGE_ACCOUNT_NAME string = storage.outputs.name
+output SQL_SERVER_NAME string = sql.outputs.serverName
+output SQL_SERVER string = sql.outputs.serverFqdn
+output SQL_DATABASE string = sql.outputs.databaseName
+output MANAGED_IDENTITY_NAME string = identity.outputs.name
+output MANAGED_IDENTITY_CLIENT_ID string = identity.outputs.clientId

@@ -1,0 +1,97 @@
+// App settings of one Function App: the settings of every service it serves (SERVICES).
+//
+// tests/infra/settings-parity.test.ts reads the three object literals below as text and checks them
+// against SETTINGS in shared/config/settings.ts. Keep one `NAME: value` per line:
+// - plainSettingsByService: `deploy: 'app'` settings (and any `tuning` one given a value here), under
+//   `all` or under each service that reads them;
+// - keyVaultSecretsByService: `deploy: 'secret'` settings, as Key Vault references to the secret named
+//   like the setting in lower case with dashes (JWT_SIGNING_KEYS -> jwt-signing-keys);
+// - hostSettings: settings of the Functions host itself, not read by our code.
+param appName string
+@description('Services this app serves.')
+param services array
+@description('Base URL of each service: identity, payment, orchestrator, visual.')
+param serviceUrls object
+@description('Key Vault URI, ending with a slash.')
+param keyVaultUri string
+param storageAccountName string
+param identityClientId string
+param sqlServerFqdn string
+param sqlDatabaseName string
+param appInsightsConnectionString string
+param bootstrapAdminEmail string
+param sqlPoolMax int
+param orchestratorAiEndpoint string
+param orchestratorAiProvider string
+param orchestratorAiModel string
+
+var plainSettingsByService = {
+  all: {
+    SERVICES: join(services, ',')
+    APPLICATIONINSIGHTS_CONNECTION_STRING: appInsightsConnectionString
+    SQL_SERVER: sqlServerFqdn
+    SQL_DATABASE: sqlDatabaseName
+    SQL_POOL_MAX: string(sqlPoolMax)
+    AZURE_CLIENT_ID: identityClientId
+    AzureWebJobsStorage__accountName: storageAccountName
+    AzureWebJobsStorage__credential: 'managedidentity'
+    AzureWebJobsStorage__clientId: identityClientId
+  }
+  identity: {
+    BOOTSTRAP_ADMIN_EMAIL: bootstrapAdminEmail
+  }
+  payment: {
+    IDENTITY_URL: serviceUrls.identity
+  }
+  orchestrator: {
+    IDENTITY_URL: serviceUrls.identity
+    VISUAL_URL: serviceUrls.visual
+    ORCHESTRATOR_AI_ENDPOINT: orchestratorAiEndpoint
+    ORCHESTRATOR_AI_PROVIDER: orchestratorAiProvider
+    ORCHESTRATOR_AI_MODEL: orchestratorAiModel
+  }
+  visual: {
+    VISUAL_URL: serviceUrls.visual
+  }
+}
+
+var keyVaultSecretsByService = {
+  all: {}
+  identity: {
+    JWT_SIGNING_KEYS: '@Microsoft.KeyVault(SecretUri=${keyVaultUri}secrets/jwt-signing-keys/)'
+    SERVICE_TOKEN_SECRET: '@Microsoft.KeyVault(SecretUri=${keyVaultUri}secrets/service-token-secret/)'
+    SERVICE_TOKEN_SECRET_PREVIOUS: '@Microsoft.KeyVault(SecretUri=${keyVaultUri}secrets/service-token-secret-previous/)'
+    OTP_HMAC_KEY: '@Microsoft.KeyVault(SecretUri=${keyVaultUri}secrets/otp-hmac-key/)'
+    SMTP_URL: '@Microsoft.KeyVault(SecretUri=${keyVaultUri}secrets/smtp-url/)'
+  }
+  payment: {
+    AUTH_ADMIN_TOKEN: '@Microsoft.KeyVault(SecretUri=${keyVaultUri}secrets/auth-admin-token/)'
+    STRIPE_SECRET_KEY: '@Microsoft.KeyVault(SecretUri=${keyVaultUri}secrets/stripe-secret-key/)'
+    STRIPE_WEBHOOK_SECRET: '@Microsoft.KeyVault(SecretUri=${keyVaultUri}secrets/stripe-webhook-secret/)'
+  }
+  orchestrator: {
+    VISUAL_API_TOKEN: '@Microsoft.KeyVault(SecretUri=${keyVaultUri}secrets/visual-api-token/)'
+    ORCHESTRATOR_AI_API_KEY: '@Microsoft.KeyVault(SecretUri=${keyVaultUri}secrets/orchestrator-ai-api-key/)'
+  }
+  visual: {
+    VISUAL_API_TOKEN: '@Microsoft.KeyVault(SecretUri=${keyVaultUri}secrets/visual-api-token/)'
+    QUICKCHART_API_KEY: '@Microsoft.KeyVault(SecretUri=${keyVaultUri}secrets/quickchart-api-key/)'
+  }
+}
+
+var hostSettings = {
+  // The host's own telemetry authenticates with the managed identity (Monitoring Metrics Publisher).
+  APPLICATIONINSIGHTS_AUTHENTICATION_STRING: 'Authorization=AAD;ClientId=${identityClientId}'
+}
+
+var appSettings = reduce(services, union(hostSettings, plainSettingsByService.all, keyVaultSecretsByService.all), (merged, service) => union(merged, plainSettingsByService[service], keyVaultSecretsByService[service]))
+
+resource app 'Microsoft.Web/sites@2024-04-01' existing = {
+  name: appName
+}
+
+resource settings 'Microsoft.Web/sites/config@2024-04-01' = {
+  parent: app
+  name: 'appsettings'
+  properties: appSettings
+}

@@ -1,0 +1,53 @@
+// Key Vault (RBAC authorization) holding every secret the apps read through Key Vault references.
+// Secrets are written by infra/hooks/postprovision.sh (generated ones) and by operators
+// (Stripe, SMTP; docs/deploy.md), never passed as deployment parameters.
+param name string
+param location string
+param tags object
+@description('Principal id of the apps\' managed identity (Key Vault Secrets User).')
+param identityPrincipalId string
+@description('Principal that runs the deployment and writes the secrets (Key Vault Secrets Officer). Empty: none.')
+param deployerPrincipalId string
+param deployerPrincipalType string
+param purgeProtection bool
+
+var secretsUser = '4633458b-17de-408a-b874-0445c86b69e6'
+var secretsOfficer = 'b86a8fe4-44ce-4948-aee5-eccb2c155cd7'
+
+resource vault 'Microsoft.KeyVault/vaults@2023-07-01' = {
+  name: name
+  location: location
+  tags: tags
+  properties: {
+    tenantId: tenant().tenantId
+    sku: { family: 'A', name: 'standard' }
+    enableRbacAuthorization: true
+    enableSoftDelete: true
+    softDeleteRetentionInDays: 90
+    enablePurgeProtection: purgeProtection ? true : null
+    publicNetworkAccess: 'Enabled'
+  }
+}
+
+resource appsReadSecrets 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(vault.id, identityPrincipalId, secretsUser)
+  scope: vault
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', secretsUser)
+    principalId: identityPrincipalId
+    principalType: 'ServicePrincipal'
+  }
+}
+
+resource deployerWritesSecrets 'Microsoft.Authorization/roleAssignments@2022-04-01' = if (!empty(deployerPrincipalId)) {
+  name: guid(vault.id, deployerPrincipalId, secretsOfficer)
+  scope: vault
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', secretsOfficer)
+    principalId: deployerPrincipalId
+    principalType: deployerPrincipalType
+  }
+}
+
+output name string = vault.name
+output uri string = vault.properties.vaultUri

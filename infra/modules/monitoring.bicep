@@ -1,0 +1,46 @@
+// Log Analytics workspace and the workspace-based Application Insights every app reports to.
+param logAnalyticsName string
+param appInsightsName string
+param location string
+param tags object
+@description('Principal id of the apps\' managed identity (Monitoring Metrics Publisher, for Entra-authenticated ingestion).')
+param identityPrincipalId string
+
+var monitoringMetricsPublisher = '3913510d-42f4-4e42-8a64-420c390055eb'
+
+resource logAnalytics 'Microsoft.OperationalInsights/workspaces@2023-09-01' = {
+  name: logAnalyticsName
+  location: location
+  tags: tags
+  properties: {
+    sku: { name: 'PerGB2018' }
+    retentionInDays: 30
+  }
+}
+
+resource appInsights 'Microsoft.Insights/components@2020-02-02' = {
+  name: appInsightsName
+  location: location
+  tags: tags
+  kind: 'web'
+  properties: {
+    Application_Type: 'web'
+    WorkspaceResourceId: logAnalytics.id
+    // Local auth stays on: the Node SDK (shared/telemetry.ts) sends with the connection string only.
+    // The Functions host itself authenticates with Entra ID (APPLICATIONINSIGHTS_AUTHENTICATION_STRING).
+    DisableLocalAuth: false
+  }
+}
+
+resource metricsPublisher 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(appInsights.id, identityPrincipalId, monitoringMetricsPublisher)
+  scope: appInsights
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', monitoringMetricsPublisher)
+    principalId: identityPrincipalId
+    principalType: 'ServicePrincipal'
+  }
+}
+
+output connectionString string = appInsights.properties.ConnectionString
+output name string = appInsights.name

@@ -1,0 +1,183 @@
+/**
+ * npm run secrets -- [--vault <uri>] [--rotate-service-token | --finish-rotation]
+ *
+ * Keeps the platform's Key Vault secrets (the ones app-settings.bicep references) in place:
+ * - default: creates every generated secret that is missing (JWT signing keys, service-token
+ *   secret, OTP HMAC key, the payment service's AUTH_ADMIN_TOKEN minted from that secret, the visual
+ *   API token, and a random placeholder Stripe webhook secret until the real one is stored) and the
+ *   operator secrets (OPERATOR_SECRETS) when given in the environment. Existing secrets are never
+ *   changed. infra/hooks/postprovision.sh runs it after every `azd provision`.
+ * - --rotate-service-token: spec 5.1 rotation, step 1 and 2 (docs/deploy.md): a new token for the
+ *   payment service's AUTH_ADMIN_TOKEN first, then identity's validation (new secret, old one kept
+ *   as SERVICE_TOKEN_SECRET_PREVIOUS).
+ * - --finish-rotation: once every payment instance sends the new token, stop accepting the old one.
+ *
+ * Talks to the Key Vault REST API with the signed-in Entra identity (DefaultAzureCredential: azd,
+ * az CLI, or a workload identity in CI). Secret values are never printed.
+ */
+import { randomBytes } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import type { TokenCredential } from '@azure/identity';
+import { generateSigningJwk } from '../shared/auth/keys';
+import { mintServiceToken } from '../shared/auth/service-token';
+import { SETTINGS } from '../shared/config';
+
+const API_VERSION = '7.4';
+
+/** Key Vault secret names (app-settings.bicep: the setting name in lower case with dashes). */
+export const SECRET = {
+  jwtSigningKeys: 'jwt-signing-keys',
+  serviceTokenSecret: 'service-token-secret',
+  serviceTokenSecretPrevious: 'service-token-secret-previous',
+  otpHmacKey: 'otp-hmac-key',
+  authAdminToken: 'auth-admin-token',
+  stripeWebhookSecret: 'stripe-webhook-secret',
+  visualApiToken: 'visual-api-token',
+  stripeSecretKey: 'stripe-secret-key',
+  smtpUrl: 'smtp-url',
+  orchestratorAiApiKey: 'orchestrator-ai-api-key',
+  quickchartApiKey: 'quickchart-api-key',
+} as const;
+
+/**
+ * Secrets an operator supplies (never generated), taken from `variable` in the environment when
+ * given. A `needed` one stays missing until stored, so the feature fails loudly; an optional one
+ * is created blank (a single space, which the config reads as unset) so its Key Vault reference
+ * resolves and the feature stays off until a real value is stored.
+ */
+export const OPERATOR_SECRETS: Record<string, { variable: string; needed: boolean }> = {
+  [SECRET.stripeSecretKey]: { variable: 'STRIPE_SECRET_KEY', needed: true },
+  [SECRET.smtpUrl]: { variable: 'SMTP_URL', needed: true },
+  [SECRET.orchestratorAiApiKey]: { variable: 'ORCHESTRATOR_AI_API_KEY', needed: false },
+  [SECRET.quickchartApiKey]: { variable: 'QUICKCHART_API_KEY', needed: false },
+};
+const BLANK = ' ';
+
+/** The few Key Vault secret operations this script needs, over the REST API. */
+export class KeyVaultSecrets {
+  constructor(
+    private readonly vaultUri: string,
+    private readonly credential: TokenCredential,
+  ) {}
+
+  private async request(method: 'GET' | 'PUT', name: string, body?: unknown): Promise<Response> {
+    const token = await this.credential.getToken('https://vault.azure.net/.default');
+    if (!token) throw new Error('no Entra ID token for Key Vault (sign in with `azd auth login` or `az login`)');
+    const url = new URL(`secrets/${encodeURIComponent(name)}?api-version=${API_VERSION}`, this.vaultUri.endsWith('/') ? this.vaultUri : `${this.vaultUri}/`);
+    return fetch(url, {
+      method,
+      headers: { Authorization: `Bearer ${token.token}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+  }
+
+  /** The current value, or undefined when the secret does not exist. */
+  async get(name: string): Promise<string | undefined> {
+    const response = await this.request('GET', name);
+    if (response.status === 404) return undefined;
+    if (!response.ok) throw new Error(`reading secret ${name}: HTTP ${response.status} ${await errorMessage(response)}`);
+    return ((await response.json()) as { value: string }).value;
+  }
+
+  /** Adds a new version (app settings without a version pick it up on restart or within 24 hours). */
+  async set(name: string, value: string, tags: Record<string, string> = {}): Promise<void> {
+    const response = await this.request('PUT', name, { value, tags: { 'set-by': 'npm run secrets', ...tags } });
+    if (!response.ok) throw new Error(`writing secret ${name}: HTTP ${response.status} ${await errorMessage(response)}`);
+  }
+}
+
+async function errorMessage(response: Response): Promise<string> {
+  const text = await response.text();
+  try {
+    return (JSON.parse(text) as { error?: { message?: string } }).error?.message ?? text;
+  } catch {
+    return text;
+  }
+}
+
+const randomSecret = () => randomBytes(32).toString('base64url');
+
+function mintFor(secret: string): string {
+  return mintServiceToken({ secret, issuer: SETTINGS.PAYMENT_SERVICE_ID.default!, audience: SETTINGS.IDENTITY_SERVICE_ID.default! });
+}
+
+/** Creates the missing secrets; returns the names written. */
+export async function ensureSecrets(vault: KeyVaultSecrets, env: NodeJS.ProcessEnv = process.env): Promise<string[]> {
+  const written: string[] = [];
+  const ensure = async (name: string, make: () => string | Promise<string>, tags?: Record<string, string>) => {
+    const existing = await vault.get(name);
+    if (existing !== undefined) return existing;
+    const value = await make();
+    await vault.set(name, value, tags);
+    written.push(name);
+    return value;
+  };
+  await ensure(SECRET.jwtSigningKeys, async () => JSON.stringify([await generateSigningJwk()]));
+  const serviceTokenSecret = await ensure(SECRET.serviceTokenSecret, randomSecret);
+  // Without a rotation in progress the previous secret is the current one: nothing extra is accepted.
+  await ensure(SECRET.serviceTokenSecretPrevious, () => serviceTokenSecret);
+  await ensure(SECRET.authAdminToken, () => mintFor(serviceTokenSecret));
+  await ensure(SECRET.otpHmacKey, randomSecret);
+  await ensure(SECRET.visualApiToken, randomSecret);
+  // A random placeholder keeps the webhook closed (every signature fails) until the real one is stored.
+  await ensure(SECRET.stripeWebhookSecret, () => `whsec_${randomSecret()}`, { placeholder: 'true' });
+  for (const [name, { variable, needed }] of Object.entries(OPERATOR_SECRETS)) {
+    if (env[variable]) await ensure(name, () => env[variable]!);
+    else if (!needed) await ensure(name, () => BLANK, { blank: 'true' });
+  }
+  return written;
+}
+
+/** The operator secrets still missing (the apps cannot use Stripe or send email until they exist). */
+export async function missingOperatorSecrets(vault: KeyVaultSecrets): Promise<string[]> {
+  const missing: string[] = [];
+  for (const name of Object.keys(OPERATOR_SECRETS)) if ((await vault.get(name)) === undefined) missing.push(name);
+  return missing;
+}
+
+/** Spec 5.1 order: the payment service's new token first, then identity's validation (old secret still accepted). */
+export async function rotateServiceToken(vault: KeyVaultSecrets): Promise<void> {
+  const current = await vault.get(SECRET.serviceTokenSecret);
+  if (!current) throw new Error(`${SECRET.serviceTokenSecret} does not exist; run npm run secrets first`);
+  const next = randomSecret();
+  await vault.set(SECRET.authAdminToken, mintFor(next));
+  await vault.set(SECRET.serviceTokenSecretPrevious, current);
+  await vault.set(SECRET.serviceTokenSecret, next);
+}
+
+/** After the rotation: identity stops accepting the old secret. */
+export async function finishRotation(vault: KeyVaultSecrets): Promise<void> {
+  const current = await vault.get(SECRET.serviceTokenSecret);
+  if (!current) throw new Error(`${SECRET.serviceTokenSecret} does not exist`);
+  await vault.set(SECRET.serviceTokenSecretPrevious, current);
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { vault: { type: 'string' }, 'rotate-service-token': { type: 'boolean' }, 'finish-rotation': { type: 'boolean' } } });
+  const vaultUri = values.vault ?? process.env.AZURE_KEY_VAULT_ENDPOINT;
+  if (!vaultUri) throw new Error('give --vault <uri> or set AZURE_KEY_VAULT_ENDPOINT (azd sets it after provisioning)');
+  const { DefaultAzureCredential } = await import('@azure/identity');
+  const vault = new KeyVaultSecrets(vaultUri, new DefaultAzureCredential());
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+  if (values['rotate-service-token']) {
+    await rotateServiceToken(vault);
+    out('service token rotated in Key Vault: auth-admin-token (payment) first, then service-token-secret with the old one kept as service-token-secret-previous (identity).');
+    out('Next: restart the identity app, then the payment app; once payment runs, npm run secrets -- --finish-rotation and restart identity (docs/deploy.md).');
+  } else if (values['finish-rotation']) {
+    await finishRotation(vault);
+    out('service-token-secret-previous now equals service-token-secret: restart the identity app to stop accepting the old token.');
+  } else {
+    const written = await ensureSecrets(vault);
+    out(written.length ? `created secrets: ${written.join(', ')}` : 'all generated secrets exist');
+    for (const name of await missingOperatorSecrets(vault)) {
+      out(`missing operator secret ${name}: az keyvault secret set --vault-name <vault> --name ${name} --file <file holding ${OPERATOR_SECRETS[name].variable}> (docs/deploy.md)`);
+    }
+  }
+}
+
+if (require.main === module) {
+  main().catch((error) => {
+    process.stderr.write(`secrets failed: ${(error as Error).message}\n`);
+    process.exitCode = 1;
+  });
+}

@@ -1,0 +1,79 @@
+import {
+  Kysely,
+  MssqlAdapter,
+  MssqlIntrospector,
+  MssqlQueryCompiler,
+  type CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  type QueryResult,
+} from 'kysely';
+import { MIGRATIONS } from './migrations';
+
+/** A driver that runs nothing and records each statement Kysely would send to Azure SQL. */
+class RecordingDriver implements Driver {
+  readonly statements: CompiledQuery[] = [];
+  async init(): Promise<void> {}
+  async acquireConnection(): Promise<DatabaseConnection> {
+    const statements = this.statements;
+    return {
+      async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+        statements.push(query);
+        return { rows: [] };
+      },
+      // eslint-disable-next-line require-yield
+      async *streamQuery() {
+        throw new Error('streaming is not recorded');
+      },
+    };
+  }
+  async beginTransaction(): Promise<void> {}
+  async commitTransaction(): Promise<void> {}
+  async rollbackTransaction(): Promise<void> {}
+  async releaseConnection(): Promise<void> {}
+  async destroy(): Promise<void> {}
+}
+
+/** A Kysely instance that compiles for Azure SQL and records instead of executing. */
+export function recordingMssql(): { db: Kysely<any>; statements: CompiledQuery[] } {
+  const driver = new RecordingDriver();
+  const db = new Kysely<any>({
+    dialect: {
+      createAdapter: () => new MssqlAdapter(),
+      createDriver: () => driver,
+      createIntrospector: (k) => new MssqlIntrospector(k),
+      createQueryCompiler: () => new MssqlQueryCompiler(),
+    },
+  });
+  return { db, statements: driver.statements };
+}
+
+// Kysely quotes identifiers with double quotes, which T-SQL reads as identifiers only with QUOTED_IDENTIFIER ON (sqlcmd needs it said).
+const HEADER = (name: string) =>
+  `-- Generated from shared/sql/migrations/${name}.ts by \`npm run sql:generate\`. Do not edit by hand.\n\nSET QUOTED_IDENTIFIER ON;\nGO\n\n`;
+
+/** A T-SQL literal for a bound value, so seed rows in a migration read as plain statements in sql/. */
+function literal(value: unknown): string {
+  if (value === null || value === undefined) return 'null';
+  if (typeof value === 'number' || typeof value === 'bigint') return String(value);
+  if (typeof value === 'boolean') return value ? '1' : '0';
+  if (value instanceof Date) return `N'${value.toISOString()}'`;
+  if (typeof value === 'string') return `N'${value.replace(/'/g, "''")}'`;
+  throw new Error(`cannot write ${typeof value} as a T-SQL literal`);
+}
+
+export function inlineParameters(query: CompiledQuery): string {
+  return query.sql.replace(/@(\d+)/g, (_, n: string) => literal(query.parameters[Number(n) - 1]));
+}
+
+/** The T-SQL of each migration, as `sql/<name>.sql` holds it. */
+export async function migrationsAsTsql(): Promise<{ name: string; sql: string }[]> {
+  const out: { name: string; sql: string }[] = [];
+  for (const [name, migration] of Object.entries(MIGRATIONS)) {
+    const { db, statements } = recordingMssql();
+    await migration.up(db);
+    const body = statements.map((s) => `${inlineParameters(s)};\nGO`);
+    out.push({ name, sql: `${HEADER(name)}${body.join('\n\n')}\n` });
+  }
+  return out;
+}

@@ -1,0 +1,132 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { TableClient } from '@azure/data-tables';
+import Stripe from 'stripe';
+import { freePort, startAzurite, type AzuriteHandle } from '../../devhost/azurite';
+import { readLatestCode } from '../../scripts/journey';
+import { eventually, startHostProcess, type HostProcess } from './process';
+
+/**
+ * The journey with faults, with the services deployed apart as in Azure: identity in one host
+ * process, payment and orchestrator in another, one storage account (Azurite) and one database.
+ * Identity goes away during the webhook and comes back; the visual service is unreachable throughout.
+ */
+let dir: string;
+let azurite: AzuriteHandle;
+let identity: HostProcess | undefined;
+let workers: HostProcess;
+let identityPort: number;
+
+const dataDir = () => path.join(dir, '.data');
+const startIdentity = () => startHostProcess(dir, { SERVICES: 'identity', PORT: String(identityPort), AzureWebJobsStorage: azurite.connectionString });
+
+async function api(url: string, init: { method?: string; token?: string; body?: unknown } = {}) {
+  const res = await fetch(url, {
+    method: init.method ?? 'GET',
+    headers: { 'content-type': 'application/json', ...(init.token ? { authorization: `Bearer ${init.token}` } : {}) },
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+async function signIn(email: string) {
+  await api(`${identity!.urls.identity}/auth/login`, { method: 'POST', body: { email } });
+  const verified = await api(`${identity!.urls.identity}/auth/verify`, { method: 'POST', body: { email, code: readLatestCode(dataDir(), email) } });
+  expect(verified.status).toBe(200);
+  return verified.body;
+}
+
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'journey-faults-'));
+  azurite = await startAzurite();
+  identityPort = await freePort();
+  const deadPort = await freePort();
+  identity = await startIdentity();
+  workers = await startHostProcess(dir, {
+    SERVICES: 'payment,orchestrator',
+    AzureWebJobsStorage: azurite.connectionString,
+    IDENTITY_URL: identity.urls.identity,
+    VISUAL_URL: `http://127.0.0.1:${deadPort}/visual`,
+    PAYMENT_SYNC_RETRY_SCHEDULE: '*/1 * * * * *',
+    PAYMENT_SYNC_RETRY_BASE_SECONDS: '1',
+    PAYMENT_SYNC_RETRY_MAX_DELAY_SECONDS: '2',
+  });
+});
+afterAll(async () => {
+  await workers?.stop();
+  await identity?.stop();
+  await azurite?.stop();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('identity down during the webhook: the payment stands, the failed sync is stored, and the retry timer syncs the plan once identity is back', async () => {
+  const user = await signIn('unlucky@example.com');
+  const plans = await api(`${workers.urls.payment}/plans`);
+  const pro = (plans.body.plans ?? plans.body).find((p: any) => p.id === 'pro');
+  const intent = await api(`${workers.urls.payment}/create-payment-intent`, { method: 'POST', token: user.accessToken, body: { amount: pro.price, planType: 'pro', userId: user.user.id } });
+  expect(intent.status).toBe(200);
+
+  await identity!.stop();
+  identity = undefined;
+
+  const stripeUrl = new URL(JSON.parse(fs.readFileSync(path.join(dataDir(), 'stripe-emulator.json'), 'utf8')).url);
+  const stripe = new Stripe('sk_test_offline_emulator', { host: stripeUrl.hostname, port: Number(stripeUrl.port), protocol: 'http', telemetry: false });
+  const confirmed = await stripe.paymentIntents.confirm(intent.body.paymentIntentId, { payment_method: 'pm_card_visa' });
+  expect(confirmed.status).toBe('succeeded');
+  const delivery = decodeURIComponent(String(confirmed.lastResponse.headers['emulator-webhook-delivery']));
+  expect(delivery).toMatch(/^payment_intent\.succeeded evt_\S+ -> 200 /);
+  expect(JSON.parse(delivery.replace(/^.*? -> 200 /, ''))).toMatchObject({ sync: { success: false, userId: user.user.id, retryStored: true } });
+
+  // The failed-sync record of spec 2.3, exactly keyed, in Table Storage.
+  const records = TableClient.fromConnectionString(azurite.connectionString, 'paymentfailedsyncs', { allowInsecureConnection: true });
+  const record = await records.getEntity<{ value: string }>('auth_sync_failed', `auth_sync_failed:${user.user.id}`);
+  expect(JSON.parse(record.value)).toEqual({ userId: user.user.id, planType: 'pro', error: expect.any(String), timestamp: expect.any(String), retryCount: 0 });
+
+  // The payment stays successful while identity is away.
+  const during = await api(`${workers.urls.payment}/user-status`, { token: user.accessToken });
+  expect(during.status).toBe(200);
+  expect(during.body.payments[0]).toMatchObject({ paymentIntentId: intent.body.paymentIntentId, status: 'succeeded' });
+  expect(['pending', 'failed']).toContain(during.body.sync.state);
+
+  // Identity comes back on the same address; the payment service's retry timer finishes the job.
+  identity = await startIdentity();
+  const validated = await eventually(async () => {
+    const v = await api(`${identity!.urls.identity}/auth/validate`, { token: user.accessToken });
+    return v.body.user?.plan === 'pro' ? v.body : undefined;
+  }, 'the plan to reach identity');
+  expect(validated.user).toMatchObject({ plan: 'pro', status: 'active' });
+  const after = await eventually(async () => {
+    const s = await api(`${workers.urls.payment}/user-status`, { token: user.accessToken });
+    return s.body.sync?.state === 'synced' ? s.body : undefined;
+  }, 'payment to record the sync');
+  expect(after).toMatchObject({ plan: 'pro', sync: { state: 'synced' } });
+});
+
+test('visual service down: the report completes without visuals and the dashboard says why', async () => {
+  identity ??= await startIdentity();
+  const user = await signIn('reporter@example.com');
+  const order = await api(`${workers.urls.orchestrator}/api/reports`, {
+    method: 'POST',
+    token: user.accessToken,
+    body: { company_name: 'Northwind Bakeries', industry_id: '31-33', profile: { employees: 12, revenue_history: [{ year: 2023, revenue: 800_000 }, { year: 2024, revenue: 950_000 }] } },
+  });
+  expect(order.status).toBe(202);
+  const report = await eventually(async () => {
+    const r = await api(`${workers.urls.orchestrator}/api/reports/${order.body.trackingId}`, { token: user.accessToken });
+    return r.body.status === 'processing' ? undefined : r.body;
+  }, 'the report to finish');
+  expect(report).toMatchObject({ status: 'completed', visuals: { status: 'skipped', error: expect.any(String) } });
+  expect(report.downloadLinks.length).toBeGreaterThan(0);
+  const pdf = Buffer.from(await (await fetch(report.downloadLinks[0].url ?? report.downloadLinks[0])).arrayBuffer());
+  expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
+  expect(pdf.toString('latin1')).not.toMatch(/\/Subtype \/Image/);
+
+  const admin = await signIn('admin@example.com');
+  const status = await api(`${workers.urls.orchestrator}/api/admin/status/${order.body.trackingId}`, { token: admin.accessToken });
+  expect(status.status).toBe(200);
+  const pdfStep = status.body.data.logs.find((l: any) => l.step_name === 'PDF_ENHANCEMENT' && l.status === 'completed');
+  expect(pdfStep.metadata).toMatchObject({ visuals_status: 'skipped', visuals_error: expect.any(String) });
+  const executions = await api(`${workers.urls.orchestrator}/api/admin/dashboard/executions?limit=10`, { token: admin.accessToken });
+  expect(executions.body.executions.recent.find((e: any) => e.tracking_id === order.body.trackingId)).toMatchObject({ processing_status: 'completed', health_status: 'DEGRADED' });
+});

@@ -1,0 +1,57 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { PROJECT_ROOT } from '../../devhost/host';
+
+export interface HostProcess {
+  child: ChildProcess;
+  urls: Record<string, string>;
+  origin: string;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the dev host exactly as `npm start` does, as a separate process in `cwd` (which holds its
+ * local.settings.json and .data), and resolves once its banner is printed.
+ */
+export async function startHostProcess(cwd: string, env: Record<string, string> = {}): Promise<HostProcess> {
+  let output = '';
+  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'dist', 'devhost', 'cli.js')], {
+    cwd,
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', AzureWebJobsStorage: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const urls = await new Promise<Record<string, string>>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('Press Ctrl-C to stop.')) {
+        resolve(Object.fromEntries([...output.matchAll(/^ {2}(identity|payment|orchestrator|visual)\s+(http\S+)$/gm)].map((m) => [m[1], m[2]])));
+      }
+    });
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', (code) => reject(new Error(`dev host exited with ${code}:\n${output}`)));
+  });
+  const origin = new URL(Object.values(urls)[0]).origin;
+  return {
+    child,
+    urls,
+    origin,
+    output: () => output,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
+      await exited;
+    },
+  };
+}
+
+/** Waits for an outcome another process produces (not a fixed sleep): polls until `probe` returns a value. */
+export async function eventually<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}

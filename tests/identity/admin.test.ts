@@ -1,0 +1,226 @@
+import { startTestHost, type TestHost } from '../helpers/host';
+import { signIn, signInAdmin, type SignedIn } from '../helpers/identity';
+import { auditEntries, call, expectError } from './support';
+
+let host: TestHost;
+let superAdmin: SignedIn;
+let admin: SignedIn;
+let user: SignedIn;
+
+beforeAll(async () => {
+  host = await startTestHost();
+  superAdmin = await signInAdmin(host);
+  const created = await call(host, 'POST', '/admin/users', { token: superAdmin.accessToken, body: { email: 'ops@example.com', role: 'admin' } });
+  expect(created.status).toBe(201);
+  admin = await signIn(host, 'ops@example.com');
+  user = await signIn(host, 'plain@example.com');
+});
+afterAll(() => host.stop());
+
+const as = (who: SignedIn, method: string, path: string, body?: unknown) => call(host, method, path, { token: who.accessToken, body });
+
+describe('authorisation', () => {
+  test.each([
+    ['GET', '/admin/users'],
+    ['POST', '/admin/users'],
+    ['GET', '/admin/users/x'],
+    ['PATCH', '/admin/users/x'],
+    ['DELETE', '/admin/users/x'],
+    ['POST', '/admin/users/x/roles'],
+    ['DELETE', '/admin/users/x/roles/admin'],
+    ['GET', '/admin/roles/user/permissions'],
+    ['GET', '/admin/audit'],
+    ['GET', '/admin/sessions'],
+    ['DELETE', '/admin/sessions/x'],
+    ['GET', '/admin/compliance'],
+  ])('%s %s: 401 without a token, 403 for a user JWT', async (method, path) => {
+    expectError(await call(host, method, path, { body: method === 'POST' || method === 'PATCH' ? {} : undefined }), 401, 'AUTH_REQUIRED');
+    expectError(await as(user, method, path, method === 'POST' || method === 'PATCH' ? {} : undefined), 403, 'ADMIN_REQUIRED');
+  });
+
+  test('a refused user is audited', async () => {
+    await as(user, 'GET', '/admin/compliance');
+    const [entry] = await auditEntries(host, admin.accessToken, { actor: user.user.id, action: 'compliance.read' });
+    expect(entry).toMatchObject({ actor: { type: 'user', id: user.user.id }, result: 'failure', reason: 'ADMIN_REQUIRED' });
+  });
+});
+
+describe('users', () => {
+  test('create (201), read, and the role rules', async () => {
+    const res = await as(admin, 'POST', '/admin/users', { email: 'Analyst@Example.com', role: 'user', permissions: ['admin:audit:read'] });
+    expect(res.status).toBe(201);
+    expect(res.body.user).toMatchObject({ email: 'analyst@example.com', role: 'user', plan: 'free', status: 'active', explicitPermissions: ['admin:audit:read'] });
+    expect(res.body.user.permissions).toEqual(expect.arrayContaining(['reports:read', 'admin:audit:read']));
+    const read = await as(admin, 'GET', `/admin/users/${res.body.user.id}`);
+    expect(read.body.user).toEqual(res.body.user);
+    expectError(await as(admin, 'POST', '/admin/users', { email: 'analyst@example.com' }), 409, 'USER_EXISTS');
+    expectError(await as(admin, 'POST', '/admin/users', { email: 'boss2@example.com', role: 'admin' }), 403, 'SUPER_ADMIN_REQUIRED');
+    expectError(await as(admin, 'POST', '/admin/users', { email: 'boss3@example.com', permissions: ['admin:roles:grant-privileged'] }), 403, 'PERMISSION_ESCALATION');
+    expectError(await as(admin, 'POST', '/admin/users', { email: 'x@example.com', role: 'wizard' }), 400, 'ROLE_UNKNOWN');
+    const made = await as(superAdmin, 'POST', '/admin/users', { email: 'second-admin@example.com', role: 'admin' });
+    expect(made.status).toBe(201);
+  });
+
+  test('create refuses malformed JSON, wrong types and unknown fields', async () => {
+    expectError(await call(host, 'POST', '/admin/users', { token: admin.accessToken, raw: '{"email"' }), 400, 'INVALID_JSON');
+    expectError(await as(admin, 'POST', '/admin/users', { email: ['a@example.com'] }), 400, 'VALIDATION_FAILED');
+    expectError(await as(admin, 'POST', '/admin/users', { email: 'a@example.com', permissions: 'all' }), 400, 'VALIDATION_FAILED');
+    expectError(await as(admin, 'POST', '/admin/users', { email: 'a@example.com', plan: 'pro' }), 400, 'VALIDATION_FAILED');
+  });
+
+  test('list pages and filters by email, role, plan and status', async () => {
+    for (let i = 0; i < 5; i++) await as(admin, 'POST', '/admin/users', { email: `page${i}@list.example` });
+    const first = await as(admin, 'GET', '/admin/users?email=list.example&limit=2');
+    expect(first.body).toMatchObject({ total: 5, limit: 2, offset: 0 });
+    expect(first.body.users.map((u: any) => u.email)).toEqual(['page0@list.example', 'page1@list.example']);
+    const last = await as(admin, 'GET', '/admin/users?email=list.example&limit=2&offset=4');
+    expect(last.body.users.map((u: any) => u.email)).toEqual(['page4@list.example']);
+    const admins = await as(admin, 'GET', '/admin/users?role=super_admin');
+    expect(admins.body.users.map((u: any) => u.email)).toEqual(['admin@example.com']);
+    await as(admin, 'PATCH', `/admin/users/${last.body.users[0].id}`, { plan: 'enterprise', status: 'inactive' });
+    const filtered = await as(admin, 'GET', '/admin/users?plan=enterprise&status=inactive');
+    expect(filtered.body.users.map((u: any) => u.email)).toEqual(['page4@list.example']);
+    expect((await as(admin, 'GET', '/admin/users?email=%25')).body.total).toBe(0);
+    expectError(await as(admin, 'GET', '/admin/users?limit=500'), 400);
+    expectError(await as(admin, 'GET', '/admin/users?limit=abc'), 400, 'VALIDATION_FAILED');
+    expectError(await as(admin, 'GET', '/admin/users?plan=gold'), 400, 'VALIDATION_FAILED');
+    expectError(await as(admin, 'GET', '/admin/users?sort=email'), 400, 'VALIDATION_FAILED');
+  });
+
+  test('patch changes fields; deactivating ends sessions; unknown ids 404', async () => {
+    const target = await signIn(host, 'patched@example.com');
+    const res = await as(admin, 'PATCH', `/admin/users/${target.user.id}`, { status: 'inactive', plan: 'pro' });
+    expect(res.body.user).toMatchObject({ status: 'inactive', plan: 'pro' });
+    expectError(await call(host, 'GET', '/auth/validate', { token: target.accessToken }), 401);
+    expectError(await as(admin, 'PATCH', `/admin/users/${target.user.id}`, {}), 400, 'VALIDATION_FAILED');
+    expectError(await as(admin, 'PATCH', `/admin/users/${target.user.id}`, { role: 'admin' }), 400, 'VALIDATION_FAILED');
+    expectError(await as(admin, 'PATCH', `/admin/users/${target.user.id}`, { email: 'plain@example.com' }), 409, 'USER_EXISTS');
+    expectError(await as(admin, 'PATCH', '/admin/users/nope', { plan: 'pro' }), 404, 'USER_NOT_FOUND');
+    expectError(await as(admin, 'GET', '/admin/users/nope'), 404, 'USER_NOT_FOUND');
+    expectError(await as(admin, 'PATCH', `/admin/users/${superAdmin.user.id}`, { plan: 'pro' }), 403, 'SUPER_ADMIN_REQUIRED');
+    expectError(await as(superAdmin, 'PATCH', `/admin/users/${superAdmin.user.id}`, { status: 'inactive' }), 409, 'CANNOT_DEACTIVATE_SELF');
+  });
+
+  test('delete revokes sessions first, then removes the user (hard delete), audited', async () => {
+    const target = await signIn(host, 'leaving@example.com');
+    const res = await as(admin, 'DELETE', `/admin/users/${target.user.id}`);
+    expect(res.body).toEqual({ success: true, userId: target.user.id, deleted: 'hard', revokedSessions: 1 });
+    expectError(await as(admin, 'GET', `/admin/users/${target.user.id}`), 404, 'USER_NOT_FOUND');
+    expectError(await as(admin, 'DELETE', `/admin/users/${target.user.id}`), 404, 'USER_NOT_FOUND');
+    const sessions = await as(admin, 'GET', `/admin/sessions?userId=${target.user.id}&state=all`);
+    expect(sessions.body.sessions[0]).toMatchObject({ active: false, revokedReason: 'user_deleted' });
+    const [entry] = await auditEntries(host, admin.accessToken, { target: target.user.id, action: 'user.delete', result: 'success' });
+    expect(entry).toMatchObject({ actor: { type: 'admin', id: admin.user.id }, result: 'success', details: { email: 'leaving@example.com', revokedSessions: 1 } });
+    expectError(await as(admin, 'DELETE', `/admin/users/${admin.user.id}`), 409, 'CANNOT_DELETE_SELF');
+    expectError(await as(admin, 'DELETE', `/admin/users/${superAdmin.user.id}`), 403, 'SUPER_ADMIN_REQUIRED');
+  });
+});
+
+describe('roles', () => {
+  test('role permissions are listed; unknown roles 404', async () => {
+    const res = await as(admin, 'GET', '/admin/roles/admin/permissions');
+    expect(res.body).toMatchObject({ role: 'admin', permissions: expect.arrayContaining(['admin:users:update', 'admin:audit:read']) });
+    expect(res.body.permissions).not.toContain('admin:roles:grant-privileged');
+    expect((await as(admin, 'GET', '/admin/roles/super_admin/permissions')).body.permissions).toContain('admin:roles:grant-privileged');
+    expectError(await as(admin, 'GET', '/admin/roles/wizard/permissions'), 404, 'ROLE_NOT_FOUND');
+    expect((await as(admin, 'GET', '/admin/roles')).body.roles.map((r: any) => r.id)).toEqual(['user', 'admin', 'super_admin']);
+  });
+
+  test('only a super_admin grants or removes admin; a change ends the sessions of the user', async () => {
+    const target = await signIn(host, 'promoted@example.com');
+    expectError(await as(admin, 'POST', `/admin/users/${target.user.id}/roles`, { roleId: 'admin' }), 403, 'SUPER_ADMIN_REQUIRED');
+    expectError(await as(admin, 'POST', `/admin/users/${target.user.id}/roles`, { roleId: 'super_admin' }), 403, 'SUPER_ADMIN_REQUIRED');
+    const granted = await as(superAdmin, 'POST', `/admin/users/${target.user.id}/roles`, { roleId: 'admin' });
+    expect(granted.body).toMatchObject({ success: true, changed: true, user: { role: 'admin' } });
+    expectError(await call(host, 'GET', '/auth/validate', { token: target.accessToken }), 401, 'AUTH_SESSION_REVOKED');
+    const again = await signIn(host, 'promoted@example.com');
+    expect(again.user.role).toBe('admin');
+    expect((await as(again, 'GET', '/admin/users')).status).toBe(200);
+    expectError(await as(admin, 'DELETE', `/admin/users/${target.user.id}/roles/admin`), 403, 'SUPER_ADMIN_REQUIRED');
+    const revoked = await as(superAdmin, 'DELETE', `/admin/users/${target.user.id}/roles/admin`);
+    expect(revoked.body).toMatchObject({ success: true, changed: true, user: { role: 'user' } });
+    expectError(await as(again, 'GET', '/admin/users'), 401);
+    const entries = await auditEntries(host, admin.accessToken, { target: target.user.id });
+    expect(entries.filter((e) => e.action.startsWith('role.')).map((e) => [e.action, e.result, e.reason])).toEqual([
+      ['role.revoke', 'success', null],
+      ['role.revoke', 'failure', 'SUPER_ADMIN_REQUIRED'],
+      ['role.grant', 'success', null],
+      ['role.grant', 'failure', 'SUPER_ADMIN_REQUIRED'],
+      ['role.grant', 'failure', 'SUPER_ADMIN_REQUIRED'],
+    ]);
+  });
+
+  test('grant and revoke validate ids and bodies', async () => {
+    expectError(await as(superAdmin, 'POST', '/admin/users/nope/roles', { roleId: 'admin' }), 404, 'USER_NOT_FOUND');
+    expectError(await as(superAdmin, 'POST', `/admin/users/${user.user.id}/roles`, { roleId: 'wizard' }), 400, 'ROLE_UNKNOWN');
+    expectError(await as(superAdmin, 'POST', `/admin/users/${user.user.id}/roles`, { role: 'admin' }), 400, 'VALIDATION_FAILED');
+    expectError(await as(superAdmin, 'DELETE', `/admin/users/${user.user.id}/roles/wizard`), 404, 'ROLE_NOT_FOUND');
+    expectError(await as(superAdmin, 'DELETE', `/admin/users/${user.user.id}/roles/admin`), 404, 'ROLE_NOT_ASSIGNED');
+    expectError(await as(superAdmin, 'DELETE', `/admin/users/${user.user.id}/roles/user`), 409, 'BASE_ROLE');
+    expectError(await as(superAdmin, 'DELETE', `/admin/users/${superAdmin.user.id}/roles/super_admin`), 409, 'LAST_SUPER_ADMIN');
+    const same = await as(superAdmin, 'POST', `/admin/users/${user.user.id}/roles`, { roleId: 'user' });
+    expect(same.body).toMatchObject({ changed: false });
+  });
+});
+
+describe('sessions', () => {
+  test('list active sessions of a user and revoke one', async () => {
+    const a = await signIn(host, 'sessions@example.com');
+    const b = await signIn(host, 'sessions@example.com');
+    const list = await as(admin, 'GET', `/admin/sessions?userId=${a.user.id}`);
+    expect(list.body).toMatchObject({ total: 2, limit: 50, offset: 0 });
+    expect(list.body.sessions[0]).toMatchObject({ userId: a.user.id, active: true, ip: expect.any(String), createdAt: expect.any(String) });
+    const sidA = (await call(host, 'GET', '/auth/validate', { token: a.accessToken })).body.sessionId;
+    const res = await as(admin, 'DELETE', `/admin/sessions/${sidA}`);
+    expect(res.body).toEqual({ success: true, sessionId: sidA, userId: a.user.id, revoked: true });
+    expectError(await call(host, 'GET', '/auth/validate', { token: a.accessToken }), 401, 'AUTH_SESSION_REVOKED');
+    expect((await call(host, 'GET', '/auth/validate', { token: b.accessToken })).status).toBe(200);
+    expect((await as(admin, 'GET', `/admin/sessions?userId=${a.user.id}`)).body.total).toBe(1);
+    expect((await as(admin, 'GET', `/admin/sessions?userId=${a.user.id}&state=all`)).body.total).toBe(2);
+    expectError(await as(admin, 'DELETE', '/admin/sessions/nope'), 404, 'SESSION_NOT_FOUND');
+    expectError(await as(admin, 'GET', '/admin/sessions?state=maybe'), 400, 'VALIDATION_FAILED');
+    const [entry] = await auditEntries(host, admin.accessToken, { target: sidA, action: 'session.revoke' });
+    expect(entry).toMatchObject({ actor: { type: 'admin', id: admin.user.id }, details: { userId: a.user.id } });
+  });
+});
+
+describe('audit', () => {
+  test('filters by actor, action, target, result and time, newest first, with paging', async () => {
+    const all = await call(host, 'GET', '/admin/audit?limit=3', { token: admin.accessToken });
+    expect(all.body).toMatchObject({ limit: 3, offset: 0, total: expect.any(Number) });
+    expect(all.body.entries).toHaveLength(3);
+    const ids = all.body.entries.map((e: any) => e.id);
+    expect([...ids].sort((x: number, y: number) => y - x)).toEqual(ids);
+    const next = await call(host, 'GET', '/admin/audit?limit=3&offset=3', { token: admin.accessToken });
+    expect(next.body.entries[0].id).toBeLessThan(ids[2]);
+    const logins = await auditEntries(host, admin.accessToken, { action: 'auth.login', limit: '100' });
+    expect(logins.length).toBeGreaterThan(3);
+    expect(logins.every((e) => e.action === 'auth.login')).toBe(true);
+    const since = logins[1].timestamp;
+    const recent = await auditEntries(host, admin.accessToken, { action: 'auth.login', since, limit: '100' });
+    expect(recent.every((e) => e.timestamp >= since)).toBe(true);
+    const until = await auditEntries(host, admin.accessToken, { action: 'auth.login', until: since, limit: '100' });
+    expect(until.every((e) => e.timestamp < since)).toBe(true);
+    expect(recent.length + until.length).toBe(logins.length);
+    expectError(await call(host, 'GET', '/admin/audit?since=yesterday', { token: admin.accessToken }), 400, 'VALIDATION_FAILED');
+    expectError(await call(host, 'GET', '/admin/audit?result=maybe', { token: admin.accessToken }), 400, 'VALIDATION_FAILED');
+  });
+});
+
+describe('compliance', () => {
+  test('reports users, OTP policy against NIST SP 800-63B, keys, sessions, retention and admins', async () => {
+    const res = await as(admin, 'GET', '/admin/compliance');
+    expect(res.status).toBe(200);
+    const r = res.body;
+    expect(r.users.total).toBe(r.users.byStatus.active + (r.users.byStatus.inactive ?? 0));
+    expect(r.users.byRole.super_admin).toBe(1);
+    expect(r.otpPolicy).toMatchObject({ codeLength: 6, ttlSeconds: 600, maxAttemptsPerCode: 5, resendCooldownSeconds: 60, compliant: true });
+    expect(r.otpPolicy.nist80063b.length).toBeGreaterThanOrEqual(5);
+    expect(r.tokens.signingKeys[0]).toMatchObject({ alg: 'ES256', signing: true, ageDays: 0, rotationDue: false });
+    expect(r.sessions).toMatchObject({ active: expect.any(Number), olderThanPolicy: 0 });
+    expect(r.audit).toMatchObject({ retentionDays: 400, withinRetention: true, entries: expect.any(Number) });
+    expect(r.admins.list.map((a: any) => a.email)).toEqual(expect.arrayContaining(['admin@example.com', 'ops@example.com']));
+    expect(r.admins.inactive.map((a: any) => a.email)).not.toContain('admin@example.com');
+    expect(r.admins.inactive.map((a: any) => a.email)).toEqual([]);
+  });
+});

@@ -1,0 +1,66 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { identity } from '../../functions/identity';
+import type { TimerFunction } from '../../shared/functions';
+import { startTestHost, type TestHost } from '../helpers/host';
+import { signIn, signInAdmin } from '../helpers/identity';
+import { advanceClock, call, expectError, login } from './support';
+
+const run = promisify(execFile);
+const CLI = path.resolve(__dirname, '../../functions/identity/cli');
+
+let host: TestHost;
+beforeAll(async () => {
+  host = await startTestHost();
+});
+afterAll(() => host.stop());
+afterEach(() => jest.useRealTimers());
+
+/** Runs a CLI from the host's directory (its local.settings.json) against the host's database. */
+const cli = (name: string, args: string[]) => run('node', [path.join(CLI, `${name}.js`), ...args], { cwd: host.dir, env: { ...process.env, DATA_DIR: host.dataDir } });
+
+test('users CLI creates, then changes the role of, a user', async () => {
+  const created = await cli('users', ['create', '--email', 'Ops@CLI.example', '--role', 'admin']);
+  expect(JSON.parse(created.stdout)).toMatchObject({ outcome: 'created', email: 'ops@cli.example', role: 'admin' });
+  const ops = await signIn(host, 'ops@cli.example');
+  expect(ops.user.role).toBe('admin');
+  expect((await call(host, 'GET', '/admin/users', { token: ops.accessToken })).status).toBe(200);
+  const demoted = await cli('users', ['create', '--email', 'ops@cli.example', '--role', 'user']);
+  expect(JSON.parse(demoted.stdout)).toMatchObject({ outcome: 'promoted', role: 'user' });
+  expectError(await call(host, 'GET', '/admin/users', { token: ops.accessToken }), 401, 'AUTH_SESSION_REVOKED');
+  await expect(cli('users', ['create', '--email', 'x@cli.example', '--role', 'wizard'])).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('role wizard does not exist') });
+  await expect(cli('users', ['create'])).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('usage') });
+});
+
+test('service-token CLI mints a token the plan endpoint accepts', async () => {
+  const { stdout } = await cli('service-token', []);
+  const token = stdout.trim();
+  expect(token.split('.')).toHaveLength(3);
+  const payload = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
+  expect(payload).toMatchObject({ iss: 'payment-service', aud: 'identity-service', sub: 'admin', role: 'service_admin', permissions: ['admin:users:update', 'admin:users:read'] });
+  expect(payload.exp - payload.iat).toBe(365 * 24 * 3600);
+  const user = await signIn(host, 'buyer@cli.example');
+  const res = await call(host, 'PUT', `/admin/users/${user.user.id}/plan`, { headers: { authorization: `Bearer ${token}`, 'x-service': 'payment-service' }, body: { plan: 'pro' } });
+  expect(res.status).toBe(200);
+});
+
+test('the bootstrap admin exists as super_admin after start', async () => {
+  const admin = await signInAdmin(host);
+  expect(admin.user).toMatchObject({ email: 'admin@example.com', role: 'super_admin', status: 'active' });
+});
+
+test('the hourly cleanup purges expired codes and refresh tokens', async () => {
+  await login(host, 'expiring@cli.example');
+  const idle = await signIn(host, 'idle@cli.example');
+  const cleanup = identity.functions.find((f): f is TimerFunction => f.kind === 'timer' && f.name === 'identity-cleanup')!;
+  expect(cleanup.schedule).toBe('0 17 * * * *');
+  advanceClock(15 * 24 * 3600_000);
+  const verifyExpiring = () => call(host, 'POST', '/auth/verify', { body: { email: 'expiring@cli.example', code: '123456' } });
+  expectError(await verifyExpiring(), 401, 'OTP_EXPIRED');
+  expectError(await call(host, 'POST', '/auth/refresh', { body: { refreshToken: idle.refreshToken } }), 401, 'REFRESH_TOKEN_EXPIRED');
+  await cleanup.handler({} as never, {} as never);
+  // The rows are gone: the same requests now find nothing at all.
+  expectError(await verifyExpiring(), 401, 'OTP_INVALID');
+  expectError(await call(host, 'POST', '/auth/refresh', { body: { refreshToken: idle.refreshToken } }), 401, 'REFRESH_TOKEN_INVALID');
+});

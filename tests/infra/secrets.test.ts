@@ -1,0 +1,105 @@
+import type { TokenCredential } from '@azure/identity';
+import { loadSigningKeys } from '../../shared/auth/keys';
+import { verifyServiceToken } from '../../shared/auth/service-token';
+import { parseConfig, SETTINGS } from '../../shared/config';
+import { ensureSecrets, finishRotation, KeyVaultSecrets, missingOperatorSecrets, rotateServiceToken, SECRET } from '../../scripts/secrets';
+import { startKeyVaultServer } from './key-vault-server';
+import { readBicepObject } from './parity';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const TOKEN = 'entra-token-for-tests';
+const credential: TokenCredential = { getToken: async () => ({ token: TOKEN, expiresOnTimestamp: Date.now() + 3600_000 }) };
+
+type Vault = Awaited<ReturnType<typeof startKeyVaultServer>>;
+let server: Vault;
+let vault: KeyVaultSecrets;
+
+beforeEach(async () => {
+  server = await startKeyVaultServer(TOKEN);
+  vault = new KeyVaultSecrets(server.uri, credential);
+});
+afterEach(() => server.stop());
+
+const value = (name: string) => server.latest(name)!.value;
+const verify = (token: string, secrets: string[]) =>
+  verifyServiceToken(token, { secrets, issuer: SETTINGS.PAYMENT_SERVICE_ID.default!, audience: SETTINGS.IDENTITY_SERVICE_ID.default! });
+
+describe('npm run secrets', () => {
+  it('creates every generated secret the apps reference, with values the services accept', async () => {
+    const written = await ensureSecrets(vault, {});
+    expect(written.sort()).toEqual(
+      [
+        SECRET.jwtSigningKeys,
+        SECRET.serviceTokenSecret,
+        SECRET.serviceTokenSecretPrevious,
+        SECRET.authAdminToken,
+        SECRET.otpHmacKey,
+        SECRET.visualApiToken,
+        SECRET.stripeWebhookSecret,
+        SECRET.orchestratorAiApiKey,
+        SECRET.quickchartApiKey,
+      ].sort(),
+    );
+    await expect(loadSigningKeys(JSON.parse(value(SECRET.jwtSigningKeys)))).resolves.toHaveLength(1);
+    expect(value(SECRET.serviceTokenSecret).length).toBeGreaterThanOrEqual(32);
+    expect(value(SECRET.serviceTokenSecretPrevious)).toBe(value(SECRET.serviceTokenSecret));
+    expect(() => verify(value(SECRET.authAdminToken), [value(SECRET.serviceTokenSecret)])).not.toThrow();
+    expect(value(SECRET.stripeWebhookSecret)).toMatch(/^whsec_/);
+    expect(server.latest(SECRET.stripeWebhookSecret)!.tags.placeholder).toBe('true');
+    expect(await missingOperatorSecrets(vault)).toEqual([SECRET.stripeSecretKey, SECRET.smtpUrl]);
+  });
+
+  it('never changes a secret that exists, and stores operator secrets given in the environment', async () => {
+    await vault.set(SECRET.stripeWebhookSecret, 'whsec_the_real_one_from_stripe');
+    await ensureSecrets(vault, {});
+    const before = { signing: value(SECRET.jwtSigningKeys), token: value(SECRET.authAdminToken) };
+    const written = await ensureSecrets(vault, { STRIPE_SECRET_KEY: 'sk_test_123', SMTP_URL: 'smtps://u:p@mail.example.com' });
+    expect(written).toEqual([SECRET.stripeSecretKey, SECRET.smtpUrl]);
+    expect({ signing: value(SECRET.jwtSigningKeys), token: value(SECRET.authAdminToken) }).toEqual(before);
+    expect(value(SECRET.stripeWebhookSecret)).toBe('whsec_the_real_one_from_stripe');
+    expect(server.versionCount(SECRET.jwtSigningKeys)).toBe(1);
+    expect(await missingOperatorSecrets(vault)).toEqual([]);
+  });
+
+  it('creates an optional operator secret blank, which the config reads as unset, unless its value is given', async () => {
+    await ensureSecrets(vault, { QUICKCHART_API_KEY: 'key-123' });
+    expect(server.latest(SECRET.orchestratorAiApiKey)).toEqual({ value: ' ', tags: expect.objectContaining({ blank: 'true' }) });
+    expect(value(SECRET.quickchartApiKey)).toBe('key-123');
+    const cfg = parseConfig({ ORCHESTRATOR_AI_API_KEY: value(SECRET.orchestratorAiApiKey), QUICKCHART_API_KEY: value(SECRET.quickchartApiKey) }, { requireFor: [] });
+    expect([cfg.ORCHESTRATOR_AI_API_KEY, cfg.QUICKCHART_API_KEY]).toEqual([undefined, 'key-123']);
+  });
+
+  it('rotates the service token in spec 5.1 order and keeps the old token valid until the rotation finishes', async () => {
+    await ensureSecrets(vault, {});
+    const oldSecret = value(SECRET.serviceTokenSecret);
+    const oldToken = value(SECRET.authAdminToken);
+    server.writes.length = 0;
+
+    await rotateServiceToken(vault);
+    expect(server.writes).toEqual([SECRET.authAdminToken, SECRET.serviceTokenSecretPrevious, SECRET.serviceTokenSecret]);
+    const accepted = [value(SECRET.serviceTokenSecret), value(SECRET.serviceTokenSecretPrevious)];
+    expect(value(SECRET.serviceTokenSecretPrevious)).toBe(oldSecret);
+    expect(() => verify(value(SECRET.authAdminToken), accepted)).not.toThrow();
+    expect(() => verify(oldToken, accepted)).not.toThrow();
+    expect(() => verify(value(SECRET.authAdminToken), [oldSecret])).toThrow();
+
+    await finishRotation(vault);
+    const afterFinish = [value(SECRET.serviceTokenSecret), value(SECRET.serviceTokenSecretPrevious)];
+    expect(() => verify(value(SECRET.authAdminToken), afterFinish)).not.toThrow();
+    expect(() => verify(oldToken, afterFinish)).toThrow();
+  });
+
+  it('reports Key Vault errors with their message', async () => {
+    const unauthorised = new KeyVaultSecrets(server.uri, { getToken: async () => ({ token: 'wrong', expiresOnTimestamp: Date.now() + 60_000 }) });
+    await expect(unauthorised.get(SECRET.otpHmacKey)).rejects.toThrow('reading secret otp-hmac-key: HTTP 401 AKV10000: Request is missing a Bearer or PoP token.');
+  });
+
+  it('covers every Key Vault secret app-settings.bicep references', () => {
+    const bicep = fs.readFileSync(path.resolve(__dirname, '..', '..', '..', 'infra', 'modules', 'app-settings.bicep'), 'utf8');
+    const referenced = Object.values(readBicepObject(bicep, 'keyVaultSecretsByService', true)).flatMap((entries) =>
+      Object.values(entries).map((v) => /secrets\/([a-z0-9-]+)\//.exec(v)![1]),
+    );
+    expect([...new Set(referenced)].sort()).toEqual(Object.values(SECRET).sort());
+  });
+});

@@ -1,0 +1,113 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Stripe from 'stripe';
+import { config, reloadConfig } from '../../shared/config';
+import type { TestHost } from '../helpers/host';
+
+const signer = new Stripe('sk_test_signer_for_tests');
+
+let eventCounter = 0;
+
+/** A Stripe event envelope as Stripe sends it. */
+export function stripeEvent(type: string, object: Record<string, unknown>, options: { id?: string; created?: number } = {}) {
+  return {
+    id: options.id ?? `evt_test_${Date.now()}_${++eventCounter}`,
+    object: 'event',
+    api_version: Stripe.API_VERSION,
+    created: options.created ?? Math.floor(Date.now() / 1000),
+    data: { object },
+    livemode: false,
+    pending_webhooks: 1,
+    request: { id: null, idempotency_key: null },
+    type,
+  };
+}
+
+export function paymentIntentObject(id: string, fields: { userId: string; planType: string; amount: number; currency?: string; status?: string }) {
+  return {
+    id, object: 'payment_intent', amount: fields.amount, amount_received: fields.amount, currency: fields.currency ?? 'usd', status: fields.status ?? 'succeeded',
+    metadata: { userId: fields.userId, planType: fields.planType, priceVersion: '2026-01' }, last_payment_error: null, created: Math.floor(Date.now() / 1000),
+  };
+}
+
+export function chargeObject(paymentIntentId: string, amount: number, refunded: number) {
+  return { id: `ch_${paymentIntentId}`, object: 'charge', amount, amount_refunded: refunded, refunded: refunded >= amount, currency: 'usd', payment_intent: paymentIntentId, status: 'succeeded' };
+}
+
+/** Posts an event signed exactly as Stripe signs it (or with the header given). */
+export async function deliver(host: TestHost, event: object, options: { secret?: string; timestamp?: number; header?: string | null; body?: string } = {}) {
+  const payload = options.body ?? JSON.stringify(event);
+  const header =
+    options.header === undefined
+      ? signer.webhooks.generateTestHeaderString({ payload: JSON.stringify(event), secret: options.secret ?? config().STRIPE_WEBHOOK_SECRET, timestamp: options.timestamp })
+      : options.header;
+  const response = await host.fetch('/payment/webhook', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(header === null ? {} : { 'stripe-signature': header }) },
+    body: payload,
+  });
+  return { status: response.status, body: (await response.json()) as any };
+}
+
+export type IdentityMode = 'forward' | 'unauthorized' | 'not_found' | 'hang';
+
+/**
+ * A loopback HTTP server standing in front of identity: forwards to the real identity of the dev
+ * host, or answers 401 / 404 as identity does, or never answers. Counts plan updates it sees.
+ */
+export async function startIdentityFront(target: () => string) {
+  const state = { mode: 'forward' as IdentityMode, planUpdates: [] as { userId: string; body: any; headers: http.IncomingHttpHeaders }[] };
+  const hanging = new Set<http.ServerResponse>();
+  const server = http.createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const body = Buffer.concat(chunks);
+    const plan = /^\/identity\/admin\/users\/([^/]+)\/plan$/.exec(req.url ?? '');
+    if (plan && req.method === 'PUT') state.planUpdates.push({ userId: decodeURIComponent(plan[1]), body: JSON.parse(body.toString() || '{}'), headers: req.headers });
+    if (plan && state.mode === 'hang') {
+      hanging.add(res);
+      return;
+    }
+    if (plan && state.mode === 'unauthorized') {
+      res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'Invalid service token', message: 'Invalid service token', code: 'AUTH_SERVICE_TOKEN_INVALID', timestamp: new Date().toISOString() }));
+      return;
+    }
+    if (plan && state.mode === 'not_found') {
+      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'Not found', message: 'User not found', code: 'USER_NOT_FOUND', timestamp: new Date().toISOString() }));
+      return;
+    }
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'host' && k !== 'content-length') headers[k] = v;
+    const upstream = await fetch(`${target()}${req.url}`, { method: req.method, headers, body: body.length ? body : undefined });
+    const text = Buffer.from(await upstream.arrayBuffer());
+    res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' }).end(text);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/identity`;
+  return {
+    url,
+    state,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        hanging.forEach((r) => r.destroy());
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** Points the payment service's {auth_url} somewhere else for the rest of the test (the host reads config per call). */
+export function pointIdentityAt(url: string | undefined): void {
+  if (url) process.env.IDENTITY_URL = url;
+  else delete process.env.IDENTITY_URL;
+  reloadConfig();
+}
+
+/** A loopback URL where nothing listens: connection refused, as when identity is down. */
+export async function deadUrl(): Promise<string> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}/identity`;
+}

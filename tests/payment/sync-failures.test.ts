@@ -1,0 +1,232 @@
+import { InvocationContext, type Timer } from '@azure/functions';
+import { startTestHost, type TestHost } from '../helpers/host';
+import { bearer, signIn, type SignedIn } from '../helpers/identity';
+import { table } from '../../shared/storage';
+import { config } from '../../shared/config';
+import { createLogger } from '../../shared/logging';
+import { payment, syncRetryTimer, failedSyncCleanupTimer } from '../../functions/payment';
+import { FAILED_SYNC_PARTITION, failedSyncKey, readFailedSync, storeFailedSync } from '../../functions/payment/failed-sync-records';
+import { findPayment } from '../../functions/payment/payments';
+import { replayUnsynced } from '../../functions/payment/replay';
+import { cleanUpExpiredRecords } from '../../functions/payment/sync-timers';
+import { deadUrl, deliver, paymentIntentObject, pointIdentityAt, startIdentityFront, stripeEvent, type IdentityMode } from './helpers';
+
+/**
+ * Identity failing in each way of spec 7.2: the payment still succeeds, the failed-sync record of
+ * spec 2.3 is in Table Storage under its exact key, and the retry timer finishes the job once
+ * identity is back. Identity is the real one of the dev host; a loopback front in between answers
+ * 401/404 or hangs on demand, and "down" points {auth_url} at a port nobody listens on.
+ */
+let host: TestHost;
+let front: Awaited<ReturnType<typeof startIdentityFront>>;
+const FAKE_CLOCK: Parameters<typeof jest.useFakeTimers>[0] = {
+  doNotFake: ['nextTick', 'setImmediate', 'setTimeout', 'setInterval', 'clearTimeout', 'clearInterval', 'queueMicrotask', 'hrtime', 'performance'],
+};
+
+beforeAll(async () => {
+  front = await startIdentityFront(() => host.url);
+  host = await startTestHost({ env: { LOG_LEVEL: 'warn', IDENTITY_URL: front.url, PAYMENT_SYNC_TIMEOUT_MS: '800', PAYMENT_SYNC_MAX_ATTEMPTS: '3', PAYMENT_SYNC_RETRY_BASE_SECONDS: '30' } });
+});
+afterAll(async () => {
+  await host.stop();
+  await front.stop();
+});
+afterEach(() => {
+  jest.useRealTimers();
+  front.state.mode = 'forward';
+  pointIdentityAt(front.url);
+});
+
+const timer: Timer = { isPastDue: false, schedule: { adjustForDST: false }, scheduleStatus: { last: '', next: '', lastUpdated: '' } };
+const runTimer = (fn: typeof syncRetryTimer) => fn.handler(timer, new InvocationContext({ invocationId: 'test', functionName: fn.name }));
+
+async function planInIdentity(user: SignedIn): Promise<string> {
+  const res = await host.fetch('/identity/auth/validate', { headers: bearer(user.accessToken) });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as any).user.plan;
+}
+
+async function rawRecord(userId: string) {
+  const client = await table(config().PAYMENT_FAILED_SYNC_TABLE);
+  try {
+    return await client.getEntity<{ value: string; expiresAt: Date }>(FAILED_SYNC_PARTITION, failedSyncKey(userId));
+  } catch (error) {
+    if ((error as { statusCode?: number }).statusCode === 404) return undefined;
+    throw error;
+  }
+}
+
+const scenarios: { name: string; mode: IdentityMode | 'down'; error: string; details: RegExp; logged: RegExp }[] = [
+  { name: 'identity down (connection refused)', mode: 'down', error: 'Identity service unavailable', details: /ECONNREFUSED/, logged: /"level":"warn","message":"plan sync to identity failed; will retry"/ },
+  { name: 'identity answering 401 (service token refused)', mode: 'unauthorized', error: 'Identity rejected the service token', details: /Invalid service token/, logged: /"level":"error","message":"SECURITY INCIDENT.*"category":"security"/ },
+  { name: 'identity answering 404 (user unknown)', mode: 'not_found', error: 'User not found in identity', details: /User not found/, logged: /"level":"error","message":"INCONSISTENCY.*"category":"inconsistency"/ },
+  { name: 'identity hanging past the timeout', mode: 'hang', error: 'Identity service unavailable', details: /no answer within 800 ms/, logged: /"message":"plan sync to identity failed; will retry".*no answer within 800 ms/ },
+];
+
+test.each(scenarios)('$name: payment succeeds, failed-sync record stored, timer retries successfully once identity is back', async ({ mode, error, details, logged }) => {
+  const user = await signIn(host, `sync-${mode}@example.com`);
+  const userId = user.user.id;
+  if (mode === 'down') pointIdentityAt(await deadUrl());
+  else front.state.mode = mode;
+
+  const started = Date.now();
+  const event = stripeEvent('payment_intent.succeeded', paymentIntentObject(`pi_${mode}_1`, { userId, planType: 'pro', amount: 2900 }));
+  const lines: string[] = [];
+  const stderr = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: any) => {
+    lines.push(String(chunk));
+    return true;
+  });
+  const res = await deliver(host, event).finally(() => stderr.mockRestore());
+  expect(res.status).toBe(200);
+  expect(res.body.sync).toEqual({ success: false, error, details: expect.stringMatching(details), userId, retryStored: true, state: 'failed', nextAttemptAt: expect.any(String) });
+  expect(lines.join('')).toMatch(logged);
+  expect(lines.join('')).not.toContain(config().AUTH_ADMIN_TOKEN);
+
+  const payment1 = await findPayment(`pi_${mode}_1`);
+  expect(payment1).toMatchObject({ status: 'succeeded', userId, planType: 'pro', sync: { state: 'failed', plan: 'pro', attempts: 1 } });
+
+  const entity = await rawRecord(userId);
+  expect(entity).toBeDefined();
+  expect(entity!.partitionKey).toBe('auth_sync_failed');
+  expect(entity!.rowKey).toBe(`auth_sync_failed:${userId}`);
+  const value = JSON.parse(entity!.value);
+  expect(Object.keys(value).sort()).toEqual(['error', 'planType', 'retryCount', 'timestamp', 'userId']);
+  expect(value).toEqual({ userId, planType: 'pro', error, timestamp: expect.any(String), retryCount: 0 });
+  expect(new Date(value.timestamp).toISOString()).toBe(value.timestamp);
+  expect(new Date(value.timestamp).getTime()).toBeGreaterThanOrEqual(started - 1000);
+  expect(new Date(entity!.expiresAt).getTime() - new Date(value.timestamp).getTime()).toBe(86_400_000);
+  expect(await planInIdentity(user)).toBe('free');
+
+  // Identity comes back; the retry is due at the latest base * 2^0 = 30 s later (full jitter).
+  front.state.mode = 'forward';
+  pointIdentityAt(front.url);
+  jest.useFakeTimers(FAKE_CLOCK);
+  jest.setSystemTime(Date.now() + 31_000);
+  await runTimer(syncRetryTimer);
+  jest.useRealTimers();
+
+  expect(await planInIdentity(user)).toBe('pro');
+  expect(await findPayment(`pi_${mode}_1`)).toMatchObject({ status: 'succeeded', sync: { state: 'synced', attempts: 1, error: null } });
+  expect(await rawRecord(userId)).toBeUndefined();
+  const status = (await (await host.fetch('/payment/user-status', { headers: bearer(user.accessToken) })).json()) as any;
+  expect(status).toMatchObject({ userId, plan: 'pro', planSource: 'identity', sync: { state: 'synced', plan: 'pro', paymentIntentId: `pi_${mode}_1` }, failedSyncRecord: null });
+});
+
+test('the PUT carries the service token, X-Service and the four body fields of spec 6.1', async () => {
+  const user = await signIn(host, 'headers@example.com');
+  front.state.planUpdates.length = 0;
+  const res = await deliver(host, stripeEvent('payment_intent.succeeded', paymentIntentObject('pi_headers', { userId: user.user.id, planType: 'enterprise', amount: 9900 })));
+  expect(res.body.sync).toEqual({ success: true, userId: user.user.id, plan: 'enterprise', paymentIntentId: 'pi_headers' });
+  expect(front.state.planUpdates).toHaveLength(1);
+  const [put] = front.state.planUpdates;
+  expect(put.headers.authorization).toBe(`Bearer ${config().AUTH_ADMIN_TOKEN}`);
+  expect(put.headers['x-service']).toBe(config().PAYMENT_SERVICE_ID);
+  expect(put.headers['content-type']).toBe('application/json');
+  expect(put.body).toEqual({ plan: 'enterprise', status: 'active', updatedBy: config().PAYMENT_SERVICE_ID, timestamp: expect.any(String) });
+  expect(await planInIdentity(user)).toBe('enterprise');
+});
+
+test('backoff grows with full jitter, retryCount counts up, the cap sends the payment to manual review, and replay finishes it', async () => {
+  const user = await signIn(host, 'backoff@example.com');
+  const userId = user.user.id;
+  front.state.mode = 'unauthorized';
+  jest.useFakeTimers(FAKE_CLOCK);
+  let now = Date.now();
+  jest.setSystemTime(now);
+  await deliver(host, stripeEvent('payment_intent.succeeded', paymentIntentObject('pi_backoff', { userId, planType: 'pro', amount: 2900 })));
+
+  for (const attempt of [2, 3]) {
+    const before = await findPayment('pi_backoff');
+    const delay = new Date(before!.sync.nextAttemptAt!).getTime() - now;
+    expect(delay).toBeGreaterThanOrEqual(0);
+    expect(delay).toBeLessThanOrEqual(30_000 * 2 ** (attempt - 2));
+    // Not yet due just before the retry time (unless jitter chose 0): nothing happens.
+    if (delay > 1000) {
+      jest.setSystemTime(now + delay - 1000);
+      const putsBefore = front.state.planUpdates.length;
+      await runTimer(syncRetryTimer);
+      expect(front.state.planUpdates.length).toBe(putsBefore);
+    }
+    now = now + 30_000 * 2 ** (attempt - 2) + 1;
+    jest.setSystemTime(now);
+    await runTimer(syncRetryTimer);
+    const after = await findPayment('pi_backoff');
+    expect(after!.sync.attempts).toBe(attempt);
+    expect(JSON.parse((await rawRecord(userId))!.value).retryCount).toBe(attempt - 1);
+  }
+  const capped = await findPayment('pi_backoff');
+  expect(capped!.sync).toMatchObject({ state: 'manual_review', attempts: 3, nextAttemptAt: null });
+  expect(capped!.sync.error).toMatch(/Identity rejected the service token/);
+
+  // Manual review is not retried by the timer, however much later.
+  const puts = front.state.planUpdates.length;
+  jest.setSystemTime(now + 7 * 86_400_000);
+  await runTimer(syncRetryTimer);
+  expect(front.state.planUpdates.length).toBe(puts);
+  jest.useRealTimers();
+
+  // After the token is rotated (identity accepts again), the replay command lists and finishes it.
+  front.state.mode = 'forward';
+  const listed = await replayUnsynced(createLogger(), { apply: false });
+  expect(listed.unsynced.map((p) => p.id)).toContain('pi_backoff');
+  const replayed = await replayUnsynced(createLogger(), { apply: true });
+  expect(replayed.results).toContainEqual({ success: true, userId, plan: 'pro', paymentIntentId: 'pi_backoff' });
+  expect(await planInIdentity(user)).toBe('pro');
+  expect(await rawRecord(userId)).toBeUndefined();
+  expect((await replayUnsynced(createLogger(), { apply: false })).unsynced.map((p) => p.id)).not.toContain('pi_backoff');
+});
+
+test("a newer purchase that syncs supersedes an older failed one and clears the user's failed-sync record", async () => {
+  const user = await signIn(host, 'supersede@example.com');
+  const userId = user.user.id;
+  const t = Math.floor(Date.now() / 1000);
+  front.state.mode = 'not_found';
+  await deliver(host, stripeEvent('payment_intent.succeeded', paymentIntentObject('pi_sup_old', { userId, planType: 'pro', amount: 2900 }), { created: t - 60 }));
+  expect(await rawRecord(userId)).toBeDefined();
+  front.state.mode = 'forward';
+  const newer = await deliver(host, stripeEvent('payment_intent.succeeded', paymentIntentObject('pi_sup_new', { userId, planType: 'enterprise', amount: 9900 }), { created: t - 5 }));
+  expect(newer.body.sync).toMatchObject({ success: true, plan: 'enterprise' });
+  expect(await findPayment('pi_sup_old')).toMatchObject({ sync: { state: 'superseded' } });
+  expect(await rawRecord(userId)).toBeUndefined();
+  expect(await planInIdentity(user)).toBe('enterprise');
+});
+
+test('expired failed-sync records are ignored on read and deleted by the cleanup timer; live ones stay', async () => {
+  const base = new Date('2026-11-22T08:00:00.000Z');
+  await storeFailedSync({ userId: 'expiring-user', planType: 'pro', error: 'Identity service unavailable', timestamp: base.toISOString(), retryCount: 0 }, base);
+  const later = new Date(base.getTime() + 3_600_000);
+  await storeFailedSync({ userId: 'fresh-user', planType: 'enterprise', error: 'Identity service unavailable', timestamp: later.toISOString(), retryCount: 0 }, later);
+
+  const justBefore = new Date(base.getTime() + 86_400_000 - 1000);
+  expect(await readFailedSync('expiring-user', justBefore)).toMatchObject({ userId: 'expiring-user', planType: 'pro' });
+  const expiredAt = new Date(base.getTime() + 86_400_000 + 1000);
+  expect(await readFailedSync('expiring-user', expiredAt)).toBeUndefined();
+  expect(await rawRecord('expiring-user')).toBeDefined();
+
+  expect(await cleanUpExpiredRecords(createLogger(), expiredAt)).toBe(1);
+  expect(await rawRecord('expiring-user')).toBeUndefined();
+  expect(await rawRecord('fresh-user')).toBeDefined();
+
+  // The registered timer function runs the same cleanup against the current (fake) time.
+  jest.useFakeTimers(FAKE_CLOCK);
+  jest.setSystemTime(new Date(later.getTime() + 86_400_000 + 1000));
+  await runTimer(failedSyncCleanupTimer);
+  jest.useRealTimers();
+  expect(await rawRecord('fresh-user')).toBeUndefined();
+});
+
+test('cleanup deletes more than one batch of 100 expired records', async () => {
+  const base = new Date('2026-11-20T00:00:00.000Z');
+  await Promise.all(Array.from({ length: 130 }, (_, i) => storeFailedSync({ userId: `bulk-${i}`, planType: 'pro', error: 'x', timestamp: base.toISOString(), retryCount: 0 }, base)));
+  expect(await cleanUpExpiredRecords(createLogger(), new Date(base.getTime() + 86_401_000))).toBe(130);
+  expect(await rawRecord('bulk-0')).toBeUndefined();
+  expect(await rawRecord('bulk-129')).toBeUndefined();
+});
+
+test('both timers are registered with the payment service on NCRONTAB schedules', () => {
+  const timers = payment.functions.filter((f) => f.kind === 'timer');
+  expect(timers.map((t) => [t.name, (t as typeof syncRetryTimer).schedule])).toEqual([
+    ['payment-sync-retry', '0 */1 * * * *'],
+    ['payment-failed-sync-cleanup', '0 */15 * * * *'],
+  ]);
+});
