@@ -5,8 +5,13 @@ import { STAGES, stepsFor } from '../../functions/orchestrator/workflow/stages';
 import { db } from '../../shared/sql/db';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { downloadLinks } from '../../functions/orchestrator/report/report-store';
-import { parseAssets } from '../../functions/orchestrator/workflow/executions';
-import { captureWorkflowLines, deadPort, execution, logRows, parsePdf, submitDirect, waitFor, waitForRows, waitForStatus } from './helpers';
+import { OfflineProvider } from '../../functions/orchestrator/ai/offline';
+import { insertExecution, parseAssets } from '../../functions/orchestrator/workflow/executions';
+import { runExecution } from '../../functions/orchestrator/workflow/runner';
+import { workflowLogWriter } from '../../functions/orchestrator/workflow/workflow-logger';
+import { config } from '../../shared/config';
+import { enqueueJson } from '../../shared/storage';
+import { ACME, captureWorkflowLines, deadPort, execution, logRows, parsePdf, submitDirect, waitFor, waitForRows, waitForStatus } from './helpers';
 
 describe('report executions from the queue (visual service down, offline AI)', () => {
   let host: TestHost;
@@ -22,58 +27,56 @@ describe('report executions from the queue (visual service down, offline AI)', (
   });
 
   it('runs every stage in order, logs each step twice, and the console lines have the spec 6.3 shape', async () => {
-      await submitDirect('t-order', 'pro');
-      const done = await waitForStatus('t-order', 'completed');
-      expect(done.progress_percentage).toBe(100);
-      expect(done.attempts).toBe(1);
-      expect(done.visuals_status).toBe('skipped');
-      expect(done.visuals_error).toMatch(/fetch failed|ECONNREFUSED/);
+    await submitDirect('t-order', 'pro');
+    const done = await waitForStatus('t-order', 'completed');
+    expect(done.progress_percentage).toBe(100);
+    expect(done.attempts).toBe(1);
+    expect(done.visuals_status).toBe('skipped');
+    expect(done.visuals_error).toMatch(/fetch failed|ECONNREFUSED/);
 
-      // The PDF exists without visuals: cover, key figures, six sections; no charts page.
-      const [link] = await downloadLinks(parseAssets(done));
-      const pdf = Buffer.from(await (await fetch(link.url)).arrayBuffer());
-      expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
-      const parsed = await parsePdf(pdf);
-      expect(parsed.numpages).toBe(8);
-      expect(parsed.text).toContain('Acme Widgets GmbH');
-      expect(parsed.text).toContain('Produced without visuals');
-      expect(parsed.text).not.toContain('Revenue by year');
+    // The PDF exists without visuals: cover, key figures, six sections; no charts page.
+    const [link] = await downloadLinks(parseAssets(done));
+    const pdf = Buffer.from(await (await fetch(link.url)).arrayBuffer());
+    expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
+    const parsed = await parsePdf(pdf);
+    expect(parsed.numpages).toBe(8);
+    expect(parsed.text).toContain('Acme Widgets GmbH');
+    expect(parsed.text).toContain('Produced without visuals');
+    expect(parsed.text).not.toContain('Revenue by year');
 
-      const steps = stepsFor('pro');
-      const rows = await waitForRows('t-order', steps.length * 2);
-      const expected = [
-        ...[0, 1, 2, 3].flatMap((n) => [[n, 'started'], [n, 'completed']]),
-        [4, 'started'],
-        ...[5, 6, 7, 8, 9, 10].flatMap((n) => [[n, 'started'], [n, 'completed']]),
-        [4, 'completed'],
-        ...[11, 12, 99].flatMap((n) => [[n, 'started'], [n, 'completed']]),
-      ];
-      expect(rows.map((r) => [r.step_number, r.status])).toEqual(expected);
-      expect(rows.filter((r) => r.status === 'completed').every((r) => typeof r.duration_ms === 'number')).toBe(true);
-      const pdfStep = rows.find((r) => r.step_number === 11 && r.status === 'completed')!;
-      expect(JSON.parse(pdfStep.metadata!)).toMatchObject({ visuals_status: 'skipped', charts: 0, infographic: false });
-      expect(JSON.parse(pdfStep.metadata!).visuals_error).toBeTruthy();
+    const steps = stepsFor('pro');
+    const rows = await waitForRows('t-order', steps.length * 2);
+    const expected = [
+      ...[0, 1, 2, 3].flatMap((n) => [[n, 'started'], [n, 'completed']]),
+      [4, 'started'],
+      ...[5, 6, 7, 8, 9, 10].flatMap((n) => [[n, 'started'], [n, 'completed']]),
+      [4, 'completed'],
+      ...[11, 12, 99].flatMap((n) => [[n, 'started'], [n, 'completed']]),
+    ];
+    expect(rows.map((r) => [r.step_number, r.status])).toEqual(expected);
+    expect(rows.filter((r) => r.status === 'completed').every((r) => typeof r.duration_ms === 'number')).toBe(true);
+    const pdfStep = rows.find((r) => r.step_number === 11 && r.status === 'completed')!;
+    expect(JSON.parse(pdfStep.metadata!)).toMatchObject({ visuals_status: 'skipped', charts: 0, infographic: false });
+    expect(JSON.parse(pdfStep.metadata!).visuals_error).toBeTruthy();
 
-      const lines = await waitFor(async () => {
-        const mine = capture.lines.filter((l) => l.data.tracking_id === 't-order');
-        return mine.length >= steps.length * 2 ? mine : undefined;
-      });
-      expect(lines.map((l) => l.message)).toEqual(rows.map((r) => `${r.status === 'started' ? '🚀' : '✅'} WORKFLOW_${r.step_number}_${r.step_name}`));
-      for (const line of lines) {
-        expect(Object.keys(line)).toEqual(['message', 'level', 'data', 'timestamp']);
-        expect(Object.keys(line.data)).toEqual(['tracking_id', 'step_name', 'step_number', 'status', 'metadata']);
-        expect(line.level).toBe('INFO');
-        expect(new Date(line.timestamp).toISOString()).toBe(line.timestamp);
-        expect(typeof line.data.metadata).toBe('object');
-      }
-      expect(lines[0].message).toBe('🚀 WORKFLOW_0_WORKFLOW_START');
-      expect(lines[lines.length - 1].message).toBe(`✅ WORKFLOW_99_${STAGES.WORKFLOW_COMPLETE.name}`);
+    const lines = await waitFor(async () => {
+      const mine = capture.lines.filter((l) => l.data.tracking_id === 't-order');
+      return mine.length >= steps.length * 2 ? mine : undefined;
+    });
+    expect(lines.map((l) => l.message)).toEqual(rows.map((r) => `${r.status === 'started' ? '🚀' : '✅'} WORKFLOW_${r.step_number}_${r.step_name}`));
+    for (const line of lines) {
+      expect(Object.keys(line)).toEqual(['message', 'level', 'data', 'timestamp']);
+      expect(Object.keys(line.data)).toEqual(['tracking_id', 'step_name', 'step_number', 'status', 'metadata']);
+      expect(line.level).toBe('INFO');
+      expect(new Date(line.timestamp).toISOString()).toBe(line.timestamp);
+      expect(typeof line.data.metadata).toBe('object');
+    }
+    expect(lines[0].message).toBe('🚀 WORKFLOW_0_WORKFLOW_START');
+    expect(lines[lines.length - 1].message).toBe(`✅ WORKFLOW_99_${STAGES.WORKFLOW_COMPLETE.name}`);
   });
 
   it('a message delivered twice at once runs the execution once; a late redelivery is a no-op', async () => {
     await submitDirect('t-twice', 'free');
-    const { enqueueJson } = await import('../../shared/storage');
-    const { config } = await import('../../shared/config');
     await enqueueJson(config().ORCHESTRATOR_QUEUE, { trackingId: 't-twice' });
     const done = await waitForStatus('t-twice', 'completed');
     const steps = stepsFor('free').length;
@@ -90,14 +93,10 @@ describe('report executions from the queue (visual service down, offline AI)', (
   });
 
   it('an execution whose run died midway is restarted cleanly by the redelivered message', async () => {
-    const { insertExecution } = await import('../../functions/orchestrator/workflow/executions');
-    const { ACME } = await import('./helpers');
     const longAgo = new Date(Date.now() - 20 * 60_000).toISOString();
     await insertExecution({ trackingId: 't-died', companyName: ACME.company_name, industryId: ACME.industry_id, submission: ACME, requestedBy: 'u', plan: 'free', now: longAgo });
     // The first run got to DATA_PREPARATION, then its instance disappeared.
     await db().updateTable('orchestrator_executions').set({ attempts: 1, started_at: longAgo, current_step: 3, current_step_name: 'DATA_PREPARATION', progress_percentage: 36 }).where('tracking_id', '=', 't-died').execute();
-    const { enqueueJson } = await import('../../shared/storage');
-    const { config } = await import('../../shared/config');
     await enqueueJson(config().ORCHESTRATOR_QUEUE, { trackingId: 't-died' });
     const done = await waitForStatus('t-died', 'completed');
     expect(done.attempts).toBe(2);
@@ -107,8 +106,6 @@ describe('report executions from the queue (visual service down, offline AI)', (
   });
 
   it('the timer fails an execution stuck in processing past the threshold with a TIMEOUT error', async () => {
-    const { insertExecution } = await import('../../functions/orchestrator/workflow/executions');
-    const { ACME } = await import('./helpers');
     // Stored but never enqueued: a lost message.
     await insertExecution({ trackingId: 't-stuck', companyName: ACME.company_name, industryId: ACME.industry_id, submission: ACME, requestedBy: 'u', plan: 'pro', now: new Date().toISOString() });
     const timer = orchestrator.functions.find((f): f is TimerFunction => f.kind === 'timer' && f.name === 'orchestrator-fail-stuck-executions')!;
@@ -126,11 +123,25 @@ describe('report executions from the queue (visual service down, offline AI)', (
     const failed = (await execution('t-stuck'))!;
     expect(failed).toMatchObject({ processing_status: 'failed', error_pattern: 'TIMEOUT', health_status: 'TIMEOUT', error_step: 'WORKFLOW_START' });
     expect(failed.error_message).toMatch(/no progress for more than 30 minutes/);
-    const { workflowLogWriter } = await import('../../functions/orchestrator/workflow/workflow-logger');
     await workflowLogWriter().flush();
     expect((await logRows('t-stuck')).map((r) => [r.step_name, r.status, r.error_pattern])).toEqual([['WORKFLOW_COMPLETE', 'failed', 'TIMEOUT']]);
   });
 
+  it('progress_percentage follows the completed steps', async () => {
+    const seen: number[] = [];
+    const offline = new OfflineProvider();
+    // The offline writer, observing the stored progress each time a section starts.
+    const observing = { name: 'offline' as const, offline: true, writeSection: async (...args: Parameters<typeof offline.writeSection>) => {
+      seen.push((await execution('t-progress'))!.progress_percentage);
+      return offline.writeSection(...args);
+    } };
+    await insertExecution({ trackingId: 't-progress', companyName: ACME.company_name, industryId: ACME.industry_id, submission: ACME, requestedBy: 'u', plan: 'pro', now: new Date().toISOString() });
+    const result = await runExecution('t-progress', { ai: observing });
+    expect(result.outcome).toBe('completed');
+    // 14 steps; sections start after 4, 5, ... 9 completed steps.
+    expect(seen).toEqual([4, 5, 6, 7, 8, 9].map((done) => Math.round((done / 14) * 100)));
+    expect((await execution('t-progress'))!.progress_percentage).toBe(100);
+  });
   it('an execution still completes, on the console alone, when the log table is missing', async () => {
     await db().schema.dropTable('orchestrator_processing_log').execute();
     await submitDirect('t-no-table', 'free');
@@ -138,7 +149,6 @@ describe('report executions from the queue (visual service down, offline AI)', (
     expect(done.progress_percentage).toBe(100);
     const lines = capture.lines.filter((l) => l.data.tracking_id === 't-no-table');
     expect(lines).toHaveLength(stepsFor('free').length * 2);
-    const { workflowLogWriter } = await import('../../functions/orchestrator/workflow/workflow-logger');
     expect(workflowLogWriter().getStats().tableMissing).toBe(true);
   });
 });

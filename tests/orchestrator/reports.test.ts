@@ -43,7 +43,7 @@ describe('report requests over HTTP (identity JWT, visual service up, Azurite, S
 
     const status = await finished(user.accessToken, body.trackingId);
     expect(status).toMatchObject({ status: 'completed', progress_percentage: 100, plan: 'pro', company_name: ACME.company_name, industry_id: '31-33', error: null });
-    expect(['included', 'partial']).toContain(status.visuals.status);
+    expect(status.visuals).toEqual({ status: 'included', error: null });
     expect(status.downloadLinks).toHaveLength(1);
     const [link] = status.downloadLinks;
     expect(link).toMatchObject({ kind: 'pdf', fileName: 'Acme-Widgets-GmbH-report.pdf', contentType: 'application/pdf' });
@@ -69,7 +69,7 @@ describe('report requests over HTTP (identity JWT, visual service up, Azurite, S
 
     const rows = await waitForRows(body.trackingId, stepsFor('pro').length * 2);
     const pdfStep = rows.find((r) => r.step_number === 11 && r.status === 'completed')!;
-    expect(JSON.parse(pdfStep.metadata!)).toMatchObject({ charts: 3 });
+    expect(JSON.parse(pdfStep.metadata!)).toMatchObject({ visuals_status: 'included', charts: 3, infographic: true });
   });
 
   it('a free report is the short one; an enterprise report adds a presentation', async () => {

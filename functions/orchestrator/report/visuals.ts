@@ -90,19 +90,17 @@ async function renderCharts(specs: ChartSpec[]): Promise<ChartImage[]> {
   });
 }
 
-/** The KPI infographic (spec 2.6: dashboard, metrics_grid, executive) as SVG, rasterised here because PDFKit embeds PNG/JPEG only. */
+/** The KPI infographic (spec 2.6: dashboard, metrics_grid, executive) as PNG: format base64 gives a PNG data URI. */
 async function renderInfographic(a: ReportAnalysis): Promise<Buffer> {
   const data = Object.fromEntries(keyFigures(a).map((f) => [f.label, f.value]));
   const body = (await callVisual('/api/v1/infographics/generate', {
     infographics: [{ id: 'kpi', type: 'dashboard', data, layout: 'metrics_grid', theme: 'executive' }],
-    format: 'svg',
+    format: 'base64',
     theme: 'executive',
-  })) as { infographics?: Record<string, unknown>[] };
-  const item = body.infographics?.[0] ?? {};
-  const svg = [item.svg, item.content, item.image].find((v): v is string => typeof v === 'string' && v.trimStart().startsWith('<')) ?? decodeDataUri(item.base64 ?? item.dataUri, /svg/)?.toString('utf8');
-  if (!svg) throw new Error('visual service returned no SVG infographic');
-  const { Resvg } = require('@resvg/resvg-js') as typeof import('@resvg/resvg-js');
-  return Buffer.from(new Resvg(svg, { fitTo: { mode: 'width', value: 1000 } }).render().asPng());
+  })) as { infographics?: { base64?: unknown }[] };
+  const png = decodeDataUri(body.infographics?.[0]?.base64, /^image\/png$/);
+  if (!png || !png.subarray(0, 8).equals(PNG_SIGNATURE)) throw new Error('visual service returned no PNG infographic');
+  return png;
 }
 
 /** Charts and the KPI infographic from the visual service; any failure or timeout means "without visuals", never a failed report. */

@@ -33,7 +33,7 @@ export const createReport = http('orchestrator', async (request, { log }) => {
   return json(202, { success: true, trackingId, status: 'processing', statusUrl }, { Location: statusUrl });
 });
 
-export async function reportStatus(execution: Execution) {
+async function reportStatus(execution: Execution) {
   const completed = execution.processing_status === 'completed';
   return {
     success: true,

@@ -18,8 +18,10 @@ export class DependencyError extends Error {
   }
 }
 
+/** Duck-typed, not `instanceof Error`: native addons (better-sqlite3) and sandboxes raise errors from another realm. */
 export function messageOf(error: unknown): string {
-  if (error instanceof Error) return error.message;
+  const message = (error as { message?: unknown } | null)?.message;
+  if (typeof message === 'string') return message;
   return typeof error === 'string' ? error : JSON.stringify(error) ?? String(error);
 }
 

@@ -69,13 +69,13 @@ class Run {
     try {
       const outcome = await work();
       const durationMs = elapsed();
+      if (step !== STAGES.WORKFLOW_COMPLETE) {
+        // Recorded before the completion is logged, so a failed write is this step's failure. Until WORKFLOW_COMPLETE flips the status, progress stays below 100.
+        await recordProgress(this.execution.tracking_id, step, Math.min(99, Math.round(((this.completed + 1) / this.steps.length) * 100)), outcome.columns);
+      }
+      this.completed++;
       this.logger.complete(step, { durationMs, tokensUsed: outcome.tokensUsed ?? null, metadata: outcome.metadata });
       this.results.push({ step_number: step.number, step_name: step.name, status: 'completed', duration_ms: durationMs, tokens_used: outcome.tokensUsed ?? null });
-      this.completed++;
-      if (step !== STAGES.WORKFLOW_COMPLETE) {
-        // Until WORKFLOW_COMPLETE flips the status, progress stays below 100.
-        await recordProgress(this.execution.tracking_id, step, Math.min(99, Math.round((this.completed / this.steps.length) * 100)), outcome.columns);
-      }
       return outcome.value;
     } catch (error) {
       const durationMs = elapsed();
