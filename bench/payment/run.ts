@@ -61,6 +61,7 @@ async function main() {
     let next = 0;
     let failedSyncs = 0;
     const memoryBefore = process.memoryUsage();
+    const cpuBefore = process.cpuUsage();
     const started = performance.now();
     const result = await autocannon({
       url: `${host.url}/payment/webhook`,
@@ -80,6 +81,8 @@ async function main() {
       ],
     });
     const seconds = (performance.now() - started) / 1000;
+    const cpu = process.cpuUsage(cpuBefore);
+    const cpuMsPerEvent = (cpu.user + cpu.system) / 1000 / result.requests.total;
     const memoryAfter = process.memoryUsage();
 
     const synced = await (db() as any).selectFrom('payment_payments').select((eb: any) => eb.fn.countAll().as('n')).where('sync_state', 'in', ['synced', 'superseded']).executeTakeFirstOrThrow();
@@ -93,6 +96,7 @@ async function main() {
       `  latency        p50 ${result.latency.p50} ms, p90 ${result.latency.p90} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms`,
       `  responses      ${result['2xx']} 2xx, ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts; ${failedSyncs} without a successful sync`,
       `  verified       ${Number(synced.n)}/${EVENTS} payments synced or superseded in SQL; ${upgraded}/${USERS} users upgraded in identity`,
+      `  CPU            ${cpuMsPerEvent.toFixed(2)} ms per event in this process (webhook, identity and the load generator share it): about ${(1000 / cpuMsPerEvent).toFixed(0)} events/s if it had one core to itself`,
       `  memory         rss ${mb(memoryBefore.rss)} -> ${mb(memoryAfter.rss)}, heap ${mb(memoryBefore.heapUsed)} -> ${mb(memoryAfter.heapUsed)}`,
     ];
     process.stdout.write(lines.join('\n') + '\n');

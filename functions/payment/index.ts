@@ -34,11 +34,11 @@ export const webhookFunction = route(
   http('payment', async (request, { log }) => json(200, await processEvent(await verifiedEvent(request), log))),
 );
 
-/** Retries due plan syncs every minute (timers run once per app, and per-user leases guard overlaps). */
+/** Retries due plan syncs (every minute by default; timers run once per app, and per-user leases guard overlaps). */
 export const syncRetryTimer: TimerFunction = {
   kind: 'timer',
   name: 'payment-sync-retry',
-  schedule: '0 */1 * * * *',
+  schedule: '%PAYMENT_SYNC_RETRY_SCHEDULE%',
   handler: async (_timer, context) => {
     await retryDueSyncs(createLogger({ service: 'payment', function: context.functionName, invocationId: context.invocationId }));
   },

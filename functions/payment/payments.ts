@@ -177,8 +177,8 @@ export async function usersWithDueSyncs(now: Date, count = 100): Promise<string[
 }
 
 /**
- * Marks the payment synced and supersedes the older ones. Answers whether any of them had failed
- * before (so a failed-sync record may exist and needs deleting); otherwise Table Storage is not asked.
+ * Marks the payment synced and supersedes the older ones. Answers whether a failed-sync record may
+ * exist (this payment failed before, or older ones were still waiting); otherwise Table Storage is not asked.
  */
 export async function markSynced(payment: Payment, now: Date): Promise<{ hadFailures: boolean }> {
   const at = now.toISOString();
@@ -189,21 +189,25 @@ export async function markSynced(payment: Payment, now: Date): Promise<{ hadFail
       .where('id', '=', payment.id)
       .where('sync_state', 'in', ['pending', 'failed', 'manual_review'])
       .execute();
-    const failedOlder = await supersedeOlder(payment, now, trx);
-    return { hadFailures: payment.sync.error !== null || failedOlder };
+    const supersededAny = await supersedeOlder(payment, now, trx);
+    return { hadFailures: payment.sync.error !== null || supersededAny };
   });
 }
 
 /**
  * Older payments of the user lost their say once `payment` decides the plan: they must never be
- * pushed. Answers whether any of them had failed (a failure always leaves sync_error).
+ * pushed. Answers whether any was superseded (one of them may have left a failed-sync record).
  */
 export async function supersedeOlder(payment: Payment, now: Date, executor: PaymentDb | Transaction<PaymentTables> = paymentDb()): Promise<boolean> {
-  const older = (q: any) =>
-    q.where('user_id', '=', payment.userId).where('id', '!=', payment.id).where('sync_state', 'in', ['pending', 'failed', 'manual_review']).where('status_at', '<=', payment.statusAt!);
-  const failed = await first(db(), older(executor.selectFrom('payment_payments').select('id')).where('sync_error', 'is not', null).orderBy('id'), 1).executeTakeFirst();
-  await older(executor.updateTable('payment_payments').set({ sync_state: 'superseded', sync_next_at: null, updated_at: now.toISOString() })).execute();
-  return failed !== undefined;
+  const result = await executor
+    .updateTable('payment_payments')
+    .set({ sync_state: 'superseded', sync_next_at: null, updated_at: now.toISOString() })
+    .where('user_id', '=', payment.userId)
+    .where('id', '!=', payment.id)
+    .where('sync_state', 'in', ['pending', 'failed', 'manual_review'])
+    .where('status_at', '<=', payment.statusAt!)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
 export async function markSyncFailed(payment: Payment, change: { state: 'failed' | 'manual_review'; attempts: number; error: string; nextAt: Date | null }, now: Date): Promise<void> {

@@ -1,10 +1,10 @@
+import type { Transaction } from 'kysely';
 import type Stripe from 'stripe';
 import type { Plan } from '../../shared/auth/access-token';
 import type { Logger } from '../../shared/logging';
 import { findPayment, isDuplicateKey, paymentDb, type Payment, type PaymentStatus, type PaymentTables } from './payments';
 import { findPlan } from './plans';
 import { inlineSyncGraceMs } from './plan-sync';
-import type { Transaction } from 'kysely';
 
 /** The event types that change a payment; every other type is acknowledged and ignored. */
 export const HANDLED_EVENT_TYPES = ['payment_intent.succeeded', 'payment_intent.payment_failed', 'charge.refunded'] as const;

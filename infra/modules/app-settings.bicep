@@ -42,6 +42,7 @@ var plainSettingsByService = {
   }
   payment: {
     IDENTITY_URL: serviceUrls.identity
+    PAYMENT_SYNC_RETRY_SCHEDULE: '0 */1 * * * *'
   }
   orchestrator: {
     IDENTITY_URL: serviceUrls.identity

@@ -136,6 +136,9 @@ export const SETTINGS = {
   PAYMENT_SYNC_RETRY_BASE_SECONDS: withDefault(integer(1, 86_400), '30', { services: PAY, deploy: 'tuning', description: 'Base of the exponential backoff (full jitter) between plan-sync retries.' }),
   PAYMENT_SYNC_RETRY_MAX_DELAY_SECONDS: withDefault(integer(1, 604_800), '3600', { services: PAY, deploy: 'tuning', description: 'Largest delay between two plan-sync retries.' }),
   PAYMENT_SYNC_MAX_ATTEMPTS: withDefault(integer(1, 1000), '36', { services: PAY, deploy: 'tuning', description: 'Failed plan-sync attempts after which the payment goes to manual review.' }),
+  PAYMENT_SYNC_RETRY_SCHEDULE: withDefault(text, '0 */1 * * * *', {
+    services: PAY, deploy: 'app', description: 'NCRONTAB schedule of the plan-sync retry timer (the timer reads it as %PAYMENT_SYNC_RETRY_SCHEDULE%, so it must be set).',
+  }),
   PAYMENT_FAILED_SYNC_TABLE: withDefault(text, 'paymentfailedsyncs', { services: PAY, deploy: 'tuning', description: 'Table Storage table holding the failed-sync records (spec 2.3).' }),
 
   // ---- orchestrator ------------------------------------------------------------------------

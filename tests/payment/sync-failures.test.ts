@@ -226,7 +226,7 @@ test('cleanup deletes more than one batch of 100 expired records', async () => {
 test('both timers are registered with the payment service on NCRONTAB schedules', () => {
   const timers = payment.functions.filter((f) => f.kind === 'timer');
   expect(timers.map((t) => [t.name, (t as typeof syncRetryTimer).schedule])).toEqual([
-    ['payment-sync-retry', '0 */1 * * * *'],
+    ['payment-sync-retry', '%PAYMENT_SYNC_RETRY_SCHEDULE%'],
     ['payment-failed-sync-cleanup', '0 */15 * * * *'],
   ]);
 });

@@ -1,0 +1,43 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { startTestHost, type TestHost } from '../helpers/host';
+import { bearer, signIn } from '../helpers/identity';
+
+/** The dev commands as a developer runs them, in their own processes, against a running dev host. */
+const run = promisify(execFile);
+const cli = (name: string) => path.resolve(__dirname, '..', '..', 'functions', 'payment', 'cli', `${name}.js`);
+let host: TestHost;
+beforeAll(async () => {
+  host = await startTestHost();
+});
+afterAll(() => host.stop());
+
+const command = (name: string, args: string[]) =>
+  run(process.execPath, [cli(name), ...args], { cwd: host.dir, env: { ...process.env, DATA_DIR: host.dataDir, IDENTITY_URL: host.serviceUrls.identity, LOG_LEVEL: 'error' } });
+
+test('stripe:trigger confirms an intent on the local Stripe, which delivers the signed event; payments:replay finds nothing left', async () => {
+  const user = await signIn(host, 'cli@example.com');
+  const created = await host.fetch('/payment/create-payment-intent', {
+    method: 'POST', headers: { 'content-type': 'application/json', ...bearer(user.accessToken) }, body: JSON.stringify({ amount: 2900, planType: 'pro', userId: user.user.id }),
+  });
+  const { paymentIntentId } = (await created.json()) as any;
+
+  const trigger = await command('trigger', [paymentIntentId]);
+  expect(trigger.stdout).toContain(`payment_intent ${paymentIntentId}: succeeded`);
+  expect(trigger.stdout).toMatch(/webhook: payment_intent\.succeeded evt_\S+ -> 200 .*"sync":\{"success":true/);
+  const validated = (await (await host.fetch('/identity/auth/validate', { headers: bearer(user.accessToken) })).json()) as any;
+  expect(validated.user.plan).toBe('pro');
+
+  const replay = await command('replay', []);
+  expect(replay.stdout).toContain('Every payment is synced with identity.');
+
+  const refund = await command('trigger', [paymentIntentId, '--refund']);
+  expect(refund.stdout).toMatch(/webhook: charge\.refunded evt_\S+ -> 200 .*"plan":"free"/);
+});
+
+test('stripe:trigger without a payment intent id prints its usage and exits 2', async () => {
+  const error = await command('trigger', []).catch((e) => e);
+  expect(error.code).toBe(2);
+  expect(error.stderr).toContain('usage: npm run stripe:trigger -- <paymentIntentId>');
+});
