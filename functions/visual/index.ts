@@ -30,7 +30,9 @@ export const visual: ServiceDefinition = {
     healthFunction('visual', () => ({
       renderer: check(async () => (config().QUICKCHART_URL ? `QuickChart at ${config().QUICKCHART_URL}` : `${renderPool().size} render threads, ${renderPool().renders} renders`)),
     })),
-    { kind: 'http', name: 'visual-api', route: 'visual/api/v1/{resource?}/{*rest}', methods: ALL_METHODS, handler: http('visual', dispatchApi) },
+    { kind: 'http', name: 'visual-api', route: 'visual/api/v1/{resource}/{*rest}', methods: ALL_METHODS, handler: http('visual', dispatchApi) },
+    // `/api/v1/` with no resource is an unknown resource (404), not the banner.
+    { kind: 'http', name: 'visual-api-root', route: 'visual/api/v1', methods: ALL_METHODS, handler: http('visual', dispatchApi) },
     { kind: 'http', name: 'visual-cache', route: 'visual/cache/{key}', methods: ['GET', 'HEAD'], handler: http('visual', serveCached) },
     {
       kind: 'http',
