@@ -1,4 +1,5 @@
 import { HttpError } from '../../shared/http/errors';
+import { RenderError } from './render/pool';
 
 /** The error bodies of spec 7.3: `error` is the exact string the spec gives. */
 export const methodNotAllowed = (method: string, allowed = 'POST') =>
@@ -9,3 +10,13 @@ export const invalidChartsArray = (message: string) => new HttpError(400, 'Inval
 export const renderingFailed = (details: string) => new HttpError(500, 'Chart rendering failed', details, 'RENDER_FAILED', { details });
 export const tooManyItems = (what: string, count: number, max: number) =>
   new HttpError(413, 'Payload too large', `${count} ${what} in one request; the limit is ${max}`, 'LIMIT_EXCEEDED');
+
+/** Runs a render; a renderer failure (thread error, timeout, QuickChart error) becomes 500 Chart rendering failed naming the item. */
+export async function failAsRendering<T>(label: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof RenderError) throw renderingFailed(label ? `${label}: ${error.message}` : error.message);
+    throw error;
+  }
+}
