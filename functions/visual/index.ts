@@ -5,7 +5,7 @@ import { check, healthFunction } from '../../shared/health';
 import { http } from '../../shared/http/handler';
 import { createLogger } from '../../shared/logging';
 import { dispatchApi } from './api';
-import { deleteExpired } from './cache';
+import { clearHotIndex, deleteExpired } from './cache';
 import { serveCached } from './cache-route';
 import { quickChartEndpoint } from './quickchart';
 import { renderPool, stopRenderPool } from './render/renderer';
@@ -55,6 +55,9 @@ export const visual: ServiceDefinition = {
   async start() {
     renderPool();
   },
-  stop: stopRenderPool,
+  async stop() {
+    clearHotIndex();
+    await stopRenderPool();
+  },
   describe: () => [`visual        ${config().QUICKCHART_URL ? `charts rendered by QuickChart at ${config().QUICKCHART_URL}` : `charts rendered in process on ${renderPool().size} threads`}`],
 };
