@@ -133,8 +133,12 @@ describe('rendering', () => {
   test('an unknown theme falls back to professional; defaults are 800x400 at 2x density for quality high', async () => {
     const res = await render({ charts: [barChart('fallback')], theme: 'neon' });
     const body = (await res.json()) as any;
-    const png = decodePng(await fetchBytes(body.charts[0].imageUrl));
+    const bytes = await fetchBytes(body.charts[0].imageUrl);
+    const png = decodePng(bytes);
     expect([png.width, png.height]).toEqual([1600, 800]);
+    // pHYs: 192 dpi (96 per CSS pixel at 2x) in pixels per metre, so documents size it as 800x400.
+    const phys = bytes.indexOf('pHYs');
+    expect(bytes.readUInt32BE(phys + 4)).toBe(Math.round(192 * 39.3701));
     expect(body.charts[0].metadata).toMatchObject({ width: 800, height: 400 });
     expect(countColor(png, THEMES.professional.colors[0])).toBeGreaterThan(1000);
   });
