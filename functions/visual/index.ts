@@ -28,7 +28,7 @@ export const visual: ServiceDefinition = {
   name: 'visual',
   functions: [
     healthFunction('visual', () => ({
-      renderer: check(async () => (config().QUICKCHART_URL ? `QuickChart at ${config().QUICKCHART_URL}` : `${renderPool().size} render threads, ${renderPool().renders} renders`)),
+      renderer: check(async () => (config().QUICKCHART_URL ? `QuickChart at ${config().QUICKCHART_URL}` : `${renderPool().size} render threads, ${renderPool().pending} renders pending, ${renderPool().renders} done`)),
     })),
     { kind: 'http', name: 'visual-api', route: 'visual/api/v1/{resource}/{*rest}', methods: ALL_METHODS, handler: http('visual', dispatchApi) },
     // `/api/v1/` with no resource is an unknown resource (404), not the banner.
@@ -59,5 +59,5 @@ export const visual: ServiceDefinition = {
     clearHotIndex();
     await stopRenderPool();
   },
-  describe: () => [`visual        ${config().QUICKCHART_URL ? `charts rendered by QuickChart at ${config().QUICKCHART_URL}` : `charts rendered in process on ${renderPool().size} threads`}`],
+  describe: () => [`renderer     ${config().QUICKCHART_URL ? `charts rendered by QuickChart at ${config().QUICKCHART_URL}` : `charts rendered in process on ${renderPool().size} threads`}`],
 };
