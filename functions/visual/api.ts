@@ -27,7 +27,7 @@ const RESOURCES: Record<string, Record<string, Operation>> = {
 const own = <T>(record: Record<string, T>, key: string): T | undefined => (Object.prototype.hasOwnProperty.call(record, key) ? record[key] : undefined);
 
 /**
- * `visual/api/v1/{resource?}/{*rest}`, every method: an unknown resource is a 404 whatever the
+ * `visual/api/v1/{resource}/{*rest}` (and `visual/api/v1`), every method: an unknown resource is a 404 whatever the
  * method; a known one takes POST only (405 otherwise); then the token; then the operation.
  */
 export async function dispatchApi(request: HttpRequest, _ctx: RequestContext): Promise<HttpResponseInit> {

@@ -35,6 +35,12 @@ const HOT_MAX_BYTES = 64 * 1024 * 1024;
 const hot = new Map<string, { entry: CachedEntry; renewedAt: number }>();
 let hotBytes = 0;
 
+/** Empties this instance's index (service stop: a later start may point at another storage account). */
+export function clearHotIndex(): void {
+  hot.clear();
+  hotBytes = 0;
+}
+
 function forgetHot(key: string): void {
   const found = hot.get(key);
   if (!found) return;

@@ -1,7 +1,7 @@
 import { validator, describeErrors } from '../../shared/http/body';
 import { HttpError } from '../../shared/http/errors';
 import { mergeJson } from './canonical';
-import type { Limits } from './limits';
+import { perLimits, type Limits } from './limits';
 import type { Theme } from './themes';
 
 export const CHART_TYPES = ['bar', 'line', 'pie', 'doughnut', 'radar', 'scatter', 'bubble'] as const;
@@ -90,16 +90,7 @@ function chartSchema(l: Limits) {
   };
 }
 
-const schemas = new Map<string, object>();
-function schemaFor(l: Limits): object {
-  const key = JSON.stringify(l);
-  let schema = schemas.get(key);
-  if (!schema) {
-    schema = chartSchema(l);
-    schemas.set(key, schema);
-  }
-  return schema;
-}
+const schemaFor = perLimits(chartSchema);
 
 const invalidChart = (id: string, field: string, message: string, details?: unknown) =>
   new HttpError(400, 'Invalid chart specification', `Chart "${id}": ${field} ${message}`, 'VALIDATION_FAILED', { chartId: id, field, ...(details ? { details } : {}) });

@@ -2,9 +2,8 @@ import { validate } from '../../shared/http/body';
 import { hashKey } from './canonical';
 import { expiryFromNow } from './cache';
 import { chartJsConfig, sizeOf, validateChart, type ChartSpec } from './chart-spec';
-import { invalidChartsArray, renderingFailed, tooManyItems } from './errors';
+import { failAsRendering, invalidChartsArray, tooManyItems } from './errors';
 import type { Limits } from './limits';
-import { RenderError } from './render/pool';
 import { renderChartTask } from './render/renderer';
 import { CONTENT_TYPES, FORMATS, QUALITIES, cachedOrRendered, imageFormatOf, imageResult, newStats, type Format, type Quality, type RenderStats } from './results';
 import { themeOf, type Theme } from './themes';
@@ -47,8 +46,8 @@ export function parseChartsRequest(body: unknown, l: Limits) {
 /** Renders one chart to image bytes (PNG or SVG) on the pool or the QuickChart server. */
 export async function renderChartImage(spec: ChartSpec, theme: Theme, format: 'png' | 'svg', quality: Quality) {
   const { width, height } = sizeOf(spec);
-  try {
-    return await renderChartTask({
+  return failAsRendering(`Chart "${spec.id ?? ''}"`, () =>
+    renderChartTask({
       kind: 'chart',
       config: chartJsConfig(spec, theme),
       width,
@@ -56,11 +55,8 @@ export async function renderChartImage(spec: ChartSpec, theme: Theme, format: 'p
       pixelRatio: pixelRatio(quality, width, height),
       format,
       background: theme.backgroundColor,
-    });
-  } catch (error) {
-    if (error instanceof RenderError) throw renderingFailed(`Chart "${spec.id ?? ''}": ${error.message}`);
-    throw error;
-  }
+    }),
+  );
 }
 
 /** The cache key of a chart: its specification without the id (the id does not change the image) and the render options. */

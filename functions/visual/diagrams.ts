@@ -3,7 +3,7 @@ import { badRequest, HttpError } from '../../shared/http/errors';
 import { hashKey } from './canonical';
 import { expiryFromNow } from './cache';
 import { renderOptions } from './charts';
-import { renderingFailed, tooManyItems } from './errors';
+import { failAsRendering, tooManyItems } from './errors';
 import type { Limits } from './limits';
 import { RenderError } from './render/pool';
 import { renderPool } from './render/renderer';
@@ -125,16 +125,17 @@ async function diagramResult(spec: DiagramSpec & { id: string }, format: Format,
   const dot = dotOf(spec, theme);
   const imageFormat = imageFormatOf(format);
   const key = hashKey('diagram', dot, format);
-  const entry = await cachedOrRendered(key, CONTENT_TYPES[imageFormat], true, stats, async () => {
-    try {
-      return await renderPool().run({ kind: 'dot', source: dot, format: imageFormat });
-    } catch (error) {
-      if (!(error instanceof RenderError)) throw error;
-      // Graphviz reports bad DOT as a syntax error: that is the caller's input, not a rendering failure.
-      if (/syntax|error in line/i.test(error.message)) throw invalidDiagram(spec.id, error.message.trim());
-      throw renderingFailed(`Diagram "${spec.id}": ${error.message}`);
-    }
-  });
+  const entry = await cachedOrRendered(key, CONTENT_TYPES[imageFormat], true, stats, () =>
+    failAsRendering(`Diagram "${spec.id}"`, async () => {
+      try {
+        return await renderPool().run({ kind: 'dot', source: dot, format: imageFormat });
+      } catch (error) {
+        // Graphviz reports bad DOT as a syntax error: that is the caller's input, not a rendering failure.
+        if (error instanceof RenderError && /syntax|error in line/i.test(error.message)) throw invalidDiagram(spec.id, error.message.trim());
+        throw error;
+      }
+    }),
+  );
   const size = imageFormat === 'svg' ? svgSize(entry.bytes!.toString('utf8')) : pngSize(entry.bytes!);
   return imageResult(spec.id, { ...entry, bytes: format === 'base64' ? entry.bytes : undefined }, format, { ...size, title: spec.title });
 }

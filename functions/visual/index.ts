@@ -5,7 +5,7 @@ import { check, healthFunction } from '../../shared/health';
 import { http } from '../../shared/http/handler';
 import { createLogger } from '../../shared/logging';
 import { dispatchApi } from './api';
-import { deleteExpired } from './cache';
+import { clearHotIndex, deleteExpired } from './cache';
 import { serveCached } from './cache-route';
 import { quickChartEndpoint } from './quickchart';
 import { renderPool, stopRenderPool } from './render/renderer';
@@ -28,9 +28,11 @@ export const visual: ServiceDefinition = {
   name: 'visual',
   functions: [
     healthFunction('visual', () => ({
-      renderer: check(async () => (config().QUICKCHART_URL ? `QuickChart at ${config().QUICKCHART_URL}` : `${renderPool().size} render threads, ${renderPool().renders} renders`)),
+      renderer: check(async () => (config().QUICKCHART_URL ? `QuickChart at ${config().QUICKCHART_URL}` : `${renderPool().size} render threads, ${renderPool().pending} renders pending, ${renderPool().renders} done`)),
     })),
-    { kind: 'http', name: 'visual-api', route: 'visual/api/v1/{resource?}/{*rest}', methods: ALL_METHODS, handler: http('visual', dispatchApi) },
+    { kind: 'http', name: 'visual-api', route: 'visual/api/v1/{resource}/{*rest}', methods: ALL_METHODS, handler: http('visual', dispatchApi) },
+    // `/api/v1/` with no resource is an unknown resource (404), not the banner.
+    { kind: 'http', name: 'visual-api-root', route: 'visual/api/v1', methods: ALL_METHODS, handler: http('visual', dispatchApi) },
     { kind: 'http', name: 'visual-cache', route: 'visual/cache/{key}', methods: ['GET', 'HEAD'], handler: http('visual', serveCached) },
     {
       kind: 'http',
@@ -53,6 +55,9 @@ export const visual: ServiceDefinition = {
   async start() {
     renderPool();
   },
-  stop: stopRenderPool,
-  describe: () => [`visual        ${config().QUICKCHART_URL ? `charts rendered by QuickChart at ${config().QUICKCHART_URL}` : `charts rendered in process on ${renderPool().size} threads`}`],
+  async stop() {
+    clearHotIndex();
+    await stopRenderPool();
+  },
+  describe: () => [`renderer     ${config().QUICKCHART_URL ? `charts rendered by QuickChart at ${config().QUICKCHART_URL}` : `charts rendered in process on ${renderPool().size} threads`}`],
 };

@@ -3,9 +3,8 @@ import { badRequest } from '../../shared/http/errors';
 import { hashKey } from './canonical';
 import { expiryFromNow } from './cache';
 import { pixelRatio, renderOptions } from './charts';
-import { renderingFailed, tooManyItems } from './errors';
+import { failAsRendering, tooManyItems } from './errors';
 import type { Limits } from './limits';
-import { RenderError } from './render/pool';
 import { renderPool } from './render/renderer';
 import { CONTENT_TYPES, cachedOrRendered, imageFormatOf, imageResult, newStats, type Format, type Quality } from './results';
 import { escapeXml } from './svg';
@@ -134,12 +133,7 @@ async function infographicResult(spec: InfographicSpec & { id: string }, format:
   const key = hashKey('infographic', content, format, quality, theme.name);
   const entry = await cachedOrRendered(key, CONTENT_TYPES[imageFormat], format === 'base64', stats, async () => {
     if (imageFormat === 'svg') return { bytes: Buffer.from(svg, 'utf8') };
-    try {
-      return await renderPool().run({ kind: 'svg-to-png', svg, pixelRatio: pixelRatio(quality, width, height) });
-    } catch (error) {
-      if (error instanceof RenderError) throw renderingFailed(`Infographic "${spec.id}": ${error.message}`);
-      throw error;
-    }
+    return failAsRendering(`Infographic "${spec.id}"`, () => renderPool().run({ kind: 'svg-to-png', svg, pixelRatio: pixelRatio(quality, width, height) }));
   });
   return imageResult(spec.id, entry, format, { width, height, title: spec.title, description: spec.description });
 }

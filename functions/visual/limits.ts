@@ -19,3 +19,13 @@ export function limits(): Limits {
     maxBodyBytes: cfg.VISUAL_MAX_BODY_BYTES,
   };
 }
+
+/** Memoises something built from the limits (ajv schemas compile once per distinct limits). */
+export function perLimits<T>(build: (l: Limits) => T): (l: Limits) => T {
+  const built = new Map<string, T>();
+  return (l) => {
+    const key = JSON.stringify(l);
+    if (!built.has(key)) built.set(key, build(l));
+    return built.get(key)!;
+  };
+}

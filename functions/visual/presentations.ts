@@ -4,8 +4,7 @@ import { hashKey } from './canonical';
 import { cacheUrl, expiryFromNow } from './cache';
 import { chartKey, renderChartImage } from './charts';
 import { sizeOf, validateChart, type ChartSpec } from './chart-spec';
-import { renderingFailed, tooManyItems } from './errors';
-import { RenderError } from './render/pool';
+import { failAsRendering, tooManyItems } from './errors';
 import { renderPool } from './render/renderer';
 import type { Limits } from './limits';
 import { cachedOrRendered, CONTENT_TYPES, newStats, type RenderStats } from './results';
@@ -67,12 +66,7 @@ async function renderDeck(spec: PresentationSpec, charts: (ChartSpec | undefined
     theme,
     slides: spec.slides.map((slide, i) => ({ title: slide.title, bullets: slide.bullets ?? [], notes: slide.notes, image: images[i] })),
   };
-  try {
-    return await renderPool().run({ kind: 'pptx', deck });
-  } catch (error) {
-    if (error instanceof RenderError) throw renderingFailed(`Presentation: ${error.message}`);
-    throw error;
-  }
+  return failAsRendering('Presentation', () => renderPool().run({ kind: 'pptx', deck }));
 }
 
 /** POST presentations/generate: `{ title, subtitle, theme, slides: [{ title, bullets, chart, notes }] }`. */

@@ -5,14 +5,12 @@ import { badRequest, errorResponse, HttpError } from '../../shared/http/errors';
 import type { RequestContext } from '../../shared/http/handler';
 import { requireVisualToken } from './auth';
 import { canonical, hashKey } from './canonical';
-import { hitCached, storeCached } from './cache';
 import { CHART_TYPES } from './chart-spec';
 import { MAX_PIXELS } from './charts';
-import { renderingFailed } from './errors';
-import { limits, type Limits } from './limits';
-import { RenderError } from './render/pool';
+import { failAsRendering } from './errors';
+import { limits, perLimits, type Limits } from './limits';
 import { renderPool } from './render/renderer';
-import { CONTENT_TYPES, statsHeaders, type RenderStats } from './results';
+import { cachedOrRendered, CONTENT_TYPES, newStats, statsHeaders } from './results';
 
 /**
  * QuickChart-compatible endpoint (`POST /quickchart/chart` and `GET /quickchart/chart?c=...`):
@@ -51,12 +49,7 @@ function chartConfigSchema(l: Limits) {
     },
   };
 }
-const configSchemas = new Map<string, object>();
-function configSchema(l: Limits): object {
-  const key = JSON.stringify(l);
-  if (!configSchemas.has(key)) configSchemas.set(key, chartConfigSchema(l));
-  return configSchemas.get(key)!;
-}
+const configSchema = perLimits(chartConfigSchema);
 
 const numberParam = (name: string, value: unknown, min: number, max: number, fallback: number): number => {
   if (value === undefined || value === null || value === '') return fallback;
@@ -122,26 +115,16 @@ async function render(request: HttpRequest): Promise<HttpResponseInit> {
   const config = parseChartConfig(params.chart, l);
   const pixelRatio = params.format === 'svg' ? 1 : Math.min(params.devicePixelRatio, Math.sqrt(MAX_PIXELS / (params.width * params.height)));
   const key = hashKey('quickchart', config, params.format, params.width, params.height, pixelRatio, params.backgroundColor);
-  const stats: RenderStats = { hits: 0, renders: 0, threadIds: [] };
-  let bytes = (await hitCached(key, true))?.bytes;
-  if (bytes) {
-    stats.hits++;
-  } else {
-    try {
-      // Always in process: this endpoint is the QuickChart server (QUICKCHART_URL may point back here).
-      const output = await renderPool().run({ kind: 'chart', config, width: params.width, height: params.height, pixelRatio, format: params.format, background: params.backgroundColor });
-      stats.renders++;
-      stats.threadIds.push(output.threadId);
-      bytes = Buffer.from(output.bytes);
-    } catch (error) {
-      if (error instanceof RenderError) throw renderingFailed(error.message);
-      throw error;
-    }
-    await storeCached(key, bytes, CONTENT_TYPES[params.format]);
-  }
+  const stats = newStats();
+  // Always in process: this endpoint is the QuickChart server (QUICKCHART_URL may point back here).
+  const entry = await cachedOrRendered(key, CONTENT_TYPES[params.format], true, stats, () =>
+    failAsRendering('', () =>
+      renderPool().run({ kind: 'chart', config, width: params.width, height: params.height, pixelRatio, format: params.format, background: params.backgroundColor }),
+    ),
+  );
   return {
     status: 200,
-    body: bytes,
+    body: entry.bytes,
     headers: { 'Content-Type': CONTENT_TYPES[params.format], ETag: `"${key}"`, 'Cache-Control': 'public, max-age=3600', ...statsHeaders(stats) },
   };
 }

@@ -7,7 +7,3 @@ export function escapeXml(value: unknown): string {
     .replace(/[&<>"']/g, (c) => XML_ESCAPES[c]);
 }
 
-/** A color from a request or theme, allowed into an attribute only if it is a plain CSS color. */
-export function safeColor(value: string, fallback: string): string {
-  return /^(#[0-9a-f]{3,8}|[a-z]{3,20}|rgba?\([\d.,\s%]+\))$/i.test(value) ? value : fallback;
-}

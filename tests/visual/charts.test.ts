@@ -114,11 +114,31 @@ describe('rendering', () => {
     }
   });
 
+  test.each(Object.values(THEMES).map((t) => [t.name, t] as const))('every chart type renders as SVG with the %s theme', async (_name, theme) => {
+    const types = ['bar', 'line', 'pie', 'doughnut', 'radar', 'scatter', 'bubble'];
+    const res = await render({ charts: types.map((t) => chartOfType(t)), theme: theme.name, format: 'svg' });
+    expect(res.status).toBe(200);
+    for (const chart of ((await res.json()) as any).charts) {
+      const svg = await (await fetchFresh(chart.imageUrl)).text();
+      const parsed = new Resvg(svg, { font: { loadSystemFonts: false } });
+      expect([parsed.width, parsed.height]).toEqual([800, 400]);
+      expect(svg).toMatch(new RegExp(`<text[^>]*>A ${chart.id} chart</text>`));
+      expect(svg.toLowerCase()).toContain(theme.colors[0].toLowerCase());
+      // The canvas writes #333333 as #333.
+      const text = theme.textColor.toLowerCase().replace(/^#(.)\1(.)\2(.)\3$/, '#$1$2$3');
+      expect(svg.toLowerCase()).toMatch(new RegExp(`<text fill="${text}"[^>]*>a ${chart.id} chart</text>`));
+    }
+  });
+
   test('an unknown theme falls back to professional; defaults are 800x400 at 2x density for quality high', async () => {
     const res = await render({ charts: [barChart('fallback')], theme: 'neon' });
     const body = (await res.json()) as any;
-    const png = decodePng(await fetchBytes(body.charts[0].imageUrl));
+    const bytes = await fetchBytes(body.charts[0].imageUrl);
+    const png = decodePng(bytes);
     expect([png.width, png.height]).toEqual([1600, 800]);
+    // pHYs: 192 dpi (96 per CSS pixel at 2x) in pixels per metre, so documents size it as 800x400.
+    const phys = bytes.indexOf('pHYs');
+    expect(bytes.readUInt32BE(phys + 4)).toBe(Math.round(192 * 39.3701));
     expect(body.charts[0].metadata).toMatchObject({ width: 800, height: 400 });
     expect(countColor(png, THEMES.professional.colors[0])).toBeGreaterThan(1000);
   });

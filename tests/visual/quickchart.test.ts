@@ -1,6 +1,10 @@
+import http from 'node:http';
 import QuickChart from 'quickchart-js';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { decodePng, visualToken, fetchFresh } from './helpers';
+
+// quickchart-js fetches through Node's global agent; see fetchFresh for why tests avoid keep-alive.
+http.globalAgent = new http.Agent({ keepAlive: false });
 
 let host: TestHost;
 let token: string;

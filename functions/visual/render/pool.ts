@@ -11,6 +11,14 @@ export class RenderError extends Error {
   }
 }
 
+/** The queue is full: the caller should retry shortly (503), nothing failed. */
+export class RenderBusyError extends Error {
+  constructor(readonly queued: number) {
+    super(`The renderer is busy (${queued} renders waiting); retry shortly`);
+    this.name = 'RenderBusyError';
+  }
+}
+
 interface Job {
   id: number;
   task: RenderTask;
@@ -25,21 +33,35 @@ interface Slot {
 }
 
 /**
- * A fixed set of render threads, one job each at a time, with a FIFO queue in front. A job that
- * runs past the timeout fails and its thread is replaced, so one slow chart cannot hold a thread.
+ * A fixed set of render threads, one job each at a time, with a bounded FIFO queue in front. A job
+ * that runs past the timeout fails and its thread is replaced, so one slow chart cannot hold a
+ * thread; a full queue refuses new work at once rather than letting latency grow without bound.
  */
 export class RenderPool {
   private readonly slots: Slot[] = [];
   private readonly queue: Job[] = [];
   private nextId = 1;
   private closed = false;
+  private idleWaiters: (() => void)[] = [];
   /** Renders completed by this process's pool (tests and the debug headers read it). */
   renders = 0;
+
+  /** Jobs waiting or running. */
+  get pending(): number {
+    return this.queue.length + this.slots.filter((slot) => slot.job).length;
+  }
+
+  /** Resolves once nothing is waiting or running (health reporting, tests, graceful drains). */
+  idle(): Promise<void> {
+    if (this.pending === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
 
   constructor(
     readonly size: number,
     private readonly timeoutMs: number,
     private readonly fontDir: string,
+    private readonly maxQueue: number,
     private readonly script = path.join(__dirname, 'render-worker.js'),
   ) {
     // Checked here so a missing font fails once, clearly, instead of every thread dying at start.
@@ -53,6 +75,7 @@ export class RenderPool {
 
   run(task: RenderTask): Promise<RenderOutput> {
     if (this.closed) return Promise.reject(new RenderError('The render pool is shut down'));
+    if (this.queue.length >= this.maxQueue) return Promise.reject(new RenderBusyError(this.queue.length));
     return new Promise((resolve, reject) => {
       this.queue.push({ id: this.nextId++, task, resolve, reject });
       this.dispatch();
@@ -81,12 +104,13 @@ export class RenderPool {
     for (const slot of this.slots) {
       if (slot.job) continue;
       const job = this.queue.shift();
-      if (!job) return;
+      if (!job) break;
       slot.job = job;
       slot.worker.ref();
       slot.timer = setTimeout(() => this.replace(slot, new RenderError(`Rendering took longer than ${this.timeoutMs} ms`)), this.timeoutMs);
       slot.worker.postMessage({ id: job.id, task: job.task });
     }
+    if (this.pending === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
 
   private settle(slot: Slot, reply: WorkerReply): void {

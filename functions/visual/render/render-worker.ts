@@ -39,7 +39,8 @@ function renderChart(task: Extract<RenderTask, { kind: 'chart' }>): Buffer {
   const chart = new Chart(canvas.getContext('2d') as unknown as ChartItem, config);
   try {
     // Encode before destroy: destroy clears the canvas.
-    return svg ? (canvas as unknown as { getContent(): Buffer }).getContent() : (canvas as unknown as { encodeSync(f: 'png'): Buffer }).encodeSync('png');
+    // The PNG's pHYs says 96 dpi per CSS pixel, so documents place a 2x image at the chart's layout size.
+    return 'getContent' in canvas ? canvas.getContent() : canvas.encodeSync('png', { resolution: Math.round(96 * task.pixelRatio) });
   } finally {
     chart.destroy();
   }
