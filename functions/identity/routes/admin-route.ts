@@ -1,4 +1,5 @@
 import type { HttpRequest, HttpResponseInit } from '@azure/functions';
+import { isAdmin } from '../../../shared/auth/access-token';
 import { validate } from '../../../shared/http/body';
 import { badRequest, HttpError } from '../../../shared/http/errors';
 import { http, type RequestContext } from '../../../shared/http/handler';
@@ -30,7 +31,7 @@ export function adminRoute(
     try {
       requireAdminPermission(auth, permission);
     } catch (error) {
-      await audit(meta, { actor: userActor(auth), action, target, result: 'failure', reason: (error as HttpError).code });
+      await audit(meta, { actor: isAdmin(auth.user) ? adminActor(auth) : userActor(auth), action, target, result: 'failure', reason: (error as HttpError).code });
       throw error;
     }
     try {
