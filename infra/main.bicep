@@ -22,7 +22,7 @@ param principalId string
 @description('Type of principalId.')
 param principalType string = 'User'
 
-@description('Object id of the Entra ID user or group that administers Azure SQL. Defaults to the deploying principal; use a group holding the operators and the CI principal.')
+@description('Object id of the Entra ID group that administers Azure SQL (operators and the CI principal). Empty: the deploying user. Required when deploying as a service principal, which SQL would identify by its client id, not principalId.')
 param sqlAdminObjectId string = ''
 
 @description('Display name of the SQL Entra admin (for the portal; any label when using a group).')
@@ -50,6 +50,16 @@ param instanceMemoryMB int = 2048
 @maxValue(100)
 @description('SQL connections per instance (SQL_POOL_MAX). Every instance of every app has its own pool: keep instances x apps x this under the database tier\'s session limit.')
 param sqlPoolMax int = 5
+
+@description('Orchestrator AI endpoint (ORCHESTRATOR_AI_ENDPOINT): an OpenAI-compatible base URL or an Azure OpenAI resource endpoint. Empty: reports are written offline.')
+param orchestratorAiEndpoint string = ''
+
+@allowed([ '', 'offline', 'openai', 'azure-openai' ])
+@description('Orchestrator AI provider (ORCHESTRATOR_AI_PROVIDER). Empty: openai when an endpoint is given, offline otherwise. azure-openai signs in with the managed identity unless the orchestrator-ai-api-key secret holds a key.')
+param orchestratorAiProvider string = ''
+
+@description('Orchestrator AI model, or the Azure OpenAI deployment name (ORCHESTRATOR_AI_MODEL).')
+param orchestratorAiModel string = 'gpt-4o-mini'
 
 @description('Email of the first super admin, created by identity at start-up when absent. Empty: create one with `npm run users`.')
 param bootstrapAdminEmail string = ''
@@ -134,7 +144,7 @@ module sql 'modules/sql.bicep' = {
     tags: tags
     adminObjectId: empty(sqlAdminObjectId) ? principalId : sqlAdminObjectId
     adminLogin: sqlAdminLogin
-    adminPrincipalType: empty(sqlAdminObjectId) ? (principalType == 'ServicePrincipal' ? 'Application' : principalType) : 'Group'
+    adminPrincipalType: empty(sqlAdminObjectId) ? principalType : 'Group'
     skuName: sqlSkuName
     skuTier: sqlSkuTier
     autoPauseDelayMinutes: sqlAutoPauseDelayMinutes
@@ -179,6 +189,9 @@ module appSettings 'modules/app-settings.bicep' = [for (app, i) in apps: {
     appInsightsConnectionString: monitoring.outputs.connectionString
     bootstrapAdminEmail: bootstrapAdminEmail
     sqlPoolMax: sqlPoolMax
+    orchestratorAiEndpoint: orchestratorAiEndpoint
+    orchestratorAiProvider: orchestratorAiProvider
+    orchestratorAiModel: orchestratorAiModel
   }
 }]
 

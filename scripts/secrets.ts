@@ -5,8 +5,8 @@
  * - default: creates every generated secret that is missing (JWT signing keys, service-token
  *   secret, OTP HMAC key, the payment service's AUTH_ADMIN_TOKEN minted from that secret, the visual
  *   API token, and a random placeholder Stripe webhook secret until the real one is stored) and the
- *   operator secrets STRIPE_SECRET_KEY / SMTP_URL when given in the environment. Existing secrets are
- *   never changed. infra/hooks/postprovision.sh runs it after every `azd provision`.
+ *   operator secrets (OPERATOR_SECRETS) when given in the environment. Existing secrets are never
+ *   changed. infra/hooks/postprovision.sh runs it after every `azd provision`.
  * - --rotate-service-token: spec 5.1 rotation, step 1 and 2 (docs/deploy.md): a new token for the
  *   payment service's AUTH_ADMIN_TOKEN first, then identity's validation (new secret, old one kept
  *   as SERVICE_TOKEN_SECRET_PREVIOUS).
@@ -35,10 +35,23 @@ export const SECRET = {
   visualApiToken: 'visual-api-token',
   stripeSecretKey: 'stripe-secret-key',
   smtpUrl: 'smtp-url',
+  orchestratorAiApiKey: 'orchestrator-ai-api-key',
+  quickchartApiKey: 'quickchart-api-key',
 } as const;
 
-/** Operator secrets, taken from these environment variables when given (never generated). */
-export const OPERATOR_SECRETS: Record<string, string> = { [SECRET.stripeSecretKey]: 'STRIPE_SECRET_KEY', [SECRET.smtpUrl]: 'SMTP_URL' };
+/**
+ * Secrets an operator supplies (never generated), taken from `variable` in the environment when
+ * given. A `needed` one stays missing until stored, so the feature fails loudly; an optional one
+ * is created blank (a single space, which the config reads as unset) so its Key Vault reference
+ * resolves and the feature stays off until a real value is stored.
+ */
+export const OPERATOR_SECRETS: Record<string, { variable: string; needed: boolean }> = {
+  [SECRET.stripeSecretKey]: { variable: 'STRIPE_SECRET_KEY', needed: true },
+  [SECRET.smtpUrl]: { variable: 'SMTP_URL', needed: true },
+  [SECRET.orchestratorAiApiKey]: { variable: 'ORCHESTRATOR_AI_API_KEY', needed: false },
+  [SECRET.quickchartApiKey]: { variable: 'QUICKCHART_API_KEY', needed: false },
+};
+const BLANK = ' ';
 
 /** The few Key Vault secret operations this script needs, over the REST API. */
 export class KeyVaultSecrets {
@@ -108,8 +121,9 @@ export async function ensureSecrets(vault: KeyVaultSecrets, env: NodeJS.ProcessE
   await ensure(SECRET.visualApiToken, randomSecret);
   // A random placeholder keeps the webhook closed (every signature fails) until the real one is stored.
   await ensure(SECRET.stripeWebhookSecret, () => `whsec_${randomSecret()}`, { placeholder: 'true' });
-  for (const [name, variable] of Object.entries(OPERATOR_SECRETS)) {
+  for (const [name, { variable, needed }] of Object.entries(OPERATOR_SECRETS)) {
     if (env[variable]) await ensure(name, () => env[variable]!);
+    else if (!needed) await ensure(name, () => BLANK, { blank: 'true' });
   }
   return written;
 }
@@ -156,7 +170,7 @@ async function main(): Promise<void> {
     const written = await ensureSecrets(vault);
     out(written.length ? `created secrets: ${written.join(', ')}` : 'all generated secrets exist');
     for (const name of await missingOperatorSecrets(vault)) {
-      out(`missing operator secret ${name}: az keyvault secret set --vault-name <vault> --name ${name} --value <${OPERATOR_SECRETS[name]}> (docs/deploy.md)`);
+      out(`missing operator secret ${name}: az keyvault secret set --vault-name <vault> --name ${name} --file <file holding ${OPERATOR_SECRETS[name].variable}> (docs/deploy.md)`);
     }
   }
 }

@@ -69,6 +69,7 @@ export const payment: ServiceDefinition = {
   ],
   /** Offline mode without STRIPE_API_BASE: start the local Stripe API server, delivering events to our own webhook. */
   async start() {
+    plans();
     const mode = stripeMode();
     if (mode.mode !== 'offline' || mode.apiBase) return;
     const cfg = config();

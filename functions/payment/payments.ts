@@ -176,29 +176,34 @@ export async function usersWithDueSyncs(now: Date, count = 100): Promise<string[
   return [...new Set(rows.map((r) => r.user_id))];
 }
 
-export async function markSynced(payment: Payment, now: Date): Promise<void> {
+/**
+ * Marks the payment synced and supersedes the older ones. Answers whether any of them had failed
+ * before (so a failed-sync record may exist and needs deleting); otherwise Table Storage is not asked.
+ */
+export async function markSynced(payment: Payment, now: Date): Promise<{ hadFailures: boolean }> {
   const at = now.toISOString();
-  await paymentDb().transaction().execute(async (trx) => {
+  return paymentDb().transaction().execute(async (trx) => {
     await trx
       .updateTable('payment_payments')
       .set({ sync_state: 'synced', sync_error: null, sync_next_at: null, synced_at: at, updated_at: at })
       .where('id', '=', payment.id)
       .where('sync_state', 'in', ['pending', 'failed', 'manual_review'])
       .execute();
-    await supersedeOlder(payment, now, trx);
+    const failedOlder = await supersedeOlder(payment, now, trx);
+    return { hadFailures: payment.sync.error !== null || failedOlder };
   });
 }
 
-/** Older payments of the user lost their say once `payment` decides the plan: they must never be pushed. */
-export async function supersedeOlder(payment: Payment, now: Date, executor: PaymentDb | Transaction<PaymentTables> = paymentDb()): Promise<void> {
-  await executor
-    .updateTable('payment_payments')
-    .set({ sync_state: 'superseded', sync_next_at: null, updated_at: now.toISOString() })
-    .where('user_id', '=', payment.userId)
-    .where('id', '!=', payment.id)
-    .where('sync_state', 'in', ['pending', 'failed', 'manual_review'])
-    .where('status_at', '<=', payment.statusAt!)
-    .execute();
+/**
+ * Older payments of the user lost their say once `payment` decides the plan: they must never be
+ * pushed. Answers whether any of them had failed (a failure always leaves sync_error).
+ */
+export async function supersedeOlder(payment: Payment, now: Date, executor: PaymentDb | Transaction<PaymentTables> = paymentDb()): Promise<boolean> {
+  const older = (q: any) =>
+    q.where('user_id', '=', payment.userId).where('id', '!=', payment.id).where('sync_state', 'in', ['pending', 'failed', 'manual_review']).where('status_at', '<=', payment.statusAt!);
+  const failed = await first(db(), older(executor.selectFrom('payment_payments').select('id')).where('sync_error', 'is not', null).orderBy('id'), 1).executeTakeFirst();
+  await older(executor.updateTable('payment_payments').set({ sync_state: 'superseded', sync_next_at: null, updated_at: now.toISOString() })).execute();
+  return failed !== undefined;
 }
 
 export async function markSyncFailed(payment: Payment, change: { state: 'failed' | 'manual_review'; attempts: number; error: string; nextAt: Date | null }, now: Date): Promise<void> {

@@ -82,9 +82,9 @@ export async function syncUser(userId: string, log: Logger): Promise<SyncResult>
       const now = new Date();
       const outcome = await updatePlanAtIdentity(userId, target.sync.plan!, now);
       if (!outcome.ok) return await recordFailure(target, outcome.failure, now, log);
-      await markSynced(target, now);
+      const { hadFailures } = await markSynced(target, now);
       log.info('plan synced to identity', { userId, plan: target.sync.plan, paymentIntentId: target.id, attempts: target.sync.attempts + 1 });
-      await deleteFailedSync(userId).catch((error) => log.warn('could not delete the failed-sync record; it expires on its own', { userId, error }));
+      if (hadFailures) await deleteFailedSync(userId).catch((error) => log.warn('could not delete the failed-sync record; it expires on its own', { userId, error }));
       result = { success: true, userId, plan: target.sync.plan!, paymentIntentId: target.id };
     }
     return result;

@@ -1,5 +1,5 @@
-import { config } from '../../shared/config';
-import { validate } from '../../shared/http/body';
+import { config, ConfigError } from '../../shared/config';
+import { describeErrors, validator } from '../../shared/http/body';
 import type { Plan } from '../../shared/auth/access-token';
 
 export interface PlanDefinition {
@@ -43,17 +43,22 @@ const PLAN_TABLE_SCHEMA = {
 
 let cached: { source: unknown; plans: readonly PlanDefinition[] } | undefined;
 
-/** The plan table: PLANS_JSON when set (validated; each of free, pro and enterprise exactly once, free at price 0), else the defaults. */
+/**
+ * The plan table: PLANS_JSON when set (validated; each of free, pro and enterprise exactly once,
+ * free at price 0), else the defaults. A bad table is a ConfigError; start() checks it so the host
+ * refuses to start rather than failing checkouts.
+ */
 export function plans(): readonly PlanDefinition[] {
   const source = config().PLANS_JSON;
   if (cached && cached.source === source) return cached.plans;
   let table: readonly PlanDefinition[] = DEFAULT_PLANS;
   if (source !== undefined) {
-    table = validate<PlanDefinition[]>(PLAN_TABLE_SCHEMA, source, 'PLANS_JSON');
-    const ids = new Set(table.map((p) => p.id));
-    if (ids.size !== 3) throw new Error('PLANS_JSON must list free, pro and enterprise exactly once');
-    if (table.find((p) => p.id === 'free')!.price !== 0) throw new Error('PLANS_JSON: the free plan must cost 0');
-    if (table.some((p) => p.id !== 'free' && p.price <= 0)) throw new Error('PLANS_JSON: paid plans need a positive price');
+    const valid = validator<PlanDefinition[]>(PLAN_TABLE_SCHEMA);
+    if (!valid(source)) throw new ConfigError(describeErrors(valid.errors).map((e) => `PLANS_JSON: ${e.field} ${e.message}`));
+    table = source;
+    if (new Set(table.map((p) => p.id)).size !== 3) throw new ConfigError(['PLANS_JSON: must list free, pro and enterprise exactly once']);
+    if (table.find((p) => p.id === 'free')!.price !== 0) throw new ConfigError(['PLANS_JSON: the free plan must cost 0']);
+    if (table.some((p) => p.id !== 'free' && p.price <= 0)) throw new ConfigError(['PLANS_JSON: paid plans need a positive price']);
   }
   cached = { source, plans: table };
   return table;

@@ -1,28 +1,30 @@
 import type { HttpRequest, HttpResponseInit } from '@azure/functions';
-import { json, type RequestContext } from '../../shared/http/handler';
+import { readJson } from '../../shared/http/body';
 import { notFound } from '../../shared/http/errors';
+import { json, type RequestContext } from '../../shared/http/handler';
 import { requireVisualToken } from './auth';
-import { renderCharts, statsHeaders } from './charts';
+import { renderCharts } from './charts';
+import { renderDiagrams } from './diagrams';
 import { methodNotAllowed, resourceNotFound } from './errors';
-import { limits } from './limits';
-import { readJsonValue } from './request';
+import { generateInfographics } from './infographics';
+import { limits, type Limits } from './limits';
+import { generatePresentation } from './presentations';
+import { statsHeaders, type RenderStats } from './results';
 
-type Operation = (body: unknown) => Promise<{ body: unknown; headers?: Record<string, string> }>;
+/** Shape checks belong to each operation, so spec 7.3's messages ("Invalid charts array") come first. */
+const ANY_JSON = {};
 
-/** Resource -> operation name -> handler. The resource is the first segment after /api/v1/ (spec 4.4). */
+type Operation = (body: unknown, l: Limits) => Promise<{ body: unknown; stats: RenderStats }>;
+
+/** Resource -> operation -> handler. The resource is the first segment after /api/v1/ (spec 4.4). */
 const RESOURCES: Record<string, Record<string, Operation>> = {
-  charts: {
-    render: async (body) => {
-      const { body: out, stats } = await renderCharts(body, limits());
-      return { body: out, headers: statsHeaders(stats) };
-    },
-  },
+  charts: { render: renderCharts },
+  infographics: { generate: generateInfographics },
+  presentations: { generate: generatePresentation },
+  diagrams: { render: renderDiagrams },
 };
 
-/** Registers a resource's operations (infographics, presentations, diagrams add theirs). */
-export function addResource(name: string, operations: Record<string, Operation>): void {
-  RESOURCES[name] = operations;
-}
+const own = <T>(record: Record<string, T>, key: string): T | undefined => (Object.prototype.hasOwnProperty.call(record, key) ? record[key] : undefined);
 
 /**
  * `visual/api/v1/{resource?}/{*rest}`, every method: an unknown resource is a 404 whatever the
@@ -30,14 +32,14 @@ export function addResource(name: string, operations: Record<string, Operation>)
  */
 export async function dispatchApi(request: HttpRequest, _ctx: RequestContext): Promise<HttpResponseInit> {
   const resource = (request.params.resource ?? '').toLowerCase();
-  const operations = Object.prototype.hasOwnProperty.call(RESOURCES, resource) ? RESOURCES[resource] : undefined;
+  const operations = own(RESOURCES, resource);
   if (!operations) throw resourceNotFound(resource);
   if (request.method !== 'POST') throw methodNotAllowed(request.method);
   requireVisualToken(request);
-  const operationName = (request.params.rest ?? '').toLowerCase();
-  const operation = Object.prototype.hasOwnProperty.call(operations, operationName) ? operations[operationName] : undefined;
-  if (!operation) throw notFound(`No operation "${operationName}" on ${resource}; use POST /api/v1/${resource}/${Object.keys(operations)[0]}`, 'OPERATION_NOT_FOUND');
-  const body = await readJsonValue(request, limits().maxBodyBytes);
-  const result = await operation(body);
-  return json(200, result.body, result.headers);
+  const name = (request.params.rest ?? '').toLowerCase();
+  const operation = own(operations, name);
+  if (!operation) throw notFound(`No operation "${name}" on ${resource}; use POST /api/v1/${resource}/${Object.keys(operations)[0]}`, 'OPERATION_NOT_FOUND');
+  const l = limits();
+  const { body, stats } = await operation(await readJson<unknown>(request, ANY_JSON, l.maxBodyBytes), l);
+  return json(200, body, statsHeaders(stats));
 }

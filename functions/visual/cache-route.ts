@@ -1,6 +1,8 @@
 import type { HttpRequest, HttpResponseInit } from '@azure/functions';
+import { config } from '../../shared/config';
 import { notFound } from '../../shared/http/errors';
 import { KEY_PATTERN, readCached } from './cache';
+import { PPTX_CONTENT_TYPE } from './presentations';
 
 /**
  * GET /visual/cache/{key}: the stored bytes with their content type. The key is a content hash,
@@ -11,15 +13,16 @@ export async function serveCached(request: HttpRequest): Promise<HttpResponseIni
   const entry = KEY_PATTERN.test(key) ? await readCached(key, request.method !== 'HEAD') : undefined;
   if (!entry) throw notFound(`No cached result "${request.params.key}" (never rendered, or expired)`, 'CACHE_ENTRY_NOT_FOUND');
   const etag = `"${key}"`;
-  const maxAge = Math.max(0, Math.floor((Date.parse(entry.expiresAt) - Date.now()) / 1000));
+  // The blob outlives the advertised lifetime by the renewal interval; clients are never told more than the lifetime.
+  const maxAge = Math.max(0, Math.min(config().VISUAL_CACHE_TTL_SECONDS, Math.floor((Date.parse(entry.expiresAt) - Date.now()) / 1000)));
   const headers = {
     'Content-Type': entry.contentType,
     ETag: etag,
     'Cache-Control': `public, max-age=${maxAge}, immutable`,
-    Expires: new Date(entry.expiresAt).toUTCString(),
     'X-Content-Type-Options': 'nosniff',
     // SVG opened directly must not run anything, whatever it contains.
     'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; sandbox",
+    ...(entry.contentType === PPTX_CONTENT_TYPE ? { 'Content-Disposition': `attachment; filename="presentation-${key.slice(0, 12)}.pptx"` } : {}),
   };
   const matches = (request.headers.get('if-none-match') ?? '').split(',').map((s) => s.trim()).some((t) => t === etag || t === `W/${etag}` || t === '*');
   if (matches) return { status: 304, headers };

@@ -6,6 +6,11 @@ import { container } from '../../shared/storage';
  * Rendered results in Blob Storage, one blob per key, with their expiry in the blob's metadata.
  * The key is a hash of everything that determines the bytes, so a blob never changes while it
  * lives; a hit pushes its expiry to a full lifetime from now (the expiresAt the caller is told).
+ *
+ * Blob Storage is the truth (every instance sees it). Each instance also keeps a small index of
+ * entries it has just stored or renewed, so repeated hits cost no storage round trip: the blob's
+ * expiry is written RENEW_INTERVAL beyond the lifetime, and an index entry is trusted only for
+ * RENEW_INTERVAL after its renewal, so the blob always outlives every expiresAt given out.
  */
 export interface CachedEntry {
   key: string;
@@ -21,6 +26,42 @@ export const KEY_PATTERN = /^[a-f0-9]{64}$/;
 const cacheContainer = (): Promise<ContainerClient> => container(config().VISUAL_CACHE_CONTAINER);
 const ttlMs = () => config().VISUAL_CACHE_TTL_SECONDS * 1000;
 export const expiryFromNow = () => new Date(Date.now() + ttlMs()).toISOString();
+
+export const RENEW_INTERVAL_MS = 10 * 60_000;
+const blobExpiryFromNow = () => new Date(Date.now() + ttlMs() + RENEW_INTERVAL_MS).toISOString();
+
+const HOT_MAX_ENTRIES = 5000;
+const HOT_MAX_BYTES = 64 * 1024 * 1024;
+const hot = new Map<string, { entry: CachedEntry; renewedAt: number }>();
+let hotBytes = 0;
+
+function forgetHot(key: string): void {
+  const found = hot.get(key);
+  if (!found) return;
+  hotBytes -= found.entry.bytes?.length ?? 0;
+  hot.delete(key);
+}
+
+function rememberHot(entry: CachedEntry): void {
+  forgetHot(entry.key);
+  hot.set(entry.key, { entry, renewedAt: Date.now() });
+  hotBytes += entry.bytes?.length ?? 0;
+  // Map order is insertion order: the first keys are the least recently used.
+  for (const key of hot.keys()) {
+    if (hot.size <= HOT_MAX_ENTRIES && hotBytes <= HOT_MAX_BYTES) break;
+    forgetHot(key);
+  }
+}
+
+function fromHot(key: string, withBytes: boolean): CachedEntry | undefined {
+  const found = hot.get(key);
+  if (!found) return undefined;
+  const age = Date.now() - found.renewedAt;
+  if (age < 0 || age >= RENEW_INTERVAL_MS || (withBytes && !found.entry.bytes)) return undefined;
+  hot.delete(key);
+  hot.set(key, found);
+  return found.entry;
+}
 
 export const cacheUrl = (key: string) => `${serviceUrl('visual')}/cache/${key}`;
 
@@ -58,27 +99,30 @@ export async function readCached(key: string, withBytes: boolean): Promise<Cache
   }
 }
 
-/** A cache hit: the live entry with its expiry renewed to a full lifetime from now. */
+/** A cache hit: the live entry, its blob renewed to outlive a full lifetime from now (the expiresAt returned). */
 export async function hitCached(key: string, withBytes: boolean): Promise<CachedEntry | undefined> {
+  const recent = fromHot(key, withBytes);
+  if (recent) return { ...recent, expiresAt: expiryFromNow() };
   const entry = await readCached(key, withBytes);
   if (!entry) return undefined;
-  const expiresAt = expiryFromNow();
   const blob = (await cacheContainer()).getBlockBlobClient(key);
   try {
-    await blob.setMetadata({ generatedat: entry.generatedAt, expiresat: expiresAt });
+    await blob.setMetadata({ generatedat: entry.generatedAt, expiresat: blobExpiryFromNow() });
   } catch (error) {
     if (isMissing(error)) return undefined; // cleaned between the two calls
     throw error;
   }
-  return { ...entry, expiresAt };
+  rememberHot(entry);
+  return { ...entry, expiresAt: expiryFromNow() };
 }
 
 export async function storeCached(key: string, bytes: Uint8Array, contentType: string): Promise<CachedEntry> {
   const generatedAt = new Date().toISOString();
-  const expiresAt = expiryFromNow();
   const blob = (await cacheContainer()).getBlockBlobClient(key);
-  await blob.uploadData(bytes, { blobHTTPHeaders: { blobContentType: contentType }, metadata: { generatedat: generatedAt, expiresat: expiresAt } });
-  return { key, contentType, size: bytes.byteLength, generatedAt, expiresAt };
+  await blob.uploadData(bytes, { blobHTTPHeaders: { blobContentType: contentType }, metadata: { generatedat: generatedAt, expiresat: blobExpiryFromNow() } });
+  const entry = { key, contentType, size: bytes.byteLength, generatedAt, expiresAt: expiryFromNow() };
+  rememberHot({ ...entry, bytes: Buffer.from(bytes) });
+  return entry;
 }
 
 /** Deletes every expired entry; the cleanup timer runs it (in Azure a lifecycle rule also ages blobs out). */

@@ -1,24 +1,18 @@
 import { validate } from '../../shared/http/body';
 import { hashKey } from './canonical';
-import { cacheUrl, expiryFromNow, hitCached, storeCached, type CachedEntry } from './cache';
+import { expiryFromNow } from './cache';
 import { chartJsConfig, sizeOf, validateChart, type ChartSpec } from './chart-spec';
 import { invalidChartsArray, renderingFailed, tooManyItems } from './errors';
 import type { Limits } from './limits';
 import { RenderError } from './render/pool';
 import { renderChartTask } from './render/renderer';
+import { CONTENT_TYPES, FORMATS, QUALITIES, cachedOrRendered, imageFormatOf, imageResult, newStats, type Format, type Quality, type RenderStats } from './results';
 import { themeOf, type Theme } from './themes';
 
-export const FORMATS = ['png', 'svg', 'base64'] as const;
-export const QUALITIES = ['high', 'standard'] as const;
-export type Format = (typeof FORMATS)[number];
-export type Quality = (typeof QUALITIES)[number];
+/** Largest PNG drawn at high quality: the 2x density is reduced for big images to stay within memory. */
+export const MAX_PIXELS = 16_000_000;
 
-/** Largest PNG drawn at high quality: the 2x density is reduced for big charts to stay within memory. */
-const MAX_PIXELS = 16_000_000;
-
-export const CONTENT_TYPES = { png: 'image/png', svg: 'image/svg+xml' } as const;
-
-const optionsSchema = {
+export const renderOptionsSchema = {
   type: 'object',
   properties: {
     format: { enum: FORMATS },
@@ -27,24 +21,16 @@ const optionsSchema = {
   },
 };
 
-export interface ChartResult {
-  id: string;
-  imageUrl: string;
-  base64: string | null;
-  metadata: { width: number; height: number; size: number; generatedAt: string; title: string | null; description: string | null };
-}
-
-/** What happened while answering, for the X-Cache / X-Render-* headers. */
-export interface RenderStats {
-  hits: number;
-  renders: number;
-  threadIds: number[];
-}
-
 /** PNG pixel density: high quality draws at 2x (print and high-DPI screens), within MAX_PIXELS. */
 export function pixelRatio(quality: Quality, width: number, height: number): number {
   if (quality === 'standard') return 1;
   return Math.max(1, Math.min(2, Math.sqrt(MAX_PIXELS / (width * height))));
+}
+
+/** format, quality and theme of a request body, with their defaults (an unknown theme is professional). */
+export function renderOptions(body: object): { format: Format; quality: Quality; theme: Theme } {
+  const options = validate<{ format?: Format; quality?: Quality; theme?: string }>(renderOptionsSchema, body);
+  return { format: options.format ?? 'png', quality: options.quality ?? 'high', theme: themeOf(options.theme) };
 }
 
 /** Checks the request body of charts/render: spec 7.3 first (charts array), then limits, options and each chart. */
@@ -55,13 +41,7 @@ export function parseChartsRequest(body: unknown, l: Limits) {
   }
   if (charts.length === 0) throw invalidChartsArray('"charts" is empty; give at least one chart specification');
   if (charts.length > l.maxItems) throw tooManyItems('charts', charts.length, l.maxItems);
-  const options = validate<{ format?: Format; quality?: Quality; theme?: string }>(optionsSchema, body);
-  return {
-    charts: charts.map((chart, i) => validateChart(chart, i, l)),
-    format: options.format ?? 'png',
-    quality: options.quality ?? 'high',
-    theme: themeOf(options.theme),
-  };
+  return { ...renderOptions(body), charts: charts.map((chart, i) => validateChart(chart, i, l)) };
 }
 
 /** Renders one chart to image bytes (PNG or SVG) on the pool or the QuickChart server. */
@@ -83,43 +63,28 @@ export async function renderChartImage(spec: ChartSpec, theme: Theme, format: 'p
   }
 }
 
-async function chartResult(spec: ChartSpec & { id: string }, format: Format, quality: Quality, theme: Theme, stats: RenderStats): Promise<ChartResult> {
+/** The cache key of a chart: its specification without the id (the id does not change the image) and the render options. */
+export function chartKey(spec: ChartSpec, format: Format, quality: Quality, theme: Theme): string {
   const { width, height } = sizeOf(spec);
-  const imageFormat = format === 'svg' ? 'svg' : 'png';
-  const { id, ...content } = spec;
-  const key = hashKey('chart', content, format, quality, theme.name, width, height);
-  let entry: CachedEntry | undefined = await hitCached(key, format === 'base64');
-  if (entry) {
-    stats.hits++;
-  } else {
-    const output = await renderChartImage(spec, theme, imageFormat, quality);
-    stats.renders++;
-    stats.threadIds.push(output.threadId);
-    entry = { ...(await storeCached(key, output.bytes, CONTENT_TYPES[imageFormat])), bytes: Buffer.from(output.bytes) };
-  }
-  return {
-    id,
-    imageUrl: cacheUrl(key),
-    base64: format === 'base64' ? `data:${CONTENT_TYPES.png};base64,${entry.bytes!.toString('base64')}` : null,
-    metadata: { width, height, size: entry.size, generatedAt: entry.generatedAt, title: spec.options?.title ?? null, description: spec.options?.description ?? null },
-  };
+  const { id: _id, ...content } = spec;
+  return hashKey('chart', content, format, quality, theme.name, width, height);
+}
+
+async function chartResult(spec: ChartSpec & { id: string }, format: Format, quality: Quality, theme: Theme, stats: RenderStats) {
+  const imageFormat = imageFormatOf(format);
+  const entry = await cachedOrRendered(chartKey(spec, format, quality, theme), CONTENT_TYPES[imageFormat], format === 'base64', stats, () =>
+    renderChartImage(spec, theme, imageFormat, quality),
+  );
+  return imageResult(spec.id, entry, format, { ...sizeOf(spec), title: spec.options?.title, description: spec.options?.description });
 }
 
 /** POST charts/render: every chart in parallel (cache hits skip rendering), results in request order. */
 export async function renderCharts(body: unknown, l: Limits) {
   const request = parseChartsRequest(body, l);
-  const stats: RenderStats = { hits: 0, renders: 0, threadIds: [] };
+  const stats = newStats();
   const charts = await Promise.all(request.charts.map((spec) => chartResult(spec, request.format, request.quality, request.theme, stats)));
   return {
     body: { success: true as const, charts, cacheKey: hashKey('charts', charts.map((c) => c.imageUrl)), expiresAt: expiryFromNow() },
     stats,
-  };
-}
-
-export function statsHeaders(stats: RenderStats): Record<string, string> {
-  return {
-    'X-Cache': stats.renders === 0 ? 'HIT' : stats.hits === 0 ? 'MISS' : 'PARTIAL',
-    'X-Render-Count': String(stats.renders),
-    'X-Render-Threads': [...new Set(stats.threadIds)].sort((a, b) => a - b).join(','),
   };
 }

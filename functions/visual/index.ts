@@ -1,7 +1,7 @@
 import type { HttpMethod } from '@azure/functions';
 import { config } from '../../shared/config';
 import type { ServiceDefinition } from '../../shared/functions';
-import { healthFunction } from '../../shared/health';
+import { check, healthFunction } from '../../shared/health';
 import { http } from '../../shared/http/handler';
 import { createLogger } from '../../shared/logging';
 import { dispatchApi } from './api';
@@ -27,7 +27,9 @@ const ALL_METHODS: HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEA
 export const visual: ServiceDefinition = {
   name: 'visual',
   functions: [
-    healthFunction('visual'),
+    healthFunction('visual', () => ({
+      renderer: check(async () => (config().QUICKCHART_URL ? `QuickChart at ${config().QUICKCHART_URL}` : `${renderPool().size} render threads, ${renderPool().renders} renders`)),
+    })),
     { kind: 'http', name: 'visual-api', route: 'visual/api/v1/{resource?}/{*rest}', methods: ALL_METHODS, handler: http('visual', dispatchApi) },
     { kind: 'http', name: 'visual-cache', route: 'visual/cache/{key}', methods: ['GET', 'HEAD'], handler: http('visual', serveCached) },
     {

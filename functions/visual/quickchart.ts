@@ -1,24 +1,25 @@
 import type { HttpRequest, HttpResponseInit } from '@azure/functions';
 import JSON5 from 'json5';
-import { validate } from '../../shared/http/body';
+import { readJson, validate } from '../../shared/http/body';
 import { badRequest, errorResponse, HttpError } from '../../shared/http/errors';
 import type { RequestContext } from '../../shared/http/handler';
 import { requireVisualToken } from './auth';
 import { canonical, hashKey } from './canonical';
 import { hitCached, storeCached } from './cache';
 import { CHART_TYPES } from './chart-spec';
+import { MAX_PIXELS } from './charts';
 import { renderingFailed } from './errors';
 import { limits, type Limits } from './limits';
 import { RenderError } from './render/pool';
 import { renderPool } from './render/renderer';
-import { readJsonValue } from './request';
-import { CONTENT_TYPES, statsHeaders, type RenderStats } from './charts';
+import { CONTENT_TYPES, statsHeaders, type RenderStats } from './results';
 
 /**
  * QuickChart-compatible endpoint (`POST /quickchart/chart` and `GET /quickchart/chart?c=...`):
  * existing quickchart-js users switch with setHost/setScheme. QuickChart evaluates `chart` as
  * JavaScript; here it is parsed as JSON5 data, so a function or expression is a 400, never code.
  */
+const ANY_JSON = {};
 const DEFAULTS = { width: 500, height: 300, devicePixelRatio: 2, backgroundColor: 'transparent', format: 'png' };
 
 interface QuickChartRequest {
@@ -79,7 +80,7 @@ async function readQuickChartRequest(request: HttpRequest, l: Limits): Promise<Q
       key: q.get('key') ?? undefined,
     };
   } else {
-    const body = await readJsonValue(request, l.maxBodyBytes);
+    const body = await readJson<unknown>(request, ANY_JSON, l.maxBodyBytes);
     if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest('The body must be a JSON object with a "chart" field');
     raw = body as Record<string, unknown>;
   }
@@ -119,7 +120,7 @@ async function render(request: HttpRequest): Promise<HttpResponseInit> {
   const params = await readQuickChartRequest(request, l);
   requireVisualToken(request, params.key);
   const config = parseChartConfig(params.chart, l);
-  const pixelRatio = params.format === 'svg' ? 1 : Math.min(params.devicePixelRatio, Math.sqrt(16_000_000 / (params.width * params.height)));
+  const pixelRatio = params.format === 'svg' ? 1 : Math.min(params.devicePixelRatio, Math.sqrt(MAX_PIXELS / (params.width * params.height)));
   const key = hashKey('quickchart', config, params.format, params.width, params.height, pixelRatio, params.backgroundColor);
   const stats: RenderStats = { hits: 0, renders: 0, threadIds: [] };
   let bytes = (await hitCached(key, true))?.bytes;

@@ -21,6 +21,9 @@ param sqlDatabaseName string
 param appInsightsConnectionString string
 param bootstrapAdminEmail string
 param sqlPoolMax int
+param orchestratorAiEndpoint string
+param orchestratorAiProvider string
+param orchestratorAiModel string
 
 var plainSettingsByService = {
   all: {
@@ -43,6 +46,9 @@ var plainSettingsByService = {
   orchestrator: {
     IDENTITY_URL: serviceUrls.identity
     VISUAL_URL: serviceUrls.visual
+    ORCHESTRATOR_AI_ENDPOINT: orchestratorAiEndpoint
+    ORCHESTRATOR_AI_PROVIDER: orchestratorAiProvider
+    ORCHESTRATOR_AI_MODEL: orchestratorAiModel
   }
   visual: {
     VISUAL_URL: serviceUrls.visual
@@ -65,9 +71,11 @@ var keyVaultSecretsByService = {
   }
   orchestrator: {
     VISUAL_API_TOKEN: '@Microsoft.KeyVault(SecretUri=${keyVaultUri}secrets/visual-api-token/)'
+    ORCHESTRATOR_AI_API_KEY: '@Microsoft.KeyVault(SecretUri=${keyVaultUri}secrets/orchestrator-ai-api-key/)'
   }
   visual: {
     VISUAL_API_TOKEN: '@Microsoft.KeyVault(SecretUri=${keyVaultUri}secrets/visual-api-token/)'
+    QUICKCHART_API_KEY: '@Microsoft.KeyVault(SecretUri=${keyVaultUri}secrets/quickchart-api-key/)'
   }
 }
 

@@ -4,10 +4,10 @@ param serverName string
 param databaseName string
 param location string
 param tags object
-@description('Object id of the Entra ID admin (user, group or service principal).')
+@description('Object id of the Entra ID admin (a user, or a group of operators and the CI principal).')
 param adminObjectId string
 param adminLogin string
-@allowed([ 'User', 'Group', 'Application' ])
+@allowed([ 'User', 'Group' ])
 param adminPrincipalType string
 param skuName string
 param skuTier string

@@ -12,7 +12,7 @@ param deploymentContainers array
 // Names the services use; keep in step with their settings' defaults (docs/deploy.md, "Storage").
 var chartCacheContainer = 'chart-cache'
 var reportsContainer = 'reports'
-var failedSyncTable = 'authsyncfailed'
+var failedSyncTable = 'paymentfailedsyncs'
 var reportQueue = 'report-executions'
 
 var roles = {

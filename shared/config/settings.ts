@@ -135,7 +135,7 @@ export const SETTINGS = {
   PAYMENT_SYNC_TIMEOUT_MS: withDefault(integer(100, 60_000), '5000', { services: PAY, deploy: 'tuning', description: 'Deadline of one plan-update call to identity.' }),
   PAYMENT_SYNC_RETRY_BASE_SECONDS: withDefault(integer(1, 86_400), '30', { services: PAY, deploy: 'tuning', description: 'Base of the exponential backoff (full jitter) between plan-sync retries.' }),
   PAYMENT_SYNC_RETRY_MAX_DELAY_SECONDS: withDefault(integer(1, 604_800), '3600', { services: PAY, deploy: 'tuning', description: 'Largest delay between two plan-sync retries.' }),
-  PAYMENT_SYNC_MAX_ATTEMPTS: withDefault(integer(1, 1000), '12', { services: PAY, deploy: 'tuning', description: 'Failed plan-sync attempts after which the payment goes to manual review.' }),
+  PAYMENT_SYNC_MAX_ATTEMPTS: withDefault(integer(1, 1000), '36', { services: PAY, deploy: 'tuning', description: 'Failed plan-sync attempts after which the payment goes to manual review.' }),
   PAYMENT_FAILED_SYNC_TABLE: withDefault(text, 'paymentfailedsyncs', { services: PAY, deploy: 'tuning', description: 'Table Storage table holding the failed-sync records (spec 2.3).' }),
 
   // ---- orchestrator ------------------------------------------------------------------------
@@ -173,6 +173,10 @@ export const SETTINGS = {
   VISUAL_CACHE_TTL_SECONDS: withDefault(integer(60, 7 * 86400), '43200', { services: VIS, deploy: 'tuning', description: 'How long a rendered result stays served from the cache (spec 8: 12 hours); also the expiresAt offset.' }),
   VISUAL_RENDER_WORKERS: withDefault(integer(0, 64), '0', { services: VIS, deploy: 'tuning', description: 'Render worker threads per instance; 0 sizes the pool to the available cores.' }),
   VISUAL_RENDER_TIMEOUT_MS: withDefault(integer(1, 120_000), '10000', { services: VIS, deploy: 'tuning', description: 'A render taking longer fails (500 Chart rendering failed) and its worker is replaced.' }),
+  VISUAL_FONT_DIR: withDefault(text, '/usr/share/fonts/truetype/dejavu', {
+    services: VIS, deploy: 'tuning',
+    description: 'Folder holding DejaVuSans.ttf and DejaVuSans-Bold.ttf (Debian fonts-dejavu-core); every theme font is drawn with them so output is the same on every machine.',
+  }),
   VISUAL_MAX_ITEMS: withDefault(integer(1, 100), '20', { services: VIS, deploy: 'tuning', description: 'Charts, infographics, diagrams or slides per request (413 above).' }),
   VISUAL_MAX_DIMENSION: withDefault(integer(100, 8000), '4000', { services: VIS, deploy: 'tuning', description: 'Largest width or height in pixels (400 above).' }),
   VISUAL_MAX_DATASETS: withDefault(integer(1, 200), '20', { services: VIS, deploy: 'tuning', description: 'Datasets per chart (400 above).' }),

@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { functionsOf, SERVICES } from '../../functions/registry';
+import { reloadConfig, SETTINGS, type Setting } from '../../shared/config';
 
 const INFRA = path.resolve(__dirname, '..', '..', '..', 'infra');
 const read = (file: string) => fs.readFileSync(path.join(INFRA, file), 'utf8');
@@ -82,14 +83,27 @@ describe('storage.bicep', () => {
     expect([literal('chartCacheContainer'), literal('reportsContainer'), literal('failedSyncTable'), literal('reportQueue')]).toEqual([
       'chart-cache',
       'reports',
-      'authsyncfailed',
+      'paymentfailedsyncs',
       'report-executions',
     ]);
     expect(STORAGE).toContain("for queue in [ reportQueue, '${reportQueue}-poison' ]");
     expect(STORAGE).toContain("for container in concat([ chartCacheContainer, reportsContainer ], deploymentContainers)");
   });
 
+  // The services' settings naming these (tuning, with defaults) must default to what the Bicep creates.
+  it.each([
+    ['PAYMENT_FAILED_SYNC_TABLE', 'failedSyncTable'],
+    ['ORCHESTRATOR_QUEUE', 'reportQueue'],
+    ['ORCHESTRATOR_REPORTS_CONTAINER', 'reportsContainer'],
+    ['VISUAL_CACHE_CONTAINER', 'chartCacheContainer'],
+  ])('creates the default of %s when the setting is declared', (setting, variable) => {
+    const declared = (SETTINGS as Record<string, Setting<unknown>>)[setting];
+    if (declared) expect(literal(variable)).toBe(declared.default);
+    expect(literal(variable)).toMatch(/^[a-z0-9-]{3,63}$/);
+  });
+
   it('declares the queue (and poison queue) of every queue-triggered function', () => {
+    reloadConfig({}, { requireFor: [] }); // queue names come from settings; their defaults are what Azure uses
     for (const fn of functionsOf(SERVICES)) {
       if (fn.kind === 'queue') expect(literal('reportQueue')).toBe(fn.queueName);
     }

@@ -1,7 +1,7 @@
 import type { TokenCredential } from '@azure/identity';
 import { loadSigningKeys } from '../../shared/auth/keys';
 import { verifyServiceToken } from '../../shared/auth/service-token';
-import { SETTINGS } from '../../shared/config';
+import { parseConfig, SETTINGS } from '../../shared/config';
 import { ensureSecrets, finishRotation, KeyVaultSecrets, missingOperatorSecrets, rotateServiceToken, SECRET } from '../../scripts/secrets';
 import { startKeyVaultServer } from './key-vault-server';
 import { readBicepObject } from './parity';
@@ -29,7 +29,17 @@ describe('npm run secrets', () => {
   it('creates every generated secret the apps reference, with values the services accept', async () => {
     const written = await ensureSecrets(vault, {});
     expect(written.sort()).toEqual(
-      [SECRET.jwtSigningKeys, SECRET.serviceTokenSecret, SECRET.serviceTokenSecretPrevious, SECRET.authAdminToken, SECRET.otpHmacKey, SECRET.visualApiToken, SECRET.stripeWebhookSecret].sort(),
+      [
+        SECRET.jwtSigningKeys,
+        SECRET.serviceTokenSecret,
+        SECRET.serviceTokenSecretPrevious,
+        SECRET.authAdminToken,
+        SECRET.otpHmacKey,
+        SECRET.visualApiToken,
+        SECRET.stripeWebhookSecret,
+        SECRET.orchestratorAiApiKey,
+        SECRET.quickchartApiKey,
+      ].sort(),
     );
     await expect(loadSigningKeys(JSON.parse(value(SECRET.jwtSigningKeys)))).resolves.toHaveLength(1);
     expect(value(SECRET.serviceTokenSecret).length).toBeGreaterThanOrEqual(32);
@@ -50,6 +60,14 @@ describe('npm run secrets', () => {
     expect(value(SECRET.stripeWebhookSecret)).toBe('whsec_the_real_one_from_stripe');
     expect(server.versionCount(SECRET.jwtSigningKeys)).toBe(1);
     expect(await missingOperatorSecrets(vault)).toEqual([]);
+  });
+
+  it('creates an optional operator secret blank, which the config reads as unset, unless its value is given', async () => {
+    await ensureSecrets(vault, { QUICKCHART_API_KEY: 'key-123' });
+    expect(server.latest(SECRET.orchestratorAiApiKey)).toEqual({ value: ' ', tags: expect.objectContaining({ blank: 'true' }) });
+    expect(value(SECRET.quickchartApiKey)).toBe('key-123');
+    const cfg = parseConfig({ ORCHESTRATOR_AI_API_KEY: value(SECRET.orchestratorAiApiKey), QUICKCHART_API_KEY: value(SECRET.quickchartApiKey) }, { requireFor: [] });
+    expect([cfg.ORCHESTRATOR_AI_API_KEY, cfg.QUICKCHART_API_KEY]).toEqual([undefined, 'key-123']);
   });
 
   it('rotates the service token in spec 5.1 order and keeps the old token valid until the rotation finishes', async () => {

@@ -5,8 +5,8 @@ let host: TestHost;
 let client: AdminClient;
 beforeAll(async () => {
   host = await startTestHost();
-  client = await adminClient(host);
   useFakeClock();
+  client = await adminClient(host);
 });
 afterAll(async () => {
   jest.useRealTimers();
@@ -92,13 +92,24 @@ test('recent lists spec 2.5 execution objects, newest first, with running_second
   expect(recent[0]).toMatchObject({ progress_percentage: 37, running_seconds: 60, duration_ms: 60_000, current_step: { step_number: 4, step_name: 'AI_ORCHESTRATION' } });
 });
 
-test('health_status: DEGRADED after a retry or without visuals, HEALTHY otherwise', async () => {
+test('health_status: DEGRADED after a retry or with missing visuals, TIMEOUT when failed by the stuck timer, HEALTHY otherwise', async () => {
   const retried = await insertExecution({ attempts: 2 });
   const noVisuals = await insertExecution({ visuals_status: 'skipped' });
+  const someVisuals = await insertExecution({ visuals_status: 'partial' });
   const retriedRunning = await insertExecution({ processing_status: 'processing', createdAgo: MINUTE, attempts: 2 });
-  const healthy = await insertExecution({});
+  const timedOut = await insertExecution({ processing_status: 'failed', health_status: 'TIMEOUT', error_pattern: 'TIMEOUT' });
+  const staleStoredValue = await insertExecution({ processing_status: 'processing', createdAgo: 30 * MINUTE, health_status: 'HEALTHY' });
+  const healthy = await insertExecution({ health_status: 'SOMETHING_ELSE' });
   const byId = Object.fromEntries((await executions()).executions.recent.map((e: any) => [e.tracking_id, e.health_status]));
-  expect(byId).toEqual({ [retried]: 'DEGRADED', [noVisuals]: 'DEGRADED', [retriedRunning]: 'DEGRADED', [healthy]: 'HEALTHY' });
+  expect(byId).toEqual({
+    [retried]: 'DEGRADED',
+    [noVisuals]: 'DEGRADED',
+    [someVisuals]: 'DEGRADED',
+    [retriedRunning]: 'DEGRADED',
+    [timedOut]: 'TIMEOUT',
+    [staleStoredValue]: 'LONG_RUNNING',
+    [healthy]: 'HEALTHY',
+  });
 });
 
 test('limit defaults to 50 and accepts 1 and 100', async () => {

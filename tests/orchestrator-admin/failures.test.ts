@@ -5,8 +5,8 @@ let host: TestHost;
 let client: AdminClient;
 beforeAll(async () => {
   host = await startTestHost();
-  client = await adminClient(host);
   useFakeClock();
+  client = await adminClient(host);
 });
 afterAll(async () => {
   jest.useRealTimers();

@@ -1,22 +1,19 @@
-import { SignJWT } from 'jose';
-import { config } from '../../shared/config';
-import { identitySigningKeys } from '../../shared/auth/access-token';
 import { db } from '../../shared/sql/db';
 import type { Insertable } from 'kysely';
 import type { ExecutionsTable, ProcessingLogExtension, ProcessingLogTable } from '../../shared/sql/tables';
 
 type ExecutionInsert = Required<Insertable<ExecutionsTable>>;
 import type { TestHost } from '../helpers/host';
+import { bearer, signIn, signInAdmin } from '../helpers/identity';
 
 export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;
 export const DAY = 24 * HOUR;
 
-/**
- * The tests' "now": half past the current real hour, so hour buckets are known and SAS links
- * (checked by Azurite against its real clock) are valid.
- */
-export const NOW = new Date(Math.floor(Date.now() / HOUR) * HOUR + 30 * MINUTE);
+/** The real time when the test file loaded (Azurite checks SAS links against the real clock). */
+export const REAL_START = new Date();
+/** The tests' "now": the latest half past the hour before the real time, so hour buckets are known. */
+export const NOW = new Date(Math.floor((REAL_START.getTime() - 30 * MINUTE) / HOUR) * HOUR + 30 * MINUTE);
 export const ago = (ms: number) => new Date(NOW.getTime() - ms).toISOString();
 
 /** Fakes Date only (the in-process host keeps real timers), pinned at NOW. */
@@ -98,36 +95,25 @@ export async function clearOrchestratorTables(): Promise<void> {
   await db().deleteFrom('orchestrator_executions').execute();
 }
 
-/** An access token of the kind identity issues, signed with identity's key (in-process). */
-export async function accessToken(role: string, email = `${role}@example.com`): Promise<string> {
-  const [key] = await identitySigningKeys();
-  const cfg = config();
-  return new SignJWT({ email, role, permissions: [], plan: 'pro', status: 'active', sid: `sess-${role}` })
-    .setProtectedHeader({ alg: key.alg, kid: key.kid })
-    .setIssuer(cfg.JWT_ISSUER)
-    .setAudience(cfg.JWT_AUDIENCE)
-    .setSubject(`user-${role}`)
-    .setIssuedAt()
-    .setExpirationTime('15m')
-    .setJti(`jti-${role}-${Date.now()}`)
-    .sign(key.privateKey);
-}
-
 export interface AdminClient {
-  get(path: string, token?: string): Promise<{ status: number; body: any }>;
+  get(path: string, token?: string | null): Promise<{ status: number; body: any }>;
   adminToken: string;
   userToken: string;
 }
 
-/** GETs under /orchestrator/api/admin with the admin's token unless another is given. */
+/**
+ * Signs in over HTTP as the bootstrap super admin and as a plain user (real OTP login through
+ * identity), then GETs under /orchestrator/api/admin with the admin's token unless told otherwise
+ * (`null`: no Authorization header).
+ */
 export async function adminClient(host: TestHost): Promise<AdminClient> {
-  const adminToken = await accessToken('admin');
-  const userToken = await accessToken('user');
+  const adminToken = (await signInAdmin(host)).accessToken;
+  const userToken = (await signIn(host, 'plain-user@example.com')).accessToken;
   return {
     adminToken,
     userToken,
     async get(path, token = adminToken) {
-      const res = await host.fetch(`/orchestrator/api/admin/${path}`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+      const res = await host.fetch(`/orchestrator/api/admin/${path}`, { headers: token ? bearer(token) : {} });
       return { status: res.status, body: await res.json() };
     },
   };

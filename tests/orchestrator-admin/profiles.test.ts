@@ -7,8 +7,8 @@ const ids: Record<string, string> = {};
 
 beforeAll(async () => {
   host = await startTestHost();
-  client = await adminClient(host);
   useFakeClock();
+  client = await adminClient(host);
   await clearOrchestratorTables();
   // Five companies; each one's latest execution decides its status.
   await insertExecution({ company_name: 'ACME Corp', createdAgo: 5 * DAY, processing_status: 'failed' });

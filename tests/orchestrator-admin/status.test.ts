@@ -1,17 +1,17 @@
 import { container } from '../../shared/storage';
-import { REPORTS_CONTAINER } from '../../functions/orchestrator/admin/status';
+import { config } from '../../shared/config';
 import { startTestHost, type TestHost } from '../helpers/host';
-import { HOUR, MINUTE, NOW, adminClient, clearOrchestratorTables, insertExecution, insertLog, useFakeClock, type AdminClient } from './fixtures';
+import { HOUR, MINUTE, NOW, REAL_START, adminClient, clearOrchestratorTables, insertExecution, insertLog, useFakeClock, type AdminClient } from './fixtures';
 
 let host: TestHost;
 let client: AdminClient;
 beforeAll(async () => {
   host = await startTestHost();
-  client = await adminClient(host);
-  const reports = await container(REPORTS_CONTAINER);
+  const reports = await container(config().ORCHESTRATOR_REPORTS_CONTAINER);
   await reports.getBlockBlobClient('trk/report.pdf').upload('%PDF-1.7 acme', 13, { blobHTTPHeaders: { blobContentType: 'application/pdf' } });
   await reports.getBlockBlobClient('trk/deck.pptx').upload('PK deck', 7);
   useFakeClock();
+  client = await adminClient(host);
 });
 afterAll(async () => {
   jest.useRealTimers();
@@ -39,7 +39,10 @@ test('a completed execution: submission, ordered logs, metrics in both places an
   }
   await insertLog({ tracking_id: 'someone-else', step_number: 4 });
 
-  const res = await client.get(`status/${trackingId}`);
+  // Links are signed with the (fake) clock and checked by Azurite against the real one.
+  useFakeClock(REAL_START);
+  const res = await (await adminClient(host)).get(`status/${trackingId}`);
+  useFakeClock();
   expect(res.status).toBe(200);
   const body = res.body;
   expect(body).toMatchObject({ success: true, trackingId, status: 'completed' });
@@ -71,7 +74,7 @@ test('a completed execution: submission, ordered logs, metrics in both places an
   expect(body.downloadLinks).toHaveLength(2);
   expect(body.data.downloadLinks).toEqual(body.downloadLinks);
   expect(body.data.downloads).toEqual([
-    { kind: 'report', contentType: 'application/pdf', url: body.downloadLinks[0], expires_at: new Date(NOW.getTime() + HOUR).toISOString() },
+    { kind: 'report', contentType: 'application/pdf', url: body.downloadLinks[0], expires_at: new Date(REAL_START.getTime() + HOUR).toISOString() },
     expect.objectContaining({ kind: 'presentation', url: body.downloadLinks[1] }),
   ]);
   jest.useRealTimers();

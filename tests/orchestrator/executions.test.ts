@@ -4,7 +4,9 @@ import type { QueueFunction, TimerFunction } from '../../shared/functions';
 import { STAGES, stepsFor } from '../../functions/orchestrator/workflow/stages';
 import { db } from '../../shared/sql/db';
 import { startTestHost, type TestHost } from '../helpers/host';
-import { captureWorkflowLines, deadPort, execution, logRows, submitDirect, waitFor, waitForRows, waitForStatus } from './helpers';
+import { downloadLinks } from '../../functions/orchestrator/report/report-store';
+import { parseAssets } from '../../functions/orchestrator/workflow/executions';
+import { captureWorkflowLines, deadPort, execution, logRows, parsePdf, submitDirect, waitFor, waitForRows, waitForStatus } from './helpers';
 
 describe('report executions from the queue (visual service down, offline AI)', () => {
   let host: TestHost;
@@ -26,6 +28,16 @@ describe('report executions from the queue (visual service down, offline AI)', (
       expect(done.attempts).toBe(1);
       expect(done.visuals_status).toBe('skipped');
       expect(done.visuals_error).toMatch(/fetch failed|ECONNREFUSED/);
+
+      // The PDF exists without visuals: cover, key figures, six sections; no charts page.
+      const [link] = await downloadLinks(parseAssets(done));
+      const pdf = Buffer.from(await (await fetch(link.url)).arrayBuffer());
+      expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
+      const parsed = await parsePdf(pdf);
+      expect(parsed.numpages).toBe(8);
+      expect(parsed.text).toContain('Acme Widgets GmbH');
+      expect(parsed.text).toContain('Produced without visuals');
+      expect(parsed.text).not.toContain('Revenue by year');
 
       const steps = stepsFor('pro');
       const rows = await waitForRows('t-order', steps.length * 2);

@@ -172,7 +172,23 @@ test('backoff grows with full jitter, retryCount counts up, the cap sends the pa
   const replayed = await replayUnsynced(createLogger(), { apply: true });
   expect(replayed.results).toContainEqual({ success: true, userId, plan: 'pro', paymentIntentId: 'pi_backoff' });
   expect(await planInIdentity(user)).toBe('pro');
+  expect(await rawRecord(userId)).toBeUndefined();
   expect((await replayUnsynced(createLogger(), { apply: false })).unsynced.map((p) => p.id)).not.toContain('pi_backoff');
+});
+
+test("a newer purchase that syncs supersedes an older failed one and clears the user's failed-sync record", async () => {
+  const user = await signIn(host, 'supersede@example.com');
+  const userId = user.user.id;
+  const t = Math.floor(Date.now() / 1000);
+  front.state.mode = 'not_found';
+  await deliver(host, stripeEvent('payment_intent.succeeded', paymentIntentObject('pi_sup_old', { userId, planType: 'pro', amount: 2900 }), { created: t - 60 }));
+  expect(await rawRecord(userId)).toBeDefined();
+  front.state.mode = 'forward';
+  const newer = await deliver(host, stripeEvent('payment_intent.succeeded', paymentIntentObject('pi_sup_new', { userId, planType: 'enterprise', amount: 9900 }), { created: t - 5 }));
+  expect(newer.body.sync).toMatchObject({ success: true, plan: 'enterprise' });
+  expect(await findPayment('pi_sup_old')).toMatchObject({ sync: { state: 'superseded' } });
+  expect(await rawRecord(userId)).toBeUndefined();
+  expect(await planInIdentity(user)).toBe('enterprise');
 });
 
 test('expired failed-sync records are ignored on read and deleted by the cleanup timer; live ones stay', async () => {

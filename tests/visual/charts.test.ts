@@ -2,7 +2,7 @@ import { Resvg } from '@resvg/resvg-js';
 import { renderPool } from '../../functions/visual/render/renderer';
 import { THEMES } from '../../functions/visual/themes';
 import { startTestHost, type TestHost } from '../helpers/host';
-import { barChart, chartOfType, countColor, decodePng, hexToRgb, pixel, postJson, visualToken } from './helpers';
+import { barChart, chartOfType, countColor, decodePng, hexToRgb, pixel, postJson, visualToken, fetchFresh } from './helpers';
 
 let host: TestHost;
 let token: string;
@@ -13,12 +13,20 @@ beforeAll(async () => {
 afterAll(() => host.stop());
 
 const render = (body: unknown, auth: string | undefined = token) => postJson(host, '/visual/api/v1/charts/render', body, auth);
-const fetchBytes = async (url: string) => Buffer.from(await (await fetch(url)).arrayBuffer());
+const fetchBytes = async (url: string) => Buffer.from(await (await fetchFresh(url)).arrayBuffer());
+
+test('GET /visual/health names SQL, storage and the renderer', async () => {
+  const res = await fetchFresh(`${host.url}/visual/health`);
+  expect(res.status).toBe(200);
+  const body = (await res.json()) as any;
+  expect(body).toMatchObject({ service: 'visual', status: 'healthy', dependencies: { storage: { ok: true }, renderer: { ok: true } } });
+  expect(body.dependencies.renderer.detail).toMatch(/^\d+ render threads/);
+});
 
 describe('routing and errors (spec 4.4, 7.3)', () => {
   test.each(['/visual', '/visual/', '/visual/anything/else', '/visual/api', '/visual/api/v2/charts'])('%s answers the plain-text banner', async (route) => {
     for (const method of ['GET', 'POST']) {
-      const res = await host.fetch(route, { method });
+      const res = await fetchFresh(`${host.url}${route}`, { method });
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
       expect(await res.text()).toContain('Visual rendering service');
@@ -27,14 +35,14 @@ describe('routing and errors (spec 4.4, 7.3)', () => {
 
   test.each(['/visual/api/v1/unknown', '/visual/api/v1/', '/visual/api/v1/chart/render'])('%s is 404 Resource not found for any method', async (route) => {
     for (const method of ['GET', 'POST', 'DELETE']) {
-      const res = await host.fetch(route, { method, headers: { authorization: `Bearer ${token}` } });
+      const res = await fetchFresh(`${host.url}${route}`, { method, headers: { authorization: `Bearer ${token}` } });
       expect(res.status).toBe(404);
       expect(await res.json()).toMatchObject({ error: 'Resource not found' });
     }
   });
 
   test.each(['GET', 'PUT', 'PATCH', 'DELETE'])('%s on charts is 405 Method not allowed', async (method) => {
-    const res = await host.fetch('/visual/api/v1/charts/render', { method, headers: { authorization: `Bearer ${token}` } });
+    const res = await fetchFresh(`${host.url}/visual/api/v1/charts/render`, { method, headers: { authorization: `Bearer ${token}` } });
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe('POST');
     expect(await res.json()).toMatchObject({ error: 'Method not allowed' });
@@ -129,7 +137,7 @@ describe('rendering', () => {
     expect(res.status).toBe(200);
     const body = (await res.json()) as any;
     expect(body.charts[0].base64).toBeNull();
-    const file = await fetch(body.charts[0].imageUrl);
+    const file = await fetchFresh(body.charts[0].imageUrl);
     expect(file.headers.get('content-type')).toBe('image/svg+xml');
     const svg = await file.text();
     expect(svg).toMatch(/^<\?xml[^>]*\?><svg[^>]*width="800" height="400"/);
@@ -146,7 +154,7 @@ describe('rendering', () => {
   test('a label "process.env" is literal text, never evaluated', async () => {
     const chart = { ...barChart('env', { title: 'process.env.HOME' }), data: { labels: ['process.env', '${process.env.HOME}'], datasets: [{ label: 'require("fs")', data: [1, 2] }] } };
     const res = await render({ charts: [chart], format: 'svg' });
-    const svg = await (await fetch(((await res.json()) as any).charts[0].imageUrl)).text();
+    const svg = await (await fetchFresh(((await res.json()) as any).charts[0].imageUrl)).text();
     expect(svg).toMatch(/<text[^>]*>process\.env<\/text>/);
     expect(svg).toMatch(/<text[^>]*>\$\{process\.env\.HOME\}<\/text>/);
     expect(svg).toMatch(/<text[^>]*>process\.env\.HOME<\/text>/);
@@ -214,16 +222,16 @@ describe('cache', () => {
   test('GET /visual/cache/{key} serves the image with ETag and Cache-Control, 304 on If-None-Match, 404 when unknown', async () => {
     const body = (await (await render({ charts: [barChart('served')] })).json()) as any;
     const url = body.charts[0].imageUrl as string;
-    const res = await fetch(url);
+    const res = await fetchFresh(url);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('image/png');
     const etag = res.headers.get('etag');
     expect(etag).toBe(`"${url.split('/').pop()}"`);
     expect(res.headers.get('cache-control')).toMatch(/^public, max-age=(4319\d|43200), immutable$/);
-    expect((await fetch(url, { headers: { 'if-none-match': etag! } })).status).toBe(304);
-    const missing = await host.fetch(`/visual/cache/${'0'.repeat(64)}`);
+    expect((await fetchFresh(url, { headers: { 'if-none-match': etag! } })).status).toBe(304);
+    const missing = await fetchFresh(`${host.url}/visual/cache/${'0'.repeat(64)}`);
     expect(missing.status).toBe(404);
-    expect((await host.fetch('/visual/cache/not-a-key')).status).toBe(404);
+    expect((await fetchFresh(`${host.url}/visual/cache/not-a-key`)).status).toBe(404);
   });
 });
 

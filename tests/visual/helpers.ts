@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { PNG } from 'pngjs';
 import type { TestHost } from '../helpers/host';
@@ -8,8 +9,30 @@ export function visualToken(host: TestHost): string {
   return JSON.parse(fs.readFileSync(path.join(host.dir, 'local.settings.json'), 'utf8')).Values.VISUAL_API_TOKEN;
 }
 
+/**
+ * fetch over a fresh connection each time. Test host and client share one busy event loop; with
+ * keep-alive, a request can land on a socket the server is closing for idleness (ECONNRESET).
+ */
+export function fetchFresh(url: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: init.method ?? 'GET', headers: init.headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('error', reject);
+      res.on('end', () => {
+        const headers = new Headers();
+        for (const [key, value] of Object.entries(res.headers)) if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
+        const status = res.statusCode ?? 0;
+        resolve(new Response([204, 304].includes(status) ? null : Buffer.concat(chunks), { status, headers }));
+      });
+    });
+    req.on('error', reject);
+    req.end(init.body);
+  });
+}
+
 export function postJson(host: TestHost, route: string, body: unknown, token?: string): Promise<Response> {
-  return host.fetch(route, {
+  return fetchFresh(`${host.url}${route}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
     body: typeof body === 'string' ? body : JSON.stringify(body),

@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { renderPool } from '../../functions/visual/render/renderer';
 import { startTestHost, type TestHost } from '../helpers/host';
-import { barChart, decodePng, postJson } from './helpers';
+import { barChart, decodePng, postJson, fetchFresh } from './helpers';
 
 /** A free loopback port, so QUICKCHART_URL can name the host's own QuickChart endpoint before it starts. */
 async function freePort(): Promise<number> {
@@ -33,7 +33,7 @@ test('with QUICKCHART_URL set, charts/render renders through quickchart-js with 
   expect(renderPool().renders).toBe(rendersBefore + 1);
   const result = (await res.json()) as any;
   expect(result).toMatchObject({ success: true, charts: [{ id: 'remote', base64: null, metadata: { width: 400, height: 200, title: 'Revenue by quarter' } }] });
-  const png = decodePng(Buffer.from(await (await fetch(result.charts[0].imageUrl)).arrayBuffer()));
+  const png = decodePng(Buffer.from(await (await fetchFresh(result.charts[0].imageUrl)).arrayBuffer()));
   expect([png.width, png.height]).toEqual([400, 200]);
   expect([...png.data.subarray(0, 3)]).toEqual([0xfa, 0xfa, 0xfa]);
 

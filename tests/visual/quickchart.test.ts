@@ -1,6 +1,6 @@
 import QuickChart from 'quickchart-js';
 import { startTestHost, type TestHost } from '../helpers/host';
-import { decodePng, visualToken } from './helpers';
+import { decodePng, visualToken, fetchFresh } from './helpers';
 
 let host: TestHost;
 let token: string;
@@ -43,20 +43,20 @@ test('toDataUrl() as SVG keeps labels as literal text', async () => {
 test('getUrl() gives a GET URL that answers the image, and a repeat is a cache hit', async () => {
   const url = client().setConfig(CONFIG_LITERAL).setWidth(300).setHeight(150).getUrl();
   expect(url.startsWith(`${host.url}/quickchart/chart?c=`)).toBe(true);
-  const first = await fetch(url);
+  const first = await fetchFresh(url);
   expect(first.status).toBe(200);
   expect(first.headers.get('content-type')).toBe('image/png');
   const png = decodePng(Buffer.from(await first.arrayBuffer()));
   // getUrl() leaves out devicePixelRatio=1, so the server's default of 2 applies, as on QuickChart.
   expect([png.width, png.height]).toEqual([600, 300]);
-  const second = await fetch(url);
+  const second = await fetchFresh(url);
   expect(second.headers.get('x-cache')).toBe('HIT');
   expect(second.headers.get('x-render-count')).toBe('0');
 });
 
 test.each([
   ['a function', `{ type: 'bar', data: { datasets: [{ data: [1] }] }, options: { plugins: { tooltip: { callbacks: { label: function (c) { return process.env.HOME } } } } } }`],
-  ['an arrow function', `{ type: 'bar', data: { datasets: [{ data: [1] }] }, options: { onClick: (e) => fetch('http://x') } }`],
+  ['an arrow function', `{ type: 'bar', data: { datasets: [{ data: [1] }] }, options: { onClick: (e) => fetchFresh('http://x') } }`],
   ['an expression', `{ type: 'bar', data: { labels: [process.env.HOME], datasets: [{ data: [1] }] } }`],
   ['a call', `{ type: 'bar', data: { datasets: [{ data: [1].map(x => x * 2) }] } }`],
 ])('a config containing %s is 400 and never evaluated', async (_name, chart) => {
@@ -72,7 +72,7 @@ test('an unsupported chart type or format is 400 with the X-quickchart-error hea
 test('the API key (VISUAL_API_TOKEN) is required when set', async () => {
   await expect(client('').setConfig(CONFIG_LITERAL).toBinary()).rejects.toThrow(/status code 401/);
   await expect(client('wrong-key-wrong-key').setConfig(CONFIG_LITERAL).toBinary()).rejects.toThrow(/status code 401/);
-  const bearer = await host.fetch('/quickchart/chart', {
+  const bearer = await fetchFresh(`${host.url}/quickchart/chart`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
     body: JSON.stringify({ chart: CONFIG_LITERAL, width: 200, height: 100 }),

@@ -7,13 +7,15 @@ import { LONG_RUNNING_MS } from './time-windows';
  * health_status as the administration API reports it (spec 2.5 shows only HEALTHY):
  * - HEALTHY: processing within 10 minutes, or completed on the first attempt with its visuals;
  * - DEGRADED: completed (or still processing) but needed a retry (attempts > 1), or the report was
- *   produced without visuals because the visual service failed (visuals_status = skipped);
+ *   produced with some or none of its visuals because the visual service failed
+ *   (visuals_status partial or skipped);
  * - LONG_RUNNING: processing for more than 10 minutes;
- * - FAILED: processing_status is failed.
+ * - TIMEOUT: failed by the orchestrator's stuck-execution timer (it stores health_status TIMEOUT);
+ * - FAILED: any other failure.
  * It is derived on every read from the row's facts rather than taken from the stored column,
  * because a processing execution turns LONG_RUNNING by the passage of time alone, with no write.
  */
-export const HEALTH_STATUSES = ['HEALTHY', 'DEGRADED', 'LONG_RUNNING', 'FAILED'] as const;
+export const HEALTH_STATUSES = ['HEALTHY', 'DEGRADED', 'LONG_RUNNING', 'TIMEOUT', 'FAILED'] as const;
 export type HealthStatus = (typeof HEALTH_STATUSES)[number];
 
 /** The execution columns the list and status views read (never the submission or assets JSON of a whole list). */
@@ -23,6 +25,7 @@ export const EXECUTION_COLUMNS = [
   'company_name',
   'industry_id',
   'progress_percentage',
+  'health_status',
   'current_step',
   'current_step_name',
   'attempts',
@@ -46,9 +49,9 @@ export const runningSeconds = (row: Pick<ExecutionRow, 'started_at' | 'created_a
   Math.max(0, Math.floor((now.getTime() - runningSince(row)) / 1000));
 
 export function healthStatus(row: ExecutionRow, now: Date): HealthStatus {
-  if (row.processing_status === 'failed') return 'FAILED';
+  if (row.processing_status === 'failed') return row.health_status === 'TIMEOUT' ? 'TIMEOUT' : 'FAILED';
   if (row.processing_status === 'processing' && now.getTime() - runningSince(row) > LONG_RUNNING_MS) return 'LONG_RUNNING';
-  if (row.attempts > 1 || row.visuals_status === 'skipped') return 'DEGRADED';
+  if (row.attempts > 1 || row.visuals_status === 'skipped' || row.visuals_status === 'partial') return 'DEGRADED';
   return 'HEALTHY';
 }
 

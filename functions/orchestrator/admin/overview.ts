@@ -18,37 +18,29 @@ export interface HourlyTrend {
   avg_duration_ms: number | null;
 }
 
+/** Grouped by status and hour over the (processing_status, created_at, duration_ms) index, which covers the query. */
 async function hourlyTrends(now: Date): Promise<HourlyTrend[]> {
   const database = db();
   const buckets = last24Hours(now);
   const hour = bucketKey(database, 'created_at', 'hour');
   const rows = await database
     .selectFrom('orchestrator_executions')
-    .select([
-      hour.as('hour'),
-      sql<number>`count(*)`.as('executions'),
-      sql<number>`sum(case when processing_status = 'completed' then 1 else 0 end)`.as('completed'),
-      sql<number>`sum(case when processing_status = 'failed' then 1 else 0 end)`.as('failed'),
-      sql<number | null>`avg(case when processing_status = 'completed' then duration_ms * 1.0 end)`.as('avg_duration'),
-    ])
+    .select(['processing_status', hour.as('hour'), sql<number>`count(*)`.as('count'), sql<number | null>`avg(duration_ms * 1.0)`.as('avg_duration')])
+    .where('processing_status', 'in', ['completed', 'failed', 'processing'])
     .where('created_at', '>=', buckets[0].start)
-    .groupBy(hour)
+    .groupBy(['processing_status', hour])
     .execute();
-  const byHour = new Map(rows.map((r) => [r.hour, r]));
-  return buckets.map(({ key, start }) => {
-    const row = byHour.get(key);
-    const executions = Number(row?.executions ?? 0);
-    const completed = Number(row?.completed ?? 0);
-    const failed = Number(row?.failed ?? 0);
-    return {
-      hour: start,
-      executions,
-      completed,
-      failed,
-      processing: executions - completed - failed,
-      avg_duration_ms: row?.avg_duration == null ? null : Math.round(Number(row.avg_duration)),
-    };
-  });
+  const trends = new Map<string, HourlyTrend>(
+    buckets.map(({ key, start }) => [key, { hour: start, executions: 0, completed: 0, failed: 0, processing: 0, avg_duration_ms: null }]),
+  );
+  for (const row of rows) {
+    const trend = trends.get(row.hour);
+    if (!trend) continue;
+    trend[row.processing_status] = Number(row.count);
+    trend.executions += Number(row.count);
+    if (row.processing_status === 'completed' && row.avg_duration !== null) trend.avg_duration_ms = Math.round(Number(row.avg_duration));
+  }
+  return [...trends.values()];
 }
 
 const byCountThenName = <T extends { name: string; count: number }>(a: T, b: T) => b.count - a.count || a.name.localeCompare(b.name);

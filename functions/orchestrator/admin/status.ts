@@ -1,11 +1,10 @@
+import { config } from '../../../shared/config';
 import { db } from '../../../shared/sql/db';
 import { first, toIso } from '../../../shared/sql/dialect';
 import { readOnlyLink } from '../../../shared/storage-sas';
 import { notFound } from '../../../shared/http/errors';
 import { EXECUTION_COLUMNS, executionView } from './execution-view';
 
-/** Container the orchestrator stores report files in; `assets[].blob` names a blob inside it. */
-export const REPORTS_CONTAINER = 'reports';
 /** Download links stay valid for an hour: long enough to open a report, short enough that a leaked link dies soon. */
 export const DOWNLOAD_LINK_TTL_SECONDS = 3600;
 /** An execution logs a few dozen rows; the cap keeps a runaway retry loop from producing a huge response. */
@@ -29,11 +28,12 @@ function parseJson<T>(text: string | null, fallback: T): T {
   }
 }
 
+/** Signed links to the report files the orchestrator stored (`assets[].blob` names a blob in ORCHESTRATOR_REPORTS_CONTAINER). */
 async function downloads(assetsJson: string | null, now: Date) {
   const assets = parseJson<Asset[]>(assetsJson, []).filter((a) => a && typeof a.blob === 'string');
   const expiresAt = new Date(now.getTime() + DOWNLOAD_LINK_TTL_SECONDS * 1000).toISOString();
   return Promise.all(
-    assets.map(async (a) => ({ kind: a.kind, contentType: a.contentType, url: await readOnlyLink(REPORTS_CONTAINER, a.blob, DOWNLOAD_LINK_TTL_SECONDS), expires_at: expiresAt })),
+    assets.map(async (a) => ({ kind: a.kind, contentType: a.contentType, url: await readOnlyLink(config().ORCHESTRATOR_REPORTS_CONTAINER, a.blob, DOWNLOAD_LINK_TTL_SECONDS), expires_at: expiresAt })),
   );
 }
 

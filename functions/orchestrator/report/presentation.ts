@@ -1,3 +1,4 @@
+import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import PptxGenJS from 'pptxgenjs';
 import { keyFigures } from './analysis';
 import type { ReportDocument } from './pdf';
@@ -7,7 +8,7 @@ import type { ReportDocument } from './pdf';
  * service's presentations route, whose request shape the spec leaves open: a title slide, a key
  * figures slide (with the KPI infographic), one slide per chart, one per section.
  */
-export async function renderPresentation(report: ReportDocument): Promise<Buffer> {
+async function buildPresentation(report: ReportDocument): Promise<Buffer> {
   const { analysis: a, visuals } = report;
   const pptx = new PptxGenJS();
   pptx.layout = 'LAYOUT_WIDE';
@@ -35,4 +36,30 @@ export async function renderPresentation(report: ReportDocument): Promise<Buffer
     slide.addText(section.text.slice(0, 1500), { x: 0.5, y: 1.3, w: 12.3, h: 5.7, fontSize: 14, valign: 'top' });
   }
   return (await pptx.write({ outputType: 'nodebuffer' })) as Buffer;
+}
+
+/**
+ * Runs in a worker thread: zipping the deck is synchronous CPU work that would stall the event
+ * loop, and pptxgenjs loads node:fs with a dynamic import that module sandboxes (test runners)
+ * refuse. Buffers arrive as Uint8Array through structured clone.
+ */
+export function renderPresentation(report: ReportDocument): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(__filename, { workerData: { presentation: report } });
+    worker.once('message', (bytes: Uint8Array) => resolve(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)));
+    worker.once('error', reject);
+    worker.once('exit', (code) => code !== 0 && reject(new Error(`presentation worker exited with code ${code}`)));
+  });
+}
+
+if (!isMainThread && (workerData as { presentation?: ReportDocument } | null)?.presentation) {
+  const input = (workerData as { presentation: ReportDocument }).presentation;
+  const toBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const report: ReportDocument = {
+    ...input,
+    visuals: { ...input.visuals, infographic: input.visuals.infographic && toBuffer(input.visuals.infographic), charts: input.visuals.charts.map((c) => ({ ...c, png: toBuffer(c.png) })) },
+  };
+  buildPresentation(report).then((bytes) => parentPort!.postMessage(bytes), (error) => {
+    throw error;
+  });
 }

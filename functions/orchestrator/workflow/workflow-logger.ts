@@ -58,6 +58,9 @@ function consoleInfoEnabled(): boolean {
  * classified once, here, into error_pattern and error_source.
  */
 export class WorkflowLogger {
+  /** Read once per logger (one per execution run), not per line: the path must stay cheap. */
+  private readonly infoEnabled = consoleInfoEnabled();
+
   constructor(
     readonly trackingId: string,
     private readonly writer: LogWriter = workflowLogWriter(),
@@ -90,7 +93,7 @@ export class WorkflowLogger {
       timestamp,
     };
     try {
-      if (status === 'failed' || consoleInfoEnabled()) this.writeLine(JSON.stringify(line) + '\n');
+      if (status === 'failed' || this.infoEnabled) this.writeLine(JSON.stringify(line) + '\n');
     } catch {
       // Console logging must never fail the workflow (a closed stdout, an unserialisable value).
     }

@@ -1,16 +1,17 @@
 /**
  * A render thread of the pool. Chart.js draws on @napi-rs/canvas; Graphviz (WebAssembly) lays out
- * diagrams; resvg rasterises SVG. All of it is synchronous CPU work, which is why it runs here and
+ * diagrams; resvg rasterises SVG; pptxgenjs zips decks. All of it is synchronous CPU work, which is why it runs here and
  * not on the request thread. Inputs are JSON: nothing received is ever evaluated as code.
  */
-import { parentPort, threadId } from 'node:worker_threads';
+import { parentPort, threadId, workerData } from 'node:worker_threads';
 import { createCanvas, GlobalFonts, SvgExportFlag } from '@napi-rs/canvas';
 import { Resvg } from '@resvg/resvg-js';
 import { Chart, type ChartConfiguration, type ChartItem, type Plugin } from 'chart.js/auto';
+import { buildDeck } from './deck';
 import { FONT_ALIASES, fontFiles } from './fonts';
 import type { RenderTask, WorkerReply, WorkerRequest } from './tasks';
 
-const files = fontFiles();
+const files = fontFiles((workerData as { fontDir: string }).fontDir);
 for (const alias of FONT_ALIASES) for (const file of files) GlobalFonts.registerFromPath(file, alias);
 
 function backgroundPlugin(color: string): Plugin {
@@ -69,6 +70,8 @@ async function run(task: RenderTask): Promise<Buffer> {
       const svg = (await loadGraphviz()).dot(task.source, 'svg');
       return task.format === 'png' ? svgToPng(svg, 1) : Buffer.from(svg, 'utf8');
     }
+    case 'pptx':
+      return buildDeck(task.deck);
   }
 }
 

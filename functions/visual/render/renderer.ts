@@ -9,7 +9,7 @@ let pool: RenderPool | undefined;
 export function renderPool(): RenderPool {
   if (!pool) {
     const cfg = config();
-    pool = new RenderPool(RenderPool.defaultSize(cfg.VISUAL_RENDER_WORKERS), cfg.VISUAL_RENDER_TIMEOUT_MS);
+    pool = new RenderPool(RenderPool.defaultSize(cfg.VISUAL_RENDER_WORKERS), cfg.VISUAL_RENDER_TIMEOUT_MS, cfg.VISUAL_FONT_DIR);
   }
   return pool;
 }

@@ -1,3 +1,5 @@
+import type { Deck } from './deck';
+
 /** Work the render pool runs on its threads; everything crossing the thread boundary is plain data. */
 export type RenderTask =
   | {
@@ -12,7 +14,8 @@ export type RenderTask =
       background: string;
     }
   | { kind: 'svg-to-png'; svg: string; pixelRatio: number }
-  | { kind: 'dot'; source: string; format: 'svg' | 'png' };
+  | { kind: 'dot'; source: string; format: 'svg' | 'png' }
+  | { kind: 'pptx'; deck: Deck };
 
 export interface RenderOutput {
   bytes: Uint8Array;

@@ -1,0 +1,160 @@
+import { validate } from '../../shared/http/body';
+import { badRequest, HttpError } from '../../shared/http/errors';
+import { hashKey } from './canonical';
+import { expiryFromNow } from './cache';
+import { renderOptions } from './charts';
+import { renderingFailed, tooManyItems } from './errors';
+import type { Limits } from './limits';
+import { RenderError } from './render/pool';
+import { renderPool } from './render/renderer';
+import { CONTENT_TYPES, cachedOrRendered, imageFormatOf, imageResult, newStats, type Format } from './results';
+import type { Theme } from './themes';
+
+/**
+ * Diagrams through Graphviz compiled to WebAssembly, on the render pool (so a huge graph hits the
+ * render timeout instead of blocking requests): a flowchart from nodes and edges, or DOT source.
+ */
+export const NODE_SHAPES = ['box', 'rounded', 'ellipse', 'circle', 'diamond', 'parallelogram', 'cylinder', 'note', 'hexagon'] as const;
+export interface FlowchartSpec {
+  id?: string;
+  type: 'flowchart';
+  title?: string;
+  direction?: 'TB' | 'LR' | 'BT' | 'RL';
+  nodes: { id: string; label?: string; shape?: (typeof NODE_SHAPES)[number] }[];
+  edges: { from: string; to: string; label?: string }[];
+}
+export interface DotSpec {
+  id?: string;
+  type: 'dot';
+  title?: string;
+  source: string;
+}
+export type DiagramSpec = FlowchartSpec | DotSpec;
+
+const MAX_NODES = 500;
+const MAX_DOT_BYTES = 100_000;
+export const diagramSchema = {
+  type: 'object',
+  required: ['type'],
+  properties: { type: { enum: ['flowchart', 'dot'] } },
+  if: { properties: { type: { const: 'dot' } } },
+  then: {
+    required: ['source'],
+    additionalProperties: false,
+    properties: { id: { type: 'string', minLength: 1, maxLength: 200 }, type: { const: 'dot' }, title: { type: 'string', maxLength: 200 }, source: { type: 'string', minLength: 1, maxLength: MAX_DOT_BYTES } },
+  },
+  else: {
+    required: ['nodes', 'edges'],
+    additionalProperties: false,
+    properties: {
+      id: { type: 'string', minLength: 1, maxLength: 200 },
+      type: { const: 'flowchart' },
+      title: { type: 'string', maxLength: 200 },
+      direction: { enum: ['TB', 'LR', 'BT', 'RL'] },
+      nodes: {
+        type: 'array',
+        minItems: 1,
+        maxItems: MAX_NODES,
+        items: {
+          type: 'object',
+          required: ['id'],
+          additionalProperties: false,
+          properties: { id: { type: 'string', minLength: 1, maxLength: 100 }, label: { type: 'string', maxLength: 500 }, shape: { enum: NODE_SHAPES } },
+        },
+      },
+      edges: {
+        type: 'array',
+        maxItems: MAX_NODES * 4,
+        items: {
+          type: 'object',
+          required: ['from', 'to'],
+          additionalProperties: false,
+          properties: { from: { type: 'string', maxLength: 100 }, to: { type: 'string', maxLength: 100 }, label: { type: 'string', maxLength: 200 } },
+        },
+      },
+    },
+  },
+};
+
+/** A DOT double-quoted string: backslashes first (Graphviz reads escapes such as \N and \l in labels), then quotes and newlines. */
+export const dotString = (value: string) => `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\r?\n/g, '\\n')}"`;
+
+/**
+ * Attributes that make Graphviz read files or emit links (href, URL, image, ...) are refused in DOT
+ * source: the SVG is served from our origin and must carry no links or external references.
+ */
+const FORBIDDEN_DOT_ATTRIBUTES = /\b(href|url|target|image|imagepath|shapefile|fontpath|fontnames|stylesheet)\s*=/i;
+
+const invalidDiagram = (id: string, message: string) => new HttpError(400, 'Invalid diagram', `Diagram "${id}": ${message}`, 'INVALID_DIAGRAM', { diagramId: id });
+
+export function flowchartDot(spec: FlowchartSpec, theme: Theme): string {
+  const ids = new Set<string>();
+  spec.nodes.forEach((node, i) => {
+    if (ids.has(node.id)) throw invalidDiagram(spec.id ?? '', `nodes.${i}.id "${node.id}" is used twice`);
+    ids.add(node.id);
+  });
+  spec.edges.forEach((edge, i) => {
+    for (const end of ['from', 'to'] as const) if (!ids.has(edge[end])) throw invalidDiagram(spec.id ?? '', `edges.${i}.${end} "${edge[end]}" is not a node id`);
+  });
+  const font = dotString(theme.fontFamily.split(',')[0].trim());
+  const shape = (s: FlowchartSpec['nodes'][number]['shape']) => (s === 'rounded' || !s ? 'shape=box, style="rounded,filled"' : `shape=${s}, style=filled`);
+  return [
+    'digraph G {',
+    `  graph [rankdir=${spec.direction ?? 'TB'}, bgcolor=${dotString(theme.backgroundColor)}, fontname=${font}, fontcolor=${dotString(theme.textColor)}, pad="0.3"${spec.title ? `, label=${dotString(spec.title)}, labelloc=t, fontsize=18` : ''}];`,
+    `  node [fontname=${font}, fontsize=12, fontcolor=${dotString('#FFFFFF')}, color=${dotString(theme.colors[0])}, fillcolor=${dotString(theme.colors[0])}, penwidth=1.5, margin="0.2,0.1"];`,
+    `  edge [fontname=${font}, fontsize=11, fontcolor=${dotString(theme.textColor)}, color=${dotString(theme.textColor)}, arrowsize=0.8];`,
+    ...spec.nodes.map((n) => `  ${dotString(n.id)} [label=${dotString(n.label ?? n.id)}, ${shape(n.shape)}];`),
+    ...spec.edges.map((e) => `  ${dotString(e.from)} -> ${dotString(e.to)}${e.label ? ` [label=${dotString(e.label)}]` : ''};`),
+    '}',
+  ].join('\n');
+}
+
+function dotOf(spec: DiagramSpec & { id: string }, theme: Theme): string {
+  if (spec.type === 'flowchart') return flowchartDot(spec, theme);
+  if (FORBIDDEN_DOT_ATTRIBUTES.test(spec.source)) throw invalidDiagram(spec.id, 'DOT attributes href, URL, target, image, imagepath, shapefile, fontpath, fontnames and stylesheet are not allowed');
+  return spec.source;
+}
+
+const svgSize = (svg: string) => {
+  const m = /<svg[^>]*\swidth="([\d.]+)pt"[^>]*\sheight="([\d.]+)pt"/.exec(svg);
+  // Graphviz sizes SVG in points; CSS pixels are 4/3 of a point (what resvg rasterises to).
+  return m ? { width: Math.round((Number(m[1]) * 4) / 3), height: Math.round((Number(m[2]) * 4) / 3) } : { width: 0, height: 0 };
+};
+
+async function diagramResult(spec: DiagramSpec & { id: string }, format: Format, theme: Theme, stats: ReturnType<typeof newStats>) {
+  const dot = dotOf(spec, theme);
+  const imageFormat = imageFormatOf(format);
+  const key = hashKey('diagram', dot, format);
+  const entry = await cachedOrRendered(key, CONTENT_TYPES[imageFormat], true, stats, async () => {
+    try {
+      return await renderPool().run({ kind: 'dot', source: dot, format: imageFormat });
+    } catch (error) {
+      if (!(error instanceof RenderError)) throw error;
+      // Graphviz reports bad DOT as a syntax error: that is the caller's input, not a rendering failure.
+      if (/syntax|error in line/i.test(error.message)) throw invalidDiagram(spec.id, error.message.trim());
+      throw renderingFailed(`Diagram "${spec.id}": ${error.message}`);
+    }
+  });
+  const size = imageFormat === 'svg' ? svgSize(entry.bytes!.toString('utf8')) : pngSize(entry.bytes!);
+  return imageResult(spec.id, { ...entry, bytes: format === 'base64' ? entry.bytes : undefined }, format, { ...size, title: spec.title });
+}
+
+/** Width and height from a PNG's IHDR chunk. */
+const pngSize = (png: Buffer) => ({ width: png.readUInt32BE(16), height: png.readUInt32BE(20) });
+
+/** POST diagrams/render: `{ diagrams, format (svg default), theme }`. */
+export async function renderDiagrams(body: unknown, l: Limits) {
+  const items = (body as { diagrams?: unknown } | null)?.diagrams;
+  if (!body || typeof body !== 'object' || Array.isArray(body) || !Array.isArray(items) || items.length === 0) {
+    throw badRequest('The body must be a JSON object whose "diagrams" is a non-empty array', 'INVALID_DIAGRAMS_ARRAY');
+  }
+  if (items.length > l.maxItems) throw tooManyItems('diagrams', items.length, l.maxItems);
+  const options = renderOptions({ format: 'svg', ...body });
+  const specs = items.map((item, i) => {
+    const spec = validate<DiagramSpec>(diagramSchema, item, `diagrams[${i}]`);
+    return { ...spec, id: spec.id ?? `diagram-${i + 1}` };
+  });
+  const stats = newStats();
+  const diagrams = await Promise.all(specs.map((spec) => diagramResult(spec, options.format, options.theme, stats)));
+  return { body: { success: true as const, diagrams, cacheKey: hashKey('diagrams', diagrams.map((d) => d.imageUrl)), expiresAt: expiryFromNow() }, stats };
+}

@@ -1,0 +1,162 @@
+import { validate } from '../../shared/http/body';
+import { badRequest } from '../../shared/http/errors';
+import { hashKey } from './canonical';
+import { expiryFromNow } from './cache';
+import { pixelRatio, renderOptions } from './charts';
+import { renderingFailed, tooManyItems } from './errors';
+import type { Limits } from './limits';
+import { RenderError } from './render/pool';
+import { renderPool } from './render/renderer';
+import { CONTENT_TYPES, cachedOrRendered, imageFormatOf, imageResult, newStats, type Format, type Quality } from './results';
+import { escapeXml } from './svg';
+import { themeOf, type Theme } from './themes';
+
+/**
+ * Infographics: a themed KPI grid (spec 2.6 "dashboard" / "metrics_grid"). Each metric is a card
+ * with its label, value, change against the previous period and an optional sparkline.
+ */
+export interface Metric {
+  label: string;
+  value: number | string;
+  unit?: string;
+  /** Percent change; positive is drawn green with an up arrow, negative red with a down arrow. */
+  change?: number;
+  sparkline?: number[];
+}
+export interface InfographicSpec {
+  id?: string;
+  type: 'dashboard';
+  layout?: 'metrics_grid';
+  theme?: string;
+  title?: string;
+  description?: string;
+  width?: number;
+  /** `{ metrics: [...] }`, or a flat object of key metrics (`{ "Revenue": 1200, "Users": "3.4k" }`). */
+  data: { metrics: Metric[] } | Record<string, number | string>;
+}
+
+const MAX_METRICS = 24;
+const metricSchema = {
+  type: 'object',
+  required: ['label', 'value'],
+  additionalProperties: false,
+  properties: {
+    label: { type: 'string', maxLength: 100 },
+    value: { anyOf: [{ type: 'number' }, { type: 'string', maxLength: 40 }] },
+    unit: { type: 'string', maxLength: 20 },
+    change: { type: 'number' },
+    sparkline: { type: 'array', minItems: 2, maxItems: 500, items: { type: 'number' } },
+  },
+};
+export const infographicSchema = {
+  type: 'object',
+  required: ['type', 'data'],
+  additionalProperties: false,
+  properties: {
+    id: { type: 'string', minLength: 1, maxLength: 200 },
+    type: { const: 'dashboard' },
+    layout: { const: 'metrics_grid' },
+    theme: { type: 'string', maxLength: 50 },
+    title: { type: 'string', maxLength: 200 },
+    description: { type: 'string', maxLength: 5000 },
+    width: { type: 'integer', minimum: 300, maximum: 4000 },
+    data: {
+      anyOf: [
+        { type: 'object', required: ['metrics'], additionalProperties: false, properties: { metrics: { type: 'array', minItems: 1, maxItems: MAX_METRICS, items: metricSchema } } },
+        { type: 'object', minProperties: 1, maxProperties: MAX_METRICS, propertyNames: { type: 'string', maxLength: 100, not: { const: 'metrics' } }, additionalProperties: { anyOf: [{ type: 'number' }, { type: 'string', maxLength: 40 }] } },
+      ],
+    },
+  },
+};
+
+export function metricsOf(spec: InfographicSpec): Metric[] {
+  if (Array.isArray((spec.data as { metrics?: unknown }).metrics)) return (spec.data as { metrics: Metric[] }).metrics;
+  return Object.entries(spec.data).map(([label, value]) => ({ label, value: value as number | string }));
+}
+
+const formatValue = (m: Metric) => (typeof m.value === 'number' ? m.value.toLocaleString('en-US', { maximumFractionDigits: 2 }) : m.value) + (m.unit ?? '');
+const POSITIVE = '#107C10';
+const NEGATIVE = '#C5504B';
+
+function sparkline(values: number[], x: number, y: number, w: number, h: number, color: string): string {
+  const min = Math.min(...values);
+  const span = Math.max(...values) - min || 1;
+  const points = values.map((v, i) => `${(x + (i / (values.length - 1)) * w).toFixed(1)},${(y + h - ((v - min) / span) * h).toFixed(1)}`).join(' ');
+  return `<polyline points="${points}" fill="none" stroke="${color}" stroke-width="2" stroke-linejoin="round" stroke-linecap="round"/>`;
+}
+
+const CARD_HEIGHT = 150;
+const GAP = 16;
+const HEADER = 56;
+
+/** The KPI grid as SVG (all text escaped); its size follows from the width and the number of metrics. */
+export function dashboardSvg(spec: InfographicSpec, theme: Theme): { svg: string; width: number; height: number } {
+  const metrics = metricsOf(spec);
+  const width = spec.width ?? 800;
+  const columns = Math.min(metrics.length, width >= 1000 ? 4 : 3);
+  const rows = Math.ceil(metrics.length / columns);
+  const top = spec.title ? HEADER : GAP;
+  const height = top + rows * (CARD_HEIGHT + GAP);
+  const cardWidth = (width - GAP * (columns + 1)) / columns;
+  const font = escapeXml(theme.fontFamily);
+  const cards = metrics.map((m, i) => {
+    const x = GAP + (i % columns) * (cardWidth + GAP);
+    const y = top + Math.floor(i / columns) * (CARD_HEIGHT + GAP);
+    const accent = theme.colors[i % theme.colors.length];
+    const change =
+      m.change === undefined ? ''
+      : `<text x="${x + 16}" y="${y + 102}" font-size="14" fill="${m.change >= 0 ? POSITIVE : NEGATIVE}">${m.change >= 0 ? '▲' : '▼'} ${escapeXml(Math.abs(m.change).toLocaleString('en-US', { maximumFractionDigits: 1 }))}%</text>`;
+    return [
+      `<g>`,
+      `<rect x="${x}" y="${y}" width="${cardWidth.toFixed(1)}" height="${CARD_HEIGHT}" rx="8" fill="#FFFFFF" stroke="${theme.gridColor}"/>`,
+      `<rect x="${x}" y="${y}" width="6" height="${CARD_HEIGHT}" rx="3" fill="${accent}"/>`,
+      `<text x="${x + 16}" y="${y + 28}" font-size="13" fill="${theme.textColor}">${escapeXml(m.label)}</text>`,
+      `<text x="${x + 16}" y="${y + 72}" font-size="30" font-weight="bold" fill="${theme.textColor}">${escapeXml(formatValue(m))}</text>`,
+      change,
+      m.sparkline ? sparkline(m.sparkline, x + 16, y + 114, cardWidth - 32, 24, accent) : '',
+      `</g>`,
+    ].join('');
+  });
+  const title = spec.title ? `<text x="${GAP}" y="36" font-size="22" font-weight="bold" fill="${theme.textColor}">${escapeXml(spec.title)}</text>` : '';
+  const svg =
+    `<?xml version="1.0" encoding="UTF-8"?>` +
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="${font}">` +
+    (spec.description ? `<desc>${escapeXml(spec.description)}</desc>` : '') +
+    `<rect width="100%" height="100%" fill="${theme.backgroundColor}"/>${title}${cards.join('')}</svg>`;
+  return { svg, width, height };
+}
+
+async function infographicResult(spec: InfographicSpec & { id: string }, format: Format, quality: Quality, requestTheme: Theme, stats: ReturnType<typeof newStats>) {
+  const theme = spec.theme ? themeOf(spec.theme) : requestTheme;
+  const { svg, width, height } = dashboardSvg(spec, theme);
+  const imageFormat = imageFormatOf(format);
+  const { id: _id, ...content } = spec;
+  const key = hashKey('infographic', content, format, quality, theme.name);
+  const entry = await cachedOrRendered(key, CONTENT_TYPES[imageFormat], format === 'base64', stats, async () => {
+    if (imageFormat === 'svg') return { bytes: Buffer.from(svg, 'utf8') };
+    try {
+      return await renderPool().run({ kind: 'svg-to-png', svg, pixelRatio: pixelRatio(quality, width, height) });
+    } catch (error) {
+      if (error instanceof RenderError) throw renderingFailed(`Infographic "${spec.id}": ${error.message}`);
+      throw error;
+    }
+  });
+  return imageResult(spec.id, entry, format, { width, height, title: spec.title, description: spec.description });
+}
+
+/** POST infographics/generate: `{ infographics, format (svg default), quality, theme }`. */
+export async function generateInfographics(body: unknown, l: Limits) {
+  const items = (body as { infographics?: unknown } | null)?.infographics;
+  if (!body || typeof body !== 'object' || Array.isArray(body) || !Array.isArray(items) || items.length === 0) {
+    throw badRequest('The body must be a JSON object whose "infographics" is a non-empty array', 'INVALID_INFOGRAPHICS_ARRAY');
+  }
+  if (items.length > l.maxItems) throw tooManyItems('infographics', items.length, l.maxItems);
+  const options = renderOptions({ format: 'svg', ...body });
+  const specs = items.map((item, i) => {
+    const spec = validate<InfographicSpec>(infographicSchema, item, `infographics[${i}]`);
+    return { ...spec, id: spec.id ?? `infographic-${i + 1}` };
+  });
+  const stats = newStats();
+  const infographics = await Promise.all(specs.map((spec) => infographicResult(spec, options.format, options.quality, options.theme, stats)));
+  return { body: { success: true as const, infographics, cacheKey: hashKey('infographics', infographics.map((r) => r.imageUrl)), expiresAt: expiryFromNow() }, stats };
+}

@@ -1,0 +1,103 @@
+import { validate } from '../../shared/http/body';
+import { badRequest } from '../../shared/http/errors';
+import { hashKey } from './canonical';
+import { cacheUrl, expiryFromNow } from './cache';
+import { chartKey, renderChartImage } from './charts';
+import { sizeOf, validateChart, type ChartSpec } from './chart-spec';
+import { renderingFailed, tooManyItems } from './errors';
+import { RenderError } from './render/pool';
+import { renderPool } from './render/renderer';
+import type { Limits } from './limits';
+import { cachedOrRendered, CONTENT_TYPES, newStats, type RenderStats } from './results';
+import { themeOf, type Theme } from './themes';
+
+/** PowerPoint decks: a title slide, then one slide per entry with bullets, an optional chart (as an image) and speaker notes (built in render/deck.ts). */
+export const PPTX_CONTENT_TYPE = 'application/vnd.openxmlformats-officedocument.presentationml.presentation';
+
+interface SlideSpec {
+  title: string;
+  bullets?: string[];
+  chart?: ChartSpec;
+  notes?: string;
+}
+interface PresentationSpec {
+  title: string;
+  subtitle?: string;
+  theme?: string;
+  slides: SlideSpec[];
+}
+
+const presentationSchema = {
+  type: 'object',
+  required: ['title', 'slides'],
+  additionalProperties: false,
+  properties: {
+    title: { type: 'string', minLength: 1, maxLength: 200 },
+    subtitle: { type: 'string', maxLength: 300 },
+    theme: { type: 'string', maxLength: 50 },
+    slides: {
+      type: 'array',
+      minItems: 1,
+      items: {
+        type: 'object',
+        required: ['title'],
+        additionalProperties: false,
+        properties: {
+          title: { type: 'string', maxLength: 200 },
+          bullets: { type: 'array', maxItems: 12, items: { type: 'string', maxLength: 500 } },
+          chart: { type: 'object' },
+          notes: { type: 'string', maxLength: 10_000 },
+        },
+      },
+    },
+  },
+};
+
+async function chartImage(spec: ChartSpec, theme: Theme, stats: RenderStats) {
+  // Charts go through the chart cache too, so a deck re-using a chart renders it once.
+  const entry = await cachedOrRendered(chartKey(spec, 'base64', 'high', theme), CONTENT_TYPES.png, true, stats, () => renderChartImage(spec, theme, 'png', 'high'));
+  return { data: `data:image/png;base64,${entry.bytes!.toString('base64')}`, ...sizeOf(spec) };
+}
+
+async function renderDeck(spec: PresentationSpec, charts: (ChartSpec | undefined)[], theme: Theme, stats: RenderStats) {
+  const images = await Promise.all(charts.map((chart) => (chart ? chartImage(chart, theme, stats) : undefined)));
+  const deck = {
+    title: spec.title,
+    subtitle: spec.subtitle,
+    theme,
+    slides: spec.slides.map((slide, i) => ({ title: slide.title, bullets: slide.bullets ?? [], notes: slide.notes, image: images[i] })),
+  };
+  try {
+    return await renderPool().run({ kind: 'pptx', deck });
+  } catch (error) {
+    if (error instanceof RenderError) throw renderingFailed(`Presentation: ${error.message}`);
+    throw error;
+  }
+}
+
+/** POST presentations/generate: `{ title, subtitle, theme, slides: [{ title, bullets, chart, notes }] }`. */
+export async function generatePresentation(body: unknown, l: Limits) {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest('The body must be a JSON object with "title" and "slides"');
+  const slides = (body as { slides?: unknown }).slides;
+  if (Array.isArray(slides) && slides.length > l.maxItems) throw tooManyItems('slides', slides.length, l.maxItems);
+  const spec = validate<PresentationSpec>(presentationSchema, body);
+  const charts = spec.slides.map((slide, i) => (slide.chart ? validateChart(slide.chart, i, l) : undefined));
+  const theme = themeOf(spec.theme);
+  const stats = newStats();
+  const key = hashKey('presentation', spec, theme.name);
+  const entry = await cachedOrRendered(key, PPTX_CONTENT_TYPE, false, stats, () => renderDeck(spec, charts, theme, stats));
+  return {
+    body: {
+      success: true as const,
+      presentation: {
+        title: spec.title,
+        url: cacheUrl(key),
+        contentType: PPTX_CONTENT_TYPE,
+        metadata: { slides: spec.slides.length + 1, size: entry.size, generatedAt: entry.generatedAt, theme: theme.name },
+      },
+      cacheKey: key,
+      expiresAt: expiryFromNow(),
+    },
+    stats,
+  };
+}

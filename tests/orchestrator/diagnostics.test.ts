@@ -1,0 +1,50 @@
+import { db } from '../../shared/sql/db';
+import { startTestHost, type TestHost } from '../helpers/host';
+import { bearer, signIn, signInAdmin } from '../helpers/identity';
+import { deadPort } from './helpers';
+
+describe('orchestrator test endpoints (admin)', () => {
+  let host: TestHost;
+  let adminToken: string;
+
+  beforeAll(async () => {
+    host = await startTestHost({ env: { VISUAL_URL: `http://127.0.0.1:${await deadPort()}/visual` } });
+    adminToken = (await signInAdmin(host)).accessToken;
+  });
+  afterAll(() => host.stop());
+
+  it('POST /orchestrator/test-workflow-logger logs every stage and finds its rows', async () => {
+    const response = await host.fetch('/orchestrator/test-workflow-logger', { method: 'POST', headers: bearer(adminToken) });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { success: boolean; trackingId: string; steps: { step_number: number; console_message: string }[]; persistence: { expectedRows: number; persistedRows: number; tableAvailable: boolean }; logSearchTips: string[] };
+    expect(body.success).toBe(true);
+    expect(body.steps.map((s) => s.step_number)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 99]);
+    expect(body.steps[0].console_message).toBe('WORKFLOW_0_WORKFLOW_START');
+    expect(body.persistence).toMatchObject({ expectedRows: 28, persistedRows: 28, tableAvailable: true });
+    expect(body.logSearchTips.join('\n')).toContain(body.trackingId);
+    const rows = await db().selectFrom('orchestrator_processing_log').select('status').where('tracking_id', '=', body.trackingId).execute();
+    expect(rows).toHaveLength(28);
+  });
+
+  it('POST /orchestrator/test-enhanced-orchestrator runs a real execution and reports its tracking', async () => {
+    const response = await host.fetch('/orchestrator/test-enhanced-orchestrator', { method: 'POST', headers: bearer(adminToken) });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { success: boolean; trackingId: string; message: string; diagnostic: unknown; workflowTracking: { totalSteps: number; completedSteps: number; totalDuration: number } };
+    expect(body).toMatchObject({
+      success: true,
+      diagnostic: { enhancedAdminHandlerUsed: true, workflowLoggerActive: true, version: 'enhanced-v1.0' },
+      workflowTracking: { totalSteps: 14, completedSteps: 14 },
+    });
+    expect(body.workflowTracking.totalDuration).toBeGreaterThan(0);
+    const execution = await db().selectFrom('orchestrator_executions').selectAll().where('tracking_id', '=', body.trackingId).executeTakeFirstOrThrow();
+    expect(execution).toMatchObject({ processing_status: 'completed', progress_percentage: 100, visuals_status: 'skipped' });
+  });
+
+  it('both need an admin JWT', async () => {
+    const user = await signIn(host, 'someone@example.com');
+    for (const route of ['/orchestrator/test-workflow-logger', '/orchestrator/test-enhanced-orchestrator']) {
+      expect((await host.fetch(route, { method: 'POST' })).status).toBe(401);
+      expect((await host.fetch(route, { method: 'POST', headers: bearer(user.accessToken) })).status).toBe(403);
+    }
+  });
+});

@@ -1,0 +1,146 @@
+import { db } from '../../shared/sql/db';
+import { startTestHost, type TestHost } from '../helpers/host';
+import { bearer, signIn, signInAdmin } from '../helpers/identity';
+import { stepsFor } from '../../functions/orchestrator/workflow/stages';
+import { ACME, logRows, parsePdf, waitFor, waitForRows } from './helpers';
+
+type Status = { status: string; progress_percentage: number; visuals: { status: string; error: string | null }; downloadLinks: { kind: string; url: string; fileName: string; contentType: string; expiresAt: string }[] } & Record<string, unknown>;
+
+describe('report requests over HTTP (identity JWT, visual service up, Azurite, SQLite)', () => {
+  let host: TestHost;
+
+  beforeAll(async () => {
+    host = await startTestHost({ env: { ORCHESTRATOR_LOG_FLUSH_MS: '20' } });
+  });
+  afterAll(() => host.stop());
+
+  async function userWithPlan(email: string, plan: 'free' | 'pro' | 'enterprise') {
+    const first = await signIn(host, email);
+    if (plan === 'free') return first;
+    await db().updateTable('users').set({ plan }).where('id', '=', first.user.id).execute();
+    return signIn(host, email);
+  }
+
+  const post = (token: string | undefined, body: unknown, headers: Record<string, string> = {}) =>
+    host.fetch('/orchestrator/api/reports', { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? bearer(token) : {}), ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+
+  async function finished(token: string, trackingId: string): Promise<Status> {
+    return waitFor(async () => {
+      // A pooled keep-alive socket the server just closed resets; the next poll opens a new one.
+      const response = await host.fetch(`/orchestrator/api/reports/${trackingId}`, { headers: bearer(token) }).catch(() => undefined);
+      if (!response) return undefined;
+      const body = (await response.json()) as Status;
+      return body.status === 'completed' || body.status === 'failed' ? body : undefined;
+    }, 60_000, `report ${trackingId}`);
+  }
+
+  it('a pro report runs to completed; its PDF downloads through a read-only link and has cover, figures, charts and six sections', async () => {
+    const user = await userWithPlan('pro-user@example.com', 'pro');
+    const accepted = await post(user.accessToken, ACME);
+    expect(accepted.status).toBe(202);
+    const body = (await accepted.json()) as { success: boolean; trackingId: string; status: string; statusUrl: string };
+    expect(body).toEqual({ success: true, trackingId: expect.stringMatching(/^rpt-/), status: 'processing', statusUrl: `${host.url}/orchestrator/api/reports/${body.trackingId}` });
+
+    const status = await finished(user.accessToken, body.trackingId);
+    expect(status).toMatchObject({ status: 'completed', progress_percentage: 100, plan: 'pro', company_name: ACME.company_name, industry_id: '31-33', error: null });
+    expect(['included', 'partial']).toContain(status.visuals.status);
+    expect(status.downloadLinks).toHaveLength(1);
+    const [link] = status.downloadLinks;
+    expect(link).toMatchObject({ kind: 'pdf', fileName: 'Acme-Widgets-GmbH-report.pdf', contentType: 'application/pdf' });
+    const sas = new URL(link.url).searchParams;
+    expect(sas.get('sp')).toBe('r');
+    expect(new Date(sas.get('se')!).getTime()).toBeGreaterThan(Date.now());
+
+    const download = await fetch(link.url);
+    expect(download.status).toBe(200);
+    const pdf = Buffer.from(await download.arrayBuffer());
+    expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
+    const parsed = await parsePdf(pdf);
+    // Cover, key figures, charts, six sections.
+    expect(parsed.numpages).toBe(9);
+    expect(parsed.text).toContain(ACME.company_name);
+    expect(parsed.text).toContain('Generated offline');
+    expect(parsed.text).toContain('Revenue by year');
+    expect(parsed.text).toContain('Recommendations');
+
+    // The link is read-only: writing through it is refused by storage.
+    const write = await fetch(link.url, { method: 'PUT', headers: { 'x-ms-blob-type': 'BlockBlob' }, body: 'overwrite' });
+    expect(write.status).toBe(403);
+
+    const rows = await waitForRows(body.trackingId, stepsFor('pro').length * 2);
+    const pdfStep = rows.find((r) => r.step_number === 11 && r.status === 'completed')!;
+    expect(JSON.parse(pdfStep.metadata!)).toMatchObject({ charts: 3 });
+  });
+
+  it('a free report is the short one; an enterprise report adds a presentation', async () => {
+    const free = await userWithPlan('free-user@example.com', 'free');
+    const enterprise = await userWithPlan('ent-user@example.com', 'enterprise');
+    const [a, b] = await Promise.all([post(free.accessToken, ACME), post(enterprise.accessToken, ACME)]);
+    const freeId = ((await a.json()) as { trackingId: string }).trackingId;
+    const entId = ((await b.json()) as { trackingId: string }).trackingId;
+
+    const freeStatus = await finished(free.accessToken, freeId);
+    expect(freeStatus.downloadLinks.map((l) => l.kind)).toEqual(['pdf']);
+    const freePdf = await parsePdf(Buffer.from(await (await fetch(freeStatus.downloadLinks[0].url)).arrayBuffer()));
+    expect(freePdf.numpages).toBe(6);
+    expect(freePdf.text).not.toContain('Market Position');
+
+    const entStatus = await finished(enterprise.accessToken, entId);
+    expect(entStatus.downloadLinks.map((l) => l.kind)).toEqual(['pdf', 'presentation']);
+    const pptx = Buffer.from(await (await fetch(entStatus.downloadLinks[1].url)).arrayBuffer());
+    expect(pptx.subarray(0, 2).toString()).toBe('PK');
+    expect(pptx.includes(Buffer.from('ppt/slides/slide1.xml'))).toBe(true);
+  });
+
+  it('only the owner or an admin sees a report; others get the same 404 as for an unknown id', async () => {
+    const owner = await signIn(host, 'owner@example.com');
+    const other = await signIn(host, 'other@example.com');
+    const admin = await signInAdmin(host);
+    const { trackingId } = (await (await post(owner.accessToken, ACME)).json()) as { trackingId: string };
+    expect((await host.fetch(`/orchestrator/api/reports/${trackingId}`, { headers: bearer(owner.accessToken) })).status).toBe(200);
+    expect((await host.fetch(`/orchestrator/api/reports/${trackingId}`, { headers: bearer(admin.accessToken) })).status).toBe(200);
+    const foreign = await host.fetch(`/orchestrator/api/reports/${trackingId}`, { headers: bearer(other.accessToken) });
+    expect(foreign.status).toBe(404);
+    expect(await foreign.json()).toMatchObject({ code: 'REPORT_NOT_FOUND' });
+    expect((await host.fetch('/orchestrator/api/reports/rpt-unknown', { headers: bearer(owner.accessToken) })).status).toBe(404);
+    expect((await host.fetch('/orchestrator/api/reports/bad%20id!', { headers: bearer(owner.accessToken) })).status).toBe(400);
+    expect((await host.fetch(`/orchestrator/api/reports/${trackingId}`)).status).toBe(401);
+  });
+
+  it('rejects bad requests with a 4xx JSON body naming the problem, and stores nothing', async () => {
+    const user = await signIn(host, 'validator@example.com');
+    const before = await db().selectFrom('orchestrator_executions').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const cases: [unknown, number, string, RegExp][] = [
+      ['{"company_name":', 400, 'INVALID_JSON', /not valid JSON/],
+      [{ ...ACME, industry_id: '99' }, 400, 'VALIDATION_FAILED', /industry_id/],
+      [{ ...ACME, company_name: '' }, 400, 'VALIDATION_FAILED', /company_name/],
+      [{ company_name: 'X', industry_id: '52' }, 400, 'VALIDATION_FAILED', /profile is required/],
+      [{ ...ACME, profile: { ...ACME.profile, employees: 'many' } }, 400, 'VALIDATION_FAILED', /profile\.employees/],
+      [{ ...ACME, profile: { ...ACME.profile, revenue_history: [{ year: 2020, revenue: 1 }, { year: 2020, revenue: 2 }] } }, 400, 'VALIDATION_FAILED', /year 2020 more than once/],
+      [{ ...ACME, extra: true }, 400, 'VALIDATION_FAILED', /extra is not an allowed field/],
+      [{ ...ACME, profile: { ...ACME.profile, description: 'x'.repeat(70_000) } }, 413, 'PAYLOAD_TOO_LARGE', /limit/],
+    ];
+    for (const [body, status, code, message] of cases) {
+      const response = await post(user.accessToken, body);
+      const json = (await response.json()) as { error: string; message: string; code: string; timestamp: string };
+      expect([response.status, json.code]).toEqual([status, code]);
+      expect(json.message).toMatch(message);
+      expect(json.error).toBeTruthy();
+      expect(json.timestamp).toBeTruthy();
+    }
+    expect((await post(undefined, ACME)).status).toBe(401);
+    expect((await post('not-a-jwt', ACME)).status).toBe(401);
+    const after = await db().selectFrom('orchestrator_executions').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    expect(Number(after.n)).toBe(Number(before.n));
+  });
+
+  it('logs of a report are in step order in the processing log', async () => {
+    const user = await signIn(host, 'order@example.com');
+    const { trackingId } = (await (await post(user.accessToken, ACME)).json()) as { trackingId: string };
+    await finished(user.accessToken, trackingId);
+    const rows = await waitForRows(trackingId, stepsFor('free').length * 2);
+    const starts = rows.filter((r) => r.status === 'started').map((r) => r.step_number);
+    expect(starts).toEqual([0, 1, 2, 3, 4, 5, 6, 10, 11, 12, 99]);
+    expect((await logRows(trackingId)).every((r) => r.error_pattern === null)).toBe(true);
+  });
+});
