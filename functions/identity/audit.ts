@@ -33,10 +33,11 @@ export async function audit(meta: RequestMeta, entry: AuditEntry, executor: Kyse
     .values({
       timestamp: new Date().toISOString(),
       actor_type: entry.actor.type,
-      actor_id: entry.actor.id,
+      // Ids can come from a URL path: cut to the column width rather than fail the request.
+      actor_id: entry.actor.id?.slice(0, 320) ?? null,
       action: entry.action,
       target_type: entry.target?.type ?? null,
-      target_id: entry.target?.id ?? null,
+      target_id: entry.target?.id?.slice(0, 320) ?? null,
       result: entry.result,
       reason: entry.reason?.slice(0, 200) ?? null,
       ip: meta.ip,

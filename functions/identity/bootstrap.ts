@@ -38,6 +38,11 @@ export async function bootstrapAdmin(): Promise<void> {
   if (!email) return;
   const existing = await findUserByEmail(normalizeEmail(email));
   if (existing?.role === 'super_admin') return;
-  const { outcome } = await ensureUserWithRole(email, 'super_admin');
-  createLogger({ service: 'identity' }).info('bootstrap admin ready', { email: normalizeEmail(email), outcome });
+  try {
+    const { outcome } = await ensureUserWithRole(email, 'super_admin');
+    createLogger({ service: 'identity' }).info('bootstrap admin ready', { email: normalizeEmail(email), outcome });
+  } catch (error) {
+    // Several instances start at once: the one that lost the insert race finds the admin in place.
+    if ((await findUserByEmail(normalizeEmail(email)))?.role !== 'super_admin') throw error;
+  }
 }

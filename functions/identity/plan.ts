@@ -10,7 +10,7 @@ import { revokeUserSessions } from './sessions';
 import { identityDb } from './tables';
 import { toIso } from '../../shared/sql/dialect';
 
-export const invalidServiceToken = (message: string) => new HttpError(401, 'Invalid service token', message, 'AUTH_SERVICE_TOKEN_INVALID');
+const invalidServiceToken = (message: string) => new HttpError(401, 'Invalid service token', message, 'AUTH_SERVICE_TOKEN_INVALID');
 
 /** Who may call the plan endpoint: spec 5.1's two modes. */
 export interface PlanCaller {

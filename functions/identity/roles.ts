@@ -10,7 +10,7 @@ export interface Role {
 /** Lets an admin grant and remove roles ranked above `user` (admin, super_admin). */
 export const GRANT_PRIVILEGED = 'admin:roles:grant-privileged';
 
-// Roles change only through migrations, so one read per process is enough; `resetRoleCache` is for tests.
+// Roles change only through migrations, so one read per process is enough (emptied at start-up).
 let cache: Promise<Map<string, Role>> | undefined;
 
 async function loadRoles(): Promise<Map<string, Role>> {

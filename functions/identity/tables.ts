@@ -79,4 +79,3 @@ export type IdentityOwnTables = {
 export type IdentityTables = PlatformTables & IdentityOwnTables;
 
 export const identityDb = (): Kysely<IdentityTables> => db().withTables<IdentityOwnTables>();
-export type IdentityDb = ReturnType<typeof identityDb>;

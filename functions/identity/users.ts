@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Plan, UserStatus } from '../../shared/auth/access-token';
-import { page, toIso } from '../../shared/sql/dialect';
+import { isMssql, page, toIso } from '../../shared/sql/dialect';
 import type { UsersTable } from '../../shared/sql/tables';
 import { effectivePermissions } from './roles';
 import { identityDb, type IdentityTables } from './tables';
@@ -107,13 +107,17 @@ export interface UserQuery {
   offset: number;
 }
 
-const escapeLike = (value: string) => value.replace(/[\\%_[]/g, (c) => `\\${c}`);
+/** Emails are stored lower-cased; a position search keeps `%`, `_` and `[` plain characters on both dialects. */
+function emailContains(database: Kysely<IdentityTables>, text: string) {
+  const needle = normalizeEmail(text);
+  return isMssql(database) ? sql<boolean>`charindex(${needle}, ${sql.ref('email')}) > 0` : sql<boolean>`instr(${sql.ref('email')}, ${needle}) > 0`;
+}
 
 /** Ordered by creation then id so pages are stable; `email` matches any part of the address. */
 export async function listUsers(query: UserQuery) {
   const database = identityDb();
   let q = database.selectFrom('users');
-  if (query.email) q = q.where(sql<boolean>`${sql.ref('email')} like ${`%${escapeLike(normalizeEmail(query.email))}%`} escape '\\'`);
+  if (query.email) q = q.where(emailContains(database, query.email));
   if (query.role) q = q.where('role', '=', query.role);
   if (query.plan) q = q.where('plan', '=', query.plan);
   if (query.status) q = q.where('status', '=', query.status);

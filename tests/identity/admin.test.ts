@@ -1,6 +1,6 @@
 import { startTestHost, type TestHost } from '../helpers/host';
 import { signIn, signInAdmin, type SignedIn } from '../helpers/identity';
-import { auditEntries, call, expectError } from './support';
+import { advanceClock, auditEntries, call, expectError } from './support';
 
 let host: TestHost;
 let superAdmin: SignedIn;
@@ -16,6 +16,7 @@ beforeAll(async () => {
   user = await signIn(host, 'plain@example.com');
 });
 afterAll(() => host.stop());
+afterEach(() => jest.useRealTimers());
 
 const as = (who: SignedIn, method: string, path: string, body?: unknown) => call(host, method, path, { token: who.accessToken, body });
 
@@ -222,5 +223,15 @@ describe('compliance', () => {
     expect(r.admins.list.map((a: any) => a.email)).toEqual(expect.arrayContaining(['admin@example.com', 'ops@example.com']));
     expect(r.admins.inactive.map((a: any) => a.email)).not.toContain('admin@example.com');
     expect(r.admins.inactive.map((a: any) => a.email)).toEqual([]);
+  });
+
+  test('lists admins without a sign-in for 90 days', async () => {
+    await as(superAdmin, 'POST', '/admin/users', { email: 'dormant-admin@example.com', role: 'admin' });
+    advanceClock(91 * 24 * 3600_000);
+    const fresh = await signInAdmin(host);
+    const r = (await as(fresh, 'GET', '/admin/compliance')).body;
+    expect(r.admins.inactive.map((a: any) => a.email)).toEqual(expect.arrayContaining(['dormant-admin@example.com', 'ops@example.com']));
+    expect(r.admins.inactive.map((a: any) => a.email)).not.toContain('admin@example.com');
+    expect(r.sessions.olderThanPolicy).toBeGreaterThan(0);
   });
 });

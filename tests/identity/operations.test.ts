@@ -45,6 +45,10 @@ test('service-token CLI mints a token the plan endpoint accepts', async () => {
   expect(res.status).toBe(200);
 });
 
+test('the dev host banner names the outbox', () => {
+  expect(identity.describe!()).toEqual([`email        outbox ${path.join(host.dataDir, 'outbox')} (one .eml per message)`]);
+});
+
 test('the bootstrap admin exists as super_admin after start', async () => {
   const admin = await signInAdmin(host);
   expect(admin.user).toMatchObject({ email: 'admin@example.com', role: 'super_admin', status: 'active' });

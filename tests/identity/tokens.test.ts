@@ -123,6 +123,18 @@ describe('POST /auth/refresh', () => {
     expectError(await refresh(user.refreshToken), 401, 'REFRESH_TOKEN_EXPIRED');
   });
 
+  test('a session ends at its maximum age (30 days) however often it is refreshed', async () => {
+    const user = await signIn(host, 'marathon@example.com');
+    advanceClock(10 * 24 * 3600_000);
+    const day10 = await refresh(user.refreshToken);
+    expect(day10.status).toBe(200);
+    advanceClock(10 * 24 * 3600_000);
+    const day20 = await refresh(day10.body.refreshToken);
+    expect(day20.status).toBe(200);
+    advanceClock(11 * 24 * 3600_000);
+    expectError(await refresh(day20.body.refreshToken), 401, 'REFRESH_TOKEN_EXPIRED');
+  });
+
   test('unknown or malformed refresh tokens get 401 or 400, never 500', async () => {
     expectError(await refresh('rt_unknown'), 401, 'REFRESH_TOKEN_INVALID');
     expectError(await refresh(12), 400, 'VALIDATION_FAILED');

@@ -1,4 +1,5 @@
 import type { HttpRequest, HttpResponseInit } from '@azure/functions';
+import { isAdmin } from '../../../shared/auth/access-token';
 import { validate } from '../../../shared/http/body';
 import { badRequest, HttpError } from '../../../shared/http/errors';
 import { http, type RequestContext } from '../../../shared/http/handler';
@@ -30,7 +31,7 @@ export function adminRoute(
     try {
       requireAdminPermission(auth, permission);
     } catch (error) {
-      await audit(meta, { actor: userActor(auth), action, target, result: 'failure', reason: (error as HttpError).code });
+      await audit(meta, { actor: isAdmin(auth.user) ? adminActor(auth) : userActor(auth), action, target, result: 'failure', reason: (error as HttpError).code });
       throw error;
     }
     try {
@@ -52,21 +53,24 @@ export interface Paging {
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 100;
 
-export const PAGING_PROPERTIES = {
+const PAGING_PROPERTIES = {
   limit: { type: 'string', pattern: '^[0-9]{1,4}$' },
   offset: { type: 'string', pattern: '^[0-9]{1,9}$' },
 } as const;
 
+/** A query-string schema with limit/offset; build it once per route (ajv caches compiled schemas by object). */
+export const pagedQuerySchema = (properties: Record<string, object>) => ({ type: 'object', additionalProperties: false, properties: { ...properties, ...PAGING_PROPERTIES } });
+
 /** Validates a query string and turns limit/offset into numbers (limit 1-100, default 50). */
-export function readPagedQuery<T extends object>(request: HttpRequest, properties: Record<string, object>): T & Paging {
+export function readPagedQuery<T extends object>(request: HttpRequest, schema: object): T & Paging {
   const query: Record<string, string> = {};
   request.query.forEach((value, key) => {
     query[key] = value;
   });
-  const parsed = validate<Record<string, string>>({ type: 'object', additionalProperties: false, properties: { ...properties, ...PAGING_PROPERTIES } }, query, 'query');
+  const parsed = validate<Record<string, string>>(schema, query, 'query');
   const limit = parsed.limit === undefined ? DEFAULT_LIMIT : Number(parsed.limit);
   const offset = parsed.offset === undefined ? 0 : Number(parsed.offset);
   if (limit < 1 || limit > MAX_LIMIT) throw badRequest(`Invalid query: limit must be from 1 to ${MAX_LIMIT}`);
-  const { limit: _l, offset: _o, ...rest } = parsed;
+  const { limit: _limit, offset: _offset, ...rest } = parsed;
   return { ...(rest as T), limit, offset };
 }

@@ -8,7 +8,7 @@ import { findRole, roles } from '../roles';
 import { findSession, listSessions, revokeSession } from '../sessions';
 import { createUser, deleteUser, grantRole, patchUser, revokeRole, type UserPatch } from '../user-admin';
 import { findUserById, listUsers, toUserView, type UserQuery } from '../users';
-import { adminRoute, readPagedQuery } from './admin-route';
+import { adminRoute, pagedQuerySchema, readPagedQuery } from './admin-route';
 
 const EMAIL = { type: 'string', format: 'email', minLength: 3, maxLength: 320 } as const;
 const PERMISSIONS = { type: 'array', maxItems: 100, uniqueItems: true, items: { type: 'string', pattern: '^[a-z][a-z0-9_-]*(:[a-z0-9_*-]+)*$', maxLength: 100 } } as const;
@@ -24,6 +24,17 @@ const PATCH_USER_BODY = {
   additionalProperties: false,
   properties: { email: EMAIL, permissions: PERMISSIONS, plan: PLAN, status: STATUS },
 } as const;
+const ISO_INSTANT = { type: 'string', format: 'date-time', maxLength: 40 } as const;
+const USERS_QUERY = pagedQuerySchema({ email: { type: 'string', maxLength: 320 }, role: ROLE_ID, plan: PLAN, status: STATUS });
+const AUDIT_QUERY = pagedQuerySchema({
+  actor: { type: 'string', maxLength: 320 },
+  action: { type: 'string', maxLength: 64 },
+  target: { type: 'string', maxLength: 320 },
+  result: { enum: ['success', 'failure'] },
+  since: ISO_INSTANT,
+  until: ISO_INSTANT,
+});
+const SESSIONS_QUERY = pagedQuerySchema({ userId: { type: 'string', maxLength: 64 }, state: { enum: ['active', 'all'] } });
 const GRANT_ROLE_BODY = { type: 'object', required: ['roleId'], additionalProperties: false, properties: { roleId: ROLE_ID } } as const;
 
 const requireUserId = async (id: string) => {
@@ -38,7 +49,7 @@ const postUser = adminRoute('admin:users:create', 'user.create', async (request,
 });
 
 const getUsers = adminRoute('admin:users:read', 'user.list', async (request) => {
-  const query = readPagedQuery<Omit<UserQuery, 'limit' | 'offset'>>(request, { email: { type: 'string', maxLength: 320 }, role: ROLE_ID, plan: PLAN, status: STATUS });
+  const query = readPagedQuery<Omit<UserQuery, 'limit' | 'offset'>>(request, USERS_QUERY);
   return json(200, await listUsers(query));
 });
 
@@ -71,17 +82,9 @@ const getRolePermissions = adminRoute('admin:roles:read', 'role.read', async (re
   return json(200, { role: role.id, description: role.description, permissions: role.permissions });
 }, 'role');
 
-const ISO_INSTANT = { type: 'string', format: 'date-time', maxLength: 40 } as const;
 
 const getAudit = adminRoute('admin:audit:read', 'audit.read', async (request) => {
-  const query = readPagedQuery<{ actor?: string; action?: string; target?: string; result?: 'success' | 'failure'; since?: string; until?: string }>(request, {
-    actor: { type: 'string', maxLength: 320 },
-    action: { type: 'string', maxLength: 64 },
-    target: { type: 'string', maxLength: 320 },
-    result: { enum: ['success', 'failure'] },
-    since: ISO_INSTANT,
-    until: ISO_INSTANT,
-  });
+  const query = readPagedQuery<{ actor?: string; action?: string; target?: string; result?: 'success' | 'failure'; since?: string; until?: string }>(request, AUDIT_QUERY);
   const since = query.since ? new Date(query.since).toISOString() : undefined;
   const until = query.until ? new Date(query.until).toISOString() : undefined;
   if (since && until && since > until) throw badRequest('Invalid query: since is after until');
@@ -89,7 +92,7 @@ const getAudit = adminRoute('admin:audit:read', 'audit.read', async (request) =>
 });
 
 const getSessions = adminRoute('admin:sessions:read', 'session.list', async (request) => {
-  const query = readPagedQuery<{ userId?: string; state?: 'active' | 'all' }>(request, { userId: { type: 'string', maxLength: 64 }, state: { enum: ['active', 'all'] } });
+  const query = readPagedQuery<{ userId?: string; state?: 'active' | 'all' }>(request, SESSIONS_QUERY);
   return json(200, await listSessions({ ...query, state: query.state ?? 'active' }));
 });
 
