@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Kysely, Migrator, MssqlDialect, SqliteDialect, type MigrationResultSet } from 'kysely';
+import { Kysely, Migrator, MssqlDialect, SqliteDialect, type MigrationResultSet, type SqliteDatabase } from 'kysely';
 import { azureCredential } from '../azure-credential';
 import { config, type Config } from '../config';
 import { MIGRATIONS } from './migrations';
@@ -22,7 +22,31 @@ function createSqlite(cfg: Config): Kysely<PlatformTables> {
   database.pragma('synchronous = NORMAL');
   database.pragma('busy_timeout = 5000');
   database.pragma('foreign_keys = ON');
-  return new Kysely<PlatformTables>({ dialect: new SqliteDialect({ database }) });
+  return new Kysely<PlatformTables>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
+}
+
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely's SQLite driver prepares every statement again on every call; preparing is a large share
+ * of a small query's cost. Repositories issue a few hundred distinct statements, so a bounded
+ * cache keyed by SQL text reuses them (a statement still iterating is never handed out twice).
+ */
+export function withStatementCache(database: import('better-sqlite3').Database): SqliteDatabase {
+  const cache = new Map<string, import('better-sqlite3').Statement>();
+  return {
+    close: () => void database.close(),
+    prepare(sql: string) {
+      const cached = cache.get(sql);
+      if (cached && !cached.busy) return cached;
+      const statement = database.prepare(sql);
+      if (!cached) {
+        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+        cache.set(sql, statement);
+      }
+      return statement;
+    },
+  };
 }
 
 function createMssql(cfg: Config): Kysely<PlatformTables> {
