@@ -63,7 +63,7 @@ test('a completed execution: submission, ordered logs, metrics in both places an
     error_source: null,
     error_details: null,
   });
-  expect(body.data.logs[9]).toMatchObject({ step_name: 'AI_ORCHESTRATION', status: 'completed', tokens_used: 900, metadata: { step: 'AI_ORCHESTRATION' } });
+  expect(body.data.logs[9]).toMatchObject({ step_name: 'AI_ORCHESTRATION', status: 'completed', tokens_used: 900, metadata: '{"step":"AI_ORCHESTRATION"}' });
   const ids = body.data.logs.map((l: any) => l.id);
   expect([...ids].sort((a, b) => a - b)).toEqual(ids);
 

@@ -67,7 +67,7 @@ export async function executionStatus(trackingId: string, now: Date) {
     database.selectFrom('orchestrator_processing_log').selectAll().where('tracking_id', '=', trackingId).orderBy('id', 'asc'),
     STATUS_LOG_LIMIT,
   ).execute();
-  const logs = logRows.map((row) => ({ ...row, metadata: parseJson<unknown>(row.metadata, row.metadata), timestamp: toIso(row.timestamp) }));
+  const logs = logRows.map((row) => ({ ...row, timestamp: toIso(row.timestamp) }));
   const view = executionView(execution, now);
   const processingMetrics = {
     progress_percentage: execution.progress_percentage,
