@@ -83,10 +83,11 @@ export function seed(sqlite: Database.Database, options: SeedOptions): { executi
   sqlite.transaction(() => {
     for (let i = 0; i < options.executions; i++) {
       const trackingId = i === 0 ? STATUS_EXECUTION_ID : `trk_${i.toString(36).padStart(6, '0')}`;
-      // i = 0 is the newest; the newest 20 still process, five of them for over 10 minutes.
-      const created = i === 0 ? now - 3 * 60_000 : now - Math.floor((i / options.executions) * 30 * DAY) - (i < 20 ? 0 : 15 * 60_000) - (i >= 15 && i < 20 ? 20 * 60_000 : 0);
-      const processing = i < 20;
-      const failure = !processing && rnd() < 0.12 ? pickFailure() : undefined;
+      // i = 0 is the status route's subject, completed with a report file; the next 20 still
+      // process, five of them for over 10 minutes.
+      const processing = i >= 1 && i <= 20;
+      const created = i === 0 ? now - 10 * 60_000 : now - Math.floor((i / options.executions) * 30 * DAY) - (processing ? 0 : 15 * 60_000) - (i >= 16 && i <= 20 ? 20 * 60_000 : 0);
+      const failure = i > 0 && !processing && rnd() < 0.12 ? pickFailure() : undefined;
       const duration = Math.floor(30_000 + rnd() * 210_000);
       const company = pick(companies);
       const stagesRun = failure ? STAGES.slice(0, failure[2]) : processing ? STAGES.slice(0, 4) : STAGES;
@@ -116,7 +117,7 @@ export function seed(sqlite: Database.Database, options: SeedOptions): { executi
         current_step: processing ? 4 : null,
         current_step_name: processing ? 'AI_ORCHESTRATION' : null,
         attempts: failure && rnd() < 0.3 ? 2 : 1,
-        assets: !processing && !failure ? JSON.stringify([{ kind: 'report', blob: `${trackingId}/report.pdf`, contentType: 'application/pdf' }]) : null,
+        assets: !processing && !failure ? JSON.stringify([{ kind: 'pdf', blob: `${trackingId}/report.pdf`, contentType: 'application/pdf', fileName: 'report.pdf', size: 48_213 }]) : null,
         visuals_status: processing ? null : rnd() < 0.03 ? 'skipped' : 'included',
         error_message: failure ? failure[4] : null,
         error_pattern: failure ? failure[0] : null,

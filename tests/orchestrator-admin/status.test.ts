@@ -28,8 +28,8 @@ test('a completed execution: submission, ordered logs, metrics in both places an
     submission: JSON.stringify(submission),
     duration_ms: 90_000,
     assets: JSON.stringify([
-      { kind: 'report', blob: 'trk/report.pdf', contentType: 'application/pdf' },
-      { kind: 'presentation', blob: 'trk/deck.pptx', contentType: 'application/vnd.openxmlformats-officedocument.presentationml.presentation' },
+      { kind: 'pdf', blob: 'trk/report.pdf', contentType: 'application/pdf', fileName: 'report.pdf', size: 13 },
+      { kind: 'presentation', blob: 'trk/deck.pptx', contentType: 'application/vnd.openxmlformats-officedocument.presentationml.presentation', fileName: 'deck.pptx', size: 7 },
     ]),
   });
   const steps: [number, string][] = [[0, 'WORKFLOW_START'], [1, 'PROFILE_RETRIEVAL'], [2, 'STATUS_UPDATE'], [3, 'DATA_PREPARATION'], [4, 'AI_ORCHESTRATION'], [5, 'EXECUTIVE_SUMMARY'], [11, 'PDF_ENHANCEMENT'], [12, 'STORAGE_PROCESSING'], [99, 'WORKFLOW_COMPLETE']];
@@ -63,7 +63,7 @@ test('a completed execution: submission, ordered logs, metrics in both places an
     error_source: null,
     error_details: null,
   });
-  expect(body.data.logs[9]).toMatchObject({ step_name: 'AI_ORCHESTRATION', status: 'completed', tokens_used: 900, metadata: { step: 'AI_ORCHESTRATION' } });
+  expect(body.data.logs[9]).toMatchObject({ step_name: 'AI_ORCHESTRATION', status: 'completed', tokens_used: 900, metadata: '{"step":"AI_ORCHESTRATION"}' });
   const ids = body.data.logs.map((l: any) => l.id);
   expect([...ids].sort((a, b) => a - b)).toEqual(ids);
 
@@ -74,8 +74,8 @@ test('a completed execution: submission, ordered logs, metrics in both places an
   expect(body.downloadLinks).toHaveLength(2);
   expect(body.data.downloadLinks).toEqual(body.downloadLinks);
   expect(body.data.downloads).toEqual([
-    { kind: 'report', contentType: 'application/pdf', url: body.downloadLinks[0], expires_at: new Date(REAL_START.getTime() + HOUR).toISOString() },
-    expect.objectContaining({ kind: 'presentation', url: body.downloadLinks[1] }),
+    { kind: 'pdf', fileName: 'report.pdf', contentType: 'application/pdf', size: 13, url: body.downloadLinks[0], expiresAt: new Date(REAL_START.getTime() + HOUR).toISOString() },
+    expect.objectContaining({ kind: 'presentation', fileName: 'deck.pptx', url: body.downloadLinks[1] }),
   ]);
   jest.useRealTimers();
   const pdf = await fetch(body.downloadLinks[0]);
@@ -83,6 +83,10 @@ test('a completed execution: submission, ordered logs, metrics in both places an
   expect(pdf.status).toBe(200);
   expect(await pdf.text()).toBe('%PDF-1.7 acme');
   expect(new URL(body.downloadLinks[0]).searchParams.get('sp')).toBe('r');
+  jest.useRealTimers();
+  const overwrite = await fetch(body.downloadLinks[0], { method: 'PUT', headers: { 'x-ms-blob-type': 'BlockBlob' }, body: 'overwritten' });
+  useFakeClock();
+  expect(overwrite.status).toBe(403);
 
   expect(body.data.execution).toMatchObject({ tracking_id: trackingId, health_status: 'HEALTHY', duration_ms: 90_000, plan: 'pro', requested_by: 'user-1' });
 });

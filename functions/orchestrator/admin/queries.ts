@@ -22,6 +22,7 @@ export async function executionCounts(since: string): Promise<ExecutionCounts> {
   const rows = await db()
     .selectFrom('orchestrator_executions')
     .select(['processing_status', sql<number>`count(*)`.as('count'), sql<number | null>`avg(duration_ms * 1.0)`.as('avg_duration')])
+    .where('processing_status', 'in', ['completed', 'failed', 'processing'])
     .where('created_at', '>=', since)
     .groupBy('processing_status')
     .execute();

@@ -1,23 +1,15 @@
-import { config } from '../../../shared/config';
 import { db } from '../../../shared/sql/db';
 import { first, toIso } from '../../../shared/sql/dialect';
-import { readOnlyLink } from '../../../shared/storage-sas';
 import { notFound } from '../../../shared/http/errors';
+import { downloadLinks } from '../report/report-store';
+import type { ReportAsset } from '../workflow/executions';
 import { EXECUTION_COLUMNS, executionView } from './execution-view';
 
-/** Download links stay valid for an hour: long enough to open a report, short enough that a leaked link dies soon. */
-export const DOWNLOAD_LINK_TTL_SECONDS = 3600;
 /** An execution logs a few dozen rows; the cap keeps a runaway retry loop from producing a huge response. */
 export const STATUS_LOG_LIMIT = 1000;
 
 /** The workflow stages of spec 3.5: every execution goes through these; report sections (steps 5-10) come on top. */
 export const WORKFLOW_STAGES = [0, 1, 2, 3, 4, 11, 12, 99] as const;
-
-interface Asset {
-  kind: string;
-  blob: string;
-  contentType: string;
-}
 
 function parseJson<T>(text: string | null, fallback: T): T {
   if (!text) return fallback;
@@ -26,15 +18,6 @@ function parseJson<T>(text: string | null, fallback: T): T {
   } catch {
     return fallback;
   }
-}
-
-/** Signed links to the report files the orchestrator stored (`assets[].blob` names a blob in ORCHESTRATOR_REPORTS_CONTAINER). */
-async function downloads(assetsJson: string | null, now: Date) {
-  const assets = parseJson<Asset[]>(assetsJson, []).filter((a) => a && typeof a.blob === 'string');
-  const expiresAt = new Date(now.getTime() + DOWNLOAD_LINK_TTL_SECONDS * 1000).toISOString();
-  return Promise.all(
-    assets.map(async (a) => ({ kind: a.kind, contentType: a.contentType, url: await readOnlyLink(config().ORCHESTRATOR_REPORTS_CONTAINER, a.blob, DOWNLOAD_LINK_TTL_SECONDS), expires_at: expiresAt })),
-  );
 }
 
 /**
@@ -67,7 +50,7 @@ export async function executionStatus(trackingId: string, now: Date) {
     database.selectFrom('orchestrator_processing_log').selectAll().where('tracking_id', '=', trackingId).orderBy('id', 'asc'),
     STATUS_LOG_LIMIT,
   ).execute();
-  const logs = logRows.map((row) => ({ ...row, metadata: parseJson<unknown>(row.metadata, row.metadata), timestamp: toIso(row.timestamp) }));
+  const logs = logRows.map((row) => ({ ...row, timestamp: toIso(row.timestamp) }));
   const view = executionView(execution, now);
   const processingMetrics = {
     progress_percentage: execution.progress_percentage,
@@ -75,8 +58,9 @@ export async function executionStatus(trackingId: string, now: Date) {
     current_step: view.current_step?.step_name ?? null,
     current_step_number: view.current_step?.step_number ?? null,
   };
-  const links = await downloads(execution.assets, now);
-  const downloadLinks = links.map((l) => l.url);
+  // The same signed, read-only links the report's owner gets from GET /orchestrator/api/reports/{trackingId}.
+  const downloads = await downloadLinks(parseJson<ReportAsset[]>(execution.assets, []));
+  const links = downloads.map((d) => d.url);
 
   return {
     success: true,
@@ -88,11 +72,11 @@ export async function executionStatus(trackingId: string, now: Date) {
       submission: parseJson<unknown>(execution.submission, {}),
       logs,
       processing_metrics: processingMetrics,
-      downloadLinks,
-      downloads: links,
+      downloadLinks: links,
+      downloads,
     },
     // The client sample of spec 4.3 reads these two at the top level.
     processing_metrics: processingMetrics,
-    downloadLinks,
+    downloadLinks: links,
   };
 }
