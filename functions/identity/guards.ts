@@ -1,7 +1,6 @@
 import type { HttpRequest } from '@azure/functions';
-import { errors } from 'jose';
 import type { CompiledQuery, InferResult, Kysely } from 'kysely';
-import { bearerToken, CLOCK_TOLERANCE_SECONDS, isAdmin, verifyAccessToken, type AccessTokenClaims } from '../../shared/auth/access-token';
+import { bearerToken, CLOCK_TOLERANCE_SECONDS, isAdmin, verifyAccessTokenOr401, type AccessTokenClaims } from '../../shared/auth/access-token';
 import { forbidden, unauthorized } from '../../shared/http/errors';
 import type { Actor, RequestMeta } from './audit';
 import { identityDb, type IdentityTables } from './tables';
@@ -63,13 +62,7 @@ async function verifiedClaims(token: string): Promise<AccessTokenClaims> {
     if (Date.now() / 1000 > cached.exp + CLOCK_TOLERANCE_SECONDS) throw unauthorized('The access token has expired', 'AUTH_TOKEN_EXPIRED');
     return cached;
   }
-  let claims: AccessTokenClaims;
-  try {
-    claims = await verifyAccessToken(token);
-  } catch (error) {
-    if (error instanceof errors.JWTExpired) throw unauthorized('The access token has expired', 'AUTH_TOKEN_EXPIRED');
-    throw unauthorized('The access token is invalid', 'AUTH_TOKEN_INVALID');
-  }
+  const claims = await verifyAccessTokenOr401(token);
   if (verifiedTokens.size >= MAX_VERIFIED_TOKENS) verifiedTokens.delete(verifiedTokens.keys().next().value!);
   verifiedTokens.set(token, claims);
   return claims;

@@ -100,17 +100,21 @@ export function userFromClaims(claims: AccessTokenClaims): AuthUser {
   };
 }
 
-/** The signed-in user of a request (401 AUTH_REQUIRED / AUTH_TOKEN_INVALID / AUTH_TOKEN_EXPIRED otherwise). */
-export async function requireUser(request: HttpRequest): Promise<AuthUser> {
-  const token = bearerToken(request);
-  if (!token) throw unauthorized('A Bearer access token is required', 'AUTH_REQUIRED');
-  let claims: AccessTokenClaims;
+/** verifyAccessToken, with any failure as a 401 (AUTH_TOKEN_EXPIRED or AUTH_TOKEN_INVALID). */
+export async function verifyAccessTokenOr401(token: string): Promise<AccessTokenClaims> {
   try {
-    claims = await verifyAccessToken(token);
+    return await verifyAccessToken(token);
   } catch (error) {
     if (error instanceof errors.JWTExpired) throw unauthorized('The access token has expired', 'AUTH_TOKEN_EXPIRED');
     throw unauthorized('The access token is invalid', 'AUTH_TOKEN_INVALID');
   }
+}
+
+/** The signed-in user of a request (401 AUTH_REQUIRED / AUTH_TOKEN_INVALID / AUTH_TOKEN_EXPIRED otherwise). */
+export async function requireUser(request: HttpRequest): Promise<AuthUser> {
+  const token = bearerToken(request);
+  if (!token) throw unauthorized('A Bearer access token is required', 'AUTH_REQUIRED');
+  const claims = await verifyAccessTokenOr401(token);
   if (claims.status !== 'active') throw forbidden('The account is inactive', 'AUTH_USER_INACTIVE');
   return userFromClaims(claims);
 }

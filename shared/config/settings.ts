@@ -99,7 +99,7 @@ export const SETTINGS = {
     description: 'JSON array of private JWKs (ES256 or RS256, each with a kid). The first signs; all are published at /.well-known/jwks.json.',
   }),
   SERVICE_TOKEN_SECRET: required(secret(32), { services: ID, deploy: 'secret', description: 'HS256 secret that verifies the payment service admin token.' }),
-  SERVICE_TOKEN_SECRET_PREVIOUS: optional(secret(32), { services: ID, deploy: 'tuning', description: 'Previous service-token secret, accepted during rotation.' }),
+  SERVICE_TOKEN_SECRET_PREVIOUS: optional(secret(32), { services: ID, deploy: 'secret', description: 'Previous service-token secret, accepted during rotation.' }),
   OTP_HMAC_KEY: required(secret(32), { services: ID, deploy: 'secret', description: 'Key of the HMAC under which one-time codes are stored.' }),
   ALLOW_SIGNUP: withDefault(boolean, 'true', { services: ID, deploy: 'tuning', description: 'Whether an unknown email signs up on login.' }),
   BOOTSTRAP_ADMIN_EMAIL: optional(text, { services: ID, deploy: 'app', description: 'Created as super_admin at start-up when absent.' }),

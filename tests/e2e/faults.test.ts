@@ -5,7 +5,8 @@ import { TableClient } from '@azure/data-tables';
 import Stripe from 'stripe';
 import { freePort, startAzurite, type AzuriteHandle } from '../../devhost/azurite';
 import { readLatestCode } from '../../scripts/journey';
-import { eventually, startHostProcess, type HostProcess } from './process';
+import { waitFor } from '../helpers/wait';
+import { startHostProcess, type HostProcess } from './process';
 
 /**
  * The journey with faults, with the services deployed apart as in Azure: identity in one host
@@ -91,15 +92,15 @@ test('identity down during the webhook: the payment stands, the failed sync is s
 
   // Identity comes back on the same address; the payment service's retry timer finishes the job.
   identity = await startIdentity();
-  const validated = await eventually(async () => {
+  const validated = await waitFor(async () => {
     const v = await api(`${identity!.urls.identity}/auth/validate`, { token: user.accessToken });
-    return v.body.user?.plan === 'pro' ? v.body : undefined;
-  }, 'the plan to reach identity');
+    return v.body.user?.plan === 'pro' && v.body;
+  }, 60_000, 'the plan to reach identity');
   expect(validated.user).toMatchObject({ plan: 'pro', status: 'active' });
-  const after = await eventually(async () => {
+  const after = await waitFor(async () => {
     const s = await api(`${workers.urls.payment}/user-status`, { token: user.accessToken });
-    return s.body.sync?.state === 'synced' ? s.body : undefined;
-  }, 'payment to record the sync');
+    return s.body.sync?.state === 'synced' && s.body;
+  }, 60_000, 'payment to record the sync');
   expect(after).toMatchObject({ plan: 'pro', sync: { state: 'synced' } });
 });
 
@@ -112,10 +113,10 @@ test('visual service down: the report completes without visuals and the dashboar
     body: { company_name: 'Northwind Bakeries', industry_id: '31-33', profile: { employees: 12, revenue_history: [{ year: 2023, revenue: 800_000 }, { year: 2024, revenue: 950_000 }] } },
   });
   expect(order.status).toBe(202);
-  const report = await eventually(async () => {
+  const report = await waitFor(async () => {
     const r = await api(`${workers.urls.orchestrator}/api/reports/${order.body.trackingId}`, { token: user.accessToken });
-    return r.body.status === 'processing' ? undefined : r.body;
-  }, 'the report to finish');
+    return r.body.status !== 'processing' && r.body;
+  }, 60_000, 'the report to finish');
   expect(report).toMatchObject({ status: 'completed', visuals: { status: 'skipped', error: expect.any(String) } });
   expect(report.downloadLinks.length).toBeGreaterThan(0);
   const pdf = Buffer.from(await (await fetch(report.downloadLinks[0].url ?? report.downloadLinks[0])).arrayBuffer());

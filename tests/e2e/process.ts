@@ -44,14 +44,3 @@ export async function startHostProcess(cwd: string, env: Record<string, string> 
     },
   };
 }
-
-/** Waits for an outcome another process produces (not a fixed sleep): polls until `probe` returns a value. */
-export async function eventually<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}

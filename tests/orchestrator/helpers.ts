@@ -28,16 +28,9 @@ export const ACME: ReportRequest = {
   },
 };
 
-/** Polls until `probe` returns a value (not undefined/false), failing after `timeoutMs`. */
-export async function waitFor<T>(probe: () => Promise<T | undefined | false>, timeoutMs = 30_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+import { waitFor } from '../helpers/wait';
+
+export { waitFor };
 
 /** Stores an execution as POST /api/reports would (requested by `userId`) and enqueues its message. */
 export async function submitDirect(trackingId: string, plan: Plan, request: ReportRequest = ACME, userId = 'user-direct'): Promise<void> {

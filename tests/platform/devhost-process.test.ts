@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../devhost/host';
+import { waitFor } from '../helpers/wait';
 
 /** `npm start` as a user runs it: a separate process, in a fresh directory, with no settings file. */
 function startCli(dir: string): { child: ChildProcess; output: () => string; banner: Promise<Record<string, string>> } {
@@ -35,14 +36,6 @@ const alive = (pid: number) => {
     return false;
   }
 };
-
-async function until(condition: () => boolean, what: string, timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 let dir: string;
 beforeEach(() => {
@@ -82,5 +75,5 @@ test('even when the dev host is killed outright, its Azurite exits', async () =>
   await banner;
   const azuritePid = Number(/Azurite \(pid (\d+)\)/.exec(output())![1]);
   child.kill('SIGKILL');
-  await until(() => !alive(azuritePid), 'Azurite to exit after its parent died');
+  await waitFor(async () => !alive(azuritePid), 15_000, 'Azurite to exit after its parent died');
 });

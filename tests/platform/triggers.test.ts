@@ -3,6 +3,7 @@ import { createLogger } from '../../shared/logging';
 import { enqueueJson, queue } from '../../shared/storage';
 import { resolveSchedule, startTimers } from '../../devhost/timers';
 import { startTestHost, type TestHost } from '../helpers/host';
+import { waitFor } from '../helpers/wait';
 
 const quiet = createLogger({ test: true });
 
@@ -51,27 +52,19 @@ describe('storage-queue triggers', () => {
   });
   afterAll(() => host.stop());
 
-  /** Waits for an observable outcome (not a fixed sleep): polls until `done` or fails after the deadline. */
-  async function eventually(done: () => Promise<boolean>, what: string, timeoutMs = 20_000) {
-    const deadline = Date.now() + timeoutMs;
-    while (!(await done())) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setImmediate(r));
-    }
-  }
 
   test('a JSON message is delivered parsed and then deleted', async () => {
     await enqueueJson('test-working', { hello: 'world', n: 1 });
-    await eventually(async () => handled.length === 1, 'delivery');
+    await waitFor(async () => handled.length === 1, 20_000, 'delivery');
     expect(handled[0]).toEqual({ hello: 'world', n: 1 });
     const client = await queue('test-working');
-    await eventually(async () => (await client.getProperties()).approximateMessagesCount === 0, 'deletion');
+    await waitFor(async () => (await client.getProperties()).approximateMessagesCount === 0, 20_000, 'deletion');
   });
 
   test('a failing message is retried, then moved to <queue>-poison after its fifth dequeue', async () => {
     await enqueueJson('test-failing', { job: 'x' });
     const poison = await queue('test-failing-poison');
-    await eventually(async () => (await poison.peekMessages()).peekedMessageItems.length === 1, 'the poison message');
+    await waitFor(async () => (await poison.peekMessages()).peekedMessageItems.length === 1, 20_000, 'the poison message');
     expect(attempts).toEqual([1, 2, 3, 4, 5]);
     const [moved] = (await poison.peekMessages()).peekedMessageItems;
     expect(JSON.parse(Buffer.from(moved.messageText, 'base64').toString())).toEqual({ job: 'x' });
