@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { InvocationContext } from '@azure/functions';
 import type { DequeuedMessageItem, QueueClient } from '@azure/storage-queue';
-import type { QueueFunction } from '../shared/functions';
+import { resolveAppSetting, type QueueFunction } from '../shared/functions';
+import { settingDefaults } from '../shared/config';
 import type { Logger } from '../shared/logging';
 import { queue } from '../shared/storage';
 
@@ -95,7 +96,7 @@ export function startQueuePollers(functions: QueueFunction[], settings: QueueSet
     }
   }
 
-  const loops = functions.map((fn) => poll(fn));
+  const loops = functions.map((fn) => poll({ ...fn, queueName: resolveAppSetting(fn.queueName, { ...settingDefaults(), ...process.env }) }));
   return {
     async stop() {
       stopped = true;

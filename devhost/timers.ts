@@ -1,17 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { InvocationContext, type Timer } from '@azure/functions';
 import { Cron } from 'croner';
-import type { TimerFunction } from '../shared/functions';
+import { resolveAppSetting, type TimerFunction } from '../shared/functions';
+import { settingDefaults } from '../shared/config';
 import type { Logger } from '../shared/logging';
-
-/** As in Azure, a schedule written `%NAME%` is read from the app setting NAME. */
-export function resolveSchedule(schedule: string, env: NodeJS.ProcessEnv = process.env): string {
-  const m = /^%([A-Za-z0-9_]+)%$/.exec(schedule.trim());
-  if (!m) return schedule;
-  const value = env[m[1]];
-  if (!value) throw new Error(`Timer schedule ${schedule}: app setting ${m[1]} is not set`);
-  return value;
-}
 
 export interface TimerHandle {
   stop(): Promise<void>;
@@ -32,7 +24,7 @@ export function startTimers(functions: TimerFunction[], log: Logger): TimerHandl
       running.add(run);
       return run.finally(() => running.delete(run));
     };
-    const job: Cron = new Cron(resolveSchedule(fn.schedule), { protect: true, catch: true }, () => invoke(false));
+    const job: Cron = new Cron(resolveAppSetting(fn.schedule, { ...settingDefaults(), ...process.env }), { protect: true, catch: true }, () => invoke(false));
     if (fn.runOnStartup) void invoke(false);
     return job;
   });

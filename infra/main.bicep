@@ -192,6 +192,7 @@ module appSettings 'modules/app-settings.bicep' = [for (app, i) in apps: {
     orchestratorAiEndpoint: orchestratorAiEndpoint
     orchestratorAiProvider: orchestratorAiProvider
     orchestratorAiModel: orchestratorAiModel
+    reportQueue: storage.outputs.reportQueue
   }
 }]
 

@@ -16,7 +16,7 @@ export interface HttpFunction {
 export interface TimerFunction {
   kind: 'timer';
   name: string;
-  /** Six-field NCRONTAB: second minute hour day month day-of-week. */
+  /** Six-field NCRONTAB: second minute hour day month day-of-week, or `%SETTING%`. */
   schedule: string;
   runOnStartup?: boolean;
   handler: (timer: Timer, context: InvocationContext) => Promise<void>;
@@ -25,6 +25,7 @@ export interface TimerFunction {
 export interface QueueFunction {
   kind: 'queue';
   name: string;
+  /** The queue, or `%SETTING%` to read it from an app setting. */
   queueName: string;
   /** JSON messages arrive parsed, as the Functions host delivers them. */
   handler: (message: unknown, context: InvocationContext) => Promise<void>;
@@ -39,4 +40,16 @@ export interface ServiceDefinition {
   stop?: () => Promise<void>;
   /** Lines for the dev host's start-up banner (where this service keeps local data, offline modes). */
   describe?: () => string[];
+}
+
+/**
+ * A trigger property written `%NAME%` (a timer schedule, a queue name) is read from the app
+ * setting NAME, as the Functions host binds it; anything else is taken literally.
+ */
+export function resolveAppSetting(expression: string, env: NodeJS.ProcessEnv = process.env): string {
+  const m = /^%([A-Za-z0-9_]+)%$/.exec(expression.trim());
+  if (!m) return expression;
+  const value = env[m[1]];
+  if (!value) throw new Error(`${expression}: app setting ${m[1]} is not set`);
+  return value;
 }

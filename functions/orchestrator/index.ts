@@ -16,8 +16,7 @@ export const orchestrator: ServiceDefinition = {
     { kind: 'http', name: 'orchestrator-reports-get', route: 'orchestrator/api/reports/{trackingId}', methods: ['GET'], handler: getReport },
     { kind: 'http', name: 'orchestrator-test-workflow-logger', route: 'orchestrator/test-workflow-logger', methods: ['POST'], handler: testWorkflowLogger },
     { kind: 'http', name: 'orchestrator-test-enhanced-orchestrator', route: 'orchestrator/test-enhanced-orchestrator', methods: ['POST'], handler: testEnhancedOrchestrator },
-    // The queue name is read when the functions are registered (once per process, as Azure binds it).
-    { kind: 'queue', name: 'orchestrator-run-execution', get queueName() { return config().ORCHESTRATOR_QUEUE; }, handler: runQueuedExecution },
+    { kind: 'queue', name: 'orchestrator-run-execution', queueName: '%ORCHESTRATOR_QUEUE%', handler: runQueuedExecution },
     { kind: 'timer', name: 'orchestrator-fail-stuck-executions', schedule: '0 * * * * *', handler: async () => void (await failStuckExecutions()) },
     ...adminFunctions,
   ],

@@ -24,6 +24,8 @@ param sqlPoolMax int
 param orchestratorAiEndpoint string
 param orchestratorAiProvider string
 param orchestratorAiModel string
+@description('The report execution queue (the orchestrator\'s queue trigger reads it as %ORCHESTRATOR_QUEUE%).')
+param reportQueue string
 
 var plainSettingsByService = {
   all: {
@@ -45,6 +47,7 @@ var plainSettingsByService = {
     PAYMENT_SYNC_RETRY_SCHEDULE: '0 */1 * * * *'
   }
   orchestrator: {
+    ORCHESTRATOR_QUEUE: reportQueue
     IDENTITY_URL: serviceUrls.identity
     VISUAL_URL: serviceUrls.visual
     ORCHESTRATOR_AI_ENDPOINT: orchestratorAiEndpoint

@@ -108,4 +108,5 @@ resource roleAssignments 'Microsoft.Authorization/roleAssignments@2022-04-01' = 
 }]
 
 output name string = account.name
+output reportQueue string = reportQueue
 output blobEndpoint string = account.properties.primaryEndpoints.blob

@@ -79,3 +79,10 @@ export function serviceUrl(service: ServiceName, cfg: Config = config()): string
   const setting = URL_SETTINGS[service];
   return (setting && cfg[setting]) || `${publicUrl(cfg)}/${service}`;
 }
+
+/** Every setting's embedded default, for resolving `%SETTING%` trigger properties on a laptop whose local.settings.json predates the setting. */
+export function settingDefaults(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, setting] of Object.entries(SETTINGS) as [string, Setting<unknown>][]) if (setting.default !== undefined) out[name] = setting.default;
+  return out;
+}

@@ -146,7 +146,7 @@ export const SETTINGS = {
     services: ['orchestrator', 'visual'], deploy: 'secret',
     description: 'Bearer token the orchestrator sends to the visual service; when set the visual API requires it.',
   }),
-  ORCHESTRATOR_QUEUE: withDefault(text, 'report-executions', { services: ORC, deploy: 'tuning', description: 'Storage queue that carries report executions to the queue-triggered runner.' }),
+  ORCHESTRATOR_QUEUE: withDefault(text, 'report-executions', { services: ORC, deploy: 'app', description: 'Storage queue that carries report executions to the queue-triggered runner.' }),
   ORCHESTRATOR_REPORTS_CONTAINER: withDefault(text, 'reports', { services: ORC, deploy: 'tuning', description: 'Blob container holding generated PDFs and presentations.' }),
   ORCHESTRATOR_DOWNLOAD_LINK_MINUTES: withDefault(integer(1, 7 * 24 * 60), '60', { services: ORC, deploy: 'tuning', description: 'Lifetime of the read-only SAS download links, in minutes.' }),
   ORCHESTRATOR_STUCK_MINUTES: withDefault(integer(1, 24 * 60), '30', {

@@ -1,11 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../devhost/host';
-import { withSettingsTable } from '../../shared/config/table';
+import { replaceGeneratedBlock } from '../../shared/markdown';
+import { GENERATED } from '../../scripts/docs-tables';
 
-test("the README's configuration table lists exactly the settings the code reads (npm run docs:settings)", () => {
-  const readme = fs.readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8');
-  expect(readme).toBe(withSettingsTable(readme));
+test.each(GENERATED.map((g) => [g.file, g.block, g] as const))('%s: the generated %s table matches the code (npm run docs:generate)', (file, block, generated) => {
+  const text = fs.readFileSync(path.join(PROJECT_ROOT, file), 'utf8');
+  expect(text).toBe(replaceGeneratedBlock(text, block, generated.content()));
 });
 
 test('the README shows the two commands that set everything up', () => {

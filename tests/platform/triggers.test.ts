@@ -1,7 +1,8 @@
 import type { QueueFunction, TimerFunction } from '../../shared/functions';
 import { createLogger } from '../../shared/logging';
 import { enqueueJson, queue } from '../../shared/storage';
-import { resolveSchedule, startTimers } from '../../devhost/timers';
+import { startTimers } from '../../devhost/timers';
+import { resolveAppSetting } from '../../shared/functions';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { waitFor } from '../helpers/wait';
 
@@ -73,10 +74,10 @@ describe('storage-queue triggers', () => {
   });
 });
 
-describe('timer schedules from app settings', () => {
+describe('trigger properties from app settings', () => {
   test('%NAME% reads the schedule from the setting, as Azure does', () => {
-    expect(resolveSchedule('%MY_SCHEDULE%', { MY_SCHEDULE: '*/5 * * * * *' })).toBe('*/5 * * * * *');
-    expect(resolveSchedule('0 0 * * * *', {})).toBe('0 0 * * * *');
-    expect(() => resolveSchedule('%MISSING%', {})).toThrow(/MISSING is not set/);
+    expect(resolveAppSetting('%MY_SCHEDULE%', { MY_SCHEDULE: '*/5 * * * * *' })).toBe('*/5 * * * * *');
+    expect(resolveAppSetting('0 0 * * * *', {})).toBe('0 0 * * * *');
+    expect(() => resolveAppSetting('%MISSING%', {})).toThrow(/MISSING is not set/);
   });
 });

@@ -3,7 +3,7 @@ import * as platform from './001_platform';
 import * as orchestrator from './002_orchestrator';
 import * as identity from './003_identity';
 import * as payment from './004_payment';
-import * as orchestratorAdminIndexes from './007_orchestrator_admin_indexes';
+import * as orchestratorAdminIndexes from './005_orchestrator_admin_indexes';
 
 /** The one migration history, in order, for SQLite and Azure SQL alike. `sql/` holds its T-SQL (npm run sql:generate). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -11,5 +11,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '002_orchestrator': orchestrator,
   '003_identity': identity,
   '004_payment': payment,
-  '007_orchestrator_admin_indexes': orchestratorAdminIndexes,
+  '005_orchestrator_admin_indexes': orchestratorAdminIndexes,
 };

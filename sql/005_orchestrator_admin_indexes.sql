@@ -1,4 +1,4 @@
--- Generated from shared/sql/migrations/007_orchestrator_admin_indexes.ts by `npm run sql:generate`. Do not edit by hand.
+-- Generated from shared/sql/migrations/005_orchestrator_admin_indexes.ts by `npm run sql:generate`. Do not edit by hand.
 
 SET QUOTED_IDENTIFIER ON;
 GO

@@ -1,0 +1,14 @@
+import { cell } from '../shared/markdown';
+import { SERVICES } from './registry';
+
+/** docs/architecture.md's table of every function: HTTP routes, timers and queue triggers, by service. */
+export function functionTable(): string {
+  const rows = SERVICES.flatMap((service) =>
+    service.functions.map((fn) => {
+      const trigger =
+        fn.kind === 'http' ? `${fn.methods.join(', ')} \`/${fn.route}\`` : fn.kind === 'timer' ? `timer \`${fn.schedule}\`` : `queue \`${fn.queueName}\``;
+      return `| ${service.name} | ${cell(trigger)} | \`${fn.name}\` |`;
+    }),
+  );
+  return ['| Service | Trigger | Function |', '|---|---|---|', ...rows].join('\n');
+}
