@@ -10,16 +10,20 @@ import {
 } from 'kysely';
 import { MIGRATIONS } from './migrations';
 
-/** A driver that runs nothing and records each statement Kysely would send to Azure SQL. */
+/**
+ * A driver that runs nothing and records each statement Kysely would send to Azure SQL. Every
+ * query answers `rows` (placeholder rows let domain code go on to its next statement).
+ */
 class RecordingDriver implements Driver {
   readonly statements: CompiledQuery[] = [];
+  constructor(private readonly rows: unknown[]) {}
   async init(): Promise<void> {}
   async acquireConnection(): Promise<DatabaseConnection> {
-    const statements = this.statements;
+    const { statements, rows } = this;
     return {
       async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
         statements.push(query);
-        return { rows: [] };
+        return { rows: rows as R[], numAffectedRows: BigInt(rows.length) };
       },
       // eslint-disable-next-line require-yield
       async *streamQuery() {
@@ -35,8 +39,8 @@ class RecordingDriver implements Driver {
 }
 
 /** A Kysely instance that compiles for Azure SQL and records instead of executing. */
-export function recordingMssql(): { db: Kysely<any>; statements: CompiledQuery[] } {
-  const driver = new RecordingDriver();
+export function recordingMssql(rows: unknown[] = []): { db: Kysely<any>; statements: CompiledQuery[] } {
+  const driver = new RecordingDriver(rows);
   const db = new Kysely<any>({
     dialect: {
       createAdapter: () => new MssqlAdapter(),
