@@ -5,6 +5,7 @@
  */
 import { parentPort, threadId, workerData } from 'node:worker_threads';
 import { createCanvas, GlobalFonts, SvgExportFlag } from '@napi-rs/canvas';
+import { withPngDensity } from './png-density';
 import { Resvg } from '@resvg/resvg-js';
 import { Chart, type ChartConfiguration, type ChartItem, type Plugin } from 'chart.js/auto';
 import { buildDeck } from './deck';
@@ -40,7 +41,7 @@ function renderChart(task: Extract<RenderTask, { kind: 'chart' }>): Buffer {
   try {
     // Encode before destroy: destroy clears the canvas.
     // The PNG's pHYs says 96 dpi per CSS pixel, so documents place a 2x image at the chart's layout size.
-    return 'getContent' in canvas ? canvas.getContent() : canvas.encodeSync('png', { resolution: Math.round(96 * task.pixelRatio) });
+    return 'getContent' in canvas ? canvas.getContent() : withPngDensity(canvas.encodeSync('png'), 96 * task.pixelRatio);
   } finally {
     chart.destroy();
   }
