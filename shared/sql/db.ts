@@ -32,7 +32,7 @@ const STATEMENT_CACHE_SIZE = 500;
  * of a small query's cost. Repositories issue a few hundred distinct statements, so a bounded
  * cache keyed by SQL text reuses them (a statement still iterating is never handed out twice).
  */
-export function withStatementCache(database: import('better-sqlite3').Database): SqliteDatabase {
+function withStatementCache(database: import('better-sqlite3').Database): SqliteDatabase {
   const cache = new Map<string, import('better-sqlite3').Statement>();
   return {
     close: () => void database.close(),

@@ -46,9 +46,6 @@ export function toIso(value: string | Date | null | undefined): string | null {
   return value instanceof Date ? value.toISOString() : new Date(value.endsWith('Z') || value.includes('+') ? value : `${value}Z`).toISOString();
 }
 
-/** Booleans are 0/1 in SQLite and bit in Azure SQL. */
-export const toBool = (value: unknown): boolean => value === true || value === 1 || value === '1';
-
 /** A CHECK constraint that keeps a column within a fixed set of values. */
 export function checkIn(column: string, values: readonly string[]) {
   return sql`${sql.ref(column)} in (${sql.join(values.map((v) => sql.lit(v)))})`;

@@ -1,21 +1,9 @@
-import { startTestHost, type TestHost } from '../helpers/host';
-import { DAY, HOUR, MINUTE, NOW, adminClient, clearOrchestratorTables, insertExecution, useFakeClock, type AdminClient } from './fixtures';
+import { adminTestHost, DAY, HOUR, insertExecution, MINUTE, NOW } from './fixtures';
 
-let host: TestHost;
-let client: AdminClient;
-beforeAll(async () => {
-  host = await startTestHost();
-  useFakeClock();
-  client = await adminClient(host);
-});
-afterAll(async () => {
-  jest.useRealTimers();
-  await host.stop();
-});
-beforeEach(() => clearOrchestratorTables());
+const admin = adminTestHost();
 
 const executions = async (query = '') => {
-  const res = await client.get(`dashboard/executions${query}`);
+  const res = await admin.client.get(`dashboard/executions${query}`);
   expect(res.status).toBe(200);
   return res.body;
 };
@@ -138,7 +126,7 @@ test('status=all (the default) lists every status', async () => {
 });
 
 test.each(['limit=0', 'limit=101', 'limit=abc', 'limit=1.5', 'limit=-1', 'limit=', 'status=running', 'status=ALL', 'sort=asc'])('%s is a 400', async (query) => {
-  const res = await client.get(`dashboard/executions?${query}`);
+  const res = await admin.client.get(`dashboard/executions?${query}`);
   expect(res.status).toBe(400);
   expect(res.body).toMatchObject({ error: 'Bad request', code: expect.stringMatching(/^(INVALID_QUERY|VALIDATION_FAILED)$/), message: expect.any(String), timestamp: expect.any(String) });
 });

@@ -1,22 +1,9 @@
-import { startTestHost, type TestHost } from '../helpers/host';
-import { DAY, HOUR, MINUTE, NOW, adminClient, clearOrchestratorTables, insertExecution, insertLog, insertLogs, useFakeClock, type AdminClient } from './fixtures';
+import { adminTestHost, ago, DAY, HOUR, insertExecution, insertLog, insertLogs, MINUTE, NOW } from './fixtures';
 
-let host: TestHost;
-let client: AdminClient;
-beforeAll(async () => {
-  host = await startTestHost();
-  useFakeClock();
-  client = await adminClient(host);
-});
-afterAll(async () => {
-  jest.useRealTimers();
-  await host.stop();
-});
-beforeEach(() => clearOrchestratorTables());
+const admin = adminTestHost();
 
-const iso = (msAgo: number) => new Date(NOW.getTime() - msAgo).toISOString();
 const failures = async (query = '') => {
-  const res = await client.get(`dashboard/failures${query}`);
+  const res = await admin.client.get(`dashboard/failures${query}`);
   expect(res.status).toBe(200);
   return res.body;
 };
@@ -38,7 +25,7 @@ test.each([
   await spreadErrors();
   const body = await failures(query);
   expect(body.timeframe).toBe(timeframe);
-  expect(body.since).toBe(iso(windowMs));
+  expect(body.since).toBe(ago(windowMs));
   expect(body.failure_analysis.total_errors).toBe(errors);
   const { timeline } = body.failure_analysis;
   expect(timeline.interval).toBe(timeframe === '24h' ? 'hour' : 'day');
@@ -47,7 +34,7 @@ test.each([
 });
 
 test.each(['timeframe=1h', 'timeframe=7D', 'timeframe=', 'window=24h'])('%s is a 400', async (query) => {
-  const res = await client.get(`dashboard/failures?${query}`);
+  const res = await admin.client.get(`dashboard/failures?${query}`);
   expect(res.status).toBe(400);
   expect(res.body.code).toBe('VALIDATION_FAILED');
 });
@@ -60,8 +47,8 @@ test('error_patterns: occurrences, latest occurrence and up to three distinct re
   await insertLog({ atAgo: MINUTE, error_pattern: 'SCHEMA_MISSING', error_source: 'SQL_DATABASE', error_message: 'Invalid column name processing_step' });
   const { failure_analysis: analysis } = await failures();
   expect(analysis.error_patterns).toEqual([
-    { error_pattern: 'TIMEOUT', occurrences: 5, latest_occurrence: iso(2 * HOUR), sample_messages: 'AI call timed out | render timed out | step timed out after 120 s' },
-    { error_pattern: 'SCHEMA_MISSING', occurrences: 1, latest_occurrence: iso(MINUTE), sample_messages: 'Invalid column name processing_step' },
+    { error_pattern: 'TIMEOUT', occurrences: 5, latest_occurrence: ago(2 * HOUR), sample_messages: 'AI call timed out | render timed out | step timed out after 120 s' },
+    { error_pattern: 'SCHEMA_MISSING', occurrences: 1, latest_occurrence: ago(MINUTE), sample_messages: 'Invalid column name processing_step' },
   ]);
   expect(analysis.troubleshooting_recommendations).toEqual([
     { issue: 'SCHEMA_MISSING', count: 1, recommendation: expect.stringContaining('schema=check'), priority: 'HIGH' },
@@ -79,8 +66,8 @@ test('step failures: which steps fail, how often and when last', async () => {
   await insertLog({ atAgo: HOUR, step_name: 'STORAGE_PROCESSING', step_number: 12, error_pattern: 'BLOB_CONNECTION', error_source: 'BLOB_STORAGE' });
   await insertLog({ atAgo: HOUR, status: 'completed', step_name: 'PDF_ENHANCEMENT', step_number: 11, error_pattern: null, error_source: null, error_message: null });
   expect((await failures()).failure_analysis.step_failures).toEqual([
-    { step_number: 4, step_name: 'AI_ORCHESTRATION', failures: 3, percentage: 75, latest_failure: iso(2 * HOUR) },
-    { step_number: 12, step_name: 'STORAGE_PROCESSING', failures: 1, percentage: 25, latest_failure: iso(HOUR) },
+    { step_number: 4, step_name: 'AI_ORCHESTRATION', failures: 3, percentage: 75, latest_failure: ago(2 * HOUR) },
+    { step_number: 12, step_name: 'STORAGE_PROCESSING', failures: 1, percentage: 25, latest_failure: ago(HOUR) },
   ]);
 });
 
@@ -96,14 +83,14 @@ test('affected clients: the failed executions of the window, newest first, with 
       company_name: 'Acme Corp',
       industry_id: '54',
       tracking_id: second,
-      submitted_at: iso(HOUR),
-      failed_at: iso(HOUR - 7000),
+      submitted_at: ago(HOUR),
+      failed_at: ago(HOUR - 7000),
       error_pattern: 'BLOB_CONNECTION',
       error_source: 'BLOB_STORAGE',
       error_step: 'STORAGE_PROCESSING',
       error_message: 'container unreachable',
     },
-    expect.objectContaining({ company_name: 'Beta LLC', tracking_id: first, failed_at: iso(3 * HOUR - 5000), error_pattern: 'AI_SERVICE' }),
+    expect.objectContaining({ company_name: 'Beta LLC', tracking_id: first, failed_at: ago(3 * HOUR - 5000), error_pattern: 'AI_SERVICE' }),
   ]);
   expect((await failures('?timeframe=7d')).failure_analysis.affected_clients.failed_executions).toBe(3);
 });

@@ -3,7 +3,7 @@ import type { Insertable } from 'kysely';
 import type { ExecutionsTable, ProcessingLogExtension, ProcessingLogTable } from '../../shared/sql/tables';
 
 type ExecutionInsert = Required<Insertable<ExecutionsTable>>;
-import type { TestHost } from '../helpers/host';
+import { startTestHost, type TestHost } from '../helpers/host';
 import { bearer, signIn, signInAdmin } from '../helpers/identity';
 
 export const MINUTE = 60_000;
@@ -117,4 +117,24 @@ export async function adminClient(host: TestHost): Promise<AdminClient> {
       return { status: res.status, body: await res.json() };
     },
   };
+}
+
+/**
+ * One dev host per test file with a signed-in admin and a fake clock at NOW; the orchestrator
+ * tables are emptied before each test. `prepare` runs before the clock is faked (real storage calls).
+ */
+export function adminTestHost(prepare?: () => Promise<void>): { host: TestHost; client: AdminClient } {
+  const context = {} as { host: TestHost; client: AdminClient };
+  beforeAll(async () => {
+    context.host = await startTestHost();
+    await prepare?.();
+    useFakeClock();
+    context.client = await adminClient(context.host);
+  });
+  afterAll(async () => {
+    jest.useRealTimers();
+    await context.host?.stop();
+  });
+  beforeEach(() => clearOrchestratorTables());
+  return context;
 }

@@ -1,21 +1,9 @@
-import { startTestHost, type TestHost } from '../helpers/host';
-import { DAY, HOUR, MINUTE, NOW, adminClient, clearOrchestratorTables, insertExecution, insertLogs, useFakeClock, type AdminClient } from './fixtures';
+import { adminTestHost, DAY, HOUR, insertExecution, insertLogs, MINUTE, NOW } from './fixtures';
 
-let host: TestHost;
-let client: AdminClient;
-beforeAll(async () => {
-  host = await startTestHost();
-  useFakeClock();
-  client = await adminClient(host);
-});
-afterAll(async () => {
-  jest.useRealTimers();
-  await host.stop();
-});
-beforeEach(() => clearOrchestratorTables());
+const admin = adminTestHost();
 
 const overview = async () => {
-  const res = await client.get('dashboard/overview');
+  const res = await admin.client.get('dashboard/overview');
   expect(res.status).toBe(200);
   return res.body;
 };
@@ -203,7 +191,7 @@ test('hourly trends: 24 buckets ending with the current hour, by creation time, 
 });
 
 test('unknown query parameters are refused with 400', async () => {
-  const res = await client.get('dashboard/overview?verbose=1');
+  const res = await admin.client.get('dashboard/overview?verbose=1');
   expect(res.status).toBe(400);
   expect(res.body).toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringContaining('verbose') });
 });

@@ -1,25 +1,12 @@
 import { container } from '../../shared/storage';
 import { config } from '../../shared/config';
-import { startTestHost, type TestHost } from '../helpers/host';
-import { HOUR, MINUTE, NOW, REAL_START, adminClient, clearOrchestratorTables, insertExecution, insertLog, useFakeClock, type AdminClient } from './fixtures';
+import { adminClient, adminTestHost, ago, HOUR, insertExecution, insertLog, MINUTE, REAL_START, useFakeClock } from './fixtures';
 
-let host: TestHost;
-let client: AdminClient;
-beforeAll(async () => {
-  host = await startTestHost();
+const admin = adminTestHost(async () => {
   const reports = await container(config().ORCHESTRATOR_REPORTS_CONTAINER);
   await reports.getBlockBlobClient('trk/report.pdf').upload('%PDF-1.7 acme', 13, { blobHTTPHeaders: { blobContentType: 'application/pdf' } });
   await reports.getBlockBlobClient('trk/deck.pptx').upload('PK deck', 7);
-  useFakeClock();
-  client = await adminClient(host);
 });
-afterAll(async () => {
-  jest.useRealTimers();
-  await host.stop();
-});
-beforeEach(() => clearOrchestratorTables());
-
-const iso = (msAgo: number) => new Date(NOW.getTime() - msAgo).toISOString();
 
 test('a completed execution: submission, ordered logs, metrics in both places and working download links', async () => {
   const submission = { company_name: 'Acme Corp', industry_id: '54', profile: { employees: 120 } };
@@ -41,7 +28,7 @@ test('a completed execution: submission, ordered logs, metrics in both places an
 
   // Links are signed with the (fake) clock and checked by Azurite against the real one.
   useFakeClock(REAL_START);
-  const res = await (await adminClient(host)).get(`status/${trackingId}`);
+  const res = await (await adminClient(admin.host)).get(`status/${trackingId}`);
   useFakeClock();
   expect(res.status).toBe(200);
   const body = res.body;
@@ -58,7 +45,7 @@ test('a completed execution: submission, ordered logs, metrics in both places an
     tokens_used: null,
     error_message: null,
     metadata: null,
-    timestamp: iso(HOUR),
+    timestamp: ago(HOUR),
     error_pattern: null,
     error_source: null,
     error_details: null,
@@ -97,7 +84,7 @@ test('a processing execution reports its current step and counts completed steps
     await insertLog({ tracking_id: trackingId, step_number: number, step_name: name, status: 'completed', error_pattern: null, error_source: null, error_message: null });
   }
   await insertLog({ tracking_id: trackingId, step_number: 4, step_name: 'AI_ORCHESTRATION', status: 'started', error_pattern: null, error_source: null, error_message: null });
-  const { body } = await client.get(`status/${trackingId}`);
+  const { body } = await admin.client.get(`status/${trackingId}`);
   expect(body.status).toBe('processing');
   const metrics = { progress_percentage: 38, completed_steps: 3, total_steps: 8, current_step: 'AI_ORCHESTRATION', current_step_number: 4 };
   expect(body.processing_metrics).toEqual(metrics);
@@ -109,7 +96,7 @@ test('a processing execution reports its current step and counts completed steps
 test('a failed execution shows its classified error and the failed log step', async () => {
   const trackingId = await insertExecution({ processing_status: 'failed', error_pattern: 'RATE_LIMIT', error_message: '429 Too Many Requests', error_step: 'AI_ORCHESTRATION' });
   await insertLog({ tracking_id: trackingId, error_pattern: 'RATE_LIMIT', error_message: '429 Too Many Requests', error_details: '{"retryAfter":20}' });
-  const { body } = await client.get(`status/${trackingId}`);
+  const { body } = await admin.client.get(`status/${trackingId}`);
   expect(body.status).toBe('failed');
   expect(body.data.execution).toMatchObject({ health_status: 'FAILED', error: { message: '429 Too Many Requests', error_pattern: 'RATE_LIMIT', error_source: 'AI_SERVICE', step: 'AI_ORCHESTRATION' } });
   expect(body.data.logs).toEqual([expect.objectContaining({ status: 'failed', error_pattern: 'RATE_LIMIT', error_details: '{"retryAfter":20}' })]);
@@ -117,13 +104,13 @@ test('a failed execution shows its classified error and the failed log step', as
 });
 
 test('an unknown tracking id is a 404', async () => {
-  const res = await client.get('status/trk_does_not_exist');
+  const res = await admin.client.get('status/trk_does_not_exist');
   expect(res.status).toBe(404);
   expect(res.body).toMatchObject({ error: 'Not found', code: 'EXECUTION_NOT_FOUND', message: expect.stringContaining('trk_does_not_exist') });
 });
 
 test.each(['a'.repeat(65), "x'%20or%201=1", 'bad.id'])('a malformed tracking id (%s) is a 400', async (id) => {
-  const res = await client.get(`status/${id}`);
+  const res = await admin.client.get(`status/${id}`);
   expect(res.status).toBe(400);
   expect(res.body.code).toBe('INVALID_TRACKING_ID');
 });
