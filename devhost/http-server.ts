@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import { HttpRequest, HttpResponse, InvocationContext, type HttpResponseInit } from '@azure/functions';
+import { HttpRequest, HttpResponse, InvocationContext, type HttpRequestInit, type HttpResponseInit } from '@azure/functions';
 import type { HttpFunction } from '../shared/functions';
+import { BufferedRequest } from './buffered-request';
 import type { Logger } from '../shared/logging';
 import { assertRouteAllowed, compileRoute, routePrecedence, type CompiledRoute } from './routes';
 
@@ -69,7 +70,8 @@ async function readRequestBody(req: IncomingMessage): Promise<Buffer | 'too-larg
 interface Encoded {
   status: number;
   headers: Record<string, string>;
-  body: Buffer;
+  /** Text stays a string: Node then sends it in the same write as the headers. */
+  body: Buffer | string;
 }
 
 const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
@@ -85,14 +87,14 @@ export function encodeResponseInit(init: HttpResponseInit): Encoded | undefined 
   const headers: Record<string, string> = {};
   for (const [key, value] of Object.entries((init.headers ?? {}) as Record<string, string>)) headers[key.toLowerCase()] = String(value);
   const status = init.status ?? 200;
-  let body: Buffer;
-  if (NULL_BODY_STATUSES.has(status)) body = Buffer.alloc(0);
+  let body: Buffer | string;
+  if (NULL_BODY_STATUSES.has(status)) body = '';
   else if (init.jsonBody !== undefined) {
-    body = Buffer.from(JSON.stringify(init.jsonBody));
+    body = JSON.stringify(init.jsonBody);
     headers['content-type'] ??= 'application/json';
-  } else if (init.body === undefined || init.body === null) body = Buffer.alloc(0);
+  } else if (init.body === undefined || init.body === null) body = '';
   else if (typeof init.body === 'string') {
-    body = Buffer.from(init.body);
+    body = init.body;
     headers['content-type'] ??= 'text/plain;charset=UTF-8';
   } else if (init.body instanceof Uint8Array) body = Buffer.from(init.body.buffer, init.body.byteOffset, init.body.byteLength);
   else return undefined;
@@ -110,7 +112,7 @@ export async function encodeHttpResponse(response: HttpResponse): Promise<Encode
 }
 
 function send(res: ServerResponse, { status, headers, body }: Encoded, method: string): void {
-  res.writeHead(status, { ...headers, 'content-length': String(body.length) });
+  res.writeHead(status, { ...headers, 'content-length': String(Buffer.byteLength(body)) });
   res.end(method === 'HEAD' ? undefined : body);
 }
 
@@ -134,14 +136,13 @@ export function createHttpServer(table: RouteEntry[], log: Logger): http.Server 
     url.searchParams.forEach((value, key) => {
       query[key] = value;
     });
+    // nativeRequest is how the library's own streaming mode (createStreamRequest) hands HttpRequest a
+    // ready fetch Request; not in the public init type.
     const request = new HttpRequest({
-      method,
-      url: url.toString(),
-      headers: headersOf(req),
+      nativeRequest: new BufferedRequest(url.toString(), method, headersOf(req), body.length ? body : undefined),
       query,
       params: match.params,
-      body: body.length ? { bytes: body } : undefined,
-    });
+    } as HttpRequestInit);
     const invocationId = randomUUID();
     const context = new InvocationContext({
       invocationId,
@@ -156,7 +157,7 @@ export function createHttpServer(table: RouteEntry[], log: Logger): http.Server 
       } catch (error) {
         // The Functions host answers a throwing function with an empty 500.
         log.error('function threw', { function: match.fn.name, invocationId, error });
-        encoded = { status: 500, headers: {}, body: Buffer.alloc(0) };
+        encoded = { status: 500, headers: {}, body: '' };
       }
       send(res, encoded, method);
     } catch (error) {

@@ -1,6 +1,7 @@
-import type { Kysely } from 'kysely';
+import type { Insertable, Kysely } from 'kysely';
 import { page, toIso } from '../../shared/sql/dialect';
-import { identityDb, type ActorType, type IdentityTables } from './tables';
+import { param, precompiled } from '../../shared/sql/precompiled';
+import { identityDb, type ActorType, type AuditLogTable, type IdentityTables } from './tables';
 
 /** Who did something and from where; built once per request by `requestMeta`. */
 export interface RequestMeta {
@@ -26,11 +27,28 @@ export interface AuditEntry {
 
 export const ANONYMOUS: Actor = { type: 'anonymous', id: null };
 
+// Every request that changes something writes one of these: compiled once.
+const insertAudit = precompiled((database: Kysely<IdentityTables>) =>
+  database.insertInto('identity_audit_log').values({
+    timestamp: param('timestamp'),
+    actor_type: param<ActorType>('actor_type'),
+    actor_id: param('actor_id'),
+    action: param('action'),
+    target_type: param('target_type'),
+    target_id: param('target_id'),
+    result: param<AuditLogTable['result']>('result'),
+    reason: param('reason'),
+    ip: param('ip'),
+    user_agent: param('user_agent'),
+    request_id: param('request_id'),
+    details: param('details'),
+  }),
+);
+
 /** Appends one audit entry; pass the transaction so the entry commits with the change it records. */
 export async function audit(meta: RequestMeta, entry: AuditEntry, executor: Kysely<IdentityTables> = identityDb()): Promise<void> {
-  await executor
-    .insertInto('identity_audit_log')
-    .values({
+  await insertAudit.execute(
+    {
       timestamp: new Date().toISOString(),
       actor_type: entry.actor.type,
       // Ids can come from a URL path: cut to the column width rather than fail the request.
@@ -44,8 +62,9 @@ export async function audit(meta: RequestMeta, entry: AuditEntry, executor: Kyse
       user_agent: meta.userAgent,
       request_id: meta.requestId,
       details: entry.details ? JSON.stringify(entry.details) : null,
-    })
-    .execute();
+    } satisfies Omit<Insertable<AuditLogTable>, 'id'>,
+    executor,
+  );
 }
 
 export interface AuditQuery {

@@ -1,9 +1,10 @@
 import type { HttpRequest } from '@azure/functions';
-import type { CompiledQuery, InferResult, Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { bearerToken, CLOCK_TOLERANCE_SECONDS, isAdmin, verifyAccessTokenOr401, type AccessTokenClaims } from '../../shared/auth/access-token';
 import { forbidden, unauthorized } from '../../shared/http/errors';
 import type { Actor, RequestMeta } from './audit';
-import { identityDb, type IdentityTables } from './tables';
+import { param, precompiled } from '../../shared/sql/precompiled';
+import type { IdentityTables } from './tables';
 import { toUserView, type UserView } from './users';
 
 /**
@@ -68,30 +69,19 @@ async function verifiedClaims(token: string): Promise<AccessTokenClaims> {
   return claims;
 }
 
-// The hot query of /auth/validate, compiled once per database handle: building and compiling it
-// with Kysely cost far more than running it.
-const compiledLookups = new WeakMap<Kysely<IdentityTables>, CompiledQuery>();
-
-function sessionAndUserQuery(database: Kysely<IdentityTables>, sessionId: string, userId: string) {
-  return database
+// The hot query of /auth/validate: building and compiling it with Kysely cost more than running it.
+const sessionAndUserQuery = precompiled((database: Kysely<IdentityTables>) =>
+  database
     .selectFrom('identity_sessions as s')
     .innerJoin('users as u', 'u.id', 's.user_id')
     .select(['u.id', 'u.email', 'u.role', 'u.permissions', 'u.plan', 'u.status', 'u.created_at', 'u.updated_at', 's.revoked_at', 's.expires_at as session_expires_at'])
-    .where('s.id', '=', sessionId)
-    .where('s.user_id', '=', userId);
-}
+    .where('s.id', '=', param('sessionId'))
+    .where('s.user_id', '=', param('userId')),
+);
 
-type SessionAndUser = InferResult<ReturnType<typeof sessionAndUserQuery>>[number];
-
-async function sessionAndUser(sessionId: string, userId: string): Promise<SessionAndUser | undefined> {
-  const database = identityDb();
-  let compiled = compiledLookups.get(database);
-  if (!compiled) {
-    compiled = sessionAndUserQuery(database, '', '').compile();
-    compiledLookups.set(database, compiled);
-  }
-  const result = await database.executeQuery<SessionAndUser>({ ...compiled, parameters: [sessionId, userId] });
-  return result.rows[0];
+async function sessionAndUser(sessionId: string, userId: string) {
+  const [row] = await sessionAndUserQuery.execute({ sessionId, userId });
+  return row;
 }
 
 /** Refuses anyone but an admin or super_admin holding `permission` (403 ADMIN_REQUIRED / PERMISSION_DENIED). */

@@ -1,4 +1,5 @@
 import type { HttpRequest } from '@azure/functions';
+import type { Kysely } from 'kysely';
 import type { Plan, UserStatus } from '../../shared/auth/access-token';
 import { ServiceTokenError, verifyServiceToken } from '../../shared/auth/service-token';
 import { bearerToken } from '../../shared/auth/access-token';
@@ -7,8 +8,9 @@ import { HttpError, notFound } from '../../shared/http/errors';
 import { audit, type Actor, type RequestMeta } from './audit';
 import { adminActor, authenticate, requireAdminPermission, userActor } from './guards';
 import { revokeUserSessions } from './sessions';
-import { identityDb } from './tables';
+import { identityDb, type IdentityTables } from './tables';
 import { toIso } from '../../shared/sql/dialect';
+import { param, precompiled } from '../../shared/sql/precompiled';
 
 const invalidServiceToken = (message: string) => new HttpError(401, 'Invalid service token', message, 'AUTH_SERVICE_TOKEN_INVALID');
 
@@ -60,17 +62,26 @@ export interface PlanChange {
   timestamp?: string;
 }
 
+// Payment syncs call this for every successful payment: both statements are compiled once.
+const selectPlan = precompiled((database: Kysely<IdentityTables>) => database.selectFrom('users').select(['plan', 'status']).where('id', '=', param('userId')));
+const writePlan = precompiled((database: Kysely<IdentityTables>) =>
+  database
+    .updateTable('users')
+    .set({ plan: param<Plan>('plan'), status: param<UserStatus>('status'), updated_at: param('updatedAt') })
+    .where('id', '=', param('userId')),
+);
+
 /** Sets plan (and status when given) with updated_at, in one transaction with its audit entry. */
 export async function updatePlan(caller: PlanCaller, userId: string, change: PlanChange, meta: RequestMeta) {
   const updatedBy = change.updatedBy ?? caller.defaultUpdatedBy;
   const result = await identityDb()
     .transaction()
     .execute(async (trx) => {
-      const before = await trx.selectFrom('users').select(['plan', 'status']).where('id', '=', userId).executeTakeFirst();
+      const [before] = await selectPlan.execute({ userId }, trx);
       if (!before) return undefined;
       const status = change.status ?? before.status;
       const updatedAt = new Date().toISOString();
-      await trx.updateTable('users').set({ plan: change.plan, status, updated_at: updatedAt }).where('id', '=', userId).execute();
+      await writePlan.execute({ userId, plan: change.plan, status, updatedAt }, trx);
       const revokedSessions = status === 'inactive' && before.status === 'active' ? await revokeUserSessions(userId, 'user_deactivated', trx) : 0;
       await audit(
         meta,

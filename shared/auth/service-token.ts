@@ -38,6 +38,35 @@ export function mintServiceToken(options: { secret: string; issuer: string; audi
 
 export class ServiceTokenError extends Error {}
 
+const MAX_VERIFIED = 1_000;
+// Payment reuses one token for many syncs: the HMAC, once it verified under a secret, need not be
+// computed again while that secret is still accepted. The claims are still checked on every call.
+const verified = new Map<string, { secret: string; claims: ServiceTokenClaims }>();
+
+function verifiedClaims(token: string, secrets: string[]): ServiceTokenClaims {
+  const cached = verified.get(token);
+  if (cached && secrets.includes(cached.secret)) return cached.claims;
+  if (!token.startsWith(SERVICE_TOKEN_PREFIX)) throw new ServiceTokenError('token does not carry the service token header');
+  const parts = token.split('.');
+  if (parts.length !== 3 || !parts[2]) throw new ServiceTokenError('token is not a signed JWT');
+  const body = `${parts[0]}.${parts[1]}`;
+  const given = Buffer.from(parts[2], 'base64url');
+  const secret = secrets.find((candidate) => {
+    const expected = sign(body, candidate);
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  });
+  if (secret === undefined) throw new ServiceTokenError('signature does not verify');
+  let claims: ServiceTokenClaims;
+  try {
+    claims = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8'));
+  } catch {
+    throw new ServiceTokenError('payload is not JSON');
+  }
+  if (verified.size >= MAX_VERIFIED) verified.delete(verified.keys().next().value!);
+  verified.set(token, { secret, claims });
+  return claims;
+}
+
 /**
  * Verifies a service token fully: the fixed header prefix (which pins HS256 and refuses `none`),
  * the HMAC under the current or previous secret (constant-time), and iss, aud, sub, role, the
@@ -47,22 +76,7 @@ export function verifyServiceToken(
   token: string,
   options: { secrets: string[]; issuer: string; audience: string; requiredPermission?: string; now?: Date },
 ): ServiceTokenClaims {
-  if (!token.startsWith(SERVICE_TOKEN_PREFIX)) throw new ServiceTokenError('token does not carry the service token header');
-  const parts = token.split('.');
-  if (parts.length !== 3 || !parts[2]) throw new ServiceTokenError('token is not a signed JWT');
-  const body = `${parts[0]}.${parts[1]}`;
-  const given = Buffer.from(parts[2], 'base64url');
-  const valid = options.secrets.some((secret) => {
-    const expected = sign(body, secret);
-    return given.length === expected.length && timingSafeEqual(given, expected);
-  });
-  if (!valid) throw new ServiceTokenError('signature does not verify');
-  let claims: ServiceTokenClaims;
-  try {
-    claims = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8'));
-  } catch {
-    throw new ServiceTokenError('payload is not JSON');
-  }
+  const claims = verifiedClaims(token, options.secrets);
   const now = Math.floor((options.now ?? new Date()).getTime() / 1000);
   if (claims.iss !== options.issuer) throw new ServiceTokenError('issuer is not the payment service');
   if (claims.aud !== options.audience) throw new ServiceTokenError('audience is not the identity service');

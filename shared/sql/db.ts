@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { Kysely, Migrator, MssqlDialect, SqliteDialect, type MigrationResultSet, type SqliteDatabase } from 'kysely';
 import { azureCredential } from '../azure-credential';
 import { config, type Config } from '../config';
@@ -22,8 +23,25 @@ function createSqlite(cfg: Config): Kysely<PlatformTables> {
   database.pragma('synchronous = NORMAL');
   database.pragma('busy_timeout = 5000');
   database.pragma('foreign_keys = ON');
-  return new Kysely<PlatformTables>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
+  // The checkpointer thread copies the log back as it grows. A PASSIVE checkpoint cannot finish
+  // while writes go on, and the log starts over only after one has, so under constant writes the
+  // log would grow without end: past this many frames the request thread checkpoints itself (little
+  // is left to copy by then) and the next write starts the log over, cut back to this size.
+  database.pragma(`wal_autocheckpoint = ${MAX_LOG_FRAMES}`);
+  database.pragma(`journal_size_limit = ${MAX_LOG_FRAMES * 4096}`);
+  const checkpointer = new Worker(path.join(__dirname, 'checkpointer.js'), { workerData: { file, intervalMs: CHECKPOINT_INTERVAL_MS } });
+  checkpointer.unref();
+  const close = () => {
+    void checkpointer.terminate();
+    database.close();
+  };
+  return new Kysely<PlatformTables>({ dialect: new SqliteDialect({ database: withStatementCache(database, close) }) });
 }
+
+/** How often the checkpointer thread folds the write-ahead log back into the database file. */
+const CHECKPOINT_INTERVAL_MS = 250;
+/** About 64 MB of 4 KB pages. */
+const MAX_LOG_FRAMES = 16_384;
 
 const STATEMENT_CACHE_SIZE = 500;
 
@@ -32,10 +50,10 @@ const STATEMENT_CACHE_SIZE = 500;
  * of a small query's cost. Repositories issue a few hundred distinct statements, so a bounded
  * cache keyed by SQL text reuses them (a statement still iterating is never handed out twice).
  */
-function withStatementCache(database: import('better-sqlite3').Database): SqliteDatabase {
+function withStatementCache(database: import('better-sqlite3').Database, close: () => void): SqliteDatabase {
   const cache = new Map<string, import('better-sqlite3').Statement>();
   return {
-    close: () => void database.close(),
+    close,
     prepare(sql: string) {
       const cached = cache.get(sql);
       if (cached && !cached.busy) return cached;
