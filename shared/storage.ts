@@ -18,17 +18,20 @@ function account(): { connectionString?: string; name?: string } {
 let blobService: BlobServiceClient | undefined;
 let queueService: QueueServiceClient | undefined;
 let tableService: TableServiceClient | undefined;
-const ensured = new Map<string, Promise<unknown>>();
+const clients = new Map<string, Promise<unknown>>();
 
-/** Creates a container, queue or table once per process; concurrent callers share the one request. */
-function ensureOnce(key: string, create: () => Promise<unknown>): Promise<unknown> {
-  let pending = ensured.get(key);
+/**
+ * A container, queue or table client, made (and its resource created) once per process: concurrent
+ * callers share the one request, and later ones skip building a client, a tenth of a blob call's CPU.
+ */
+function ensureOnce<T>(key: string, create: () => Promise<T>): Promise<T> {
+  let pending = clients.get(key) as Promise<T> | undefined;
   if (!pending) {
     pending = create().catch((error) => {
-      ensured.delete(key);
+      clients.delete(key);
       throw error;
     });
-    ensured.set(key, pending);
+    clients.set(key, pending);
   }
   return pending;
 }
@@ -63,25 +66,31 @@ export function tableServiceClient(): TableServiceClient {
   return tableService;
 }
 
-export async function container(name: string): Promise<ContainerClient> {
-  const client = blobServiceClient().getContainerClient(name);
-  await ensureOnce(`blob:${name}`, () => client.createIfNotExists());
-  return client;
+export function container(name: string): Promise<ContainerClient> {
+  return ensureOnce(`blob:${name}`, async () => {
+    const client = blobServiceClient().getContainerClient(name);
+    await client.createIfNotExists();
+    return client;
+  });
 }
 
-export async function queue(name: string): Promise<QueueClient> {
-  const client = queueServiceClient().getQueueClient(name);
-  await ensureOnce(`queue:${name}`, () => client.createIfNotExists());
-  return client;
+export function queue(name: string): Promise<QueueClient> {
+  return ensureOnce(`queue:${name}`, async () => {
+    const client = queueServiceClient().getQueueClient(name);
+    await client.createIfNotExists();
+    return client;
+  });
 }
 
-export async function table(name: string): Promise<TableClient> {
-  const { connectionString, name: accountName } = account();
-  const client = connectionString
-    ? TableClient.fromConnectionString(connectionString, name, { allowInsecureConnection: true })
-    : new TableClient(`https://${accountName}.table.core.windows.net`, name, azureCredential());
-  await ensureOnce(`table:${name}`, () => tableServiceClient().createTable(name));
-  return client;
+export function table(name: string): Promise<TableClient> {
+  return ensureOnce(`table:${name}`, async () => {
+    const { connectionString, name: accountName } = account();
+    const client = connectionString
+      ? TableClient.fromConnectionString(connectionString, name, { allowInsecureConnection: true })
+      : new TableClient(`https://${accountName}.table.core.windows.net`, name, azureCredential());
+    await tableServiceClient().createTable(name);
+    return client;
+  });
 }
 
 /** Queue messages are base64-encoded JSON, the Functions host's default message encoding. */
@@ -95,5 +104,5 @@ export function resetStorageClients(): void {
   blobService = undefined;
   queueService = undefined;
   tableService = undefined;
-  ensured.clear();
+  clients.clear();
 }

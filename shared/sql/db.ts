@@ -40,8 +40,8 @@ function createSqlite(cfg: Config): Kysely<PlatformTables> {
 
 /** How often the checkpointer thread folds the write-ahead log back into the database file. */
 const CHECKPOINT_INTERVAL_MS = 250;
-/** About 64 MB of 4 KB pages. */
-const MAX_LOG_FRAMES = 16_384;
+/** 16 MB of 4 KB pages: four times the default, so the request thread checkpoints a quarter as often. */
+const MAX_LOG_FRAMES = 4_096;
 
 const STATEMENT_CACHE_SIZE = 500;
 

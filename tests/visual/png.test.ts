@@ -1,0 +1,42 @@
+import { createCanvas, loadImage } from '@napi-rs/canvas';
+import { encodePng } from '../../functions/visual/render/png';
+import { decodePng } from './helpers';
+
+/** A small image with opaque, half-transparent and empty areas and some anti-aliased text. */
+function sample() {
+  const canvas = createCanvas(61, 37);
+  const ctx = canvas.getContext('2d');
+  ctx.fillStyle = '#2563eb';
+  ctx.fillRect(0, 0, 30, 37);
+  ctx.fillStyle = 'rgba(220, 38, 38, 0.5)';
+  ctx.fillRect(20, 10, 30, 20);
+  ctx.fillStyle = '#111';
+  ctx.font = '12px DejaVu Sans';
+  ctx.fillText('Ab', 35, 12);
+  return ctx.getImageData(0, 0, 61, 37);
+}
+
+test('the PNG decodes to exactly the pixels given, straight alpha included', async () => {
+  const image = sample();
+  const png = encodePng(image.data, image.width, image.height, 96);
+  const decoded = decodePng(png);
+  expect([decoded.width, decoded.height]).toEqual([61, 37]);
+  expect(Buffer.from(decoded.data).equals(Buffer.from(image.data))).toBe(true);
+  // A half-transparent red over nothing stays half-transparent red, not darkened by premultiplication.
+  const at = (x: number, y: number) => [...decoded.data.subarray((y * 61 + x) * 4, (y * 61 + x) * 4 + 4)];
+  // (Skia rounds through premultiplied storage, hence the one-step tolerance.)
+  at(45, 25).forEach((channel, i) => expect(Math.abs(channel - [220, 38, 38, 128][i])).toBeLessThanOrEqual(1));
+  // Another decoder (Skia's) reads it too.
+  const again = await loadImage(png);
+  expect([again.width, again.height]).toEqual([61, 37]);
+});
+
+test('pHYs carries the density in pixels per metre', () => {
+  const image = sample();
+  const png = encodePng(image.data, image.width, image.height, 192);
+  const phys = png.indexOf('pHYs');
+  expect(phys).toBeGreaterThan(0);
+  expect(png.readUInt32BE(phys + 4)).toBe(Math.round(192 / 0.0254));
+  expect(png.readUInt32BE(phys + 8)).toBe(Math.round(192 / 0.0254));
+  expect(png[phys + 12]).toBe(1);
+});
