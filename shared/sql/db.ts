@@ -13,6 +13,11 @@ export function sqliteFile(cfg: Config = config()): string {
   return path.resolve(cfg.DATA_DIR, 'platform.sqlite');
 }
 
+/** How often the checkpointer thread folds the write-ahead log back into the database file. */
+const CHECKPOINT_INTERVAL_MS = 250;
+/** 16 MB of 4 KB pages: four times the default, so the request thread checkpoints a quarter as often. */
+const MAX_LOG_FRAMES = 4_096;
+
 function createSqlite(cfg: Config): Kysely<PlatformTables> {
   // Loaded lazily so an Azure SQL deployment never needs the native SQLite module.
   const Database = require('better-sqlite3') as typeof import('better-sqlite3');
@@ -37,11 +42,6 @@ function createSqlite(cfg: Config): Kysely<PlatformTables> {
   };
   return new Kysely<PlatformTables>({ dialect: new SqliteDialect({ database: withStatementCache(database, close) }) });
 }
-
-/** How often the checkpointer thread folds the write-ahead log back into the database file. */
-const CHECKPOINT_INTERVAL_MS = 250;
-/** 16 MB of 4 KB pages: four times the default, so the request thread checkpoints a quarter as often. */
-const MAX_LOG_FRAMES = 4_096;
 
 const STATEMENT_CACHE_SIZE = 500;
 
