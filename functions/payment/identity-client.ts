@@ -1,4 +1,5 @@
 import type { Plan, UserStatus } from '../../shared/auth/access-token';
+import { request } from 'undici';
 import { config, serviceUrl } from '../../shared/config';
 
 /** How a plan update failed, in the categories of spec 7.2 (plus any other non-2xx answer). */
@@ -14,10 +15,29 @@ export interface PlanUpdateFailure {
 
 export type PlanUpdateResult = { ok: true; status: number } | { ok: false; failure: PlanUpdateFailure };
 
-/** Reads at most `limit` characters of an error body for diagnostics (never the request's token). */
-async function bodySnippet(response: Response, limit = 300): Promise<string> {
-  const text = await response.text().catch(() => '');
-  return text.length > limit ? `${text.slice(0, limit)}...` : text;
+interface IdentityAnswer {
+  status: number;
+  text: string;
+}
+
+/**
+ * One call to identity with undici's `request` (about a third of `fetch`'s per-call cost; a plan
+ * push is one per event) over its keep-alive pool, bounded by PAYMENT_SYNC_TIMEOUT_MS from start to
+ * last body byte. The body is always read, so the connection goes back to the pool.
+ */
+async function callIdentity(path: string, options: { method?: 'GET' | 'PUT'; headers: Record<string, string>; body?: string }): Promise<IdentityAnswer> {
+  const response = await request(`${serviceUrl('identity')}${path}`, { ...options, signal: AbortSignal.timeout(config().PAYMENT_SYNC_TIMEOUT_MS) });
+  return { status: response.statusCode, text: await response.body.text() };
+}
+
+/** At most `limit` characters of an error body, for diagnostics (never the request's token). */
+const snippet = (text: string, limit = 300) => (text.length > limit ? `${text.slice(0, limit)}...` : text);
+
+/** Why identity could not be asked: a timeout, or the connection error's code and message. */
+function unreachable(error: unknown): string {
+  const e = error as Error & { code?: string; cause?: { code?: string; message?: string } };
+  if (e.name === 'TimeoutError' || e.name === 'AbortError') return `no answer within ${config().PAYMENT_SYNC_TIMEOUT_MS} ms`;
+  return `${e.code ?? e.cause?.code ?? e.name}: ${e.cause?.message ?? e.message}`;
 }
 
 /**
@@ -26,34 +46,27 @@ async function bodySnippet(response: Response, limit = 300): Promise<string> {
  */
 export async function updatePlanAtIdentity(userId: string, plan: Plan, now: Date = new Date()): Promise<PlanUpdateResult> {
   const cfg = config();
-  const url = `${serviceUrl('identity')}/admin/users/${encodeURIComponent(userId)}/plan`;
-  let response: Response;
+  let answer: IdentityAnswer;
   try {
-    response = await fetch(url, {
+    answer = await callIdentity(`/admin/users/${encodeURIComponent(userId)}/plan`, {
       method: 'PUT',
       headers: {
-        Authorization: `Bearer ${cfg.AUTH_ADMIN_TOKEN}`,
-        'X-Service': cfg.PAYMENT_SERVICE_ID,
-        'Content-Type': 'application/json',
+        authorization: `Bearer ${cfg.AUTH_ADMIN_TOKEN}`,
+        'x-service': cfg.PAYMENT_SERVICE_ID,
+        'content-type': 'application/json',
       },
       body: JSON.stringify({ plan, status: 'active', updatedBy: cfg.PAYMENT_SERVICE_ID, timestamp: now.toISOString() }),
-      signal: AbortSignal.timeout(cfg.PAYMENT_SYNC_TIMEOUT_MS),
     });
   } catch (error) {
-    const e = error as Error & { cause?: { code?: string; message?: string } };
-    const timedOut = e.name === 'TimeoutError' || e.name === 'AbortError';
-    const details = timedOut ? `no answer within ${cfg.PAYMENT_SYNC_TIMEOUT_MS} ms` : `${e.cause?.code ?? e.name}: ${e.cause?.message ?? e.message}`;
-    return { ok: false, failure: { kind: 'unavailable', error: 'Identity service unavailable', details } };
+    return { ok: false, failure: { kind: 'unavailable', error: 'Identity service unavailable', details: unreachable(error) } };
   }
-  if (response.ok) {
-    await response.arrayBuffer().catch(() => undefined);
-    return { ok: true, status: response.status };
-  }
-  const details = await bodySnippet(response);
-  if (response.status === 401) return { ok: false, failure: { kind: 'unauthorized', status: 401, error: 'Identity rejected the service token', details } };
-  if (response.status === 404) return { ok: false, failure: { kind: 'not_found', status: 404, error: 'User not found in identity', details } };
-  const kind = response.status >= 500 || response.status === 429 ? 'unavailable' : 'rejected';
-  return { ok: false, failure: { kind, status: response.status, error: `Identity answered ${response.status}`, details } };
+  const { status } = answer;
+  if (status >= 200 && status < 300) return { ok: true, status };
+  const details = snippet(answer.text);
+  if (status === 401) return { ok: false, failure: { kind: 'unauthorized', status, error: 'Identity rejected the service token', details } };
+  if (status === 404) return { ok: false, failure: { kind: 'not_found', status, error: 'User not found in identity', details } };
+  const kind = status >= 500 || status === 429 ? 'unavailable' : 'rejected';
+  return { ok: false, failure: { kind, status, error: `Identity answered ${status}`, details } };
 }
 
 export interface IdentityUser {
@@ -68,20 +81,20 @@ export interface IdentityUser {
  * `invalid` means identity refused the token; `unavailable` means it could not be asked.
  */
 export async function validateAtIdentity(token: string): Promise<{ ok: true; user: IdentityUser } | { ok: false; reason: 'invalid' | 'unavailable'; details: string }> {
-  let response: Response;
+  let answer: IdentityAnswer;
   try {
-    response = await fetch(`${serviceUrl('identity')}/auth/validate`, {
-      headers: { Authorization: `Bearer ${token}` },
-      signal: AbortSignal.timeout(config().PAYMENT_SYNC_TIMEOUT_MS),
-    });
+    answer = await callIdentity('/auth/validate', { headers: { authorization: `Bearer ${token}` } });
   } catch (error) {
-    return { ok: false, reason: 'unavailable', details: (error as Error).message };
+    return { ok: false, reason: 'unavailable', details: unreachable(error) };
   }
-  if (response.status === 401 || response.status === 403) {
-    return { ok: false, reason: 'invalid', details: await bodySnippet(response) };
+  if (answer.status === 401 || answer.status === 403) return { ok: false, reason: 'invalid', details: snippet(answer.text) };
+  if (answer.status < 200 || answer.status >= 300) return { ok: false, reason: 'unavailable', details: `identity answered ${answer.status}` };
+  let body: { user?: Record<string, unknown> } & Record<string, unknown> = {};
+  try {
+    body = JSON.parse(answer.text);
+  } catch {
+    // An unparsable 2xx body confirms nothing; handled as invalid below.
   }
-  if (!response.ok) return { ok: false, reason: 'unavailable', details: `identity answered ${response.status}` };
-  const body = (await response.json().catch(() => ({}))) as { user?: Record<string, unknown> } & Record<string, unknown>;
   const user = (body.user ?? body) as Record<string, unknown>;
   const id = (user.id ?? user.userId ?? user.sub) as string | undefined;
   if (typeof id !== 'string' || body.valid === false) return { ok: false, reason: 'invalid', details: 'identity did not confirm the token' };

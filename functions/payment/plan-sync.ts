@@ -75,6 +75,8 @@ export async function syncUser(userId: string, log: Logger): Promise<SyncResult>
     for (let round = 0; round < 3; round++) {
       const target = await planDecidingPayment(userId);
       if (!target) return result;
+      // markSynced already superseded the older payments of the one just pushed.
+      if (result.paymentIntentId === target.id) return result;
       if (!['pending', 'failed'].includes(target.sync.state)) {
         await supersedeOlder(target, new Date());
         return result;

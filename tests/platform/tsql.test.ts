@@ -57,6 +57,10 @@ test('paging compiles to OFFSET/FETCH and TOP for Azure SQL and to LIMIT for SQL
   const sqlite = new Kysely<any>({ dialect: new SqliteDialect({ database: new Database(':memory:') }) });
   const sqliteOrdered = sqlite.selectFrom('users').selectAll().orderBy('created_at', 'desc');
   expect(page(sqlite, sqliteOrdered, 20, 40).compile().sql).toMatch(/limit \? offset \?$/);
-  expect(first(sqlite, sqliteOrdered, 5).compile().sql).toMatch(/limit \?$/);
+  // The row count is written into the SQL so SQLite can stop at the first rows in index order.
+  const firstFive = first(sqlite, sqliteOrdered, 5).compile();
+  expect(firstFive.sql).toMatch(/ limit 5$/);
+  expect(firstFive.parameters).toEqual([]);
+  for (const bad of [1.5, -1, Number.NaN, 2 ** 60]) expect(() => first(sqlite, sqliteOrdered, bad)).toThrow(RangeError);
   await sqlite.destroy();
 });

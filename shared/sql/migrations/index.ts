@@ -4,6 +4,7 @@ import * as orchestrator from './002_orchestrator';
 import * as identity from './003_identity';
 import * as payment from './004_payment';
 import * as orchestratorAdminIndexes from './005_orchestrator_admin_indexes';
+import * as paymentDecidingIndex from './006_payment_deciding_index';
 
 /** The one migration history, in order, for SQLite and Azure SQL alike. `sql/` holds its T-SQL (npm run sql:generate). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '003_identity': identity,
   '004_payment': payment,
   '005_orchestrator_admin_indexes': orchestratorAdminIndexes,
+  '006_payment_deciding_index': paymentDecidingIndex,
 };
