@@ -12,10 +12,17 @@ function chunk(type: string, data: Buffer): Buffer {
 }
 
 /**
+ * Compression level of the image data. Charts are mostly flat colour: for an 800x400 bar chart
+ * level 3 takes 1.3 ms and gives 22 KB, level 6 takes 5.7 ms for 14.5 KB, and deflate was a third
+ * of a render's CPU at level 6. A render service is bound by CPU, not by a few KB per cached image.
+ */
+const DEFLATE_LEVEL = 3;
+
+/**
  * An 8-bit RGBA PNG of straight (not premultiplied) pixels, with a pHYs chunk so documents place a
  * 2x image at its layout size. Why not the canvas's own encoder: it tries every row filter at zlib
- * level 6 and took 22 ms for an 800x400 chart; unfiltered rows through node's zlib at the same level
- * take 5 ms and come out no larger, since charts are mostly flat colour.
+ * level 6 and took 22 ms for an 800x400 chart; unfiltered rows through node's zlib are as small at
+ * the same level (row filters do not help flat colour) and much faster at DEFLATE_LEVEL.
  */
 export function encodePng(rgba: Uint8Array | Uint8ClampedArray, width: number, height: number, dpi: number): Buffer {
   const stride = width * 4;
@@ -34,5 +41,5 @@ export function encodePng(rgba: Uint8Array | Uint8ClampedArray, width: number, h
   density.writeUInt32BE(pixelsPerMetre, 4);
   density.writeUInt8(1, 8); // unit: metre
 
-  return Buffer.concat([SIGNATURE, chunk('IHDR', header), chunk('pHYs', density), chunk('IDAT', deflateSync(rows, { level: 6 })), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([SIGNATURE, chunk('IHDR', header), chunk('pHYs', density), chunk('IDAT', deflateSync(rows, { level: DEFLATE_LEVEL })), chunk('IEND', Buffer.alloc(0))]);
 }
