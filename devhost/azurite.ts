@@ -13,16 +13,31 @@ const ACCOUNT = 'devstoreaccount1';
 // The well-known Azurite development key: public, documented, and only valid against the emulator.
 const KEY = 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
 
+/**
+ * `count` distinct free loopback ports. All are held open together before being released, so the
+ * OS cannot hand out one port twice (one at a time, it sometimes did: Azurite then failed with
+ * EADDRINUSE on its own second port).
+ */
+export async function freePorts(count: number, host = '127.0.0.1'): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<net.Server>((resolve, reject) => {
+          const server = net.createServer();
+          server.unref();
+          server.once('error', reject);
+          server.listen(0, host, () => resolve(server));
+        }),
+    ),
+  );
+  const ports = servers.map((server) => (server.address() as net.AddressInfo).port);
+  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  return ports;
+}
+
 export async function freePort(host = '127.0.0.1'): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, host, () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
+  return (await freePorts(1, host))[0];
 }
 
 function canConnect(port: number, host: string): Promise<boolean> {
@@ -36,13 +51,31 @@ function canConnect(port: number, host: string): Promise<boolean> {
   });
 }
 
+interface AzuriteOptions {
+  location?: string;
+  host?: string;
+  debugLog?: string;
+}
+
+/** Another process took a port between its release and Azurite's listen: worth a retry on new ports. */
+class PortTaken extends Error {}
+
 /**
  * Starts Azurite (pinned 3.35.0) on free loopback ports. With `location` it persists there;
  * without it keeps everything in memory (tests).
  */
-export async function startAzurite(options: { location?: string; host?: string; debugLog?: string } = {}): Promise<AzuriteHandle> {
+export async function startAzurite(options: AzuriteOptions = {}): Promise<AzuriteHandle> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await launchAzurite(options, await freePorts(3, options.host ?? '127.0.0.1'));
+    } catch (error) {
+      if (!(error instanceof PortTaken) || attempt === 3) throw error;
+    }
+  }
+}
+
+async function launchAzurite(options: AzuriteOptions, [blobPort, queuePort, tablePort]: number[]): Promise<AzuriteHandle> {
   const host = options.host ?? '127.0.0.1';
-  const [blobPort, queuePort, tablePort] = [await freePort(host), await freePort(host), await freePort(host)];
   const args = [
     '--blobHost', host, '--blobPort', String(blobPort),
     '--queueHost', host, '--queuePort', String(queuePort),
@@ -64,7 +97,10 @@ export async function startAzurite(options: { location?: string; host?: string; 
 
   const deadline = Date.now() + 30_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`Azurite exited during start-up (code ${child.exitCode}):\n${output}`);
+    if (child.exitCode !== null) {
+      const message = `Azurite exited during start-up (code ${child.exitCode}):\n${output}`;
+      throw output.includes('EADDRINUSE') ? new PortTaken(message) : new Error(message);
+    }
     const ready = await Promise.all([blobPort, queuePort, tablePort].map((p) => canConnect(p, host)));
     if (ready.every(Boolean)) break;
     if (Date.now() > deadline) {

@@ -1,20 +1,12 @@
-import net from 'node:net';
+import { freePort } from '../../devhost/azurite';
 import { renderPool } from '../../functions/visual/render/renderer';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { barChart, decodePng, postJson, fetchFresh } from './helpers';
 
-/** A free loopback port, so QUICKCHART_URL can name the host's own QuickChart endpoint before it starts. */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 const TOKEN = 'quickchart-mode-token-0123456789';
 let host: TestHost;
 beforeAll(async () => {
+  // A port known before the host starts, so QUICKCHART_URL can name the host's own QuickChart endpoint.
   const port = await freePort();
   // The QuickChart server here is this host's own QuickChart-compatible endpoint, reached over HTTP by quickchart-js.
   host = await startTestHost({
