@@ -6,6 +6,7 @@ import { startDevHost } from '../../devhost/host';
 import { mintServiceToken } from '../../shared/auth/service-token';
 import { config } from '../../shared/config';
 import { signIn } from '../../tests/helpers/identity';
+import { stealMeter } from '../cpu-steal';
 
 const CONNECTIONS = 32;
 const DURATION_SECONDS = Number(process.env.BENCH_DURATION ?? 10);
@@ -42,7 +43,9 @@ const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 async function run(name: string, target: number, load: Load) {
   await autocannon(load, 2); // warm-up: JIT, statement caches
   const cpuBefore = process.cpuUsage();
+  const steal = stealMeter();
   const result = await autocannon(load, DURATION_SECONDS);
+  const cpuStealPercent = steal();
   const cpu = process.cpuUsage(cpuBefore);
   const memory = process.memoryUsage();
   const line = {
@@ -58,6 +61,7 @@ async function run(name: string, target: number, load: Load) {
     // The host's own CPU per request (the load generator runs in another process): what bounds throughput on idle cores.
     hostCpuMicrosPerRequest: Math.round((cpu.user + cpu.system) / Math.max(1, result.requests.total)),
     loadAverage: os.loadavg()[0].toFixed(1),
+    cpuStealPercent,
     rss: mb(memory.rss),
     heapUsed: mb(memory.heapUsed),
     meetsTarget: result.requests.average >= target && result.latency.p99 < 20 && result.non2xx === 0,

@@ -18,6 +18,7 @@ import { config } from '../../shared/config';
 import { db } from '../../shared/sql/db';
 import { insertUser } from '../../functions/identity/users';
 import type { LoadOrder, LoadReport, SignedEvent } from './load';
+import { formatSteal, stealMeter } from '../cpu-steal';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 6000);
 const USERS = Number(process.env.BENCH_USERS ?? 500);
@@ -60,8 +61,10 @@ async function main() {
 
     const memoryBefore = process.memoryUsage();
     const cpuBefore = process.cpuUsage();
+    const steal = stealMeter();
     const { result, seconds, failedSyncs } = await load({ url: `${host.url}/payment/webhook`, connections: CONNECTIONS, eventsFile });
     const cpu = process.cpuUsage(cpuBefore);
+    const stealPercent = steal();
     const cpuMsPerEvent = (cpu.user + cpu.system) / 1000 / result.requests.total;
     const memoryAfter = process.memoryUsage();
 
@@ -71,7 +74,7 @@ async function main() {
 
     const mb = (n: number) => `${(n / 1024 / 1024).toFixed(0)} MB`;
     const lines = [
-      `payment webhook bench: ${EVENTS} signed payment_intent.succeeded events, ${USERS} users, ${CONNECTIONS} connections, ${os.cpus().length} cores (load average ${os.loadavg()[0].toFixed(1)})`,
+      `payment webhook bench: ${EVENTS} signed payment_intent.succeeded events, ${USERS} users, ${CONNECTIONS} connections, ${os.cpus().length} cores (load average ${os.loadavg()[0].toFixed(1)}, CPU steal during the run ${formatSteal(stealPercent)})`,
       `  throughput     ${(result.requests.total / seconds).toFixed(0)} events/s end to end (${result.requests.total} in ${seconds.toFixed(1)} s; target 300/s)`,
       `  latency        p50 ${result.latency.p50} ms, p90 ${result.latency.p90} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms`,
       `  responses      ${result['2xx']} 2xx, ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts; ${failedSyncs} without a successful sync`,

@@ -12,6 +12,7 @@ import path from 'node:path';
 import QuickChart from 'quickchart-js';
 import { startDevHost } from '../../devhost/host';
 import { renderPool } from '../../functions/visual/render/renderer';
+import { formatSteal, stealMeter } from '../cpu-steal';
 
 /** The part of autocannon's API used here (the package ships no types). */
 interface AutocannonResult {
@@ -32,6 +33,7 @@ interface Row {
   p99: number;
   errors: number;
   rssMb: number;
+  cpuStealPercent: number | undefined;
 }
 const rows: Row[] = [];
 let peakRss = 0;
@@ -49,10 +51,10 @@ function barChart(fixed = false) {
   };
 }
 
-function record(scenario: string, concurrency: number, perSecond: number, p50: number, p99: number, errors: number) {
-  const row = { scenario, concurrency, perSecond: Math.round(perSecond), p50: Math.round(p50 * 10) / 10, p99: Math.round(p99 * 10) / 10, errors, rssMb: Math.round(peakRss / 1048576) };
+function record(scenario: string, concurrency: number, perSecond: number, p50: number, p99: number, errors: number, cpuStealPercent: number | undefined) {
+  const row = { scenario, concurrency, perSecond: Math.round(perSecond), p50: Math.round(p50 * 10) / 10, p99: Math.round(p99 * 10) / 10, errors, rssMb: Math.round(peakRss / 1048576), cpuStealPercent };
   rows.push(row);
-  console.log(`${scenario.padEnd(44)} c=${concurrency}  ${String(row.perSecond).padStart(5)}/s  p50 ${row.p50} ms  p99 ${row.p99} ms  errors ${errors}  peak RSS ${row.rssMb} MB`);
+  console.log(`${scenario.padEnd(44)} c=${concurrency}  ${String(row.perSecond).padStart(5)}/s  p50 ${row.p50} ms  p99 ${row.p99} ms  errors ${errors}  peak RSS ${row.rssMb} MB  CPU steal ${formatSteal(cpuStealPercent)}`);
   peakRss = 0;
 }
 
@@ -62,6 +64,7 @@ function record(scenario: string, concurrency: number, perSecond: number, p50: n
  * needs setupRequest, which autocannon only takes in-thread.
  */
 async function cannon(scenario: string, url: string, token: string, concurrency: number, body: (() => unknown) | object) {
+  const steal = stealMeter();
   const result = await autocannon({
     url,
     method: 'POST',
@@ -72,13 +75,14 @@ async function cannon(scenario: string, url: string, token: string, concurrency:
       ? { requests: [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, body: JSON.stringify((body as () => unknown)()) }) }] }
       : { body: JSON.stringify(body), workers: 1 }),
   });
-  record(scenario, concurrency, result.requests.average, result.latency.p50, result.latency.p99, result.non2xx + result.errors);
+  record(scenario, concurrency, result.requests.average, result.latency.p50, result.latency.p99, result.non2xx + result.errors, steal());
 }
 
 /** A closed loop of `concurrency` callers of the real quickchart-js client for the bench duration. */
 async function quickchartLoop(scenario: string, make: () => QuickChart, concurrency: number) {
   const latencies: number[] = [];
   let errors = 0;
+  const steal = stealMeter();
   const end = performance.now() + SECONDS * 1000;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
@@ -95,7 +99,7 @@ async function quickchartLoop(scenario: string, make: () => QuickChart, concurre
   );
   latencies.sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
-  record(scenario, concurrency, latencies.length / SECONDS, at(0.5), at(0.99), errors);
+  record(scenario, concurrency, latencies.length / SECONDS, at(0.5), at(0.99), errors, steal());
 }
 
 async function main() {
