@@ -2,6 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Plan } from '../../shared/auth/access-token';
 import { db } from '../../shared/sql/db';
 import { first, toIso } from '../../shared/sql/dialect';
+import { param, precompiled } from '../../shared/sql/precompiled';
 import type { Timestamp } from '../../shared/sql/tables';
 
 export type PaymentStatus = 'pending' | 'succeeded' | 'failed' | 'canceled' | 'refunded';
@@ -120,8 +121,11 @@ export async function insertPendingPayment(p: { id: string; userId: string; plan
   }
 }
 
+// The statements every webhook event and plan sync runs are compiled once (shared/sql/precompiled.ts).
+const paymentById = precompiled((database: PaymentDb) => database.selectFrom('payment_payments').selectAll().where('id', '=', param('id')));
+
 export async function findPayment(id: string, executor: PaymentDb | Transaction<PaymentTables> = paymentDb()): Promise<Payment | undefined> {
-  const row = await executor.selectFrom('payment_payments').selectAll().where('id', '=', id).executeTakeFirst();
+  const [row] = await paymentById.execute({ id }, executor);
   return row && toPayment(row as PaymentRow);
 }
 
@@ -134,19 +138,23 @@ export async function recentPaymentsOf(userId: string, count = 10): Promise<Paym
  * The payment whose plan the user should have: the newest fact (succeeded or refunded) by event
  * time, ties broken by creation. Older payments never decide the plan once a newer one exists.
  */
-export async function planDecidingPayment(userId: string): Promise<Payment | undefined> {
-  const row = await first(
-    db(),
-    paymentDb()
+const decidingPayment = precompiled((database: PaymentDb) =>
+  first(
+    database,
+    database
       .selectFrom('payment_payments')
       .selectAll()
-      .where('user_id', '=', userId)
+      .where('user_id', '=', param('userId'))
       .where('status', 'in', ['succeeded', 'refunded'])
       .orderBy('status_at', 'desc')
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc'),
     1,
-  ).executeTakeFirst();
+  ),
+);
+
+export async function planDecidingPayment(userId: string): Promise<Payment | undefined> {
+  const [row] = await decidingPayment.execute({ userId });
   return row && toPayment(row as PaymentRow);
 }
 
@@ -180,15 +188,17 @@ export async function usersWithDueSyncs(now: Date, count = 100): Promise<string[
  * Marks the payment synced and supersedes the older ones. Answers whether a failed-sync record may
  * exist (this payment failed before, or older ones were still waiting); otherwise Table Storage is not asked.
  */
+const markPaymentSynced = precompiled((database: PaymentDb) =>
+  database
+    .updateTable('payment_payments')
+    .set({ sync_state: 'synced', sync_error: null, sync_next_at: null, synced_at: param('at'), updated_at: param('at') })
+    .where('id', '=', param('id'))
+    .where('sync_state', 'in', ['pending', 'failed', 'manual_review']),
+);
+
 export async function markSynced(payment: Payment, now: Date): Promise<{ hadFailures: boolean }> {
-  const at = now.toISOString();
   return paymentDb().transaction().execute(async (trx) => {
-    await trx
-      .updateTable('payment_payments')
-      .set({ sync_state: 'synced', sync_error: null, sync_next_at: null, synced_at: at, updated_at: at })
-      .where('id', '=', payment.id)
-      .where('sync_state', 'in', ['pending', 'failed', 'manual_review'])
-      .execute();
+    await markPaymentSynced.executeChange({ id: payment.id, at: now.toISOString() }, trx);
     const supersededAny = await supersedeOlder(payment, now, trx);
     return { hadFailures: payment.sync.error !== null || supersededAny };
   });
@@ -198,16 +208,19 @@ export async function markSynced(payment: Payment, now: Date): Promise<{ hadFail
  * Older payments of the user lost their say once `payment` decides the plan: they must never be
  * pushed. Answers whether any was superseded (one of them may have left a failed-sync record).
  */
-export async function supersedeOlder(payment: Payment, now: Date, executor: PaymentDb | Transaction<PaymentTables> = paymentDb()): Promise<boolean> {
-  const result = await executor
+const supersedeOlderPayments = precompiled((database: PaymentDb) =>
+  database
     .updateTable('payment_payments')
-    .set({ sync_state: 'superseded', sync_next_at: null, updated_at: now.toISOString() })
-    .where('user_id', '=', payment.userId)
-    .where('id', '!=', payment.id)
+    .set({ sync_state: 'superseded', sync_next_at: null, updated_at: param('now') })
+    .where('user_id', '=', param('userId'))
+    .where('id', '!=', param('id'))
     .where('sync_state', 'in', ['pending', 'failed', 'manual_review'])
-    .where('status_at', '<=', payment.statusAt!)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+    .where('status_at', '<=', param('statusAt')),
+);
+
+export async function supersedeOlder(payment: Payment, now: Date, executor: PaymentDb | Transaction<PaymentTables> = paymentDb()): Promise<boolean> {
+  const changed = await supersedeOlderPayments.executeChange({ userId: payment.userId, id: payment.id, statusAt: payment.statusAt, now: now.toISOString() }, executor);
+  return changed > 0;
 }
 
 export async function markSyncFailed(payment: Payment, change: { state: 'failed' | 'manual_review'; attempts: number; error: string; nextAt: Date | null }, now: Date): Promise<void> {
@@ -234,23 +247,29 @@ export async function reopenForReplay(ids: string[], now: Date): Promise<void> {
  * A lease on pushing plans for one user, so two instances (webhook and timer, or two webhooks)
  * never race each other's PUTs. Insert when absent, take over when expired.
  */
+const insertLease = precompiled((database: PaymentDb) =>
+  database.insertInto('payment_sync_leases').values({ user_id: param('userId'), holder: param('holder'), expires_at: param('expires') }),
+);
+const takeOverExpiredLease = precompiled((database: PaymentDb) =>
+  database
+    .updateTable('payment_sync_leases')
+    .set({ holder: param('holder'), expires_at: param('expires') })
+    .where('user_id', '=', param('userId'))
+    .where('expires_at', '<', param('now')),
+);
+const deleteLease = precompiled((database: PaymentDb) => database.deleteFrom('payment_sync_leases').where('user_id', '=', param('userId')).where('holder', '=', param('holder')));
+
 export async function acquireSyncLease(userId: string, holder: string, now: Date, ttlMs: number): Promise<boolean> {
   const expires = new Date(now.getTime() + ttlMs).toISOString();
   try {
-    await paymentDb().insertInto('payment_sync_leases').values({ user_id: userId, holder, expires_at: expires }).execute();
+    await insertLease.executeChange({ userId, holder, expires });
     return true;
   } catch (error) {
     if (!isDuplicateKey(error)) throw error;
   }
-  const taken = await paymentDb()
-    .updateTable('payment_sync_leases')
-    .set({ holder, expires_at: expires })
-    .where('user_id', '=', userId)
-    .where('expires_at', '<', now.toISOString())
-    .executeTakeFirst();
-  return Number(taken.numUpdatedRows) === 1;
+  return (await takeOverExpiredLease.executeChange({ userId, holder, expires, now: now.toISOString() })) === 1;
 }
 
 export async function releaseSyncLease(userId: string, holder: string): Promise<void> {
-  await paymentDb().deleteFrom('payment_sync_leases').where('user_id', '=', userId).where('holder', '=', holder).execute();
+  await deleteLease.executeChange({ userId, holder });
 }

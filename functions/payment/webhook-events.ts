@@ -2,7 +2,8 @@ import type { Transaction } from 'kysely';
 import type Stripe from 'stripe';
 import type { Plan } from '../../shared/auth/access-token';
 import type { Logger } from '../../shared/logging';
-import { findPayment, isDuplicateKey, paymentDb, type Payment, type PaymentStatus, type PaymentTables } from './payments';
+import { param, precompiled } from '../../shared/sql/precompiled';
+import { findPayment, isDuplicateKey, paymentDb, type Payment, type PaymentDb, type PaymentStatus, type PaymentTables, type SyncState } from './payments';
 import { findPlan } from './plans';
 import { inlineSyncGraceMs } from './plan-sync';
 
@@ -73,6 +74,36 @@ function contradictions(payment: Payment, intent: Stripe.PaymentIntent): string[
   return problems;
 }
 
+// Every event runs these; compiled once (shared/sql/precompiled.ts).
+const insertEventRow = precompiled((database: PaymentDb) =>
+  database.insertInto('payment_webhook_events').values({
+    id: param('id'),
+    type: param('type'),
+    payment_intent_id: param('paymentIntentId'),
+    event_created: param('eventCreated'),
+    received_at: param('receivedAt'),
+  }),
+);
+const insertPaymentRow = precompiled((database: PaymentDb) =>
+  database.insertInto('payment_payments').values({
+    id: param('id'),
+    user_id: param('userId'),
+    plan_type: param<Plan>('planType'),
+    amount: param<number>('amount'),
+    currency: param('currency'),
+    price_version: param('priceVersion'),
+    status: param<PaymentStatus>('status'),
+    status_at: param('statusAt'),
+    failure_message: param('failureMessage'),
+    sync_state: param<SyncState>('syncState'),
+    sync_plan: param<Plan>('syncPlan'),
+    sync_attempts: 0,
+    sync_next_at: param('syncNextAt'),
+    created_at: param('now'),
+    updated_at: param('now'),
+  }),
+);
+
 async function insertFromEvent(trx: Transaction<PaymentTables>, fact: Fact, at: string, now: string, log: Logger): Promise<RecordedEvent> {
   const intent = fact.intent;
   const userId = intent?.metadata?.userId;
@@ -86,16 +117,16 @@ async function insertFromEvent(trx: Transaction<PaymentTables>, fact: Fact, at: 
     return { duplicate: false, action: 'unattributable', paymentIntentId: fact.paymentIntentId };
   }
   const succeeded = fact.status === 'succeeded';
-  await trx
-    .insertInto('payment_payments')
-    .values({
-      id: intent.id, user_id: userId, plan_type: planType, amount: intent.amount, currency: intent.currency,
-      price_version: intent.metadata?.priceVersion ?? null, status: fact.status, status_at: at, failure_message: fact.failureMessage ?? null,
-      sync_state: succeeded ? 'pending' : 'not_required', sync_plan: succeeded ? planType : null, sync_attempts: 0,
-      sync_next_at: succeeded ? new Date(Date.parse(now) + inlineSyncGraceMs()).toISOString() : null,
-      created_at: now, updated_at: now,
-    })
-    .execute();
+  await insertPaymentRow.executeChange(
+    {
+      id: intent.id, userId, planType, amount: intent.amount, currency: intent.currency,
+      priceVersion: intent.metadata?.priceVersion ?? null, status: fact.status, statusAt: at, failureMessage: fact.failureMessage ?? null,
+      syncState: succeeded ? 'pending' : 'not_required', syncPlan: succeeded ? planType : null,
+      syncNextAt: succeeded ? new Date(Date.parse(now) + inlineSyncGraceMs()).toISOString() : null,
+      now,
+    },
+    trx,
+  );
   return { duplicate: false, action: 'applied', paymentIntentId: intent.id, ...(succeeded ? { syncUserId: userId } : {}) };
 }
 
@@ -111,7 +142,7 @@ export async function recordEvent(event: Stripe.Event, log: Logger): Promise<Rec
   const paymentIntentId = typeof fact === 'object' ? fact.paymentIntentId : undefined;
   return paymentDb().transaction().execute(async (trx) => {
     try {
-      await trx.insertInto('payment_webhook_events').values({ id: event.id, type: event.type, payment_intent_id: paymentIntentId ?? null, event_created: at, received_at: now }).execute();
+      await insertEventRow.executeChange({ id: event.id, type: event.type, paymentIntentId: paymentIntentId ?? null, eventCreated: at, receivedAt: now }, trx);
     } catch (error) {
       if (isDuplicateKey(error)) return { duplicate: true, action: 'ignored_type', paymentIntentId } as RecordedEvent;
       throw error;

@@ -15,7 +15,7 @@ interface Compiled {
 /**
  * A query built and compiled once per database handle; each call only binds its values. Building
  * and compiling a small query with Kysely costs several times what SQLite takes to run it, so the
- * hot paths (token validation, plan updates, audit inserts) use this. Values are bound as parameters,
+ * hot paths (token validation, plan updates, audit inserts, webhook events and plan syncs) use this. Values are bound as parameters,
  * never spliced into the SQL text. Each `param` name must be given a value on every call.
  */
 export function precompiled<DB, R>(build: (database: Kysely<DB>) => Compilable<R>) {
@@ -36,17 +36,24 @@ export function precompiled<DB, R>(build: (database: Kysely<DB>) => Compilable<R
     return entry;
   }
 
+  async function run(values: Record<string, unknown>, executor: Kysely<any>) {
+    const { query, slots } = compiled();
+    const parameters = slots.map((slot) => {
+      if ('constant' in slot) return slot.constant;
+      if (!(slot.name in values)) throw new Error(`precompiled query: no value for ${slot.name}`);
+      return values[slot.name];
+    });
+    return executor.executeQuery<R>({ ...query, parameters });
+  }
+
   return {
-    /** Runs the query with `values` on `executor` (a transaction, or the process's handle by default). */
+    /** Runs the query with `values` on `executor` (a transaction, or the process's handle by default) and answers its rows. */
     async execute(values: Record<string, unknown>, executor: Kysely<any> = db()): Promise<R[]> {
-      const { query, slots } = compiled();
-      const parameters = slots.map((slot) => {
-        if ('constant' in slot) return slot.constant;
-        if (!(slot.name in values)) throw new Error(`precompiled query: no value for ${slot.name}`);
-        return values[slot.name];
-      });
-      const result = await executor.executeQuery<R>({ ...query, parameters });
-      return result.rows;
+      return (await run(values, executor)).rows;
+    },
+    /** Runs an insert, update or delete and answers how many rows it changed. */
+    async executeChange(values: Record<string, unknown>, executor: Kysely<any> = db()): Promise<number> {
+      return Number((await run(values, executor)).numAffectedRows ?? 0);
     },
   };
 }
