@@ -1,22 +1,15 @@
 import { Resvg } from '@resvg/resvg-js';
 import { renderPool } from '../../functions/visual/render/renderer';
 import { THEMES } from '../../functions/visual/themes';
-import { startTestHost, type TestHost } from '../helpers/host';
-import { barChart, chartOfType, countColor, decodePng, hexToRgb, pixel, postJson, visualToken, fetchFresh } from './helpers';
+import { barChart, chartOfType, countColor, decodePng, hexToRgb, pixel, postJson, fetchFresh, visualTestHost } from './helpers';
 
-let host: TestHost;
-let token: string;
-beforeAll(async () => {
-  host = await startTestHost();
-  token = visualToken(host);
-});
-afterAll(() => host.stop());
+const visual = visualTestHost();
 
-const render = (body: unknown, auth: string | undefined = token) => postJson(host, '/visual/api/v1/charts/render', body, auth);
+const render = (body: unknown, auth: string | undefined = visual.token) => postJson(visual.host, '/visual/api/v1/charts/render', body, auth);
 const fetchBytes = async (url: string) => Buffer.from(await (await fetchFresh(url)).arrayBuffer());
 
 test('GET /visual/health names SQL, storage and the renderer', async () => {
-  const res = await fetchFresh(`${host.url}/visual/health`);
+  const res = await fetchFresh(`${visual.host.url}/visual/health`);
   expect(res.status).toBe(200);
   const body = (await res.json()) as any;
   expect(body).toMatchObject({ service: 'visual', status: 'healthy', dependencies: { storage: { ok: true }, renderer: { ok: true } } });
@@ -26,7 +19,7 @@ test('GET /visual/health names SQL, storage and the renderer', async () => {
 describe('routing and errors (spec 4.4, 7.3)', () => {
   test.each(['/visual', '/visual/', '/visual/anything/else', '/visual/api', '/visual/api/v2/charts'])('%s answers the plain-text banner', async (route) => {
     for (const method of ['GET', 'POST']) {
-      const res = await fetchFresh(`${host.url}${route}`, { method });
+      const res = await fetchFresh(`${visual.host.url}${route}`, { method });
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
       expect(await res.text()).toContain('Visual rendering service');
@@ -35,14 +28,14 @@ describe('routing and errors (spec 4.4, 7.3)', () => {
 
   test.each(['/visual/api/v1/unknown', '/visual/api/v1/', '/visual/api/v1/chart/render'])('%s is 404 Resource not found for any method', async (route) => {
     for (const method of ['GET', 'POST', 'DELETE']) {
-      const res = await fetchFresh(`${host.url}${route}`, { method, headers: { authorization: `Bearer ${token}` } });
+      const res = await fetchFresh(`${visual.host.url}${route}`, { method, headers: { authorization: `Bearer ${visual.token}` } });
       expect(res.status).toBe(404);
       expect(await res.json()).toMatchObject({ error: 'Resource not found' });
     }
   });
 
   test.each(['GET', 'PUT', 'PATCH', 'DELETE'])('%s on charts is 405 Method not allowed', async (method) => {
-    const res = await fetchFresh(`${host.url}/visual/api/v1/charts/render`, { method, headers: { authorization: `Bearer ${token}` } });
+    const res = await fetchFresh(`${visual.host.url}/visual/api/v1/charts/render`, { method, headers: { authorization: `Bearer ${visual.token}` } });
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe('POST');
     expect(await res.json()).toMatchObject({ error: 'Method not allowed' });
@@ -52,7 +45,7 @@ describe('routing and errors (spec 4.4, 7.3)', () => {
     const missing = await render({ charts: [barChart()] }, '');
     expect(missing.status).toBe(401);
     expect(await missing.json()).toMatchObject({ code: 'AUTH_REQUIRED' });
-    const wrong = await render({ charts: [barChart()] }, `${token}x`);
+    const wrong = await render({ charts: [barChart()] }, `${visual.token}x`);
     expect(wrong.status).toBe(401);
     expect(await wrong.json()).toMatchObject({ code: 'AUTH_TOKEN_INVALID' });
   });
@@ -232,7 +225,7 @@ describe('cache', () => {
     const body = (await res.json()) as any;
     expect(body.success).toBe(true);
     expect(body.cacheKey).toMatch(/^[a-f0-9]{64}$/);
-    expect(body.charts[0].imageUrl).toMatch(new RegExp(`^${host.serviceUrls.visual}/cache/[a-f0-9]{64}$`));
+    expect(body.charts[0].imageUrl).toMatch(new RegExp(`^${visual.host.serviceUrls.visual}/cache/[a-f0-9]{64}$`));
     const expires = Date.parse(body.expiresAt);
     expect(expires).toBeGreaterThanOrEqual(before + 12 * 3600_000);
     expect(expires).toBeLessThanOrEqual(Date.now() + 12 * 3600_000);
@@ -249,9 +242,9 @@ describe('cache', () => {
     expect(etag).toBe(`"${url.split('/').pop()}"`);
     expect(res.headers.get('cache-control')).toMatch(/^public, max-age=(4319\d|43200), immutable$/);
     expect((await fetchFresh(url, { headers: { 'if-none-match': etag! } })).status).toBe(304);
-    const missing = await fetchFresh(`${host.url}/visual/cache/${'0'.repeat(64)}`);
+    const missing = await fetchFresh(`${visual.host.url}/visual/cache/${'0'.repeat(64)}`);
     expect(missing.status).toBe(404);
-    expect((await fetchFresh(`${host.url}/visual/cache/not-a-key`)).status).toBe(404);
+    expect((await fetchFresh(`${visual.host.url}/visual/cache/not-a-key`)).status).toBe(404);
   });
 });
 

@@ -1,17 +1,10 @@
 import { Resvg } from '@resvg/resvg-js';
 import { THEMES } from '../../functions/visual/themes';
-import { startTestHost, type TestHost } from '../helpers/host';
-import { chartOfType, countColor, decodePng, hexToRgb, pixel, postJson, visualToken, fetchFresh } from './helpers';
+import { chartOfType, countColor, decodePng, hexToRgb, pixel, postJson, fetchFresh, visualTestHost } from './helpers';
 
-let host: TestHost;
-let token: string;
-beforeAll(async () => {
-  host = await startTestHost();
-  token = visualToken(host);
-});
-afterAll(() => host.stop());
+const visual = visualTestHost();
 
-const post = (route: string, body: unknown) => postJson(host, `/visual/api/v1/${route}`, body, token);
+const post = (route: string, body: unknown) => postJson(visual.host, `/visual/api/v1/${route}`, body, visual.token);
 const fetchBytes = async (url: string) => Buffer.from(await (await fetchFresh(url)).arrayBuffer());
 
 const dashboard = {
@@ -160,7 +153,7 @@ describe('presentations/generate', () => {
 
 test('other methods on infographics, presentations and diagrams are 405', async () => {
   for (const route of ['infographics/generate', 'presentations/generate', 'diagrams/render']) {
-    const res = await fetchFresh(`${host.url}/visual/api/v1/${route}`, { headers: { authorization: `Bearer ${token}` } });
+    const res = await fetchFresh(`${visual.host.url}/visual/api/v1/${route}`, { headers: { authorization: `Bearer ${visual.token}` } });
     expect(res.status).toBe(405);
   }
 });

@@ -2,11 +2,22 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { PNG } from 'pngjs';
-import type { TestHost } from '../helpers/host';
+import { startTestHost, type TestHost } from '../helpers/host';
 
 /** The VISUAL_API_TOKEN the dev settings generated for this host. */
 export function visualToken(host: TestHost): string {
   return JSON.parse(fs.readFileSync(path.join(host.dir, 'local.settings.json'), 'utf8')).Values.VISUAL_API_TOKEN;
+}
+
+/** A dev host for the test file and its visual API token, both set before the first test. */
+export function visualTestHost(): { host: TestHost; token: string } {
+  const context = {} as { host: TestHost; token: string };
+  beforeAll(async () => {
+    context.host = await startTestHost();
+    context.token = visualToken(context.host);
+  });
+  afterAll(() => context.host?.stop());
+  return context;
 }
 
 /**

@@ -1,22 +1,15 @@
 import http from 'node:http';
 import QuickChart from 'quickchart-js';
-import { startTestHost, type TestHost } from '../helpers/host';
-import { decodePng, visualToken, fetchFresh } from './helpers';
+import { decodePng, fetchFresh, visualTestHost } from './helpers';
 
 // quickchart-js fetches through Node's global agent; see fetchFresh for why tests avoid keep-alive.
 http.globalAgent = new http.Agent({ keepAlive: false });
 
-let host: TestHost;
-let token: string;
-beforeAll(async () => {
-  host = await startTestHost();
-  token = visualToken(host);
-});
-afterAll(() => host.stop());
+const visual = visualTestHost();
 
 /** The real quickchart-js client pointed at the dev host: it joins `${scheme}://${host}/chart`. */
-function client(key: string | undefined = token): QuickChart {
-  return new QuickChart(key).setHost(`${new URL(host.url).host}/quickchart`).setScheme('http');
+function client(key: string | undefined = visual.token): QuickChart {
+  return new QuickChart(key).setHost(`${new URL(visual.host.url).host}/quickchart`).setScheme('http');
 }
 
 const CONFIG_LITERAL = `{
@@ -46,7 +39,7 @@ test('toDataUrl() as SVG keeps labels as literal text', async () => {
 
 test('getUrl() gives a GET URL that answers the image, and a repeat is a cache hit', async () => {
   const url = client().setConfig(CONFIG_LITERAL).setWidth(300).setHeight(150).getUrl();
-  expect(url.startsWith(`${host.url}/quickchart/chart?c=`)).toBe(true);
+  expect(url.startsWith(`${visual.host.url}/quickchart/chart?c=`)).toBe(true);
   const first = await fetchFresh(url);
   expect(first.status).toBe(200);
   expect(first.headers.get('content-type')).toBe('image/png');
@@ -76,9 +69,9 @@ test('an unsupported chart type or format is 400 with the X-quickchart-error hea
 test('the API key (VISUAL_API_TOKEN) is required when set', async () => {
   await expect(client('').setConfig(CONFIG_LITERAL).toBinary()).rejects.toThrow(/status code 401/);
   await expect(client('wrong-key-wrong-key').setConfig(CONFIG_LITERAL).toBinary()).rejects.toThrow(/status code 401/);
-  const bearer = await fetchFresh(`${host.url}/quickchart/chart`, {
+  const bearer = await fetchFresh(`${visual.host.url}/quickchart/chart`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${visual.token}` },
     body: JSON.stringify({ chart: CONFIG_LITERAL, width: 200, height: 100 }),
   });
   expect(bearer.status).toBe(200);
