@@ -138,3 +138,14 @@ export function adminTestHost(prepare?: () => Promise<void>): { host: TestHost; 
   beforeEach(() => clearOrchestratorTables());
   return context;
 }
+
+/** Scores at and around each band threshold (EXCELLENT from 90, GOOD from 85, FAIR from 70, else POOR). */
+export const SCORE_BANDS: [number, string][] = [
+  [100, 'EXCELLENT'],
+  [90, 'EXCELLENT'],
+  [89, 'GOOD'],
+  [85, 'GOOD'],
+  [84, 'FAIR'],
+  [70, 'FAIR'],
+  [69, 'POOR'],
+];

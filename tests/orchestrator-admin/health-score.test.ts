@@ -1,15 +1,7 @@
 import { alertsFor, band, healthScore, successRate } from '../../functions/orchestrator/admin/health-score';
+import { SCORE_BANDS } from './fixtures';
 
-test.each([
-  [100, 'EXCELLENT'],
-  [90, 'EXCELLENT'],
-  [89, 'GOOD'],
-  [85, 'GOOD'],
-  [84, 'FAIR'],
-  [70, 'FAIR'],
-  [69, 'POOR'],
-  [0, 'POOR'],
-])('score %i is %s', (score, status) => {
+test.each([...SCORE_BANDS, [0, 'POOR']])('score %i is %s', (score, status) => {
   expect(band(score)).toBe(status);
 });
 

@@ -1,4 +1,4 @@
-import { adminTestHost, DAY, HOUR, insertExecution, insertLogs, MINUTE, NOW } from './fixtures';
+import { adminTestHost, DAY, HOUR, insertExecution, insertLogs, MINUTE, NOW, SCORE_BANDS } from './fixtures';
 
 const admin = adminTestHost();
 
@@ -39,15 +39,7 @@ test('an empty history is EXCELLENT with zero counts, no alerts and 24 empty hou
   expect(body.dashboard.trends.hourly.every((h: any) => h.executions === 0 && h.avg_duration_ms === null)).toBe(true);
 });
 
-test.each([
-  [100, 'EXCELLENT'],
-  [90, 'EXCELLENT'],
-  [89, 'GOOD'],
-  [85, 'GOOD'],
-  [84, 'FAIR'],
-  [70, 'FAIR'],
-  [69, 'POOR'],
-])('%i%% of the week completed and no alert: score equals it, status %s', async (completed, status) => {
+test.each(SCORE_BANDS)('%i%% of the week completed and no alert: score equals it, status %s', async (completed, status) => {
   await weekOf(completed, 100 - completed);
   const { health } = (await overview()).dashboard;
   expect(health).toMatchObject({ score: completed, status, total_executions: 100, success_rate: completed, completed, failed: 100 - completed });
