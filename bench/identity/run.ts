@@ -5,8 +5,10 @@ import path from 'node:path';
 import { startDevHost } from '../../devhost/host';
 import { mintServiceToken } from '../../shared/auth/service-token';
 import { config } from '../../shared/config';
+import { sqliteFile } from '../../shared/sql/db';
 import { signIn } from '../../tests/helpers/identity';
 import { stealMeter } from '../cpu-steal';
+import { startFloorServer } from './floor';
 
 const CONNECTIONS = 32;
 const DURATION_SECONDS = Number(process.env.BENCH_DURATION ?? 10);
@@ -71,7 +73,8 @@ async function run(name: string, target: number, load: Load) {
 
 /**
  * `npm run bench:identity`: GET /auth/validate with a user token and PUT /admin/users/{id}/plan with
- * the service token, over HTTP against an in-process dev host (SQLite), 32 connections each.
+ * the service token, over HTTP against an in-process dev host (SQLite), 32 connections each; then the
+ * same plan update against the floor servers of `./floor.ts`, which run none of the platform's code.
  */
 async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-identity-'));
@@ -88,12 +91,25 @@ async function main() {
       url: `${host.url}/identity/auth/validate`,
       headers: { authorization: `Bearer ${user.accessToken}` },
     });
-    await run('PUT /identity/admin/users/{id}/plan (service token)', 2000, {
-      url: `${host.url}/identity/admin/users/${user.user.id}/plan`,
+    const planUpdate = (base: string): Load => ({
+      url: `${base}/identity/admin/users/${user.user.id}/plan`,
       method: 'PUT',
       headers: { authorization: `Bearer ${serviceToken}`, 'x-service': cfg.PAYMENT_SERVICE_ID, 'content-type': 'application/json' },
       body: JSON.stringify({ plan: 'pro', status: 'active', updatedBy: cfg.PAYMENT_SERVICE_ID, timestamp: new Date().toISOString() }),
     });
+    await run('PUT /identity/admin/users/{id}/plan (service token)', 2000, planUpdate(host.url));
+    // The same request against bare node:http, without and with the same SQL: what no platform code can beat here.
+    for (const [name, file] of [
+      ['floor: bare node:http, same request, no SQL', undefined],
+      ['floor: bare node:http + the same 3 statements (better-sqlite3)', sqliteFile(cfg)],
+    ] as const) {
+      const floor = await startFloorServer(file);
+      try {
+        await run(name, 2000, planUpdate(floor.url));
+      } finally {
+        await floor.close();
+      }
+    }
   } finally {
     await host.stop();
     fs.rmSync(dir, { recursive: true, force: true });

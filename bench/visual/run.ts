@@ -2,7 +2,8 @@
  * Visual service benchmark over HTTP against an in-process dev host (real Azurite, real render pool):
  * renders/s, p50/p99 and memory for an uncached 800x400 bar chart as PNG and SVG at 1 and 4
  * concurrent requests, and for cache hits; through the API (autocannon) and through the real
- * quickchart-js client against the QuickChart-compatible endpoint.
+ * quickchart-js client against the QuickChart-compatible endpoint; last, the render pool alone, the
+ * ceiling of every uncached figure.
  *
  *   npm run bench:visual            (BENCH_SECONDS=8 by default)
  */
@@ -11,7 +12,10 @@ import os from 'node:os';
 import path from 'node:path';
 import QuickChart from 'quickchart-js';
 import { startDevHost } from '../../devhost/host';
+import { renderChartImage } from '../../functions/visual/charts';
+import type { ChartSpec } from '../../functions/visual/chart-spec';
 import { renderPool } from '../../functions/visual/render/renderer';
+import { themeOf } from '../../functions/visual/themes';
 import { formatSteal, stealMeter } from '../cpu-steal';
 
 /** The part of autocannon's API used here (the package ships no types). */
@@ -78,8 +82,8 @@ async function cannon(scenario: string, url: string, token: string, concurrency:
   record(scenario, concurrency, result.requests.average, result.latency.p50, result.latency.p99, result.non2xx + result.errors, steal());
 }
 
-/** A closed loop of `concurrency` callers of the real quickchart-js client for the bench duration. */
-async function quickchartLoop(scenario: string, make: () => QuickChart, concurrency: number) {
+/** A closed loop of `concurrency` callers of `once` for the bench duration. */
+async function closedLoop(scenario: string, once: () => Promise<unknown>, concurrency: number) {
   const latencies: number[] = [];
   let errors = 0;
   const steal = stealMeter();
@@ -89,7 +93,7 @@ async function quickchartLoop(scenario: string, make: () => QuickChart, concurre
       while (performance.now() < end) {
         const started = performance.now();
         try {
-          await make().toBinary();
+          await once();
           latencies.push(performance.now() - started);
         } catch {
           errors++;
@@ -128,9 +132,15 @@ async function main() {
         .setWidth(800)
         .setHeight(400)
         .setFormat(format);
-    for (const c of [1, 4]) await quickchartLoop('quickchart-js uncached PNG 800x400', qc('png'), c);
-    for (const c of [1, 4]) await quickchartLoop('quickchart-js uncached SVG 800x400', qc('svg'), c);
-    await quickchartLoop('quickchart-js cache hits PNG', qc('png', true), 4);
+    for (const c of [1, 4]) await closedLoop('quickchart-js uncached PNG 800x400', () => qc('png')().toBinary(), c);
+    for (const c of [1, 4]) await closedLoop('quickchart-js uncached SVG 800x400', () => qc('svg')().toBinary(), c);
+    await closedLoop('quickchart-js cache hits PNG', () => qc('png', true)().toBinary(), 4);
+
+    // The renderer with nothing around it (no HTTP, no validation, no cache): the ceiling of the rows above.
+    const professional = themeOf('professional');
+    for (const format of ['png', 'svg'] as const) {
+      await closedLoop(`render pool alone ${format.toUpperCase()} 800x400 (no HTTP, no cache)`, () => renderChartImage(barChart() as ChartSpec, professional, format, 'standard'), 4);
+    }
 
     console.log('\nTargets at 4 concurrent: 150 PNG/s, 250 SVG/s, 2,000 cache hits/s. Renders by the pool:', renderPool().renders);
     console.log(JSON.stringify(rows));

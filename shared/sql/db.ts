@@ -16,7 +16,7 @@ export function sqliteFile(cfg: Config = config()): string {
 /** How often the checkpointer thread folds the write-ahead log back into the database file. */
 const CHECKPOINT_INTERVAL_MS = 250;
 /** 16 MB of 4 KB pages: four times the default, so the request thread checkpoints a quarter as often. */
-const MAX_LOG_FRAMES = 4_096;
+export const MAX_LOG_FRAMES = 4_096;
 
 function createSqlite(cfg: Config): Kysely<PlatformTables> {
   // Loaded lazily so an Azure SQL deployment never needs the native SQLite module.
