@@ -22,10 +22,13 @@ export async function startFloorServer(sqliteFile: string | undefined): Promise<
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { plan: string; status: string };
-      const userId = req.url!.split('/')[5]!;
+      const userId = req.url!.split('/')[4]!; // /identity/admin/users/{userId}/plan
       const timestamp = writePlan ? writePlan(userId, body.plan, body.status) : new Date().toISOString();
-      const json = JSON.stringify({ success: true, message: 'User plan updated', userId, plan: body.plan, status: body.status, updatedBy: 'payment-service', timestamp });
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) });
+      // An unknown user shows up as non-2xx in the bench's figures, as on the real route.
+      const [status, json] = timestamp
+        ? [200, JSON.stringify({ success: true, message: 'User plan updated', userId, plan: body.plan, status: body.status, updatedBy: 'payment-service', timestamp })]
+        : [404, '{"error":"User not found"}'];
+      res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) });
       res.end(json);
     });
   });
@@ -50,7 +53,8 @@ function planWriter(file: string) {
      values (?, 'service', 'payment-service', 'user.plan.update', 'user', ?, 'success', '127.0.0.1', 'autocannon', ?, ?)`,
   );
   return database.transaction((userId: string, plan: string, status: string) => {
-    const before = read.get(userId) as { plan: string; status: string };
+    const before = read.get(userId) as { plan: string; status: string } | undefined;
+    if (!before) return undefined;
     const now = new Date().toISOString();
     write.run(plan, status, now, userId);
     append.run(now, userId, randomUUID(), JSON.stringify({ from: before, to: { plan, status } }));
