@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Database } from 'better-sqlite3';
 import { MAX_LOG_FRAMES } from '../../shared/sql/db';
 
 /**
@@ -16,7 +17,8 @@ export interface FloorServer {
 }
 
 export async function startFloorServer(sqliteFile: string | undefined): Promise<FloorServer> {
-  const writePlan = sqliteFile ? planWriter(sqliteFile) : undefined;
+  const database = sqliteFile ? openLikeThePlatform(sqliteFile) : undefined;
+  const writePlan = database ? planWriter(database) : undefined;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -36,16 +38,25 @@ export async function startFloorServer(sqliteFile: string | undefined): Promise<
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise((resolve) =>
+        server.close(() => {
+          database?.close();
+          resolve();
+        }),
+      ),
   };
 }
 
-function planWriter(file: string) {
-  const Database = require('better-sqlite3') as typeof import('better-sqlite3');
-  const database = new Database(file);
-  // As the platform's own connection (shared/sql/db.ts); its checkpointer thread serves this one too.
+/** A second connection to the dev host's database, set as the platform's own (its checkpointer thread serves both). */
+function openLikeThePlatform(file: string): Database {
+  const database = new (require('better-sqlite3') as typeof import('better-sqlite3'))(file);
   database.pragma('synchronous = NORMAL');
   database.pragma(`wal_autocheckpoint = ${MAX_LOG_FRAMES}`);
+  return database;
+}
+
+function planWriter(database: Database) {
   const read = database.prepare('select plan, status from users where id = ?');
   const write = database.prepare('update users set plan = ?, status = ?, updated_at = ? where id = ?');
   const append = database.prepare(
