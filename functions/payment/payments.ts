@@ -134,10 +134,6 @@ export async function recentPaymentsOf(userId: string, count = 10): Promise<Paym
   return rows.map((r) => toPayment(r as PaymentRow));
 }
 
-/**
- * The payment whose plan the user should have: the newest fact (succeeded or refunded) by event
- * time, ties broken by creation. Older payments never decide the plan once a newer one exists.
- */
 const decidingPayment = precompiled((database: PaymentDb) =>
   first(
     database,
@@ -153,6 +149,10 @@ const decidingPayment = precompiled((database: PaymentDb) =>
   ),
 );
 
+/**
+ * The payment whose plan the user should have: the newest fact (succeeded or refunded) by event
+ * time, ties broken by creation. Older payments never decide the plan once a newer one exists.
+ */
 export async function planDecidingPayment(userId: string): Promise<Payment | undefined> {
   const [row] = await decidingPayment.execute({ userId });
   return row && toPayment(row as PaymentRow);
@@ -184,10 +184,6 @@ export async function usersWithDueSyncs(now: Date, count = 100): Promise<string[
   return [...new Set(rows.map((r) => r.user_id))];
 }
 
-/**
- * Marks the payment synced and supersedes the older ones. Answers whether a failed-sync record may
- * exist (this payment failed before, or older ones were still waiting); otherwise Table Storage is not asked.
- */
 const markPaymentSynced = precompiled((database: PaymentDb) =>
   database
     .updateTable('payment_payments')
@@ -196,6 +192,10 @@ const markPaymentSynced = precompiled((database: PaymentDb) =>
     .where('sync_state', 'in', ['pending', 'failed', 'manual_review']),
 );
 
+/**
+ * Marks the payment synced and supersedes the older ones. Answers whether a failed-sync record may
+ * exist (this payment failed before, or older ones were still waiting); otherwise Table Storage is not asked.
+ */
 export async function markSynced(payment: Payment, now: Date): Promise<{ hadFailures: boolean }> {
   return paymentDb().transaction().execute(async (trx) => {
     await markPaymentSynced.executeChange({ id: payment.id, at: now.toISOString() }, trx);
@@ -204,10 +204,6 @@ export async function markSynced(payment: Payment, now: Date): Promise<{ hadFail
   });
 }
 
-/**
- * Older payments of the user lost their say once `payment` decides the plan: they must never be
- * pushed. Answers whether any was superseded (one of them may have left a failed-sync record).
- */
 const supersedeOlderPayments = precompiled((database: PaymentDb) =>
   database
     .updateTable('payment_payments')
@@ -218,6 +214,10 @@ const supersedeOlderPayments = precompiled((database: PaymentDb) =>
     .where('status_at', '<=', param('statusAt')),
 );
 
+/**
+ * Older payments of the user lost their say once `payment` decides the plan: they must never be
+ * pushed. Answers whether any was superseded (one of them may have left a failed-sync record).
+ */
 export async function supersedeOlder(payment: Payment, now: Date, executor: PaymentDb | Transaction<PaymentTables> = paymentDb()): Promise<boolean> {
   const changed = await supersedeOlderPayments.executeChange({ userId: payment.userId, id: payment.id, statusAt: payment.statusAt, now: now.toISOString() }, executor);
   return changed > 0;
@@ -243,10 +243,6 @@ export async function reopenForReplay(ids: string[], now: Date): Promise<void> {
     .execute();
 }
 
-/**
- * A lease on pushing plans for one user, so two instances (webhook and timer, or two webhooks)
- * never race each other's PUTs. Insert when absent, take over when expired.
- */
 const insertLease = precompiled((database: PaymentDb) =>
   database.insertInto('payment_sync_leases').values({ user_id: param('userId'), holder: param('holder'), expires_at: param('expires') }),
 );
@@ -259,6 +255,10 @@ const takeOverExpiredLease = precompiled((database: PaymentDb) =>
 );
 const deleteLease = precompiled((database: PaymentDb) => database.deleteFrom('payment_sync_leases').where('user_id', '=', param('userId')).where('holder', '=', param('holder')));
 
+/**
+ * A lease on pushing plans for one user, so two instances (webhook and timer, or two webhooks)
+ * never race each other's PUTs. Insert when absent, take over when expired.
+ */
 export async function acquireSyncLease(userId: string, holder: string, now: Date, ttlMs: number): Promise<boolean> {
   const expires = new Date(now.getTime() + ttlMs).toISOString();
   try {

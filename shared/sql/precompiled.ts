@@ -15,8 +15,9 @@ interface Compiled {
 /**
  * A query built and compiled once per database handle; each call only binds its values. Building
  * and compiling a small query with Kysely costs several times what SQLite takes to run it, so the
- * hot paths (token validation, plan updates, audit inserts, webhook events and plan syncs) use this. Values are bound as parameters,
- * never spliced into the SQL text. Each `param` name must be given a value on every call.
+ * hot paths (token validation, plan updates, audit inserts, webhook events and plan syncs) use
+ * this. Values are bound as parameters, never spliced into the SQL text. Each `param` name must be
+ * given a value on every call.
  */
 export function precompiled<DB, R>(build: (database: Kysely<DB>) => Compilable<R>) {
   const byDatabase = new WeakMap<object, Compiled>();
