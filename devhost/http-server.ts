@@ -51,9 +51,18 @@ function headersOf(req: IncomingMessage): Record<string, string> {
   for (const [key, value] of Object.entries(req.headers)) {
     if (value !== undefined) out[key] = Array.isArray(value) ? value.join(', ') : value;
   }
-  // Azure's front end tells functions the client address this way; without it the socket is the client.
-  out['x-forwarded-for'] ??= req.socket.remoteAddress ?? '';
+  // As Azure's App Service front end does: `client-ip` is the peer it saw (any value the caller sent
+  // is overwritten) and the peer is appended to X-Forwarded-For, whose earlier hops the caller wrote.
+  const peer = formatPeer(req.socket.remoteAddress, req.socket.remotePort);
+  out['client-ip'] = peer;
+  out['x-forwarded-for'] = out['x-forwarded-for'] ? `${out['x-forwarded-for']}, ${peer}` : peer;
   return out;
+}
+
+function formatPeer(address = '', port?: number): string {
+  const host = address.startsWith('::ffff:') ? address.slice(7) : address;
+  if (port === undefined) return host;
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
 async function readRequestBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {

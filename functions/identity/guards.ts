@@ -8,16 +8,22 @@ import type { IdentityTables } from './tables';
 import { toUserView, type UserView } from './users';
 
 /**
- * The client address: the first hop of X-Forwarded-For (Azure's front end sets it; the dev host sets
- * it from the socket), without a port. Only used for rate limits and the audit trail.
+ * The client address, as the platform's front end saw it (never a value the caller wrote): the
+ * `client-ip` header, which Azure's App Service front end (Functions, Flex Consumption included)
+ * sets on every request and overwrites when a caller sends one, else the last X-Forwarded-For hop,
+ * which that front end appends. The earlier hops are whatever the caller wrote. The dev host
+ * emulates the same front end. Used for rate limits and the audit trail.
  */
 export function clientIp(request: HttpRequest): string | null {
-  const first = request.headers.get('x-forwarded-for')?.split(',')[0]?.trim();
-  if (!first) return null;
-  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(first);
-  if (bracketed) return bracketed[1].slice(0, 64);
-  const ipv4WithPort = /^(\d{1,3}(?:\.\d{1,3}){3}):\d+$/.exec(first);
-  return (ipv4WithPort ? ipv4WithPort[1] : first).slice(0, 64);
+  const platform = request.headers.get('client-ip')?.trim() || request.headers.get('x-forwarded-for')?.split(',').pop()?.trim();
+  return platform ? withoutPort(platform).slice(0, 64) : null;
+}
+
+function withoutPort(address: string): string {
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(address);
+  if (bracketed) return bracketed[1];
+  const ipv4WithPort = /^(\d{1,3}(?:\.\d{1,3}){3}):\d+$/.exec(address);
+  return ipv4WithPort ? ipv4WithPort[1] : address;
 }
 
 export function requestMeta(request: HttpRequest, requestId: string): RequestMeta {

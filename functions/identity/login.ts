@@ -11,7 +11,12 @@ import { findUserByEmail, insertUser, toUserView, type UserView } from './users'
 
 export const LOGIN_MESSAGE = 'If this address can sign in, a one-time code is on its way. It is valid for a few minutes.';
 
-const emailBucket = (email: string) => bucketKey('login-email', email);
+/**
+ * The per-address allowance is counted per client as well as in total: requests that prove nothing
+ * (anyone can ask for a code to any address) spend only their own client's allowance, so a stranger
+ * cannot lock the owner out from elsewhere; the larger total ceiling bounds mail bombing.
+ */
+const emailBuckets = (email: string, ip: string | null) => ({ perClient: bucketKey('login-email-client', `${email}\n${ip ?? 'unknown'}`), total: bucketKey('login-email', email) });
 
 function codeEmail(to: string, code: string) {
   const minutes = Math.round(config().OTP_TTL_SECONDS / 60);
@@ -44,8 +49,11 @@ export async function startLogin(rawEmail: string, meta: RequestMeta): Promise<v
   if (!perIp.allowed) await refuse('rate_limited_ip', tooManyRequests('Too many sign-in requests from this network; try again later', perIp.retryAfterSeconds, 'LOGIN_RATE_LIMITED'));
   const cooldown = await resendCooldown(email);
   if (cooldown > 0) await refuse('resend_cooldown', tooManyRequests(`A code was sent moments ago; a new one can be sent in ${cooldown} s`, cooldown, 'OTP_RESEND_COOLDOWN'));
-  const perEmail = await hitRateLimit(emailBucket(email), cfg.LOGIN_MAX_PER_EMAIL, cfg.LOGIN_RATE_WINDOW_SECONDS);
+  const buckets = emailBuckets(email, meta.ip);
+  const perEmail = await hitRateLimit(buckets.perClient, cfg.LOGIN_MAX_PER_EMAIL, cfg.LOGIN_RATE_WINDOW_SECONDS);
   if (!perEmail.allowed) await refuse('rate_limited_email', tooManyRequests('Too many codes were sent to this address; try again later', perEmail.retryAfterSeconds, 'LOGIN_RATE_LIMITED'));
+  const total = await hitRateLimit(buckets.total, cfg.LOGIN_MAX_PER_EMAIL_TOTAL, cfg.LOGIN_RATE_WINDOW_SECONDS);
+  if (!total.allowed) await refuse('rate_limited_email_total', tooManyRequests('Too many codes were sent to this address; try again later', total.retryAfterSeconds, 'LOGIN_RATE_LIMITED'));
   const code = await issueCode(email);
   if (!code) await refuse('resend_cooldown', tooManyRequests('A code was sent moments ago; try again shortly', cfg.OTP_RESEND_COOLDOWN_SECONDS, 'OTP_RESEND_COOLDOWN'));
   const user = await findUserByEmail(email);
@@ -99,7 +107,10 @@ export async function completeLogin(rawEmail: string, code: string, meta: Reques
     if (outcome.refused === 'inactive') throw forbidden('The account is inactive', 'ACCOUNT_INACTIVE');
     throw unauthorized('The code is not valid', 'OTP_INVALID');
   }
-  await resetRateLimit(emailBucket(email), cfg.LOGIN_RATE_WINDOW_SECONDS);
+  // The mailbox owner proved themselves: their client and the address start afresh.
+  const buckets = emailBuckets(email, meta.ip);
+  await resetRateLimit(buckets.perClient, cfg.LOGIN_RATE_WINDOW_SECONDS);
+  await resetRateLimit(buckets.total, cfg.LOGIN_RATE_WINDOW_SECONDS);
   const user = await toUserView(outcome.user);
   const { accessToken, expiresIn } = await signAccessToken(user, outcome.sessionId);
   return { accessToken, refreshToken: outcome.refreshToken, expiresIn, user, sessionId: outcome.sessionId };

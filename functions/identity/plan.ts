@@ -4,21 +4,29 @@ import type { Plan, UserStatus } from '../../shared/auth/access-token';
 import { ServiceTokenError, verifyServiceToken } from '../../shared/auth/service-token';
 import { bearerToken } from '../../shared/auth/access-token';
 import { config } from '../../shared/config';
-import { HttpError, notFound } from '../../shared/http/errors';
+import { conflict, forbidden, HttpError, notFound } from '../../shared/http/errors';
 import { audit, type Actor, type RequestMeta } from './audit';
 import { adminActor, authenticate, requireAdminPermission, userActor } from './guards';
+import { findRole, isPrivilegedRole } from './roles';
 import { revokeUserSessions } from './sessions';
 import { identityDb, type IdentityTables } from './tables';
+import { authorizeAccountChange, type AdminActor } from './user-admin';
+import type { UserRow } from './users';
 import { toIso } from '../../shared/sql/dialect';
 import { param, precompiled } from '../../shared/sql/precompiled';
 
 const invalidServiceToken = (message: string) => new HttpError(401, 'Invalid service token', message, 'AUTH_SERVICE_TOKEN_INVALID');
 
-/** Who may call the plan endpoint: spec 5.1's two modes. */
+/**
+ * Who may call the plan endpoint, in one of two modes: the payment service (service token), or an
+ * admin (access token), whose change obeys the same account rules as PATCH /admin/users/{id}.
+ */
 export interface PlanCaller {
   actor: Actor;
   /** updatedBy when the body leaves it out. */
   defaultUpdatedBy: string;
+  /** Set in admin mode. */
+  admin?: AdminActor;
 }
 
 /**
@@ -52,7 +60,7 @@ export async function authorizePlanCaller(request: HttpRequest, meta: RequestMet
     await audit(meta, { actor: userActor(auth), action: 'user.plan.update', target: { type: 'user', id: request.params.userId ?? null }, result: 'failure', reason: (error as HttpError).code });
     throw error;
   }
-  return { actor: adminActor(auth), defaultUpdatedBy: auth.user.email };
+  return { actor: adminActor(auth), defaultUpdatedBy: auth.user.email, admin: { actor: adminActor(auth), user: auth.user } };
 }
 
 export interface PlanChange {
@@ -63,25 +71,49 @@ export interface PlanChange {
 }
 
 // Payment syncs call this for every successful payment: both statements are compiled once.
-const selectPlan = precompiled((database: Kysely<IdentityTables>) => database.selectFrom('users').select(['plan', 'status']).where('id', '=', param('userId')));
+const selectTarget = precompiled((database: Kysely<IdentityTables>) => database.selectFrom('users').selectAll().where('id', '=', param('userId')));
 const writePlan = precompiled((database: Kysely<IdentityTables>) =>
   database
     .updateTable('users')
-    .set({ plan: param<Plan>('plan'), status: param<UserStatus>('status'), updated_at: param('updatedAt') })
+    .set({ plan: param<Plan>('plan'), status: param<UserStatus>('status'), updated_at: param('updatedAt'), plan_request_at: param('requestAt') })
     .where('id', '=', param('userId')),
 );
 
-/** Sets plan (and status when given) with updated_at, in one transaction with its audit entry. */
+/**
+ * Who may make this change. An admin follows the account rules of every admin route; the payment
+ * service sets plans of anyone but may never deactivate an admin or super_admin account.
+ */
+async function authorizeChange(caller: PlanCaller, target: UserRow, status: UserStatus, executor: Kysely<IdentityTables>): Promise<void> {
+  if (caller.admin) return authorizeAccountChange(caller.admin, target, { status }, executor);
+  if (status === 'inactive' && target.status === 'active' && isPrivilegedRole(await findRole(target.role))) {
+    throw forbidden(`The payment service cannot deactivate a user with the ${target.role} role`, 'PRIVILEGED_ACCOUNT');
+  }
+}
+
+/**
+ * Sets plan (and status when given) with updated_at, in one transaction with its audit entry. Plan
+ * updates are ordered by their request time (the body's timestamp, else the time of arrival): one
+ * older than the last applied for this user is refused with 409 and the current plan, so a slow
+ * sync can never overwrite a newer one.
+ */
 export async function updatePlan(caller: PlanCaller, userId: string, change: PlanChange, meta: RequestMeta) {
   const updatedBy = change.updatedBy ?? caller.defaultUpdatedBy;
   const result = await identityDb()
     .transaction()
     .execute(async (trx) => {
-      const [before] = await selectPlan.execute({ userId }, trx);
-      if (!before) return undefined;
+      const [before] = await selectTarget.execute({ userId }, trx);
+      if (!before) throw notFound(`No user has id ${userId}`, 'USER_NOT_FOUND');
       const status = change.status ?? before.status;
+      await authorizeChange(caller, before, status, trx);
       const updatedAt = new Date().toISOString();
-      await writePlan.execute({ userId, plan: change.plan, status, updatedAt }, trx);
+      const requestAt = change.timestamp ? new Date(change.timestamp).toISOString() : updatedAt;
+      const lastRequestAt = toIso(before.plan_request_at);
+      if (lastRequestAt && requestAt < lastRequestAt) {
+        throw conflict(`A newer plan update (requested at ${lastRequestAt}) was already applied`, 'PLAN_UPDATE_STALE', {
+          current: { userId, plan: before.plan, status: before.status, requestedAt: lastRequestAt },
+        });
+      }
+      await writePlan.execute({ userId, plan: change.plan, status, updatedAt, requestAt }, trx);
       const revokedSessions = status === 'inactive' && before.status === 'active' ? await revokeUserSessions(userId, 'user_deactivated', trx) : 0;
       await audit(
         meta,
@@ -95,10 +127,10 @@ export async function updatePlan(caller: PlanCaller, userId: string, change: Pla
         trx,
       );
       return { plan: change.plan, status, updatedAt };
+    })
+    .catch(async (error) => {
+      if (error instanceof HttpError) await audit(meta, { actor: caller.actor, action: 'user.plan.update', target: { type: 'user', id: userId }, result: 'failure', reason: error.code });
+      throw error;
     });
-  if (!result) {
-    await audit(meta, { actor: caller.actor, action: 'user.plan.update', target: { type: 'user', id: userId }, result: 'failure', reason: 'user_not_found' });
-    throw notFound(`No user has id ${userId}`, 'USER_NOT_FOUND');
-  }
   return { success: true, message: 'User plan updated', userId, plan: result.plan, status: result.status, updatedBy, timestamp: toIso(result.updatedAt)! };
 }

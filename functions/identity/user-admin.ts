@@ -3,7 +3,7 @@ import type { Plan, UserStatus } from '../../shared/auth/access-token';
 import { badRequest, conflict, forbidden, notFound } from '../../shared/http/errors';
 import { audit, type Actor, type RequestMeta } from './audit';
 import { findRole, GRANT_PRIVILEGED, isPrivilegedRole } from './roles';
-import { revokeUserSessions } from './sessions';
+import { findSession, revokeSession, revokeUserSessions } from './sessions';
 import { identityDb, type IdentityTables } from './tables';
 import { findUserByEmail, findUserById, insertUser, toUserView, updateUser, type UserRow, type UserView } from './users';
 
@@ -21,10 +21,23 @@ async function requireUser(id: string, executor: Kysely<IdentityTables>): Promis
   return user;
 }
 
-/** Only a super_admin (grant-privileged) may manage admins and super_admins. */
-async function requireAuthorityOver(admin: AdminActor, target: UserRow): Promise<void> {
+/** Only a super_admin (grant-privileged) may manage admins and super_admins: their account, plan, roles and sessions. */
+export async function requireAuthorityOver(admin: AdminActor, target: Pick<UserRow, 'role'>): Promise<void> {
   if (isPrivilegedRole(await findRole(target.role)) && !canGrantPrivileged(admin)) {
     throw forbidden(`Only a super_admin can change a user with the ${target.role} role`, 'SUPER_ADMIN_REQUIRED');
+  }
+}
+
+/**
+ * The rules every admin change to an account obeys, whichever route makes it (PATCH of the user,
+ * PUT of the plan): authority over privileged accounts, nobody deactivates themselves, and the
+ * last active super_admin is never deactivated.
+ */
+export async function authorizeAccountChange(admin: AdminActor, target: UserRow, change: { status?: UserStatus }, executor: Kysely<IdentityTables>): Promise<void> {
+  await requireAuthorityOver(admin, target);
+  if (change.status === 'inactive' && target.status === 'active') {
+    if (target.id === admin.user.id) throw conflict('You cannot deactivate your own account', 'CANNOT_DEACTIVATE_SELF');
+    await requireNotLastSuperAdmin(target, executor);
   }
 }
 
@@ -76,11 +89,7 @@ export async function patchUser(admin: AdminActor, id: string, patch: UserPatch,
     .transaction()
     .execute(async (trx) => {
       const before = await requireUser(id, trx);
-      await requireAuthorityOver(admin, before);
-      if (patch.status === 'inactive' && before.status === 'active') {
-        if (id === admin.user.id) throw conflict('You cannot deactivate your own account', 'CANNOT_DEACTIVATE_SELF');
-        await requireNotLastSuperAdmin(before, trx);
-      }
+      await authorizeAccountChange(admin, before, patch, trx);
       if (patch.email && patch.email.trim().toLowerCase() !== before.email && (await findUserByEmail(patch.email, trx))) {
         throw conflict(`A user with email ${patch.email.trim().toLowerCase()} already exists`, 'USER_EXISTS');
       }
@@ -158,4 +167,18 @@ async function setRole(
       return { row, changed: true };
     });
   return { user: await toUserView(result.row), changed: result.changed };
+}
+
+/**
+ * Ends one session. Ending an admin's or super_admin's session is a change to that account, so it
+ * needs the same authority as any other change to it.
+ */
+export async function revokeSessionAsAdmin(admin: AdminActor, sessionId: string, meta: RequestMeta): Promise<{ sessionId: string; userId: string; revoked: boolean }> {
+  const session = await findSession(sessionId);
+  if (!session) throw notFound(`No session has id ${sessionId}`, 'SESSION_NOT_FOUND');
+  const owner = await findUserById(session.user_id);
+  if (owner) await requireAuthorityOver(admin, owner);
+  const revoked = await revokeSession(session.id, 'admin_revoked');
+  await audit(meta, { actor: admin.actor, action: 'session.revoke', target: { type: 'session', id: session.id }, result: 'success', details: { userId: session.user_id, alreadyRevoked: !revoked } });
+  return { sessionId: session.id, userId: session.user_id, revoked };
 }

@@ -23,7 +23,7 @@ export interface UserView {
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
-export async function toUserView(row: UserRow): Promise<UserView> {
+export async function toUserView(row: Omit<UserRow, 'plan_request_at'>): Promise<UserView> {
   const explicit = JSON.parse(row.permissions) as string[];
   return {
     id: row.id,
@@ -66,6 +66,7 @@ export async function insertUser(user: NewUser, executor: Kysely<IdentityTables>
     status: user.status ?? 'active',
     created_at: now,
     updated_at: now,
+    plan_request_at: null,
   } as const;
   await executor.insertInto('users').values(row).execute();
   return row;

@@ -81,9 +81,8 @@ export function verifyServiceToken(
   if (claims.iss !== options.issuer) throw new ServiceTokenError('issuer is not the payment service');
   if (claims.aud !== options.audience) throw new ServiceTokenError('audience is not the identity service');
   if (claims.sub !== 'admin' || claims.role !== 'service_admin') throw new ServiceTokenError('subject or role is not the service admin');
-  if (!Array.isArray(claims.permissions) || !claims.permissions.includes(options.requiredPermission ?? 'admin:users:update')) {
-    throw new ServiceTokenError('token lacks the admin:users:update permission');
-  }
+  const required = options.requiredPermission ?? 'admin:users:update';
+  if (!Array.isArray(claims.permissions) || !claims.permissions.includes(required)) throw new ServiceTokenError(`token lacks the ${required} permission`);
   if (typeof claims.exp !== 'number' || claims.exp + 60 < now) throw new ServiceTokenError('token has expired');
   if (typeof claims.iat !== 'number' || claims.iat - 60 > now) throw new ServiceTokenError('token is issued in the future');
   return claims;

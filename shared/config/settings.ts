@@ -110,7 +110,12 @@ export const SETTINGS = {
   OTP_MAX_ATTEMPTS: withDefault(integer(1, 10), '5', { services: ID, deploy: 'tuning', description: 'Verification tries per code; the code is burnt after the last one.' }),
   OTP_RESEND_COOLDOWN_SECONDS: withDefault(integer(0, 3600), '60', { services: ID, deploy: 'tuning', description: 'Minimum time before a new code is sent while the previous one is still usable.' }),
   LOGIN_RATE_WINDOW_SECONDS: withDefault(integer(60, 86400), '3600', { services: ID, deploy: 'tuning', description: 'Window of the per-email and per-IP login caps.' }),
-  LOGIN_MAX_PER_EMAIL: withDefault(integer(1, 1000), '5', { services: ID, deploy: 'tuning', description: 'Codes sent to one address per window (reset by a successful sign-in).' }),
+  LOGIN_MAX_PER_EMAIL: withDefault(integer(1, 1000), '5', {
+    services: ID, deploy: 'tuning', description: 'Codes sent to one address for one client IP per window (reset by a successful sign-in), so other clients cannot spend the owner\'s allowance.',
+  }),
+  LOGIN_MAX_PER_EMAIL_TOTAL: withDefault(integer(1, 10000), '20', {
+    services: ID, deploy: 'tuning', description: 'Codes sent to one address from all clients per window (reset by a successful sign-in): the ceiling against mail bombing.',
+  }),
   LOGIN_MAX_PER_IP: withDefault(integer(1, 100000), '100', { services: ID, deploy: 'tuning', description: 'Login requests from one client IP per window.' }),
   ACCESS_TOKEN_TTL_SECONDS: withDefault(integer(60, 3600), '900', { services: ID, deploy: 'tuning', description: 'Lifetime of user access tokens.' }),
   REFRESH_TOKEN_TTL_SECONDS: withDefault(integer(300, 7776000), '1209600', { services: ID, deploy: 'tuning', description: 'Idle lifetime of a refresh token (each rotation starts a new one).' }),

@@ -28,7 +28,7 @@ export const badRequest = (message: string, code = 'VALIDATION_FAILED', extra?: 
 export const unauthorized = (message: string, code = 'AUTH_REQUIRED') => new HttpError(401, 'Unauthorized', message, code);
 export const forbidden = (message: string, code = 'FORBIDDEN') => new HttpError(403, 'Forbidden', message, code);
 export const notFound = (message: string, code = 'NOT_FOUND') => new HttpError(404, 'Not found', message, code);
-export const conflict = (message: string, code = 'CONFLICT') => new HttpError(409, 'Conflict', message, code);
+export const conflict = (message: string, code = 'CONFLICT', extra?: Record<string, unknown>) => new HttpError(409, 'Conflict', message, code, extra);
 export const tooLarge = (message: string) => new HttpError(413, 'Payload too large', message, 'PAYLOAD_TOO_LARGE');
 export const tooManyRequests = (message: string, retryAfterSeconds: number, code = 'RATE_LIMITED') =>
   new HttpError(429, 'Too many requests', message, code, { retryAfter: retryAfterSeconds }, { 'Retry-After': String(retryAfterSeconds) });

@@ -13,6 +13,8 @@ export interface UsersTable {
   status: 'active' | 'inactive';
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** Request time of the last plan update applied (migration 007): an older one is refused as stale. */
+  plan_request_at: Timestamp | null;
 }
 
 /** Spec 2.4, column for column. Services that add columns extend this in their own table types. */

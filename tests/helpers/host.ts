@@ -1,12 +1,29 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Agent, buildConnector } from 'undici';
 import { startDevHost, type DevHost, type DevHostOptions } from '../../devhost/host';
+
+/** A request from a given loopback address (127.0.0.0/8): a distinct client as the server's socket sees it. */
+export type TestRequestInit = RequestInit & { from?: string };
 
 export interface TestHost extends DevHost {
   /** A fresh directory holding this host's local.settings.json, SQLite file and outbox. */
   dir: string;
-  fetch(pathOrUrl: string, init?: RequestInit): Promise<Response>;
+  fetch(pathOrUrl: string, init?: TestRequestInit): Promise<Response>;
+}
+
+const clients = new Map<string, Agent>();
+const connect = buildConnector({});
+
+/** A connection pool whose sockets bind to `address`, so the dev host's front end sees that client. */
+export function clientAt(address: string): Agent {
+  let agent = clients.get(address);
+  if (!agent) {
+    agent = new Agent({ connect: (options, callback) => connect({ ...options, localAddress: address } as typeof options, callback) });
+    clients.set(address, agent);
+  }
+  return agent;
 }
 
 /**
@@ -23,7 +40,8 @@ export async function startTestHost(options: Omit<DevHostOptions, 'settingsFile'
   return {
     ...host,
     dir,
-    fetch: (target, init) => fetch(target.startsWith('http') ? target : `${host.url}${target}`, init),
+    fetch: (target, { from, ...init } = {}) =>
+      fetch(target.startsWith('http') ? target : `${host.url}${target}`, { ...init, ...(from ? { dispatcher: clientAt(from) } : {}) } as RequestInit),
     async stop() {
       await host.stop();
       fs.rmSync(dir, { recursive: true, force: true });

@@ -39,7 +39,7 @@ test('codes travel by SMTP and the banner says so; nothing is written to the out
 });
 
 test('with sign-up closed, an unknown address gets the same answer, a no-account email and no account', async () => {
-  const known = await login(host, 'admin@example.com', '192.0.2.10');
+  const known = await login(host, 'admin@example.com', '127.0.2.10');
   const unknown = await login(host, 'stranger@example.com');
   expect(known.status).toBe(200);
   expect(unknown.status).toBe(200);

@@ -7,11 +7,11 @@ import { advanceClock, auditEntries, call, expectError, FAKE_DATE_ONLY, login, s
 let host: TestHost;
 let admin: SignedIn;
 let ipCounter = 0;
-/** Each test signs in from its own address so the per-IP cap (6 here) is only hit where a test means to. */
-const nextIp = () => `10.1.${Math.floor(++ipCounter / 200)}.${ipCounter % 200}`;
+/** Each test signs in from its own loopback address (a distinct client) so the per-IP cap (10 here) is only hit where a test means to. */
+const nextIp = () => `127.1.${Math.floor(++ipCounter / 200)}.${(ipCounter % 200) + 1}`;
 
 beforeAll(async () => {
-  host = await startTestHost({ env: { LOGIN_MAX_PER_IP: '6' } });
+  host = await startTestHost({ env: { LOGIN_MAX_PER_IP: '10' } });
   admin = await signInFrom(host, 'admin@example.com', nextIp());
 });
 afterAll(() => host.stop());
@@ -71,30 +71,67 @@ describe('POST /auth/login', () => {
     await signInFrom(host, 'twice@example.com', ip);
   });
 
-  test('per-email cap: the sixth code within the hour is refused until a successful sign-in resets it', async () => {
+  test('per-email cap: the sixth code to one address from one client within the hour is refused until a successful sign-in resets it', async () => {
     const email = 'capped@example.com';
+    const ip = nextIp();
     jest.useFakeTimers(FAKE_DATE_ONLY);
     jest.setSystemTime(new Date('2031-04-01T09:00:00Z'));
     for (let i = 0; i < 5; i++) {
+      expect((await login(host, email, ip)).status).toBe(200);
+      advanceClock(61_000);
+    }
+    const refused = await login(host, email, ip);
+    expectError(refused, 429, 'LOGIN_RATE_LIMITED');
+    expect(Number(refused.headers.get('retry-after'))).toBe(3600 - 5 * 61);
+    expect((await verify(host, email, latestCode(host, email), ip)).status).toBe(200);
+    expect((await login(host, email, ip)).status).toBe(200);
+  });
+
+  test('a stranger who spends an address\'s allowance from their client does not lock its owner out', async () => {
+    const email = 'victim@example.com';
+    const attacker = nextIp();
+    jest.useFakeTimers(FAKE_DATE_ONLY);
+    jest.setSystemTime(new Date('2031-04-02T09:00:00Z'));
+    for (let i = 0; i < 5; i++) {
+      expect((await login(host, email, attacker)).status).toBe(200);
+      const code = latestCode(host, email);
+      for (let t = 0; t < 5; t++) await verify(host, email, wrongCode(code), attacker);
+      expectError(await verify(host, email, code, attacker), 401, 'OTP_ATTEMPTS_EXCEEDED');
+    }
+    expectError(await login(host, email, attacker), 429, 'LOGIN_RATE_LIMITED');
+    const owner = nextIp();
+    expect((await login(host, email, owner)).status).toBe(200);
+    expect((await verify(host, email, latestCode(host, email), owner)).status).toBe(200);
+  });
+
+  test('total per-email ceiling: codes to one address from all clients stop at LOGIN_MAX_PER_EMAIL_TOTAL (mail bombing)', async () => {
+    const email = 'bombed@example.com';
+    jest.useFakeTimers(FAKE_DATE_ONLY);
+    jest.setSystemTime(new Date('2031-04-03T09:00:00Z'));
+    for (let i = 0; i < 20; i++) {
       expect((await login(host, email, nextIp())).status).toBe(200);
       advanceClock(61_000);
     }
     const refused = await login(host, email, nextIp());
     expectError(refused, 429, 'LOGIN_RATE_LIMITED');
-    expect(Number(refused.headers.get('retry-after'))).toBe(3600 - 5 * 61);
-    expect((await verify(host, email, latestCode(host, email))).status).toBe(200);
-    expect((await login(host, email, nextIp())).status).toBe(200);
+    expect(Number(refused.headers.get('retry-after'))).toBe(3600 - 20 * 61);
   });
 
-  test('per-IP cap: the first X-Forwarded-For hop is counted; other addresses are unaffected', async () => {
+  test('per-IP cap: the client is the address the front end saw; X-Forwarded-For and client-ip written by the caller change nothing', async () => {
     jest.useFakeTimers(FAKE_DATE_ONLY);
     jest.setSystemTime(new Date('2031-05-01T09:00:00Z'));
-    const ip = '198.51.100.7';
-    for (let i = 0; i < 6; i++) expect((await login(host, `spray${i}@example.com`, `${ip}, 10.0.0.1`)).status).toBe(200);
-    const refused = await login(host, 'spray-last@example.com', `${ip}:51234`);
+    const ip = '127.51.100.7';
+    for (let i = 0; i < 10; i++) {
+      const forged = { 'x-forwarded-for': `10.9.${i}.1`, 'client-ip': `10.8.${i}.1:4000` };
+      expect((await call(host, 'POST', '/auth/login', { body: { email: `spray${i}@example.com` }, headers: forged, from: ip })).status).toBe(200);
+    }
+    const refused = await call(host, 'POST', '/auth/login', { body: { email: 'spray-last@example.com' }, headers: { 'x-forwarded-for': '10.9.99.1' }, from: ip });
     expectError(refused, 429, 'LOGIN_RATE_LIMITED');
     expect(Number(refused.headers.get('retry-after'))).toBe(3600);
-    expect((await login(host, 'spray-last@example.com', '198.51.100.8')).status).toBe(200);
+    expect((await login(host, 'spray-last@example.com', '127.51.100.8')).status).toBe(200);
+    jest.useRealTimers();
+    const [entry] = await auditEntries(host, admin.accessToken, { target: 'spray0@example.com' });
+    expect(entry.ip).toBe(ip);
   });
 });
 
@@ -178,7 +215,7 @@ describe('POST /auth/verify', () => {
 
 test('the audit trail records logins and verifications with reasons, and never a code', async () => {
   const email = 'audited@example.com';
-  await login(host, email, '203.0.113.50');
+  await login(host, email, '127.0.113.50');
   const code = latestCode(host, email);
   await verify(host, email, wrongCode(code));
   const ok = await verify(host, email, code);
@@ -187,7 +224,7 @@ test('the audit trail records logins and verifications with reasons, and never a
     ['auth.verify', 'failure', 'code_wrong'],
     ['auth.login', 'success', null],
   ]);
-  expect(entries[1]).toMatchObject({ actor: { type: 'anonymous', id: null }, ip: '203.0.113.50', requestId: expect.any(String), timestamp: expect.any(String) });
+  expect(entries[1]).toMatchObject({ actor: { type: 'anonymous', id: null }, ip: '127.0.113.50', requestId: expect.any(String), timestamp: expect.any(String) });
   const mine = await auditEntries(host, admin.accessToken, { actor: ok.body.user.id });
   expect(mine.map((e) => e.action)).toEqual(['auth.verify', 'user.signup']);
   const all = JSON.stringify(await auditEntries(host, admin.accessToken, { limit: '100' }));

@@ -142,6 +142,6 @@ describe('body and ids', () => {
   test('an unknown user: 404, audited', async () => {
     expectError(await putPlan('no-such-user', paymentBody(), serviceHeaders(token())), 404, 'USER_NOT_FOUND');
     const [entry] = await auditEntries(host, admin.accessToken, { target: 'no-such-user' });
-    expect(entry).toMatchObject({ result: 'failure', reason: 'user_not_found' });
+    expect(entry).toMatchObject({ result: 'failure', reason: 'USER_NOT_FOUND' });
   });
 });

@@ -12,27 +12,27 @@ export function advanceClock(ms: number): void {
   jest.setSystemTime(target);
 }
 
-export async function call(host: TestHost, method: string, path: string, options: { body?: unknown; raw?: string; token?: string; headers?: Record<string, string> } = {}) {
+export async function call(host: TestHost, method: string, path: string, options: { body?: unknown; raw?: string; token?: string; headers?: Record<string, string>; from?: string } = {}) {
   const headers: Record<string, string> = { ...(options.token ? bearer(options.token) : {}), ...options.headers };
   let body: string | undefined;
   if (options.raw !== undefined) body = options.raw;
   else if (options.body !== undefined) body = JSON.stringify(options.body);
   if (body !== undefined) headers['content-type'] ??= 'application/json';
-  const res = await host.fetch(`/identity${path}`, { method, headers, body });
+  const res = await host.fetch(`/identity${path}`, { method, headers, body, from: options.from });
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined } as { status: number; headers: Headers; body: any };
 }
 
-export const login = (host: TestHost, email: string, ip?: string) =>
-  call(host, 'POST', '/auth/login', { body: { email }, headers: ip ? { 'x-forwarded-for': ip } : {} });
+/** Login from a loopback client address (127.x.y.z): the dev host's front end reports it as the client IP. */
+export const login = (host: TestHost, email: string, ip?: string) => call(host, 'POST', '/auth/login', { body: { email }, from: ip });
 
-export const verify = (host: TestHost, email: string, code: string) => call(host, 'POST', '/auth/verify', { body: { email, code } });
+export const verify = (host: TestHost, email: string, code: string, ip?: string) => call(host, 'POST', '/auth/verify', { body: { email, code }, from: ip });
 
 /** Login then verify with the mailed code (like signIn, without throwing), from a given client IP. */
 export async function signInFrom(host: TestHost, email: string, ip: string): Promise<SignedIn> {
   const res = await login(host, email, ip);
   if (res.status !== 200) throw new Error(`login answered ${res.status}`);
-  const v = await verify(host, email, latestCode(host, email));
+  const v = await verify(host, email, latestCode(host, email), ip);
   if (v.status !== 200) throw new Error(`verify answered ${v.status}`);
   return v.body;
 }

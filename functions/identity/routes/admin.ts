@@ -2,11 +2,11 @@ import type { HttpFunction } from '../../../shared/functions';
 import { readJson } from '../../../shared/http/body';
 import { badRequest, notFound } from '../../../shared/http/errors';
 import { http, json } from '../../../shared/http/handler';
-import { audit, listAudit } from '../audit';
+import { listAudit } from '../audit';
 import { complianceReport } from '../compliance';
 import { findRole, roles } from '../roles';
-import { findSession, listSessions, revokeSession } from '../sessions';
-import { createUser, deleteUser, grantRole, patchUser, revokeRole, type UserPatch } from '../user-admin';
+import { listSessions } from '../sessions';
+import { createUser, deleteUser, grantRole, patchUser, revokeRole, revokeSessionAsAdmin, type UserPatch } from '../user-admin';
 import { findUserById, listUsers, toUserView, type UserQuery } from '../users';
 import { adminRoute, pagedQuerySchema, readPagedQuery } from './admin-route';
 
@@ -96,13 +96,9 @@ const getSessions = adminRoute('admin:sessions:read', 'session.list', async (req
   return json(200, await listSessions({ ...query, state: query.state ?? 'active' }));
 });
 
-const deleteSession = adminRoute('admin:sessions:revoke', 'session.revoke', async (request, { admin, meta }) => {
-  const session = await findSession(request.params.id);
-  if (!session) throw notFound(`No session has id ${request.params.id}`, 'SESSION_NOT_FOUND');
-  const revoked = await revokeSession(session.id, 'admin_revoked');
-  await audit(meta, { actor: admin.actor, action: 'session.revoke', target: { type: 'session', id: session.id }, result: 'success', details: { userId: session.user_id, alreadyRevoked: !revoked } });
-  return json(200, { success: true, sessionId: session.id, userId: session.user_id, revoked });
-}, 'session');
+const deleteSession = adminRoute('admin:sessions:revoke', 'session.revoke', async (request, { admin, meta }) =>
+  json(200, { success: true, ...(await revokeSessionAsAdmin(admin, request.params.id, meta)) }),
+'session');
 
 const getCompliance = adminRoute('admin:compliance:read', 'compliance.read', async () => json(200, await complianceReport()));
 
