@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { functionsOf, selectServices } from '../functions/registry';
 import { resetAccessTokenKeys } from '../shared/auth/access-token';
+import { resetLiveSessions } from '../shared/auth/live-session';
 import { config, reloadConfig, serviceUrl, type ServiceName } from '../shared/config';
 import type { FunctionDefinition, HttpFunction, QueueFunction, TimerFunction } from '../shared/functions';
 import { createLogger } from '../shared/logging';
@@ -76,6 +77,7 @@ export async function startDevHost(options: DevHostOptions = {}): Promise<DevHos
     cleanups.length = 0;
     resetStorageClients();
     resetAccessTokenKeys();
+    resetLiveSessions();
     for (const key of Object.keys(process.env)) if (!(key in previousEnv)) delete process.env[key];
     Object.assign(process.env, previousEnv);
   };

@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { HttpRequest } from '@azure/functions';
 import Stripe from 'stripe';
-import { bearerToken, requireUser } from '../../shared/auth/access-token';
+import { requireUser } from '../../shared/auth/access-token';
 import { readJson } from '../../shared/http/body';
-import { badRequest, forbidden, unauthorized } from '../../shared/http/errors';
+import { badRequest, forbidden } from '../../shared/http/errors';
 import type { Logger } from '../../shared/logging';
-import { badGateway, serviceUnavailable } from './errors';
-import { validateAtIdentity } from './identity-client';
+import { badGateway, serviceUnavailable } from '../../shared/http/errors';
 import { insertPendingPayment } from './payments';
 import { findPlan } from './plans';
 import { stripe } from './stripe-client';
@@ -31,21 +30,8 @@ export const CREATE_PAYMENT_INTENT_SCHEMA = {
 /** A client retry with the same Idempotency-Key gets the same PaymentIntent instead of a second one. */
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{8,200}$/;
 
-/**
- * The signed-in user, checked twice: locally (signature, expiry; cheap, rejects garbage without a
- * network call) and at identity's /auth/validate (the session still exists), as spec 5.2 asks.
- */
-export async function authenticate(request: HttpRequest) {
-  const user = await requireUser(request);
-  const validation = await validateAtIdentity(bearerToken(request)!);
-  if (!validation.ok && validation.reason === 'invalid') throw unauthorized('Identity did not accept the access token', 'AUTH_TOKEN_INVALID');
-  if (!validation.ok) throw serviceUnavailable('The identity service could not validate the access token; try again shortly', 'IDENTITY_UNAVAILABLE');
-  if (validation.user.id !== user.id) throw unauthorized('Identity did not accept the access token', 'AUTH_TOKEN_INVALID');
-  return { ...user, plan: validation.user.plan ?? user.plan, status: validation.user.status ?? user.status };
-}
-
 export async function createPaymentIntent(request: HttpRequest, log: Logger) {
-  const user = await authenticate(request);
+  const user = await requireUser(request);
   const body = await readJson<CreatePaymentIntentBody>(request, CREATE_PAYMENT_INTENT_SCHEMA, 4 * 1024);
   const plan = findPlan(body.planType);
   if (!plan) throw badRequest(`Unknown planType "${body.planType}"; expected pro or enterprise`, 'UNKNOWN_PLAN');

@@ -1,4 +1,4 @@
-import type { Plan, UserStatus } from '../../shared/auth/access-token';
+import type { Plan } from '../../shared/auth/access-token';
 import { request } from 'undici';
 import { config, serviceUrl } from '../../shared/config';
 
@@ -67,36 +67,4 @@ export async function updatePlanAtIdentity(userId: string, plan: Plan, now: Date
   if (status === 404) return { ok: false, failure: { kind: 'not_found', status, error: 'User not found in identity', details } };
   const kind = status >= 500 || status === 429 ? 'unavailable' : 'rejected';
   return { ok: false, failure: { kind, status, error: `Identity answered ${status}`, details } };
-}
-
-export interface IdentityUser {
-  id: string;
-  plan: Plan;
-  status: UserStatus;
-}
-
-/**
- * GET {auth_url}/auth/validate with the caller's token (spec 5.2): identity confirms the session
- * is still alive and returns the user as it is now (plan changes after the token was issued).
- * `invalid` means identity refused the token; `unavailable` means it could not be asked.
- */
-export async function validateAtIdentity(token: string): Promise<{ ok: true; user: IdentityUser } | { ok: false; reason: 'invalid' | 'unavailable'; details: string }> {
-  let answer: IdentityAnswer;
-  try {
-    answer = await callIdentity('/auth/validate', { headers: { authorization: `Bearer ${token}` } });
-  } catch (error) {
-    return { ok: false, reason: 'unavailable', details: unreachable(error) };
-  }
-  if (answer.status === 401 || answer.status === 403) return { ok: false, reason: 'invalid', details: snippet(answer.text) };
-  if (answer.status < 200 || answer.status >= 300) return { ok: false, reason: 'unavailable', details: `identity answered ${answer.status}` };
-  let body: { user?: Record<string, unknown> } & Record<string, unknown> = {};
-  try {
-    body = JSON.parse(answer.text);
-  } catch {
-    // An unparsable 2xx body confirms nothing; handled as invalid below.
-  }
-  const user = (body.user ?? body) as Record<string, unknown>;
-  const id = (user.id ?? user.userId ?? user.sub) as string | undefined;
-  if (typeof id !== 'string' || body.valid === false) return { ok: false, reason: 'invalid', details: 'identity did not confirm the token' };
-  return { ok: true, user: { id, plan: user.plan as Plan, status: user.status as UserStatus } };
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as wait } from 'node:timers/promises';
+import { forgetLiveUser } from '../../shared/auth/live-session';
 import { config } from '../../shared/config';
 import type { Logger } from '../../shared/logging';
 import { storeFailedSync, deleteFailedSync } from './failed-sync-records';
@@ -85,6 +86,7 @@ export async function syncUser(userId: string, log: Logger): Promise<SyncResult>
       const outcome = await updatePlanAtIdentity(userId, target.sync.plan!, now);
       if (!outcome.ok) return await recordFailure(target, outcome.failure, now, log);
       const { hadFailures } = await markSynced(target, now);
+      forgetLiveUser(userId);
       log.info('plan synced to identity', { userId, plan: target.sync.plan, paymentIntentId: target.id, attempts: target.sync.attempts + 1 });
       if (hadFailures) await deleteFailedSync(userId).catch((error) => log.warn('could not delete the failed-sync record; it expires on its own', { userId, error }));
       result = { success: true, userId, plan: target.sync.plan!, paymentIntentId: target.id };

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Stripe from 'stripe';
 import { config, type Config } from '../../shared/config';
-import { serviceUnavailable } from './errors';
+import { serviceUnavailable } from '../../shared/http/errors';
 
 /** A key Stripe itself would accept (secret or restricted, test or live). */
 const REAL_KEY = /^(sk|rk)_(test|live)_[A-Za-z0-9]{10,}$/;

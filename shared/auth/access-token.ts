@@ -3,6 +3,7 @@ import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type JWTVerif
 import { config, serviceUrl } from '../config';
 import { forbidden, unauthorized } from '../http/errors';
 import { ACCESS_TOKEN_ALGORITHMS, loadSigningKeys, type SigningKey } from './keys';
+import { liveUser, type LiveUser } from './live-session';
 
 export type Plan = 'free' | 'pro' | 'enterprise';
 export type UserStatus = 'active' | 'inactive';
@@ -23,16 +24,6 @@ export interface AccessTokenClaims {
   iat: number;
   exp: number;
   jti: string;
-}
-
-export interface AuthUser {
-  id: string;
-  email: string;
-  role: string;
-  permissions: string[];
-  plan: Plan;
-  status: UserStatus;
-  sessionId: string;
 }
 
 /** Clock skew accepted on exp/nbf/iat. */
@@ -88,18 +79,6 @@ export function bearerToken(request: HttpRequest): string | undefined {
   return match?.[1];
 }
 
-export function userFromClaims(claims: AccessTokenClaims): AuthUser {
-  return {
-    id: claims.sub,
-    email: claims.email,
-    role: claims.role,
-    permissions: claims.permissions ?? [],
-    plan: claims.plan,
-    status: claims.status,
-    sessionId: claims.sid,
-  };
-}
-
 /** verifyAccessToken, with any failure as a 401 (AUTH_TOKEN_EXPIRED or AUTH_TOKEN_INVALID). */
 export async function verifyAccessTokenOr401(token: string): Promise<AccessTokenClaims> {
   try {
@@ -110,19 +89,26 @@ export async function verifyAccessTokenOr401(token: string): Promise<AccessToken
   }
 }
 
-/** The signed-in user of a request (401 AUTH_REQUIRED / AUTH_TOKEN_INVALID / AUTH_TOKEN_EXPIRED otherwise). */
-export async function requireUser(request: HttpRequest): Promise<AuthUser> {
+/**
+ * The signed-in user of a request, as identity knows them now: the token is verified here (signature,
+ * issuer, audience, expiry), then its session is checked live at identity (cached for
+ * SESSION_CHECK_CACHE_SECONDS), so a session that ended, a role removed or a plan changed is seen
+ * within that bound by every service, and role and plan never come from the token's claims.
+ * 401 AUTH_REQUIRED / AUTH_TOKEN_INVALID / AUTH_TOKEN_EXPIRED / identity's refusal; 503 when identity cannot be asked.
+ */
+export async function requireUser(request: HttpRequest): Promise<LiveUser> {
   const token = bearerToken(request);
   if (!token) throw unauthorized('A Bearer access token is required', 'AUTH_REQUIRED');
   const claims = await verifyAccessTokenOr401(token);
-  if (claims.status !== 'active') throw forbidden('The account is inactive', 'AUTH_USER_INACTIVE');
-  return userFromClaims(claims);
+  const user = await liveUser(token, claims.sub);
+  if (user.status !== 'active') throw forbidden('The account is inactive', 'AUTH_USER_INACTIVE');
+  return user;
 }
 
-export const isAdmin = (user: Pick<AuthUser, 'role'>) => (ADMIN_ROLES as readonly string[]).includes(user.role);
+export const isAdmin = (user: Pick<LiveUser, 'role'>) => (ADMIN_ROLES as readonly string[]).includes(user.role);
 
-/** An admin or super_admin user (403 ADMIN_REQUIRED for anyone else). */
-export async function requireAdmin(request: HttpRequest): Promise<AuthUser> {
+/** A live admin or super_admin user (403 ADMIN_REQUIRED for anyone else). */
+export async function requireAdmin(request: HttpRequest): Promise<LiveUser> {
   const user = await requireUser(request);
   if (!isAdmin(user)) throw forbidden('This route requires the admin or super_admin role', 'ADMIN_REQUIRED');
   return user;

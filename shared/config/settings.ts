@@ -92,6 +92,11 @@ export const SETTINGS = {
   JWT_AUDIENCE: withDefault(text, 'report-platform', { services: ALL, deploy: 'tuning', description: 'aud of user access tokens.' }),
   IDENTITY_SERVICE_ID: withDefault(text, 'identity-service', { services: ['identity', 'payment'], deploy: 'tuning', description: 'aud of the service admin token.' }),
   PAYMENT_SERVICE_ID: withDefault(text, 'payment-service', { services: ['identity', 'payment'], deploy: 'tuning', description: 'X-Service value and iss of the service admin token.' }),
+  SESSION_CHECK_CACHE_SECONDS: withDefault(integer(0, 10), '5', {
+    services: ['payment', 'orchestrator'], deploy: 'tuning',
+    description: 'How long a service trusts identity\'s answer about a session (live user, role and plan) before asking again: the bound on how late an ended session or a changed role or plan is seen.',
+  }),
+  IDENTITY_TIMEOUT_MS: withDefault(integer(100, 60_000), '5000', { services: ['payment', 'orchestrator'], deploy: 'tuning', description: 'Deadline of one session check at identity (GET /auth/validate).' }),
 
   // ---- identity ----------------------------------------------------------------------------
   JWT_SIGNING_KEYS: required(json, {

@@ -32,3 +32,8 @@ export const conflict = (message: string, code = 'CONFLICT', extra?: Record<stri
 export const tooLarge = (message: string) => new HttpError(413, 'Payload too large', message, 'PAYLOAD_TOO_LARGE');
 export const tooManyRequests = (message: string, retryAfterSeconds: number, code = 'RATE_LIMITED') =>
   new HttpError(429, 'Too many requests', message, code, { retryAfter: retryAfterSeconds }, { 'Retry-After': String(retryAfterSeconds) });
+/** 503: a dependency this route cannot work without (Stripe, identity, the queue) is missing or down. */
+export const serviceUnavailable = (message: string, code: string, retryAfterSeconds?: number) =>
+  new HttpError(503, 'Service unavailable', message, code, {}, retryAfterSeconds ? { 'Retry-After': String(retryAfterSeconds) } : {});
+/** 502: a dependency answered, but not in a way this route can use. */
+export const badGateway = (message: string, code: string) => new HttpError(502, 'Bad gateway', message, code);
