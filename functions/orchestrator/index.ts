@@ -7,6 +7,7 @@ import { runQueuedExecution } from './workflow/queue';
 import { failStuckExecutions } from './workflow/stuck';
 import { closeWorkflowLogWriter } from './workflow/workflow-logger';
 import { config } from '../../shared/config';
+import { plans } from '../../shared/plans';
 
 export const orchestrator: ServiceDefinition = {
   name: 'orchestrator',
@@ -20,6 +21,10 @@ export const orchestrator: ServiceDefinition = {
     { kind: 'timer', name: 'orchestrator-fail-stuck-executions', schedule: '0 * * * * *', handler: async () => void (await failStuckExecutions()) },
     ...adminFunctions,
   ],
+  /** A bad plan table (PLANS_JSON) stops the host at start rather than failing report requests. */
+  async start() {
+    plans();
+  },
   stop: closeWorkflowLogWriter,
   describe: () => {
     const cfg = config();

@@ -7,7 +7,7 @@ import { badRequest, forbidden } from '../../shared/http/errors';
 import type { Logger } from '../../shared/logging';
 import { badGateway, serviceUnavailable } from '../../shared/http/errors';
 import { insertPendingPayment } from './payments';
-import { findPlan } from './plans';
+import { findPlan } from '../../shared/plans';
 import { stripe } from './stripe-client';
 
 export interface CreatePaymentIntentBody {

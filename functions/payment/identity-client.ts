@@ -3,7 +3,7 @@ import { request } from 'undici';
 import { config, serviceUrl } from '../../shared/config';
 
 /** How a plan update failed, in the categories of spec 7.2 (plus any other non-2xx answer). */
-export type PlanUpdateFailureKind = 'unavailable' | 'unauthorized' | 'not_found' | 'rejected';
+export type PlanUpdateFailureKind = 'unavailable' | 'unauthorized' | 'not_found' | 'rejected' | 'stale';
 
 export interface PlanUpdateFailure {
   kind: PlanUpdateFailureKind;
@@ -11,6 +11,8 @@ export interface PlanUpdateFailure {
   error: string;
   details: string;
   status?: number;
+  /** For `stale`: the plan identity holds, from an update requested after ours. */
+  current?: { plan?: Plan; status?: string };
 }
 
 export type PlanUpdateResult = { ok: true; status: number } | { ok: false; failure: PlanUpdateFailure };
@@ -40,6 +42,15 @@ function unreachable(error: unknown): string {
   return `${e.code ?? e.cause?.code ?? e.name}: ${e.cause?.message ?? e.message}`;
 }
 
+function currentPlanOf(text: string): PlanUpdateFailure['current'] {
+  try {
+    const current = (JSON.parse(text) as { current?: { plan?: Plan; status?: string } }).current;
+    return current && typeof current === 'object' ? { plan: current.plan, status: current.status } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Spec 6.1 rule 2: PUT {auth_url}/admin/users/<userId>/plan with the service admin token, within
  * PAYMENT_SYNC_TIMEOUT_MS. Never throws: every outcome is a value the caller records.
@@ -65,6 +76,7 @@ export async function updatePlanAtIdentity(userId: string, plan: Plan, now: Date
   const details = snippet(answer.text);
   if (status === 401) return { ok: false, failure: { kind: 'unauthorized', status, error: 'Identity rejected the service token', details } };
   if (status === 404) return { ok: false, failure: { kind: 'not_found', status, error: 'User not found in identity', details } };
+  if (status === 409) return { ok: false, failure: { kind: 'stale', status, error: 'Identity applied a newer plan update', details, current: currentPlanOf(answer.text) } };
   const kind = status >= 500 || status === 429 ? 'unavailable' : 'rejected';
   return { ok: false, failure: { kind, status, error: `Identity answered ${status}`, details } };
 }

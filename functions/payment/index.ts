@@ -6,7 +6,7 @@ import { http, json } from '../../shared/http/handler';
 import { createLogger } from '../../shared/logging';
 import { createPaymentIntent } from './create-payment-intent';
 import { paymentChecks } from './health';
-import { plans } from './plans';
+import { advertisedPlan, plans } from '../../shared/plans';
 import { emulatorAddressFile, stripeApiBase, stripeMode, useEmulator } from './stripe-client';
 import { startStripeEmulator, type StripeEmulator } from './stripe-emulator/server';
 import { cleanUpExpiredRecords, retryDueSyncs } from './sync-timers';
@@ -17,7 +17,7 @@ const route = (name: string, path: string, methods: HttpFunction['methods'], han
   kind: 'http', name: `payment-${name}`, route: `payment/${path}`, methods, handler,
 });
 
-export const plansFunction = route('plans', 'plans', ['GET'], http('payment', async () => json(200, { plans: plans() }, { 'Cache-Control': 'public, max-age=300' })));
+export const plansFunction = route('plans', 'plans', ['GET'], http('payment', async () => json(200, { plans: plans().map(advertisedPlan) }, { 'Cache-Control': 'public, max-age=300' })));
 
 export const createPaymentIntentFunction = route(
   'create-payment-intent', 'create-payment-intent', ['POST'],

@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Plan } from '../../shared/auth/access-token';
 import { db } from '../../shared/sql/db';
-import { first, toIso } from '../../shared/sql/dialect';
+import { first, isDuplicateKey, toIso } from '../../shared/sql/dialect';
 import { param, precompiled } from '../../shared/sql/precompiled';
 import type { Timestamp } from '../../shared/sql/tables';
 
@@ -97,12 +97,6 @@ export function toPayment(row: PaymentRow): Payment {
     createdAt: toIso(row.created_at)!,
     updatedAt: toIso(row.updated_at)!,
   };
-}
-
-/** A primary-key violation on either dialect (SQLite constraint error, SQL Server 2627/2601). */
-export function isDuplicateKey(error: unknown): boolean {
-  const e = error as { code?: string; number?: number };
-  return e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.number === 2627 || e?.number === 2601;
 }
 
 export async function insertPendingPayment(p: { id: string; userId: string; planType: Plan; amount: number; currency: string; priceVersion: string }): Promise<void> {
@@ -243,6 +237,16 @@ export async function reopenForReplay(ids: string[], now: Date): Promise<void> {
     .execute();
 }
 
+/** Identity applied a newer plan update than this payment's push: the payment no longer decides anything. */
+export async function markSuperseded(payment: Payment, now: Date): Promise<void> {
+  await paymentDb()
+    .updateTable('payment_payments')
+    .set({ sync_state: 'superseded', sync_next_at: null, updated_at: now.toISOString() })
+    .where('id', '=', payment.id)
+    .where('sync_state', 'in', ['pending', 'failed', 'manual_review'])
+    .execute();
+}
+
 const insertLease = precompiled((database: PaymentDb) =>
   database.insertInto('payment_sync_leases').values({ user_id: param('userId'), holder: param('holder'), expires_at: param('expires') }),
 );
@@ -268,6 +272,15 @@ export async function acquireSyncLease(userId: string, holder: string, now: Date
     if (!isDuplicateKey(error)) throw error;
   }
   return (await takeOverExpiredLease.executeChange({ userId, holder, expires, now: now.toISOString() })) === 1;
+}
+
+const extendLease = precompiled((database: PaymentDb) =>
+  database.updateTable('payment_sync_leases').set({ expires_at: param('expires') }).where('user_id', '=', param('userId')).where('holder', '=', param('holder')),
+);
+
+/** Extends a lease this holder still has; false when it was lost (it expired and another instance took it). */
+export async function renewSyncLease(userId: string, holder: string, now: Date, ttlMs: number): Promise<boolean> {
+  return (await extendLease.executeChange({ userId, holder, expires: new Date(now.getTime() + ttlMs).toISOString() })) === 1;
 }
 
 export async function releaseSyncLease(userId: string, holder: string): Promise<void> {

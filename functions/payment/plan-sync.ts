@@ -5,11 +5,11 @@ import { config } from '../../shared/config';
 import type { Logger } from '../../shared/logging';
 import { storeFailedSync, deleteFailedSync } from './failed-sync-records';
 import { updatePlanAtIdentity, type PlanUpdateFailure } from './identity-client';
-import { acquireSyncLease, markSyncFailed, markSynced, planDecidingPayment, releaseSyncLease, supersedeOlder, type Payment } from './payments';
+import { acquireSyncLease, markSuperseded, markSyncFailed, markSynced, planDecidingPayment, releaseSyncLease, renewSyncLease, supersedeOlder, type Payment } from './payments';
 
 /** The sync result of spec 7.2: `{ success: true }` or `{ success: false, error, details, userId, retryStored }`. */
 export type SyncResult =
-  | { success: true; userId: string; plan?: string; paymentIntentId?: string; upToDate?: boolean }
+  | { success: true; userId: string; plan?: string; paymentIntentId?: string; upToDate?: boolean; superseded?: boolean }
   | { success: false; error: string; details: string; userId: string; retryStored: boolean; state?: 'failed' | 'manual_review' | 'deferred'; nextAttemptAt?: string | null };
 
 /** Full-jitter exponential backoff: a uniform delay in [0, min(max, base * 2^(failures-1))] seconds. */
@@ -59,21 +59,24 @@ async function recordFailure(payment: Payment, failure: PlanUpdateFailure, now: 
 /**
  * Brings identity up to date for one user: pushes the plan of the user's plan-deciding payment
  * (the newest succeeded or refunded one), under a per-user lease so no older plan is pushed after
- * a newer one. After a successful push it looks again, in case a newer payment arrived meanwhile.
+ * a newer one. The lease covers one push and is renewed before each further one, so it cannot run
+ * out mid-sync while this instance still works; a lost lease stops the sync. After a successful
+ * push it looks again, in case a newer payment arrived meanwhile. Identity refusing the push as
+ * older than one it applied (409) means another push decided the plan: superseded, not a failure.
  */
 export async function syncUser(userId: string, log: Logger): Promise<SyncResult> {
   const holder = randomUUID();
   const leaseMs = config().PAYMENT_SYNC_TIMEOUT_MS + 5000;
   const waitUntil = Date.now() + leaseMs;
+  const deferred = (details: string): SyncResult => ({ success: false, error: 'Sync deferred', details, userId, retryStored: true, state: 'deferred' });
   while (!(await acquireSyncLease(userId, holder, new Date(), leaseMs))) {
-    if (Date.now() > waitUntil) {
-      return { success: false, error: 'Sync deferred', details: 'another instance is syncing this user; the retry timer will finish', userId, retryStored: true, state: 'deferred' };
-    }
+    if (Date.now() > waitUntil) return deferred('another instance is syncing this user; the retry timer will finish');
     await wait(25);
   }
   try {
     let result: SyncResult = { success: true, userId, upToDate: true };
     for (let round = 0; round < 3; round++) {
+      if (round > 0 && !(await renewSyncLease(userId, holder, new Date(), leaseMs))) return deferred('the sync lease was lost to another instance; it finishes the sync');
       const target = await planDecidingPayment(userId);
       if (!target) return result;
       // markSynced already superseded the older payments of the one just pushed.
@@ -84,6 +87,7 @@ export async function syncUser(userId: string, log: Logger): Promise<SyncResult>
       }
       const now = new Date();
       const outcome = await updatePlanAtIdentity(userId, target.sync.plan!, now);
+      if (!outcome.ok && outcome.failure.kind === 'stale') return await onNewerPlanAtIdentity(target, outcome.failure, now, log);
       if (!outcome.ok) return await recordFailure(target, outcome.failure, now, log);
       const { hadFailures } = await markSynced(target, now);
       forgetLiveUser(userId);
@@ -95,4 +99,14 @@ export async function syncUser(userId: string, log: Logger): Promise<SyncResult>
   } finally {
     await releaseSyncLease(userId, holder);
   }
+}
+
+/** Identity holds a plan from a later request than this push: synced when it is this payment's plan, superseded otherwise. */
+async function onNewerPlanAtIdentity(target: Payment, failure: PlanUpdateFailure, now: Date, log: Logger): Promise<SyncResult> {
+  const samePlan = failure.current?.plan === target.sync.plan;
+  if (samePlan) await markSynced(target, now);
+  else await markSuperseded(target, now);
+  forgetLiveUser(target.userId);
+  log.info('identity applied a newer plan update; this push is superseded', { userId: target.userId, paymentIntentId: target.id, plan: target.sync.plan, identityPlan: failure.current?.plan });
+  return { success: true, userId: target.userId, plan: failure.current?.plan ?? target.sync.plan!, paymentIntentId: target.id, superseded: !samePlan };
 }

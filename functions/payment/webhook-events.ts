@@ -3,8 +3,9 @@ import type Stripe from 'stripe';
 import type { Plan } from '../../shared/auth/access-token';
 import type { Logger } from '../../shared/logging';
 import { param, precompiled } from '../../shared/sql/precompiled';
-import { findPayment, isDuplicateKey, paymentDb, type Payment, type PaymentDb, type PaymentStatus, type PaymentTables, type SyncState } from './payments';
-import { findPlan } from './plans';
+import { isDuplicateKey } from '../../shared/sql/dialect';
+import { findPayment, paymentDb, type Payment, type PaymentDb, type PaymentStatus, type PaymentTables, type SyncState } from './payments';
+import { findPlan } from '../../shared/plans';
 import { inlineSyncGraceMs } from './plan-sync';
 
 /** The event types that change a payment; every other type is acknowledged and ignored. */
@@ -13,7 +14,7 @@ export const HANDLED_EVENT_TYPES = ['payment_intent.succeeded', 'payment_intent.
 export interface RecordedEvent {
   duplicate: boolean;
   /** What the event did: applied, or why it did not. */
-  action: 'applied' | 'ignored_type' | 'stale' | 'partial_refund' | 'unknown_payment' | 'unattributable' | 'contradicts_record';
+  action: 'applied' | 'duplicate' | 'ignored_type' | 'stale' | 'partial_refund' | 'unknown_payment' | 'unattributable' | 'contradicts_record' | 'manual_review';
   paymentIntentId?: string;
   /** Set when the event left a plan to push to identity for this user. */
   syncUserId?: string;
@@ -98,6 +99,7 @@ const insertPaymentRow = precompiled((database: PaymentDb) =>
     sync_state: param<SyncState>('syncState'),
     sync_plan: param<Plan>('syncPlan'),
     sync_attempts: 0,
+    sync_error: param('syncError'),
     sync_next_at: param('syncNextAt'),
     created_at: param('now'),
     updated_at: param('now'),
@@ -117,16 +119,23 @@ async function insertFromEvent(trx: Transaction<PaymentTables>, fact: Fact, at: 
     return { duplicate: false, action: 'unattributable', paymentIntentId: fact.paymentIntentId };
   }
   const succeeded = fact.status === 'succeeded';
+  // A payment this service never created proves only what Stripe signed: it grants a plan only when
+  // it paid that plan's price; anything else waits for a person (the plan stays as it is).
+  const plan = findPlan(planType)!;
+  const mispriced = succeeded && (intent.amount !== plan.price || intent.currency !== plan.currency);
+  const syncError = mispriced ? `unrecorded payment of ${intent.amount} ${intent.currency} for the ${planType} plan, which costs ${plan.price} ${plan.currency}` : null;
+  if (mispriced) log.error('MANUAL REVIEW: a payment this service never created does not match its plan\'s price; plan not changed', { paymentIntentId: intent.id, userId, planType, amount: intent.amount, currency: intent.currency, category: 'manual_review' });
   await insertPaymentRow.executeChange(
     {
       id: intent.id, userId, planType, amount: intent.amount, currency: intent.currency,
       priceVersion: intent.metadata?.priceVersion ?? null, status: fact.status, statusAt: at, failureMessage: fact.failureMessage ?? null,
-      syncState: succeeded ? 'pending' : 'not_required', syncPlan: succeeded ? planType : null,
-      syncNextAt: succeeded ? new Date(Date.parse(now) + inlineSyncGraceMs()).toISOString() : null,
+      syncState: mispriced ? 'manual_review' : succeeded ? 'pending' : 'not_required', syncPlan: succeeded ? planType : null, syncError,
+      syncNextAt: succeeded && !mispriced ? new Date(Date.parse(now) + inlineSyncGraceMs()).toISOString() : null,
       now,
     },
     trx,
   );
+  if (mispriced) return { duplicate: false, action: 'manual_review', paymentIntentId: intent.id };
   return { duplicate: false, action: 'applied', paymentIntentId: intent.id, ...(succeeded ? { syncUserId: userId } : {}) };
 }
 
@@ -144,7 +153,7 @@ export async function recordEvent(event: Stripe.Event, log: Logger): Promise<Rec
     try {
       await insertEventRow.executeChange({ id: event.id, type: event.type, paymentIntentId: paymentIntentId ?? null, eventCreated: at, receivedAt: now }, trx);
     } catch (error) {
-      if (isDuplicateKey(error)) return { duplicate: true, action: 'ignored_type', paymentIntentId } as RecordedEvent;
+      if (isDuplicateKey(error)) return { duplicate: true, action: 'duplicate', paymentIntentId };
       throw error;
     }
     if (fact === 'ignored_type' || fact === 'partial_refund') return { duplicate: false, action: fact, paymentIntentId };

@@ -139,8 +139,8 @@ export const SETTINGS = {
     services: PAY, deploy: 'local', description: 'Port of the local Stripe API server started in offline mode (0 picks a free one; its address is written to <DATA_DIR>/stripe-emulator.json for the CLIs).',
   }),
   PLANS_JSON: optional(json, {
-    services: PAY, deploy: 'tuning',
-    description: 'Plan table override: JSON array of { id, name, price (smallest currency unit), currency, features[], priceVersion } for free, pro and enterprise.',
+    services: ['payment', 'orchestrator'], deploy: 'tuning',
+    description: 'Plan table override: JSON array of { id, name, price (smallest currency unit), currency, reportsPerMonth (null: unlimited), features[], priceVersion } for free, pro and enterprise. Payment charges it; the orchestrator enforces its report quotas.',
   }),
   PAYMENT_SYNC_TIMEOUT_MS: withDefault(integer(100, 60_000), '5000', { services: PAY, deploy: 'tuning', description: 'Deadline of one plan-update call to identity.' }),
   PAYMENT_SYNC_RETRY_BASE_SECONDS: withDefault(integer(1, 86_400), '30', { services: PAY, deploy: 'tuning', description: 'Base of the exponential backoff (full jitter) between plan-sync retries.' }),

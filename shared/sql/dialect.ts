@@ -45,13 +45,25 @@ export function first<DB, TB extends keyof DB, O>(db: Kysely<any>, query: Select
   return isMssql(db) ? query.top(n) : query.limit(sql.lit(n));
 }
 
-/** Timestamps come back as strings from SQLite and as Date from tedious; callers get ISO 8601 either way. */
+/** An explicit UTC designator or offset at the end of an ISO 8601 timestamp (Z, +02:00, -0500). */
+const HAS_OFFSET = /[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)$/i;
+
+/**
+ * Timestamps come back as strings from SQLite and as Date from tedious; callers get ISO 8601 UTC
+ * either way. A string without an offset was written as UTC.
+ */
 export function toIso(value: string | Date | null | undefined): string | null {
   if (value === null || value === undefined) return null;
-  return value instanceof Date ? value.toISOString() : new Date(value.endsWith('Z') || value.includes('+') ? value : `${value}Z`).toISOString();
+  return value instanceof Date ? value.toISOString() : new Date(HAS_OFFSET.test(value) ? value : `${value}Z`).toISOString();
 }
 
 /** A CHECK constraint that keeps a column within a fixed set of values. */
 export function checkIn(column: string, values: readonly string[]) {
   return sql`${sql.ref(column)} in (${sql.join(values.map((v) => sql.lit(v)))})`;
+}
+
+/** A primary-key or unique violation on either dialect (SQLite constraint error, SQL Server 2627/2601). */
+export function isDuplicateKey(error: unknown): boolean {
+  const e = error as { code?: string; number?: number };
+  return e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.number === 2627 || e?.number === 2601;
 }

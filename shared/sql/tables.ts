@@ -69,9 +69,18 @@ export interface ExecutionsTable {
   duration_ms: number | null;
 }
 
-/** Tables of migrations 001-002. Each service adds its own with `db().withTables<...>()`. */
+/** Reports a user requested in one calendar month (UTC), against their plan's quota (migration 008). */
+export interface ReportQuotaTable {
+  user_id: string;
+  /** YYYY-MM, UTC. */
+  month: string;
+  reports: number;
+}
+
+/** Tables of migrations 001-002 and 008. Each service adds its own with `db().withTables<...>()`. */
 export interface PlatformTables {
   users: UsersTable;
   orchestrator_processing_log: ProcessingLogTable & ProcessingLogExtension;
   orchestrator_executions: ExecutionsTable;
+  orchestrator_report_quota: ReportQuotaTable;
 }

@@ -39,7 +39,10 @@ describe('report requests over HTTP (identity JWT, visual service up, Azurite, S
     const accepted = await post(user.accessToken, ACME);
     expect(accepted.status).toBe(202);
     const body = (await accepted.json()) as { success: boolean; trackingId: string; status: string; statusUrl: string };
-    expect(body).toEqual({ success: true, trackingId: expect.stringMatching(/^rpt-/), status: 'processing', statusUrl: `${host.url}/orchestrator/api/reports/${body.trackingId}` });
+    expect(body).toEqual({
+      success: true, trackingId: expect.stringMatching(/^rpt-/), status: 'processing', statusUrl: `${host.url}/orchestrator/api/reports/${body.trackingId}`,
+      quota: { limit: 50, count: 1, resetsAt: expect.stringMatching(/^\d{4}-\d{2}-01T00:00:00\.000Z$/) },
+    });
 
     const status = await finished(user.accessToken, body.trackingId);
     expect(status).toMatchObject({ status: 'completed', progress_percentage: 100, plan: 'pro', company_name: ACME.company_name, industry_id: '31-33', error: null });

@@ -41,7 +41,7 @@ test('the same event delivered 5 times (concurrently too) updates identity once;
   const repeats = await Promise.all([1, 2, 3, 4].map(() => deliver(host, event)));
   for (const r of repeats) {
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ received: true, eventId: event.id, duplicate: true });
+    expect(r.body).toMatchObject({ received: true, eventId: event.id, duplicate: true, action: 'duplicate' });
     expect(r.body.sync).toBeUndefined();
   }
   expect(plansPushed(user.user.id)).toEqual(['pro']);

@@ -1,5 +1,5 @@
 import { startTestHost, type TestHost } from '../helpers/host';
-import { DEFAULT_PLANS } from '../../functions/payment/plans';
+import { DEFAULT_PLANS, parsePlanTable } from '../../shared/plans';
 import { payment } from '../../functions/payment';
 import { stripe } from '../../functions/payment/stripe-client';
 import { bearer, signIn } from '../helpers/identity';
@@ -18,9 +18,11 @@ test('GET /payment/plans lists free, pro and enterprise with price in cents, cur
   const body = (await res.json()) as any;
   expect(body.plans.map((p: any) => [p.id, p.price, p.currency])).toEqual([['free', 0, 'usd'], ['pro', 2900, 'usd'], ['enterprise', 9900, 'usd']]);
   for (const plan of body.plans) {
-    expect(plan).toEqual({ id: expect.any(String), name: expect.any(String), price: expect.any(Number), currency: 'usd', features: expect.any(Array), priceVersion: expect.any(String) });
-    expect(plan.features.length).toBeGreaterThan(0);
+    expect(plan).toEqual({ id: expect.any(String), name: expect.any(String), price: expect.any(Number), currency: 'usd', reportsPerMonth: plan.reportsPerMonth === null ? null : expect.any(Number), features: expect.any(Array), priceVersion: expect.any(String) });
+    expect(plan.features.length).toBeGreaterThan(1);
   }
+  // The advertised quota is written from the number the orchestrator enforces.
+  expect(body.plans.map((p: any) => [p.reportsPerMonth, p.features[0]])).toEqual([[3, '3 reports per month'], [50, '50 reports per month'], [null, 'Unlimited reports']]);
 });
 
 test('PLANS_JSON overrides the plan table, and create-payment-intent charges the overridden price', async () => {
@@ -44,6 +46,14 @@ test('an invalid PLANS_JSON stops the host from starting, naming the problem', a
   await expect(startTestHost({ env: { PLANS_JSON: JSON.stringify([{ id: 'pro', price: -1 }]) } })).rejects.toThrow(/PLANS_JSON: .*price/);
   const free = DEFAULT_PLANS.map((p) => (p.id === 'free' ? { ...p, price: 100 } : p));
   await expect(startTestHost({ env: { PLANS_JSON: JSON.stringify(free) } })).rejects.toThrow(/the free plan must cost 0/);
+});
+
+test('PLANS_JSON cannot advertise a quota of its own: the quota line is written from reportsPerMonth', () => {
+  for (const line of ['100 reports per month', 'Unlimited reports', '5 reports a week']) {
+    const table = DEFAULT_PLANS.map((p) => (p.id === 'pro' ? { ...p, features: [line, ...p.features] } : p));
+    expect(() => parsePlanTable(table)).toThrow(/report quotas come from reportsPerMonth/);
+  }
+  expect(parsePlanTable(DEFAULT_PLANS.map((p) => ({ ...p, features: ['Reports with charts', ...p.features] })))).toHaveLength(3);
 });
 
 test('health reports SQL, storage, Table Storage, identity and Stripe (offline) and 503 when identity is down', async () => {

@@ -1,14 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import { isAdmin, requireUser } from '../../../shared/auth/access-token';
-import { config, serviceUrl } from '../../../shared/config';
 import { readJson, validate } from '../../../shared/http/body';
-import { HttpError, notFound } from '../../../shared/http/errors';
+import { notFound } from '../../../shared/http/errors';
 import { http, json } from '../../../shared/http/handler';
 import { toIso } from '../../../shared/sql/dialect';
-import { enqueueJson } from '../../../shared/storage';
 import { downloadLinks } from '../report/report-store';
 import { checkReportRequest, reportRequestSchema, type ReportRequest } from '../report/submission';
-import { deleteExecution, findExecution, insertExecution, parseAssets, type Execution } from '../workflow/executions';
+import { submitReport } from '../report/submit';
+import { findExecution, parseAssets, type Execution } from '../workflow/executions';
 import { stepsFor } from '../workflow/stages';
 
 const REPORT_BODY_LIMIT = 64 * 1024;
@@ -18,19 +16,8 @@ const trackingIdSchema = { type: 'object', required: ['trackingId'], properties:
 export const createReport = http('orchestrator', async (request, { log }) => {
   const user = await requireUser(request);
   const body = checkReportRequest(await readJson<ReportRequest>(request, reportRequestSchema, REPORT_BODY_LIMIT));
-  const trackingId = `rpt-${randomUUID()}`;
-  await insertExecution({ trackingId, companyName: body.company_name, industryId: body.industry_id, submission: body, requestedBy: user.id, plan: user.plan, now: new Date().toISOString() });
-  try {
-    await enqueueJson(config().ORCHESTRATOR_QUEUE, { trackingId });
-  } catch (error) {
-    // No execution without its message: it would only wait for the stuck timer.
-    await deleteExecution(trackingId);
-    log.error('report request not enqueued', { trackingId, error });
-    throw new HttpError(503, 'Service unavailable', 'The report queue is unavailable; try again shortly', 'QUEUE_UNAVAILABLE', {}, { 'Retry-After': '30' });
-  }
-  log.info('report requested', { trackingId, plan: user.plan, userId: user.id });
-  const statusUrl = `${serviceUrl('orchestrator')}/api/reports/${trackingId}`;
-  return json(202, { success: true, trackingId, status: 'processing', statusUrl }, { Location: statusUrl });
+  const { trackingId, statusUrl, quota } = await submitReport(user, body, log);
+  return json(202, { success: true, trackingId, status: 'processing', statusUrl, quota }, { Location: statusUrl });
 });
 
 async function reportStatus(execution: Execution) {

@@ -6,6 +6,7 @@ import * as payment from './004_payment';
 import * as orchestratorAdminIndexes from './005_orchestrator_admin_indexes';
 import * as paymentDecidingIndex from './006_payment_deciding_index';
 import * as planRequestTime from './007_plan_request_time';
+import * as reportQuota from './008_report_quota';
 
 /** The one migration history, in order, for SQLite and Azure SQL alike. `sql/` holds its T-SQL (npm run sql:generate). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '005_orchestrator_admin_indexes': orchestratorAdminIndexes,
   '006_payment_deciding_index': paymentDecidingIndex,
   '007_plan_request_time': planRequestTime,
+  '008_report_quota': reportQuota,
 };

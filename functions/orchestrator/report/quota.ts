@@ -1,0 +1,69 @@
+import type { Plan } from '../../../shared/auth/access-token';
+import { HttpError } from '../../../shared/http/errors';
+import { findPlan } from '../../../shared/plans';
+import { db } from '../../../shared/sql/db';
+import { isDuplicateKey } from '../../../shared/sql/dialect';
+
+export interface QuotaUse {
+  /** Reports allowed this month; null is unlimited. */
+  limit: number | null;
+  /** Reports requested this month, this one included. */
+  count: number;
+  /** Start of the next calendar month (UTC), when the count starts again. */
+  resetsAt: string;
+}
+
+const monthOf = (now: Date) => now.toISOString().slice(0, 7);
+const nextMonth = (now: Date) => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
+
+function increment(userId: string, month: string, limit: number) {
+  return db()
+    .updateTable('orchestrator_report_quota')
+    .set((eb) => ({ reports: eb('reports', '+', 1) }))
+    .where('user_id', '=', userId)
+    .where('month', '=', month)
+    .where('reports', '<', limit)
+    .executeTakeFirst();
+}
+
+/**
+ * Takes one report of the user's monthly quota (their plan's reportsPerMonth, from the plan table
+ * the plans are sold from), or refuses with 429 REPORT_QUOTA_EXCEEDED. One conditional increment in
+ * SQL, so concurrent requests on any number of instances never exceed the limit.
+ */
+export async function takeReportQuota(userId: string, plan: Plan, now: Date): Promise<QuotaUse> {
+  const limit = findPlan(plan)?.reportsPerMonth ?? null;
+  const month = monthOf(now);
+  const resetsAt = nextMonth(now).toISOString();
+  if (limit === null) return { limit, count: 0, resetsAt };
+  let taken = limit > 0 && Number((await increment(userId, month, limit)).numUpdatedRows) === 1;
+  if (!taken && limit > 0) {
+    try {
+      await db().insertInto('orchestrator_report_quota').values({ user_id: userId, month, reports: 1 }).execute();
+      taken = true;
+    } catch (error) {
+      if (!isDuplicateKey(error)) throw error;
+      // Another request created this month's row first: count on it.
+      taken = Number((await increment(userId, month, limit)).numUpdatedRows) === 1;
+    }
+  }
+  const row = await db().selectFrom('orchestrator_report_quota').select('reports').where('user_id', '=', userId).where('month', '=', month).executeTakeFirst();
+  const count = row?.reports ?? 0;
+  if (!taken) {
+    const retryAfter = Math.max(1, Math.ceil((Date.parse(resetsAt) - now.getTime()) / 1000));
+    throw new HttpError(429, 'Too many requests', `The ${plan} plan allows ${limit} reports per month; ${count} were requested this month`, 'REPORT_QUOTA_EXCEEDED', { plan, limit, count, resetsAt }, { 'Retry-After': String(retryAfter) });
+  }
+  return { limit, count, resetsAt };
+}
+
+/** Gives back a report taken with `use` (its request could not be queued). */
+export async function returnReportQuota(userId: string, use: QuotaUse, now: Date): Promise<void> {
+  if (use.limit === null) return;
+  await db()
+    .updateTable('orchestrator_report_quota')
+    .set((eb) => ({ reports: eb('reports', '-', 1) }))
+    .where('user_id', '=', userId)
+    .where('month', '=', monthOf(now))
+    .where('reports', '>', 0)
+    .execute();
+}

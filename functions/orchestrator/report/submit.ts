@@ -1,0 +1,37 @@
+import { randomUUID } from 'node:crypto';
+import type { LiveUser } from '../../../shared/auth/live-session';
+import { config, serviceUrl } from '../../../shared/config';
+import { serviceUnavailable } from '../../../shared/http/errors';
+import type { Logger } from '../../../shared/logging';
+import { enqueueJson } from '../../../shared/storage';
+import { deleteExecution, insertExecution } from '../workflow/executions';
+import { returnReportQuota, takeReportQuota, type QuotaUse } from './quota';
+import type { ReportRequest } from './submission';
+
+export interface Submitted {
+  trackingId: string;
+  statusUrl: string;
+  quota: QuotaUse;
+}
+
+/**
+ * Accepts a report request: takes one report of the user's monthly quota (their live plan), stores
+ * the execution and enqueues it for the runner. An execution is never left without its message:
+ * when the queue refuses, the row is removed and the quota given back (503, retry later).
+ */
+export async function submitReport(user: LiveUser, request: ReportRequest, log: Logger): Promise<Submitted> {
+  const now = new Date();
+  const quota = await takeReportQuota(user.id, user.plan, now);
+  const trackingId = `rpt-${randomUUID()}`;
+  await insertExecution({ trackingId, companyName: request.company_name, industryId: request.industry_id, submission: request, requestedBy: user.id, plan: user.plan, now: now.toISOString() });
+  try {
+    await enqueueJson(config().ORCHESTRATOR_QUEUE, { trackingId });
+  } catch (error) {
+    await deleteExecution(trackingId);
+    await returnReportQuota(user.id, quota, now);
+    log.error('report request not enqueued', { trackingId, error });
+    throw serviceUnavailable('The report queue is unavailable; try again shortly', 'QUEUE_UNAVAILABLE', 30);
+  }
+  log.info('report requested', { trackingId, plan: user.plan, userId: user.id, quotaCount: quota.count, quotaLimit: quota.limit });
+  return { trackingId, statusUrl: `${serviceUrl('orchestrator')}/api/reports/${trackingId}`, quota };
+}
