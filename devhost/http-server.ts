@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { HttpRequest, HttpResponse, InvocationContext, type HttpRequestInit, type HttpResponseInit } from '@azure/functions';
-import type { HttpFunction } from '../shared/functions';
+import { httpRegistration, type HttpFunction } from '../shared/functions';
 import { BufferedRequest } from './buffered-request';
 import type { Logger } from '../shared/logging';
 import { assertRouteAllowed, compileRoute, routePrecedence, type CompiledRoute } from './routes';
@@ -23,12 +23,12 @@ function comparePrecedence(a: number[], b: number[]): number {
   return 0;
 }
 
-/** Compiles and orders the HTTP functions, refusing reserved `admin` routes the way Azure does. */
+/** Compiles and orders the HTTP functions as the entry point registers them, refusing reserved `admin` routes the way Azure does. */
 export function buildRouteTable(functions: HttpFunction[]): RouteEntry[] {
   return functions
     .map((fn) => {
       assertRouteAllowed(fn.route);
-      return { fn, route: compileRoute(fn.route), precedence: routePrecedence(fn.route) };
+      return { fn: { ...fn, ...httpRegistration(fn) }, route: compileRoute(fn.route), precedence: routePrecedence(fn.route) };
     })
     .sort((a, b) => comparePrecedence(a.precedence, b.precedence));
 }

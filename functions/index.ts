@@ -5,6 +5,7 @@
  */
 import { app } from '@azure/functions';
 import { config } from '../shared/config';
+import { httpRegistration } from '../shared/functions';
 import { startTelemetry } from '../shared/telemetry';
 import { functionsOf, selectServices } from './registry';
 
@@ -19,7 +20,7 @@ for (const service of services) {
 for (const fn of functionsOf(services)) {
   switch (fn.kind) {
     case 'http':
-      app.http(fn.name, { route: fn.route, methods: fn.methods, authLevel: 'anonymous', handler: fn.handler });
+      app.http(fn.name, { route: fn.route, authLevel: 'anonymous', ...httpRegistration(fn) });
       break;
     case 'timer':
       app.timer(fn.name, { schedule: fn.schedule, runOnStartup: fn.runOnStartup ?? false, handler: fn.handler });

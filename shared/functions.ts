@@ -53,3 +53,18 @@ export function resolveAppSetting(expression: string, env: NodeJS.ProcessEnv = p
   if (!value) throw new Error(`${expression}: app setting ${m[1]} is not set`);
   return value;
 }
+
+/**
+ * How an HTTP function is registered (by the Functions entry point and the dev host alike): with
+ * OPTIONS added, so a CORS preflight reaches the handler's wrapper, which answers it. A plain
+ * OPTIONS to a route that does not take OPTIONS itself is answered with the methods it allows.
+ */
+export function httpRegistration(fn: HttpFunction): { methods: HttpMethod[]; handler: HttpHandler } {
+  if (fn.methods.includes('OPTIONS')) return { methods: fn.methods, handler: fn.handler };
+  const allow = [...fn.methods, 'OPTIONS'].join(', ');
+  return {
+    methods: [...fn.methods, 'OPTIONS'],
+    handler: async (request, context) =>
+      request.method === 'OPTIONS' && !request.headers.get('access-control-request-method') ? { status: 204, headers: { Allow: allow } } : fn.handler(request, context),
+  };
+}

@@ -62,3 +62,20 @@ export function secret(minLength = 16): Parser<string> {
     return raw;
   };
 }
+
+/** A comma list of web origins (scheme://host[:port], no path); empty is none. */
+export const origins: Parser<string[]> = (raw) =>
+  raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((item) => {
+      let parsed: URL;
+      try {
+        parsed = new URL(item);
+      } catch {
+        throw new Error(`expected origins like https://console.example.com, got "${item}"`);
+      }
+      if (!['http:', 'https:'].includes(parsed.protocol) || parsed.origin !== item.replace(/\/$/, '')) throw new Error(`expected an origin (scheme://host[:port], no path), got "${item}"`);
+      return parsed.origin;
+    });

@@ -1,4 +1,4 @@
-import { boolean, integer, json, listOf, oneOf, secret, text, url, type Parser } from './parsers';
+import { boolean, integer, json, listOf, oneOf, origins, secret, text, url, type Parser } from './parsers';
 
 export const SERVICE_NAMES = ['identity', 'payment', 'orchestrator', 'visual'] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
@@ -59,6 +59,10 @@ export const SETTINGS = {
   WEBSITE_HOSTNAME: optional(text, { services: ALL, deploy: 'platform', description: 'Host name Azure assigns to the Function App.' }),
   IDENTITY_URL: optional(url, { services: ['payment', 'orchestrator'], deploy: 'app', description: 'Base URL of the identity service ({auth_url}); defaults to <PUBLIC_URL>/identity.' }),
   VISUAL_URL: optional(url, { services: ['orchestrator', 'visual'], deploy: 'app', description: 'Base URL of the visual service ({visual_url}); defaults to <PUBLIC_URL>/visual.' }),
+  CORS_ALLOWED_ORIGINS: withDefault(origins, '', {
+    services: ALL, deploy: 'tuning',
+    description: 'Comma list of browser origins (scheme://host[:port]) allowed to call the APIs cross-origin, e.g. the console on another host; empty allows none. In Azure the Bicep feeds the same list to the platform\'s CORS.',
+  }),
   LOG_LEVEL: withDefault(oneOf(['debug', 'info', 'warn', 'error'] as const), 'info', { services: ALL, deploy: 'tuning', description: 'Lowest level of log lines written.' }),
   APPLICATIONINSIGHTS_CONNECTION_STRING: optional(text, { services: ALL, deploy: 'app', description: 'Application Insights connection string; telemetry is off when unset.' }),
 

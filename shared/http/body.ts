@@ -19,6 +19,22 @@ export function validator<T>(schema: object): ValidateFunction<T> {
 }
 
 export const DEFAULT_BODY_LIMIT = 64 * 1024;
+/** Deepest nesting of objects and arrays any JSON body may have: real requests stay far below it; recursive code after parsing never meets a deeper one. */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * Refuses a value nested deeper than `max` levels of objects and arrays (400 JSON_TOO_DEEP). An
+ * explicit stack, not recursion: the check itself never overflows, whatever it is given.
+ */
+export function assertJsonDepth(value: unknown, what = 'Request body', max = MAX_JSON_DEPTH): void {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length) {
+    const [node, depth] = stack.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    if (depth > max) throw badRequest(`${what} is nested more than ${max} levels deep; the limit is ${max}`, 'JSON_TOO_DEEP', { maxDepth: max });
+    for (const child of Array.isArray(node) ? node : Object.values(node)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+  }
+}
 
 /** Reads the raw body once, refusing more than `limit` bytes (413), whatever Content-Length claims. */
 export async function readBody(request: HttpRequest, limit = DEFAULT_BODY_LIMIT): Promise<Buffer> {
@@ -50,9 +66,13 @@ export function validate<T>(schema: object, value: unknown, what = 'body'): T {
   throw badRequest(`Invalid ${what}: ${first.field} ${first.message}`, 'VALIDATION_FAILED', { details });
 }
 
-/** Parses a JSON body (malformed JSON is a 400 INVALID_JSON) and validates it against `schema`. */
-export async function readJson<T>(request: HttpRequest, schema: object, limit = DEFAULT_BODY_LIMIT): Promise<T> {
+/**
+ * Parses a JSON body (malformed JSON is a 400 INVALID_JSON, nesting beyond MAX_JSON_DEPTH a 400
+ * JSON_TOO_DEEP) and validates it against `schema`. With `optional`, an empty body reads as `{}`.
+ */
+export async function readJson<T>(request: HttpRequest, schema: object, limit = DEFAULT_BODY_LIMIT, options: { optional?: boolean } = {}): Promise<T> {
   const bytes = await readBody(request, limit);
+  if (bytes.length === 0 && options.optional) return validate<T>(schema, {});
   if (bytes.length === 0) throw badRequest('Request body is empty; a JSON object is expected', 'INVALID_JSON');
   let value: unknown;
   try {
@@ -60,6 +80,7 @@ export async function readJson<T>(request: HttpRequest, schema: object, limit = 
   } catch (error) {
     throw badRequest(`Request body is not valid JSON: ${(error as Error).message}`, 'INVALID_JSON');
   }
+  assertJsonDepth(value);
   return validate<T>(schema, value);
 }
 

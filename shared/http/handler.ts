@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { HttpHandler, HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
+import { config } from '../config';
 import { createLogger, type Logger } from '../logging';
 import { HttpError, errorResponse } from './errors';
 
@@ -12,8 +13,45 @@ export interface RequestContext {
 export type Handler = (request: HttpRequest, ctx: RequestContext) => Promise<HttpResponseInit>;
 
 /**
- * Wraps a route handler: assigns a request id (from X-Request-Id or the invocation id), turns an
- * HttpError into its JSON body, and turns anything else into a 500 with no internals in the body.
+ * Headers every answer carries unless its handler says otherwise: nothing is cached by browsers or
+ * proxies (answers carry tokens, secrets and personal data; the few public ones set their own
+ * Cache-Control), nothing is content-sniffed, and no answer renders inside a frame or runs script.
+ */
+const SAFE_DEFAULTS: Record<string, string> = {
+  'Cache-Control': 'no-store',
+  'X-Content-Type-Options': 'nosniff',
+  'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
+  'Referrer-Policy': 'no-referrer',
+};
+
+/** Headers a browser may read on a cross-origin answer, and send on a cross-origin request. */
+const EXPOSED_HEADERS = 'X-Request-Id, Retry-After, Location, Content-Disposition';
+const ALLOWED_REQUEST_HEADERS = 'Authorization, Content-Type, Idempotency-Key, X-Request-Id';
+const PREFLIGHT_MAX_AGE_SECONDS = '600';
+
+/** CORS headers for a request from an allowed origin (CORS_ALLOWED_ORIGINS); none for any other. */
+function corsHeaders(request: HttpRequest): Record<string, string> {
+  const origin = request.headers.get('origin');
+  if (!origin || !config().CORS_ALLOWED_ORIGINS.includes(origin)) return {};
+  return { 'Access-Control-Allow-Origin': origin, 'Access-Control-Expose-Headers': EXPOSED_HEADERS, Vary: 'Origin' };
+}
+
+/** A CORS preflight (OPTIONS with Access-Control-Request-Method), answered before any handler runs. */
+function preflight(request: HttpRequest): HttpResponseInit | undefined {
+  const method = request.headers.get('access-control-request-method');
+  if (request.method !== 'OPTIONS' || !method) return undefined;
+  const cors = corsHeaders(request);
+  if (!cors['Access-Control-Allow-Origin']) return { status: 204, headers: { Vary: 'Origin' } };
+  return {
+    status: 204,
+    headers: { ...cors, 'Access-Control-Allow-Methods': method.toUpperCase(), 'Access-Control-Allow-Headers': ALLOWED_REQUEST_HEADERS, 'Access-Control-Max-Age': PREFLIGHT_MAX_AGE_SECONDS },
+  };
+}
+
+/**
+ * Wraps a route handler: assigns a request id (from X-Request-Id or the invocation id), answers CORS
+ * preflights, turns an HttpError into its JSON body and anything else into a 500 with no internals
+ * in the body, and adds the safe default headers and the CORS headers to every answer.
  */
 export function http(service: string, handler: Handler): HttpHandler {
   return async (request, invocation) => {
@@ -21,7 +59,7 @@ export function http(service: string, handler: Handler): HttpHandler {
     const log = createLogger({ service, requestId, function: invocation.functionName });
     let response: HttpResponseInit;
     try {
-      response = await handler(request, { requestId, log, invocation });
+      response = preflight(request) ?? (await handler(request, { requestId, log, invocation }));
     } catch (error) {
       if (error instanceof HttpError) {
         response = errorResponse(error);
@@ -30,8 +68,16 @@ export function http(service: string, handler: Handler): HttpHandler {
         response = { status: 500, jsonBody: { error: 'Internal server error', message: 'An unexpected error occurred', code: 'INTERNAL', timestamp: new Date().toISOString(), requestId } };
       }
     }
-    return { ...response, headers: { 'X-Request-Id': requestId, ...(response.headers as Record<string, string> | undefined) } };
+    return { ...response, headers: withDefaults(response.headers as Record<string, string> | undefined, { 'X-Request-Id': requestId, ...corsHeaders(request) }) };
   };
+}
+
+/** The handler's headers win over the defaults, matched case-insensitively. */
+function withDefaults(own: Record<string, string> = {}, always: Record<string, string>): Record<string, string> {
+  const set = new Set(Object.keys(own).map((k) => k.toLowerCase()));
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries({ ...SAFE_DEFAULTS, ...always })) if (!set.has(key.toLowerCase())) out[key] = value;
+  return { ...out, ...own };
 }
 
 export const json = (status: number, body: unknown, headers?: Record<string, string>): HttpResponseInit => ({ status, jsonBody: body, headers });

@@ -1,6 +1,6 @@
 import type { HttpFunction } from '../../../shared/functions';
-import { readBody, readJson, validate } from '../../../shared/http/body';
-import { badRequest, unauthorized } from '../../../shared/http/errors';
+import { readJson } from '../../../shared/http/body';
+import { unauthorized } from '../../../shared/http/errors';
 import { http, json } from '../../../shared/http/handler';
 import { audit } from '../audit';
 import { authenticate, requestMeta, userActor } from '../guards';
@@ -82,16 +82,7 @@ const refresh = http('identity', async (request, { requestId }) => {
 
 const logout = http('identity', async (request, { requestId }) => {
   const auth = await authenticate(request);
-  const raw = await readBody(request, SMALL_BODY);
-  let parsed: unknown = {};
-  if (raw.length) {
-    try {
-      parsed = JSON.parse(raw.toString('utf8'));
-    } catch (error) {
-      throw badRequest(`Request body is not valid JSON: ${(error as Error).message}`, 'INVALID_JSON');
-    }
-  }
-  const { scope = 'current' } = validate<{ scope?: 'current' | 'all' }>(LOGOUT_BODY, parsed);
+  const { scope = 'current' } = await readJson<{ scope?: 'current' | 'all' }>(request, LOGOUT_BODY, SMALL_BODY, { optional: true });
   const revoked = scope === 'all' ? await revokeUserSessions(auth.user.id, 'logout_all') : Number(await revokeSession(auth.sessionId, 'logout'));
   await audit(requestMeta(request, requestId), {
     actor: userActor(auth),
