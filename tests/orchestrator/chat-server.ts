@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type ChatReply = { status: 200; content?: string; tokens?: number } | { status: number; retryAfter?: string; body?: unknown } | 'hang';
+export type ChatReply = { status: 200; content?: string; tokens?: number; delayMs?: number } | { status: number; retryAfter?: string; body?: unknown } | 'hang';
 
 export interface ChatServer {
   url: string;
@@ -43,7 +43,8 @@ export async function startChatServer(): Promise<ChatServer> {
       }
       const section = /Section: (.*)/.exec(body.messages[1]?.content ?? '')?.[1] ?? 'section';
       const tokens = ('tokens' in reply && reply.tokens) || 120;
-      res.writeHead(200, { 'content-type': 'application/json' }).end(
+      const delayMs = ('delayMs' in reply && reply.delayMs) || 0;
+      setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(
         JSON.stringify({
           id: `chatcmpl-${requests.length}`,
           object: 'chat.completion',
@@ -52,7 +53,7 @@ export async function startChatServer(): Promise<ChatServer> {
           choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: ('content' in reply && reply.content) || `AI text for ${section}.` } }],
           usage: { prompt_tokens: tokens - 20, completion_tokens: 20, total_tokens: tokens },
         }),
-      );
+      ), delayMs);
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

@@ -14,6 +14,7 @@ import { LONG_RUNNING_MS } from './time-windows';
  * - FAILED: any other failure.
  * It is derived on every read from the row's facts rather than taken from the stored column,
  * because a processing execution turns LONG_RUNNING by the passage of time alone, with no write.
+ * Every view of an execution (the owner's status, the admin views) reports this one derivation.
  */
 export const HEALTH_STATUSES = ['HEALTHY', 'DEGRADED', 'LONG_RUNNING', 'TIMEOUT', 'FAILED'] as const;
 export type HealthStatus = (typeof HEALTH_STATUSES)[number];

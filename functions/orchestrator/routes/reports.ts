@@ -8,6 +8,7 @@ import { checkReportRequest, reportRequestSchema, type ReportRequest } from '../
 import { submitReport } from '../report/submit';
 import { findExecution, parseAssets, type Execution } from '../workflow/executions';
 import { stepsFor } from '../workflow/stages';
+import { healthStatus } from '../admin/execution-view';
 
 const REPORT_BODY_LIMIT = 64 * 1024;
 const trackingIdSchema = { type: 'object', required: ['trackingId'], properties: { trackingId: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' } } } as const;
@@ -30,7 +31,7 @@ async function reportStatus(execution: Execution) {
     industry_id: execution.industry_id,
     plan: execution.plan,
     progress_percentage: execution.progress_percentage,
-    health_status: execution.health_status,
+    health_status: healthStatus(execution, new Date()),
     current_step: execution.current_step === null ? null : { step_number: execution.current_step, step_name: execution.current_step_name },
     total_steps: stepsFor(execution.plan).length,
     attempts: execution.attempts,

@@ -1,8 +1,10 @@
-import type { Selectable, Updateable } from 'kysely';
+import type { Selectable, Transaction, Updateable } from 'kysely';
 import type { Plan } from '../../../shared/auth/access-token';
 import { db } from '../../../shared/sql/db';
-import type { ExecutionsTable } from '../../../shared/sql/tables';
-import type { Classification } from './error-classification';
+import type { ExecutionsTable, PlatformTables } from '../../../shared/sql/tables';
+import { classifyError, type Classification } from './error-classification';
+import { insertLogRows, type LogRow } from './log-writer';
+import { workflowLogWriter } from './workflow-logger';
 import type { Step } from './stages';
 import { first, toIso } from '../../../shared/sql/dialect';
 
@@ -63,55 +65,87 @@ export async function claimExecution(execution: Execution, now: Date, leaseSecon
   return Number(result.numUpdatedRows) === 1;
 }
 
-/** Progress after a completed step; also the run's heartbeat (updated_at) that keeps its claim. */
-export async function recordProgress(trackingId: string, step: Step, progress: number, extra: Updateable<ExecutionsTable> = {}): Promise<void> {
-  await db()
-    .updateTable('orchestrator_executions')
-    .set({ ...extra, current_step: step.number, current_step_name: step.name, progress_percentage: progress, updated_at: new Date().toISOString() })
-    .where('tracking_id', '=', trackingId)
-    .where('processing_status', '=', 'processing')
-    .execute();
+/**
+ * Runs `write` in a transaction that also inserts `rows`. The workflow never stops for its log:
+ * while the log table is missing the rows are dropped (the console keeps them) and `write` runs alone.
+ */
+async function withLogRows<T>(rows: LogRow[], write: (trx: Transaction<PlatformTables>) => Promise<T>): Promise<T> {
+  const writer = workflowLogWriter();
+  if (rows.length && !writer.tableMissing()) {
+    try {
+      return await db().transaction().execute(async (trx) => {
+        await insertLogRows(trx, rows);
+        return write(trx);
+      });
+    } catch (error) {
+      if (classifyError(error).pattern !== 'SCHEMA_MISSING') throw error;
+      writer.reportMissingTable(error, rows.length);
+    }
+  }
+  return db().transaction().execute(write);
 }
 
-export async function completeExecution(trackingId: string, startedAt: string | Date, assets: ReportAsset[]): Promise<void> {
+/**
+ * Progress after a completed step, with the step's log rows in the same transaction (so after a
+ * crash the log has every step the execution says it completed); also the run's heartbeat
+ * (updated_at) that keeps its claim.
+ */
+export async function recordProgress(trackingId: string, step: Step, progress: number, extra: Updateable<ExecutionsTable>, rows: LogRow[]): Promise<void> {
+  await withLogRows(rows, async (trx) => {
+    await trx
+      .updateTable('orchestrator_executions')
+      .set({ ...extra, current_step: step.number, current_step_name: step.name, progress_percentage: progress, updated_at: new Date().toISOString() })
+      .where('tracking_id', '=', trackingId)
+      .where('processing_status', '=', 'processing')
+      .execute();
+  });
+}
+
+/** The execution completed, with its last log rows in the same transaction. */
+export async function completeExecution(trackingId: string, startedAt: string | Date, assets: ReportAsset[], rows: LogRow[]): Promise<void> {
   const now = new Date();
-  await db()
-    .updateTable('orchestrator_executions')
-    .set({
-      processing_status: 'completed',
-      progress_percentage: 100,
-      assets: JSON.stringify(assets),
-      completed_at: now.toISOString(),
-      updated_at: now.toISOString(),
-      duration_ms: now.getTime() - new Date(startedAt).getTime(),
-    })
-    .where('tracking_id', '=', trackingId)
-    .where('processing_status', '=', 'processing')
-    .execute();
+  await withLogRows(rows, async (trx) => {
+    await trx
+      .updateTable('orchestrator_executions')
+      .set({
+        processing_status: 'completed',
+        progress_percentage: 100,
+        assets: JSON.stringify(assets),
+        completed_at: now.toISOString(),
+        updated_at: now.toISOString(),
+        duration_ms: now.getTime() - new Date(startedAt).getTime(),
+      })
+      .where('tracking_id', '=', trackingId)
+      .where('processing_status', '=', 'processing')
+      .execute();
+  });
 }
 
-export async function failExecution(trackingId: string, failure: { step: Step; message: string; classification: Classification; healthStatus?: string }): Promise<boolean> {
+/** The execution failed at `failure.step`; `rows` (the failed step's log) are written in the same transaction. */
+export async function failExecution(trackingId: string, failure: { step: Step; message: string; classification: Classification; healthStatus?: string }, rows: LogRow[] = []): Promise<boolean> {
   const now = new Date();
   const execution = await findExecution(trackingId);
   if (!execution || execution.processing_status !== 'processing') return false;
   const started = execution.started_at ?? execution.created_at;
-  const result = await db()
-    .updateTable('orchestrator_executions')
-    .set({
-      processing_status: 'failed',
-      health_status: failure.healthStatus ?? 'FAILED',
-      error_message: failure.message.slice(0, 4000),
-      error_pattern: failure.classification.pattern,
-      error_source: failure.classification.source,
-      error_step: failure.step.name,
-      completed_at: now.toISOString(),
-      updated_at: now.toISOString(),
-      duration_ms: now.getTime() - new Date(started).getTime(),
-    })
-    .where('tracking_id', '=', trackingId)
-    .where('processing_status', '=', 'processing')
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+  return withLogRows(rows, async (trx) => {
+    const result = await trx
+      .updateTable('orchestrator_executions')
+      .set({
+        processing_status: 'failed',
+        health_status: failure.healthStatus ?? 'FAILED',
+        error_message: failure.message.slice(0, 4000),
+        error_pattern: failure.classification.pattern,
+        error_source: failure.classification.source,
+        error_step: failure.step.name,
+        completed_at: now.toISOString(),
+        updated_at: now.toISOString(),
+        duration_ms: now.getTime() - new Date(started).getTime(),
+      })
+      .where('tracking_id', '=', trackingId)
+      .where('processing_status', '=', 'processing')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  });
 }
 
 /** Executions in processing whose last progress is older than `before` (oldest first, a bounded batch per timer run). */

@@ -6,6 +6,13 @@ import { classifyError, messageOf } from './error-classification';
 
 export type LogRow = Insertable<PlatformTables['orchestrator_processing_log']>;
 
+/** Inserts log rows with as few statements as each dialect's parameter limit allows. */
+export async function insertLogRows(database: Kysely<PlatformTables>, rows: LogRow[]): Promise<void> {
+  // Azure SQL allows 2,100 parameters per statement (13 columns a row); SQLite 32,766.
+  const chunk = isMssql(database) ? 150 : 2000;
+  for (let i = 0; i < rows.length; i += chunk) await database.insertInto('orchestrator_processing_log').values(rows.slice(i, i + chunk)).execute();
+}
+
 export interface LogWriterOptions {
   /** The database, resolved at each flush so a host restart or a test can point it elsewhere. */
   database: () => Kysely<PlatformTables>;
@@ -50,7 +57,7 @@ export class LogWriter {
   }
 
   add(row: LogRow): void {
-    if (Date.now() < this.missingUntil) {
+    if (this.tableMissing()) {
       this.stats.dropped++;
       return;
     }
@@ -81,7 +88,7 @@ export class LogWriter {
   }
 
   getStats(): LogWriterStats {
-    return { pending: this.buffer.length, ...this.stats, tableMissing: Date.now() < this.missingUntil };
+    return { pending: this.buffer.length, ...this.stats, tableMissing: this.tableMissing() };
   }
 
   private async writeAll(): Promise<void> {
@@ -101,12 +108,21 @@ export class LogWriter {
   }
 
   private async insert(rows: LogRow[]): Promise<void> {
-    const database = this.options.database();
-    // Azure SQL allows 2,100 parameters per statement (13 columns a row); SQLite 32,766.
-    const chunk = isMssql(database) ? 150 : 2000;
-    await database.transaction().execute(async (trx) => {
-      for (let i = 0; i < rows.length; i += chunk) await trx.insertInto('orchestrator_processing_log').values(rows.slice(i, i + chunk)).execute();
-    });
+    await this.options.database().transaction().execute((trx) => insertLogRows(trx, rows));
+  }
+
+  /** Whether the log table was found missing recently: rows are then not written, only the console lines. */
+  tableMissing(): boolean {
+    return Date.now() < this.missingUntil;
+  }
+
+  /** Rows that could not be written because the log table is missing (here, or in a caller's transaction). */
+  reportMissingTable(error: unknown, droppedRows: number): void {
+    this.stats.dropped += droppedRows;
+    this.stats.lastError = messageOf(error);
+    const wasMissing = this.tableMissing();
+    this.missingUntil = Date.now() + (this.options.missingTableRecheckMs ?? 60_000);
+    if (!wasMissing) this.log.warn('workflow log table is missing or incompatible; logging to the console only', { error_pattern: 'SCHEMA_MISSING', error: this.stats.lastError });
   }
 
   private onFailure(rows: number, error: unknown): void {
@@ -114,11 +130,9 @@ export class LogWriter {
     this.stats.failedFlushes++;
     this.stats.lastError = messageOf(error);
     if (pattern === 'SCHEMA_MISSING') {
-      this.stats.dropped += this.buffer.length;
+      const dropped = this.buffer.length;
       this.buffer = [];
-      const wasMissing = Date.now() < this.missingUntil;
-      this.missingUntil = Date.now() + (this.options.missingTableRecheckMs ?? 60_000);
-      if (!wasMissing) this.log.warn('workflow log table is missing or incompatible; logging to the console only', { error_pattern: pattern, error: this.stats.lastError });
+      this.reportMissingTable(error, dropped);
       return;
     }
     this.backoffMs = Math.min(MAX_BACKOFF_MS, this.backoffMs ? this.backoffMs * 2 : 1000);

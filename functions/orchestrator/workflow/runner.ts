@@ -12,7 +12,7 @@ import { fetchVisuals } from '../report/visuals';
 import { DependencyError, messageOf, type Classification } from './error-classification';
 import { claimExecution, completeExecution, failExecution, findExecution, recordProgress, type Execution, type ReportAsset } from './executions';
 import { PLAN_REPORTS, sectionsFor, STAGES, stepsFor, type Step } from './stages';
-import { WorkflowLogger } from './workflow-logger';
+import { PendingRows, WorkflowLogger, workflowLogWriter } from './workflow-logger';
 
 export interface StepResult {
   step_number: number;
@@ -44,6 +44,8 @@ interface StepWork<T> {
   metadata?: Record<string, unknown>;
   /** Extra execution columns written with this step's progress. */
   columns?: Updateable<ExecutionsTable>;
+  /** WORKFLOW_COMPLETE: the stored report files the completed execution links to. */
+  assets?: ReportAsset[];
 }
 
 const slug = (name: string) => name.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60) || 'company';
@@ -54,14 +56,25 @@ class Run {
   private completed = 0;
   private readonly steps: Step[];
 
-  constructor(private readonly execution: Execution, private readonly logger: WorkflowLogger, private readonly ai: AiProvider) {
+  /** Log rows of this run not yet committed: they go into SQL with the progress that follows them. */
+  readonly pending = new PendingRows();
+  private readonly logger: WorkflowLogger;
+
+  constructor(private readonly execution: Execution, private readonly ai: AiProvider) {
     this.steps = stepsFor(execution.plan);
+    this.logger = new WorkflowLogger(execution.tracking_id, this.pending);
   }
 
   get totalSteps(): number {
     return this.steps.length;
   }
 
+  /**
+   * Runs one step. Its completion row is committed in one transaction with the execution's
+   * progress (or, for WORKFLOW_COMPLETE, with the completion itself), together with the rows logged
+   * since the last commit; a failed commit is this step's failure. Until WORKFLOW_COMPLETE flips the
+   * status, progress stays below 100.
+   */
   private async step<T>(step: Step, work: () => Promise<StepWork<T>>, startMetadata: Record<string, unknown> = {}): Promise<T> {
     this.logger.start(step, startMetadata);
     const started = performance.now();
@@ -69,12 +82,14 @@ class Run {
     try {
       const outcome = await work();
       const durationMs = elapsed();
-      if (step !== STAGES.WORKFLOW_COMPLETE) {
-        // Recorded before the completion is logged, so a failed write is this step's failure. Until WORKFLOW_COMPLETE flips the status, progress stays below 100.
-        await recordProgress(this.execution.tracking_id, step, Math.min(99, Math.round(((this.completed + 1) / this.steps.length) * 100)), outcome.columns);
-      }
+      const completion = this.logger.completion(step, { durationMs, tokensUsed: outcome.tokensUsed ?? null, metadata: outcome.metadata });
+      const rows = [...this.pending.peek(), completion.row];
+      const ex = this.execution;
+      if (step === STAGES.WORKFLOW_COMPLETE) await completeExecution(ex.tracking_id, ex.started_at ?? new Date(), outcome.assets ?? [], rows);
+      else await recordProgress(ex.tracking_id, step, Math.min(99, Math.round(((this.completed + 1) / this.steps.length) * 100)), outcome.columns ?? {}, rows);
+      this.pending.written(rows.length - 1);
+      completion.announce();
       this.completed++;
-      this.logger.complete(step, { durationMs, tokensUsed: outcome.tokensUsed ?? null, metadata: outcome.metadata });
       this.results.push({ step_number: step.number, step_name: step.name, status: 'completed', duration_ms: durationMs, tokens_used: outcome.tokensUsed ?? null });
       return outcome.value;
     } catch (error) {
@@ -124,10 +139,7 @@ class Run {
       return { value: stored, metadata: { container: config().ORCHESTRATOR_REPORTS_CONTAINER, blobs: stored.map((a) => a.blob), bytes: stored.reduce((n, a) => n + a.size, 0) }, columns: { assets: JSON.stringify(stored) } };
     });
 
-    await this.step(STAGES.WORKFLOW_COMPLETE, async () => {
-      await completeExecution(ex.tracking_id, ex.started_at ?? new Date(), assets);
-      return { value: undefined, metadata: { processing_status: 'completed', assets: assets.length } };
-    });
+    await this.step(STAGES.WORKFLOW_COMPLETE, async () => ({ value: undefined, assets, metadata: { processing_status: 'completed', assets: assets.length } }));
   }
 
   private async render(ex: Execution, analysis: ReportAnalysis, sections: WrittenSection[]): Promise<StepWork<{ asset: Omit<ReportAsset, 'blob' | 'size'>; content: Buffer }[]>> {
@@ -154,7 +166,7 @@ class Run {
  * alone; one another delivery is working on (recent progress) is left to it; one whose run died
  * (no progress for the lease) is restarted from the first stage, overwriting its earlier blobs.
  */
-export async function runExecution(trackingId: string, options: { logger?: WorkflowLogger; ai?: AiProvider } = {}): Promise<RunResult> {
+export async function runExecution(trackingId: string, options: { ai?: AiProvider } = {}): Promise<RunResult> {
   const started = performance.now();
   const skipped = (reason: string, totalSteps = 0): RunResult => ({ trackingId, outcome: 'skipped', reason, steps: [], totalSteps, totalDurationMs: 0 });
   const execution = await findExecution(trackingId);
@@ -170,13 +182,20 @@ export async function runExecution(trackingId: string, options: { logger?: Workf
     // A misconfigured provider is a failure of this execution, logged like any other.
     ai = { name: 'openai', offline: false, writeSection: () => Promise.reject(new DependencyError('AI_SERVICE', error)) };
   }
-  const run = new Run(claimed, options.logger ?? new WorkflowLogger(trackingId), ai);
+  const run = new Run(claimed, ai);
   try {
     await run.execute();
     return { trackingId, outcome: 'completed', steps: run.results, totalSteps: run.totalSteps, totalDurationMs: Math.round(performance.now() - started) };
   } catch (error) {
     if (!(error instanceof StepFailed)) throw error;
-    await failExecution(trackingId, { step: error.step, message: error.message, classification: error.classification });
+    const rows = run.pending.peek();
+    try {
+      await failExecution(trackingId, { step: error.step, message: error.message, classification: error.classification }, rows);
+    } catch (failure) {
+      // SQL is failing: the rows go to the batch writer, which retries them; the stuck timer ends the execution.
+      for (const row of rows) workflowLogWriter().add(row);
+      throw failure;
+    }
     return { trackingId, outcome: 'failed', reason: error.message, steps: run.results, totalSteps: run.totalSteps, totalDurationMs: Math.round(performance.now() - started) };
   }
 }

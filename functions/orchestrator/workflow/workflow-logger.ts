@@ -1,7 +1,7 @@
 import { config } from '../../../shared/config';
 import { db } from '../../../shared/sql/db';
 import { classifyError, messageOf, type Classification } from './error-classification';
-import { LogWriter } from './log-writer';
+import { LogWriter, type LogRow } from './log-writer';
 import type { Step } from './stages';
 
 export const WORKFLOW_LOGGER_VERSION = '1.0';
@@ -21,6 +21,32 @@ export interface StepOutcome {
   durationMs?: number;
   tokensUsed?: number | null;
   metadata?: Record<string, unknown>;
+}
+
+/** Where a logger hands its rows: the shared batch writer, or a run's own pending rows. */
+export interface LogSink {
+  add(row: LogRow): void;
+}
+
+/**
+ * The rows of one run not yet in SQL. The runner writes them in the same transaction as the
+ * execution's progress, so after a crash the log never lags what the execution says it did.
+ */
+export class PendingRows implements LogSink {
+  private rows: LogRow[] = [];
+
+  add(row: LogRow): void {
+    this.rows.push(row);
+  }
+
+  /** The rows so far; forget them with `written` once they are committed. */
+  peek(): LogRow[] {
+    return [...this.rows];
+  }
+
+  written(count: number): void {
+    this.rows.splice(0, count);
+  }
 }
 
 let sharedWriter: LogWriter | undefined;
@@ -63,7 +89,7 @@ export class WorkflowLogger {
 
   constructor(
     readonly trackingId: string,
-    private readonly writer: LogWriter = workflowLogWriter(),
+    private readonly writer: LogSink = workflowLogWriter(),
     private readonly writeLine: (line: string) => void = writeStdout,
   ) {}
 
@@ -75,6 +101,16 @@ export class WorkflowLogger {
     this.record(step, 'completed', outcome);
   }
 
+  /**
+   * A completion the caller commits itself, in the transaction that records the step's progress:
+   * `row` goes into that transaction and `announce()` writes the console line once it committed,
+   * so neither the log table nor the console ever says a step completed that the execution did not.
+   */
+  completion(step: Step, outcome: StepOutcome = {}): { row: LogRow; announce: () => void } {
+    const { line, row } = this.build(step, 'completed', outcome);
+    return { row, announce: () => this.print(line) };
+  }
+
   fail(step: Step, error: unknown, outcome: StepOutcome = {}): Classification {
     const classification = classifyError(error);
     const message = messageOf(error);
@@ -83,7 +119,17 @@ export class WorkflowLogger {
     return classification;
   }
 
-  private record(step: Step, status: StepStatus, outcome: StepOutcome, failure?: { message: string; classification: Classification; details: string }): void {
+  private record(step: Step, status: StepStatus, outcome: StepOutcome, failure?: Failure): void {
+    const { line, row } = this.build(step, status, outcome, failure);
+    this.print(line);
+    try {
+      this.writer.add(row);
+    } catch {
+      // The writer only appends to memory; nothing here may interrupt the workflow either.
+    }
+  }
+
+  private build(step: Step, status: StepStatus, outcome: StepOutcome, failure?: Failure): { line: WorkflowConsoleLine; row: LogRow } {
     const timestamp = new Date().toISOString();
     const metadata = { ...outcome.metadata, ...(outcome.durationMs !== undefined ? { duration_ms: outcome.durationMs } : {}), ...(outcome.tokensUsed ? { tokens_used: outcome.tokensUsed } : {}) };
     const line: WorkflowConsoleLine = {
@@ -92,31 +138,33 @@ export class WorkflowLogger {
       data: { tracking_id: this.trackingId, step_name: step.name, step_number: step.number, status, metadata },
       timestamp,
     };
+    const row: LogRow = {
+      tracking_id: this.trackingId,
+      step_name: step.name,
+      step_number: step.number,
+      status,
+      duration_ms: outcome.durationMs ?? null,
+      tokens_used: outcome.tokensUsed ?? null,
+      error_message: failure?.message ?? null,
+      metadata: safeJson(metadata),
+      timestamp,
+      error_pattern: failure?.classification.pattern ?? null,
+      error_source: failure?.classification.source ?? null,
+      error_details: failure?.details ?? null,
+    };
+    return { line, row };
+  }
+
+  private print(line: WorkflowConsoleLine): void {
     try {
-      if (status === 'failed' || this.infoEnabled) this.writeLine(JSON.stringify(line) + '\n');
+      if (line.level === 'ERROR' || this.infoEnabled) this.writeLine(JSON.stringify(line) + '\n');
     } catch {
       // Console logging must never fail the workflow (a closed stdout, an unserialisable value).
     }
-    try {
-      this.writer.add({
-        tracking_id: this.trackingId,
-        step_name: step.name,
-        step_number: step.number,
-        status,
-        duration_ms: outcome.durationMs ?? null,
-        tokens_used: outcome.tokensUsed ?? null,
-        error_message: failure?.message ?? null,
-        metadata: safeJson(metadata),
-        timestamp,
-        error_pattern: failure?.classification.pattern ?? null,
-        error_source: failure?.classification.source ?? null,
-        error_details: failure?.details ?? null,
-      });
-    } catch {
-      // The writer only appends to memory; nothing here may interrupt the workflow either.
-    }
   }
 }
+
+type Failure = { message: string; classification: Classification; details: string };
 
 function safeJson(value: unknown): string {
   try {
