@@ -8,6 +8,7 @@ import { canonical, hashKey } from './canonical';
 import { CHART_TYPES } from './chart-spec';
 import { MAX_PIXELS } from './charts';
 import { failAsRendering } from './errors';
+import { headerText, IMAGE_SAFETY_HEADERS } from './headers';
 import { limits, perLimits, type Limits } from './limits';
 import { renderPool } from './render/renderer';
 import { cachedOrRendered, CONTENT_TYPES, newStats, statsHeaders } from './results';
@@ -125,17 +126,17 @@ async function render(request: HttpRequest): Promise<HttpResponseInit> {
   return {
     status: 200,
     body: entry.bytes,
-    headers: { 'Content-Type': CONTENT_TYPES[params.format], ETag: `"${key}"`, 'Cache-Control': 'public, max-age=3600', ...statsHeaders(stats) },
+    headers: { 'Content-Type': CONTENT_TYPES[params.format], ETag: `"${key}"`, 'Cache-Control': 'public, max-age=3600', ...IMAGE_SAFETY_HEADERS, ...statsHeaders(stats) },
   };
 }
 
-/** quickchart-js reports a failed request with the X-quickchart-error header, so every error carries it. */
+/** quickchart-js reports a failed request with the X-quickchart-error header, so every error carries it (percent-encoded where it is not printable ASCII). */
 export async function quickChartEndpoint(request: HttpRequest, _ctx: RequestContext): Promise<HttpResponseInit> {
   try {
     return await render(request);
   } catch (error) {
     if (!(error instanceof HttpError)) throw error;
     const response = errorResponse(error);
-    return { ...response, headers: { ...(response.headers as Record<string, string>), 'X-quickchart-error': error.message.slice(0, 500) } };
+    return { ...response, headers: { ...(response.headers as Record<string, string>), 'X-quickchart-error': headerText([...error.message].slice(0, 500).join('')) } };
   }
 }

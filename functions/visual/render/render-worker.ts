@@ -10,6 +10,7 @@ import { Resvg } from '@resvg/resvg-js';
 import { Chart, type ChartConfiguration, type ChartItem, type Plugin } from 'chart.js/auto';
 import { buildDeck } from './deck';
 import { FONT_ALIASES, fontFiles } from './fonts';
+import { stripLinks } from './strip-links';
 import type { RenderTask, WorkerReply, WorkerRequest } from './tasks';
 
 const files = fontFiles((workerData as { fontDir: string }).fontDir);
@@ -88,7 +89,7 @@ async function run(task: RenderTask): Promise<Buffer> {
     case 'svg-to-png':
       return svgToPng(task.svg, task.pixelRatio);
     case 'dot': {
-      const svg = (await loadGraphviz()).dot(task.source, 'svg');
+      const svg = stripLinks((await loadGraphviz()).dot(task.source, 'svg'));
       return task.format === 'png' ? svgToPng(svg, 1) : Buffer.from(svg, 'utf8');
     }
     case 'pptx':
