@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { fontFiles } from './fonts';
+import { fontFiles, type RenderFonts } from './fonts';
 import type { RenderOutput, RenderTask, WorkerReply } from './tasks';
 
 export class RenderError extends Error {
@@ -60,12 +60,12 @@ export class RenderPool {
   constructor(
     readonly size: number,
     private readonly timeoutMs: number,
-    private readonly fontDir: string,
+    private readonly fonts: RenderFonts,
     private readonly maxQueue: number,
     private readonly script = path.join(__dirname, 'render-worker.js'),
   ) {
     // Checked here so a missing font fails once, clearly, instead of every thread dying at start.
-    fontFiles(fontDir);
+    fontFiles(fonts.dir);
     for (let i = 0; i < size; i++) this.slots.push(this.spawn());
   }
 
@@ -89,7 +89,7 @@ export class RenderPool {
   }
 
   private spawn(): Slot {
-    const slot: Slot = { worker: new Worker(this.script, { workerData: { fontDir: this.fontDir } }) };
+    const slot: Slot = { worker: new Worker(this.script, { workerData: { fonts: this.fonts } }) };
     slot.worker.on('message', (reply: WorkerReply) => this.settle(slot, reply));
     slot.worker.on('error', (error) => this.replace(slot, new RenderError(`Render thread failed: ${error.message}`)));
     slot.worker.on('exit', (code) => {

@@ -9,12 +9,29 @@ import { encodePng } from './png';
 import { Resvg } from '@resvg/resvg-js';
 import { Chart, type ChartConfiguration, type ChartItem, type Plugin } from 'chart.js/auto';
 import { buildDeck } from './deck';
-import { FONT_ALIASES, fontFiles } from './fonts';
+import { extraFontFamily, FONT_ALIASES, fontFiles, withFallbackFamilies, type RenderFonts } from './fonts';
 import { stripLinks } from './strip-links';
 import type { RenderTask, WorkerReply, WorkerRequest } from './tasks';
 
-const files = fontFiles((workerData as { fontDir: string }).fontDir);
+const fonts = (workerData as { fonts: RenderFonts }).fonts;
+const files = fontFiles(fonts.dir);
 for (const alias of FONT_ALIASES) for (const file of files) GlobalFonts.registerFromPath(file, alias);
+// Skia draws a glyph the first family lacks from a later family of the same font list, never from
+// a font the list does not name: so the extra fonts are appended to every family a chart names.
+const extraFamilies = fonts.extra.map((file) => {
+  GlobalFonts.registerFromPath(file, extraFontFamily(file));
+  return extraFontFamily(file);
+});
+if (extraFamilies.length) Chart.defaults.font.family = withFallbackFamilies(Chart.defaults.font.family ?? 'sans-serif', extraFamilies);
+
+/** The configuration with the extra families appended to every `family` it names (only when there are extra fonts). */
+function withExtraFamilies<T>(value: T): T {
+  if (!extraFamilies.length || !value || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(withExtraFamilies) as T;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) out[key] = key === 'family' && typeof item === 'string' ? withFallbackFamilies(item, extraFamilies) : withExtraFamilies(item);
+  return out as T;
+}
 
 function backgroundPlugin(color: string): Plugin {
   return {
@@ -37,7 +54,7 @@ const keptCanvases = new Map<string, Canvas>();
 
 function drawChart(canvas: Canvas | SvgCanvas, task: Extract<RenderTask, { kind: 'chart' }>): Buffer {
   const svg = 'getContent' in canvas;
-  const options = (task.config.options ?? {}) as Record<string, unknown>;
+  const options = withExtraFamilies((task.config.options ?? {}) as Record<string, unknown>);
   const config = {
     ...task.config,
     options: { ...options, animation: false, responsive: false, maintainAspectRatio: false, devicePixelRatio: svg ? 1 : task.pixelRatio },
@@ -70,7 +87,7 @@ function renderChart(task: Extract<RenderTask, { kind: 'chart' }>): Buffer {
 function svgToPng(svg: string, pixelRatio: number): Buffer {
   const resvg = new Resvg(svg, {
     fitTo: { mode: 'zoom', value: pixelRatio },
-    font: { fontFiles: files, loadSystemFonts: false, defaultFontFamily: 'DejaVu Sans', sansSerifFamily: 'DejaVu Sans' },
+    font: { fontFiles: [...files, ...fonts.extra.filter((file) => /\.(ttf|otf|ttc)$/i.test(file))], loadSystemFonts: false, defaultFontFamily: 'DejaVu Sans', sansSerifFamily: 'DejaVu Sans' },
   });
   return resvg.render().asPng();
 }
