@@ -11,6 +11,14 @@ export class RenderError extends Error {
   }
 }
 
+/** Chart.js refused the configuration: the caller's input is wrong, nothing failed. */
+export class RenderInputError extends RenderError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RenderInputError';
+  }
+}
+
 /** The queue is full: the caller should retry shortly (503), nothing failed. */
 export class RenderBusyError extends Error {
   constructor(readonly queued: number) {
@@ -123,7 +131,7 @@ export class RenderPool {
       this.renders++;
       job.resolve({ bytes: reply.bytes, threadId: reply.threadId });
     } else {
-      job.reject(new RenderError(reply.error));
+      job.reject(reply.invalidInput ? new RenderInputError(reply.error) : new RenderError(reply.error));
     }
     this.dispatch();
   }
