@@ -29,7 +29,8 @@ export const EXTRA_TYPES = ['horizontalBar', 'donut', 'sparkline', 'progressBar'
 export const ALL_TYPES = [...RENDERED_TYPES, ...EXTRA_TYPES];
 
 const SLICE_TYPES = new Set(['pie', 'doughnut', 'polarArea']);
-const FILLED_TYPES = new Set(['line', 'radar', 'scatter', 'bubble']);
+/** Drawn as a filled area under a line: the scheme colour at fillAlpha fills it, full colour outlines it and its points. */
+const FILLED_TYPES = new Set(['line', 'radar']);
 
 const options = (config: Json): Json => (isObject(config.options) ? config.options : {});
 const plugins = (config: Json): Json => (isObject(options(config).plugins) ? (options(config).plugins as Json) : {});

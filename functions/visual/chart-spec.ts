@@ -61,7 +61,7 @@ function chartSchema(l: Limits) {
     type: 'object',
     required: ['x', 'y'],
     additionalProperties: false,
-    properties: { x: { type: ['number', 'string'], maxLength: 100 }, y: { type: ['number', 'null'] }, r: { type: 'number', minimum: 0, maximum: 1000 } },
+    properties: { x: { anyOf: [{ type: 'number' }, { type: 'string', maxLength: 100 }] }, y: { anyOf: [{ type: 'number' }, { type: 'null' }] }, r: { type: 'number', minimum: 0, maximum: 1000 } },
   };
   const samples = { type: 'array', maxItems: l.maxPoints, items: { type: 'number' } };
   const stats = {
