@@ -2,6 +2,7 @@ import type { HttpRequest, HttpResponseInit } from '@azure/functions';
 import { config } from '../../shared/config';
 import { notFound } from '../../shared/http/errors';
 import { KEY_PATTERN, readCached } from './cache';
+import { IMAGE_SAFETY_HEADERS } from './headers';
 import { PPTX_CONTENT_TYPE } from './presentations';
 
 /**
@@ -19,9 +20,7 @@ export async function serveCached(request: HttpRequest): Promise<HttpResponseIni
     'Content-Type': entry.contentType,
     ETag: etag,
     'Cache-Control': `public, max-age=${maxAge}, immutable`,
-    'X-Content-Type-Options': 'nosniff',
-    // SVG opened directly must not run anything, whatever it contains.
-    'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; sandbox",
+    ...IMAGE_SAFETY_HEADERS,
     ...(entry.contentType === PPTX_CONTENT_TYPE ? { 'Content-Disposition': `attachment; filename="presentation-${key.slice(0, 12)}.pptx"` } : {}),
   };
   const matches = (request.headers.get('if-none-match') ?? '').split(',').map((s) => s.trim()).some((t) => t === etag || t === `W/${etag}` || t === '*');

@@ -1,35 +1,56 @@
 import { validator, describeErrors } from '../../shared/http/body';
 import { HttpError } from '../../shared/http/errors';
 import { mergeJson } from './canonical';
+import { ALL_TYPES, applyChartExtras, ChartExtrasError } from './chart-extras';
 import { perLimits, type Limits } from './limits';
 import type { Theme } from './themes';
 
-export const CHART_TYPES = ['bar', 'line', 'pie', 'doughnut', 'radar', 'scatter', 'bubble'] as const;
+/** Chart.js 4's types, the boxplot plugin's, and QuickChart's extra types (drawn as data, see chart-extras). */
+export const CHART_TYPES = ALL_TYPES;
 export type ChartType = (typeof CHART_TYPES)[number];
 const POINT_TYPES: readonly ChartType[] = ['scatter', 'bubble'];
-const SLICE_TYPES: readonly ChartType[] = ['pie', 'doughnut'];
+/** Types whose data may also be points ({x, y}: time series, numeric x). */
+const XY_TYPES: readonly ChartType[] = ['line', 'bar', 'horizontalBar', 'sparkline'];
+/** Types whose items are samples (an array of numbers) or precomputed statistics ({min, q1, median, q3, max}). */
+const DISTRIBUTION_TYPES: readonly ChartType[] = ['boxplot', 'violin', 'horizontalBoxplot', 'horizontalViolin'];
+/** Types coloured slice by slice with the theme's colours. */
+const SLICE_TYPES: readonly ChartType[] = ['pie', 'doughnut', 'polarArea', 'donut', 'outlabeledPie', 'outlabeledDoughnut', 'gauge'];
+/** Types drawn without cartesian axes (no themed x/y scales). */
+const AXISLESS_TYPES: readonly ChartType[] = [...SLICE_TYPES, 'radialGauge', 'radar'];
 
 export const DEFAULT_WIDTH = 800;
 export const DEFAULT_HEIGHT = 400;
 
 export interface Point {
-  x: number;
-  y: number;
+  x: number | string;
+  y: number | null;
   r?: number;
 }
 export interface DatasetSpec {
   label?: string;
-  data: (number | null | Point)[];
+  data: (number | null | Point | number[] | Record<string, unknown>)[];
   backgroundColor?: string | string[];
   borderColor?: string | string[];
   borderWidth?: number;
+  /** Any other Chart.js 4 dataset option, as JSON (type, fill, tension, stack, datalabels...). */
+  [option: string]: unknown;
 }
 /** Spec 2.6 chart specification. */
 export interface ChartSpec {
   id?: string;
   type: ChartType;
   data: { labels?: (string | number)[]; datasets: DatasetSpec[] };
-  options?: { responsive?: boolean; width?: number; height?: number; title?: string; description?: string; plugins?: Record<string, unknown> };
+  options?: {
+    responsive?: boolean;
+    width?: number;
+    height?: number;
+    title?: string;
+    description?: string;
+    plugins?: Record<string, unknown>;
+    scales?: Record<string, unknown>;
+    /** Any other Chart.js 4 option, as JSON (indexAxis, layout, elements, cutout...). */
+    [option: string]: unknown;
+  };
 }
 
 const color = { type: 'string', maxLength: 100 };
@@ -40,7 +61,13 @@ function chartSchema(l: Limits) {
     type: 'object',
     required: ['x', 'y'],
     additionalProperties: false,
-    properties: { x: { type: 'number' }, y: { type: 'number' }, r: { type: 'number', minimum: 0, maximum: 1000 } },
+    properties: { x: { anyOf: [{ type: 'number' }, { type: 'string', maxLength: 100 }] }, y: { anyOf: [{ type: 'number' }, { type: 'null' }] }, r: { type: 'number', minimum: 0, maximum: 1000 } },
+  };
+  const samples = { type: 'array', maxItems: l.maxPoints, items: { type: 'number' } };
+  const stats = {
+    type: 'object',
+    required: ['min', 'q1', 'median', 'q3', 'max'],
+    properties: { min: { type: 'number' }, q1: { type: 'number' }, median: { type: 'number' }, q3: { type: 'number' }, max: { type: 'number' }, mean: { type: 'number' }, outliers: samples },
   };
   return {
     type: 'object',
@@ -62,10 +89,9 @@ function chartSchema(l: Limits) {
             items: {
               type: 'object',
               required: ['data'],
-              additionalProperties: false,
               properties: {
                 label: { type: 'string', maxLength: 500 },
-                data: { type: 'array', maxItems: l.maxPoints, items: { anyOf: [{ type: 'number' }, { type: 'null' }, point] } },
+                data: { type: 'array', maxItems: l.maxPoints, items: { anyOf: [{ type: 'number' }, { type: 'null' }, point, samples, stats] } },
                 backgroundColor: { anyOf: [color, { type: 'array', maxItems: l.maxPoints, items: color }] },
                 borderColor: { anyOf: [color, { type: 'array', maxItems: l.maxPoints, items: color }] },
                 borderWidth: { type: 'number', minimum: 0, maximum: 50 },
@@ -76,7 +102,6 @@ function chartSchema(l: Limits) {
       },
       options: {
         type: 'object',
-        additionalProperties: false,
         properties: {
           responsive: { type: 'boolean' },
           width: { type: 'integer', minimum: 1, maximum: l.maxDimension },
@@ -84,6 +109,7 @@ function chartSchema(l: Limits) {
           title: { type: 'string', maxLength: 500 },
           description: { type: 'string', maxLength: 5000 },
           plugins: { type: 'object' },
+          scales: { type: 'object' },
         },
       },
     },
@@ -106,12 +132,21 @@ export function validateChart(value: unknown, index: number, l: Limits): ChartSp
   }
   const spec = value as ChartSpec;
   const wantsPoints = POINT_TYPES.includes(spec.type);
+  const takesPoints = wantsPoints || XY_TYPES.includes(spec.type);
+  const distribution = DISTRIBUTION_TYPES.includes(spec.type);
   spec.data.datasets.forEach((dataset, d) => {
     dataset.data.forEach((item, i) => {
-      const isPoint = item !== null && typeof item === 'object';
       const field = `data.datasets.${d}.data.${i}`;
+      const isArray = Array.isArray(item);
+      const isObject = item !== null && typeof item === 'object' && !isArray;
+      const isPoint = isObject && 'x' in (item as object);
+      if (distribution) {
+        if (!isArray && !(isObject && !isPoint) && typeof item !== 'number' && item !== null) throw invalidChart(id, field, `must be a list of numbers or {min, q1, median, q3, max} for ${spec.type} charts`);
+        return;
+      }
+      if (isArray || (isObject && !isPoint)) throw invalidChart(id, field, `must be a ${takesPoints ? 'number or a point {x, y}' : 'number'} for ${spec.type} charts`);
       if (wantsPoints && !isPoint) throw invalidChart(id, field, `must be a point object {x, y${spec.type === 'bubble' ? ', r' : ''}} for ${spec.type} charts`);
-      if (!wantsPoints && isPoint) throw invalidChart(id, field, `must be a number for ${spec.type} charts`);
+      if (!takesPoints && isPoint) throw invalidChart(id, field, `must be a number for ${spec.type} charts`);
       if (spec.type === 'bubble' && isPoint && (item as Point).r === undefined) throw invalidChart(id, `${field}.r`, 'is required for bubble charts');
     });
   });
@@ -131,7 +166,11 @@ export function chartJsConfig(spec: ChartSpec, theme: Theme): Record<string, unk
   const font = { family: theme.fontFamily, size: 12 };
   const [first] = theme.colors;
   const slices = SLICE_TYPES.includes(spec.type);
+  // A colour scheme by name colours the datasets instead of the theme.
+  const scheme = spec.options?.plugins?.colorschemes;
+  const themed = !(scheme && typeof scheme === 'object');
   const datasets = spec.data.datasets.map((dataset) => {
+    if (!themed) return dataset;
     // Pie and doughnut slices take the theme's five colors in turn (one color would make slices indistinguishable).
     const sliceColors = dataset.data.map((_, i) => theme.colors[i % theme.colors.length]);
     return {
@@ -142,23 +181,30 @@ export function chartJsConfig(spec: ChartSpec, theme: Theme): Record<string, unk
     };
   });
   const axis = { grid: { color: theme.gridColor }, border: { color: theme.gridColor }, ticks: { color: theme.textColor, font } };
-  const scales =
+  const themedScales =
     spec.type === 'radar'
       ? { r: { grid: { color: theme.gridColor }, angleLines: { color: theme.gridColor }, pointLabels: { color: theme.textColor, font }, ticks: { color: theme.textColor, font, backdropColor: theme.backgroundColor } } }
-      : slices ? undefined
+      : AXISLESS_TYPES.includes(spec.type) ? undefined
       : { x: axis, y: axis };
-  const title = spec.options?.title;
+  const { title, plugins: requestedPlugins, scales: requestedScales, width: _w, height: _h, description: _d, responsive: _r, ...chartOptions } = spec.options ?? {};
+  const scales = themedScales ? mergeJson(themedScales, requestedScales) : requestedScales;
   const plugins = mergeJson(
     {
       title: { display: Boolean(title), text: title ?? '', color: theme.textColor, font: { ...font, size: 16, weight: 'bold' } },
       legend: { labels: { color: theme.textColor, font } },
       tooltip: { enabled: false },
     },
-    spec.options?.plugins,
+    requestedPlugins,
   );
-  return {
+  const config = {
     type: spec.type,
     data: { labels: spec.data.labels, datasets },
-    options: { color: theme.textColor, ...(scales ? { scales } : {}), plugins },
+    options: { ...chartOptions, color: theme.textColor, ...(scales ? { scales } : {}), plugins },
   };
+  try {
+    return applyChartExtras(config, false);
+  } catch (error) {
+    if (error instanceof ChartExtrasError) throw invalidChart(spec.id ?? '', error.field, error.message.slice(error.field.length + 1));
+    throw error;
+  }
 }

@@ -2,6 +2,7 @@ import { validate } from '../../shared/http/body';
 import { badRequest, HttpError } from '../../shared/http/errors';
 import { hashKey } from './canonical';
 import { expiryFromNow } from './cache';
+import { forbiddenDotConstruct } from './dot-guard';
 import { renderOptions } from './charts';
 import { failAsRendering, tooManyItems } from './errors';
 import type { Limits } from './limits';
@@ -79,12 +80,6 @@ export const diagramSchema = {
 /** A DOT double-quoted string: backslashes first (Graphviz reads escapes such as \N and \l in labels), then quotes and newlines. */
 export const dotString = (value: string) => `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\r?\n/g, '\\n')}"`;
 
-/**
- * Attributes that make Graphviz read files or emit links (href, URL, image, ...) are refused in DOT
- * source: the SVG is served from our origin and must carry no links or external references.
- */
-const FORBIDDEN_DOT_ATTRIBUTES = /\b(href|url|target|image|imagepath|shapefile|fontpath|fontnames|stylesheet)\s*=/i;
-
 const invalidDiagram = (id: string, message: string) => new HttpError(400, 'Invalid diagram', `Diagram "${id}": ${message}`, 'INVALID_DIAGRAM', { diagramId: id });
 
 export function flowchartDot(spec: FlowchartSpec, theme: Theme): string {
@@ -111,7 +106,11 @@ export function flowchartDot(spec: FlowchartSpec, theme: Theme): string {
 
 function dotOf(spec: DiagramSpec & { id: string }, theme: Theme): string {
   if (spec.type === 'flowchart') return flowchartDot(spec, theme);
-  if (FORBIDDEN_DOT_ATTRIBUTES.test(spec.source)) throw invalidDiagram(spec.id, 'DOT attributes href, URL, target, image, imagepath, shapefile, fontpath, fontnames and stylesheet are not allowed');
+  // The SVG is served from our origin: links and file references are refused in every spelling.
+  const forbidden = forbiddenDotConstruct(spec.source);
+  if (forbidden) {
+    throw invalidDiagram(spec.id, `${forbidden} is not allowed: links (URL, href, target and their edge, head, tail and label forms) and file references (image, imagepath, shapefile, fontpath, fontnames, stylesheet) are refused`);
+  }
   return spec.source;
 }
 

@@ -21,6 +21,14 @@ const BANNER = [
   '',
 ].join('\n');
 
+function describePool(): string {
+  try {
+    return `charts rendered in process on ${renderPool().size} threads`;
+  } catch (error) {
+    return `NOT AVAILABLE: ${(error as Error).message}`;
+  }
+}
+
 /** Every method reaches the handler, so it (not the host's routing) answers 405 and 404 as spec 7.3 says. */
 const ALL_METHODS: HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
 
@@ -53,11 +61,17 @@ export const visual: ServiceDefinition = {
     },
   ],
   async start() {
-    renderPool();
+    // A renderer that cannot start (VISUAL_FONT_DIR without the fonts) must not stop the app's other
+    // services: it is logged, the health route reports it, and renders answer 500 naming it.
+    try {
+      renderPool();
+    } catch (error) {
+      createLogger({ service: 'visual' }).error('render pool did not start', { error: (error as Error).message });
+    }
   },
   async stop() {
     clearHotIndex();
     await stopRenderPool();
   },
-  describe: () => [`renderer     ${config().QUICKCHART_URL ? `charts rendered by QuickChart at ${config().QUICKCHART_URL}` : `charts rendered in process on ${renderPool().size} threads`}`],
+  describe: () => [`renderer     ${config().QUICKCHART_URL ? `charts rendered by QuickChart at ${config().QUICKCHART_URL}` : describePool()}`],
 };

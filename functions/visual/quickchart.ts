@@ -5,20 +5,29 @@ import { badRequest, errorResponse, HttpError } from '../../shared/http/errors';
 import type { RequestContext } from '../../shared/http/handler';
 import { requireVisualToken } from './auth';
 import { canonical, hashKey } from './canonical';
-import { CHART_TYPES } from './chart-spec';
+import { ALL_TYPES, applyChartExtras, ChartExtrasError } from './chart-extras';
+import { translateChartJs2, UntranslatableOption } from './chartjs2';
 import { MAX_PIXELS } from './charts';
+import { isColor } from './colors';
 import { failAsRendering } from './errors';
+import { headerText, IMAGE_SAFETY_HEADERS } from './headers';
 import { limits, perLimits, type Limits } from './limits';
 import { renderPool } from './render/renderer';
+import type { ChartFormat } from './render/tasks';
 import { cachedOrRendered, CONTENT_TYPES, newStats, statsHeaders } from './results';
 
 /**
  * QuickChart-compatible endpoint (`POST /quickchart/chart` and `GET /quickchart/chart?c=...`):
  * existing quickchart-js users switch with setHost/setScheme. QuickChart evaluates `chart` as
  * JavaScript; here it is parsed as JSON5 data, so a function or expression is a 400, never code.
+ * Chart.js 2 configurations (QuickChart's default `version`) are translated to Chart.js 4.
  */
 const ANY_JSON = {};
-const DEFAULTS = { width: 500, height: 300, devicePixelRatio: 2, backgroundColor: 'transparent', format: 'png' };
+const DEFAULTS = { width: 500, height: 300, devicePixelRatio: 2, backgroundColor: 'transparent', format: 'png', version: '2', encoding: 'url' };
+
+/** QuickChart's formats: base64 is a PNG answered as a data URI; jpg is JPEG; pdf is a page holding the PNG. */
+const FORMATS: Record<string, ChartFormat | 'base64'> = { png: 'png', svg: 'svg', webp: 'webp', jpg: 'jpeg', jpeg: 'jpeg', pdf: 'pdf', base64: 'base64' };
+const EXTENSIONS: Record<ChartFormat, string> = { png: 'png', svg: 'svg', webp: 'webp', jpeg: 'jpg', pdf: 'pdf' };
 
 interface QuickChartRequest {
   chart: unknown;
@@ -26,7 +35,11 @@ interface QuickChartRequest {
   height: number;
   devicePixelRatio: number;
   backgroundColor: string;
-  format: 'png' | 'svg';
+  format: ChartFormat | 'base64';
+  /** Chart.js major version the configuration is written for: 2 (translated) or 3/4 (as is). */
+  version: 2 | 3 | 4;
+  encoding: 'url' | 'base64';
+  filename?: string;
   key?: string;
 }
 
@@ -34,9 +47,8 @@ function chartConfigSchema(l: Limits) {
   return {
     type: 'object',
     required: ['type', 'data'],
-    additionalProperties: false,
     properties: {
-      type: { enum: CHART_TYPES },
+      type: { enum: ALL_TYPES },
       data: {
         type: 'object',
         required: ['datasets'],
@@ -58,6 +70,14 @@ const numberParam = (name: string, value: unknown, min: number, max: number, fal
   return n;
 };
 
+/** `version`: "2", "2.9.4", "3", "4", "4.4.1"... by major version; anything else is a 400 naming it. */
+function versionParam(value: unknown): 2 | 3 | 4 {
+  const text = value === undefined || value === null || value === '' ? DEFAULTS.version : String(value);
+  const major = /^\s*([234])(?:\.\d+){0,2}\s*$/.exec(text)?.[1];
+  if (!major) throw badRequest(`version "${text}" is not supported; use 2 (Chart.js 2, translated to Chart.js 4), 3 or 4`, 'VERSION_NOT_SUPPORTED');
+  return Number(major) as 2 | 3 | 4;
+}
+
 /** Reads QuickChart's parameters from a POST body or a GET query (with QuickChart's short names). */
 async function readQuickChartRequest(request: HttpRequest, l: Limits): Promise<QuickChartRequest> {
   let raw: Record<string, unknown>;
@@ -70,72 +90,120 @@ async function readQuickChartRequest(request: HttpRequest, l: Limits): Promise<Q
       devicePixelRatio: q.get('devicePixelRatio') ?? undefined,
       backgroundColor: q.get('bkg') ?? q.get('backgroundColor') ?? undefined,
       format: q.get('f') ?? q.get('format') ?? undefined,
+      version: q.get('v') ?? q.get('version') ?? undefined,
+      encoding: q.get('encoding') ?? undefined,
+      filename: q.get('filename') ?? undefined,
       key: q.get('key') ?? undefined,
     };
   } else {
     const body = await readJson<unknown>(request, ANY_JSON, l.maxBodyBytes);
     if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest('The body must be a JSON object with a "chart" field');
-    raw = body as Record<string, unknown>;
+    const b = body as Record<string, unknown>;
+    raw = { ...b, chart: b.chart ?? b.c, width: b.width ?? b.w, height: b.height ?? b.h, backgroundColor: b.backgroundColor ?? b.bkg, format: b.format ?? b.f, version: b.version ?? b.v };
   }
-  const format = (raw.format ?? DEFAULTS.format) as string;
-  if (format !== 'png' && format !== 'svg') throw badRequest(`format "${format}" is not supported; use png or svg`);
-  if (raw.backgroundColor !== undefined && (typeof raw.backgroundColor !== 'string' || raw.backgroundColor.length > 100)) throw badRequest('backgroundColor must be a color string');
+  const formatName = String(raw.format ?? DEFAULTS.format).toLowerCase();
+  const format = Object.prototype.hasOwnProperty.call(FORMATS, formatName) ? FORMATS[formatName] : undefined;
+  if (!format) throw badRequest(`format "${formatName}" is not supported; use png, svg, webp, jpg, pdf or base64`);
+  const background = raw.backgroundColor === undefined || raw.backgroundColor === '' ? DEFAULTS.backgroundColor : raw.backgroundColor;
+  if (typeof background !== 'string' || background.length > 100 || !isColor(background)) {
+    throw badRequest(`backgroundColor "${String(background).slice(0, 100)}" is not a colour; use a name (white, transparent), #rgb, #rrggbb, rgb(), rgba(), hsl() or hsla()`);
+  }
+  const encoding = String(raw.encoding ?? DEFAULTS.encoding).toLowerCase();
+  if (encoding !== 'url' && encoding !== 'base64') throw badRequest(`encoding "${encoding}" is not supported; use url (the default) or base64`);
+  if (raw.filename !== undefined && (typeof raw.filename !== 'string' || raw.filename.length > 200)) throw badRequest('filename must be a string of at most 200 characters');
   return {
     chart: raw.chart,
     width: Math.round(numberParam('width', raw.width, 1, l.maxDimension, DEFAULTS.width)),
     height: Math.round(numberParam('height', raw.height, 1, l.maxDimension, DEFAULTS.height)),
     devicePixelRatio: numberParam('devicePixelRatio', raw.devicePixelRatio, 0.1, 3, DEFAULTS.devicePixelRatio),
-    backgroundColor: (raw.backgroundColor as string | undefined) || DEFAULTS.backgroundColor,
+    backgroundColor: background,
     format,
+    version: versionParam(raw.version),
+    encoding,
+    filename: (raw.filename as string | undefined) || undefined,
     key: typeof raw.key === 'string' ? raw.key : undefined,
   };
 }
 
+/** JavaScript that is not data: a function, an arrow, a call, a member access or `new`, outside string literals. */
+const CODE = /\bfunction\b|=>|\bnew\s+[A-Za-z_$]|[A-Za-z_$][\w$]*\s*\(|[A-Za-z_$][\w$]*\s*\.\s*[A-Za-z_$]|`/;
+const STRINGS = /'(?:\\.|[^'\\])*'|"(?:\\.|[^"\\])*"/g;
+
+/** The `chart` text: base64-decoded when `encoding=base64` (standard or URL-safe alphabet). */
+function chartText(chart: string, encoding: 'url' | 'base64'): string {
+  if (encoding === 'url') return chart;
+  const compact = chart.replace(/\s+/g, '');
+  if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(compact) || compact.length % 4 === 1) throw badRequest('chart is not valid base64 (encoding=base64)', 'CHART_BASE64_INVALID');
+  return Buffer.from(compact, 'base64').toString('utf8');
+}
+
 /** `chart` as data: a JSON object, or QuickChart's JavaScript object-literal text read as JSON5. */
-export function parseChartConfig(chart: unknown, l: Limits): Record<string, unknown> {
+export function parseChartConfig(chart: unknown, l: Limits, encoding: 'url' | 'base64' = 'url'): Record<string, unknown> {
   let value = chart;
   if (typeof chart === 'string') {
+    const text = chartText(chart, encoding);
     try {
-      value = JSON5.parse(chart);
+      value = JSON5.parse(text);
     } catch (error) {
-      throw badRequest(
-        `chart is not a data-only configuration (functions and expressions are not evaluated here): ${(error as Error).message}`,
-        'CHART_NOT_DATA',
-      );
+      if (CODE.test(text.replace(STRINGS, '""'))) {
+        throw badRequest('chart is not a data-only configuration: it contains JavaScript (a function, call or expression), which is never evaluated here', 'CHART_NOT_DATA');
+      }
+      throw badRequest(`chart is not valid JSON or JavaScript object-literal syntax: ${(error as Error).message}`, 'INVALID_CHART');
     }
   }
-  if (value === undefined || value === null) throw badRequest('chart is required', 'VALIDATION_FAILED');
-  return canonical(validate<Record<string, unknown>>(configSchema(l), value, 'chart'));
+  if (value === undefined || value === null || value === '') throw badRequest('chart (or c) is required', 'VALIDATION_FAILED');
+  return validate<Record<string, unknown>>(configSchema(l), value, 'chart');
+}
+
+/** The Chart.js 4 configuration to draw: Chart.js 2 translated, QuickChart's types and plugins as data. */
+export function quickChartConfig(config: Record<string, unknown>, version: 2 | 3 | 4): Record<string, unknown> {
+  try {
+    const translated = version === 2 ? translateChartJs2(config) : config;
+    return canonical(applyChartExtras(translated, version === 2));
+  } catch (error) {
+    if (error instanceof UntranslatableOption) throw badRequest(`chart: ${error.message}`, 'CHART_OPTION_UNSUPPORTED', { field: error.option });
+    if (error instanceof ChartExtrasError) throw badRequest(`chart: ${error.message}`, 'VALIDATION_FAILED', { field: error.field });
+    throw error;
+  }
+}
+
+/** `Content-Disposition` for a requested filename: an ASCII fallback and the exact name (RFC 6266), with the format's extension. */
+function disposition(filename: string, format: ChartFormat | 'base64'): string {
+  const extension = format === 'base64' ? 'txt' : EXTENSIONS[format];
+  const base = filename.replace(/[\\/]/g, '_').replace(/\.[A-Za-z0-9]{1,5}$/, '') || 'chart';
+  const name = `${base}.${extension}`;
+  const ascii = name.replace(/[^\x20-\x7e]|["\\%]/g, '_');
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`;
 }
 
 async function render(request: HttpRequest): Promise<HttpResponseInit> {
   const l = limits();
   const params = await readQuickChartRequest(request, l);
   requireVisualToken(request, params.key);
-  const config = parseChartConfig(params.chart, l);
-  const pixelRatio = params.format === 'svg' ? 1 : Math.min(params.devicePixelRatio, Math.sqrt(MAX_PIXELS / (params.width * params.height)));
-  const key = hashKey('quickchart', config, params.format, params.width, params.height, pixelRatio, params.backgroundColor);
+  const config = quickChartConfig(parseChartConfig(params.chart, l, params.encoding), params.version);
+  const format: ChartFormat = params.format === 'base64' ? 'png' : params.format;
+  const pixelRatio = format === 'svg' ? 1 : Math.min(params.devicePixelRatio, Math.sqrt(MAX_PIXELS / (params.width * params.height)));
+  const key = hashKey('quickchart', config, format, params.width, params.height, pixelRatio, params.backgroundColor);
   const stats = newStats();
   // Always in process: this endpoint is the QuickChart server (QUICKCHART_URL may point back here).
-  const entry = await cachedOrRendered(key, CONTENT_TYPES[params.format], true, stats, () =>
-    failAsRendering('', () =>
-      renderPool().run({ kind: 'chart', config, width: params.width, height: params.height, pixelRatio, format: params.format, background: params.backgroundColor }),
-    ),
+  const entry = await cachedOrRendered(key, CONTENT_TYPES[format], true, stats, () =>
+    failAsRendering('', () => renderPool().run({ kind: 'chart', config, width: params.width, height: params.height, pixelRatio, format, background: params.backgroundColor })),
   );
-  return {
-    status: 200,
-    body: entry.bytes,
-    headers: { 'Content-Type': CONTENT_TYPES[params.format], ETag: `"${key}"`, 'Cache-Control': 'public, max-age=3600', ...statsHeaders(stats) },
-  };
+  const headers: Record<string, string> = { ETag: `"${key}"`, 'Cache-Control': 'public, max-age=3600', ...IMAGE_SAFETY_HEADERS, ...statsHeaders(stats) };
+  if (params.filename) headers['Content-Disposition'] = disposition(params.filename, params.format);
+  if (params.format === 'base64') {
+    return { status: 200, body: `data:${CONTENT_TYPES.png};base64,${entry.bytes!.toString('base64')}`, headers: { ...headers, 'Content-Type': 'text/plain; charset=utf-8' } };
+  }
+  return { status: 200, body: entry.bytes, headers: { ...headers, 'Content-Type': CONTENT_TYPES[format] } };
 }
 
-/** quickchart-js reports a failed request with the X-quickchart-error header, so every error carries it. */
+/** quickchart-js reports a failed request with the X-quickchart-error header, so every error carries it (percent-encoded where it is not printable ASCII). */
 export async function quickChartEndpoint(request: HttpRequest, _ctx: RequestContext): Promise<HttpResponseInit> {
   try {
     return await render(request);
   } catch (error) {
     if (!(error instanceof HttpError)) throw error;
     const response = errorResponse(error);
-    return { ...response, headers: { ...(response.headers as Record<string, string>), 'X-quickchart-error': error.message.slice(0, 500) } };
+    return { ...response, headers: { ...(response.headers as Record<string, string>), 'X-quickchart-error': headerText([...error.message].slice(0, 500).join('')) } };
   }
 }

@@ -5,7 +5,7 @@ export const FORMATS = ['png', 'svg', 'base64'] as const;
 export const QUALITIES = ['high', 'standard'] as const;
 export type Format = (typeof FORMATS)[number];
 export type Quality = (typeof QUALITIES)[number];
-export const CONTENT_TYPES = { png: 'image/png', svg: 'image/svg+xml' } as const;
+export const CONTENT_TYPES = { png: 'image/png', svg: 'image/svg+xml', webp: 'image/webp', jpeg: 'image/jpeg', pdf: 'application/pdf' } as const;
 export const imageFormatOf = (format: Format): 'png' | 'svg' => (format === 'svg' ? 'svg' : 'png');
 
 /** What happened while answering, for the X-Cache / X-Render-* headers. */

@@ -191,9 +191,13 @@ export const SETTINGS = {
   VISUAL_RENDER_WORKERS: withDefault(integer(0, 64), '0', { services: VIS, deploy: 'tuning', description: 'Render worker threads per instance; 0 sizes the pool to the available cores.' }),
   VISUAL_RENDER_TIMEOUT_MS: withDefault(integer(1, 120_000), '10000', { services: VIS, deploy: 'tuning', description: 'A render taking longer fails (500 Chart rendering failed) and its worker is replaced.' }),
   VISUAL_RENDER_QUEUE_MAX: withDefault(integer(1, 100_000), '200', { services: VIS, deploy: 'tuning', description: 'Renders waiting for a thread per instance; beyond it a request gets 503 with Retry-After (backpressure instead of unbounded latency).' }),
-  VISUAL_FONT_DIR: withDefault(text, '/usr/share/fonts/truetype/dejavu', {
+  VISUAL_FONT_DIR: optional(text, {
     services: VIS, deploy: 'tuning',
-    description: 'Folder holding DejaVuSans.ttf and DejaVuSans-Bold.ttf (Debian fonts-dejavu-core); every theme font is drawn with them so output is the same on every machine.',
+    description: 'Folder holding DejaVuSans.ttf and DejaVuSans-Bold.ttf; every theme font is drawn with them so output is the same on every machine. Default: the fonts of the dejavu-fonts-ttf npm package (no operating-system font is needed).',
+  }),
+  VISUAL_EXTRA_FONTS: optional(text, {
+    services: VIS, deploy: 'tuning',
+    description: 'Comma list of extra font files (absolute paths, or package paths such as @fontsource/noto-sans-sc/files/noto-sans-sc-chinese-simplified-400-normal.woff) used where DejaVu Sans has no glyph, e.g. CJK. TTF/OTF serve charts and SVG-to-PNG; WOFF/WOFF2 serve charts only.',
   }),
   VISUAL_MAX_ITEMS: withDefault(integer(1, 100), '20', { services: VIS, deploy: 'tuning', description: 'Charts, infographics, diagrams or slides per request (413 above).' }),
   VISUAL_MAX_DIMENSION: withDefault(integer(100, 8000), '4000', { services: VIS, deploy: 'tuning', description: 'Largest width or height in pixels (400 above).' }),

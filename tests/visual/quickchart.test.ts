@@ -62,7 +62,7 @@ test.each([
 
 test('an unsupported chart type or format is 400 with the X-quickchart-error header', async () => {
   await expect(client().setConfig(`{ type: 'sankey', data: { datasets: [{ data: [1] }] } }`).toBinary()).rejects.toThrow(/status code 400\s+Invalid chart: type/);
-  await expect(client().setConfig(CONFIG_LITERAL).setFormat('webp').toBinary()).rejects.toThrow(/status code 400\s+format "webp" is not supported/);
+  await expect(client().setConfig(CONFIG_LITERAL).setFormat('gif').toBinary()).rejects.toThrow(/status code 400\s+format "gif" is not supported/);
   await expect(client().setConfig(CONFIG_LITERAL).setWidth(9000).toBinary()).rejects.toThrow(/status code 400\s+width must be/);
 });
 

@@ -6,13 +6,56 @@ import path from 'node:path';
  * alias of DejaVu Sans: every machine renders with the same metrics whatever it has installed, and
  * the SVG still names a real family. Missing fonts fail loudly instead of drawing boxes.
  */
+/** What the render threads register: the folder of the DejaVu files and any extra font files. */
+export interface RenderFonts {
+  dir: string;
+  extra: string[];
+}
+
 export const FONT_ALIASES = ['DejaVu Sans', 'Arial', 'Segoe UI', 'Calibri', 'Helvetica Neue', 'Helvetica', 'sans-serif'];
 const FILES = ['DejaVuSans.ttf', 'DejaVuSans-Bold.ttf'];
 
-/** The regular and bold font files in `dir` (VISUAL_FONT_DIR); throws naming what is missing. */
+/**
+ * The fonts come from npm (`dejavu-fonts-ttf`), never from the operating system: Flex Consumption,
+ * macOS and Windows have no DejaVu, and Flex has no package manager to add it.
+ */
+export function bundledFontDir(): string {
+  return path.join(path.dirname(require.resolve('dejavu-fonts-ttf/package.json')), 'ttf');
+}
+
+/** The regular and bold font files in `dir` (VISUAL_FONT_DIR, else the bundled fonts); throws naming what is missing. */
 export function fontFiles(dir: string): string[] {
   const files = FILES.map((name) => path.join(dir, name));
   const missing = files.filter((file) => !fs.existsSync(file));
-  if (missing.length) throw new Error(`Font file(s) ${missing.join(', ')} missing: install fonts-dejavu-core or set VISUAL_FONT_DIR`);
+  if (missing.length) throw new Error(`Font file(s) ${missing.join(', ')} missing: VISUAL_FONT_DIR must name a folder holding ${FILES.join(' and ')} (unset, the fonts of the dejavu-fonts-ttf package are used)`);
   return files;
 }
+
+/**
+ * Extra font files for scripts DejaVu Sans lacks (CJK, Thai, Devanagari...): absolute paths, or
+ * package paths resolved like `require` (`@fontsource/noto-sans-sc/files/...woff`). Throws naming
+ * a file that is not there, so a typo fails at start instead of drawing boxes.
+ */
+export function extraFontFiles(setting: string | undefined): string[] {
+  return (setting ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((spec) => {
+      if (path.isAbsolute(spec)) {
+        if (!fs.existsSync(spec)) throw new Error(`VISUAL_EXTRA_FONTS: font file ${spec} not found`);
+        return spec;
+      }
+      try {
+        return require.resolve(spec);
+      } catch {
+        throw new Error(`VISUAL_EXTRA_FONTS: font file ${spec} not found (give an absolute path or a path inside an installed package)`);
+      }
+    });
+}
+
+/** The family an extra font file is registered under: its file name, so SVG output names something readable. */
+export const extraFontFamily = (file: string) => path.basename(file).replace(/\.[^.]+$/, '');
+
+/** Appends the extra families to a CSS font-family list, so each glyph the first fonts lack is looked up in them. */
+export const withFallbackFamilies = (family: string, extras: readonly string[]) => (extras.length ? `${family}, ${extras.map((f) => `"${f}"`).join(', ')}` : family);

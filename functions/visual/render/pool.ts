@@ -1,13 +1,21 @@
 import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { fontFiles } from './fonts';
+import { fontFiles, type RenderFonts } from './fonts';
 import type { RenderOutput, RenderTask, WorkerReply } from './tasks';
 
 export class RenderError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'RenderError';
+  }
+}
+
+/** Chart.js refused the configuration: the caller's input is wrong, nothing failed. */
+export class RenderInputError extends RenderError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RenderInputError';
   }
 }
 
@@ -60,12 +68,12 @@ export class RenderPool {
   constructor(
     readonly size: number,
     private readonly timeoutMs: number,
-    private readonly fontDir: string,
+    private readonly fonts: RenderFonts,
     private readonly maxQueue: number,
     private readonly script = path.join(__dirname, 'render-worker.js'),
   ) {
     // Checked here so a missing font fails once, clearly, instead of every thread dying at start.
-    fontFiles(fontDir);
+    fontFiles(fonts.dir);
     for (let i = 0; i < size; i++) this.slots.push(this.spawn());
   }
 
@@ -89,7 +97,7 @@ export class RenderPool {
   }
 
   private spawn(): Slot {
-    const slot: Slot = { worker: new Worker(this.script, { workerData: { fontDir: this.fontDir } }) };
+    const slot: Slot = { worker: new Worker(this.script, { workerData: { fonts: this.fonts } }) };
     slot.worker.on('message', (reply: WorkerReply) => this.settle(slot, reply));
     slot.worker.on('error', (error) => this.replace(slot, new RenderError(`Render thread failed: ${error.message}`)));
     slot.worker.on('exit', (code) => {
@@ -123,7 +131,7 @@ export class RenderPool {
       this.renders++;
       job.resolve({ bytes: reply.bytes, threadId: reply.threadId });
     } else {
-      job.reject(new RenderError(reply.error));
+      job.reject(reply.invalidInput ? new RenderInputError(reply.error) : new RenderError(reply.error));
     }
     this.dispatch();
   }

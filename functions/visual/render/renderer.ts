@@ -1,5 +1,6 @@
 import QuickChart from 'quickchart-js';
 import { config } from '../../../shared/config';
+import { bundledFontDir, extraFontFiles } from './fonts';
 import { RenderError, RenderPool } from './pool';
 import type { RenderOutput, RenderTask } from './tasks';
 
@@ -9,7 +10,12 @@ let pool: RenderPool | undefined;
 export function renderPool(): RenderPool {
   if (!pool) {
     const cfg = config();
-    pool = new RenderPool(RenderPool.defaultSize(cfg.VISUAL_RENDER_WORKERS), cfg.VISUAL_RENDER_TIMEOUT_MS, cfg.VISUAL_FONT_DIR, cfg.VISUAL_RENDER_QUEUE_MAX);
+    try {
+      pool = new RenderPool(RenderPool.defaultSize(cfg.VISUAL_RENDER_WORKERS), cfg.VISUAL_RENDER_TIMEOUT_MS, { dir: cfg.VISUAL_FONT_DIR ?? bundledFontDir(), extra: extraFontFiles(cfg.VISUAL_EXTRA_FONTS) }, cfg.VISUAL_RENDER_QUEUE_MAX);
+    } catch (error) {
+      // A misconfigured VISUAL_FONT_DIR or VISUAL_EXTRA_FONTS: every render answers 500 Chart rendering failed naming it.
+      throw new RenderError((error as Error).message);
+    }
   }
   return pool;
 }

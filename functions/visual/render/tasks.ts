@@ -1,5 +1,8 @@
 import type { Deck } from './deck';
 
+/** What a chart renders to: the API's PNG and SVG, and QuickChart's WebP, JPEG and PDF (a page holding the PNG). */
+export type ChartFormat = 'png' | 'svg' | 'webp' | 'jpeg' | 'pdf';
+
 /** Work the render pool runs on its threads; everything crossing the thread boundary is plain data. */
 export type RenderTask =
   | {
@@ -8,9 +11,9 @@ export type RenderTask =
       config: Record<string, unknown>;
       width: number;
       height: number;
-      /** PNG pixel density (1 or 2); SVG is vector and ignores it. */
+      /** Raster pixel density (1 or 2); SVG is vector and ignores it. */
       pixelRatio: number;
-      format: 'png' | 'svg';
+      format: ChartFormat;
       background: string;
     }
   | { kind: 'svg-to-png'; svg: string; pixelRatio: number }
@@ -23,5 +26,6 @@ export interface RenderOutput {
   threadId: number;
 }
 
-export type WorkerReply = { id: number; ok: true; bytes: Uint8Array; threadId: number } | { id: number; ok: false; error: string };
+/** `invalidInput`: Chart.js refused the configuration (a 400), as opposed to a renderer failure (a 500). */
+export type WorkerReply = { id: number; ok: true; bytes: Uint8Array; threadId: number } | { id: number; ok: false; error: string; invalidInput?: boolean };
 export type WorkerRequest = { id: number; task: RenderTask };
