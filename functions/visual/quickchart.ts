@@ -1,6 +1,6 @@
 import type { HttpRequest, HttpResponseInit } from '@azure/functions';
 import JSON5 from 'json5';
-import { readJson, validate } from '../../shared/http/body';
+import { assertJsonDepth, readJson, validate } from '../../shared/http/body';
 import { badRequest, errorResponse, HttpError } from '../../shared/http/errors';
 import type { RequestContext } from '../../shared/http/handler';
 import { requireVisualToken } from './auth';
@@ -152,6 +152,7 @@ export function parseChartConfig(chart: unknown, l: Limits, encoding: 'url' | 'b
     }
   }
   if (value === undefined || value === null || value === '') throw badRequest('chart (or c) is required', 'VALIDATION_FAILED');
+  assertJsonDepth(value, 'chart');
   return validate<Record<string, unknown>>(configSchema(l), value, 'chart');
 }
 

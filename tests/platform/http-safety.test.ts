@@ -30,6 +30,13 @@ describe('the shared HTTP wrapper', () => {
       expect(await res.json()).toMatchObject({ code: 'JSON_TOO_DEEP', maxDepth: 64, message: expect.stringContaining('64') });
     });
 
+    test('QuickChart: a chart given as text, 50,000 levels deep once read, is a 400 too', async () => {
+      const chart = `{type:'bar',data:{labels:['a'],datasets:[{data:[1]}]},options:{plugins:${'{a:'.repeat(50_000)}1${'}'.repeat(50_000)}}}`;
+      const res = await post('/quickchart/chart', JSON.stringify({ chart }), bearer(visualToken(host)));
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ code: 'JSON_TOO_DEEP', maxDepth: 64 });
+    });
+
     test('a body within the limit is read as before', async () => {
       const res = await post('/visual/api/v1/charts/render', nested(40), bearer(visualToken(host)));
       expect(res.status).toBe(200);
