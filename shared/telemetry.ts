@@ -91,7 +91,7 @@ function load(connectionString: string): Runtime {
 
   const cfg = config();
   // The cloud role in Application Insights: the Function App's name in Azure.
-  const resource = resourceFromAttributes({ 'service.name': cfg.WEBSITE_SITE_NAME ?? 'report-platform', 'service.version': process.env.npm_package_version ?? '' });
+  const resource = resourceFromAttributes({ 'service.name': cfg.WEBSITE_SITE_NAME ?? 'report-platform' });
   api.context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   api.propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   const tracerProvider = new BasicTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new AzureMonitorTraceExporter({ connectionString }))] });
