@@ -104,8 +104,17 @@ export function createLogger(base: LogFields = {}): Logger {
   let logger: pino.Logger | undefined;
   const write = (level: LogLevel, message: string, fields: LogFields = {}) => {
     if (RANK[level] < RANK[minimumLevel()]) return;
-    logger ??= rootLogger().child(plainErrors(base));
-    logger[level](fields, message);
+    try {
+      logger ??= rootLogger().child(plainErrors(base));
+      logger[level](fields, message);
+    } catch (error) {
+      // Logging never throws into the caller. The fallback line carries no fields, so nothing unredacted.
+      try {
+        process.stderr.write(`${JSON.stringify({ level, timestamp: new Date().toISOString(), msg: message, loggingFailed: (error as Error)?.message })}\n`);
+      } catch {
+        // stderr itself is gone: nothing left to tell
+      }
+    }
   };
   return {
     debug: (m, f) => write('debug', m, f),
