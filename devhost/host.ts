@@ -1,21 +1,22 @@
-import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { functionsOf, selectServices } from '../functions/registry';
+import { serveServices } from '../functions/registry';
 import { resetAccessTokenKeys } from '../shared/auth/access-token';
 import { resetLiveSessions } from '../shared/auth/live-session';
-import { config, reloadConfig, serviceUrl, type ServiceName } from '../shared/config';
+import { config, reloadConfig, serviceUrl, type Config, type ServiceName } from '../shared/config';
 import type { FunctionDefinition, HttpFunction, QueueFunction, TimerFunction } from '../shared/functions';
 import { createLogger } from '../shared/logging';
 import { closeDb, migrateToLatest, sqliteFile } from '../shared/sql/db';
 import { resetStorageClients } from '../shared/storage';
-import { startAzurite, type AzuriteHandle } from './azurite';
+import { instrument, startTelemetry, stopTelemetry, telemetryReady } from '../shared/telemetry';
+import { developmentStorageConnectionString, isDevelopmentStorage, probeStoragePorts, startAzurite, WELL_KNOWN_PORTS, type AzuriteHandle } from './azurite';
 import { buildRouteTable, createHttpServer } from './http-server';
-import { startQueuePollers, type QueueSettings } from './queues';
+import { PROJECT_ROOT } from './paths';
+import { hostJsonQueueSettings, startQueuePollers } from './queues';
 import { loadLocalSettings } from './settings';
 import { startTimers } from './timers';
 
-export const PROJECT_ROOT = path.resolve(__dirname, '..', '..');
+export { PROJECT_ROOT };
 
 export interface DevHostOptions {
   /** local.settings.json to read, or to create from the sample when missing. */
@@ -38,27 +39,45 @@ export interface DevHost {
   stop(): Promise<void>;
 }
 
-/** host.json TimeSpan "hh:mm:ss" to milliseconds. */
-function timespanMs(value: string | undefined, fallback: number): number {
-  const m = value ? /^(\d+):(\d+):(\d+)$/.exec(value) : null;
-  return m ? ((+m[1] * 60 + +m[2]) * 60 + +m[3]) * 1000 : fallback;
+interface LocalStorage {
+  azurite?: AzuriteHandle;
+  /** The connection string to use instead of the configured one. */
+  connectionString?: string;
+  description: string;
 }
 
-function queueSettings(): QueueSettings {
-  const hostJson = JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'host.json'), 'utf8'));
-  const q = hostJson.extensions?.queues ?? {};
-  return {
-    batchSize: q.batchSize ?? 16,
-    maxDequeueCount: q.maxDequeueCount ?? 5,
-    visibilityTimeoutSeconds: timespanMs(q.visibilityTimeout, 0) / 1000,
-    maxPollingIntervalMs: timespanMs(q.maxPollingInterval, 60_000),
-  };
+/**
+ * The storage account the host uses. An account configured by name or connection string is used
+ * as is. `UseDevelopmentStorage=true` means Azurite on the well-known ports 10000-10002, as with
+ * `func start`: `npm start` uses the one running there (started by npm run func:prepare, so both
+ * loops see the same data) or starts its own there; tests (in memory) get their own on free ports.
+ * Unset: an Azurite of our own on free ports.
+ */
+async function localStorage(cfg: Config, persist: boolean): Promise<LocalStorage> {
+  const configured = cfg.AzureWebJobsStorage;
+  if (configured && !isDevelopmentStorage(configured)) return { description: 'configured storage account (AzureWebJobsStorage)' };
+  if (!configured && cfg.AzureWebJobsStorage__accountName) return { description: `storage account ${cfg.AzureWebJobsStorage__accountName} (managed identity)` };
+  const location = persist ? path.join(cfg.DATA_DIR, 'azurite') : undefined;
+  if (configured && persist) {
+    const ports = await probeStoragePorts(WELL_KNOWN_PORTS);
+    if (ports.state === 'azurite') return { connectionString: developmentStorageConnectionString(), description: `Azurite already running on ${WELL_KNOWN_PORTS.join(', ')} (${ports.versions[0]})` };
+    if (ports.state === 'taken') {
+      throw new Error(
+        `AzureWebJobsStorage=UseDevelopmentStorage=true means Azurite on ports ${WELL_KNOWN_PORTS.join(', ')}, but ${ports.detail}. ` +
+          'Free those ports, or set "AzureWebJobsStorage": "" in local.settings.json to run an Azurite of our own on free ports.',
+      );
+    }
+    const azurite = await startAzurite({ location, ports: WELL_KNOWN_PORTS, host: '127.0.0.1' });
+    return { azurite, connectionString: azurite.connectionString, description: `Azurite (pid ${azurite.pid}) on ${WELL_KNOWN_PORTS.join(', ')}, data in ${location}` };
+  }
+  const azurite = await startAzurite({ location, host: '127.0.0.1' });
+  return { azurite, connectionString: azurite.connectionString, description: `Azurite (pid ${azurite.pid})${location ? `, data in ${location}` : ', in memory'}` };
 }
 
 /**
  * Serves the function registry the way the Functions host would: settings from
- * local.settings.json, Azurite when no storage account is configured, migrations, then HTTP,
- * timer and queue triggers. Stops cleanly and leaves no child process behind.
+ * local.settings.json, Azurite for development storage, then HTTP, timer and queue triggers.
+ * Stops cleanly and leaves no child process behind.
  */
 export async function startDevHost(options: DevHostOptions = {}): Promise<DevHost> {
   const log = createLogger({ component: 'devhost' });
@@ -75,6 +94,7 @@ export async function startDevHost(options: DevHostOptions = {}): Promise<DevHos
   const stop = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch((error) => log.error('shutdown step failed', { error }));
     cleanups.length = 0;
+    await stopTelemetry();
     resetStorageClients();
     resetAccessTokenKeys();
     resetLiveSessions();
@@ -85,18 +105,20 @@ export async function startDevHost(options: DevHostOptions = {}): Promise<DevHos
 
   try {
     let cfg = reloadConfig();
-    const services = selectServices(cfg.SERVICES);
-    const functions = [...functionsOf(services), ...(options.functions ?? [])];
+    startTelemetry();
+    const services = serveServices(cfg.SERVICES, { lazy: false });
+    const functions = [...services.flatMap((s) => s.functions.map((fn) => instrument(fn, s.name))), ...(options.functions ?? [])];
     // Refuse reserved routes before starting anything, as the Functions host does.
     const routeTable = buildRouteTable(functions.filter((f): f is HttpFunction => f.kind === 'http'));
 
-    let azurite: AzuriteHandle | undefined;
-    if (!cfg.AzureWebJobsStorage && !cfg.AzureWebJobsStorage__accountName) {
-      azurite = await startAzurite({ location: options.persistStorage ? path.join(cfg.DATA_DIR, 'azurite') : undefined, host: '127.0.0.1' });
-      cleanups.push(() => azurite!.stop());
-      process.env.AzureWebJobsStorage = azurite.connectionString;
+    const storage = await localStorage(cfg, Boolean(options.persistStorage));
+    const azurite = storage.azurite;
+    if (azurite) cleanups.push(() => azurite.stop());
+    if (storage.connectionString) {
+      process.env.AzureWebJobsStorage = storage.connectionString;
       cfg = reloadConfig();
     }
+    await telemetryReady();
 
     const server = createHttpServer(routeTable, log);
     await new Promise<void>((resolve, reject) => {
@@ -115,15 +137,16 @@ export async function startDevHost(options: DevHostOptions = {}): Promise<DevHos
     cfg = reloadConfig();
 
     cleanups.push(() => closeDb());
-    await migrateToLatest();
+    // SQLite migrates itself on first use; a laptop pointed at Azure SQL gets the history applied here.
+    if (cfg.SQL_SERVER) await migrateToLatest();
     for (const service of services) {
-      await service.start?.();
-      if (service.stop) cleanups.push(service.stop);
+      await service.start();
+      cleanups.push(() => service.stop());
     }
 
     const timers = startTimers(functions.filter((f): f is TimerFunction => f.kind === 'timer'), log);
     cleanups.push(() => timers.stop());
-    const queues = startQueuePollers(functions.filter((f): f is QueueFunction => f.kind === 'queue'), queueSettings(), log);
+    const queues = startQueuePollers(functions.filter((f): f is QueueFunction => f.kind === 'queue'), hostJsonQueueSettings(), log);
     cleanups.push(() => queues.stop());
 
     const serviceUrls = Object.fromEntries(services.map((s) => [s.name, serviceUrl(s.name, cfg)])) as Record<ServiceName, string>;
@@ -136,8 +159,9 @@ export async function startDevHost(options: DevHostOptions = {}): Promise<DevHos
         `  settings     ${settingsFile}${created ? ' (created with fresh dev secrets)' : ''}`,
         `  data         ${cfg.DATA_DIR}`,
         `  SQL          ${cfg.SQL_SERVER ? `Azure SQL ${cfg.SQL_SERVER}/${cfg.SQL_DATABASE}` : `SQLite ${sqliteFile(cfg)}`}`,
-        `  storage      ${azurite ? `Azurite (pid ${azurite.pid})${options.persistStorage ? ` data in ${path.join(cfg.DATA_DIR, 'azurite')}` : ', in memory'}` : 'configured storage account'}`,
-        ...services.flatMap((s) => s.describe?.() ?? []).map((line) => `  ${line}`),
+        `  storage      ${storage.description}`,
+        `  telemetry    ${cfg.APPLICATIONINSIGHTS_CONNECTION_STRING ? 'Application Insights (APPLICATIONINSIGHTS_CONNECTION_STRING)' : 'off (set APPLICATIONINSIGHTS_CONNECTION_STRING)'}`,
+        ...services.flatMap((s) => s.describe()).map((line) => `  ${line}`),
         '',
         'Press Ctrl-C to stop.',
         '',

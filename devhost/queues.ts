@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { InvocationContext } from '@azure/functions';
 import type { DequeuedMessageItem, QueueClient } from '@azure/storage-queue';
 import { resolveAppSetting, type QueueFunction } from '../shared/functions';
 import { settingDefaults } from '../shared/config';
 import type { Logger } from '../shared/logging';
 import { queue } from '../shared/storage';
+import { PROJECT_ROOT } from './paths';
 
 /** The Storage Queues extension's settings (host.json `extensions.queues`), with its defaults. */
 export interface QueueSettings {
@@ -13,6 +16,24 @@ export interface QueueSettings {
   /** Seconds a failed message stays invisible before its retry. */
   visibilityTimeoutSeconds: number;
   maxPollingIntervalMs: number;
+}
+
+/** host.json TimeSpan "hh:mm:ss" to milliseconds. */
+function timespanMs(value: string | undefined, fallback: number): number {
+  const m = value ? /^(\d+):(\d+):(\d+)$/.exec(value) : null;
+  return m ? ((+m[1] * 60 + +m[2]) * 60 + +m[3]) * 1000 : fallback;
+}
+
+/** The project's host.json `extensions.queues`, with the extension's defaults where unset. */
+export function hostJsonQueueSettings(): QueueSettings {
+  const hostJson = JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'host.json'), 'utf8'));
+  const q = hostJson.extensions?.queues ?? {};
+  return {
+    batchSize: q.batchSize ?? 16,
+    maxDequeueCount: q.maxDequeueCount ?? 5,
+    visibilityTimeoutSeconds: timespanMs(q.visibilityTimeout, 0) / 1000,
+    maxPollingIntervalMs: timespanMs(q.maxPollingInterval, 60_000),
+  };
 }
 
 /** While a message is being processed it is hidden this long (the host renews at half of it; runs here are shorter). */

@@ -1,23 +1,25 @@
 /**
  * Azure Functions entry point (package.json "main"). Registers the functions of the services named
- * in SERVICES with the v4 programming model. Under the dev host and in tests `app.*` is inert
- * ("test mode"), so the dev host reads the same registry instead.
+ * in SERVICES with the v4 programming model, from the function index: no service's code is loaded
+ * here, each service loads on its first invocation (cold start). Under the dev host and in tests
+ * `app.*` is inert ("test mode"), so the dev host serves the registry itself.
+ *
+ * Start-up does nothing that can fail on a slow or unavailable dependency: there are no appStart
+ * hooks (identity's bootstrap admin is retried in the background), and appTerminate stops what the
+ * services hold (worker pools, buffered log rows) and flushes telemetry.
  */
 import { app } from '@azure/functions';
 import { config } from '../shared/config';
-import { httpRegistration } from '../shared/functions';
-import { startTelemetry } from '../shared/telemetry';
-import { functionsOf, selectServices } from './registry';
+import { httpRegistration, type FunctionDefinition } from '../shared/functions';
+import { instrument, startTelemetry, stopTelemetry, telemetryWanted } from '../shared/telemetry';
+import { serveServices } from './registry';
 
 const cfg = config();
 startTelemetry();
-app.setup({ enableHttpStream: false });
+// Our log lines reach Application Insights themselves: the host need not forward them too.
+app.setup({ enableHttpStream: false, ...(telemetryWanted() ? { capabilities: { WorkerOpenTelemetryEnabled: true } } : {}) });
 
-const services = selectServices(cfg.SERVICES);
-for (const service of services) {
-  if (service.start) app.hook.appStart(() => service.start!());
-}
-for (const fn of functionsOf(services)) {
+function register(fn: FunctionDefinition): void {
   switch (fn.kind) {
     case 'http':
       app.http(fn.name, { route: fn.route, authLevel: 'anonymous', ...httpRegistration(fn) });
@@ -30,3 +32,15 @@ for (const fn of functionsOf(services)) {
       break;
   }
 }
+
+const services = serveServices(cfg.SERVICES, { lazy: true });
+for (const service of services) {
+  for (const fn of service.functions) register(instrument(fn, service.name));
+  // Only a stopped service has start-up work: logging why it is stopped.
+  if (service.stopped) app.hook.appStart(() => service.start());
+}
+
+app.hook.appTerminate(async () => {
+  await Promise.allSettled(services.map((service) => service.stop()));
+  await stopTelemetry();
+});

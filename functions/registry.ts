@@ -1,17 +1,174 @@
-import type { ServiceName } from '../shared/config';
-import type { FunctionDefinition, ServiceDefinition } from '../shared/functions';
-import { identity } from './identity';
-import { orchestrator } from './orchestrator';
-import { payment } from './payment';
-import { visual } from './visual';
+import { unresolvedSettings, type ServiceName } from '../shared/config';
+import type { FunctionDefinition, HttpFunction, QueueFunction, ServiceDefinition, TimerFunction } from '../shared/functions';
+import { stoppedServiceResponse } from '../shared/health';
+import { createLogger } from '../shared/logging';
+import FUNCTION_INDEX from './function-index.json';
 
-/** The one registry of services; each lists its functions (the route table is the union of their HTTP routes). */
-export const SERVICES: readonly ServiceDefinition[] = [identity, payment, orchestrator, visual];
+/**
+ * Each service's module, required only when that service is asked for: a Function App loads the
+ * modules of the services it serves and of no other (canvas, pdfkit, stripe, openai...).
+ */
+const LOADERS: Record<ServiceName, () => ServiceDefinition> = {
+  identity: () => (require('./identity') as typeof import('./identity')).identity,
+  payment: () => (require('./payment') as typeof import('./payment')).payment,
+  orchestrator: () => (require('./orchestrator') as typeof import('./orchestrator')).orchestrator,
+  visual: () => (require('./visual') as typeof import('./visual')).visual,
+};
+const SERVICE_ORDER = Object.keys(LOADERS) as ServiceName[];
 
-export function selectServices(names: readonly ServiceName[]): ServiceDefinition[] {
-  return SERVICES.filter((s) => names.includes(s.name));
+export function loadService(name: ServiceName): ServiceDefinition {
+  return LOADERS[name]();
 }
+
+/** The named services' definitions, loaded now, in registry order. */
+export function selectServices(names: readonly ServiceName[]): ServiceDefinition[] {
+  return SERVICE_ORDER.filter((name) => names.includes(name)).map(loadService);
+}
+
+/** Every service (docs, the function index, infra checks). */
+export const allServices = (): ServiceDefinition[] => selectServices(SERVICE_ORDER);
 
 export function functionsOf(services: readonly ServiceDefinition[]): FunctionDefinition[] {
   return services.flatMap((s) => s.functions);
+}
+
+/**
+ * What the Functions host must know of a function to register it, without its code. Written to
+ * function-index.json by `npm run docs:generate` from the loaded services; a test holds the two
+ * equal, and a service loaded at run time is checked against it too.
+ */
+export type IndexedFunction =
+  | { kind: 'http'; name: string; route: string; methods: HttpFunction['methods'] }
+  | { kind: 'timer'; name: string; schedule: string; runOnStartup?: boolean }
+  | { kind: 'queue'; name: string; queueName: string };
+
+export function indexEntry(fn: FunctionDefinition): IndexedFunction {
+  switch (fn.kind) {
+    case 'http':
+      return { kind: 'http', name: fn.name, route: fn.route, methods: fn.methods };
+    case 'timer':
+      return { kind: 'timer', name: fn.name, schedule: fn.schedule, ...(fn.runOnStartup ? { runOnStartup: true } : {}) };
+    case 'queue':
+      return { kind: 'queue', name: fn.name, queueName: fn.queueName };
+  }
+}
+
+export function functionIndex(): Record<ServiceName, IndexedFunction[]> {
+  return Object.fromEntries(allServices().map((s) => [s.name, s.functions.map(indexEntry)])) as Record<ServiceName, IndexedFunction[]>;
+}
+
+const INDEX = FUNCTION_INDEX as Record<ServiceName, IndexedFunction[]>;
+
+/** A service as a host serves it: its functions, and what to do when the host starts and stops. */
+export interface ServedService {
+  name: ServiceName;
+  functions: FunctionDefinition[];
+  /** Set when the service is stopped by its configuration: why, one line per setting. */
+  stopped?: string[];
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  describe(): string[];
+}
+
+/**
+ * A service whose secret is an unresolved Key Vault reference does not run: its HTTP routes
+ * answer 503 naming the setting (its health route included), and its timers and queue triggers are
+ * not registered, so queued work waits instead of failing. The other services are unaffected.
+ */
+function stoppedService(name: ServiceName, problems: string[], entries: IndexedFunction[]): ServedService {
+  const log = createLogger({ service: name });
+  const functions: FunctionDefinition[] = entries
+    .filter((entry): entry is Extract<IndexedFunction, { kind: 'http' }> => entry.kind === 'http')
+    .map((entry) => ({ ...entry, handler: async () => stoppedServiceResponse(name, problems, entry.name === `${name}-health`) }));
+  return {
+    name,
+    functions,
+    stopped: problems,
+    async start() {
+      for (const problem of problems) log.error(`${name} service stopped: ${problem}`, { category: 'configuration' });
+    },
+    async stop() {},
+    describe: () => [`${name.padEnd(12)} STOPPED: ${problems.join('; ')}`],
+  };
+}
+
+/**
+ * The one service loaded on first use: the first invocation of any of its functions requires its
+ * module and awaits its `start`; later ones find it ready. A failed start is retried by the next
+ * invocation.
+ */
+function lazyService(name: ServiceName, entries: IndexedFunction[]): ServedService {
+  let started: Promise<ServiceDefinition> | undefined;
+  let definition: ServiceDefinition | undefined;
+  const load = () => {
+    started ??= (async () => {
+      definition = loadService(name);
+      const loaded = JSON.stringify(definition.functions.map(indexEntry));
+      if (loaded !== JSON.stringify(entries)) {
+        createLogger({ service: name }).error('function-index.json does not match the service: run npm run docs:generate, then rebuild', { category: 'configuration' });
+      }
+      await definition.start?.();
+      return definition;
+    })().catch((error) => {
+      started = undefined;
+      throw error;
+    });
+    return started;
+  };
+  const real = async <K extends FunctionDefinition['kind']>(fnName: string, kind: K) => {
+    const fn = (await load()).functions.find((f) => f.name === fnName && f.kind === kind);
+    if (!fn) throw new Error(`${fnName} is in function-index.json but not in the ${name} service (npm run docs:generate)`);
+    return fn as Extract<FunctionDefinition, { kind: K }>;
+  };
+  const functions = entries.map((entry): FunctionDefinition => {
+    switch (entry.kind) {
+      case 'http': {
+        const handler: HttpFunction['handler'] = async (request, context) => (await real(entry.name, 'http')).handler(request, context);
+        return { ...entry, handler };
+      }
+      case 'timer': {
+        const handler: TimerFunction['handler'] = async (timer, context) => (await real(entry.name, 'timer')).handler(timer, context);
+        return { ...entry, handler };
+      }
+      case 'queue': {
+        const handler: QueueFunction['handler'] = async (message, context) => (await real(entry.name, 'queue')).handler(message, context);
+        return { ...entry, handler };
+      }
+    }
+  });
+  return {
+    name,
+    functions,
+    async start() {},
+    async stop() {
+      if (!started) return;
+      const service = await started.catch(() => undefined);
+      await service?.stop?.();
+    },
+    describe: () => definition?.describe?.() ?? [],
+  };
+}
+
+function eagerService(definition: ServiceDefinition): ServedService {
+  return {
+    name: definition.name,
+    functions: definition.functions,
+    start: async () => definition.start?.(),
+    stop: async () => definition.stop?.(),
+    describe: () => definition.describe?.() ?? [],
+  };
+}
+
+/**
+ * The services a host serves. `lazy` (the Azure Functions entry point): registered from the
+ * function index, each loaded on its first invocation, so start-up loads no service code. Eager
+ * (the dev host): loaded and started before serving.
+ */
+export function serveServices(names: readonly ServiceName[], options: { lazy: boolean }, env: NodeJS.ProcessEnv = process.env): ServedService[] {
+  const unresolved = unresolvedSettings(env);
+  return SERVICE_ORDER.filter((name) => names.includes(name)).map((name) => {
+    const problems = unresolved.filter((u) => u.services.includes(name)).map((u) => u.problem);
+    if (problems.length) return stoppedService(name, problems, INDEX[name]);
+    return options.lazy ? lazyService(name, INDEX[name]) : eagerService(loadService(name));
+  });
 }

@@ -1,6 +1,11 @@
-/** Rewrites the generated tables: settings in README.md, functions in docs/architecture.md. */
+/**
+ * Rewrites what is generated from the code: the settings table in README.md, the function table in
+ * docs/architecture.md, and functions/function-index.json (what the Azure Functions entry point
+ * registers without loading the services).
+ */
 import fs from 'node:fs';
 import path from 'node:path';
+import { functionIndex } from '../functions/registry';
 import { functionTable } from '../functions/route-table';
 import { settingsTable } from '../shared/config/table';
 import { replaceGeneratedBlock } from '../shared/markdown';
@@ -11,10 +16,19 @@ export const GENERATED: { file: string; block: string; content: () => string }[]
   { file: 'docs/architecture.md', block: 'functions', content: functionTable },
 ];
 
+/** Files generated whole. */
+export const GENERATED_FILES: { file: string; content: () => string }[] = [
+  { file: 'functions/function-index.json', content: () => `${JSON.stringify(functionIndex(), null, 2)}\n` },
+];
+
 if (require.main === module) {
   for (const { file, block, content } of GENERATED) {
     const full = path.join(ROOT, file);
     fs.writeFileSync(full, replaceGeneratedBlock(fs.readFileSync(full, 'utf8'), block, content()));
     process.stdout.write(`updated ${file} (${block})\n`);
+  }
+  for (const { file, content } of GENERATED_FILES) {
+    fs.writeFileSync(path.join(ROOT, file), content());
+    process.stdout.write(`updated ${file}\n`);
   }
 }

@@ -1,9 +1,12 @@
-import { sql } from 'kysely';
+import type { HttpResponseInit } from '@azure/functions';
 import { config, type ServiceName } from './config';
 import type { HttpFunction } from './functions';
 import { http } from './http/handler';
-import { db } from './sql/db';
-import { blobServiceClient } from './storage';
+
+// SQL and Storage are required by the checks themselves: a stopped service's health route (below)
+// answers without loading them.
+const sqlModule = () => require('./sql/db') as typeof import('./sql/db');
+const storageModule = () => require('./storage') as typeof import('./storage');
 
 export interface DependencyCheck {
   ok: boolean;
@@ -33,14 +36,16 @@ export async function check(run: () => Promise<string | void>, timeoutMs = 3000)
 
 export const checkSql = () =>
   check(async () => {
-    await sql`select 1 as ok`.execute(db());
+    const { sql } = require('kysely') as typeof import('kysely');
+    await sql`select 1 as ok`.execute(sqlModule().db());
     return config().SQL_SERVER ? `Azure SQL ${config().SQL_SERVER}` : 'SQLite';
   });
 
 export const checkStorage = () =>
   check(async () => {
-    await blobServiceClient().getProperties();
-    return blobServiceClient().accountName;
+    const client = storageModule().blobServiceClient();
+    await client.getProperties();
+    return client.accountName;
   });
 
 /** The health body every service answers: 200 when every dependency answered, 503 otherwise. */
@@ -64,4 +69,17 @@ export function healthFunction(service: ServiceName, extraChecks: () => Record<s
     methods: ['GET'],
     handler: http(service, async () => healthReport(service, { sql: checkSql(), storage: checkStorage(), ...extraChecks() })),
   };
+}
+
+/**
+ * What every route of a service stopped by its configuration answers (an unresolved Key Vault
+ * reference): 503 and the settings to fix. On its health route the body is the health body, so
+ * probes and dashboards read the reason where they look.
+ */
+export function stoppedServiceResponse(service: ServiceName, problems: string[], health = false): HttpResponseInit {
+  const timestamp = new Date().toISOString();
+  const body = health
+    ? { service, status: 'stopped', timestamp, problems, dependencies: {} }
+    : { error: 'Service unavailable', message: `The ${service} service is stopped by its configuration: ${problems.join(' ')}`, code: 'SERVICE_MISCONFIGURED', problems, timestamp };
+  return { status: 503, jsonBody: body, headers: { 'Cache-Control': 'no-store', 'Retry-After': '60' } };
 }

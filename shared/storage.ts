@@ -1,8 +1,13 @@
-import { TableClient, TableServiceClient } from '@azure/data-tables';
-import { BlobServiceClient, type ContainerClient } from '@azure/storage-blob';
-import { QueueClient, QueueServiceClient } from '@azure/storage-queue';
+import type { TableClient, TableServiceClient } from '@azure/data-tables';
+import type { BlobServiceClient, ContainerClient } from '@azure/storage-blob';
+import type { QueueClient, QueueServiceClient } from '@azure/storage-queue';
 import { azureCredential } from './azure-credential';
 import { config, ConfigError } from './config';
+
+// Each SDK is loaded when its first client is made: a service loads only the ones it uses (cold start).
+const blobSdk = () => require('@azure/storage-blob') as typeof import('@azure/storage-blob');
+const queueSdk = () => require('@azure/storage-queue') as typeof import('@azure/storage-queue');
+const tableSdk = () => require('@azure/data-tables') as typeof import('@azure/data-tables');
 
 /**
  * Storage clients for the account in AzureWebJobsStorage: a connection string (Azurite locally),
@@ -39,6 +44,7 @@ function ensureOnce<T>(key: string, create: () => Promise<T>): Promise<T> {
 export function blobServiceClient(): BlobServiceClient {
   if (!blobService) {
     const { connectionString, name } = account();
+    const { BlobServiceClient } = blobSdk();
     blobService = connectionString
       ? BlobServiceClient.fromConnectionString(connectionString)
       : new BlobServiceClient(`https://${name}.blob.core.windows.net`, azureCredential());
@@ -49,6 +55,7 @@ export function blobServiceClient(): BlobServiceClient {
 export function queueServiceClient(): QueueServiceClient {
   if (!queueService) {
     const { connectionString, name } = account();
+    const { QueueServiceClient } = queueSdk();
     queueService = connectionString
       ? QueueServiceClient.fromConnectionString(connectionString)
       : new QueueServiceClient(`https://${name}.queue.core.windows.net`, azureCredential());
@@ -59,6 +66,7 @@ export function queueServiceClient(): QueueServiceClient {
 export function tableServiceClient(): TableServiceClient {
   if (!tableService) {
     const { connectionString, name } = account();
+    const { TableServiceClient } = tableSdk();
     tableService = connectionString
       ? TableServiceClient.fromConnectionString(connectionString, { allowInsecureConnection: true })
       : new TableServiceClient(`https://${name}.table.core.windows.net`, azureCredential());
@@ -85,6 +93,7 @@ export function queue(name: string): Promise<QueueClient> {
 export function table(name: string): Promise<TableClient> {
   return ensureOnce(`table:${name}`, async () => {
     const { connectionString, name: accountName } = account();
+    const { TableClient } = tableSdk();
     const client = connectionString
       ? TableClient.fromConnectionString(connectionString, name, { allowInsecureConnection: true })
       : new TableClient(`https://${accountName}.table.core.windows.net`, name, azureCredential());

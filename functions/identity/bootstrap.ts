@@ -46,3 +46,55 @@ export async function bootstrapAdmin(): Promise<void> {
     if ((await findUserByEmail(normalizeEmail(email)))?.role !== 'super_admin') throw error;
   }
 }
+
+const FIRST_RETRY_MS = 1_000;
+const MAX_RETRY_MS = 30_000;
+
+export interface BackgroundTask {
+  /** Settles after the first try, whatever its outcome (never rejects). */
+  firstAttempt: Promise<void>;
+  /** Settles once the work succeeded, or when stopped. */
+  done: Promise<void>;
+  stop(): void;
+}
+
+/**
+ * bootstrapAdmin off the start-up path: a serverless Azure SQL database may still be resuming when
+ * the app starts (and Flex Consumption allows 30 s for start-up), so the first failure is not
+ * fatal. Tried at once, then retried with exponential backoff and full jitter (1 s doubling to at
+ * most 30 s), each failure logged, until it succeeds or `stop()` (app shutdown) cancels the wait.
+ */
+export function startBootstrapAdmin(run: () => Promise<void> = bootstrapAdmin, random: () => number = Math.random): BackgroundTask {
+  const log = createLogger({ service: 'identity', component: 'bootstrap' });
+  let stopped = false;
+  let wake: (() => void) | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let firstTried: () => void = () => undefined;
+  const firstAttempt = new Promise<void>((resolve) => (firstTried = resolve));
+  const done = (async () => {
+    for (let attempt = 1; !stopped; attempt++) {
+      try {
+        await run().finally(firstTried);
+        if (attempt > 1) log.info('bootstrap admin ready after retries', { attempts: attempt });
+        return;
+      } catch (error) {
+        if (stopped) return;
+        const delayMs = Math.round(random() * Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** (attempt - 1)));
+        log.warn('bootstrap admin not ready yet; will retry', { attempt, retryInMs: delayMs, error });
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          timer = setTimeout(resolve, delayMs);
+        });
+      }
+    }
+  })();
+  return {
+    firstAttempt,
+    done: done.finally(firstTried),
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+      wake?.();
+    },
+  };
+}

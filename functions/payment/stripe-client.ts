@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Stripe from 'stripe';
-import { config, type Config } from '../../shared/config';
+import { config, runsInAzure, type Config } from '../../shared/config';
 import { serviceUnavailable } from '../../shared/http/errors';
 
 /** A key Stripe itself would accept (secret or restricted, test or live). */
@@ -11,15 +11,16 @@ export const OFFLINE_KEY = 'sk_test_offline_emulator';
 
 /**
  * offline: the Stripe client talks to a local Stripe API server, either STRIPE_API_BASE or the
- * emulator the dev host starts (locally, when no real key is set). stripe: the real API.
- * unconfigured: in Azure with no key; payment routes answer 503 and health says why.
+ * emulator the payment service starts (locally, when no real key is set: npm start, and func start,
+ * whose WEBSITE_HOSTNAME is localhost:<port>). stripe: the real API. unconfigured: in Azure with
+ * no key; payment routes answer 503 and health says why.
  */
 export type StripeMode = { mode: 'offline'; apiBase?: string } | { mode: 'stripe' } | { mode: 'unconfigured' };
 
 export function stripeMode(cfg: Config = config()): StripeMode {
   if (cfg.STRIPE_API_BASE) return { mode: 'offline', apiBase: cfg.STRIPE_API_BASE };
   if (cfg.STRIPE_SECRET_KEY && REAL_KEY.test(cfg.STRIPE_SECRET_KEY)) return { mode: 'stripe' };
-  if (!cfg.WEBSITE_HOSTNAME) return { mode: 'offline' };
+  if (!runsInAzure(cfg)) return { mode: 'offline' };
   return { mode: 'unconfigured' };
 }
 

@@ -10,6 +10,32 @@ export class ConfigError extends Error {
   }
 }
 
+/**
+ * A Key Vault reference Azure could not resolve reaches the app as its own text. Such a value is
+ * never used: the setting counts as unresolved, and the services that read it are stopped (see
+ * `unresolvedSettings`), whatever its parser would have accepted.
+ */
+export const KEY_VAULT_REFERENCE = /^\s*@Microsoft\.KeyVault\(/i;
+
+export interface UnresolvedSetting {
+  name: SettingName;
+  services: readonly ServiceName[];
+  problem: string;
+}
+
+/** Settings whose value is still a Key Vault reference, with the services that read them. */
+export function unresolvedSettings(env: NodeJS.ProcessEnv = process.env): UnresolvedSetting[] {
+  return (Object.entries(SETTINGS) as [SettingName, Setting<unknown>][])
+    .filter(([name]) => KEY_VAULT_REFERENCE.test(env[name] ?? ''))
+    .map(([name, setting]) => ({
+      name,
+      services: setting.services === 'all' ? SERVICE_NAMES : setting.services,
+      problem:
+        `${name} is an unresolved Key Vault reference: the app received the reference text instead of the secret. ` +
+        "Give the app's managed identity read access to the vault's secrets (Key Vault Secrets User) and check that the secret exists, then restart the app.",
+    }));
+}
+
 export function settingApplies(setting: Setting<unknown>, services: readonly ServiceName[]): boolean {
   return setting.services === 'all' || setting.services.some((s) => services.includes(s));
 }
@@ -35,6 +61,8 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env, options: Parse
   }
   for (const [name, setting] of Object.entries(SETTINGS) as [SettingName, Setting<unknown>][]) {
     const raw = env[name];
+    // Never parsed nor required: the services reading it are stopped instead (unresolvedSettings).
+    if (raw !== undefined && KEY_VAULT_REFERENCE.test(raw)) continue;
     const given = raw !== undefined && raw.trim() !== '';
     if (!given && setting.kind === 'required') {
       if (settingApplies(setting, options.requireFor ?? services)) problems.push(`${name}: missing. ${setting.description}`);
@@ -66,9 +94,19 @@ export function reloadConfig(env: NodeJS.ProcessEnv = process.env, options?: Par
   return current;
 }
 
+/** Core Tools sets WEBSITE_HOSTNAME=localhost:<port>: a loopback host name means a laptop, not Azure. */
+export function isLoopbackHost(hostname: string): boolean {
+  return /^(localhost|127(\.\d{1,3}){3}|\[::1\])(:\d+)?$/i.test(hostname.trim());
+}
+
+/** In Azure: WEBSITE_HOSTNAME is set and is not a loopback address (which is Core Tools on a laptop). */
+export function runsInAzure(cfg: Config = config()): boolean {
+  return Boolean(cfg.WEBSITE_HOSTNAME) && !isLoopbackHost(cfg.WEBSITE_HOSTNAME!);
+}
+
 export function publicUrl(cfg: Config = config()): string {
   if (cfg.PUBLIC_URL) return cfg.PUBLIC_URL;
-  if (cfg.WEBSITE_HOSTNAME) return `https://${cfg.WEBSITE_HOSTNAME}`;
+  if (cfg.WEBSITE_HOSTNAME) return `${runsInAzure(cfg) ? 'https' : 'http'}://${cfg.WEBSITE_HOSTNAME}`;
   return `http://${cfg.HOST}:${cfg.PORT}`;
 }
 

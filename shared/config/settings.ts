@@ -54,9 +54,13 @@ export const SETTINGS = {
   }),
   PUBLIC_URL: optional(url, {
     services: ALL, deploy: 'tuning',
-    description: 'Public base URL of this host. Defaults to https://<WEBSITE_HOSTNAME> in Azure and to the dev host address locally.',
+    description: 'Public base URL of this host. Defaults to https://<WEBSITE_HOSTNAME> in Azure, http://localhost:<port> under Core Tools and the dev host address under npm start.',
   }),
-  WEBSITE_HOSTNAME: optional(text, { services: ALL, deploy: 'platform', description: 'Host name Azure assigns to the Function App.' }),
+  WEBSITE_HOSTNAME: optional(text, {
+    services: ALL, deploy: 'platform',
+    description: 'Host name Azure assigns to the Function App. Core Tools sets localhost:<port>, which counts as local (http, offline Stripe).',
+  }),
+  WEBSITE_SITE_NAME: optional(text, { services: ALL, deploy: 'platform', description: 'Name of the Function App; its cloud role name in Application Insights (report-platform when unset).' }),
   IDENTITY_URL: optional(url, { services: ['payment', 'orchestrator'], deploy: 'app', description: 'Base URL of the identity service ({auth_url}); defaults to <PUBLIC_URL>/identity.' }),
   VISUAL_URL: optional(url, { services: ['orchestrator', 'visual'], deploy: 'app', description: 'Base URL of the visual service ({visual_url}); defaults to <PUBLIC_URL>/visual.' }),
   CORS_ALLOWED_ORIGINS: withDefault(origins, '', {

@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { Kysely, Migrator, MssqlDialect, SqliteDialect, type MigrationResultSet, type SqliteDatabase } from 'kysely';
+import { Kysely, Migrator, MssqlDialect, sql, SqliteDialect, type Driver, type MigrationResultSet, type SqliteDatabase } from 'kysely';
 import { azureCredential } from '../azure-credential';
 import { config, type Config } from '../config';
+import { sqlDependencyLogger } from '../telemetry';
 import { MIGRATIONS } from './migrations';
 import type { PlatformTables } from './tables';
 
@@ -40,7 +41,31 @@ function createSqlite(cfg: Config): Kysely<PlatformTables> {
     void checkpointer.terminate();
     database.close();
   };
-  return new Kysely<PlatformTables>({ dialect: new SqliteDialect({ database: withStatementCache(database, close) }) });
+  const cached = withStatementCache(database, close);
+  return new Kysely<PlatformTables>({ dialect: new SelfMigratingSqliteDialect(cached), log: sqlDependencyLogger('sqlite', 'localhost', path.basename(file)) });
+}
+
+/**
+ * The embedded database brings itself up to date on first use, in every host (npm start, func
+ * start, the CLIs): Kysely initialises a driver once, before its first query, and this driver's
+ * initialisation applies the migration history. Azure SQL keeps migrations as a deployment step
+ * (npm run migrate), run once by whoever deploys rather than by every scaled-out instance.
+ */
+class SelfMigratingSqliteDialect extends SqliteDialect {
+  constructor(private readonly database: SqliteDatabase) {
+    super({ database });
+  }
+
+  createDriver(): Driver {
+    const driver = super.createDriver();
+    const init = driver.init.bind(driver);
+    driver.init = async () => {
+      await init();
+      // A second Kysely over the same connection, never destroyed (that would close the database).
+      selfMigration = await runMigrations(new Kysely<unknown>({ dialect: new SqliteDialect({ database: this.database }) }));
+    };
+    return driver;
+  }
 }
 
 const STATEMENT_CACHE_SIZE = 500;
@@ -78,6 +103,7 @@ function createMssql(cfg: Config): Kysely<PlatformTables> {
           options: { credential: azureCredential() },
         };
   return new Kysely<PlatformTables>({
+    log: sqlDependencyLogger('mssql', cfg.SQL_SERVER!, cfg.SQL_DATABASE ?? ''),
     dialect: new MssqlDialect({
       tarn: { ...tarn, options: { min: 0, max: cfg.SQL_POOL_MAX, idleTimeoutMillis: 30_000 } },
       tedious: {
@@ -108,7 +134,23 @@ export async function closeDb(): Promise<void> {
   await current?.destroy();
 }
 
-export async function migrateToLatest(database: Kysely<any> = db()): Promise<MigrationResultSet> {
+/** What the embedded database's own migration applied, until someone asks (npm run migrate prints it). */
+let selfMigration: MigrationResultSet | undefined;
+
+/**
+ * Applies the migration history: to `database` when given, else to the configured database. The
+ * embedded SQLite database migrates itself on first use, so for it this reports what that applied
+ * (nothing, when it was already up to date or already reported).
+ */
+export async function migrateToLatest(database?: Kysely<any>): Promise<MigrationResultSet> {
+  if (database || config().SQL_SERVER) return runMigrations(database ?? db());
+  await sql`select 1 as ok`.execute(db());
+  const result = selfMigration ?? { results: [] };
+  selfMigration = { results: [] };
+  return result;
+}
+
+async function runMigrations(database: Kysely<any>): Promise<MigrationResultSet> {
   const migrator = new Migrator({ db: database, provider: { getMigrations: async () => MIGRATIONS } });
   const result = await migrator.migrateToLatest();
   if (result.error) throw result.error;

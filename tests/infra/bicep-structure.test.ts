@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { functionsOf, SERVICES } from '../../functions/registry';
+import { allServices, functionsOf } from '../../functions/registry';
 import { SETTINGS, settingDefaults, type Setting } from '../../shared/config';
 import { resolveAppSetting } from '../../shared/functions';
 
@@ -106,7 +106,7 @@ describe('storage.bicep', () => {
   it('declares the queue (and poison queue) of every queue-triggered function', () => {
     // Queue triggers name their queue as %SETTING%; the Bicep sets that setting to the queue it creates.
     const defaults = settingDefaults();
-    for (const fn of functionsOf(SERVICES)) {
+    for (const fn of functionsOf(allServices())) {
       if (fn.kind === 'queue') expect(literal('reportQueue')).toBe(resolveAppSetting(fn.queueName, defaults));
     }
   });

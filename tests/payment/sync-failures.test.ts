@@ -57,10 +57,10 @@ async function rawRecord(userId: string) {
 }
 
 const scenarios: { name: string; mode: IdentityMode | 'down'; error: string; details: RegExp; logged: RegExp }[] = [
-  { name: 'identity down (connection refused)', mode: 'down', error: 'Identity service unavailable', details: /ECONNREFUSED/, logged: /"level":"warn","message":"plan sync to identity failed; will retry"/ },
-  { name: 'identity answering 401 (service token refused)', mode: 'unauthorized', error: 'Identity rejected the service token', details: /Invalid service token/, logged: /"level":"error","message":"SECURITY INCIDENT.*"category":"security"/ },
-  { name: 'identity answering 404 (user unknown)', mode: 'not_found', error: 'User not found in identity', details: /User not found/, logged: /"level":"error","message":"INCONSISTENCY.*"category":"inconsistency"/ },
-  { name: 'identity hanging past the timeout', mode: 'hang', error: 'Identity service unavailable', details: /no answer within 800 ms/, logged: /"message":"plan sync to identity failed; will retry".*no answer within 800 ms/ },
+  { name: 'identity down (connection refused)', mode: 'down', error: 'Identity service unavailable', details: /ECONNREFUSED/, logged: /"level":"warn".*"msg":"plan sync to identity failed; will retry"/ },
+  { name: 'identity answering 401 (service token refused)', mode: 'unauthorized', error: 'Identity rejected the service token', details: /Invalid service token/, logged: /"level":"error".*"category":"security".*"msg":"SECURITY INCIDENT/ },
+  { name: 'identity answering 404 (user unknown)', mode: 'not_found', error: 'User not found in identity', details: /User not found/, logged: /"level":"error".*"category":"inconsistency".*"msg":"INCONSISTENCY/ },
+  { name: 'identity hanging past the timeout', mode: 'hang', error: 'Identity service unavailable', details: /no answer within 800 ms/, logged: /no answer within 800 ms.*"msg":"plan sync to identity failed; will retry"/ },
 ];
 
 test.each(scenarios)('$name: payment succeeds, failed-sync record stored, timer retries successfully once identity is back', async ({ mode, error, details, logged }) => {

@@ -1,40 +1,91 @@
+/**
+ * The Azure Functions entry point as the Node worker loads it (a fresh process per case, through
+ * the worker's API: app.* registers for real): what it registers, that start-up loads no service
+ * code, and how a service whose secret is an unresolved Key Vault reference is stopped alone.
+ */
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { PROJECT_ROOT } from '../../devhost/host';
+import { promisify } from 'node:util';
+import { PROJECT_ROOT } from '../../devhost/paths';
 import { generateDevSecrets } from '../../devhost/settings';
-import { functionsOf, selectServices } from '../../functions/registry';
+import FUNCTION_INDEX from '../../functions/function-index.json';
 
-/** Loads the Azure Functions entry point with `SERVICES` set and records what it registers with `app.*`. */
-async function registeredWith(services: string) {
-  const sample = JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'local.settings.sample.json'), 'utf8'));
-  const env = { ...(await generateDevSecrets(sample.Values)), SERVICES: services, AzureWebJobsStorage: 'UseDevelopmentStorage=true' };
-  const saved = { ...process.env };
-  Object.assign(process.env, env);
-  const registered: { kind: string; name: string; options: any }[] = [];
-  try {
-    jest.isolateModules(() => {
-      const { app } = require('@azure/functions');
-      for (const kind of ['http', 'timer', 'storageQueue'] as const) {
-        jest.spyOn(app, kind).mockImplementation((name: any, options: any) => registered.push({ kind, name, options }));
-      }
-      jest.spyOn(app, 'setup').mockImplementation(() => undefined);
-      require('../../functions/index');
-    });
-  } finally {
-    process.env = saved;
-  }
-  return registered;
+interface Report {
+  functions: { name: string; trigger: Record<string, any> }[];
+  hooks: Record<string, number>;
+  capabilities: Record<string, string>;
+  loadedAtStart: string[];
+  loadedAfter: string[];
+  results: { name: string; status?: number; body?: any; error?: string }[];
 }
 
-test('the entry point registers every function of the services named in SERVICES, and only those', async () => {
-  const payment = await registeredWith('payment');
-  expect(payment.map((r) => r.name).sort()).toEqual(functionsOf(selectServices(['payment'])).map((f) => f.name).sort());
+let dir: string;
+let secrets: Record<string, string>;
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'entry-'));
+  const sample = JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'local.settings.sample.json'), 'utf8'));
+  secrets = await generateDevSecrets(sample.Values);
+});
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  const all = await registeredWith('identity,payment,orchestrator,visual');
-  expect(all).toHaveLength(functionsOf(selectServices(['identity', 'payment', 'orchestrator', 'visual'])).length);
-  for (const r of all.filter((x) => x.kind === 'http')) {
-    expect(r.options.authLevel).toBe('anonymous');
-    expect(r.options.route.split('/')[0]).toMatch(/^(identity|payment|orchestrator|visual|quickchart)$/);
+async function loadEntry(env: Record<string, string>, invocations: { name: string; path: string }[] = []): Promise<{ report: Report; stderr: string }> {
+  const { stdout, stderr } = await promisify(execFile)(process.execPath, [path.join(__dirname, 'entry-worker.js'), JSON.stringify(invocations)], {
+    env: { PATH: process.env.PATH, ...secrets, DATA_DIR: path.join(dir, 'data'), LOG_LEVEL: 'info', AzureWebJobsStorage: 'UseDevelopmentStorage=true', ...env },
+  });
+  const line = stdout.split('\n').find((l) => l.startsWith('RESULT '));
+  if (!line) throw new Error(`no result:\n${stdout}\n${stderr}`);
+  return { report: JSON.parse(line.slice('RESULT '.length)), stderr };
+}
+
+const indexed = (services: string[]) => services.flatMap((s) => (FUNCTION_INDEX as Record<string, { name: string }[]>)[s].map((f) => f.name)).sort();
+
+test('with SERVICES=payment it registers exactly payment\'s functions, loads no service code at start-up, and the first invocation loads payment alone', async () => {
+  const { report } = await loadEntry({ SERVICES: 'payment' }, [{ name: 'payment-plans', path: 'payment/plans' }]);
+  expect(report.functions.map((f) => f.name).sort()).toEqual(indexed(['payment']));
+  expect(report.loadedAtStart).toEqual([]);
+  expect(report.results[0]).toMatchObject({ status: 200, body: { plans: expect.arrayContaining([expect.objectContaining({ id: 'pro' })]) } });
+  expect(report.loadedAfter).toEqual(['payment']);
+});
+
+test('with every service it registers every indexed function as the host expects them, no appStart work, and appTerminate', async () => {
+  const { report } = await loadEntry({ SERVICES: 'identity,payment,orchestrator,visual' });
+  expect(report.functions.map((f) => f.name).sort()).toEqual(indexed(['identity', 'payment', 'orchestrator', 'visual']));
+  for (const { trigger } of report.functions.filter((f) => f.trigger.type === 'httpTrigger')) {
+    expect(trigger.authLevel).toBe('anonymous');
+    expect(trigger.route.split('/')[0]).toMatch(/^(identity|payment|orchestrator|visual|quickchart)$/);
+    expect(trigger.route.toLowerCase().startsWith('admin')).toBe(false);
   }
-  for (const r of all.filter((x) => x.kind === 'storageQueue')) expect(r.options.connection).toBe('AzureWebJobsStorage');
+  expect(report.functions.filter((f) => f.trigger.type === 'queueTrigger').map((f) => f.trigger)).toEqual([
+    expect.objectContaining({ queueName: '%ORCHESTRATOR_QUEUE%', connection: 'AzureWebJobsStorage' }),
+  ]);
+  expect(report.functions.find((f) => f.name === 'payment-sync-retry')!.trigger).toMatchObject({ type: 'timerTrigger', schedule: '%PAYMENT_SYNC_RETRY_SCHEDULE%' });
+  expect(report.hooks).toMatchObject({ appStart: 0, appTerminate: 1 });
+  expect(report.loadedAtStart).toEqual([]);
+  // Without a connection string no telemetry is set up, and the host keeps forwarding logs.
+  expect(report.capabilities.WorkerOpenTelemetryEnabled).toBeUndefined();
+});
+
+test('a secret that is still a Key Vault reference stops the services that read it, naming the setting, and only them', async () => {
+  const reference = '@Microsoft.KeyVault(SecretUri=https://kv-report-x7.vault.azure.net/secrets/stripe-webhook-secret/)';
+  const { report, stderr } = await loadEntry({ SERVICES: 'identity,payment,orchestrator,visual', STRIPE_WEBHOOK_SECRET: reference }, [
+    { name: 'payment-health', path: 'payment/health' },
+    { name: 'payment-plans', path: 'payment/plans' },
+    { name: 'identity-jwks', path: 'identity/.well-known/jwks.json' },
+  ]);
+  const [health, plans, jwks] = report.results;
+  expect(health).toMatchObject({ status: 503, body: { service: 'payment', status: 'stopped', problems: [expect.stringContaining('STRIPE_WEBHOOK_SECRET is an unresolved Key Vault reference')] } });
+  expect(plans).toMatchObject({ status: 503, body: { code: 'SERVICE_MISCONFIGURED', message: expect.stringContaining('STRIPE_WEBHOOK_SECRET') } });
+  expect(JSON.stringify(report.results)).not.toContain('kv-report-x7');
+  // Payment's timers are not registered (nothing runs with a forged-able secret); its routes answer 503.
+  const names = report.functions.map((f) => f.name);
+  expect(names).not.toContain('payment-sync-retry');
+  expect(names).toContain('payment-webhook');
+  // The other services run: identity answers, and the stopped service's code was never loaded.
+  expect(jwks).toMatchObject({ status: 200, body: { keys: [expect.objectContaining({ kty: 'EC' })] } });
+  expect(report.loadedAfter).toEqual(['identity']);
+  // The start-up log says why, naming the setting.
+  expect(stderr).toMatch(/"level":"error".*"msg":"payment service stopped: STRIPE_WEBHOOK_SECRET is an unresolved Key Vault reference/);
+  expect(report.hooks.appStart).toBe(1);
 });

@@ -100,3 +100,36 @@ describe('config', () => {
     expect(() => parseConfig({ SERVICES: 'payment' })).toThrow(/Invalid configuration:\n {2}- AUTH_ADMIN_TOKEN: missing/);
   });
 });
+
+describe('where the app runs', () => {
+  const base = { SERVICES: 'payment', AUTH_ADMIN_TOKEN: 'token', STRIPE_WEBHOOK_SECRET: 'whsec_0123456789abcdef' };
+  const { publicUrl, runsInAzure, serviceUrl } = require('../../shared/config') as typeof import('../../shared/config');
+  const { stripeMode } = require('../../functions/payment/stripe-client') as typeof import('../../functions/payment/stripe-client');
+
+  test.each(['localhost:7071', 'localhost:8080', '127.0.0.1:7071', 'LOCALHOST:7071'])('WEBSITE_HOSTNAME=%s (Core Tools) is local: http URLs, the local Stripe server', (hostname) => {
+    const cfg = parseConfig({ ...base, WEBSITE_HOSTNAME: hostname });
+    expect(runsInAzure(cfg)).toBe(false);
+    expect(publicUrl(cfg)).toBe(`http://${hostname}`);
+    expect(serviceUrl('identity', cfg)).toBe(`http://${hostname}/identity`);
+    expect(stripeMode(cfg)).toEqual({ mode: 'offline' });
+  });
+
+  test('an Azure host name is Azure: https, and without a Stripe key payment is unconfigured rather than offline', () => {
+    const cfg = parseConfig({ ...base, WEBSITE_HOSTNAME: 'func-report-x7.azurewebsites.net' });
+    expect(runsInAzure(cfg)).toBe(true);
+    expect(publicUrl(cfg)).toBe('https://func-report-x7.azurewebsites.net');
+    expect(stripeMode(cfg)).toEqual({ mode: 'unconfigured' });
+    expect(runsInAzure(parseConfig({ ...base, WEBSITE_HOSTNAME: 'localhost.evil.example' }))).toBe(true);
+  });
+
+  test('a Key Vault reference is never taken as the value, nor reported missing: the setting is named as unresolved with the services that read it', () => {
+    const { unresolvedSettings } = require('../../shared/config') as typeof import('../../shared/config');
+    const env = { ...base, STRIPE_WEBHOOK_SECRET: '@Microsoft.KeyVault(SecretUri=https://kv.vault.azure.net/secrets/stripe-webhook-secret/)', SERVICE_TOKEN_SECRET: ' @microsoft.keyvault(VaultName=kv;SecretName=x)' };
+    const cfg = parseConfig(env);
+    expect(cfg.STRIPE_WEBHOOK_SECRET).toBeUndefined();
+    expect(unresolvedSettings(env).map((u) => [u.name, u.services])).toEqual([
+      ['SERVICE_TOKEN_SECRET', ['identity']],
+      ['STRIPE_WEBHOOK_SECRET', ['payment']],
+    ]);
+  });
+});

@@ -1,0 +1,32 @@
+/**
+ * One cold-start sample, in a fresh process started by ./run: the Node worker's view of a Function
+ * App start. Loads `package.json` `main` through the emulated worker API (as Azure does), awaits the
+ * appStart hooks, then invokes `<SERVICE>-health` through the library's own conversions until it
+ * answers 200. Prints one JSON line: times in milliseconds, `firstOk` counted from process start,
+ * and the modules loaded after start-up and after the first 200.
+ */
+import { FunctionsWorker } from '../../devhost/core-tools/core-api';
+import { PROJECT_ROOT } from '../../devhost/paths';
+
+async function main() {
+  const service = process.env.BENCH_SERVICE!;
+  const worker = new FunctionsWorker();
+  const { loadMs, appStartMs } = await worker.startApp(PROJECT_ROOT);
+  const modulesAtStart = Object.keys(require.cache).length;
+  let status = '';
+  for (let attempt = 0; attempt < 50 && status !== '200'; attempt++) {
+    const result = await worker.invoke(`${service}-health`, {
+      trigger: { http: { method: 'GET', url: `http://localhost:7071/${service}/health`, headers: {}, query: {}, params: {} } },
+    });
+    status = result.returnValue?.http?.statusCode ?? `error ${(result.error as Error)?.message}`;
+    if (status !== '200') await new Promise((r) => setTimeout(r, 20));
+  }
+  const firstOk = performance.now();
+  const body = { loadMs, appStartMs, firstOk, status, modulesAtStart, modules: Object.keys(require.cache).length };
+  process.stdout.write(JSON.stringify(body) + '\n', () => process.exit(0));
+}
+
+main().catch((error) => {
+  process.stderr.write(`${(error as Error).stack}\n`);
+  process.exit(1);
+});

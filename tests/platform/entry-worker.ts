@@ -1,0 +1,39 @@
+/**
+ * Driven by entry.test.ts, in a fresh process: loads package.json `main` the way the Node worker
+ * does (devhost/core-tools/core-api), runs the appStart hooks, invokes the HTTP functions named in
+ * argv[2], and prints one line `RESULT {...}`: what was registered, which hooks, which service
+ * folders were loaded at start-up and after the invocations, and what the invocations answered.
+ */
+import { FunctionsWorker } from '../../devhost/core-tools/core-api';
+import { PROJECT_ROOT } from '../../devhost/paths';
+
+const SERVICE_CODE = /[\\/]dist[\\/]functions[\\/](identity|payment|orchestrator|visual)[\\/]/;
+const loadedServices = () => [...new Set(Object.keys(require.cache).map((file) => SERVICE_CODE.exec(file)?.[1]).filter(Boolean))].sort();
+
+async function main() {
+  const invocations = JSON.parse(process.argv[2] ?? '[]') as { name: string; path: string }[];
+  const worker = new FunctionsWorker();
+  await worker.startApp(PROJECT_ROOT);
+  const loadedAtStart = loadedServices();
+  const results = [];
+  for (const { name, path } of invocations) {
+    const result = await worker.invoke(name, { trigger: { http: { method: 'GET', url: `http://localhost:7071/${path}`, headers: {}, query: {}, params: {} } } });
+    const http = result.returnValue?.http;
+    const body = http?.body?.bytes ? Buffer.from(http.body.bytes).toString('utf8') : http?.body?.string;
+    results.push({ name, status: http ? Number(http.statusCode) : undefined, body: body ? JSON.parse(body) : undefined, error: (result.error as Error | undefined)?.message });
+  }
+  const report = {
+    functions: [...worker.functions.values()].map(({ metadata, trigger }) => ({ name: metadata.name, trigger })),
+    hooks: Object.fromEntries(Object.entries(worker.hooks).map(([name, list]) => [name, list.length])),
+    capabilities: worker.capabilities,
+    loadedAtStart,
+    loadedAfter: loadedServices(),
+    results,
+  };
+  process.stdout.write(`RESULT ${JSON.stringify(report)}\n`, () => process.exit(0));
+}
+
+main().catch((error) => {
+  process.stderr.write(`${(error as Error).stack}\n`);
+  process.exit(1);
+});
