@@ -1,5 +1,6 @@
 import type { ServiceDefinition } from '../../shared/functions';
 import { adminFunctions } from './admin';
+import { consoleFunctions } from './console';
 import { testEnhancedOrchestrator, testWorkflowLogger } from './routes/diagnostics';
 import { health } from './routes/health';
 import { createReport, getReport } from './routes/reports';
@@ -19,6 +20,7 @@ export const orchestrator: ServiceDefinition = {
     { kind: 'queue', name: 'orchestrator-run-execution', queueName: '%ORCHESTRATOR_QUEUE%', handler: runQueuedExecution },
     { kind: 'timer', name: 'orchestrator-fail-stuck-executions', schedule: '0 * * * * *', handler: async () => void (await failStuckExecutions()) },
     ...adminFunctions,
+    ...consoleFunctions,
   ],
   stop: closeWorkflowLogWriter,
   describe: () => {

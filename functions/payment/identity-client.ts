@@ -73,6 +73,8 @@ export interface IdentityUser {
   id: string;
   plan: Plan;
   status: UserStatus;
+  /** The user's role as identity has it now (a demotion shows at once, unlike the token's claim). */
+  role?: string;
 }
 
 /**
@@ -98,5 +100,5 @@ export async function validateAtIdentity(token: string): Promise<{ ok: true; use
   const user = (body.user ?? body) as Record<string, unknown>;
   const id = (user.id ?? user.userId ?? user.sub) as string | undefined;
   if (typeof id !== 'string' || body.valid === false) return { ok: false, reason: 'invalid', details: 'identity did not confirm the token' };
-  return { ok: true, user: { id, plan: user.plan as Plan, status: user.status as UserStatus } };
+  return { ok: true, user: { id, plan: user.plan as Plan, status: user.status as UserStatus, role: typeof user.role === 'string' ? user.role : undefined } };
 }

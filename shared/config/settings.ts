@@ -58,6 +58,7 @@ export const SETTINGS = {
   }),
   WEBSITE_HOSTNAME: optional(text, { services: ALL, deploy: 'platform', description: 'Host name Azure assigns to the Function App.' }),
   IDENTITY_URL: optional(url, { services: ['payment', 'orchestrator'], deploy: 'app', description: 'Base URL of the identity service ({auth_url}); defaults to <PUBLIC_URL>/identity.' }),
+  PAYMENT_URL: optional(url, { services: ['orchestrator'], deploy: 'app', description: 'Base URL of the payment service ({payment_url}) for the administration console; defaults to <PUBLIC_URL>/payment.' }),
   VISUAL_URL: optional(url, { services: ['orchestrator', 'visual'], deploy: 'app', description: 'Base URL of the visual service ({visual_url}); defaults to <PUBLIC_URL>/visual.' }),
   LOG_LEVEL: withDefault(oneOf(['debug', 'info', 'warn', 'error'] as const), 'info', { services: ALL, deploy: 'tuning', description: 'Lowest level of log lines written.' }),
   APPLICATIONINSIGHTS_CONNECTION_STRING: optional(text, { services: ALL, deploy: 'app', description: 'Application Insights connection string; telemetry is off when unset.' }),

@@ -1,0 +1,123 @@
+import type { HttpRequest } from '@azure/functions';
+import { sql } from 'kysely';
+import { ADMIN_ROLES, bearerToken, requireUser, type AuthUser } from '../../shared/auth/access-token';
+import type { HttpFunction } from '../../shared/functions';
+import { readBody, readQuery, validate } from '../../shared/http/body';
+import { badRequest, forbidden, unauthorized } from '../../shared/http/errors';
+import { http, json } from '../../shared/http/handler';
+import type { Logger } from '../../shared/logging';
+import { serviceUnavailable } from './errors';
+import { readFailedSync } from './failed-sync-records';
+import { validateAtIdentity } from './identity-client';
+import { paymentDb, unsyncedPayments, type Payment } from './payments';
+import { replayUnsynced } from './replay';
+
+const NEEDS_ATTENTION = ['pending', 'failed', 'manual_review'] as const;
+const NO_STORE = { 'Cache-Control': 'no-store' };
+
+/**
+ * An admin or super_admin as identity has them now: the token is verified locally, then identity
+ * confirms the session is alive and answers the user's current role, so a demoted admin or an
+ * ended session is refused at once (not when the token expires). Identity out of reach is a 503:
+ * no payment data is shown and no replay is started on a role nobody could confirm.
+ */
+export async function requirePaymentAdmin(request: HttpRequest): Promise<AuthUser> {
+  const user = await requireUser(request);
+  const validation = await validateAtIdentity(bearerToken(request)!);
+  if (!validation.ok && validation.reason === 'invalid') throw unauthorized('Identity did not accept the access token', 'AUTH_TOKEN_INVALID');
+  if (!validation.ok) throw serviceUnavailable('The identity service could not confirm the administrator; try again shortly', 'IDENTITY_UNAVAILABLE');
+  if (validation.user.id !== user.id) throw unauthorized('Identity did not accept the access token', 'AUTH_TOKEN_INVALID');
+  if (!(ADMIN_ROLES as readonly string[]).includes(validation.user.role ?? '')) throw forbidden('This route requires the admin or super_admin role', 'ADMIN_REQUIRED');
+  return { ...user, role: validation.user.role! };
+}
+
+const ATTENTION_QUERY = { type: 'object', additionalProperties: false, properties: { limit: { type: 'string', maxLength: 10 } } } as const;
+
+/** How many payments are in each state that needs attention, over the whole table. */
+async function countsByState(): Promise<Record<(typeof NEEDS_ATTENTION)[number], number>> {
+  const rows = await paymentDb()
+    .selectFrom('payment_payments')
+    .select(['sync_state', sql<number>`count(*)`.as('count')])
+    .where('sync_state', 'in', [...NEEDS_ATTENTION])
+    .groupBy('sync_state')
+    .execute();
+  const counts = { pending: 0, failed: 0, manual_review: 0 };
+  for (const row of rows) counts[row.sync_state as keyof typeof counts] = Number(row.count);
+  return counts;
+}
+
+const view = (p: Payment) => ({
+  paymentIntentId: p.id,
+  userId: p.userId,
+  planType: p.planType,
+  amount: p.amount,
+  currency: p.currency,
+  status: p.status,
+  sync: { state: p.sync.state, plan: p.sync.plan, attempts: p.sync.attempts, lastError: p.sync.error, nextAttemptAt: p.sync.nextAttemptAt },
+  createdAt: p.createdAt,
+  updatedAt: p.updatedAt,
+});
+
+/**
+ * GET payment/admin/unsynced: the plan syncs still owed to identity (pending, failed, manual
+ * review), oldest first, each with the user's live failed-sync record from Table Storage (the
+ * 24-hour operator view of spec 2.3); Table Storage failing leaves the records out, not the list.
+ */
+export async function attentionList(request: HttpRequest, log: Logger) {
+  const query = readQuery<{ limit?: string }>(request, ATTENTION_QUERY);
+  const limit = query.limit === undefined ? 100 : /^\d{1,3}$/.test(query.limit) ? Number(query.limit) : NaN;
+  if (!(limit >= 1 && limit <= 500)) throw badRequest(`limit must be an integer from 1 to 500; got "${query.limit}"`, 'INVALID_QUERY', { field: 'limit' });
+  const [counts, payments] = await Promise.all([countsByState(), unsyncedPayments(limit)]);
+  const users = [...new Set(payments.map((p) => p.userId))];
+  let recordsAvailable = true;
+  const records = new Map(
+    await Promise.all(
+      users.map(async (userId) => [userId, await readFailedSync(userId).catch((error) => {
+        recordsAvailable = false;
+        log.warn('could not read a failed-sync record', { userId, error });
+        return undefined;
+      })] as const),
+    ),
+  );
+  return {
+    generatedAt: new Date().toISOString(),
+    summary: { ...counts, total: counts.pending + counts.failed + counts.manual_review },
+    limit,
+    failedSyncRecordsAvailable: recordsAvailable,
+    payments: payments.map((p) => ({ ...view(p), failedSyncRecord: records.get(p.userId) ?? null })),
+  };
+}
+
+const REPLAY_BODY = { type: 'object', additionalProperties: false, properties: {} } as const;
+
+/**
+ * POST payment/admin/replay: what `npm run payments:replay -- --apply` does (the same function):
+ * every payment still owing identity a plan goes back to pending and each user's newest plan is
+ * pushed now. The body is empty or `{}`.
+ */
+export async function replay(request: HttpRequest, admin: AuthUser, log: Logger) {
+  const bytes = await readBody(request, 1024);
+  if (bytes.length) {
+    let body: unknown;
+    try {
+      body = JSON.parse(bytes.toString('utf8'));
+    } catch (error) {
+      throw badRequest(`Request body is not valid JSON: ${(error as Error).message}`, 'INVALID_JSON');
+    }
+    validate(REPLAY_BODY, body);
+  }
+  log.info('plan-sync replay requested from the console', { adminId: admin.id });
+  const { unsynced, results } = await replayUnsynced(log, { apply: true });
+  const failed = results.filter((r) => !r.success);
+  log.info('plan-sync replay finished', { adminId: admin.id, payments: unsynced.length, users: results.length, failed: failed.length });
+  return { success: failed.length === 0, replayedPayments: unsynced.length, users: results.length, failedUsers: failed.length, results };
+}
+
+const route = (name: string, path: string, methods: HttpFunction['methods'], handler: HttpFunction['handler']): HttpFunction => ({
+  kind: 'http', name: `payment-admin-${name}`, route: `payment/admin/${path}`, methods, handler,
+});
+
+export const paymentAdminFunctions: HttpFunction[] = [
+  route('unsynced', 'unsynced', ['GET'], http('payment', async (request, { log }) => (await requirePaymentAdmin(request), json(200, await attentionList(request, log), NO_STORE)))),
+  route('replay', 'replay', ['POST'], http('payment', async (request, { log }) => json(200, await replay(request, await requirePaymentAdmin(request), log), NO_STORE))),
+];
