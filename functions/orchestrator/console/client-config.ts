@@ -47,7 +47,7 @@ export function consoleCsp(cfg: Config = config()): string {
     "font-src 'self'",
     `connect-src ${["'self'", ...origins].join(' ')}`,
     "manifest-src 'self'",
-    "base-uri 'none'",
+    "base-uri 'self'",
     "form-action 'self'",
     "frame-ancestors 'none'",
   ].join('; ');
