@@ -34,7 +34,7 @@ export async function requirePaymentAdmin(request: HttpRequest): Promise<AuthUse
 const ATTENTION_QUERY = { type: 'object', additionalProperties: false, properties: { limit: { type: 'string', maxLength: 10 } } } as const;
 
 /** How many payments are in each state that needs attention, over the whole table. */
-async function countsByState(): Promise<Record<(typeof NEEDS_ATTENTION)[number], number>> {
+export async function countsByState(): Promise<Record<(typeof NEEDS_ATTENTION)[number], number>> {
   const rows = await paymentDb()
     .selectFrom('payment_payments')
     .select(['sync_state', sql<number>`count(*)`.as('count')])

@@ -19,10 +19,11 @@ export interface TrendChart {
   hourly: HourlyTrend[];
 }
 
-/** An IANA time zone name the runtime knows (Europe/Berlin, Asia/Kolkata, UTC); anything else is a 400. */
+/** An IANA time zone name the runtime knows (Europe/Berlin, Asia/Kolkata, UTC), kept as the browser named it; anything else is a 400. */
 export function checkTimeZone(timeZone: string): string {
   try {
-    return new Intl.DateTimeFormat('en-GB', { timeZone }).resolvedOptions().timeZone;
+    new Intl.DateTimeFormat('en-GB', { timeZone });
+    return timeZone;
   } catch {
     throw badRequest(`tz must be an IANA time zone name such as Europe/Berlin; got "${timeZone.slice(0, 64)}"`, 'INVALID_QUERY', { field: 'tz' });
   }
