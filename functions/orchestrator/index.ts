@@ -7,7 +7,7 @@ import { createReport, getReport } from './routes/reports';
 import { runQueuedExecution } from './workflow/queue';
 import { failStuckExecutions } from './workflow/stuck';
 import { closeWorkflowLogWriter } from './workflow/workflow-logger';
-import { config } from '../../shared/config';
+import { config, serviceUrl } from '../../shared/config';
 
 export const orchestrator: ServiceDefinition = {
   name: 'orchestrator',
@@ -26,6 +26,9 @@ export const orchestrator: ServiceDefinition = {
   describe: () => {
     const cfg = config();
     const ai = cfg.ORCHESTRATOR_AI_PROVIDER ?? (cfg.ORCHESTRATOR_AI_ENDPOINT ? 'openai' : 'offline');
-    return [`orchestrator AI provider ${ai}; queue ${cfg.ORCHESTRATOR_QUEUE}; reports in container ${cfg.ORCHESTRATOR_REPORTS_CONTAINER}`];
+    return [
+      `orchestrator AI provider ${ai}; queue ${cfg.ORCHESTRATOR_QUEUE}; reports in container ${cfg.ORCHESTRATOR_REPORTS_CONTAINER}`,
+      `console      ${serviceUrl('orchestrator')}/console/ (administration; admin and super_admin sign in with the emailed code)`,
+    ];
   },
 };

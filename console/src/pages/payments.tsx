@@ -28,6 +28,8 @@ export function Payments() {
       <AsyncView state={list} what="payments needing attention">
         {(data) => (
           <>
+            <section aria-labelledby="counts-heading">
+            <h2 id="counts-heading">Plan syncs owed to identity</h2>
             <dl class="metrics">
               <div>
                 <dt>Pending</dt>
@@ -42,6 +44,7 @@ export function Payments() {
                 <dd data-metric="manual-review">{formatNumber(data.summary.manual_review)}</dd>
               </div>
             </dl>
+            </section>
             <section aria-labelledby="replay-heading">
               <h2 id="replay-heading">Replay</h2>
               <p>Puts every payment listed here back to pending and pushes each user’s newest plan to identity now.</p>
