@@ -4,6 +4,7 @@ import { bearer, signIn, signInAdmin, type SignedIn } from '../helpers/identity'
 import { waitFor } from '../helpers/wait';
 import { startChatServer, type ChatServer } from '../orchestrator/chat-server';
 import { ACME } from '../orchestrator/helpers';
+import { HOUR, insertExecution, insertLog } from '../orchestrator-admin/fixtures';
 import { deadUrl, deliver, paymentIntentObject, pointIdentityAt, stripeEvent } from '../payment/helpers';
 import { accessibilityViolations, launchBrowser, screenshot, signInThroughPage, textOf, waitForText, watchPage } from './browser';
 
@@ -162,14 +163,27 @@ test('the overview shows the numbers of the administration API, and the trend dr
   await screenshot(page, 'overview');
 });
 
-test('the failures page switches timeframes', async () => {
+test('the failures page shows the analysis of the API, messages as text, per timeframe', async () => {
   await goTo('Failures');
   await waitForText(page, 'No failures since');
-  await page.click('input[value="7d"]');
-  await page.waitForFunction(() => (globalThis as any).location.search === '?timeframe=7d');
-  await waitForText(page, 'No failures since');
+  // A failed execution with two failed AI steps, one message carrying markup that must stay text.
+  const failedId = await insertExecution({ processing_status: 'failed', company_name: 'Broken Co', createdAgo: 2 * HOUR });
+  await insertLog({ tracking_id: failedId, atAgo: 2 * HOUR, error_message: 'AI request failed <img src=x data-injected=1>' });
+  await insertLog({ tracking_id: failedId, atAgo: 2 * HOUR - 1000, error_message: 'AI request failed again' });
+  await page.reload();
+  await page.waitForSelector('ol.recommendations li');
+  const analysis = (await api('/orchestrator/api/admin/dashboard/failures?timeframe=24h', admin.accessToken)).failure_analysis;
+  const text = await textOf(page, 'main');
+  for (const r of analysis.troubleshooting_recommendations) expect(text).toContain(r.recommendation);
+  for (const p of analysis.error_patterns) expect(text).toContain(p.error_pattern);
+  expect(text).toContain('AI request failed <img src=x data-injected=1>');
+  expect(await page.$('[data-injected]')).toBeNull();
+  expect(await page.$(`a[href$="/executions/${failedId}"]`)).not.toBeNull();
   await expectAccessible();
   await screenshot(page, 'failures');
+  await page.click('input[value="30d"]');
+  await page.waitForFunction(() => (globalThis as any).location.search === '?timeframe=30d');
+  await waitForText(page, `${analysis.total_errors} failed steps and 1 failed executions`);
 });
 
 test("an admin changes a user's plan and identity has it", async () => {
@@ -216,6 +230,12 @@ test('a failed plan sync is listed (identity down), and replayed from the page o
 test('diagnostics: the schema check and both test runs with their results', async () => {
   await goTo('Diagnostics');
   await page.waitForSelector('[data-result=schema] .badge-compatible');
+  for (const service of ['identity', 'payment', 'orchestrator', 'visual']) {
+    const health = (await (await host.fetch(`/${service}/health`)).json()) as { status: string; dependencies: Record<string, { ok: boolean }> };
+    const row = await textOf(page, `tr[data-service=${service}]`);
+    expect(row).toContain(health.status);
+    for (const [name, d] of Object.entries(health.dependencies)) expect(row).toContain(`${name}: ${d.ok ? 'ok' : 'FAILING'}`);
+  }
   await page.click('button ::-p-text(Run the workflow logger test)');
   await page.waitForSelector('[data-result=workflow-logger] .badge-passed');
   await page.click('button ::-p-text(Run the enhanced orchestrator test)');

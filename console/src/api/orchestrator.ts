@@ -120,7 +120,7 @@ export interface HealthAnswer {
   service: string;
   status: 'healthy' | 'unhealthy';
   timestamp: string;
-  dependencies: Record<string, { status: string; detail?: string; latencyMs?: number; [key: string]: unknown }>;
+  dependencies: Record<string, { ok: boolean; latencyMs: number; detail?: string; error?: string }>;
 }
 
 export const orchestratorApi = {

@@ -68,9 +68,9 @@ export function PageTitle({ children, title }: { children: ComponentChildren; ti
       firstPage = false;
       return;
     }
-    // After the router has put the new page in the document (it renders the incoming route before swapping it in).
-    const frame = requestAnimationFrame(() => ref.current?.focus());
-    return () => cancelAnimationFrame(frame);
+    // A task after the commit, once the router has swapped the new page in (a frame callback may never run in a hidden tab).
+    const timer = setTimeout(() => ref.current?.focus(), 0);
+    return () => clearTimeout(timer);
   }, [title]);
   return (
     <h1 tabIndex={-1} ref={ref}>

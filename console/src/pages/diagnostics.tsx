@@ -54,13 +54,13 @@ function ServiceHealth() {
             </thead>
             <tbody>
               {rows.map((row) => (
-                <tr key={row.service}>
+                <tr key={row.service} data-service={row.service}>
                   <th scope="row">{row.service}</th>
                   <td>{'h' in row ? <StatusBadge status={row.h.status} /> : <StatusBadge status="unreachable" />}</td>
                   <td>
                     {'h' in row
                       ? Object.entries(row.h.dependencies ?? {})
-                          .map(([name, d]) => `${name}: ${d.status}${d.detail ? ` (${d.detail})` : ''}`)
+                          .map(([name, d]) => `${name}: ${d.ok ? 'ok' : 'FAILING'}, ${d.latencyMs} ms${d.error || d.detail ? ` (${d.error ?? d.detail})` : ''}`)
                           .join('; ')
                       : row.error.message}
                   </td>
