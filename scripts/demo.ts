@@ -39,6 +39,7 @@ async function main(): Promise<void> {
       `Every step succeeded.`,
       `PDF report: ${journey.pdfPath}`,
       `Dashboard: health ${health.score} (${health.status}), ${health.total_executions} executions, success rate ${health.success_rate}%, average ${health.avg_processing_time_ms} ms`,
+      `Administration console: ${baseUrl}/orchestrator/console/ (sign in as admin@example.com; the code is in ${path.join(dataDir(), 'outbox')})`,
       '',
     ].join('\n'),
   );

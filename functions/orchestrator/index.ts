@@ -1,12 +1,13 @@
 import type { ServiceDefinition } from '../../shared/functions';
 import { adminFunctions } from './admin';
+import { consoleFunctions } from './console';
 import { testEnhancedOrchestrator, testWorkflowLogger } from './routes/diagnostics';
 import { health } from './routes/health';
 import { createReport, getReport } from './routes/reports';
 import { runQueuedExecution } from './workflow/queue';
 import { failStuckExecutions } from './workflow/stuck';
 import { closeWorkflowLogWriter } from './workflow/workflow-logger';
-import { config } from '../../shared/config';
+import { config, serviceUrl } from '../../shared/config';
 import { plans } from '../../shared/plans';
 
 export const orchestrator: ServiceDefinition = {
@@ -20,6 +21,7 @@ export const orchestrator: ServiceDefinition = {
     { kind: 'queue', name: 'orchestrator-run-execution', queueName: '%ORCHESTRATOR_QUEUE%', handler: runQueuedExecution },
     { kind: 'timer', name: 'orchestrator-fail-stuck-executions', schedule: '0 * * * * *', handler: async () => void (await failStuckExecutions()) },
     ...adminFunctions,
+    ...consoleFunctions,
   ],
   /** A bad plan table (PLANS_JSON) stops the host at start rather than failing report requests. */
   async start() {
@@ -29,6 +31,9 @@ export const orchestrator: ServiceDefinition = {
   describe: () => {
     const cfg = config();
     const ai = cfg.ORCHESTRATOR_AI_PROVIDER ?? (cfg.ORCHESTRATOR_AI_ENDPOINT ? 'openai' : 'offline');
-    return [`orchestrator AI provider ${ai}; queue ${cfg.ORCHESTRATOR_QUEUE}; reports in container ${cfg.ORCHESTRATOR_REPORTS_CONTAINER}`];
+    return [
+      `orchestrator AI provider ${ai}; queue ${cfg.ORCHESTRATOR_QUEUE}; reports in container ${cfg.ORCHESTRATOR_REPORTS_CONTAINER}`,
+      `console      ${serviceUrl('orchestrator')}/console/ (administration; admin and super_admin sign in with the emailed code)`,
+    ];
   },
 };

@@ -4,6 +4,7 @@ import type { HttpFunction, ServiceDefinition, TimerFunction } from '../../share
 import { healthFunction } from '../../shared/health';
 import { http, json } from '../../shared/http/handler';
 import { createLogger } from '../../shared/logging';
+import { paymentAdminFunctions } from './admin';
 import { createPaymentIntent } from './create-payment-intent';
 import { paymentChecks } from './health';
 import { advertisedPlan, plans } from '../../shared/plans';
@@ -64,6 +65,7 @@ export const payment: ServiceDefinition = {
     userStatusFunction,
     webhookFunction,
     healthFunction('payment', paymentChecks),
+    ...paymentAdminFunctions,
     syncRetryTimer,
     failedSyncCleanupTimer,
   ],

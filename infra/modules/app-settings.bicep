@@ -49,6 +49,7 @@ var plainSettingsByService = {
   orchestrator: {
     ORCHESTRATOR_QUEUE: reportQueue
     IDENTITY_URL: serviceUrls.identity
+    PAYMENT_URL: serviceUrls.payment
     VISUAL_URL: serviceUrls.visual
     ORCHESTRATOR_AI_ENDPOINT: orchestratorAiEndpoint
     ORCHESTRATOR_AI_PROVIDER: orchestratorAiProvider

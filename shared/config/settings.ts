@@ -62,6 +62,7 @@ export const SETTINGS = {
   }),
   WEBSITE_SITE_NAME: optional(text, { services: ALL, deploy: 'platform', description: 'Name of the Function App; its cloud role name in Application Insights (report-platform when unset).' }),
   IDENTITY_URL: optional(url, { services: ['payment', 'orchestrator'], deploy: 'app', description: 'Base URL of the identity service ({auth_url}); defaults to <PUBLIC_URL>/identity.' }),
+  PAYMENT_URL: optional(url, { services: ['orchestrator'], deploy: 'app', description: 'Base URL of the payment service ({payment_url}) for the administration console; defaults to <PUBLIC_URL>/payment.' }),
   VISUAL_URL: optional(url, { services: ['orchestrator', 'visual'], deploy: 'app', description: 'Base URL of the visual service ({visual_url}); defaults to <PUBLIC_URL>/visual.' }),
   CORS_ALLOWED_ORIGINS: withDefault(origins, '', {
     services: ALL, deploy: 'tuning',

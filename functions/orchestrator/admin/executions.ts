@@ -1,6 +1,7 @@
 import { db } from '../../../shared/sql/db';
 import { first, toIso } from '../../../shared/sql/dialect';
 import { EXECUTION_COLUMNS, executionView, runningSeconds } from './execution-view';
+import { containsIgnoringCase } from './profiles';
 import { countLongRunning, executionCounts, longRunningExecutions } from './queries';
 import { RECENT_WINDOW_MS, isoBefore } from './time-windows';
 
@@ -9,27 +10,31 @@ export type ExecutionStatusFilter = (typeof EXECUTION_STATUS_FILTERS)[number];
 /** The long-running list is bounded like the recent list; long_running_count says how many there are in all. */
 export const LONG_RUNNING_LIST_LIMIT = 100;
 
-/** The newest executions, optionally of one status, over the (processing_status, created_at) or (created_at) index. */
-async function recentExecutions(limit: number, status: ExecutionStatusFilter) {
+/**
+ * The newest executions, optionally of one status and of companies whose name contains `search`
+ * (ignoring case), over the (processing_status, created_at) or (created_at) index.
+ */
+async function recentExecutions(limit: number, status: ExecutionStatusFilter, search: string) {
   const database = db();
   let query = database.selectFrom('orchestrator_executions').select(EXECUTION_COLUMNS);
   if (status !== 'all') query = query.where('processing_status', '=', status);
+  if (search) query = query.where(containsIgnoringCase(database, 'company_name', search));
   return first(database, query.orderBy('created_at', 'desc').orderBy('tracking_id', 'desc'), limit).execute();
 }
 
 /** GET dashboard/executions: a 24-hour summary, the newest executions and every long-running one. */
-export async function executionsMonitor(now: Date, limit: number, status: ExecutionStatusFilter) {
+export async function executionsMonitor(now: Date, limit: number, status: ExecutionStatusFilter, search = '') {
   const since = isoBefore(now, RECENT_WINDOW_MS);
   const [counts, longRunningCount, recent, longRunning] = await Promise.all([
     executionCounts(since),
     countLongRunning(now),
-    recentExecutions(limit, status),
+    recentExecutions(limit, status, search),
     longRunningExecutions(now, LONG_RUNNING_LIST_LIMIT),
   ]);
   return {
     success: true,
     generated_at: now.toISOString(),
-    filters: { limit, status },
+    filters: search ? { limit, status, search } : { limit, status },
     executions: {
       summary: { ...counts, long_running_count: longRunningCount, window: '24h', since },
       recent: recent.map((row) => executionView(row, now)),

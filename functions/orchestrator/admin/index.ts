@@ -18,7 +18,7 @@ const TRACKING_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 const overviewQuery = querySchema({});
 const failuresQuery = querySchema({ timeframe: { enum: Object.keys(TIMEFRAMES) } });
-const executionsQuery = querySchema({ limit: {}, status: { enum: EXECUTION_STATUS_FILTERS } });
+const executionsQuery = querySchema({ limit: {}, status: { enum: EXECUTION_STATUS_FILTERS }, search: { maxLength: 100 } });
 const profilesQuery = querySchema({ page: {}, limit: {}, status: { enum: EXECUTION_STATUS_FILTERS }, search: { maxLength: 100 } });
 
 /** An admin-only GET route: the caller must hold an admin or super_admin access token (401 / 403 otherwise). */
@@ -46,8 +46,8 @@ export const adminFunctions: FunctionDefinition[] = [
     return failureAnalysis(now, query.timeframe ?? '24h');
   }),
   adminGet('executions', 'dashboard/executions', (request, now) => {
-    const query = readQuery<{ limit?: string; status?: ExecutionStatusFilter }>(request, executionsQuery);
-    return executionsMonitor(now, integerParam(query.limit, 'limit', { min: 1, max: 100, fallback: 50 }), query.status ?? 'all');
+    const query = readQuery<{ limit?: string; status?: ExecutionStatusFilter; search?: string }>(request, executionsQuery);
+    return executionsMonitor(now, integerParam(query.limit, 'limit', { min: 1, max: 100, fallback: 50 }), query.status ?? 'all', query.search?.trim() ?? '');
   }),
   adminGet('status', 'status/{trackingId}', (request, now) => {
     const trackingId = request.params.trackingId ?? '';

@@ -19,7 +19,7 @@ export interface HourlyTrend {
 }
 
 /** Grouped by status and hour over the (processing_status, created_at, duration_ms) index, which covers the query. */
-async function hourlyTrends(now: Date): Promise<HourlyTrend[]> {
+export async function hourlyTrends(now: Date): Promise<HourlyTrend[]> {
   const database = db();
   const buckets = last24Hours(now);
   const hour = bucketKey(database, 'created_at', 'hour');

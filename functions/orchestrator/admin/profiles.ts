@@ -15,7 +15,7 @@ export interface ProfileQuery {
  * Whether a column contains `text`, ignoring case. A position search rather than LIKE, so `%`, `_`
  * and `[` in the search are plain characters on both dialects with no escaping to get wrong.
  */
-function containsIgnoringCase(database: Kysely<any>, column: string, text: string) {
+export function containsIgnoringCase(database: Kysely<any>, column: string, text: string) {
   const haystack = sql`lower(${sql.ref(column)})`;
   const needle = text.toLowerCase();
   return isMssql(database) ? sql<boolean>`charindex(${needle}, ${haystack}) > 0` : sql<boolean>`instr(${haystack}, ${needle}) > 0`;

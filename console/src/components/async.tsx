@@ -1,0 +1,79 @@
+import type { ComponentChildren } from 'preact';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { ApiError } from '../api';
+
+export type AsyncState<T> = { loading: boolean; data?: T; error?: ApiError | Error; reload: () => void };
+
+/**
+ * Loads `load()` when `deps` change, and every `refreshMs` if given, without losing what is shown:
+ * a refresh keeps the previous answer on screen until the new one arrives.
+ */
+export function useAsync<T>(load: () => Promise<T>, deps: unknown[], refreshMs?: number): AsyncState<T> {
+  const [state, setState] = useState<{ loading: boolean; data?: T; error?: Error }>({ loading: true });
+  const generation = useRef(0);
+  const run = useCallback(() => {
+    const mine = ++generation.current;
+    setState((s) => ({ ...s, loading: true }));
+    load().then(
+      (data) => mine === generation.current && setState({ loading: false, data }),
+      (error: Error) => mine === generation.current && setState((s) => ({ loading: false, data: s.data, error })),
+    );
+  }, deps);
+  useEffect(() => {
+    setState({ loading: true });
+    run();
+    if (!refreshMs) return () => void generation.current++;
+    const timer = setInterval(run, refreshMs);
+    return () => {
+      clearInterval(timer);
+      generation.current++;
+    };
+  }, [run, refreshMs]);
+  return { ...state, reload: run };
+}
+
+export function Loading({ what }: { what: string }) {
+  return (
+    <p class="loading" role="status" aria-live="polite">
+      <span class="spinner" aria-hidden="true" /> Loading {what}…
+    </p>
+  );
+}
+
+export function ErrorMessage({ error, retry, what }: { error: Error; retry?: () => void; what: string }) {
+  const code = error instanceof ApiError ? error.code : undefined;
+  return (
+    <div class="error" role="alert">
+      <p>
+        <strong>Could not load {what}.</strong> {error.message}
+        {code && <span class="code"> ({code})</span>}
+      </p>
+      {retry && (
+        <button type="button" onClick={retry}>
+          Retry
+        </button>
+      )}
+    </div>
+  );
+}
+
+export function Empty({ children }: { children: ComponentChildren }) {
+  return <p class="empty">{children}</p>;
+}
+
+/**
+ * The three states every page has: first load (loading), failure with nothing to show (message and
+ * retry), and the answer. A failed refresh keeps the last answer and shows the error above it.
+ */
+export function AsyncView<T>({ state, what, children }: { state: AsyncState<T>; what: string; children: (data: T) => ComponentChildren }) {
+  if (state.data === undefined) {
+    if (state.error) return <ErrorMessage error={state.error} retry={state.reload} what={what} />;
+    return <Loading what={what} />;
+  }
+  return (
+    <>
+      {state.error && <ErrorMessage error={state.error} retry={state.reload} what={what} />}
+      {children(state.data)}
+    </>
+  );
+}

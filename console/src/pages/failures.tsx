@@ -1,0 +1,138 @@
+import { useLocation } from 'preact-iso';
+import { orchestratorApi, type FailuresAnswer, type Timeframe } from '../api';
+import { AsyncView, Empty, useAsync } from '../components/async';
+import { PageTitle, StatusBadge } from '../components/layout';
+import { formatDateTime, formatNumber } from '../format';
+import { paths } from '../paths';
+
+const TIMEFRAMES: { value: Timeframe; label: string }[] = [
+  { value: '24h', label: 'Last 24 hours' },
+  { value: '7d', label: 'Last 7 days' },
+  { value: '30d', label: 'Last 30 days' },
+];
+
+export function Failures() {
+  const { query, path, route } = useLocation();
+  const timeframe: Timeframe = TIMEFRAMES.some((t) => t.value === query.timeframe) ? (query.timeframe as Timeframe) : '24h';
+  const failures = useAsync(() => orchestratorApi.failures(timeframe), [timeframe]);
+  return (
+    <>
+      <PageTitle title="Failures">Failures</PageTitle>
+      <fieldset class="segmented">
+        <legend>Timeframe</legend>
+        {TIMEFRAMES.map((t) => (
+          <label key={t.value}>
+            <input type="radio" name="timeframe" value={t.value} checked={timeframe === t.value} onChange={() => route(`${path}?timeframe=${t.value}`, true)} /> {t.label}
+          </label>
+        ))}
+      </fieldset>
+      <AsyncView state={failures} what="the failure analysis">
+        {(data) => <FailuresBody data={data} />}
+      </AsyncView>
+    </>
+  );
+}
+
+function FailuresBody({ data }: { data: FailuresAnswer }) {
+  const a = data.failure_analysis;
+  if (a.total_errors === 0 && a.affected_clients.failed_executions === 0) {
+    return <Empty>No failures since {formatDateTime(data.since)}.</Empty>;
+  }
+  return (
+    <>
+      <p>
+        {formatNumber(a.total_errors)} failed steps and {formatNumber(a.affected_clients.failed_executions)} failed executions since {formatDateTime(data.since)}.
+      </p>
+      <section aria-labelledby="recommendations-heading">
+        <h2 id="recommendations-heading">Troubleshooting recommendations</h2>
+        {a.troubleshooting_recommendations.length === 0 ? (
+          <Empty>None.</Empty>
+        ) : (
+          <ol class="recommendations">
+            {a.troubleshooting_recommendations.map((r) => (
+              <li key={r.issue}>
+                <StatusBadge status={r.priority} /> <strong>{r.issue}</strong> ({r.count}): {r.recommendation}
+              </li>
+            ))}
+          </ol>
+        )}
+      </section>
+      <section aria-labelledby="patterns-heading">
+        <h2 id="patterns-heading">Error patterns</h2>
+        {a.error_patterns.length === 0 ? (
+          <Empty>None.</Empty>
+        ) : (
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Pattern</th>
+                <th scope="col">Occurrences</th>
+                <th scope="col">Latest</th>
+                <th scope="col">Sample messages</th>
+              </tr>
+            </thead>
+            <tbody>
+              {a.error_patterns.map((p) => (
+                <tr key={p.error_pattern}>
+                  <th scope="row">{p.error_pattern}</th>
+                  <td>{formatNumber(p.occurrences)}</td>
+                  <td>{formatDateTime(p.latest_occurrence)}</td>
+                  <td>
+                    <ul class="samples">
+                      {p.sample_messages.split(' | ').map((m, i) => (
+                        <li key={i}>{m}</li>
+                      ))}
+                    </ul>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+      <section aria-labelledby="steps-heading">
+        <h2 id="steps-heading">Failing steps</h2>
+        {a.step_failures.length === 0 ? (
+          <Empty>None.</Empty>
+        ) : (
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Step</th>
+                <th scope="col">Failures</th>
+                <th scope="col">Share</th>
+                <th scope="col">Latest</th>
+              </tr>
+            </thead>
+            <tbody>
+              {a.step_failures.map((s) => (
+                <tr key={s.step_number}>
+                  <th scope="row">
+                    {s.step_number}. {s.step_name}
+                  </th>
+                  <td>{formatNumber(s.failures)}</td>
+                  <td>{s.percentage}%</td>
+                  <td>{formatDateTime(s.latest_failure)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+      <section aria-labelledby="clients-heading">
+        <h2 id="clients-heading">Failed executions</h2>
+        {a.affected_clients.clients.length === 0 ? (
+          <Empty>None.</Empty>
+        ) : (
+          <ul>
+            {a.affected_clients.clients.map((c) => (
+              <li key={c.tracking_id}>
+                <a href={paths.execution(c.tracking_id)}>{c.tracking_id}</a> {c.company_name}, {formatDateTime(c.failed_at)}: {c.error_pattern ?? 'ERROR'} {c.error_message}
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+    </>
+  );
+}

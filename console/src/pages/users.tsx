@@ -1,0 +1,112 @@
+import { useState } from 'preact/hooks';
+import { useLocation } from 'preact-iso';
+import { identityApi } from '../api';
+import { AsyncView, Empty, useAsync } from '../components/async';
+import { PageTitle, StatusBadge } from '../components/layout';
+import { formatDateTime, formatNumber } from '../format';
+import { paths } from '../paths';
+
+const PAGE_SIZE = 25;
+const ROLES = ['', 'user', 'admin', 'super_admin'];
+const PLANS = ['', 'free', 'pro', 'enterprise'];
+const STATUSES = ['', 'active', 'inactive'];
+
+/** Users from identity's admin API: search by email, filter by role, plan and status, page by 25. */
+export function Users() {
+  const { query, path, route } = useLocation();
+  const filters = { email: query.email ?? '', role: query.role ?? '', plan: query.plan ?? '', status: query.status ?? '' };
+  const offset = Math.max(0, Number.parseInt(query.offset ?? '0', 10) || 0);
+  const [email, setEmail] = useState(filters.email);
+  const users = useAsync(() => identityApi.users({ ...filters, limit: PAGE_SIZE, offset }), [filters.email, filters.role, filters.plan, filters.status, offset]);
+
+  const go = (next: Partial<typeof filters> & { offset?: number }) => {
+    const merged = { ...filters, offset: 0, ...next };
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(merged)) if (v) params.set(k, String(v));
+    const qs = params.toString();
+    route(`${path}${qs ? `?${qs}` : ''}`, true);
+  };
+  const select = (id: string, label: string, key: 'role' | 'plan' | 'status', options: string[]) => (
+    <div>
+      <label for={id}>{label}</label>
+      <select id={id} value={filters[key]} onChange={(e) => go({ [key]: e.currentTarget.value })}>
+        {options.map((o) => (
+          <option key={o} value={o}>
+            {o || 'any'}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+
+  return (
+    <>
+      <PageTitle title="Users">Users</PageTitle>
+      <form
+        class="filters"
+        role="search"
+        aria-label="Find users"
+        onSubmit={(e) => {
+          e.preventDefault();
+          go({ email: email.trim() });
+        }}
+      >
+        <div>
+          <label for="user-email">Email contains</label>
+          <input id="user-email" type="search" maxLength={320} value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
+        </div>
+        {select('user-role', 'Role', 'role', ROLES)}
+        {select('user-plan', 'Plan', 'plan', PLANS)}
+        {select('user-status', 'Status', 'status', STATUSES)}
+        <button type="submit">Search</button>
+      </form>
+      <AsyncView state={users} what="users">
+        {(data) =>
+          data.users.length === 0 ? (
+            <Empty>No user matches.</Empty>
+          ) : (
+            <>
+              <p>
+                {formatNumber(data.total)} users; showing {offset + 1}-{offset + data.users.length}.
+              </p>
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Email</th>
+                    <th scope="col">Role</th>
+                    <th scope="col">Plan</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Created</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.users.map((u) => (
+                    <tr key={u.id} data-user-id={u.id}>
+                      <th scope="row">
+                        <a href={paths.user(u.id)}>{u.email}</a>
+                      </th>
+                      <td>{u.role}</td>
+                      <td>{u.plan}</td>
+                      <td>
+                        <StatusBadge status={u.status} />
+                      </td>
+                      <td>{formatDateTime(u.createdAt)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              <nav class="pager" aria-label="Pages of users">
+                <button type="button" disabled={offset === 0} onClick={() => go({ offset: Math.max(0, offset - PAGE_SIZE) })}>
+                  Previous page
+                </button>
+                <button type="button" disabled={offset + PAGE_SIZE >= data.total} onClick={() => go({ offset: offset + PAGE_SIZE })}>
+                  Next page
+                </button>
+              </nav>
+            </>
+          )
+        }
+      </AsyncView>
+    </>
+  );
+}

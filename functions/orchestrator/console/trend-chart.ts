@@ -1,0 +1,91 @@
+import { config, serviceUrl } from '../../../shared/config';
+import { HttpError, badRequest } from '../../../shared/http/errors';
+import { hourlyTrends, type HourlyTrend } from '../admin/overview';
+
+export const TREND_THEMES = ['professional', 'executive', 'corporate'] as const;
+export type TrendTheme = (typeof TREND_THEMES)[number];
+
+/** Series colours, distinguishable for the common colour-vision deficiencies (Okabe-Ito) and the same in every theme. */
+const SERIES = [
+  { key: 'completed', label: 'Completed', color: '#009E73' },
+  { key: 'failed', label: 'Failed', color: '#D55E00' },
+  { key: 'processing', label: 'Processing', color: '#0072B2' },
+] as const;
+
+export interface TrendChart {
+  svg: Buffer;
+  /** X-Cache of the visual service: HIT when the same chart was rendered before (unchanged counts, theme and zone). */
+  cache: string;
+  hourly: HourlyTrend[];
+}
+
+/** An IANA time zone name the runtime knows (Europe/Berlin, Asia/Kolkata, UTC), kept as the browser named it; anything else is a 400. */
+export function checkTimeZone(timeZone: string): string {
+  try {
+    new Intl.DateTimeFormat('en-GB', { timeZone });
+    return timeZone;
+  } catch {
+    throw badRequest(`tz must be an IANA time zone name such as Europe/Berlin; got "${timeZone.slice(0, 64)}"`, 'INVALID_QUERY', { field: 'tz' });
+  }
+}
+
+/** Hour labels in the admin's time zone (24-hour clock; zones with half-hour offsets show their minutes). */
+function hourLabels(hourly: HourlyTrend[], timeZone: string): string[] {
+  const format = new Intl.DateTimeFormat('en-GB', { timeZone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+  return hourly.map((h) => format.format(new Date(h.hour)));
+}
+
+/** The chart specification sent to the visual service: one bar series per status, 24 hourly buckets. */
+export function trendChartSpec(hourly: HourlyTrend[], timeZone: string) {
+  const total = hourly.reduce((sum, h) => sum + h.executions, 0);
+  return {
+    id: 'hourly-trend',
+    type: 'bar' as const,
+    data: {
+      labels: hourLabels(hourly, timeZone),
+      datasets: SERIES.map((s) => ({ label: s.label, data: hourly.map((h) => h[s.key]), backgroundColor: s.color, borderColor: s.color, borderWidth: 1 })),
+    },
+    options: {
+      responsive: false,
+      width: 960,
+      height: 320,
+      title: `Executions per hour, last 24 hours (${timeZone})`,
+      description: `${total} executions in the last 24 hours by hour of creation and current status`,
+    },
+  };
+}
+
+/** A call to {visual_url}; the service token goes only to the API, never to the public cache route. */
+async function visual(path: string, init: RequestInit): Promise<Response> {
+  const cfg = config();
+  const token: Record<string, string> = path.startsWith('/api/') && cfg.VISUAL_API_TOKEN ? { authorization: `Bearer ${cfg.VISUAL_API_TOKEN}` } : {};
+  try {
+    const response = await fetch(`${serviceUrl('visual', cfg)}${path}`, { ...init, headers: { ...token, ...(init.headers as Record<string, string>) }, signal: AbortSignal.timeout(cfg.ORCHESTRATOR_VISUAL_TIMEOUT_MS) });
+    if (!response.ok) throw new Error(`answered ${response.status}: ${(await response.text()).slice(0, 200)}`);
+    return response;
+  } catch (error) {
+    throw new HttpError(502, 'Bad gateway', `The visual service could not draw the trend chart: ${(error as Error).message}`, 'VISUAL_UNAVAILABLE');
+  }
+}
+
+/**
+ * The overview's 24-hour hourly trend drawn by the visual service as SVG in the given theme. The
+ * visual service caches by the chart's content, so until a count changes the chart is a cache
+ * hit; the orchestrator holds the service token, the browser only its own admin token.
+ */
+export async function trendChart(now: Date, theme: TrendTheme, timeZone: string): Promise<TrendChart> {
+  const hourly = await hourlyTrends(now);
+  const render = await visual('/api/v1/charts/render', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ charts: [trendChartSpec(hourly, timeZone)], format: 'svg', theme }),
+  });
+  const body = (await render.json()) as { charts?: { imageUrl?: unknown }[] };
+  // Only the cache key is taken from the answer: the image is read from {visual_url} itself, whatever host the URL names.
+  const key = /\/cache\/([a-f0-9]{64})$/.exec(String(body.charts?.[0]?.imageUrl ?? ''))?.[1];
+  if (!key) throw new HttpError(502, 'Bad gateway', 'The visual service answered without a cached image', 'VISUAL_UNAVAILABLE');
+  const image = await visual(`/cache/${key}`, { method: 'GET' });
+  const svg = Buffer.from(await image.arrayBuffer());
+  if (!/^image\/svg\+xml/.test(image.headers.get('content-type') ?? '')) throw new HttpError(502, 'Bad gateway', 'The visual service did not return an SVG image', 'VISUAL_UNAVAILABLE');
+  return { svg, cache: render.headers.get('x-cache') ?? 'MISS', hourly };
+}

@@ -1,0 +1,96 @@
+import type { HttpRequest } from '@azure/functions';
+import { sql } from 'kysely';
+import { requireAdmin } from '../../shared/auth/access-token';
+import type { LiveUser } from '../../shared/auth/live-session';
+import type { HttpFunction } from '../../shared/functions';
+import { readJson, readQuery } from '../../shared/http/body';
+import { badRequest } from '../../shared/http/errors';
+import { http, json } from '../../shared/http/handler';
+import type { Logger } from '../../shared/logging';
+import { readFailedSync } from './failed-sync-records';
+import { paymentDb, unsyncedPayments, type Payment } from './payments';
+import { replayUnsynced } from './replay';
+
+const NEEDS_ATTENTION = ['pending', 'failed', 'manual_review'] as const;
+
+const ATTENTION_QUERY = { type: 'object', additionalProperties: false, properties: { limit: { type: 'string', maxLength: 10 } } } as const;
+
+/** How many payments are in each state that needs attention, over the whole table. */
+export async function countsByState(): Promise<Record<(typeof NEEDS_ATTENTION)[number], number>> {
+  const rows = await paymentDb()
+    .selectFrom('payment_payments')
+    .select(['sync_state', sql<number>`count(*)`.as('count')])
+    .where('sync_state', 'in', [...NEEDS_ATTENTION])
+    .groupBy('sync_state')
+    .execute();
+  const counts = { pending: 0, failed: 0, manual_review: 0 };
+  for (const row of rows) counts[row.sync_state as keyof typeof counts] = Number(row.count);
+  return counts;
+}
+
+const view = (p: Payment) => ({
+  paymentIntentId: p.id,
+  userId: p.userId,
+  planType: p.planType,
+  amount: p.amount,
+  currency: p.currency,
+  status: p.status,
+  sync: { state: p.sync.state, plan: p.sync.plan, attempts: p.sync.attempts, lastError: p.sync.error, nextAttemptAt: p.sync.nextAttemptAt },
+  createdAt: p.createdAt,
+  updatedAt: p.updatedAt,
+});
+
+/**
+ * GET payment/admin/unsynced: the plan syncs still owed to identity (pending, failed, manual
+ * review), oldest first, each with the user's live failed-sync record from Table Storage (the
+ * 24-hour operator view of spec 2.3); Table Storage failing leaves the records out, not the list.
+ */
+export async function attentionList(request: HttpRequest, log: Logger) {
+  const query = readQuery<{ limit?: string }>(request, ATTENTION_QUERY);
+  const limit = query.limit === undefined ? 100 : /^\d{1,3}$/.test(query.limit) ? Number(query.limit) : NaN;
+  if (!(limit >= 1 && limit <= 500)) throw badRequest(`limit must be an integer from 1 to 500; got "${query.limit}"`, 'INVALID_QUERY', { field: 'limit' });
+  const [counts, payments] = await Promise.all([countsByState(), unsyncedPayments(limit)]);
+  const users = [...new Set(payments.map((p) => p.userId))];
+  let recordsAvailable = true;
+  const records = new Map(
+    await Promise.all(
+      users.map(async (userId) => [userId, await readFailedSync(userId).catch((error) => {
+        recordsAvailable = false;
+        log.warn('could not read a failed-sync record', { userId, error });
+        return undefined;
+      })] as const),
+    ),
+  );
+  return {
+    generatedAt: new Date().toISOString(),
+    summary: { ...counts, total: counts.pending + counts.failed + counts.manual_review },
+    limit,
+    failedSyncRecordsAvailable: recordsAvailable,
+    payments: payments.map((p) => ({ ...view(p), failedSyncRecord: records.get(p.userId) ?? null })),
+  };
+}
+
+const REPLAY_BODY = { type: 'object', additionalProperties: false, properties: {} } as const;
+
+/**
+ * POST payment/admin/replay: what `npm run payments:replay -- --apply` does (the same function):
+ * every payment still owing identity a plan goes back to pending and each user's newest plan is
+ * pushed now. The body is empty or `{}`.
+ */
+export async function replay(request: HttpRequest, admin: LiveUser, log: Logger) {
+  await readJson(request, REPLAY_BODY, 1024, { optional: true });
+  log.info('plan-sync replay requested from the console', { adminId: admin.id });
+  const { unsynced, results } = await replayUnsynced(log, { apply: true });
+  const failed = results.filter((r) => !r.success);
+  log.info('plan-sync replay finished', { adminId: admin.id, payments: unsynced.length, users: results.length, failed: failed.length });
+  return { success: failed.length === 0, replayedPayments: unsynced.length, users: results.length, failedUsers: failed.length, results };
+}
+
+const route = (name: string, path: string, methods: HttpFunction['methods'], handler: HttpFunction['handler']): HttpFunction => ({
+  kind: 'http', name: `payment-admin-${name}`, route: `payment/admin/${path}`, methods, handler,
+});
+
+export const paymentAdminFunctions: HttpFunction[] = [
+  route('unsynced', 'unsynced', ['GET'], http('payment', async (request, { log }) => (await requireAdmin(request), json(200, await attentionList(request, log))))),
+  route('replay', 'replay', ['POST'], http('payment', async (request, { log }) => json(200, await replay(request, await requireAdmin(request), log)))),
+];

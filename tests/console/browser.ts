@@ -1,0 +1,91 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import type { TestHost } from '../helpers/host';
+import { latestCode } from '../helpers/identity';
+import { waitFor } from '../helpers/wait';
+
+/** Where the browser tests write a screenshot of each page (git-ignored; docs/console/ holds the committed copies). */
+export const SCREENSHOT_DIR = path.resolve(__dirname, '..', '..', '..', 'test-output', 'console');
+
+/**
+ * Flags of @sparticuz/chromium that would hide what the tests check: the console's
+ * Content-Security-Policy and same-origin rules must apply as in a user's browser.
+ */
+const UNSAFE_FLAGS = new Set(['--disable-web-security', '--allow-running-insecure-content', '--disable-site-isolation-trials']);
+/** Nothing leaves the machine: no component updates, sync, metrics, safe-browsing lists or first-run pages. */
+const QUIET_FLAGS = [
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-default-apps',
+  '--disable-sync',
+  '--metrics-recording-only',
+  '--no-first-run',
+  '--safebrowsing-disable-auto-update',
+  '--disable-client-side-phishing-detection',
+  '--disable-breakpad',
+];
+
+/** Headless Chromium from the @sparticuz/chromium npm package (the binary ships inside it; nothing is downloaded). */
+export async function launchBrowser(): Promise<Browser> {
+  const chromium = (await import('@sparticuz/chromium')).default;
+  const args = [...chromium.args.filter((flag: string) => !UNSAFE_FLAGS.has(flag)), ...QUIET_FLAGS];
+  return puppeteer.launch({ executablePath: await chromium.executablePath(), args, headless: 'shell', defaultViewport: { width: 1280, height: 900 } });
+}
+
+/** What a page reported about itself: CSP violations and script errors, which must stay empty. */
+export function watchPage(page: Page): { problems: string[] } {
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(`page error: ${(error as Error).message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error' && /Content Security Policy|Refused to/i.test(message.text())) problems.push(`console: ${message.text()}`);
+  });
+  return { problems };
+}
+
+const AXE_SOURCE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe-core run in the page (evaluated over the DevTools protocol, so the page's CSP needs no exception); serious and critical violations. */
+export async function accessibilityViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE);
+  const violations = await page.evaluate(async () => {
+    type AxeResult = { violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] };
+    const browser = globalThis as unknown as { axe: { run: (context: unknown, options: object) => Promise<AxeResult> }; document: unknown };
+    const result = await browser.axe.run(browser.document, { resultTypes: ['violations'] });
+    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(' ')).slice(0, 5) }));
+  });
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.targets.join(', ')}`);
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+}
+
+/** The text of the first element matching `selector`, once it exists. */
+export async function textOf(page: Page, selector: string, timeout = 15_000): Promise<string> {
+  const handle = await page.waitForSelector(selector, { timeout });
+  return (await handle!.evaluate((el) => el.textContent ?? '')).trim();
+}
+
+/** Waits until the page's main landmark contains `text`. */
+export async function waitForText(page: Page, text: string, timeout = 15_000): Promise<void> {
+  await page.waitForFunction((t) => (globalThis as any).document.body.innerText.includes(t), { timeout }, text);
+}
+
+/** Signs in through the console's form: email, the code from the outbox, as a person would. */
+export async function signInThroughPage(page: Page, host: TestHost, email: string): Promise<void> {
+  await page.waitForSelector('#email');
+  await page.type('#email', email);
+  const sentAt = Date.now();
+  await page.click('form button[type=submit]');
+  await page.waitForSelector('#code');
+  // The code arrives by email (the dev outbox): take one written after the request.
+  const code = await waitFor(async () => {
+    const outbox = path.join(host.dataDir, 'outbox');
+    const fresh = fs.readdirSync(outbox).some((f) => fs.statSync(path.join(outbox, f)).mtimeMs >= sentAt - 1000);
+    return fresh ? latestCode(host, email) : undefined;
+  }, 10_000, `the code for ${email}`);
+  await page.type('#code', code);
+  await page.click('form button[type=submit]');
+}

@@ -1,0 +1,330 @@
+import type { Browser, HTTPRequest, Page } from 'puppeteer-core';
+import { startTestHost, type TestHost } from '../helpers/host';
+import { bearer, signIn, signInAdmin, type SignedIn } from '../helpers/identity';
+import { waitFor } from '../helpers/wait';
+import { startChatServer, type ChatServer } from '../orchestrator/chat-server';
+import { ACME } from '../orchestrator/helpers';
+import { HOUR, insertExecution, insertLog } from '../orchestrator-admin/fixtures';
+import { deadUrl, deliver, paymentIntentObject, pointIdentityAt, stripeEvent } from '../payment/helpers';
+import { accessibilityViolations, launchBrowser, screenshot, signInThroughPage, textOf, waitForText, watchPage } from './browser';
+
+/**
+ * The administration console in headless Chromium against the dev host: real sign-in with the
+ * emailed code, every page, live updates without reloads, changes that land in identity and
+ * payment, accessibility (axe-core) and the page's Content-Security-Policy (any violation fails).
+ * The tests run in order and share one signed-in page, as an admin's working session would.
+ * Functions passed to page.evaluate run in the browser; they reach its globals (document,
+ * location, sessionStorage) through globalThis, since the tests compile without the DOM library.
+ */
+/* eslint-disable @typescript-eslint/no-explicit-any */
+jest.setTimeout(120_000);
+
+const TIME_ZONE = 'Australia/Adelaide';
+let host: TestHost;
+let chat: ChatServer;
+let browser: Browser;
+let page: Page;
+let watched: { problems: string[] };
+const refreshes: number[] = [];
+const trendRequests: string[] = [];
+let admin: SignedIn;
+
+const CONSOLE = () => `${host.url}/orchestrator/console/`;
+const api = async (path: string, token: string) => {
+  const res = await host.fetch(path, { headers: bearer(token) });
+  expect(res.status).toBe(200);
+  return (await res.json()) as any;
+};
+const goTo = async (label: string) => {
+  await page.click(`nav[aria-label=Console] a ::-p-text(${label})`);
+  await page.waitForFunction((l) => (globalThis as any).document.title.startsWith(l), {}, label === 'Payments' ? 'Payments needing attention' : label);
+};
+const expectAccessible = async () => expect(await accessibilityViolations(page)).toEqual([]);
+
+beforeAll(async () => {
+  chat = await startChatServer();
+  host = await startTestHost({
+    env: {
+      ORCHESTRATOR_AI_ENDPOINT: chat.url,
+      ORCHESTRATOR_AI_TIMEOUT_MS: '12000',
+      ORCHESTRATOR_AI_MAX_RETRIES: '2',
+      ORCHESTRATOR_LOG_FLUSH_MS: '20',
+      ACCESS_TOKEN_TTL_SECONDS: '60',
+      PAYMENT_SYNC_TIMEOUT_MS: '800',
+      PAYMENT_SYNC_MAX_ATTEMPTS: '1',
+      // Every session check asks identity, so the pages see identity going away at once (the cache bound is tested in tests/orchestrator/live-session).
+      SESSION_CHECK_CACHE_SECONDS: '0',
+    },
+  });
+  browser = await launchBrowser();
+  page = await browser.newPage();
+  await page.emulateTimezone(TIME_ZONE);
+  watched = watchPage(page);
+  page.on('request', (request) => {
+    if (request.method() === 'POST' && request.url().endsWith('/identity/auth/refresh')) refreshes.push(Date.now());
+    if (request.url().includes('/dashboard/trend-chart')) trendRequests.push(request.url());
+  });
+  admin = await signInAdmin(host);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await host?.stop();
+  await chat?.close();
+});
+
+afterEach(() => {
+  // No Content-Security-Policy violation or script error on any page.
+  expect(watched.problems).toEqual([]);
+});
+
+test('the sign-in page is served with a strict policy and is accessible', async () => {
+  const response = await page.goto(CONSOLE());
+  expect(response!.status()).toBe(200);
+  expect(response!.headers()['content-security-policy']).toMatch(/script-src 'self'/);
+  await page.waitForSelector('#email');
+  await expectAccessible();
+  await screenshot(page, 'sign-in');
+});
+
+test('a plain user is turned away, and the session the code opened is ended', async () => {
+  await signInThroughPage(page, host, 'plain-user@example.com');
+  await waitForText(page, 'The console is for the admin and super_admin roles only');
+  expect(await page.$('nav[aria-label=Console]')).toBeNull();
+  const users = await api('/identity/admin/users?email=plain-user', admin.accessToken);
+  const sessions = await api(`/identity/admin/sessions?userId=${users.users[0].id}&state=active`, admin.accessToken);
+  expect(sessions.total).toBe(0);
+  await screenshot(page, 'turned-away');
+});
+
+test('an admin signs in with the emailed code and sees an empty platform', async () => {
+  await page.goto(CONSOLE());
+  await signInThroughPage(page, host, 'admin@example.com');
+  await page.waitForSelector('nav[aria-label=Console]');
+  await waitForText(page, 'No report executions in the last 7 days yet.');
+  expect(await textOf(page, '[data-metric=total]')).toBe('0');
+  expect(await textOf(page, 'footer')).toContain(TIME_ZONE);
+  await goTo('Executions');
+  await waitForText(page, 'No report has been ordered yet.');
+  await goTo('Payments');
+  await waitForText(page, 'Every payment is synced with identity.');
+});
+
+test('a report ordered by a user appears and completes on the executions page without a reload', async () => {
+  const user = await signIn(host, 'buyer@example.com');
+  await goTo('Executions');
+  // The filter survives the page's own 10-second refreshes: only Acme's executions are asked for.
+  await page.type('#company-search', 'acme widgets');
+  await page.click('form.filters button[type=submit]');
+  await page.waitForFunction(() => (globalThis as any).location.search.includes('search=acme'));
+  await page.evaluate(() => ((globalThis as any).__notReloaded = true));
+
+  chat.script(['hang', { status: 200 }]); // the first AI call hangs until its 12 s deadline: the execution is seen processing
+  const ordered = await host.fetch('/orchestrator/api/reports', { method: 'POST', headers: { 'content-type': 'application/json', ...bearer(user.accessToken) }, body: JSON.stringify(ACME) });
+  expect(ordered.status).toBe(202);
+  const { trackingId } = (await ordered.json()) as { trackingId: string };
+
+  await page.waitForSelector(`tr[data-tracking-id="${trackingId}"][data-status=processing]`, { timeout: 25_000 });
+  await screenshot(page, 'executions');
+  await page.waitForSelector(`tr[data-tracking-id="${trackingId}"][data-status=completed]`, { timeout: 45_000 });
+  expect(await page.evaluate(() => (globalThis as any).__notReloaded)).toBe(true);
+  expect(await page.$eval('#company-search', (el) => (el as { value?: string }).value)).toBe('acme widgets');
+  await expectAccessible();
+
+  // Its timeline: every stage from the processing log, and the report to download.
+  await page.click(`tr[data-tracking-id="${trackingId}"] a`);
+  await page.waitForSelector('ol.timeline li[data-step=WORKFLOW_START]');
+  const status = await api(`/orchestrator/api/admin/status/${trackingId}`, admin.accessToken);
+  const steps = await page.$$eval('ol.timeline li', (items) => items.map((li) => li.getAttribute('data-step')));
+  expect(steps).toEqual(status.data.logs.map((l: { step_name: string }) => l.step_name));
+  expect(await textOf(page, '[data-field=status]')).toBe('completed');
+  // Times are in the browser's zone: the first step's time is what a browser in Adelaide shows for its instant.
+  const [iso, shown] = await page.$eval('ol.timeline time', (t) => [t.getAttribute('dateTime')!, t.textContent!]);
+  const inZone = new Intl.DateTimeFormat('en-US', { timeZone: TIME_ZONE, year: 'numeric', month: 'short', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  expect(shown).toBe(inZone.format(new Date(iso)));
+  expect(await page.$$eval('a[download]', (links) => links.length)).toBe(status.data.downloads.length);
+  await expectAccessible();
+  await screenshot(page, 'execution-detail');
+});
+
+test('the overview shows the numbers of the administration API, and the trend drawn by the visual service', async () => {
+  await goTo('Overview');
+  await page.waitForSelector('img.chart');
+  const overview = (await api('/orchestrator/api/admin/dashboard/overview', admin.accessToken)).dashboard;
+  expect(await textOf(page, '[data-metric=score]')).toContain(String(overview.health.score));
+  expect(await textOf(page, '[data-metric=score]')).toContain(overview.health.status);
+  expect(await textOf(page, '[data-metric=success-rate]')).toBe(`${overview.health.success_rate}%`);
+  expect(await textOf(page, '[data-metric=total]')).toBe(String(overview.health.total_executions));
+  expect(overview.health.total_executions).toBe(1);
+  const seconds = (overview.health.avg_processing_time_ms / 1000).toFixed(1);
+  expect(await textOf(page, '[data-metric=avg-time]')).toMatch(new RegExp(`^(${seconds} s|\\d+ min \\d+ s)$`));
+  // The chart is an SVG from the orchestrator's trend route, asked for in the browser's time zone.
+  expect(await page.$eval('img.chart', (img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBeGreaterThan(0);
+  expect(new URL(trendRequests.at(-1)!).searchParams.get('tz')).toBe(TIME_ZONE);
+  await expectAccessible();
+  await screenshot(page, 'overview');
+});
+
+test('the failures page shows the analysis of the API, messages as text, per timeframe', async () => {
+  await goTo('Failures');
+  await waitForText(page, 'No failures since');
+  // A failed execution with two failed AI steps, one message carrying markup that must stay text.
+  const failedId = await insertExecution({ processing_status: 'failed', company_name: 'Broken Co', createdAgo: 2 * HOUR });
+  await insertLog({ tracking_id: failedId, atAgo: 2 * HOUR, error_message: 'AI request failed <img src=x data-injected=1>' });
+  await insertLog({ tracking_id: failedId, atAgo: 2 * HOUR - 1000, error_message: 'AI request failed again' });
+  await page.reload();
+  await page.waitForSelector('ol.recommendations li');
+  const analysis = (await api('/orchestrator/api/admin/dashboard/failures?timeframe=24h', admin.accessToken)).failure_analysis;
+  const text = await textOf(page, 'main');
+  for (const r of analysis.troubleshooting_recommendations) expect(text).toContain(r.recommendation);
+  for (const p of analysis.error_patterns) expect(text).toContain(p.error_pattern);
+  expect(text).toContain('AI request failed <img src=x data-injected=1>');
+  expect(await page.$('[data-injected]')).toBeNull();
+  expect(await page.$(`a[href$="/executions/${failedId}"]`)).not.toBeNull();
+  await expectAccessible();
+  await screenshot(page, 'failures');
+  await page.click('input[value="30d"]');
+  await page.waitForFunction(() => (globalThis as any).location.search === '?timeframe=30d');
+  await waitForText(page, `${analysis.total_errors} failed steps and 1 failed executions`);
+});
+
+test("an admin changes a user's plan and identity has it", async () => {
+  const buyer = await api('/identity/admin/users?email=buyer@example.com', admin.accessToken);
+  await goTo('Users');
+  await page.type('#user-email', 'buyer@');
+  await page.click('form.filters button[type=submit]');
+  await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('tr[data-user-id]').length === 1);
+  await page.click(`tr[data-user-id="${buyer.users[0].id}"] a`);
+  await page.waitForSelector('#plan:not([disabled])');
+  await page.select('#plan', 'enterprise');
+  await page.click('form.change:has(#plan) button[type=submit]');
+  await waitForText(page, 'Plan changed to enterprise.');
+  expect((await api(`/identity/admin/users/${buyer.users[0].id}`, admin.accessToken)).user.plan).toBe('enterprise');
+  await waitForText(page, 'user.update'); // the audit trail shows the change
+  await expectAccessible();
+  await screenshot(page, 'user');
+});
+
+test('a failed plan sync is listed (identity down), and replayed from the page once identity is back', async () => {
+  const payer = await signIn(host, 'payer@example.com');
+  pointIdentityAt(await deadUrl());
+  try {
+    const event = stripeEvent('payment_intent.succeeded', paymentIntentObject('pi_console_1', { userId: payer.user.id, planType: 'pro', amount: 2900 }));
+    expect((await deliver(host, event)).body.sync.success).toBe(false);
+    // With identity out of reach the payment service cannot confirm the admin: the page says so and offers a retry.
+    await goTo('Payments');
+    await waitForText(page, 'IDENTITY_UNAVAILABLE');
+    expect(await page.$('[role=alert] button ::-p-text(Retry)')).not.toBeNull();
+  } finally {
+    pointIdentityAt(undefined);
+  }
+  await page.click('[role=alert] button ::-p-text(Retry)');
+  await page.waitForSelector('tr[data-payment-id=pi_console_1][data-sync-state=manual_review]');
+  expect(await textOf(page, 'tr[data-payment-id=pi_console_1]')).toContain('Identity service unavailable');
+  await expectAccessible();
+  await screenshot(page, 'payments');
+  await page.click('button ::-p-text(Replay 1 plan sync)');
+  await waitForText(page, 'Every payment is synced with identity.');
+  await waitForText(page, '1 synced, 0 failed');
+  expect((await api('/identity/auth/validate', payer.accessToken)).user.plan).toBe('pro');
+});
+
+test('diagnostics: the schema check and both test runs with their results', async () => {
+  await goTo('Diagnostics');
+  await page.waitForSelector('[data-result=schema] .badge-compatible');
+  for (const service of ['identity', 'payment', 'orchestrator', 'visual']) {
+    const health = (await (await host.fetch(`/${service}/health`)).json()) as { status: string; dependencies: Record<string, { ok: boolean }> };
+    const row = await textOf(page, `tr[data-service=${service}]`);
+    expect(row).toContain(health.status);
+    for (const [name, d] of Object.entries(health.dependencies)) expect(row).toContain(`${name}: ${d.ok ? 'ok' : 'FAILING'}`);
+  }
+  await page.click('button ::-p-text(Run the workflow logger test)');
+  await page.waitForSelector('[data-result=workflow-logger] .badge-passed');
+  await page.click('button ::-p-text(Run the enhanced orchestrator test)');
+  await page.waitForSelector('[data-result=enhanced-orchestrator] .badge-passed', { timeout: 60_000 });
+  await expectAccessible();
+  await screenshot(page, 'diagnostics');
+});
+
+const PAGES = [
+  { label: 'Overview', what: 'the overview' },
+  { label: 'Executions', what: 'executions' },
+  { label: 'Failures', what: 'the failure analysis' },
+  { label: 'Users', what: 'users' },
+  { label: 'Payments', what: 'payments needing attention' },
+  { label: 'Diagnostics', what: 'the schema check' },
+];
+
+/** Holds every API call of the page (not the page's own files) until released, or answers them with an error. */
+async function interceptApi(mode: 'hold' | 'fail') {
+  const held: HTTPRequest[] = [];
+  const onRequest = (request: HTTPRequest) => {
+    const url = new URL(request.url());
+    const isApi = !url.pathname.startsWith('/orchestrator/console/') && !url.pathname.startsWith('/identity/auth/');
+    if (!isApi) return void request.continue();
+    if (mode === 'hold') return void held.push(request);
+    void request.respond({ status: 500, contentType: 'application/json', body: JSON.stringify({ error: 'Internal server error', message: 'Simulated outage', code: 'INTERNAL' }) });
+  };
+  await page.setRequestInterception(true);
+  page.on('request', onRequest);
+  return async () => {
+    page.off('request', onRequest);
+    for (const request of held) await request.continue().catch(() => undefined);
+    await page.setRequestInterception(false);
+  };
+}
+
+test.each(PAGES)('$label shows a loading state while its answer is slow', async ({ label, what }) => {
+  const release = await interceptApi('hold');
+  try {
+    await goTo(label);
+    await waitForText(page, `Loading ${what}`);
+  } finally {
+    await release();
+  }
+  await page.waitForFunction((w) => !(globalThis as any).document.body.innerText.includes(`Loading ${w}`), {}, what);
+});
+
+test.each(PAGES)('$label shows an API error with a retry that recovers', async ({ label, what }) => {
+  const restore = await interceptApi('fail');
+  try {
+    await goTo(label);
+    await waitForText(page, `Could not load ${what}.`);
+    await waitForText(page, 'Simulated outage');
+  } finally {
+    await restore();
+  }
+  await page.click('[role=alert] button ::-p-text(Retry)');
+  await page.waitForFunction((w) => !(globalThis as any).document.body.innerText.includes(`Could not load ${w}`), {}, what);
+});
+
+test('keyboard only: skip link, then the navigation, reaches a page', async () => {
+  await page.goto(CONSOLE());
+  await page.waitForSelector('nav[aria-label=Console]');
+  await page.keyboard.press('Tab');
+  expect(await page.evaluate(() => (globalThis as any).document.activeElement?.textContent)).toBe('Skip to content');
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('Tab');
+  expect(await page.evaluate(() => (globalThis as any).document.activeElement?.textContent)).toBe('Executions');
+  await page.evaluate(() => ((globalThis as any).__notReloaded = true));
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => (globalThis as any).document.title.startsWith('Executions'));
+  // The new page's heading takes focus, so a screen reader announces it.
+  await page.waitForFunction(() => (globalThis as any).document.activeElement?.tagName === 'H1', { polling: 100 });
+  expect(await page.evaluate(() => (globalThis as any).document.activeElement.textContent)).toBe('Executions');
+  expect(await page.evaluate(() => (globalThis as any).__notReloaded)).toBe(true);
+});
+
+test('the session refreshes itself before the access token expires, and ends on sign-out', async () => {
+  // Tokens live 60 s here; the console renews with 30 s left.
+  await waitFor(async () => refreshes.length > 0, 45_000, 'a refresh of the access token');
+  await goTo('Users');
+  await page.waitForSelector('tr[data-user-id]');
+  const refreshToken = await page.evaluate(() => (globalThis as any).sessionStorage.getItem('console.refreshToken'));
+  expect(refreshToken).toMatch(/^rt_/);
+  await page.click('button ::-p-text(Sign out)');
+  await waitForText(page, 'You are signed out.');
+  expect(await page.evaluate(() => (globalThis as any).sessionStorage.getItem('console.refreshToken'))).toBeNull();
+  const refused = await host.fetch('/identity/auth/refresh', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refreshToken }) });
+  expect(refused.status).toBe(401);
+});

@@ -1,0 +1,22 @@
+import { expectValidTsql, recordAzureSql } from '../helpers/tsql';
+
+/** The payment admin routes' own query (the per-state count; the list is unsyncedPayments, compiled in tests/payment) for Azure SQL, parsed as T-SQL. */
+const { statements } = recordAzureSql({ sync_state: 'failed', count: 3 });
+
+const previousEnv = { ...process.env };
+beforeAll(() => {
+  Object.assign(process.env, { SERVICES: 'payment', AUTH_ADMIN_TOKEN: 'token-for-compiling', STRIPE_WEBHOOK_SECRET: 'whsec_compile_only_secret_0123' });
+  require('../../shared/config').reloadConfig();
+});
+afterAll(() => {
+  for (const key of ['SERVICES', 'AUTH_ADMIN_TOKEN', 'STRIPE_WEBHOOK_SECRET']) if (!(key in previousEnv)) delete process.env[key];
+  Object.assign(process.env, previousEnv);
+});
+
+test('counts by sync state: one grouped statement, valid T-SQL', async () => {
+  const { countsByState } = require('../../functions/payment/admin');
+  expect(await countsByState()).toEqual({ pending: 0, failed: 3, manual_review: 0 });
+  expect(statements).toHaveLength(1);
+  expect(statements[0].sql).toMatch(/group by/i);
+  expectValidTsql(statements);
+});
