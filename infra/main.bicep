@@ -19,11 +19,14 @@ param singleApp bool = false
 param principalId string
 
 @allowed([ 'User', 'ServicePrincipal', 'Group' ])
-@description('Type of principalId.')
+@description('Type of principalId (azd sets AZURE_PRINCIPAL_TYPE; the deploy workflow passes ServicePrincipal).')
 param principalType string = 'User'
 
-@description('Object id of the Entra ID group that administers Azure SQL (operators and the CI principal). Empty: the deploying user. Required when deploying as a service principal, which SQL would identify by its client id, not principalId.')
+@description('Object id of the Entra ID group that administers Azure SQL (operators and the CI principal). Recommended whenever both people and CI deploy: without it the last deployer becomes the admin. Empty: the deploying principal.')
 param sqlAdminObjectId string = ''
+
+@description('Client (application) id of the deploying service principal. Azure SQL identifies a service principal admin by its client id, not by its object id (principalId), so a service principal deploying without sqlAdminObjectId must pass it (the deploy workflow passes AZURE_CLIENT_ID).')
+param sqlAdminClientId string = ''
 
 @description('Display name of the SQL Entra admin (for the portal; any label when using a group).')
 param sqlAdminLogin string = 'platform-sql-admins'
@@ -66,6 +69,12 @@ param bootstrapAdminEmail string = ''
 
 @description('Purge protection for Key Vault. Turn on for production; a purge-protected vault name cannot be reused for 90 days after deletion.')
 param keyVaultPurgeProtection bool = false
+
+// The SQL Entra admin: the group when given, otherwise the deployer. Azure SQL names a service
+// principal admin 'Application' and identifies it by client id. Each branch is spelled out so the
+// module's @allowed([ 'User', 'Group', 'Application' ]) accepts every possible value.
+var sqlAdminPrincipalType = !empty(sqlAdminObjectId) ? 'Group' : (principalType == 'User' ? 'User' : (principalType == 'Group' ? 'Group' : 'Application'))
+var sqlAdminSid = !empty(sqlAdminObjectId) ? sqlAdminObjectId : (principalType == 'ServicePrincipal' ? sqlAdminClientId : principalId)
 
 var serviceNames = [ 'identity', 'payment', 'orchestrator', 'visual' ]
 var resourceToken = toLower(uniqueString(subscription().id, environmentName, location))
@@ -142,9 +151,9 @@ module sql 'modules/sql.bicep' = {
     databaseName: 'platform'
     location: location
     tags: tags
-    adminObjectId: empty(sqlAdminObjectId) ? principalId : sqlAdminObjectId
+    adminSid: sqlAdminSid
     adminLogin: sqlAdminLogin
-    adminPrincipalType: empty(sqlAdminObjectId) ? principalType : 'Group'
+    adminPrincipalType: sqlAdminPrincipalType
     skuName: sqlSkuName
     skuTier: sqlSkuTier
     autoPauseDelayMinutes: sqlAutoPauseDelayMinutes

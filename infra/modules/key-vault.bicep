@@ -8,6 +8,7 @@ param tags object
 param identityPrincipalId string
 @description('Principal that runs the deployment and writes the secrets (Key Vault Secrets Officer). Empty: none.')
 param deployerPrincipalId string
+@allowed([ 'User', 'Group', 'ServicePrincipal' ])
 param deployerPrincipalType string
 param purgeProtection bool
 

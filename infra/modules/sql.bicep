@@ -4,10 +4,12 @@ param serverName string
 param databaseName string
 param location string
 param tags object
-@description('Object id of the Entra ID admin (a user, or a group of operators and the CI principal).')
-param adminObjectId string
+@description('Entra ID admin: the object id of a user or a group (of operators and the CI principal), or the client (application) id of a service principal. Empty is refused: a service principal deploying without a group must pass its client id (main.bicep sqlAdminClientId).')
+@minLength(36)
+@maxLength(36)
+param adminSid string
 param adminLogin string
-@allowed([ 'User', 'Group' ])
+@allowed([ 'User', 'Group', 'Application' ])
 param adminPrincipalType string
 param skuName string
 param skuTier string
@@ -27,7 +29,7 @@ resource server 'Microsoft.Sql/servers@2023-08-01-preview' = {
       administratorType: 'ActiveDirectory'
       azureADOnlyAuthentication: true
       login: adminLogin
-      sid: adminObjectId
+      sid: adminSid
       tenantId: tenant().tenantId
       principalType: adminPrincipalType
     }
