@@ -70,6 +70,16 @@ param bootstrapAdminEmail string = ''
 @description('Purge protection for Key Vault. Turn on for production; a purge-protected vault name cannot be reused for 90 days after deletion.')
 param keyVaultPurgeProtection bool = false
 
+@description('Email address alerts are sent to (the action group). Empty: alerts fire and show in the portal only.')
+param alertEmail string = ''
+
+@minValue(1)
+@description('Generated reports are deleted this many days after they were written (a lifecycle rule on the reports container).')
+param reportRetentionDays int = 90
+
+@description('Application Insights accepts only Entra ID authenticated telemetry. Turn on only when every sender authenticates with the managed identity (docs/deploy.md, Decisions); a sender using the connection string alone is refused and its telemetry lost.')
+param appInsightsLocalAuthDisabled bool = false
+
 // The SQL Entra admin: the group when given, otherwise the deployer. Azure SQL names a service
 // principal admin 'Application' and identifies it by client id. Each branch is spelled out so the
 // module's @allowed([ 'User', 'Group', 'Application' ]) accepts every possible value.
@@ -114,6 +124,7 @@ module monitoring 'modules/monitoring.bicep' = {
     location: location
     tags: tags
     identityPrincipalId: identity.outputs.principalId
+    disableLocalAuth: appInsightsLocalAuthDisabled
   }
 }
 
@@ -126,6 +137,8 @@ module storage 'modules/storage.bicep' = {
     tags: tags
     identityPrincipalId: identity.outputs.principalId
     deploymentContainers: [for app in apps: 'deploy-${app.name}']
+    reportRetentionDays: reportRetentionDays
+    logAnalyticsWorkspaceId: monitoring.outputs.workspaceId
   }
 }
 
@@ -140,6 +153,7 @@ module keyVault 'modules/key-vault.bicep' = {
     deployerPrincipalId: principalId
     deployerPrincipalType: principalType
     purgeProtection: keyVaultPurgeProtection
+    logAnalyticsWorkspaceId: monitoring.outputs.workspaceId
   }
 }
 
@@ -157,6 +171,7 @@ module sql 'modules/sql.bicep' = {
     skuName: sqlSkuName
     skuTier: sqlSkuTier
     autoPauseDelayMinutes: sqlAutoPauseDelayMinutes
+    logAnalyticsWorkspaceId: monitoring.outputs.workspaceId
   }
 }
 
@@ -180,6 +195,20 @@ var serviceUrls = {
   payment: 'https://${functionApps[appIndex.payment].outputs.defaultHostName}/payment'
   orchestrator: 'https://${functionApps[appIndex.orchestrator].outputs.defaultHostName}/orchestrator'
   visual: 'https://${functionApps[appIndex.visual].outputs.defaultHostName}/visual'
+}
+
+module alerts 'modules/alerts.bicep' = {
+  name: 'alerts'
+  scope: rg
+  params: {
+    nameSuffix: resourceToken
+    location: location
+    tags: tags
+    appInsightsId: monitoring.outputs.id
+    alertEmail: alertEmail
+    appNames: [for (app, i) in apps: functionApps[i].outputs.name]
+    healthChecks: [for service in serviceNames: { service: service, url: '${serviceUrls[service]}/health' }]
+  }
 }
 
 // Set after every app exists, because an app's settings name the other apps' URLs.

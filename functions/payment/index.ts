@@ -4,6 +4,7 @@ import type { HttpFunction, ServiceDefinition, TimerFunction } from '../../share
 import { healthFunction } from '../../shared/health';
 import { http, json } from '../../shared/http/handler';
 import { createLogger } from '../../shared/logging';
+import { reportSyncBacklog } from './backlog';
 import { createPaymentIntent } from './create-payment-intent';
 import { paymentChecks } from './health';
 import { plans } from './plans';
@@ -34,13 +35,21 @@ export const webhookFunction = route(
   http('payment', async (request, { log }) => json(200, await processEvent(await verifiedEvent(request), log))),
 );
 
-/** Retries due plan syncs (every minute by default; timers run once per app, and per-user leases guard overlaps). */
+/**
+ * Retries due plan syncs (every minute by default; timers run once per app, and per-user leases
+ * guard overlaps), then writes the backlog line the production alerts read.
+ */
 export const syncRetryTimer: TimerFunction = {
   kind: 'timer',
   name: 'payment-sync-retry',
   schedule: '%PAYMENT_SYNC_RETRY_SCHEDULE%',
   handler: async (_timer, context) => {
-    await retryDueSyncs(createLogger({ service: 'payment', function: context.functionName, invocationId: context.invocationId }));
+    const log = createLogger({ service: 'payment', function: context.functionName, invocationId: context.invocationId });
+    try {
+      await retryDueSyncs(log);
+    } finally {
+      await reportSyncBacklog(log);
+    }
   },
 };
 

@@ -15,6 +15,8 @@ param skuName string
 param skuTier string
 @description('Serverless SKUs only (name contains _S_): minutes idle before pausing; -1 never pauses.')
 param autoPauseDelayMinutes int
+@description('Log Analytics workspace receiving the server\'s audit log.')
+param logAnalyticsWorkspaceId string
 
 var serverless = contains(skuName, '_S_')
 
@@ -63,6 +65,42 @@ resource database 'Microsoft.Sql/servers/databases@2023-08-01-preview' = {
     autoPauseDelay: autoPauseDelayMinutes
     minCapacity: json('0.5')
   } : {})
+}
+
+// Auditing to Log Analytics: sign-ins (successful and failed) and changes to principals, roles,
+// permissions and schema. Not every query batch (BATCH_COMPLETED_GROUP): that would log each
+// statement the apps send, with its data, at a cost that grows with traffic.
+resource auditing 'Microsoft.Sql/servers/auditingSettings@2023-08-01-preview' = {
+  parent: server
+  name: 'default'
+  properties: {
+    state: 'Enabled'
+    isAzureMonitorTargetEnabled: true
+    auditActionsAndGroups: [
+      'SUCCESSFUL_DATABASE_AUTHENTICATION_GROUP'
+      'FAILED_DATABASE_AUTHENTICATION_GROUP'
+      'DATABASE_PRINCIPAL_CHANGE_GROUP'
+      'DATABASE_ROLE_MEMBER_CHANGE_GROUP'
+      'DATABASE_PERMISSION_CHANGE_GROUP'
+      'DATABASE_OBJECT_CHANGE_GROUP'
+      'SCHEMA_OBJECT_CHANGE_GROUP'
+    ]
+  }
+}
+
+// Server audit events are sent through the master database's diagnostic setting.
+resource master 'Microsoft.Sql/servers/databases@2023-08-01-preview' existing = {
+  parent: server
+  name: 'master'
+}
+
+resource auditToLogAnalytics 'Microsoft.Insights/diagnosticSettings@2021-05-01-preview' = {
+  scope: master
+  name: 'sql-audit-to-log-analytics'
+  properties: {
+    workspaceId: logAnalyticsWorkspaceId
+    logs: [ { category: 'SQLSecurityAuditEvents', enabled: true } ]
+  }
 }
 
 output serverName string = server.name
