@@ -13,6 +13,7 @@ import { buildRouteTable, createHttpServer } from './http-server';
 import { startQueuePollers, type QueueSettings } from './queues';
 import { loadLocalSettings } from './settings';
 import { startTimers } from './timers';
+import { startLocalStripe } from '../tools/stripe-emulator/local';
 
 export const PROJECT_ROOT = path.resolve(__dirname, '..', '..');
 
@@ -114,6 +115,11 @@ export async function startDevHost(options: DevHostOptions = {}): Promise<DevHos
 
     cleanups.push(() => closeDb());
     await migrateToLatest();
+    // Offline mode's local Stripe API server, with this host's payment webhook registered (tooling, not deployed).
+    if (services.some((s) => s.name === 'payment')) {
+      const localStripe = await startLocalStripe();
+      if (localStripe) cleanups.push(() => localStripe.stop());
+    }
     for (const service of services) {
       await service.start?.();
       if (service.stop) cleanups.push(service.stop);

@@ -1,5 +1,4 @@
-import fs from 'node:fs';
-import { config, serviceUrl } from '../../shared/config';
+import { serviceUrl } from '../../shared/config';
 import type { HttpFunction, ServiceDefinition, TimerFunction } from '../../shared/functions';
 import { healthFunction } from '../../shared/health';
 import { http, json } from '../../shared/http/handler';
@@ -8,8 +7,7 @@ import { reportSyncBacklog } from './backlog';
 import { createPaymentIntent } from './create-payment-intent';
 import { paymentChecks } from './health';
 import { plans } from './plans';
-import { emulatorAddressFile, stripeApiBase, stripeMode, useEmulator } from './stripe-client';
-import { startStripeEmulator, type StripeEmulator } from './stripe-emulator/server';
+import { stripeApiBase, stripeMode } from './stripe-client';
 import { cleanUpExpiredRecords, retryDueSyncs } from './sync-timers';
 import { userStatus } from './user-status';
 import { processEvent, verifiedEvent } from './webhook';
@@ -63,8 +61,6 @@ export const failedSyncCleanupTimer: TimerFunction = {
   },
 };
 
-let emulator: StripeEmulator | undefined;
-
 export const payment: ServiceDefinition = {
   name: 'payment',
   functions: [
@@ -76,29 +72,10 @@ export const payment: ServiceDefinition = {
     syncRetryTimer,
     failedSyncCleanupTimer,
   ],
-  /** Offline mode without STRIPE_API_BASE: start the local Stripe API server, delivering events to our own webhook. */
+  // Offline mode's local Stripe API server is not started here: it is tooling, not deployed. The dev
+  // host starts it (tools/stripe-emulator/local.ts); under `func start`, `npm run stripe:local` does.
   async start() {
     plans();
-    const mode = stripeMode();
-    if (mode.mode !== 'offline' || mode.apiBase) return;
-    const cfg = config();
-    emulator = await startStripeEmulator({
-      port: cfg.STRIPE_EMULATOR_PORT,
-      webhookUrl: () => `${serviceUrl('payment')}/webhook`,
-      webhookSecret: cfg.STRIPE_WEBHOOK_SECRET,
-      log: createLogger({ service: 'payment', component: 'stripe-emulator' }),
-    });
-    useEmulator(emulator.url);
-    fs.mkdirSync(cfg.DATA_DIR, { recursive: true });
-    fs.writeFileSync(emulatorAddressFile(cfg), JSON.stringify({ url: emulator.url, pid: process.pid }) + '\n');
-  },
-  async stop() {
-    if (!emulator) return;
-    const current = emulator;
-    emulator = undefined;
-    useEmulator(undefined);
-    fs.rmSync(emulatorAddressFile(), { force: true });
-    await current.stop();
   },
   describe() {
     const mode = stripeMode();
