@@ -32,7 +32,7 @@ interface Stored {
 
 const EVENT_TYPE = /^(\*|[a-z_]+(\.[a-z_]+)+)$/;
 const API_VERSION = /^\d{4}-\d{2}-\d{2}(\.[a-z]+)?$/;
-const newSecret = () => `whsec_${randomBytes(24).toString('base64url').replace(/[-_]/g, '')}`;
+const newSecret = () => `whsec_${randomBytes(48).toString('base64url').replace(/[-_]/g, '').slice(0, 32)}`;
 
 function checkUrl(value: unknown): string {
   if (typeof value !== 'string' || !value) throw invalid('Missing required param: url.', 'url', 'parameter_missing');
