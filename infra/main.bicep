@@ -234,9 +234,10 @@ module appSettings 'modules/app-settings.bicep' = [for (app, i) in apps: {
   }
 }]
 
-// Outputs become azd environment values (read by infra/hooks/postprovision.sh). Nothing secret here.
+// Outputs become azd environment values (read by the postprovision hook, scripts/postprovision.ts). Nothing secret here.
 output AZURE_LOCATION string = location
 output AZURE_TENANT_ID string = tenant().tenantId
+output AZURE_SUBSCRIPTION_ID string = subscription().subscriptionId
 output AZURE_RESOURCE_GROUP string = rg.name
 output AUTH_URL string = serviceUrls.identity
 output PAYMENT_URL string = serviceUrls.payment
