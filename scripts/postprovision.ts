@@ -172,10 +172,6 @@ export async function postprovision(env: HookEnv, deps: HookDeps): Promise<{ str
 }
 
 async function main(): Promise<void> {
-  if (process.env.POSTPROVISION_SKIP) {
-    process.stdout.write(`postprovision: skipped (${process.env.POSTPROVISION_SKIP}); run azd hooks run postprovision\n`);
-    return;
-  }
   const env = hookEnv();
   const { DefaultAzureCredential } = await import('@azure/identity');
   await postprovision(env, { credential: new DefaultAzureCredential() });

@@ -24,6 +24,12 @@ function run(command, args) {
   if (result.status !== 0) process.exit(result.status === null ? 1 : result.status);
 }
 
+// The deploy workflow provisions with the hook deferred, signs in again, then runs the hook itself.
+if (name === 'postprovision' && process.env.POSTPROVISION_SKIP) {
+  process.stdout.write(`postprovision: skipped (${process.env.POSTPROVISION_SKIP})\n`);
+  process.exit(0);
+}
+
 const script = path.join(root, 'dist', 'scripts', `${name}.js`);
 if (!fs.existsSync(path.join(root, 'node_modules'))) run('npm', ['ci', '--no-audit', '--no-fund']);
 if (HOOKS[name].build || !fs.existsSync(script)) run('npm', ['run', 'build', '--silent']);

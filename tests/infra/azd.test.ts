@@ -27,10 +27,14 @@ describe('azd wiring', () => {
     const azureYaml = read('azure.yaml');
     expect(azureYaml).toContain('hooks:\n  postprovision:\n    posix:\n      shell: sh\n      run: node infra/hooks/run.js postprovision\n      continueOnError: false\n    windows:\n      shell: pwsh\n      run: node infra/hooks/run.js postprovision\n');
     expect(HOOK_INPUTS.filter((name) => !OUTPUTS.includes(name))).toEqual([]);
-    await expect(promisify(execFile)(process.execPath, [path.join(ROOT, 'infra', 'hooks', 'run.js'), 'nothing'])).rejects.toMatchObject({
+    const hook = path.join(ROOT, 'infra', 'hooks', 'run.js');
+    await expect(promisify(execFile)(process.execPath, [hook, 'nothing'])).rejects.toMatchObject({
       code: 2,
       stderr: 'usage: node infra/hooks/run.js <postprovision|deploy-package>\n',
     });
+    // Deferred by the deploy workflow's provision step, without building anything.
+    const skipped = await promisify(execFile)(process.execPath, [hook, 'postprovision'], { env: { ...process.env, POSTPROVISION_SKIP: 'run later' } });
+    expect(skipped.stdout).toBe('postprovision: skipped (run later)\n');
   });
 
   it('has CI run the .ci/run command on Node 20 and 22', () => {
