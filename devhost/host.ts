@@ -15,6 +15,7 @@ import { PROJECT_ROOT } from './paths';
 import { hostJsonQueueSettings, startQueuePollers } from './queues';
 import { loadLocalSettings } from './settings';
 import { startTimers } from './timers';
+import { startLocalStripe } from '../tools/stripe-emulator/local';
 
 export { PROJECT_ROOT };
 
@@ -139,6 +140,11 @@ export async function startDevHost(options: DevHostOptions = {}): Promise<DevHos
     cleanups.push(() => closeDb());
     // SQLite migrates itself on first use; a laptop pointed at Azure SQL gets the history applied here.
     if (cfg.SQL_SERVER) await migrateToLatest();
+    // Offline mode's local Stripe API server, with this host's payment webhook registered (tooling, not deployed).
+    if (services.some((s) => s.name === 'payment')) {
+      const localStripe = await startLocalStripe();
+      if (localStripe) cleanups.push(() => localStripe.stop());
+    }
     for (const service of services) {
       await service.start();
       cleanups.push(() => service.stop());

@@ -19,11 +19,14 @@ param singleApp bool = false
 param principalId string
 
 @allowed([ 'User', 'ServicePrincipal', 'Group' ])
-@description('Type of principalId.')
+@description('Type of principalId (azd sets AZURE_PRINCIPAL_TYPE; the deploy workflow passes ServicePrincipal).')
 param principalType string = 'User'
 
-@description('Object id of the Entra ID group that administers Azure SQL (operators and the CI principal). Empty: the deploying user. Required when deploying as a service principal, which SQL would identify by its client id, not principalId.')
+@description('Object id of the Entra ID group that administers Azure SQL (operators and the CI principal). Recommended whenever both people and CI deploy: without it the last deployer becomes the admin. Empty: the deploying principal.')
 param sqlAdminObjectId string = ''
+
+@description('Client (application) id of the deploying service principal. Azure SQL identifies a service principal admin by its client id, not by its object id (principalId), so a service principal deploying without sqlAdminObjectId must pass it (the deploy workflow passes AZURE_CLIENT_ID).')
+param sqlAdminClientId string = ''
 
 @description('Display name of the SQL Entra admin (for the portal; any label when using a group).')
 param sqlAdminLogin string = 'platform-sql-admins'
@@ -67,6 +70,22 @@ param bootstrapAdminEmail string = ''
 @description('Purge protection for Key Vault. Turn on for production; a purge-protected vault name cannot be reused for 90 days after deletion.')
 param keyVaultPurgeProtection bool = false
 
+@description('Email address alerts are sent to (the action group). Empty: alerts fire and show in the portal only.')
+param alertEmail string = ''
+
+@minValue(1)
+@description('Generated reports are deleted this many days after they were written (a lifecycle rule on the reports container).')
+param reportRetentionDays int = 90
+
+@description('Application Insights accepts only Entra ID authenticated telemetry. Turn on only when every sender authenticates with the managed identity (docs/deploy.md, Decisions); a sender using the connection string alone is refused and its telemetry lost.')
+param appInsightsLocalAuthDisabled bool = false
+
+// The SQL Entra admin: the group when given, otherwise the deployer. Azure SQL names a service
+// principal admin 'Application' and identifies it by client id. Each branch is spelled out so the
+// module's @allowed([ 'User', 'Group', 'Application' ]) accepts every possible value.
+var sqlAdminPrincipalType = !empty(sqlAdminObjectId) ? 'Group' : (principalType == 'User' ? 'User' : (principalType == 'Group' ? 'Group' : 'Application'))
+var sqlAdminSid = !empty(sqlAdminObjectId) ? sqlAdminObjectId : (principalType == 'ServicePrincipal' ? sqlAdminClientId : principalId)
+
 var serviceNames = [ 'identity', 'payment', 'orchestrator', 'visual' ]
 var resourceToken = toLower(uniqueString(subscription().id, environmentName, location))
 var tags = { 'azd-env-name': environmentName }
@@ -105,6 +124,7 @@ module monitoring 'modules/monitoring.bicep' = {
     location: location
     tags: tags
     identityPrincipalId: identity.outputs.principalId
+    disableLocalAuth: appInsightsLocalAuthDisabled
   }
 }
 
@@ -117,6 +137,8 @@ module storage 'modules/storage.bicep' = {
     tags: tags
     identityPrincipalId: identity.outputs.principalId
     deploymentContainers: [for app in apps: 'deploy-${app.name}']
+    reportRetentionDays: reportRetentionDays
+    logAnalyticsWorkspaceId: monitoring.outputs.workspaceId
   }
 }
 
@@ -131,6 +153,7 @@ module keyVault 'modules/key-vault.bicep' = {
     deployerPrincipalId: principalId
     deployerPrincipalType: principalType
     purgeProtection: keyVaultPurgeProtection
+    logAnalyticsWorkspaceId: monitoring.outputs.workspaceId
   }
 }
 
@@ -142,12 +165,13 @@ module sql 'modules/sql.bicep' = {
     databaseName: 'platform'
     location: location
     tags: tags
-    adminObjectId: empty(sqlAdminObjectId) ? principalId : sqlAdminObjectId
+    adminSid: sqlAdminSid
     adminLogin: sqlAdminLogin
-    adminPrincipalType: empty(sqlAdminObjectId) ? principalType : 'Group'
+    adminPrincipalType: sqlAdminPrincipalType
     skuName: sqlSkuName
     skuTier: sqlSkuTier
     autoPauseDelayMinutes: sqlAutoPauseDelayMinutes
+    logAnalyticsWorkspaceId: monitoring.outputs.workspaceId
   }
 }
 
@@ -173,6 +197,20 @@ var serviceUrls = {
   visual: 'https://${functionApps[appIndex.visual].outputs.defaultHostName}/visual'
 }
 
+module alerts 'modules/alerts.bicep' = {
+  name: 'alerts'
+  scope: rg
+  params: {
+    nameSuffix: resourceToken
+    location: location
+    tags: tags
+    appInsightsId: monitoring.outputs.id
+    alertEmail: alertEmail
+    appNames: [for (app, i) in apps: functionApps[i].outputs.name]
+    healthChecks: [for service in serviceNames: { service: service, url: '${serviceUrls[service]}/health' }]
+  }
+}
+
 // Set after every app exists, because an app's settings name the other apps' URLs.
 module appSettings 'modules/app-settings.bicep' = [for (app, i) in apps: {
   name: 'app-settings-${app.name}'
@@ -196,9 +234,10 @@ module appSettings 'modules/app-settings.bicep' = [for (app, i) in apps: {
   }
 }]
 
-// Outputs become azd environment values (read by infra/hooks/postprovision.sh). Nothing secret here.
+// Outputs become azd environment values (read by the postprovision hook, scripts/postprovision.ts). Nothing secret here.
 output AZURE_LOCATION string = location
 output AZURE_TENANT_ID string = tenant().tenantId
+output AZURE_SUBSCRIPTION_ID string = subscription().subscriptionId
 output AZURE_RESOURCE_GROUP string = rg.name
 output AUTH_URL string = serviceUrls.identity
 output PAYMENT_URL string = serviceUrls.payment

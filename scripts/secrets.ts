@@ -4,9 +4,10 @@
  * Keeps the platform's Key Vault secrets (the ones app-settings.bicep references) in place:
  * - default: creates every generated secret that is missing (JWT signing keys, service-token
  *   secret, OTP HMAC key, the payment service's AUTH_ADMIN_TOKEN minted from that secret, the visual
- *   API token, and a random placeholder Stripe webhook secret until the real one is stored) and the
- *   operator secrets (OPERATOR_SECRETS) when given in the environment. Existing secrets are never
- *   changed. infra/hooks/postprovision.sh runs it after every `azd provision`.
+ *   API token, and a random placeholder Stripe webhook secret until `npm run stripe:webhook` stores
+ *   the endpoint's) and the operator secrets (OPERATOR_SECRETS) when given in the environment.
+ *   Existing secrets are never changed (a placeholder is only given its recognisable prefix). The
+ *   postprovision hook (scripts/postprovision.ts) runs it after every `azd provision`.
  * - --rotate-service-token: spec 5.1 rotation, step 1 and 2 (docs/deploy.md): a new token for the
  *   payment service's AUTH_ADMIN_TOKEN first, then identity's validation (new secret, old one kept
  *   as SERVICE_TOKEN_SECRET_PREVIOUS).
@@ -21,6 +22,7 @@ import type { TokenCredential } from '@azure/identity';
 import { generateSigningJwk } from '../shared/auth/keys';
 import { mintServiceToken } from '../shared/auth/service-token';
 import { SETTINGS } from '../shared/config';
+import { WEBHOOK_SECRET_PLACEHOLDER_PREFIX } from '../functions/payment/webhook-secret';
 
 const API_VERSION = '7.4';
 
@@ -53,30 +55,74 @@ export const OPERATOR_SECRETS: Record<string, { variable: string; needed: boolea
 };
 const BLANK = ' ';
 
-/** The few Key Vault secret operations this script needs, over the REST API. */
+/**
+ * How long to wait between attempts when Key Vault answers 403: the provisioning that just gave the
+ * deployer Key Vault Secrets Officer returns before the role assignment reaches the vault, which
+ * takes seconds to a few minutes. About five minutes in all.
+ */
+export const FORBIDDEN_RETRY_DELAYS_MS = [5_000, 10_000, 20_000, 30_000, 30_000, 30_000, 30_000, 30_000, 30_000, 30_000, 30_000];
+
+export interface KeyVaultOptions {
+  retryDelaysMs?: number[];
+  sleep?: (ms: number) => Promise<void>;
+  /** Where retry notices go (stderr by default). */
+  notice?: (line: string) => void;
+}
+
+/** The few Key Vault secret operations the deployment scripts need, over the REST API. */
 export class KeyVaultSecrets {
+  private readonly retryDelaysMs: number[];
+  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly notice: (line: string) => void;
+
   constructor(
     private readonly vaultUri: string,
     private readonly credential: TokenCredential,
-  ) {}
+    options: KeyVaultOptions = {},
+  ) {
+    this.retryDelaysMs = options.retryDelaysMs ?? FORBIDDEN_RETRY_DELAYS_MS;
+    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.notice = options.notice ?? ((line) => process.stderr.write(`${line}\n`));
+  }
 
+  /** One request; a 403 is retried with backoff while the deployer's role assignment propagates. */
   private async request(method: 'GET' | 'PUT', name: string, body?: unknown): Promise<Response> {
-    const token = await this.credential.getToken('https://vault.azure.net/.default');
-    if (!token) throw new Error('no Entra ID token for Key Vault (sign in with `azd auth login` or `az login`)');
     const url = new URL(`secrets/${encodeURIComponent(name)}?api-version=${API_VERSION}`, this.vaultUri.endsWith('/') ? this.vaultUri : `${this.vaultUri}/`);
-    return fetch(url, {
-      method,
-      headers: { Authorization: `Bearer ${token.token}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
+    for (let attempt = 0; ; attempt++) {
+      const token = await this.credential.getToken('https://vault.azure.net/.default');
+      if (!token) throw new Error('no Entra ID token for Key Vault (sign in with `azd auth login` or `az login`)');
+      const response = await fetch(url, {
+        method,
+        headers: { Authorization: `Bearer ${token.token}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+      if (response.status !== 403) return response;
+      const delay = this.retryDelaysMs[attempt];
+      if (delay === undefined) {
+        throw new Error(
+          `Key Vault ${url.host} still refuses ${method} ${name} (HTTP 403 ${await errorMessage(response)}) after ${this.retryDelaysMs.length + 1} attempts. ` +
+            'The signed-in principal needs the Key Vault Secrets Officer role on the vault (main.bicep grants it to the deploying principalId); ' +
+            'check `az role assignment list --scope <vault resource id> --assignee <your object id>`, or wait a few minutes and run the command again.',
+        );
+      }
+      await response.arrayBuffer();
+      this.notice(`Key Vault ${url.host} answered 403 to ${method} ${name}: the Key Vault Secrets Officer role this provisioning gave you can take a few minutes to apply; retrying in ${Math.round(delay / 1000)} s (attempt ${attempt + 2} of ${this.retryDelaysMs.length + 1})`);
+      await this.sleep(delay);
+    }
+  }
+
+  /** The current value and tags, or undefined when the secret does not exist. */
+  async read(name: string): Promise<{ value: string; tags: Record<string, string> } | undefined> {
+    const response = await this.request('GET', name);
+    if (response.status === 404) return undefined;
+    if (!response.ok) throw new Error(`reading secret ${name}: HTTP ${response.status} ${await errorMessage(response)}`);
+    const { value, tags } = (await response.json()) as { value: string; tags?: Record<string, string> };
+    return { value, tags: tags ?? {} };
   }
 
   /** The current value, or undefined when the secret does not exist. */
   async get(name: string): Promise<string | undefined> {
-    const response = await this.request('GET', name);
-    if (response.status === 404) return undefined;
-    if (!response.ok) throw new Error(`reading secret ${name}: HTTP ${response.status} ${await errorMessage(response)}`);
-    return ((await response.json()) as { value: string }).value;
+    return (await this.read(name))?.value;
   }
 
   /** Adds a new version (app settings without a version pick it up on restart or within 24 hours). */
@@ -96,6 +142,7 @@ async function errorMessage(response: Response): Promise<string> {
 }
 
 const randomSecret = () => randomBytes(32).toString('base64url');
+const webhookSecretPlaceholder = () => `${WEBHOOK_SECRET_PLACEHOLDER_PREFIX}${randomSecret()}`;
 
 function mintFor(secret: string): string {
   return mintServiceToken({ secret, issuer: SETTINGS.PAYMENT_SERVICE_ID.default!, audience: SETTINGS.IDENTITY_SERVICE_ID.default! });
@@ -119,8 +166,15 @@ export async function ensureSecrets(vault: KeyVaultSecrets, env: NodeJS.ProcessE
   await ensure(SECRET.authAdminToken, () => mintFor(serviceTokenSecret));
   await ensure(SECRET.otpHmacKey, randomSecret);
   await ensure(SECRET.visualApiToken, randomSecret);
-  // A random placeholder keeps the webhook closed (every signature fails) until the real one is stored.
-  await ensure(SECRET.stripeWebhookSecret, () => `whsec_${randomSecret()}`, { placeholder: 'true' });
+  // A random placeholder keeps the webhook closed (every signature fails) until npm run stripe:webhook
+  // stores the endpoint's secret; its prefix lets /payment/health say the webhook is not ready.
+  await ensure(SECRET.stripeWebhookSecret, webhookSecretPlaceholder, { placeholder: 'true' });
+  // A placeholder written before the prefix existed is still only a placeholder: give it the prefix.
+  const webhook = await vault.read(SECRET.stripeWebhookSecret);
+  if (webhook?.tags.placeholder === 'true' && !webhook.value.startsWith(WEBHOOK_SECRET_PLACEHOLDER_PREFIX)) {
+    await vault.set(SECRET.stripeWebhookSecret, webhookSecretPlaceholder(), { placeholder: 'true' });
+    written.push(SECRET.stripeWebhookSecret);
+  }
   for (const [name, { variable, needed }] of Object.entries(OPERATOR_SECRETS)) {
     if (env[variable]) await ensure(name, () => env[variable]!);
     else if (!needed) await ensure(name, () => BLANK, { blank: 'true' });

@@ -5,6 +5,7 @@ import { testEnhancedOrchestrator, testWorkflowLogger } from './routes/diagnosti
 import { health } from './routes/health';
 import { createReport, getReport } from './routes/reports';
 import { runQueuedExecution } from './workflow/queue';
+import { reportQueueDepth } from './workflow/queue-depth';
 import { failStuckExecutions } from './workflow/stuck';
 import { closeWorkflowLogWriter } from './workflow/workflow-logger';
 import { config, serviceUrl } from '../../shared/config';
@@ -19,7 +20,8 @@ export const orchestrator: ServiceDefinition = {
     { kind: 'http', name: 'orchestrator-test-workflow-logger', route: 'orchestrator/test-workflow-logger', methods: ['POST'], handler: testWorkflowLogger },
     { kind: 'http', name: 'orchestrator-test-enhanced-orchestrator', route: 'orchestrator/test-enhanced-orchestrator', methods: ['POST'], handler: testEnhancedOrchestrator },
     { kind: 'queue', name: 'orchestrator-run-execution', queueName: '%ORCHESTRATOR_QUEUE%', handler: runQueuedExecution },
-    { kind: 'timer', name: 'orchestrator-fail-stuck-executions', schedule: '0 * * * * *', handler: async () => void (await failStuckExecutions()) },
+    // Every minute: fail stuck executions, then write the queue-depth line the production alerts read.
+    { kind: 'timer', name: 'orchestrator-fail-stuck-executions', schedule: '0 * * * * *', handler: async () => void (await failStuckExecutions().finally(() => reportQueueDepth())) },
     ...adminFunctions,
     ...consoleFunctions,
   ],

@@ -2,6 +2,7 @@ import { config, serviceUrl } from '../../shared/config';
 import { check, type DependencyCheck } from '../../shared/health';
 import { table } from '../../shared/storage';
 import { stripeApiBase, stripeMode } from './stripe-client';
+import { webhookSecretProblem } from './webhook-secret';
 
 /** Table Storage: the failed-sync table answers a query. */
 const checkTableStorage = () =>
@@ -22,14 +23,16 @@ const checkIdentity = () =>
   });
 
 /**
- * Stripe: the mode is configured and consistent (webhook secret set; in offline mode the local
- * server answers). The real API is not called on every probe: configuration is what can be wrong.
+ * Stripe: the mode is configured and consistent (a real webhook signing secret, not the placeholder
+ * a deployment starts with; in offline mode the local server answers). The real API is not called
+ * on every probe: configuration is what can be wrong.
  */
 const checkStripe = () =>
   check(async () => {
     const mode = stripeMode();
     if (mode.mode === 'unconfigured') throw new Error('STRIPE_SECRET_KEY is not set');
-    if (!config().STRIPE_WEBHOOK_SECRET.startsWith('whsec_')) throw new Error('STRIPE_WEBHOOK_SECRET does not look like a webhook signing secret (whsec_...)');
+    const secretProblem = webhookSecretProblem(config().STRIPE_WEBHOOK_SECRET);
+    if (secretProblem) throw new Error(secretProblem);
     if (mode.mode === 'stripe') return `Stripe API (${config().STRIPE_SECRET_KEY!.includes('_live_') ? 'live' : 'test'} mode)`;
     const base = stripeApiBase();
     if (!base) throw new Error('offline mode but no local Stripe API server is running');

@@ -1,15 +1,14 @@
-import fs from 'node:fs';
-import { config, serviceUrl } from '../../shared/config';
+import { serviceUrl } from '../../shared/config';
 import type { HttpFunction, ServiceDefinition, TimerFunction } from '../../shared/functions';
 import { healthFunction } from '../../shared/health';
 import { http, json } from '../../shared/http/handler';
 import { createLogger } from '../../shared/logging';
+import { advertisedPlan, plans } from '../../shared/plans';
 import { paymentAdminFunctions } from './admin';
+import { reportSyncBacklog } from './backlog';
 import { createPaymentIntent } from './create-payment-intent';
 import { paymentChecks } from './health';
-import { advertisedPlan, plans } from '../../shared/plans';
-import { emulatorAddressFile, stripeApiBase, stripeMode, useEmulator } from './stripe-client';
-import { startStripeEmulator, type StripeEmulator } from './stripe-emulator/server';
+import { stripeApiBase, stripeMode } from './stripe-client';
 import { cleanUpExpiredRecords, retryDueSyncs } from './sync-timers';
 import { userStatus } from './user-status';
 import { processEvent, verifiedEvent } from './webhook';
@@ -35,13 +34,21 @@ export const webhookFunction = route(
   http('payment', async (request, { log }) => json(200, await processEvent(await verifiedEvent(request), log))),
 );
 
-/** Retries due plan syncs (every minute by default; timers run once per app, and per-user leases guard overlaps). */
+/**
+ * Retries due plan syncs (every minute by default; timers run once per app, and per-user leases
+ * guard overlaps), then writes the backlog line the production alerts read.
+ */
 export const syncRetryTimer: TimerFunction = {
   kind: 'timer',
   name: 'payment-sync-retry',
   schedule: '%PAYMENT_SYNC_RETRY_SCHEDULE%',
   handler: async (_timer, context) => {
-    await retryDueSyncs(createLogger({ service: 'payment', function: context.functionName, invocationId: context.invocationId }));
+    const log = createLogger({ service: 'payment', function: context.functionName, invocationId: context.invocationId });
+    try {
+      await retryDueSyncs(log);
+    } finally {
+      await reportSyncBacklog(log);
+    }
   },
 };
 
@@ -55,8 +62,6 @@ export const failedSyncCleanupTimer: TimerFunction = {
   },
 };
 
-let emulator: StripeEmulator | undefined;
-
 export const payment: ServiceDefinition = {
   name: 'payment',
   functions: [
@@ -69,29 +74,10 @@ export const payment: ServiceDefinition = {
     syncRetryTimer,
     failedSyncCleanupTimer,
   ],
-  /** Offline mode without STRIPE_API_BASE: start the local Stripe API server, delivering events to our own webhook. */
+  // Offline mode's local Stripe API server is not started here: it is tooling, not deployed. The dev
+  // host starts it (tools/stripe-emulator/local.ts); under `func start`, `npm run stripe:local` does.
   async start() {
     plans();
-    const mode = stripeMode();
-    if (mode.mode !== 'offline' || mode.apiBase) return;
-    const cfg = config();
-    emulator = await startStripeEmulator({
-      port: cfg.STRIPE_EMULATOR_PORT,
-      webhookUrl: () => `${serviceUrl('payment')}/webhook`,
-      webhookSecret: cfg.STRIPE_WEBHOOK_SECRET,
-      log: createLogger({ service: 'payment', component: 'stripe-emulator' }),
-    });
-    useEmulator(emulator.url);
-    fs.mkdirSync(cfg.DATA_DIR, { recursive: true });
-    fs.writeFileSync(emulatorAddressFile(cfg), JSON.stringify({ url: emulator.url, pid: process.pid }) + '\n');
-  },
-  async stop() {
-    if (!emulator) return;
-    const current = emulator;
-    emulator = undefined;
-    useEmulator(undefined);
-    fs.rmSync(emulatorAddressFile(), { force: true });
-    await current.stop();
   },
   describe() {
     const mode = stripeMode();

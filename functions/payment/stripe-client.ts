@@ -27,13 +27,13 @@ export function stripeMode(cfg: Config = config()): StripeMode {
 let emulatorUrl: string | undefined;
 let client: { base: string; key: string; stripe: Stripe } | undefined;
 
-/** The emulator's address, set by the service's start() (undefined again after stop()). */
+/** The local Stripe server's address, set by whoever started it in this process (tools/stripe-emulator/local.ts; undefined again after it stops). */
 export function useEmulator(url: string | undefined): void {
   emulatorUrl = url;
   client = undefined;
 }
 
-/** Where the CLIs find the emulator of a running dev host. */
+/** Where the payment service (under func start) and the CLIs find the local Stripe server of another process. */
 export const emulatorAddressFile = (cfg: Config = config()) => path.join(cfg.DATA_DIR, 'stripe-emulator.json');
 
 export function emulatorAddressFromFile(cfg: Config = config()): string | undefined {

@@ -8,8 +8,7 @@ import { findPayment, paymentDb, type Payment, type PaymentDb, type PaymentStatu
 import { findPlan } from '../../shared/plans';
 import { inlineSyncGraceMs } from './plan-sync';
 
-/** The event types that change a payment; every other type is acknowledged and ignored. */
-export const HANDLED_EVENT_TYPES = ['payment_intent.succeeded', 'payment_intent.payment_failed', 'charge.refunded'] as const;
+export { HANDLED_EVENT_TYPES } from './event-types';
 
 export interface RecordedEvent {
   duplicate: boolean;

@@ -8,8 +8,11 @@ param tags object
 param identityPrincipalId string
 @description('Principal that runs the deployment and writes the secrets (Key Vault Secrets Officer). Empty: none.')
 param deployerPrincipalId string
+@allowed([ 'User', 'Group', 'ServicePrincipal' ])
 param deployerPrincipalType string
 param purgeProtection bool
+@description('Log Analytics workspace receiving the vault\'s audit log (every secret read and write, with the caller).')
+param logAnalyticsWorkspaceId string
 
 var secretsUser = '4633458b-17de-408a-b874-0445c86b69e6'
 var secretsOfficer = 'b86a8fe4-44ce-4948-aee5-eccb2c155cd7'
@@ -46,6 +49,15 @@ resource deployerWritesSecrets 'Microsoft.Authorization/roleAssignments@2022-04-
     roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', secretsOfficer)
     principalId: deployerPrincipalId
     principalType: deployerPrincipalType
+  }
+}
+
+resource auditToLogAnalytics 'Microsoft.Insights/diagnosticSettings@2021-05-01-preview' = {
+  scope: vault
+  name: 'to-log-analytics'
+  properties: {
+    workspaceId: logAnalyticsWorkspaceId
+    logs: [ { categoryGroup: 'audit', enabled: true } ]
   }
 }
 

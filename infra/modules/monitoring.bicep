@@ -5,6 +5,8 @@ param location string
 param tags object
 @description('Principal id of the apps\' managed identity (Monitoring Metrics Publisher, for Entra-authenticated ingestion).')
 param identityPrincipalId string
+@description('Refuse ingestion with the connection string\'s key alone: only Entra ID authenticated senders (the managed identity) are accepted.')
+param disableLocalAuth bool
 
 var monitoringMetricsPublisher = '3913510d-42f4-4e42-8a64-420c390055eb'
 
@@ -26,9 +28,10 @@ resource appInsights 'Microsoft.Insights/components@2020-02-02' = {
   properties: {
     Application_Type: 'web'
     WorkspaceResourceId: logAnalytics.id
-    // Local auth stays on: the Node SDK (shared/telemetry.ts) sends with the connection string only.
-    // The Functions host itself authenticates with Entra ID (APPLICATIONINSIGHTS_AUTHENTICATION_STRING).
-    DisableLocalAuth: false
+    // The Functions host authenticates with Entra ID (APPLICATIONINSIGHTS_AUTHENTICATION_STRING). Local
+    // auth can go only once the app's own exporter sends with the managed identity too: a sender using
+    // the connection string's key alone is refused, and its telemetry is lost (docs/deploy.md, Decisions).
+    DisableLocalAuth: disableLocalAuth
   }
 }
 
@@ -44,3 +47,5 @@ resource metricsPublisher 'Microsoft.Authorization/roleAssignments@2022-04-01' =
 
 output connectionString string = appInsights.properties.ConnectionString
 output name string = appInsights.name
+output id string = appInsights.id
+output workspaceId string = logAnalytics.id

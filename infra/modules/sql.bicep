@@ -4,15 +4,19 @@ param serverName string
 param databaseName string
 param location string
 param tags object
-@description('Object id of the Entra ID admin (a user, or a group of operators and the CI principal).')
-param adminObjectId string
+@description('Entra ID admin: the object id of a user or a group (of operators and the CI principal), or the client (application) id of a service principal. Empty is refused: a service principal deploying without a group must pass its client id (main.bicep sqlAdminClientId).')
+@minLength(36)
+@maxLength(36)
+param adminSid string
 param adminLogin string
-@allowed([ 'User', 'Group' ])
+@allowed([ 'User', 'Group', 'Application' ])
 param adminPrincipalType string
 param skuName string
 param skuTier string
 @description('Serverless SKUs only (name contains _S_): minutes idle before pausing; -1 never pauses.')
 param autoPauseDelayMinutes int
+@description('Log Analytics workspace receiving the server\'s audit log.')
+param logAnalyticsWorkspaceId string
 
 var serverless = contains(skuName, '_S_')
 
@@ -27,7 +31,7 @@ resource server 'Microsoft.Sql/servers@2023-08-01-preview' = {
       administratorType: 'ActiveDirectory'
       azureADOnlyAuthentication: true
       login: adminLogin
-      sid: adminObjectId
+      sid: adminSid
       tenantId: tenant().tenantId
       principalType: adminPrincipalType
     }
@@ -61,6 +65,42 @@ resource database 'Microsoft.Sql/servers/databases@2023-08-01-preview' = {
     autoPauseDelay: autoPauseDelayMinutes
     minCapacity: json('0.5')
   } : {})
+}
+
+// Auditing to Log Analytics: sign-ins (successful and failed) and changes to principals, roles,
+// permissions and schema. Not every query batch (BATCH_COMPLETED_GROUP): that would log each
+// statement the apps send, with its data, at a cost that grows with traffic.
+resource auditing 'Microsoft.Sql/servers/auditingSettings@2023-08-01-preview' = {
+  parent: server
+  name: 'default'
+  properties: {
+    state: 'Enabled'
+    isAzureMonitorTargetEnabled: true
+    auditActionsAndGroups: [
+      'SUCCESSFUL_DATABASE_AUTHENTICATION_GROUP'
+      'FAILED_DATABASE_AUTHENTICATION_GROUP'
+      'DATABASE_PRINCIPAL_CHANGE_GROUP'
+      'DATABASE_ROLE_MEMBER_CHANGE_GROUP'
+      'DATABASE_PERMISSION_CHANGE_GROUP'
+      'DATABASE_OBJECT_CHANGE_GROUP'
+      'SCHEMA_OBJECT_CHANGE_GROUP'
+    ]
+  }
+}
+
+// Server audit events are sent through the master database's diagnostic setting.
+resource master 'Microsoft.Sql/servers/databases@2023-08-01-preview' existing = {
+  parent: server
+  name: 'master'
+}
+
+resource auditToLogAnalytics 'Microsoft.Insights/diagnosticSettings@2021-05-01-preview' = {
+  scope: master
+  name: 'sql-audit-to-log-analytics'
+  properties: {
+    workspaceId: logAnalyticsWorkspaceId
+    logs: [ { category: 'SQLSecurityAuditEvents', enabled: true } ]
+  }
 }
 
 output serverName string = server.name

@@ -8,6 +8,11 @@ param tags object
 param identityPrincipalId string
 @description('Flex Consumption deployment-package containers, one per Function App.')
 param deploymentContainers array
+@minValue(1)
+@description('Generated reports (PDFs, presentations) are deleted this many days after they were written.')
+param reportRetentionDays int
+@description('Log Analytics workspace receiving the blob, queue and table write and delete logs.')
+param logAnalyticsWorkspaceId string
 
 // Names the services use; keep in step with their settings' defaults (docs/deploy.md, "Storage").
 var chartCacheContainer = 'chart-cache'
@@ -69,7 +74,8 @@ resource failedSync 'Microsoft.Storage/storageAccounts/tableServices/tables@2023
   name: failedSyncTable
 }
 
-// Chart images live 12 hours (spec 8); one day is the shortest lifetime a lifecycle rule can express.
+// Chart images live 12 hours; one day is the shortest lifetime a lifecycle rule can express.
+// Reports are kept reportRetentionDays (their download links stop working after that).
 resource lifecycle 'Microsoft.Storage/storageAccounts/managementPolicies@2023-05-01' = {
   parent: account
   name: 'default'
@@ -92,6 +98,22 @@ resource lifecycle 'Microsoft.Storage/storageAccounts/managementPolicies@2023-05
             }
           }
         }
+        {
+          name: 'expire-reports'
+          enabled: true
+          type: 'Lifecycle'
+          definition: {
+            filters: {
+              blobTypes: [ 'blockBlob' ]
+              prefixMatch: [ '${reportsContainer}/' ]
+            }
+            actions: {
+              baseBlob: {
+                delete: { daysAfterModificationGreaterThan: reportRetentionDays }
+              }
+            }
+          }
+        }
       ]
     }
   }
@@ -106,6 +128,31 @@ resource roleAssignments 'Microsoft.Authorization/roleAssignments@2022-04-01' = 
     principalType: 'ServicePrincipal'
   }
 }]
+
+// Who wrote and deleted what, per service. Reads are left out: every chart-cache hit is a read, and
+// logging them would cost more than the storage they watch.
+var storageLogs = [
+  { category: 'StorageWrite', enabled: true }
+  { category: 'StorageDelete', enabled: true }
+]
+
+resource blobLogs 'Microsoft.Insights/diagnosticSettings@2021-05-01-preview' = {
+  scope: blobs
+  name: 'to-log-analytics'
+  properties: { workspaceId: logAnalyticsWorkspaceId, logs: storageLogs }
+}
+
+resource queueLogs 'Microsoft.Insights/diagnosticSettings@2021-05-01-preview' = {
+  scope: queues
+  name: 'to-log-analytics'
+  properties: { workspaceId: logAnalyticsWorkspaceId, logs: storageLogs }
+}
+
+resource tableLogs 'Microsoft.Insights/diagnosticSettings@2021-05-01-preview' = {
+  scope: tables
+  name: 'to-log-analytics'
+  properties: { workspaceId: logAnalyticsWorkspaceId, logs: storageLogs }
+}
 
 output name string = account.name
 output reportQueue string = reportQueue

@@ -84,6 +84,9 @@ export const SETTINGS = {
   }),
   SQL_USER: optional(text, { services: ALL, deploy: 'local', description: 'SQL authentication user (SQL_AUTH=sql only).' }),
   SQL_PASSWORD: optional(text, { services: ALL, deploy: 'local', description: 'SQL authentication password (SQL_AUTH=sql only).' }),
+  SQL_TRUST_SERVER_CERTIFICATE: withDefault(boolean, 'false', {
+    services: ALL, deploy: 'local', description: 'Accept the SQL server\'s TLS certificate unchecked: a local SQL Server container\'s self-signed one (the SQL Server workflow); never for Azure SQL.',
+  }),
   SQL_POOL_MAX: withDefault(integer(1, 100), '5', { services: ALL, deploy: 'tuning', description: 'Connections per instance; keep small, every scaled-out instance has its own pool.' }),
   AZURE_CLIENT_ID: optional(text, { services: ALL, deploy: 'app', description: 'Client id of the user-assigned managed identity (SQL, Storage, Key Vault).' }),
 

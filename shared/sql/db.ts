@@ -112,7 +112,7 @@ function createMssql(cfg: Config): Kysely<PlatformTables> {
           new tedious.Connection({
             server: cfg.SQL_SERVER!,
             authentication,
-            options: { database: cfg.SQL_DATABASE, encrypt: true, port: 1433, trustServerCertificate: false, connectTimeout: 30_000 },
+            options: { database: cfg.SQL_DATABASE, encrypt: true, port: 1433, trustServerCertificate: cfg.SQL_TRUST_SERVER_CERTIFICATE, connectTimeout: 30_000 },
           }),
       },
     }),

@@ -1,6 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../devhost/host';
+import { isolatedDatabase, type IsolatedDatabase } from '../helpers/sql-server';
+
+/**
+ * With SQL_SERVER set (the SQL Server workflow) the processes started in one directory share a
+ * database of their own, as they share that directory's SQLite file otherwise. The workflow's
+ * SQL Server container is thrown away with the run, so these are not dropped.
+ */
+const databases = new Map<string, Promise<IsolatedDatabase>>();
 
 export interface HostProcess {
   child: ChildProcess;
@@ -16,9 +24,11 @@ export interface HostProcess {
  */
 export async function startHostProcess(cwd: string, env: Record<string, string> = {}): Promise<HostProcess> {
   let output = '';
+  if (!databases.has(cwd)) databases.set(cwd, isolatedDatabase());
+  const database = await databases.get(cwd)!;
   const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'dist', 'devhost', 'cli.js')], {
     cwd,
-    env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', AzureWebJobsStorage: '', ...env },
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', AzureWebJobsStorage: '', ...database.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

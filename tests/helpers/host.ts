@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Agent, buildConnector } from 'undici';
 import { startDevHost, type DevHost, type DevHostOptions } from '../../devhost/host';
+import { isolatedDatabase } from './sql-server';
 
 /** A request from a given loopback address (127.0.0.0/8): a distinct client as the server's socket sees it. */
 export type TestRequestInit = RequestInit & { from?: string };
@@ -29,14 +30,23 @@ export function clientAt(address: string): Agent {
 /**
  * An in-process dev host on a free loopback port with its own data directory, generated dev
  * secrets and an in-memory Azurite: real HTTP, real SQLite, real storage, isolated per test file.
+ * With SQL_SERVER set (the SQL Server workflow) it runs on a SQL Server database of its own instead;
+ * `env: { SQL_SERVER: '' }` keeps a test that exercises SQLite itself on SQLite.
  */
 export async function startTestHost(options: Omit<DevHostOptions, 'settingsFile'> = {}): Promise<TestHost> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-test-'));
-  const host = await startDevHost({
-    ...options,
-    settingsFile: path.join(dir, 'local.settings.json'),
-    env: { PORT: '0', DATA_DIR: path.join(dir, 'data'), LOG_LEVEL: 'error', ...options.env },
-  });
+  const database = options.env?.SQL_SERVER === '' ? { env: {}, drop: async () => {} } : await isolatedDatabase();
+  let host: DevHost;
+  try {
+    host = await startDevHost({
+      ...options,
+      settingsFile: path.join(dir, 'local.settings.json'),
+      env: { PORT: '0', DATA_DIR: path.join(dir, 'data'), LOG_LEVEL: 'error', ...database.env, ...options.env },
+    });
+  } catch (error) {
+    await database.drop();
+    throw error;
+  }
   return {
     ...host,
     dir,
@@ -44,6 +54,7 @@ export async function startTestHost(options: Omit<DevHostOptions, 'settingsFile'
       fetch(target.startsWith('http') ? target : `${host.url}${target}`, { ...init, ...(from ? { dispatcher: clientAt(from) } : {}) } as RequestInit),
     async stop() {
       await host.stop();
+      await database.drop();
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -8,7 +8,7 @@ import { signIn, signInAdmin } from '../helpers/identity';
 import { advanceClock, call, expectError, login } from './support';
 
 const run = promisify(execFile);
-const CLI = path.resolve(__dirname, '../../functions/identity/cli');
+const CLI = path.resolve(__dirname, '../../tools/cli');
 
 let host: TestHost;
 beforeAll(async () => {

@@ -1,49 +1,62 @@
-/** azure.yaml, the provisioning hook and the workflows refer to main.bicep outputs by name; these keep the names in step. */
+/** azure.yaml, the hooks and the workflows refer to main.bicep outputs and to each other by name; these keep them in step. */
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { SERVICE_NAMES } from '../../shared/config';
+import { HOOK_INPUTS } from '../../scripts/postprovision';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
 const OUTPUTS = [...read('infra/main.bicep').matchAll(/^output (\w+) /gm)].map((m) => m[1]);
+const workflow = (name: string) => read(`.github/workflows/${name}`);
 
 describe('azd wiring', () => {
-  it('deploys every service to the app named by its main.bicep output', () => {
+  it('deploys the one package (.deploy, assembled by the prepackage hook) to the app named by each service\'s main.bicep output', () => {
     const azureYaml = read('azure.yaml');
     for (const service of SERVICE_NAMES) {
-      const entry = new RegExp(`^  ${service}:\\n    project: \\.\\n    language: ts\\n    host: function\\n    resourceName: \\$\\{(\\w+)\\}`, 'm').exec(azureYaml);
-      expect(OUTPUTS).toContain(entry?.[1]);
+      const entry = new RegExp(
+        `^  ${service}:\\n    project: \\.\\n    language: ts\\n    host: function\\n    resourceName: \\$\\{(\\w+)\\}\\n    dist: \\.deploy\\n    remoteBuild: true\\n    hooks:\\n      prepackage:\\n        posix:\\n          shell: sh\\n          run: node infra/hooks/run\\.js deploy-package\\n        windows:\\n          shell: pwsh\\n          run: node infra/hooks/run\\.js deploy-package\\n`,
+        'm',
+      ).exec(azureYaml);
+      expect({ service, output: entry?.[1] && OUTPUTS.includes(entry[1]) }).toEqual({ service, output: true });
     }
-    expect(azureYaml).toContain('run: ./infra/hooks/postprovision.sh');
   });
 
-  it('runs a hook that reads only main.bicep outputs', () => {
-    const hook = read('infra/hooks/postprovision.sh');
-    const assignedInHook = ['ip', 'rule', 'attempt'];
-    const used = [...new Set([...hook.matchAll(/\$\{?([A-Za-z_]\w*)/g)].map((m) => m[1]))].filter((name) => !assignedInHook.includes(name));
-    expect(used.length).toBeGreaterThan(5);
-    expect(used.filter((name) => !OUTPUTS.includes(name))).toEqual([]);
-    expect(fs.statSync(path.join(ROOT, 'infra/hooks/postprovision.sh')).mode & 0o111).not.toBe(0);
+  it('runs the same Node postprovision hook on POSIX and Windows, reading only main.bicep outputs', async () => {
+    const azureYaml = read('azure.yaml');
+    expect(azureYaml).toContain('hooks:\n  postprovision:\n    posix:\n      shell: sh\n      run: node infra/hooks/run.js postprovision\n      continueOnError: false\n    windows:\n      shell: pwsh\n      run: node infra/hooks/run.js postprovision\n');
+    expect(HOOK_INPUTS.filter((name) => !OUTPUTS.includes(name))).toEqual([]);
+    const hook = path.join(ROOT, 'infra', 'hooks', 'run.js');
+    await expect(promisify(execFile)(process.execPath, [hook, 'nothing'])).rejects.toMatchObject({
+      code: 2,
+      stderr: 'usage: node infra/hooks/run.js <postprovision|deploy-package>\n',
+    });
+    // Deferred by the deploy workflow's provision step, without building anything.
+    const skipped = await promisify(execFile)(process.execPath, [hook, 'postprovision'], { env: { ...process.env, POSTPROVISION_SKIP: 'run later' } });
+    expect(skipped.stdout).toBe('postprovision: skipped (run later)\n');
   });
 
   it('has CI run the .ci/run command on Node 20 and 22', () => {
-    const ci = read('.github/workflows/ci.yml');
+    const ci = workflow('ci.yml');
     expect(ci).toContain('node: [20, 22]');
     expect(ci).toContain('run: ./.ci/run');
     expect(read('.ci/run')).toContain('npm ci\nnpm test');
   });
 
-  it('deploys with azd signed in through OIDC, with no stored Azure secret', () => {
-    const deploy = read('.github/workflows/deploy.yml');
+  it('deploys with azd signed in through OIDC, signing in again right before the postprovision hook', () => {
+    const deploy = workflow('deploy.yml');
     expect(deploy).toContain('id-token: write');
     expect(deploy).toContain('--federated-credential-provider github');
-    expect(deploy).toMatch(/azd provision --no-prompt[\s\S]*azd deploy --no-prompt/);
     expect(deploy).not.toMatch(/AZURE_CLIENT_SECRET|AZURE_CREDENTIALS|creds:/);
+    // provision (hook deferred), sign in again, then the hook, then deploy
+    expect(deploy).toMatch(/run: azd provision --no-prompt\n\s+env:\n(?:\s+#[^\n]*\n)*\s+POSTPROVISION_SKIP: [^\n]+\n[\s\S]*uses: azure\/login@v2[\s\S]*azd auth login[\s\S]*run: azd hooks run postprovision[\s\S]*run: azd deploy --no-prompt/);
+    expect(deploy).toContain('SQL_ADMIN_CLIENT_ID: ${{ vars.AZURE_CLIENT_ID }}');
   });
 
-  it('keeps local settings and tests out of the deployment package', () => {
+  it('keeps local settings, tooling and tests out of a Core Tools publish from the root', () => {
     const ignored = read('.funcignore').split('\n');
-    expect(ignored).toEqual(expect.arrayContaining(['local.settings.json', '.data', 'dist/tests', 'node_modules']));
+    expect(ignored).toEqual(expect.arrayContaining(['local.settings.json', '.data', 'dist/tests', 'dist/tools', 'dist/devhost', 'dist/scripts', 'node_modules']));
     expect(ignored).not.toContain('dist');
   });
 });

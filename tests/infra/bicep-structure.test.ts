@@ -1,69 +1,33 @@
 /**
- * No Bicep compiler runs here (docs/deploy.md says how to validate with `az bicep build`), so these
- * checks catch the mistakes a compiler would: a module given a parameter it does not declare or
- * missing a required one, an output read that the module does not produce, and parameter files
- * out of step with main.bicep. Plus the storage names the services depend on.
+ * No Bicep compiler runs here (.github/workflows/bicep.yml runs `az bicep build` on every push), so
+ * module calls are checked by tests/infra/bicep-types.test.ts; these check the parameters file
+ * against main.bicep, the storage names the services depend on, and what monitoring must cover.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { allServices, functionsOf } from '../../functions/registry';
 import { SETTINGS, settingDefaults, type Setting } from '../../shared/config';
 import { resolveAppSetting } from '../../shared/functions';
+import { parseBicep } from './bicep';
 
 const INFRA = path.resolve(__dirname, '..', '..', '..', 'infra');
 const read = (file: string) => fs.readFileSync(path.join(INFRA, file), 'utf8');
 const MAIN = read('main.bicep');
 
-/** Keys at the first level of the `{ ... }` block that opens on line `start` (strings blanked before counting braces). */
-function blockKeys(lines: string[], start: number): string[] {
-  const keys: string[] = [];
-  let depth = 0;
-  for (const line of lines.slice(start)) {
-    const code = line.replace(/'(?:[^'\\]|\\.)*'/g, "''").replace(/\/\/.*$/, '');
-    const key = /^\s*(\w+):/.exec(code);
-    if (key && depth === 1) keys.push(key[1]);
-    depth += (code.match(/\{/g) ?? []).length - (code.match(/\}/g) ?? []).length;
-    if (depth === 0) break;
-  }
-  return keys;
-}
-
-function declaredParams(bicep: string): { name: string; required: boolean }[] {
-  return [...bicep.matchAll(/^param (\w+) \w+( = .*)?$/gm)].map((m) => ({ name: m[1], required: !m[2] }));
-}
-const declaredOutputs = (bicep: string) => [...bicep.matchAll(/^output (\w+) /gm)].map((m) => m[1]);
-
-const MODULES = [...MAIN.matchAll(/^module (\w+) '([^']+)' = /gm)].map((m) => ({ symbol: m[1], file: m[2] }));
+const MAIN_FILE = parseBicep(MAIN, 'main.bicep');
+const MODULES = [...MAIN_FILE.modules.values()].map((m) => ({ symbol: m.symbol, file: m.path }));
+const declaredOutputs = (bicep: string) => [...parseBicep(bicep).outputs.keys()];
 
 describe('main.bicep wiring', () => {
   it('calls every module in infra/modules', () => {
     expect(MODULES.map((m) => m.file).sort()).toEqual(fs.readdirSync(path.join(INFRA, 'modules')).map((f) => `modules/${f}`).sort());
   });
 
-  it.each(MODULES)('passes $symbol ($file) exactly the parameters it declares', ({ symbol, file }) => {
-    const lines = MAIN.split('\n');
-    const moduleLine = lines.findIndex((l) => l.startsWith(`module ${symbol} `));
-    const paramsLine = lines.findIndex((l, i) => i > moduleLine && /^\s+params: \{$/.test(l));
-    const passed = blockKeys(lines, paramsLine);
-    const declared = declaredParams(read(file));
-    expect(passed.filter((name) => !declared.some((p) => p.name === name))).toEqual([]);
-    expect(declared.filter((p) => p.required && !passed.includes(p.name)).map((p) => p.name)).toEqual([]);
-  });
-
-  it('reads only outputs the modules produce', () => {
-    const reads = [...MAIN.matchAll(/(\w+)(?:\[[^\]]+\])?\.outputs\.(\w+)/g)].map((m) => ({ symbol: m[1], output: m[2] }));
-    expect(reads.length).toBeGreaterThan(10);
-    for (const { symbol, output } of reads) {
-      const module = MODULES.find((m) => m.symbol === symbol);
-      expect({ symbol, output, declared: module && declaredOutputs(read(module.file)).includes(output) }).toEqual({ symbol, output, declared: true });
-    }
-  });
-
   it('has a parameters file naming only main.bicep parameters, including every required one', () => {
     const given = Object.keys(JSON.parse(read('main.parameters.json')).parameters);
-    const declared = declaredParams(MAIN);
-    expect(given.filter((name) => !declared.some((p) => p.name === name))).toEqual([]);
-    expect(declared.filter((p) => p.required && !given.includes(p.name)).map((p) => p.name)).toEqual([]);
+    const declared = [...MAIN_FILE.params.values()];
+    expect(given.filter((name) => !MAIN_FILE.params.has(name))).toEqual([]);
+    expect(declared.filter((p) => !p.defaultValue && !given.includes(p.name)).map((p) => p.name)).toEqual([]);
   });
 
   it('outputs no secret', () => {
@@ -111,13 +75,50 @@ describe('storage.bicep', () => {
     }
   });
 
-  it('expires chart-cache blobs with a lifecycle rule', () => {
+  it('expires chart-cache blobs after a day and reports after reportRetentionDays (90 by default)', () => {
     expect(STORAGE).toContain("prefixMatch: [ '${chartCacheContainer}/' ]");
     expect(STORAGE).toMatch(/delete: \{ daysAfterModificationGreaterThan: 1 \}/);
+    expect(STORAGE).toContain("prefixMatch: [ '${reportsContainer}/' ]");
+    expect(STORAGE).toMatch(/delete: \{ daysAfterModificationGreaterThan: reportRetentionDays \}/);
+    const retention = MAIN_FILE.params.get('reportRetentionDays')!;
+    expect(retention.defaultValue).toEqual({ kind: 'number', value: 90 });
+    expect(JSON.parse(read('main.parameters.json')).parameters.reportRetentionDays.value).toBe('${REPORT_RETENTION_DAYS:=90}');
   });
 
   it('deploys each app from the container storage.bicep creates for it', () => {
     expect(MAIN).toContain("deploymentContainers: [for app in apps: 'deploy-${app.name}']");
     expect(MAIN).toContain("deploymentContainerUrl: '${storage.outputs.blobEndpoint}deploy-${app.name}'");
+  });
+});
+
+describe('logs and monitoring', () => {
+  const diagnosticScopes = (file: string) =>
+    [...parseBicep(read(file)).resources.values()]
+      .filter((r) => r.type.startsWith('Microsoft.Insights/diagnosticSettings@'))
+      .map((r) => (r.value.kind === 'object' ? r.value.entries.find((e) => e.key === 'scope')?.value : undefined))
+      .map((scope) => (scope?.kind === 'ident' ? scope.name : '?'));
+
+  it('sends Key Vault, SQL auditing and Storage logs to the Log Analytics workspace', () => {
+    expect(diagnosticScopes('modules/key-vault.bicep')).toEqual(['vault']);
+    expect(diagnosticScopes('modules/sql.bicep')).toEqual(['master']);
+    expect(read('modules/sql.bicep')).toMatch(/isAzureMonitorTargetEnabled: true/);
+    expect(read('modules/sql.bicep')).toContain("category: 'SQLSecurityAuditEvents'");
+    expect(diagnosticScopes('modules/storage.bicep').sort()).toEqual(['blobs', 'queues', 'tables']);
+  });
+
+  it('tests the health route of every service for availability, with an alert on each', () => {
+    const alerts = MAIN_FILE.modules.get('alerts')!;
+    const params = alerts.value.kind === 'object' ? alerts.value.entries.find((e) => e.key === 'params')!.value : undefined;
+    const healthChecks = params?.kind === 'object' ? params.entries.find((e) => e.key === 'healthChecks')!.value : undefined;
+    expect(healthChecks).toMatchObject({ kind: 'for', variables: ['service'], source: { kind: 'ident', name: 'serviceNames' } });
+    expect(MAIN).toContain("healthChecks: [for service in serviceNames: { service: service, url: '${serviceUrls[service]}/health' }]");
+    const module = parseBicep(read('modules/alerts.bicep'));
+    expect([...module.resources.values()].map((r) => r.type.split('@')[0]).sort()).toEqual([
+      'Microsoft.Insights/actionGroups',
+      'Microsoft.Insights/metricAlerts',
+      'Microsoft.Insights/scheduledQueryRules',
+      'Microsoft.Insights/scheduledQueryRules',
+      'Microsoft.Insights/webtests',
+    ]);
   });
 });

@@ -4,11 +4,13 @@ import type { AddressInfo } from 'node:net';
 /**
  * A local stand-in for the Key Vault secrets REST API (GET and PUT /secrets/{name}?api-version=7.4),
  * with its JSON shapes: { value, id, attributes, tags } and 404 { error: { code: "SecretNotFound" } }.
- * Keeps every version, so tests can see what was written in which order.
+ * Keeps every version, so tests can see what was written in which order. `forbidFirst` answers the
+ * first requests 403 ForbiddenByRbac, as a vault does while a new role assignment propagates.
  */
-export async function startKeyVaultServer(expectedToken: string) {
+export async function startKeyVaultServer(expectedToken: string, options: { forbidFirst?: number } = {}) {
   const versions = new Map<string, { value: string; tags: Record<string, string> }[]>();
   const writes: string[] = [];
+  let forbidden = options.forbidFirst ?? 0;
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://vault');
     const match = /^\/secrets\/([A-Za-z0-9-]{1,127})$/.exec(url.pathname);
@@ -17,6 +19,10 @@ export async function startKeyVaultServer(expectedToken: string) {
       res.end(JSON.stringify(body));
     };
     if (req.headers.authorization !== `Bearer ${expectedToken}`) return send(401, { error: { code: 'Unauthorized', message: 'AKV10000: Request is missing a Bearer or PoP token.' } });
+    if (forbidden > 0) {
+      forbidden--;
+      return send(403, { error: { code: 'Forbidden', message: 'Caller is not authorized to perform action on resource. Action: Microsoft.KeyVault/vaults/secrets/getSecret/action', innererror: { code: 'ForbiddenByRbac' } } });
+    }
     if (url.searchParams.get('api-version') !== '7.4') return send(400, { error: { code: 'BadParameter', message: 'api-version' } });
     if (!match) return send(404, { error: { code: 'NotFound', message: 'Not found' } });
     const name = match[1];

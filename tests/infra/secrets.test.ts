@@ -2,7 +2,8 @@ import type { TokenCredential } from '@azure/identity';
 import { loadSigningKeys } from '../../shared/auth/keys';
 import { verifyServiceToken } from '../../shared/auth/service-token';
 import { parseConfig, SETTINGS } from '../../shared/config';
-import { ensureSecrets, finishRotation, KeyVaultSecrets, missingOperatorSecrets, rotateServiceToken, SECRET } from '../../scripts/secrets';
+import { ensureSecrets, finishRotation, FORBIDDEN_RETRY_DELAYS_MS, KeyVaultSecrets, missingOperatorSecrets, rotateServiceToken, SECRET } from '../../scripts/secrets';
+import { webhookSecretProblem } from '../../functions/payment/webhook-secret';
 import { startKeyVaultServer } from './key-vault-server';
 import { readBicepObject } from './parity';
 import fs from 'node:fs';
@@ -45,8 +46,10 @@ describe('npm run secrets', () => {
     expect(value(SECRET.serviceTokenSecret).length).toBeGreaterThanOrEqual(32);
     expect(value(SECRET.serviceTokenSecretPrevious)).toBe(value(SECRET.serviceTokenSecret));
     expect(() => verify(value(SECRET.authAdminToken), [value(SECRET.serviceTokenSecret)])).not.toThrow();
-    expect(value(SECRET.stripeWebhookSecret)).toMatch(/^whsec_/);
+    expect(value(SECRET.stripeWebhookSecret)).toMatch(/^whsec_placeholder_[A-Za-z0-9_-]{43}$/);
     expect(server.latest(SECRET.stripeWebhookSecret)!.tags.placeholder).toBe('true');
+    // The payment service recognises it and says it is not ready.
+    expect(webhookSecretProblem(value(SECRET.stripeWebhookSecret))).toMatch(/^not ready: STRIPE_WEBHOOK_SECRET is the placeholder/);
     expect(await missingOperatorSecrets(vault)).toEqual([SECRET.stripeSecretKey, SECRET.smtpUrl]);
   });
 
@@ -88,6 +91,34 @@ describe('npm run secrets', () => {
     const afterFinish = [value(SECRET.serviceTokenSecret), value(SECRET.serviceTokenSecretPrevious)];
     expect(() => verify(value(SECRET.authAdminToken), afterFinish)).not.toThrow();
     expect(() => verify(oldToken, afterFinish)).toThrow();
+  });
+
+  it('gives a placeholder of an earlier version its recognisable prefix, and leaves a real secret alone', async () => {
+    await vault.set(SECRET.stripeWebhookSecret, 'whsec_oldplaceholder0123456789', { placeholder: 'true' });
+    expect(await ensureSecrets(vault, {})).toContain(SECRET.stripeWebhookSecret);
+    expect(value(SECRET.stripeWebhookSecret)).toMatch(/^whsec_placeholder_/);
+    await vault.set(SECRET.stripeWebhookSecret, 'whsec_real_from_stripe_0123456789', { endpoint: 'we_1' });
+    expect(await ensureSecrets(vault, {})).toEqual([]);
+    expect(value(SECRET.stripeWebhookSecret)).toBe('whsec_real_from_stripe_0123456789');
+  });
+
+  it('retries while Key Vault answers 403 (the new role assignment propagating), saying why', async () => {
+    await server.stop();
+    server = await startKeyVaultServer(TOKEN, { forbidFirst: 3 });
+    const waits: number[] = [];
+    const notices: string[] = [];
+    const patient = new KeyVaultSecrets(server.uri, credential, { sleep: async (ms) => void waits.push(ms), notice: (line) => notices.push(line) });
+    expect(await patient.get(SECRET.otpHmacKey)).toBeUndefined();
+    expect(waits).toEqual(FORBIDDEN_RETRY_DELAYS_MS.slice(0, 3));
+    expect(notices[0]).toMatch(/answered 403 to GET otp-hmac-key: the Key Vault Secrets Officer role this provisioning gave you can take a few minutes to apply; retrying in 5 s \(attempt 2 of 12\)/);
+    expect(FORBIDDEN_RETRY_DELAYS_MS.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(4 * 60_000);
+  });
+
+  it('gives up after the last retry with what to check', async () => {
+    await server.stop();
+    server = await startKeyVaultServer(TOKEN, { forbidFirst: 10 });
+    const impatient = new KeyVaultSecrets(server.uri, credential, { retryDelaysMs: [1, 1], sleep: async () => {}, notice: () => {} });
+    await expect(impatient.set(SECRET.otpHmacKey, 'x')).rejects.toThrow(/still refuses PUT otp-hmac-key \(HTTP 403 Caller is not authorized.*\) after 3 attempts\. The signed-in principal needs the Key Vault Secrets Officer role/);
   });
 
   it('reports Key Vault errors with their message', async () => {

@@ -15,7 +15,9 @@ describe('GET /orchestrator/health?schema=check and the legacy log table upgrade
   let adminToken: string;
 
   beforeAll(async () => {
-    host = await startTestHost();
+    // Builds the legacy table in SQLite's dialect and applies the SQLite upgrade script, so it stays
+    // on SQLite when the suites run against SQL Server (the T-SQL script is parsed in tests/platform/tsql).
+    host = await startTestHost({ env: { SQL_SERVER: '' } });
     adminToken = (await signInAdmin(host)).accessToken;
   });
   afterAll(() => host.stop());

@@ -6,7 +6,7 @@ import { bearer, signIn } from '../helpers/identity';
 
 /** The dev commands as a developer runs them, in their own processes, against a running dev host. */
 const run = promisify(execFile);
-const cli = (name: string) => path.resolve(__dirname, '..', '..', 'functions', 'payment', 'cli', `${name}.js`);
+const cli = (name: string) => path.resolve(__dirname, '..', '..', 'tools', 'cli', `${name}.js`);
 let host: TestHost;
 beforeAll(async () => {
   host = await startTestHost();
@@ -23,21 +23,21 @@ test('stripe:trigger confirms an intent on the local Stripe, which delivers the 
   });
   const { paymentIntentId } = (await created.json()) as any;
 
-  const trigger = await command('trigger', [paymentIntentId]);
+  const trigger = await command('stripe-trigger', [paymentIntentId]);
   expect(trigger.stdout).toContain(`payment_intent ${paymentIntentId}: succeeded`);
   expect(trigger.stdout).toMatch(/webhook: payment_intent\.succeeded evt_\S+ -> 200 .*"sync":\{"success":true/);
   const validated = (await (await host.fetch('/identity/auth/validate', { headers: bearer(user.accessToken) })).json()) as any;
   expect(validated.user.plan).toBe('pro');
 
-  const replay = await command('replay', []);
+  const replay = await command('payments-replay', []);
   expect(replay.stdout).toContain('Every payment is synced with identity.');
 
-  const refund = await command('trigger', [paymentIntentId, '--refund']);
+  const refund = await command('stripe-trigger', [paymentIntentId, '--refund']);
   expect(refund.stdout).toMatch(/webhook: charge\.refunded evt_\S+ -> 200 .*"plan":"free"/);
 });
 
 test('stripe:trigger without a payment intent id prints its usage and exits 2', async () => {
-  const error = await command('trigger', []).catch((e) => e);
+  const error = await command('stripe-trigger', []).catch((e) => e);
   expect(error.code).toBe(2);
   expect(error.stderr).toContain('usage: npm run stripe:trigger -- <paymentIntentId>');
 });

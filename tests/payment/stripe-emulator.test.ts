@@ -2,8 +2,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
 import { createLogger } from '../../shared/logging';
-import { startStripeEmulator, type StripeEmulator } from '../../functions/payment/stripe-emulator/server';
-import { parseStripeForm } from '../../functions/payment/stripe-emulator/form';
+import { startStripeEmulator, type StripeEmulator } from '../../tools/stripe-emulator/server';
+import { parseStripeForm } from '../../tools/stripe-emulator/form';
 
 /** The local Stripe API server, driven by the official client exactly as the service drives it. */
 const SECRET = 'whsec_emulator_test_secret_0123456789';
@@ -21,7 +21,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/payment/webhook`;
-  emulator = await startStripeEmulator({ webhookUrl: () => hook, webhookSecret: SECRET, log: createLogger({ test: 'emulator' }) });
+  emulator = await startStripeEmulator({ endpoints: [{ url: hook, secret: SECRET }], log: createLogger({ test: 'emulator' }) });
   const url = new URL(emulator.url);
   stripe = new Stripe('sk_test_emulator_client', { host: url.hostname, port: Number(url.port), protocol: 'http', maxNetworkRetries: 0 });
 });

@@ -140,9 +140,10 @@ test('npm run func:prepare, then func start: sign in, pay for pro, get the repor
     await devhost.stop();
   }
 
-  // 6. npm run func:prepare -- --stop-azurite frees the ports.
-  const stopped = await run(process.execPath, [dist('scripts', 'func-prepare.js'), '--stop-azurite'], { cwd: dir, env: shellEnv() });
+  // 6. npm run func:prepare -- --stop stops the background Azurite and local Stripe server.
+  const stopped = await run(process.execPath, [dist('scripts', 'func-prepare.js'), '--stop'], { cwd: dir, env: shellEnv() });
   expect(stopped.stdout).toMatch(/Azurite: stopped \(pid \d+\)/);
+  expect(stopped.stdout).toMatch(/local Stripe server: stopped \(pid \d+\)/);
   await expect(waitForFree()).resolves.toBe(true);
 });
 

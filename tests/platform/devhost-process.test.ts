@@ -10,7 +10,8 @@ function startCli(dir: string): { child: ChildProcess; output: () => string; ban
   let output = '';
   const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'dist', 'devhost', 'cli.js')], {
     cwd: dir,
-    env: { ...process.env, PORT: '0', LOG_LEVEL: 'error', AzureWebJobsStorage: '' },
+    // npm start's out-of-the-box run: SQLite even when the suites run against SQL Server.
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'error', AzureWebJobsStorage: '', SQL_SERVER: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const banner = new Promise<Record<string, string>>((resolve, reject) => {

@@ -1,4 +1,5 @@
 import { startTestHost, type TestHost } from '../helpers/host';
+import { usingSqlServer } from '../helpers/sql-server';
 
 let host: TestHost;
 beforeAll(async () => {
@@ -11,6 +12,6 @@ test.each(['identity', 'payment', 'orchestrator'])('%s health names SQL and stor
   expect(res.status).toBe(200);
   const body = (await res.json()) as any;
   expect(body).toMatchObject({ service, status: 'healthy' });
-  expect(body.dependencies.sql).toMatchObject({ ok: true, detail: 'SQLite' });
+  expect(body.dependencies.sql).toMatchObject({ ok: true, detail: usingSqlServer() ? `Azure SQL ${process.env.SQL_SERVER}` : 'SQLite' });
   expect(body.dependencies.storage).toMatchObject({ ok: true, detail: 'devstoreaccount1' });
 });

@@ -1,17 +1,20 @@
 import { config } from '../../../shared/config';
-import { createLogger } from '../../../shared/logging';
+import { createLogger, type Logger } from '../../../shared/logging';
 import { failExecution, findStuckExecutions } from './executions';
 import { STAGES } from './stages';
 import { WorkflowLogger } from './workflow-logger';
 
 const log = createLogger({ service: 'orchestrator', component: 'stuck-executions' });
 
+/** Logged (warn) with `count` and `trackingIds` when the timer fails executions; the stuck-executions alert queries it. */
+export const STUCK_EXECUTIONS_MESSAGE = 'stuck executions failed with TIMEOUT';
+
 /**
  * Fails every execution that has made no progress for ORCHESTRATOR_STUCK_MINUTES with a TIMEOUT
  * error, so nothing stays "processing" forever (a lost message, a run killed past its retries).
  * Safe on many instances: the status compare-and-set lets one of them win per execution.
  */
-export async function failStuckExecutions(now = new Date()): Promise<string[]> {
+export async function failStuckExecutions(now = new Date(), logger: Logger = log): Promise<string[]> {
   const minutes = config().ORCHESTRATOR_STUCK_MINUTES;
   const stuck = await findStuckExecutions(new Date(now.getTime() - minutes * 60_000));
   const failed: string[] = [];
@@ -24,6 +27,6 @@ export async function failStuckExecutions(now = new Date()): Promise<string[]> {
       failed.push(execution.tracking_id);
     }
   }
-  if (failed.length) log.warn('stuck executions failed with TIMEOUT', { count: failed.length, trackingIds: failed });
+  if (failed.length) logger.warn(STUCK_EXECUTIONS_MESSAGE, { count: failed.length, trackingIds: failed });
   return failed;
 }

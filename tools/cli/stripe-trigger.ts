@@ -5,7 +5,7 @@
  * charge.refunded) to {payment_url}/webhook, and prints how the webhook answered.
  */
 import Stripe from 'stripe';
-import { stripe, stripeApiBase, stripeMode } from '../stripe-client';
+import { stripe, stripeApiBase, stripeMode } from '../../functions/payment/stripe-client';
 import { loadLocalEnv } from './local-env';
 
 async function main() {

@@ -3,10 +3,10 @@
  * (pending, failed, manual review) and, with --apply, pushes each user's newest plan now.
  * Needs identity reachable at {auth_url} (the dev host running, or IDENTITY_URL).
  */
-import { serviceUrl } from '../../../shared/config';
-import { createLogger } from '../../../shared/logging';
-import { closeDb, migrateToLatest } from '../../../shared/sql/db';
-import { replayUnsynced } from '../replay';
+import { serviceUrl } from '../../shared/config';
+import { createLogger } from '../../shared/logging';
+import { closeDb, migrateToLatest } from '../../shared/sql/db';
+import { replayUnsynced } from '../../functions/payment/replay';
 import { loadLocalEnv } from './local-env';
 
 async function main() {

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
-import { reloadConfig } from '../../../shared/config';
-import { closeDb, migrateToLatest } from '../../../shared/sql/db';
-import { ensureUserWithRole } from '../bootstrap';
+import { reloadConfig } from '../../shared/config';
+import { closeDb, migrateToLatest } from '../../shared/sql/db';
+import { ensureUserWithRole } from '../../functions/identity/bootstrap';
 import { loadLocalSettingsIntoEnv } from './local-settings';
 
 const USAGE = 'usage: npm run users -- create --email <address> [--role user|admin|super_admin]';

@@ -2,23 +2,26 @@ import { createHash, randomBytes } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
-import type { Logger } from '../../../shared/logging';
+import type { Logger } from '../../shared/logging';
+import { invalid, missing, newId, nowSeconds, StripeApiError, type Fields } from './errors';
 import { parseStripeForm } from './form';
+import { WebhookEndpoints, webhookEndpointRoute, type PresetEndpoint } from './webhook-endpoints';
 
 /**
- * A local server speaking the slice of Stripe's API the payment service uses: PaymentIntent
- * create/retrieve/confirm/cancel and refunds, with Stripe's object shapes, error format
- * (`{ error: { type, code, message, param } }`) and Idempotency-Key semantics. Confirming or
- * refunding delivers the signed event (`payment_intent.succeeded`, `payment_intent.payment_failed`,
- * `charge.refunded`) to the webhook, as `stripe trigger` does, before it answers, so scripts see
- * the effect at once. State is in memory: it stands in for Stripe, not for our database.
+ * A local server speaking the slice of Stripe's API the platform uses: PaymentIntent
+ * create/retrieve/confirm/cancel, refunds, events, and webhook endpoints (webhook-endpoints.ts),
+ * with Stripe's object shapes, error format (`{ error: { type, code, message, param } }`) and
+ * Idempotency-Key semantics. Confirming or refunding delivers the signed event
+ * (`payment_intent.succeeded`, `payment_intent.payment_failed`, `charge.refunded`) to every enabled
+ * endpoint subscribed to its type, each signed with that endpoint's secret, before it answers (as
+ * `stripe trigger` does), so scripts see the effect at once. State is in memory: it stands in for
+ * Stripe, not for our database. Not deployed: it lives in tools/, outside the Function App package.
  */
 export interface StripeEmulatorOptions {
   port?: number;
   host?: string;
-  /** Where events go; evaluated per delivery. Unset: events are recorded but not delivered. */
-  webhookUrl?: () => string;
-  webhookSecret?: string;
+  /** Endpoints registered at start with their own secrets (the dev host's payment webhook). */
+  endpoints?: PresetEndpoint[];
   log: Logger;
 }
 
@@ -28,22 +31,10 @@ export interface StripeEmulator {
 }
 
 type PaymentIntent = Stripe.PaymentIntent;
-type Fields = Record<string, unknown>;
 
-class StripeApiError extends Error {
-  constructor(readonly status: number, readonly type: string, message: string, readonly code?: string, readonly param?: string, readonly extra: Fields = {}) {
-    super(message);
-  }
-}
-
-const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString('base64url').replace(/[-_]/g, '').slice(0, 24)}`;
-const nowSeconds = () => Math.floor(Date.now() / 1000);
 const DECLINING_METHODS = new Set(['pm_card_chargeDeclined', 'pm_card_visa_chargeDeclined', 'pm_card_chargeDeclinedInsufficientFunds']);
 /** Stripe's minimum charge is about 50 cents in USD. */
 const MINIMUM_AMOUNT = 50;
-
-const missing = (kind: string, id: string, param: string) => new StripeApiError(404, 'invalid_request_error', `No such ${kind}: '${id}'`, 'resource_missing', param);
-const invalid = (message: string, param?: string, code = 'parameter_invalid') => new StripeApiError(400, 'invalid_request_error', message, code, param);
 
 function paymentIntentObject(params: Fields): PaymentIntent {
   const id = newId('pi');
@@ -120,6 +111,7 @@ export async function startStripeEmulator(options: StripeEmulatorOptions): Promi
   const refundedByIntent = new Map<string, number>();
   const idempotent = new Map<string, { fingerprint: string; status: number; body: string }>();
   const events = new Map<string, Stripe.Event>();
+  const endpoints = new WebhookEndpoints(options.endpoints);
   const signer = new Stripe('sk_test_emulator_signer');
 
   function getIntent(id: string): PaymentIntent {
@@ -128,39 +120,49 @@ export async function startStripeEmulator(options: StripeEmulatorOptions): Promi
     return pi;
   }
 
-  /** Creates the event and delivers it signed; answers with how the webhook answered. */
-  async function emit(type: string, object: PaymentIntent | Stripe.Charge): Promise<string> {
-    const event = {
-      id: newId('evt'), object: 'event', api_version: Stripe.API_VERSION, created: nowSeconds(),
-      data: { object: structuredClone(object) }, livemode: false, pending_webhooks: 1, request: { id: newId('req'), idempotency_key: null }, type,
-    } as unknown as Stripe.Event;
-    events.set(event.id, event);
-    const target = options.webhookUrl?.();
-    if (!target || !options.webhookSecret) return `${type} ${event.id} not delivered (no webhook configured)`;
-    const payload = JSON.stringify(event);
+  /** Delivers one event to one endpoint, signed with the endpoint's secret; says how it answered. */
+  async function deliver(event: Stripe.Event, endpoint: Stripe.WebhookEndpoint, secret: string): Promise<string> {
+    // Stripe renders an event in the endpoint's API version (the account's when the endpoint has none).
+    const payload = JSON.stringify({ ...event, api_version: endpoint.api_version ?? Stripe.API_VERSION });
     try {
-      const response = await fetch(target, {
+      const response = await fetch(endpoint.url, {
         method: 'POST',
         headers: {
           'Content-Type': 'application/json; charset=utf-8',
           'User-Agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)',
-          'Stripe-Signature': signer.webhooks.generateTestHeaderString({ payload, secret: options.webhookSecret }),
+          'Stripe-Signature': signer.webhooks.generateTestHeaderString({ payload, secret }),
         },
         body: payload,
         signal: AbortSignal.timeout(30_000),
       });
       const text = await response.text();
-      options.log.info('stripe emulator delivered event', { eventId: event.id, type, status: response.status });
-      return `${type} ${event.id} -> ${response.status} ${text.slice(0, 500)}`;
+      options.log.info('stripe emulator delivered event', { eventId: event.id, type: event.type, endpoint: endpoint.id, status: response.status });
+      return `${event.type} ${event.id} -> ${response.status} ${text.slice(0, 500)}`;
     } catch (error) {
-      options.log.warn('stripe emulator could not deliver event', { eventId: event.id, type, error });
-      return `${type} ${event.id} -> not delivered: ${(error as Error).message}`;
+      options.log.warn('stripe emulator could not deliver event', { eventId: event.id, type: event.type, endpoint: endpoint.id, error });
+      return `${event.type} ${event.id} -> not delivered: ${(error as Error).message}`;
     }
+  }
+
+  /** Creates the event and delivers it to each subscribed endpoint in turn; answers with how each answered, one line per endpoint. */
+  async function emit(type: string, object: PaymentIntent | Stripe.Charge): Promise<string> {
+    const targets = endpoints.subscribers(type);
+    const event = {
+      id: newId('evt'), object: 'event', api_version: Stripe.API_VERSION, created: nowSeconds(),
+      data: { object: structuredClone(object) }, livemode: false, pending_webhooks: targets.length, request: { id: newId('req'), idempotency_key: null }, type,
+    } as unknown as Stripe.Event;
+    events.set(event.id, event);
+    if (!targets.length) return `${type} ${event.id} not delivered (no enabled webhook endpoint subscribes to ${type})`;
+    const lines: string[] = [];
+    for (const { endpoint, secret } of targets) lines.push(await deliver(event, endpoint, secret));
+    return lines.join('\n');
   }
 
   const deliveryHeader = (delivery: string) => ({ 'Emulator-Webhook-Delivery': encodeURIComponent(delivery) });
 
   async function route(method: string, path: string, params: Fields): Promise<{ status?: number; body: unknown; headers?: Record<string, string> }> {
+    const endpointAnswer = webhookEndpointRoute(endpoints, method, path, params);
+    if (endpointAnswer) return endpointAnswer;
     let m: RegExpExecArray | null;
     if (method === 'POST' && path === '/v1/payment_intents') {
       const amount = Number(params.amount);

@@ -1,5 +1,5 @@
-import { mintServiceToken, SERVICE_TOKEN_LIFETIME_SECONDS } from '../../../shared/auth/service-token';
-import { SETTINGS } from '../../../shared/config';
+import { mintServiceToken, SERVICE_TOKEN_LIFETIME_SECONDS } from '../../shared/auth/service-token';
+import { SETTINGS } from '../../shared/config';
 import { loadLocalSettingsIntoEnv } from './local-settings';
 
 /**

@@ -1,0 +1,56 @@
+import type { Logger } from '../../shared/logging';
+import { toIso } from '../../shared/sql/dialect';
+import { paymentDb } from './payments';
+
+/**
+ * The message of the line the sync-retry timer writes on every run. Application Insights receives
+ * it as a `traces` row with this `message` and the SyncBacklog fields as `customDimensions`; the
+ * alert rules in infra/modules/alerts.bicep query exactly these names (docs/deploy.md, "Alerts").
+ */
+export const SYNC_BACKLOG_MESSAGE = 'payment sync backlog';
+
+export interface SyncBacklog {
+  /** Payments whose plan identity has not received yet: pending, or failed and waiting for a retry. */
+  syncsPending: number;
+  /** Seconds since the payment fact (success or refund) of the oldest of them; 0 when there is none. */
+  oldestPendingSeconds: number;
+  /** Payments in manual review: retries exhausted, or a signed event that contradicts the record. */
+  manualReview: number;
+}
+
+/** Counts the plan syncs still owed to identity, from SQL (the source of truth every instance shares). */
+export async function syncBacklog(now = new Date()): Promise<SyncBacklog> {
+  const rows = await paymentDb()
+    .selectFrom('payment_payments')
+    .select((eb) => ['sync_state', eb.fn.countAll().as('payments'), eb.fn.min('status_at').as('oldest')])
+    .where('sync_state', 'in', ['pending', 'failed', 'manual_review'])
+    .groupBy('sync_state')
+    .execute();
+  let syncsPending = 0;
+  let manualReview = 0;
+  let oldest: string | undefined;
+  for (const row of rows) {
+    const payments = Number(row.payments);
+    if (row.sync_state === 'manual_review') {
+      manualReview += payments;
+      continue;
+    }
+    syncsPending += payments;
+    const at = toIso(row.oldest as string | Date | null);
+    if (at && (!oldest || at < oldest)) oldest = at;
+  }
+  const oldestPendingSeconds = oldest ? Math.max(0, Math.floor((now.getTime() - Date.parse(oldest)) / 1000)) : 0;
+  return { syncsPending, oldestPendingSeconds, manualReview };
+}
+
+/** Writes the backlog line the alerts read; a failure to count is logged, never thrown into the timer. */
+export async function reportSyncBacklog(log: Logger, now = new Date()): Promise<SyncBacklog | undefined> {
+  try {
+    const backlog = await syncBacklog(now);
+    log.info(SYNC_BACKLOG_MESSAGE, { ...backlog });
+    return backlog;
+  } catch (error) {
+    log.error('payment sync backlog could not be counted', { error });
+    return undefined;
+  }
+}

@@ -1,0 +1,244 @@
+// Watching production: an action group (email), a standard availability test on each service's
+// health route with an alert, a server-error-rate alert per Function App, and log-search alerts on
+// the lines the apps' timers write (docs/deploy.md, "Alerts" has the runbook line of each).
+//
+// The log-search alerts read Application Insights' `traces` table: a log line's message is `message`,
+// its structured fields are `customDimensions`. The messages and fields are written by
+// functions/payment/backlog.ts (SYNC_BACKLOG_MESSAGE), functions/orchestrator/workflow/queue-depth.ts
+// (QUEUE_DEPTH_MESSAGE) and functions/orchestrator/workflow/stuck.ts (STUCK_EXECUTIONS_MESSAGE);
+// tests/infra/monitoring.test.ts keeps the queries and the code in step.
+param nameSuffix string
+param location string
+param tags object
+@description('Resource id of the Application Insights component the apps report to.')
+param appInsightsId string
+@description('Where alert emails go. Empty: alerts fire and show in the portal, but nobody is emailed.')
+param alertEmail string
+@description('Names of the Function Apps (their server-error rate is watched one by one).')
+param appNames array
+@description('Health route of each service: [ { service, url } ].')
+param healthChecks array
+
+// Standard availability tests run from these five regions; an alert needs two of them failing.
+var testLocations = [
+  { Id: 'emea-nl-ams-azr' }
+  { Id: 'emea-gb-db3-azr' }
+  { Id: 'us-va-ash-azr' }
+  { Id: 'us-ca-sjc-azr' }
+  { Id: 'apac-sg-sin-azr' }
+]
+
+// Server errors: more than 5 % of at least 20 requests in 15 minutes answered 5xx.
+var serverErrorQuery = '''
+requests
+| where cloud_RoleName =~ "{app}"
+| summarize total = count(), failed = countif(toint(resultCode) >= 500)
+| where total >= 20 and failed * 100.0 / total > 5
+'''
+
+// The newest backlog line says a plan has waited more than 15 minutes (900 s) to reach identity.
+var syncsPendingQuery = '''
+traces
+| where message == "payment sync backlog"
+| summarize arg_max(timestamp, customDimensions)
+| extend oldestPendingSeconds = toint(customDimensions.oldestPendingSeconds), syncsPending = toint(customDimensions.syncsPending)
+| where oldestPendingSeconds > 900
+'''
+
+// The newest backlog line counts payments in manual review.
+var manualReviewQuery = '''
+traces
+| where message == "payment sync backlog"
+| summarize arg_max(timestamp, customDimensions)
+| extend manualReview = toint(customDimensions.manualReview)
+| where manualReview > 0
+'''
+
+// The newest queue-depth line counts messages in the poison queue.
+var poisonQueueQuery = '''
+traces
+| where message == "orchestrator queue depth"
+| summarize arg_max(timestamp, customDimensions)
+| extend poisonMessages = toint(customDimensions.poisonMessages)
+| where poisonMessages > 0
+'''
+
+// The stuck-execution timer failed executions that made no progress for ORCHESTRATOR_STUCK_MINUTES.
+var stuckExecutionsQuery = '''
+traces
+| where message == "stuck executions failed with TIMEOUT"
+| summarize executions = sum(toint(customDimensions["count"]))
+| where executions > 0
+'''
+
+// A timer line expected every minute has not arrived: the alerts above would stay silent.
+var heartbeatQuery = '''
+datatable(message: string) ["payment sync backlog", "orchestrator queue depth"]
+| join kind=leftanti (traces | distinct message) on message
+'''
+
+var logAlerts = [
+  {
+    name: 'plan-syncs-pending'
+    displayName: 'Plan syncs pending for more than 15 minutes'
+    description: 'A paid or refunded plan has not reached identity for more than 15 minutes (payment sync backlog: oldestPendingSeconds).'
+    severity: 2
+    query: syncsPendingQuery
+  }
+  {
+    name: 'payments-manual-review'
+    displayName: 'Payments in manual review'
+    description: 'Payments wait for an operator: plan-sync retries exhausted, or a signed event contradicts the payment record (payment sync backlog: manualReview).'
+    severity: 2
+    query: manualReviewQuery
+  }
+  {
+    name: 'report-poison-queue'
+    displayName: 'Report executions in the poison queue'
+    description: 'Report executions failed 5 dequeues and were moved to the poison queue; they will not run again by themselves (orchestrator queue depth: poisonMessages).'
+    severity: 2
+    query: poisonQueueQuery
+  }
+  {
+    name: 'stuck-executions'
+    displayName: 'Report executions failed as stuck'
+    description: 'Report executions made no progress for ORCHESTRATOR_STUCK_MINUTES and were failed with TIMEOUT.'
+    severity: 2
+    query: stuckExecutionsQuery
+  }
+  {
+    name: 'timer-heartbeat'
+    displayName: 'Monitoring lines missing'
+    description: 'The payment backlog or orchestrator queue-depth line has not been written for 15 minutes: the timers are not running, or logs do not reach Application Insights.'
+    severity: 2
+    query: heartbeatQuery
+  }
+]
+
+resource actionGroup 'Microsoft.Insights/actionGroups@2023-01-01' = {
+  name: 'ag-platform-${nameSuffix}'
+  location: 'global'
+  tags: tags
+  properties: {
+    groupShortName: 'platform'
+    enabled: true
+    emailReceivers: empty(alertEmail) ? [] : [
+      {
+        name: 'operators'
+        emailAddress: alertEmail
+        useCommonAlertSchema: true
+      }
+    ]
+  }
+}
+
+resource availabilityTests 'Microsoft.Insights/webtests@2022-06-15' = [for check in healthChecks: {
+  name: 'avail-${check.service}-${nameSuffix}'
+  location: location
+  // The hidden link ties the test to the Application Insights component (its Availability page).
+  tags: union(tags, { 'hidden-link:${appInsightsId}': 'Resource' })
+  kind: 'standard'
+  properties: {
+    SyntheticMonitorId: 'avail-${check.service}-${nameSuffix}'
+    Name: '${check.service} health'
+    Description: 'GET ${check.url} answers 200 (every dependency of the service answered).'
+    Enabled: true
+    Frequency: 300
+    Timeout: 30
+    Kind: 'standard'
+    RetryEnabled: true
+    Locations: testLocations
+    Request: {
+      RequestUrl: check.url
+      HttpVerb: 'GET'
+      ParseDependentRequests: false
+    }
+    ValidationRules: {
+      ExpectedHttpStatusCode: 200
+      IgnoreHttpStatusCode: false
+      SSLCheck: true
+      SSLCertRemainingLifetimeCheck: 7
+    }
+  }
+}]
+
+resource availabilityAlerts 'Microsoft.Insights/metricAlerts@2018-03-01' = [for (check, i) in healthChecks: {
+  name: 'alert-availability-${check.service}-${nameSuffix}'
+  location: 'global'
+  tags: tags
+  properties: {
+    description: '${check.service}: the health route failed from at least 2 of 5 test locations.'
+    severity: 1
+    enabled: true
+    scopes: [ availabilityTests[i].id, appInsightsId ]
+    evaluationFrequency: 'PT1M'
+    windowSize: 'PT5M'
+    criteria: {
+      'odata.type': 'Microsoft.Azure.Monitor.WebtestLocationAvailabilityCriteria'
+      webTestId: availabilityTests[i].id
+      componentId: appInsightsId
+      failedLocationCount: 2
+    }
+    actions: [ { actionGroupId: actionGroup.id } ]
+  }
+}]
+
+resource serverErrorAlerts 'Microsoft.Insights/scheduledQueryRules@2022-06-15' = [for appName in appNames: {
+  name: 'alert-5xx-${appName}'
+  location: location
+  tags: tags
+  kind: 'LogAlert'
+  properties: {
+    displayName: 'Server errors on ${appName}'
+    description: 'More than 5 % of at least 20 requests to ${appName} answered 5xx in 15 minutes.'
+    severity: 2
+    enabled: true
+    scopes: [ appInsightsId ]
+    evaluationFrequency: 'PT5M'
+    windowSize: 'PT15M'
+    criteria: {
+      allOf: [
+        {
+          query: replace(serverErrorQuery, '{app}', appName)
+          timeAggregation: 'Count'
+          operator: 'GreaterThan'
+          threshold: 0
+          failingPeriods: { numberOfEvaluationPeriods: 1, minFailingPeriodsToAlert: 1 }
+        }
+      ]
+    }
+    autoMitigate: true
+    actions: { actionGroups: [ actionGroup.id ] }
+  }
+}]
+
+resource logSearchAlerts 'Microsoft.Insights/scheduledQueryRules@2022-06-15' = [for rule in logAlerts: {
+  name: 'alert-${rule.name}-${nameSuffix}'
+  location: location
+  tags: tags
+  kind: 'LogAlert'
+  properties: {
+    displayName: rule.displayName
+    description: rule.description
+    severity: rule.severity
+    enabled: true
+    scopes: [ appInsightsId ]
+    evaluationFrequency: 'PT5M'
+    windowSize: 'PT15M'
+    criteria: {
+      allOf: [
+        {
+          query: rule.query
+          timeAggregation: 'Count'
+          operator: 'GreaterThan'
+          threshold: 0
+          failingPeriods: { numberOfEvaluationPeriods: 1, minFailingPeriodsToAlert: 1 }
+        }
+      ]
+    }
+    autoMitigate: true
+    actions: { actionGroups: [ actionGroup.id ] }
+  }
+}]
+
+output actionGroupId string = actionGroup.id
