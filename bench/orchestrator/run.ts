@@ -1,7 +1,8 @@
 /**
  * Orchestrator benchmark: workflow logger overhead per logged step, log rows persisted per second
- * on SQLite, and the time of a full offline report execution excluding AI time (with the visual
- * service down and up). Starts its own dev host in process. `npm run bench:orchestrator`.
+ * on SQLite, the time of a full offline report execution excluding AI time (with the visual
+ * service down and up), and what the live session check costs a route. Starts its own dev host in
+ * process; HTTP load comes from a process of its own. `npm run bench:orchestrator`.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -16,6 +17,9 @@ import { STAGES } from '../../functions/orchestrator/workflow/stages';
 import { WorkflowLogger } from '../../functions/orchestrator/workflow/workflow-logger';
 import { SAMPLE_REQUEST } from '../../functions/orchestrator/routes/diagnostics';
 import { migrateToLatest } from '../../shared/sql/db';
+import { formatSteal, stealMeter } from '../cpu-steal';
+import { runLoad } from '../load';
+import { readLatestCode } from '../../scripts/journey';
 import type { PlatformTables } from '../../shared/sql/tables';
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
@@ -98,6 +102,35 @@ async function executions(label: string, env: Record<string, string>, runs: numb
   }
 }
 
+/**
+ * GET /orchestrator/api/reports/{id} under load, with the session check cached for 5 s (the
+ * default) and with every request asking identity (cache 0): what the live check costs a route.
+ */
+async function sessionCheckCost(): Promise<void> {
+  console.log('\nlive session check on GET /orchestrator/api/reports/{id}, 8 connections, 8 s each (load generator in its own process):');
+  console.log('  | session check | requests/s | p50 | p99 | CPU steal |');
+  console.log('  |---|---|---|---|---|');
+  for (const [label, seconds] of [['cached 5 s (default)', '5'], ['asks identity every request', '0']] as const) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-orch-session-'));
+    const host = await startDevHost({ settingsFile: path.join(dir, 'local.settings.json'), env: { PORT: '0', DATA_DIR: path.join(dir, 'data'), LOG_LEVEL: 'error', SESSION_CHECK_CACHE_SECONDS: seconds } });
+    try {
+      const post = (p: string, body: unknown, token?: string) => fetch(`${host.url}${p}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
+      const email = 'bench-session@example.com';
+      await post('/identity/auth/login', { email });
+      const code = readLatestCode(host.dataDir, email);
+      const { accessToken } = (await (await post('/identity/auth/verify', { email, code })).json()) as { accessToken: string };
+      const { trackingId } = (await (await post('/orchestrator/api/reports', SAMPLE_REQUEST, accessToken)).json()) as { trackingId: string };
+      const steal = stealMeter();
+      const result = await runLoad({ url: `${host.url}/orchestrator/api/reports/${trackingId}`, connections: 8, durationSeconds: 8, headers: { authorization: `Bearer ${accessToken}` } });
+      if (result.non2xx || result.errors) throw new Error(`${result.non2xx} non-2xx, ${result.errors} errors`);
+      console.log(`  | ${label} | ${Math.round(result.requests.average).toLocaleString()} | ${result.latency.p50} ms | ${result.latency.p99} ms | ${formatSteal(steal())} |`);
+    } finally {
+      await host.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+}
+
 async function main(): Promise<void> {
   console.log(`orchestrator bench on ${os.cpus().length} cores (${os.cpus()[0]?.model}), Node ${process.version}; the machine may be shared.\n`);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-orch-'));
@@ -110,6 +143,7 @@ async function main(): Promise<void> {
   const deadVisual = 'http://127.0.0.1:9/visual';
   await executions('visual service down', { VISUAL_URL: deadVisual }, 11);
   await executions('visual service up', {}, 6);
+  await sessionCheckCost();
 }
 
 main().then(

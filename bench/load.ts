@@ -1,0 +1,43 @@
+/**
+ * A load generator in a process of its own (a bench forks it with `runLoad`), so the host's CPU is
+ * measured alone: autocannon against one URL, closed loop, for a duration. Used where the load is
+ * the same request over and over; the payment bench has its own generator for its pre-signed events.
+ */
+import { fork } from 'node:child_process';
+import path from 'node:path';
+
+export interface LoadOrder {
+  url: string;
+  connections: number;
+  durationSeconds: number;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+export interface LoadResult {
+  requests: { total: number; average: number };
+  latency: { p50: number; p99: number };
+  '2xx': number;
+  non2xx: number;
+  errors: number;
+}
+
+/** Runs one load order in a forked process and returns autocannon's result. */
+export function runLoad(order: LoadOrder): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    const child = fork(path.join(__dirname, 'load.js'));
+    child.once('message', (result) => resolve(result as LoadResult));
+    child.once('error', reject);
+    child.once('exit', (code) => code !== 0 && reject(new Error(`load generator exited with ${code}`)));
+    child.send(order);
+  });
+}
+
+if (require.main === module) {
+  const autocannon = require('autocannon') as (options: Record<string, unknown>) => Promise<LoadResult>;
+  process.once('message', async (order: LoadOrder) => {
+    const result = await autocannon({ url: order.url, connections: order.connections, duration: order.durationSeconds, method: order.method ?? 'GET', headers: order.headers, body: order.body });
+    process.send!(result, () => process.exit(0));
+  });
+}
