@@ -76,6 +76,12 @@ describe('service-token mode (X-Service: payment-service)', () => {
     expectInvalidServiceToken(await putPlan(user.user.id, paymentBody(), serviceHeaders(token())));
   });
 
+  test('a token without the update permission is refused naming that permission', async () => {
+    const res = await putPlan(user.user.id, paymentBody(), serviceHeaders(craft(claims({ permissions: ['admin:users:read'] }))));
+    expectInvalidServiceToken(res);
+    expect(res.body.message).toBe('The service token is not valid: token lacks the admin:users:update permission');
+  });
+
   test('a missing Bearer token: 401 Invalid service token', async () => {
     expectInvalidServiceToken(await putPlan(user.user.id, paymentBody(), { 'x-service': 'payment-service' }));
   });

@@ -38,3 +38,8 @@ test('wrong parties are refused on every call, cached or not', () => {
   expect(verify(token, [CURRENT])).toThrow('issuer is not the payment service');
   expect(verify(token, [CURRENT])).toThrow('issuer is not the payment service');
 });
+
+test('a refusal for a missing permission names the permission that is missing', () => {
+  const token = mintServiceToken({ secret: CURRENT, ...PARTIES, now });
+  expect(() => verifyServiceToken(token, { ...PARTIES, secrets: [CURRENT], now, requiredPermission: 'admin:users:delete' })).toThrow('token lacks the admin:users:delete permission');
+});
