@@ -1,7 +1,7 @@
 import type { HttpResponseInit } from '@azure/functions';
 import { config, type ServiceName } from './config';
-import type { HttpFunction } from './functions';
-import { http } from './http/handler';
+import { op, PUBLIC, routes, type RoutedFunction } from './http/route';
+import { HEALTH } from './http/schemas';
 
 // SQL and Storage are required by the checks themselves: a stopped service's health route (below)
 // answers without loading them.
@@ -61,14 +61,9 @@ export async function healthReport(service: string, checks: Record<string, Promi
 }
 
 /** The `GET <service>/health` function: SQL and storage, plus any checks the service adds. */
-export function healthFunction(service: ServiceName, extraChecks: () => Record<string, Promise<DependencyCheck>> = () => ({})): HttpFunction {
-  return {
-    kind: 'http',
-    name: `${service}-health`,
-    route: `${service}/health`,
-    methods: ['GET'],
-    handler: http(service, async () => healthReport(service, { sql: checkSql(), storage: checkStorage(), ...extraChecks() })),
-  };
+export function healthFunction(service: ServiceName, extraChecks: () => Record<string, Promise<DependencyCheck>> = () => ({})): RoutedFunction {
+  const health = op('Health of this service and its dependencies: 200 when every one answered, 503 otherwise', async () => healthReport(service, { sql: checkSql(), storage: checkStorage(), ...extraChecks() }));
+  return routes(service)('health', 'GET', 'health', PUBLIC, { 200: HEALTH, 503: HEALTH }, health);
 }
 
 /**

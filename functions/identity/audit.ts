@@ -1,14 +1,11 @@
 import type { Insertable, Kysely } from 'kysely';
+import { HttpError } from '../../shared/http/errors';
 import { page, toIso } from '../../shared/sql/dialect';
 import { param, precompiled } from '../../shared/sql/precompiled';
 import { identityDb, type ActorType, type AuditLogTable, type IdentityTables } from './tables';
 
-/** Who did something and from where; built once per request by `requestMeta`. */
-export interface RequestMeta {
-  ip: string | null;
-  userAgent: string | null;
-  requestId: string;
-}
+export type { RequestMeta } from '../../shared/http/client';
+import type { RequestMeta } from '../../shared/http/client';
 
 export interface Actor {
   type: ActorType;
@@ -44,6 +41,20 @@ const insertAudit = precompiled((database: Kysely<IdentityTables>) =>
     details: param('details'),
   }),
 );
+
+/**
+ * Runs a change whose success the change itself audits in its transaction; a refusal (an HttpError:
+ * a rule said no, the target is missing, the input conflicts) is audited here as a failure with
+ * its code, after the transaction rolled back, then passed on.
+ */
+export async function auditRefusal<T>(meta: RequestMeta, entry: Pick<AuditEntry, 'actor' | 'action' | 'target'>, change: () => Promise<T>): Promise<T> {
+  try {
+    return await change();
+  } catch (error) {
+    if (error instanceof HttpError) await audit(meta, { ...entry, result: 'failure', reason: error.code });
+    throw error;
+  }
+}
 
 /** Appends one audit entry; pass the transaction so the entry commits with the change it records. */
 export async function audit(meta: RequestMeta, entry: AuditEntry, executor: Kysely<IdentityTables> = identityDb()): Promise<void> {

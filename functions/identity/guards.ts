@@ -1,34 +1,15 @@
 import type { HttpRequest } from '@azure/functions';
 import type { Kysely } from 'kysely';
 import { bearerToken, CLOCK_TOLERANCE_SECONDS, isAdmin, verifyAccessTokenOr401, type AccessTokenClaims } from '../../shared/auth/access-token';
-import { forbidden, unauthorized } from '../../shared/http/errors';
-import type { Actor, RequestMeta } from './audit';
+import { forbidden, unauthorized, type HttpError } from '../../shared/http/errors';
+import type { Guard } from '../../shared/http/route';
+import { audit, type Actor } from './audit';
+import type { AdminActor } from './user-admin';
 import { param, precompiled } from '../../shared/sql/precompiled';
 import type { IdentityTables } from './tables';
 import { toUserView, type UserView } from './users';
 
-/**
- * The client address, as the platform's front end saw it (never a value the caller wrote): the
- * `client-ip` header, which Azure's App Service front end (Functions, Flex Consumption included)
- * sets on every request and overwrites when a caller sends one, else the last X-Forwarded-For hop,
- * which that front end appends. The earlier hops are whatever the caller wrote. The dev host
- * emulates the same front end. Used for rate limits and the audit trail.
- */
-export function clientIp(request: HttpRequest): string | null {
-  const platform = request.headers.get('client-ip')?.trim() || request.headers.get('x-forwarded-for')?.split(',').pop()?.trim();
-  return platform ? withoutPort(platform).slice(0, 64) : null;
-}
-
-function withoutPort(address: string): string {
-  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(address);
-  if (bracketed) return bracketed[1];
-  const ipv4WithPort = /^(\d{1,3}(?:\.\d{1,3}){3}):\d+$/.exec(address);
-  return ipv4WithPort ? ipv4WithPort[1] : address;
-}
-
-export function requestMeta(request: HttpRequest, requestId: string): RequestMeta {
-  return { ip: clientIp(request), userAgent: request.headers.get('user-agent')?.slice(0, 400) ?? null, requestId };
-}
+export { clientIp, requestMeta } from '../../shared/http/client';
 
 export interface Authenticated {
   user: UserView;
@@ -98,3 +79,42 @@ export function requireAdminPermission(auth: Authenticated, permission: string):
 
 export const adminActor = (auth: Authenticated): Actor => ({ type: 'admin', id: auth.user.id });
 export const userActor = (auth: Authenticated): Actor => ({ type: 'user', id: auth.user.id });
+
+/** The OpenAPI scheme of identity's access token (checked here against the session in SQL). */
+const ACCESS_TOKEN = { name: 'accessToken', definition: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'The access token of POST /identity/auth/verify or /auth/refresh' } };
+
+/** A signed-in user with a live session, checked in SQL on every call. */
+export const SIGNED_IN: Guard<Authenticated> = {
+  describe: 'a signed-in user (access token with a live session)',
+  scheme: ACCESS_TOKEN,
+  refusals: [401],
+  check: ({ request }) => authenticate(request),
+};
+
+/** The admin a change is made by, as the account rules need it. */
+export interface AdminCaller extends Authenticated {
+  admin: AdminActor;
+}
+
+/**
+ * An admin or super_admin holding `permission`. A signed-in caller who is refused (403) is
+ * audited under `action`, naming the object of the path (`{id}` as a `targetType`).
+ */
+export function adminWith(permission: string, action: string, targetType = 'user'): Guard<AdminCaller> {
+  return {
+    describe: `an admin or super_admin holding ${permission}`,
+    scheme: ACCESS_TOKEN,
+    refusals: [401, 403],
+    async check({ request, meta, params }) {
+      const auth = await authenticate(request);
+      try {
+        requireAdminPermission(auth, permission);
+      } catch (error) {
+        const target = params.id ? { type: targetType, id: params.id } : { type: 'route', id: `${request.method} ${new URL(request.url).pathname}` };
+        await audit(meta, { actor: isAdmin(auth.user) ? adminActor(auth) : userActor(auth), action, target, result: 'failure', reason: (error as HttpError).code });
+        throw error;
+      }
+      return { ...auth, admin: { actor: adminActor(auth), user: auth.user } };
+    },
+  };
+}

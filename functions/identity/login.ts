@@ -4,10 +4,10 @@ import { ANONYMOUS, audit, type RequestMeta } from './audit';
 import { sendEmail } from './mailer';
 import { consumeCode, issueCode, resendCooldown, type CodeCheck } from './otp';
 import { bucketKey, hitRateLimit, resetRateLimit } from './rate-limit';
-import { createSession } from './sessions';
+import { createSession, revokeSession, revokeUserSessions, rotateRefreshToken, type RotationResult } from './sessions';
 import { identityDb } from './tables';
 import { signAccessToken } from './tokens';
-import { findUserByEmail, insertUser, toUserView, type UserView } from './users';
+import { findUserByEmail, findUserById, insertUser, toUserView, type UserView } from './users';
 
 export const LOGIN_MESSAGE = 'If this address can sign in, a one-time code is on its way. It is valid for a few minutes.';
 
@@ -114,4 +114,56 @@ export async function completeLogin(rawEmail: string, code: string, meta: Reques
   const user = await toUserView(outcome.user);
   const { accessToken, expiresIn } = await signAccessToken(user, outcome.sessionId);
   return { accessToken, refreshToken: outcome.refreshToken, expiresIn, user, sessionId: outcome.sessionId };
+}
+
+const REFRESH_FAILURES: Record<Exclude<RotationResult['outcome'], 'rotated'>, [string, string]> = {
+  unknown: ['REFRESH_TOKEN_INVALID', 'The refresh token is not valid'],
+  expired: ['REFRESH_TOKEN_EXPIRED', 'The refresh token has expired; sign in again'],
+  session_revoked: ['REFRESH_TOKEN_INVALID', 'The session has ended; sign in again'],
+  session_expired: ['REFRESH_TOKEN_EXPIRED', 'The session has reached its maximum age; sign in again'],
+  reused_in_grace: ['REFRESH_TOKEN_ROTATED', 'This refresh token was just rotated; use the newest one'],
+  reuse_detected: ['REFRESH_TOKEN_REUSED', 'This refresh token was already used; the session has been revoked'],
+};
+
+/**
+ * Exchanges a refresh token for a new pair (the token rotates; see rotateRefreshToken), with the
+ * user's current role, plan and status in the new access token. An inactive user's session ends.
+ */
+export async function refreshSession(refreshToken: string, meta: RequestMeta): Promise<SignedIn> {
+  const result = await rotateRefreshToken(refreshToken);
+  if (result.outcome !== 'rotated') {
+    const ids = 'sessionId' in result ? result : undefined;
+    await audit(meta, {
+      actor: ids ? { type: 'user', id: ids.userId } : ANONYMOUS,
+      action: 'auth.refresh',
+      target: ids ? { type: 'session', id: ids.sessionId } : undefined,
+      result: 'failure',
+      reason: result.outcome,
+    });
+    const [code, message] = REFRESH_FAILURES[result.outcome];
+    throw unauthorized(message, code);
+  }
+  const row = await findUserById(result.userId);
+  if (!row || row.status !== 'active') {
+    await revokeSession(result.sessionId, 'user_inactive');
+    await audit(meta, { actor: { type: 'user', id: result.userId }, action: 'auth.refresh', target: { type: 'session', id: result.sessionId }, result: 'failure', reason: 'user_inactive' });
+    throw unauthorized('The account is inactive', 'AUTH_USER_INACTIVE');
+  }
+  const user = await toUserView(row);
+  const { accessToken, expiresIn } = await signAccessToken(user, result.sessionId);
+  await audit(meta, { actor: { type: 'user', id: user.id }, action: 'auth.refresh', target: { type: 'session', id: result.sessionId }, result: 'success' });
+  return { accessToken, refreshToken: result.refreshToken, expiresIn, user, sessionId: result.sessionId };
+}
+
+/** Ends the caller's session (`current`) or every session of the user (`all`). */
+export async function logout(user: UserView, sessionId: string, scope: 'current' | 'all', meta: RequestMeta): Promise<{ scope: 'current' | 'all'; revokedSessions: number }> {
+  const revokedSessions = scope === 'all' ? await revokeUserSessions(user.id, 'logout_all') : Number(await revokeSession(sessionId, 'logout'));
+  await audit(meta, {
+    actor: { type: 'user', id: user.id },
+    action: 'auth.logout',
+    target: scope === 'all' ? { type: 'user', id: user.id } : { type: 'session', id: sessionId },
+    result: 'success',
+    details: { scope, revoked: revokedSessions },
+  });
+  return { scope, revokedSessions };
 }

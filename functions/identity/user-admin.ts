@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Plan, UserStatus } from '../../shared/auth/access-token';
 import { badRequest, conflict, forbidden, notFound } from '../../shared/http/errors';
-import { audit, type Actor, type RequestMeta } from './audit';
+import { audit, auditRefusal, type Actor, type RequestMeta } from './audit';
 import { findRole, GRANT_PRIVILEGED, isPrivilegedRole } from './roles';
 import { findSession, revokeSession, revokeUserSessions } from './sessions';
 import { identityDb, type IdentityTables } from './tables';
@@ -59,20 +59,22 @@ async function requireNotLastSuperAdmin(target: UserRow, executor: Kysely<Identi
 }
 
 export async function createUser(admin: AdminActor, input: { email: string; role?: string; permissions?: string[] }, meta: RequestMeta): Promise<UserView> {
-  const roleId = input.role ?? 'user';
-  const role = await findRole(roleId);
-  if (!role) throw badRequest(`Invalid body: role ${roleId} does not exist`, 'ROLE_UNKNOWN');
-  if (isPrivilegedRole(role) && !canGrantPrivileged(admin)) throw forbidden(`Only a super_admin can create a user with the ${roleId} role`, 'SUPER_ADMIN_REQUIRED');
-  requirePermissionsWithinOwn(admin, input.permissions ?? []);
-  const row = await identityDb()
-    .transaction()
-    .execute(async (trx) => {
-      if (await findUserByEmail(input.email, trx)) throw conflict(`A user with email ${input.email.trim().toLowerCase()} already exists`, 'USER_EXISTS');
-      const user = await insertUser({ email: input.email, role: roleId, permissions: input.permissions ?? [] }, trx);
-      await audit(meta, { actor: admin.actor, action: 'user.create', target: { type: 'user', id: user.id }, result: 'success', details: { email: user.email, role: roleId, permissions: input.permissions ?? [] } }, trx);
-      return user;
-    });
-  return toUserView(row);
+  return auditRefusal(meta, { actor: admin.actor, action: 'user.create', target: { type: 'email', id: input.email.trim().toLowerCase() } }, async () => {
+    const roleId = input.role ?? 'user';
+    const role = await findRole(roleId);
+    if (!role) throw badRequest(`Invalid body: role ${roleId} does not exist`, 'ROLE_UNKNOWN');
+    if (isPrivilegedRole(role) && !canGrantPrivileged(admin)) throw forbidden(`Only a super_admin can create a user with the ${roleId} role`, 'SUPER_ADMIN_REQUIRED');
+    requirePermissionsWithinOwn(admin, input.permissions ?? []);
+    const row = await identityDb()
+      .transaction()
+      .execute(async (trx) => {
+        if (await findUserByEmail(input.email, trx)) throw conflict(`A user with email ${input.email.trim().toLowerCase()} already exists`, 'USER_EXISTS');
+        const user = await insertUser({ email: input.email, role: roleId, permissions: input.permissions ?? [] }, trx);
+        await audit(meta, { actor: admin.actor, action: 'user.create', target: { type: 'user', id: user.id }, result: 'success', details: { email: user.email, role: roleId, permissions: input.permissions ?? [] } }, trx);
+        return user;
+      });
+    return toUserView(row);
+  });
 }
 
 export interface UserPatch {
@@ -84,21 +86,23 @@ export interface UserPatch {
 
 /** Deactivating a user also ends their sessions, so refresh stops at once everywhere. */
 export async function patchUser(admin: AdminActor, id: string, patch: UserPatch, meta: RequestMeta): Promise<UserView> {
-  if (patch.permissions) requirePermissionsWithinOwn(admin, patch.permissions);
-  const row = await identityDb()
-    .transaction()
-    .execute(async (trx) => {
-      const before = await requireUser(id, trx);
-      await authorizeAccountChange(admin, before, patch, trx);
-      if (patch.email && patch.email.trim().toLowerCase() !== before.email && (await findUserByEmail(patch.email, trx))) {
-        throw conflict(`A user with email ${patch.email.trim().toLowerCase()} already exists`, 'USER_EXISTS');
-      }
-      const after = (await updateUser(id, patch, trx))!;
-      const revokedSessions = patch.status === 'inactive' ? await revokeUserSessions(id, 'user_deactivated', trx) : 0;
-      await audit(meta, { actor: admin.actor, action: 'user.update', target: { type: 'user', id }, result: 'success', details: { changes: patch, revokedSessions } }, trx);
-      return after;
-    });
-  return toUserView(row);
+  return auditRefusal(meta, { actor: admin.actor, action: 'user.update', target: { type: 'user', id } }, async () => {
+    if (patch.permissions) requirePermissionsWithinOwn(admin, patch.permissions);
+    const row = await identityDb()
+      .transaction()
+      .execute(async (trx) => {
+        const before = await requireUser(id, trx);
+        await authorizeAccountChange(admin, before, patch, trx);
+        if (patch.email && patch.email.trim().toLowerCase() !== before.email && (await findUserByEmail(patch.email, trx))) {
+          throw conflict(`A user with email ${patch.email.trim().toLowerCase()} already exists`, 'USER_EXISTS');
+        }
+        const after = (await updateUser(id, patch, trx))!;
+        const revokedSessions = patch.status === 'inactive' ? await revokeUserSessions(id, 'user_deactivated', trx) : 0;
+        await audit(meta, { actor: admin.actor, action: 'user.update', target: { type: 'user', id }, result: 'success', details: { changes: patch, revokedSessions } }, trx);
+        return after;
+      });
+    return toUserView(row);
+  });
 }
 
 /**
@@ -106,19 +110,21 @@ export async function patchUser(admin: AdminActor, id: string, patch: UserPatch,
  * code are removed in the same transaction. The audit trail keeps the id and the address.
  */
 export async function deleteUser(admin: AdminActor, id: string, meta: RequestMeta): Promise<{ revokedSessions: number }> {
-  return identityDb()
-    .transaction()
-    .execute(async (trx) => {
-      const user = await requireUser(id, trx);
-      if (id === admin.user.id) throw conflict('You cannot delete your own account', 'CANNOT_DELETE_SELF');
-      await requireAuthorityOver(admin, user);
-      await requireNotLastSuperAdmin(user, trx);
-      const revokedSessions = await revokeUserSessions(id, 'user_deleted', trx);
-      await trx.deleteFrom('identity_otp_codes').where('email', '=', user.email).execute();
-      await trx.deleteFrom('users').where('id', '=', id).execute();
-      await audit(meta, { actor: admin.actor, action: 'user.delete', target: { type: 'user', id }, result: 'success', details: { email: user.email, role: user.role, revokedSessions } }, trx);
-      return { revokedSessions };
-    });
+  return auditRefusal(meta, { actor: admin.actor, action: 'user.delete', target: { type: 'user', id } }, async () => {
+    return identityDb()
+      .transaction()
+      .execute(async (trx) => {
+        const user = await requireUser(id, trx);
+        if (id === admin.user.id) throw conflict('You cannot delete your own account', 'CANNOT_DELETE_SELF');
+        await requireAuthorityOver(admin, user);
+        await requireNotLastSuperAdmin(user, trx);
+        const revokedSessions = await revokeUserSessions(id, 'user_deleted', trx);
+        await trx.deleteFrom('identity_otp_codes').where('email', '=', user.email).execute();
+        await trx.deleteFrom('users').where('id', '=', id).execute();
+        await audit(meta, { actor: admin.actor, action: 'user.delete', target: { type: 'user', id }, result: 'success', details: { email: user.email, role: user.role, revokedSessions } }, trx);
+        return { revokedSessions };
+      });
+  });
 }
 
 /**
@@ -126,23 +132,27 @@ export async function deleteUser(admin: AdminActor, id: string, meta: RequestMet
  * sessions so no token keeps the old role's claims beyond the access-token lifetime.
  */
 export async function grantRole(admin: AdminActor, id: string, roleId: string, meta: RequestMeta): Promise<{ user: UserView; changed: boolean }> {
-  const role = await findRole(roleId);
-  if (!role) throw badRequest(`Invalid body: role ${roleId} does not exist`, 'ROLE_UNKNOWN');
-  return setRole(admin, id, meta, async (user) => {
-    if (isPrivilegedRole(role) && !canGrantPrivileged(admin)) throw forbidden(`Only a super_admin can grant the ${roleId} role`, 'SUPER_ADMIN_REQUIRED');
-    if (user.role === roleId) return undefined;
-    return roleId;
-  }, 'role.grant');
+  return auditRefusal(meta, { actor: admin.actor, action: 'role.grant', target: { type: 'user', id } }, async () => {
+    const role = await findRole(roleId);
+    if (!role) throw badRequest(`Invalid body: role ${roleId} does not exist`, 'ROLE_UNKNOWN');
+    return setRole(admin, id, meta, async (user) => {
+      if (isPrivilegedRole(role) && !canGrantPrivileged(admin)) throw forbidden(`Only a super_admin can grant the ${roleId} role`, 'SUPER_ADMIN_REQUIRED');
+      if (user.role === roleId) return undefined;
+      return roleId;
+    }, 'role.grant');
+  });
 }
 
 /** Removing a role returns the user to the base `user` role, which itself cannot be removed. */
 export async function revokeRole(admin: AdminActor, id: string, roleId: string, meta: RequestMeta): Promise<{ user: UserView; changed: boolean }> {
-  if (!(await findRole(roleId))) throw notFound(`No role has id ${roleId}`, 'ROLE_NOT_FOUND');
-  return setRole(admin, id, meta, async (user) => {
-    if (user.role !== roleId) throw notFound(`The user does not hold the ${roleId} role`, 'ROLE_NOT_ASSIGNED');
-    if (roleId === 'user') throw conflict('Every user keeps the base user role; grant another role instead', 'BASE_ROLE');
-    return 'user';
-  }, 'role.revoke', roleId);
+  return auditRefusal(meta, { actor: admin.actor, action: 'role.revoke', target: { type: 'user', id } }, async () => {
+    if (!(await findRole(roleId))) throw notFound(`No role has id ${roleId}`, 'ROLE_NOT_FOUND');
+    return setRole(admin, id, meta, async (user) => {
+      if (user.role !== roleId) throw notFound(`The user does not hold the ${roleId} role`, 'ROLE_NOT_ASSIGNED');
+      if (roleId === 'user') throw conflict('Every user keeps the base user role; grant another role instead', 'BASE_ROLE');
+      return 'user';
+    }, 'role.revoke', roleId);
+  });
 }
 
 async function setRole(
@@ -174,11 +184,13 @@ async function setRole(
  * needs the same authority as any other change to it.
  */
 export async function revokeSessionAsAdmin(admin: AdminActor, sessionId: string, meta: RequestMeta): Promise<{ sessionId: string; userId: string; revoked: boolean }> {
-  const session = await findSession(sessionId);
-  if (!session) throw notFound(`No session has id ${sessionId}`, 'SESSION_NOT_FOUND');
-  const owner = await findUserById(session.user_id);
-  if (owner) await requireAuthorityOver(admin, owner);
-  const revoked = await revokeSession(session.id, 'admin_revoked');
-  await audit(meta, { actor: admin.actor, action: 'session.revoke', target: { type: 'session', id: session.id }, result: 'success', details: { userId: session.user_id, alreadyRevoked: !revoked } });
-  return { sessionId: session.id, userId: session.user_id, revoked };
+  return auditRefusal(meta, { actor: admin.actor, action: 'session.revoke', target: { type: 'session', id: sessionId } }, async () => {
+    const session = await findSession(sessionId);
+    if (!session) throw notFound(`No session has id ${sessionId}`, 'SESSION_NOT_FOUND');
+    const owner = await findUserById(session.user_id);
+    if (owner) await requireAuthorityOver(admin, owner);
+    const revoked = await revokeSession(session.id, 'admin_revoked');
+    await audit(meta, { actor: admin.actor, action: 'session.revoke', target: { type: 'session', id: session.id }, result: 'success', details: { userId: session.user_id, alreadyRevoked: !revoked } });
+    return { sessionId: session.id, userId: session.user_id, revoked };
+  });
 }

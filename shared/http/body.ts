@@ -7,7 +7,15 @@ import { badRequest, tooLarge } from './errors';
 export const ajv = new Ajv({ allErrors: true, strict: true, coerceTypes: false, useDefaults: true, removeAdditional: false });
 addFormats(ajv);
 
+/**
+ * Path and query values arrive as text: this instance turns them into the schema's types
+ * ("20" for an integer) and fills defaults, so one schema both documents and checks them.
+ */
+const inputAjv = new Ajv({ allErrors: true, strict: true, coerceTypes: true, useDefaults: true, removeAdditional: false });
+addFormats(inputAjv);
+
 const compiled = new WeakMap<object, ValidateFunction>();
+const compiledInput = new WeakMap<object, ValidateFunction>();
 
 export function validator<T>(schema: object): ValidateFunction<T> {
   let fn = compiled.get(schema);
@@ -55,6 +63,18 @@ export function describeErrors(errors: ErrorObject[] | null | undefined): { fiel
     const message = e.keyword === 'additionalProperties' ? 'is not an allowed field' : e.keyword === 'required' ? 'is required' : e.message ?? 'is invalid';
     return { field, message };
   });
+}
+
+/** Validates path parameters or a query string (text coerced to the schema's types); a failure is a 400 like `validate`'s. */
+export function validateInput<T>(schema: object, value: Record<string, unknown>, what: 'path' | 'query'): T {
+  let fn = compiledInput.get(schema);
+  if (!fn) {
+    fn = inputAjv.compile(schema);
+    compiledInput.set(schema, fn);
+  }
+  if (fn(value)) return value as T;
+  const details = describeErrors(fn.errors);
+  throw badRequest(`Invalid ${what}: ${details[0].field} ${details[0].message}`, 'VALIDATION_FAILED', { details });
 }
 
 /** Validates a value; a failure is a 400 naming the first bad field and listing all of them in `details`. */

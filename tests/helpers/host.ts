@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Agent, buildConnector } from 'undici';
 import { startDevHost, type DevHost, type DevHostOptions } from '../../devhost/host';
+import { checkAnswer } from './contract';
 import { isolatedDatabase } from './sql-server';
 
 /** A request from a given loopback address (127.0.0.0/8): a distinct client as the server's socket sees it. */
@@ -50,8 +51,15 @@ export async function startTestHost(options: Omit<DevHostOptions, 'settingsFile'
   return {
     ...host,
     dir,
-    fetch: (target, { from, ...init } = {}) =>
-      fetch(target.startsWith('http') ? target : `${host.url}${target}`, { ...init, ...(from ? { dispatcher: clientAt(from) } : {}) } as RequestInit),
+    fetch: async (target, { from, ...init } = {}) => {
+      const url = target.startsWith('http') ? target : `${host.url}${target}`;
+      const response = await fetch(url, { ...init, ...(from ? { dispatcher: clientAt(from) } : {}) } as RequestInit);
+      if (url.startsWith(host.url)) {
+        const body = await response.clone().text();
+        checkAnswer(init.method ?? 'GET', url, response.status, response.headers.get('content-type'), body);
+      }
+      return response;
+    },
     async stop() {
       await host.stop();
       await database.drop();

@@ -1,29 +1,15 @@
-import type { HttpFunction } from '../../../shared/functions';
-import { readJson } from '../../../shared/http/body';
-import { http, json } from '../../../shared/http/handler';
-import { requestMeta } from '../guards';
-import { authorizePlanCaller, updatePlan, type PlanChange } from '../plan';
+import { json } from '../../../shared/http/handler';
+import { op, type Guard } from '../../../shared/http/route';
+import { authorizePlanCaller, updatePlan, type PlanCaller, type PlanChange } from '../plan';
 
-/** Spec 4.1: plan required; status optional (unchanged when omitted); updatedBy and timestamp optional. */
-const PLAN_BODY = {
-  type: 'object',
-  required: ['plan'],
-  additionalProperties: false,
-  properties: {
-    plan: { enum: ['free', 'pro', 'enterprise'] },
-    status: { enum: ['active', 'inactive'] },
-    updatedBy: { type: 'string', minLength: 1, maxLength: 200 },
-    timestamp: { type: 'string', format: 'date-time', maxLength: 40 },
-  },
-} as const;
+/** The payment service's service token (X-Service + HS256 token), or an admin's access token with admin:users:update. */
+export const PLAN_CALLER: Guard<PlanCaller> = {
+  describe: 'the payment service (X-Service: payment-service and its service token), or an admin or super_admin holding admin:users:update',
+  scheme: { name: 'serviceToken', definition: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'The service admin token (HS256) with X-Service: payment-service; an admin access token is accepted too' } },
+  refusals: [401, 403],
+  check: ({ request, meta }) => authorizePlanCaller(request, meta),
+};
 
-const setPlan = http('identity', async (request, { requestId }) => {
-  const meta = requestMeta(request, requestId);
-  const caller = await authorizePlanCaller(request, meta);
-  const change = await readJson<PlanChange>(request, PLAN_BODY, 4 * 1024);
-  return json(200, await updatePlan(caller, request.params.userId, change, meta));
-});
-
-export const planFunctions: HttpFunction[] = [
-  { kind: 'http', name: 'identity-user-plan', route: 'identity/admin/users/{userId}/plan', methods: ['PUT'], handler: setPlan },
-];
+export const setPlan = op<PlanCaller, PlanChange, unknown, { userId: string }>("Sets a user's plan (and status when given)", async ({ principal, params, body, meta }) =>
+  json(200, await updatePlan(principal, params.userId, body, meta)),
+);

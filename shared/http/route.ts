@@ -1,0 +1,173 @@
+import type { HttpMethod, HttpRequest, HttpResponseInit } from '@azure/functions';
+import type { ServiceName } from '../config';
+import type { HttpFunction } from '../functions';
+import { assertJsonDepth, readBody, validate, validateInput } from './body';
+import { badRequest, HttpError } from './errors';
+import { http, type RequestContext } from './handler';
+import { requestMeta, type RequestMeta } from './client';
+
+export type JsonSchema = Record<string, unknown>;
+
+/** An OpenAPI security scheme (components.securitySchemes entry). */
+export type SecurityScheme = Record<string, unknown>;
+
+/**
+ * Who may call a route. `check` answers the caller (the principal) or throws the refusal (401,
+ * 403, 503); `describe` is the one line a reader sees in the route table and the API reference.
+ */
+export interface Guard<P = unknown> {
+  describe: string;
+  /** The OpenAPI security scheme this guard checks, with its name; none for public routes. */
+  scheme?: { name: string; definition: SecurityScheme };
+  /** Statuses the guard itself can answer. */
+  refusals: number[];
+  check(input: GuardInput): Promise<P>;
+}
+
+export interface GuardInput {
+  request: HttpRequest;
+  ctx: RequestContext;
+  meta: RequestMeta;
+  /** The route's path parameters as they came (the guard runs before they are validated). */
+  params: Record<string, string>;
+  /** The raw request body when the route reads one (a signature guard checks these bytes). */
+  rawBody?: Buffer;
+}
+
+/** Anyone. */
+export const PUBLIC: Guard<undefined> = { describe: 'public', refusals: [], check: async () => undefined };
+
+export interface BodySpec {
+  schema: JsonSchema;
+  /** Largest body in bytes (413 above); default 64 KiB. */
+  limit?: number;
+  /** An empty body reads as `{}`. */
+  optional?: boolean;
+  /** The bytes are handed over unparsed (`rawBody`); `schema` documents them. */
+  raw?: boolean;
+  contentType?: string;
+}
+
+export interface ResponseSpec {
+  description?: string;
+  /** JSON body schema (or the schema of the content type's body). */
+  schema?: JsonSchema;
+  /** Other content types this status may carry (images, text); JSON when absent. */
+  content?: Record<string, JsonSchema>;
+  headers?: Record<string, { description: string; schema?: JsonSchema }>;
+}
+
+/**
+ * What a route takes and answers: path parameters, query and body schemas, and a response per
+ * status (a schema, or a ResponseSpec). Error statuses need not be listed: every error is the
+ * shared envelope, which the API document gives as the default response.
+ */
+export interface Io {
+  params?: JsonSchema;
+  query?: JsonSchema;
+  body?: JsonSchema | BodySpec;
+  /** Other methods on this path are answered 405 by the route itself (rather than 404 by the host). */
+  otherMethods?: 405;
+  [status: number]: JsonSchema | ResponseSpec;
+}
+
+export interface RouteInput<P = unknown, B = unknown, Q = unknown, Params = Record<string, string>> {
+  request: HttpRequest;
+  ctx: RequestContext;
+  meta: RequestMeta;
+  params: Params;
+  query: Q;
+  body: B;
+  rawBody: Buffer;
+  principal: P;
+}
+
+/** A route's handler with its one-line summary for the API reference. */
+export interface Operation<P = unknown, B = any, Q = any, Params = any> {
+  summary: string;
+  run(input: RouteInput<P, B, Q, Params>): Promise<HttpResponseInit>;
+}
+
+export const op = <P = unknown, B = any, Q = any, Params = any>(summary: string, run: Operation<P, B, Q, Params>['run']): Operation<P, B, Q, Params> => ({ summary, run });
+
+/** What the API document and the route table know of a route, kept on its function. */
+export interface RouteDoc {
+  id: string;
+  service: ServiceName;
+  methods: HttpMethod[];
+  /** Path under the host, `{name}` for parameters (`identity/admin/users/{id}`). */
+  path: string;
+  guard: Guard;
+  io: Io;
+  summary: string;
+}
+
+export type RoutedFunction = HttpFunction & { doc: RouteDoc };
+
+const ALL_METHODS: HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'];
+const DEFAULT_LIMIT = 64 * 1024;
+
+const bodySpec = (body: Io['body']): BodySpec | undefined => (body === undefined ? undefined : 'schema' in body && typeof body.schema === 'object' ? (body as BodySpec) : { schema: body as JsonSchema });
+
+/** The statuses a route documents, with their specs. */
+export function responsesOf(io: Io): [number, ResponseSpec][] {
+  return Object.entries(io)
+    .filter(([key]) => /^\d{3}$/.test(key))
+    .map(([key, spec]) => [Number(key), 'schema' in (spec as object) || 'content' in (spec as object) || 'description' in (spec as object) ? (spec as ResponseSpec) : { schema: spec as JsonSchema }]);
+}
+
+/**
+ * The route helper of every service: one call, one line, says the whole route (its id, method,
+ * path, who may call it, what it takes and answers, and its handler). It reads and checks the
+ * input in a fixed order (the body's size, the guard, the path, the query, the JSON body) and
+ * hands the handler typed, validated values.
+ */
+export function routes(service: ServiceName) {
+  return function route<P>(id: string, method: HttpMethod | HttpMethod[], path: string, guard: Guard<P>, io: Io, operation: Operation<P>): RoutedFunction {
+    const methods = Array.isArray(method) ? method : [method];
+    const fullPath = path ? `${service}/${path}` : service;
+    const body = bodySpec(io.body);
+    const registered = io.otherMethods === 405 ? [...new Set([...methods, ...ALL_METHODS])] : methods;
+    const handler = http(service, async (request, ctx) => {
+      if (!methods.includes(request.method as HttpMethod)) {
+        throw new HttpError(405, 'Method not allowed', `${request.method} is not allowed here; use ${methods.join(', ')}`, 'METHOD_NOT_ALLOWED', {}, { Allow: methods.join(', ') });
+      }
+      const meta = requestMeta(request, ctx.requestId);
+      const rawBody = body ? await readBody(request, body.limit ?? DEFAULT_LIMIT) : Buffer.alloc(0);
+      const principal = await guard.check({ request, ctx, meta, params: { ...request.params }, rawBody: body ? rawBody : undefined });
+      const params = io.params ? validateInput<Record<string, unknown>>(io.params, { ...request.params }, 'path') : { ...request.params };
+      const query = io.query ? validateInput(io.query, queryObject(request), 'query') : {};
+      const parsed = body && !body.raw ? parseJson(rawBody, body) : undefined;
+      return operation.run({ request, ctx, meta, params: params as Record<string, string>, query, body: parsed, rawBody, principal });
+    });
+    return {
+      kind: 'http',
+      name: `${service}-${id}`,
+      route: fullPath.replace(/\{(\*?)([A-Za-z]+)\}/g, (_m, star, name) => `{${star}${name}}`),
+      methods: registered,
+      handler,
+      doc: { id, service, methods, path: fullPath, guard: guard as Guard, io, summary: operation.summary },
+    };
+  };
+}
+
+function queryObject(request: HttpRequest): Record<string, string> {
+  const query: Record<string, string> = {};
+  request.query.forEach((value, key) => {
+    query[key] = value;
+  });
+  return query;
+}
+
+function parseJson(bytes: Buffer, spec: BodySpec): unknown {
+  if (bytes.length === 0 && spec.optional) return validate(spec.schema, {});
+  if (bytes.length === 0) throw badRequest('Request body is empty; a JSON object is expected', 'INVALID_JSON');
+  let value: unknown;
+  try {
+    value = JSON.parse(bytes.toString('utf8'));
+  } catch (error) {
+    throw badRequest(`Request body is not valid JSON: ${(error as Error).message}`, 'INVALID_JSON');
+  }
+  assertJsonDepth(value);
+  return validate(spec.schema, value);
+}

@@ -1,0 +1,60 @@
+/**
+ * Small builders for the JSON Schemas the route tables declare: one schema both validates a
+ * request (ajv) and documents it (OpenAPI 3.1, whose schemas are JSON Schema 2020-12).
+ */
+export type Schema = Record<string, unknown>;
+
+export const str = (extra: Schema = {}): Schema => ({ type: 'string', ...extra });
+export const int = (extra: Schema = {}): Schema => ({ type: 'integer', ...extra });
+export const num = (extra: Schema = {}): Schema => ({ type: 'number', ...extra });
+export const bool = (extra: Schema = {}): Schema => ({ type: 'boolean', ...extra });
+export const dateTime = (extra: Schema = {}): Schema => ({ type: 'string', format: 'date-time', ...extra });
+export const oneOfValues = (values: readonly (string | number)[], extra: Schema = {}): Schema => ({ enum: [...values], ...extra });
+/** The schema, or null. */
+export const nullable = (schema: Schema): Schema => ({ anyOf: [schema, { type: 'null' }] });
+export const arr = (items: Schema, extra: Schema = {}): Schema => ({ type: 'array', items, ...extra });
+
+/**
+ * An object with these properties, all required unless named in `optional`. Answers allow more
+ * properties by default (a client must tolerate additions); request bodies pass `closed: true`.
+ */
+export function obj(properties: Record<string, Schema>, options: { optional?: string[]; closed?: boolean; extra?: Schema } = {}): Schema {
+  const required = Object.keys(properties).filter((k) => !(options.optional ?? []).includes(k));
+  return { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: !options.closed, ...options.extra };
+}
+
+/** Any JSON object (a free-form map). */
+export const anyObject = (extra: Schema = {}): Schema => ({ type: 'object', ...extra });
+
+/** The error envelope every service answers with (`{ error, message, code, timestamp }` plus details of some errors). */
+export const ERROR_ENVELOPE = obj(
+  {
+    error: str({ description: 'Short name of the status (for example "Bad request", or the name an error of the interface specification gives).' }),
+    message: str({ description: 'What went wrong, for a person.' }),
+    code: str({ description: 'Stable machine-readable code (for example VALIDATION_FAILED, AUTH_REQUIRED).' }),
+    timestamp: dateTime(),
+    details: {},
+    requestId: str(),
+  },
+  { optional: ['details', 'requestId'] },
+);
+
+/** Path parameter: an id of letters, digits, '.', '_', ':', '@' or '-'. */
+export const idParam = (name: string, extra: Schema = {}) => obj({ [name]: str({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9._:@-]+$', ...extra }) });
+
+/** limit/offset paging: limit 1-100 (default 50), offset from 0. The same rule, and the same 400, on every service. */
+export const PAGING = {
+  limit: int({ minimum: 1, maximum: 100, default: 50 }),
+  offset: int({ minimum: 0, maximum: 1_000_000_000, default: 0 }),
+};
+
+/** A query of these parameters and no others (an unknown one is a 400 naming it). */
+export const query = (properties: Record<string, Schema>): Schema => ({ type: 'object', properties, additionalProperties: false });
+
+/** The health answer of every service. */
+export const HEALTH = obj({
+  service: str(),
+  status: oneOfValues(['healthy', 'unhealthy', 'stopped']),
+  timestamp: dateTime(),
+  dependencies: anyObject(),
+}, { optional: ['dependencies'] });
