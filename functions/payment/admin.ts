@@ -1,11 +1,5 @@
-import type { HttpRequest } from '@azure/functions';
 import { sql } from 'kysely';
-import { requireAdmin } from '../../shared/auth/access-token';
 import type { LiveUser } from '../../shared/auth/live-session';
-import type { HttpFunction } from '../../shared/functions';
-import { readJson, readQuery } from '../../shared/http/body';
-import { badRequest } from '../../shared/http/errors';
-import { http, json } from '../../shared/http/handler';
 import type { Logger } from '../../shared/logging';
 import { readFailedSync } from './failed-sync-records';
 import { paymentDb, unsyncedPayments, type Payment } from './payments';
@@ -13,7 +7,6 @@ import { replayUnsynced } from './replay';
 
 const NEEDS_ATTENTION = ['pending', 'failed', 'manual_review'] as const;
 
-const ATTENTION_QUERY = { type: 'object', additionalProperties: false, properties: { limit: { type: 'string', maxLength: 10 } } } as const;
 
 /** How many payments are in each state that needs attention, over the whole table. */
 export async function countsByState(): Promise<Record<(typeof NEEDS_ATTENTION)[number], number>> {
@@ -45,10 +38,7 @@ const view = (p: Payment) => ({
  * review), oldest first, each with the user's live failed-sync record from Table Storage (the
  * 24-hour operator view of spec 2.3); Table Storage failing leaves the records out, not the list.
  */
-export async function attentionList(request: HttpRequest, log: Logger) {
-  const query = readQuery<{ limit?: string }>(request, ATTENTION_QUERY);
-  const limit = query.limit === undefined ? 100 : /^\d{1,3}$/.test(query.limit) ? Number(query.limit) : NaN;
-  if (!(limit >= 1 && limit <= 500)) throw badRequest(`limit must be an integer from 1 to 500; got "${query.limit}"`, 'INVALID_QUERY', { field: 'limit' });
+export async function attentionList(limit: number, log: Logger) {
   const [counts, payments] = await Promise.all([countsByState(), unsyncedPayments(limit)]);
   const users = [...new Set(payments.map((p) => p.userId))];
   let recordsAvailable = true;
@@ -70,27 +60,16 @@ export async function attentionList(request: HttpRequest, log: Logger) {
   };
 }
 
-const REPLAY_BODY = { type: 'object', additionalProperties: false, properties: {} } as const;
 
 /**
  * POST payment/admin/replay: what `npm run payments:replay -- --apply` does (the same function):
  * every payment still owing identity a plan goes back to pending and each user's newest plan is
  * pushed now. The body is empty or `{}`.
  */
-export async function replay(request: HttpRequest, admin: LiveUser, log: Logger) {
-  await readJson(request, REPLAY_BODY, 1024, { optional: true });
+export async function replay(admin: LiveUser, log: Logger) {
   log.info('plan-sync replay requested from the console', { adminId: admin.id });
   const { unsynced, results } = await replayUnsynced(log, { apply: true });
   const failed = results.filter((r) => !r.success);
   log.info('plan-sync replay finished', { adminId: admin.id, payments: unsynced.length, users: results.length, failed: failed.length });
   return { success: failed.length === 0, replayedPayments: unsynced.length, users: results.length, failedUsers: failed.length, results };
 }
-
-const route = (name: string, path: string, methods: HttpFunction['methods'], handler: HttpFunction['handler']): HttpFunction => ({
-  kind: 'http', name: `payment-admin-${name}`, route: `payment/admin/${path}`, methods, handler,
-});
-
-export const paymentAdminFunctions: HttpFunction[] = [
-  route('unsynced', 'unsynced', ['GET'], http('payment', async (request, { log }) => (await requireAdmin(request), json(200, await attentionList(request, log))))),
-  route('replay', 'replay', ['POST'], http('payment', async (request, { log }) => json(200, await replay(request, await requireAdmin(request), log)))),
-];

@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { HttpRequest } from '@azure/functions';
 import Stripe from 'stripe';
-import { requireUser } from '../../shared/auth/access-token';
-import { readJson } from '../../shared/http/body';
+import type { LiveUser } from '../../shared/auth/live-session';
 import { badRequest, forbidden } from '../../shared/http/errors';
 import type { Logger } from '../../shared/logging';
 import { badGateway, serviceUnavailable } from '../../shared/http/errors';
@@ -30,9 +28,12 @@ export const CREATE_PAYMENT_INTENT_SCHEMA = {
 /** A client retry with the same Idempotency-Key gets the same PaymentIntent instead of a second one. */
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{8,200}$/;
 
-export async function createPaymentIntent(request: HttpRequest, log: Logger) {
-  const user = await requireUser(request);
-  const body = await readJson<CreatePaymentIntentBody>(request, CREATE_PAYMENT_INTENT_SCHEMA, 4 * 1024);
+/**
+ * A PaymentIntent for a plan, at the plan table's price (never the client's), for the signed-in
+ * user only, created at Stripe with an idempotency key (the client's Idempotency-Key when given, so
+ * its retry gets the same intent) and recorded as pending before the client secret is returned.
+ */
+export async function createPaymentIntent(user: LiveUser, body: CreatePaymentIntentBody, clientKey: string | null, log: Logger) {
   const plan = findPlan(body.planType);
   if (!plan) throw badRequest(`Unknown planType "${body.planType}"; expected pro or enterprise`, 'UNKNOWN_PLAN');
   if (plan.price === 0) throw badRequest(`The ${plan.id} plan cannot be purchased`, 'PLAN_NOT_PURCHASABLE');
@@ -40,7 +41,6 @@ export async function createPaymentIntent(request: HttpRequest, log: Logger) {
   if (body.amount !== plan.price) {
     throw badRequest(`amount must be ${plan.price} (${plan.currency}, smallest unit) for the ${plan.id} plan`, 'AMOUNT_MISMATCH', { expectedAmount: plan.price, currency: plan.currency });
   }
-  const clientKey = request.headers.get('idempotency-key');
   if (clientKey !== null && !IDEMPOTENCY_KEY.test(clientKey)) throw badRequest('Idempotency-Key must be 8 to 200 printable ASCII characters', 'INVALID_IDEMPOTENCY_KEY');
   const idempotencyKey = `create-pi:${user.id}:${plan.id}:${plan.priceVersion}:${clientKey ?? randomUUID()}`;
 

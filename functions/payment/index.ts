@@ -1,38 +1,32 @@
 import { serviceUrl } from '../../shared/config';
-import type { HttpFunction, ServiceDefinition, TimerFunction } from '../../shared/functions';
+import { ADMIN, USER } from '../../shared/auth/guards';
+import type { ServiceDefinition, TimerFunction } from '../../shared/functions';
 import { healthFunction } from '../../shared/health';
-import { http, json } from '../../shared/http/handler';
+import { contractRoutes } from '../../shared/http/contract';
+import { PUBLIC, routes } from '../../shared/http/route';
 import { createLogger } from '../../shared/logging';
-import { advertisedPlan, plans } from '../../shared/plans';
-import { paymentAdminFunctions } from './admin';
+import { plans } from '../../shared/plans';
 import { reportSyncBacklog } from './backlog';
-import { createPaymentIntent } from './create-payment-intent';
 import { paymentChecks } from './health';
+import * as r from './routes';
+import * as s from './schemas';
 import { stripeApiBase, stripeMode } from './stripe-client';
 import { cleanUpExpiredRecords, retryDueSyncs } from './sync-timers';
-import { userStatus } from './user-status';
-import { processEvent, verifiedEvent } from './webhook';
 
-const route = (name: string, path: string, methods: HttpFunction['methods'], handler: HttpFunction['handler']): HttpFunction => ({
-  kind: 'http', name: `payment-${name}`, route: `payment/${path}`, methods, handler,
-});
+const route = routes('payment');
 
-export const plansFunction = route('plans', 'plans', ['GET'], http('payment', async () => json(200, { plans: plans().map(advertisedPlan) }, { 'Cache-Control': 'public, max-age=300' })));
+/** payment's whole HTTP surface: one route per line (id, method, path, who may call, what it takes and answers, handler). */
+const ROUTES = [
+  route('plans', 'GET', 'plans', PUBLIC, { 200: s.PLANS }, r.listPlans),
+  route('create-payment-intent', 'POST', 'create-payment-intent', USER, { body: s.INTENT_BODY, 200: s.INTENT }, r.createIntent),
+  route('user-status', 'GET', 'user-status', USER, { 200: s.USER_STATUS }, r.status),
+  route('webhook', 'POST', 'webhook', r.STRIPE_SIGNED, { body: s.WEBHOOK_BODY, 200: s.WEBHOOK_OUTCOME }, r.webhook),
+  healthFunction('payment', paymentChecks),
+  route('admin-unsynced', 'GET', 'admin/unsynced', ADMIN, { query: s.UNSYNCED_QUERY, 200: s.UNSYNCED }, r.unsynced),
+  route('admin-replay', 'POST', 'admin/replay', ADMIN, { body: s.REPLAY_BODY, 200: s.REPLAYED }, r.replaySyncs),
+];
 
-export const createPaymentIntentFunction = route(
-  'create-payment-intent', 'create-payment-intent', ['POST'],
-  http('payment', async (request, { log }) => json(200, await createPaymentIntent(request, log))),
-);
-
-export const userStatusFunction = route(
-  'user-status', 'user-status', ['GET'],
-  http('payment', async (request, { log }) => json(200, await userStatus(request, log), { 'Cache-Control': 'no-store' })),
-);
-
-export const webhookFunction = route(
-  'webhook', 'webhook', ['POST'],
-  http('payment', async (request, { log }) => json(200, await processEvent(await verifiedEvent(request), log))),
-);
+const DESCRIPTION = 'Card payments with Stripe for signed-in users: plans, payment intents, the signed webhook, each user\'s payment and plan-sync status, and the plan sync into identity that never loses an update.';
 
 /**
  * Retries due plan syncs (every minute by default; timers run once per app, and per-user leases
@@ -65,12 +59,8 @@ export const failedSyncCleanupTimer: TimerFunction = {
 export const payment: ServiceDefinition = {
   name: 'payment',
   functions: [
-    plansFunction,
-    createPaymentIntentFunction,
-    userStatusFunction,
-    webhookFunction,
-    healthFunction('payment', paymentChecks),
-    ...paymentAdminFunctions,
+    ...ROUTES,
+    ...contractRoutes('payment', DESCRIPTION, () => ROUTES),
     syncRetryTimer,
     failedSyncCleanupTimer,
   ],

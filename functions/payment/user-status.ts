@@ -1,5 +1,4 @@
-import type { HttpRequest } from '@azure/functions';
-import { requireUser } from '../../shared/auth/access-token';
+import type { LiveUser } from '../../shared/auth/live-session';
 import type { Logger } from '../../shared/logging';
 import { readFailedSync } from './failed-sync-records';
 import { planDecidingPayment, recentPaymentsOf, type Payment } from './payments';
@@ -23,8 +22,7 @@ const paymentView = (p: Payment) => ({
  * asked is a 503, like every route that needs a live session), their recent payments, and the state of the plan sync of the payment that decides
  * their plan: synced, pending, failed (with the last error and the next attempt) or manual_review.
  */
-export async function userStatus(request: HttpRequest, log: Logger) {
-  const user = await requireUser(request);
+export async function userStatus(user: LiveUser, log: Logger) {
 
   const [payments, deciding, failedRecord] = await Promise.all([
     recentPaymentsOf(user.id, RECENT_PAYMENTS),

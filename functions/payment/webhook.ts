@@ -1,7 +1,6 @@
-import type { HttpRequest } from '@azure/functions';
 import Stripe from 'stripe';
 import { config } from '../../shared/config';
-import { readBody, validate } from '../../shared/http/body';
+import { validate } from '../../shared/http/body';
 import { badRequest } from '../../shared/http/errors';
 import type { Logger } from '../../shared/logging';
 import { syncUser, type SyncResult } from './plan-sync';
@@ -30,9 +29,7 @@ const EVENT_SCHEMA = {
 };
 
 /** Verifies the Stripe-Signature over the exact bytes received; a missing or bad signature is a 400 and nothing is written. */
-export async function verifiedEvent(request: HttpRequest): Promise<Stripe.Event> {
-  const raw = await readBody(request, WEBHOOK_BODY_LIMIT);
-  const signature = request.headers.get('stripe-signature');
+export function verifiedEvent(raw: Buffer, signature: string | null): Stripe.Event {
   if (!signature) throw badRequest('The Stripe-Signature header is missing', 'WEBHOOK_SIGNATURE_MISSING');
   let event: Stripe.Event;
   try {
