@@ -1,9 +1,13 @@
+import { ADMIN, USER } from '../../shared/auth/guards';
 import type { ServiceDefinition } from '../../shared/functions';
-import { adminFunctions } from './admin';
-import { consoleFunctions } from './console';
+import { contractRoutes } from '../../shared/http/contract';
+import { PUBLIC, routes } from '../../shared/http/route';
+import * as admin from './admin';
+import { consoleConfigFile, consoleFiles, trendChartSvg } from './console';
 import { testEnhancedOrchestrator, testWorkflowLogger } from './routes/diagnostics';
-import { health } from './routes/health';
+import { health, PUBLIC_HEALTH_ADMIN_SCHEMA_CHECK } from './routes/health';
 import { createReport, getReport } from './routes/reports';
+import * as s from './schemas';
 import { runQueuedExecution } from './workflow/queue';
 import { reportQueueDepth } from './workflow/queue-depth';
 import { failStuckExecutions } from './workflow/stuck';
@@ -11,19 +15,35 @@ import { closeWorkflowLogWriter } from './workflow/workflow-logger';
 import { config, serviceUrl } from '../../shared/config';
 import { plans } from '../../shared/plans';
 
+const route = routes('orchestrator');
+
+/** The orchestrator's whole HTTP surface: one route per line (id, method, path, who may call, what it takes and answers, handler). */
+const ROUTES = [
+  route('health', 'GET', 'health', PUBLIC_HEALTH_ADMIN_SCHEMA_CHECK, { query: s.HEALTH_QUERY, 200: s.HEALTH_OR_SCHEMA, 503: s.HEALTH_OR_SCHEMA }, health),
+  route('reports-create', 'POST', 'api/reports', USER, { body: s.REPORT_BODY, 202: s.ACCEPTED }, createReport),
+  route('reports-get', 'GET', 'api/reports/{trackingId}', USER, { params: s.TRACKING_PARAM, 200: s.REPORT_STATUS }, getReport),
+  route('test-workflow-logger', 'POST', 'test-workflow-logger', ADMIN, { body: s.OPTIONAL_EMPTY_BODY, 200: s.LOGGER_TEST }, testWorkflowLogger),
+  route('test-enhanced-orchestrator', 'POST', 'test-enhanced-orchestrator', ADMIN, { body: s.OPTIONAL_EMPTY_BODY, 200: s.ENHANCED_TEST }, testEnhancedOrchestrator),
+  route('admin-overview', 'GET', 'api/admin/dashboard/overview', ADMIN, { query: s.EMPTY_QUERY, 200: s.OVERVIEW }, admin.overview),
+  route('admin-failures', 'GET', 'api/admin/dashboard/failures', ADMIN, { query: s.FAILURES_QUERY, 200: s.FAILURES }, admin.failures),
+  route('admin-executions', 'GET', 'api/admin/dashboard/executions', ADMIN, { query: s.EXECUTIONS_QUERY, 200: s.EXECUTIONS }, admin.executions),
+  route('admin-trend-chart', 'GET', 'api/admin/dashboard/trend-chart', ADMIN, { query: s.TREND_QUERY, 200: s.TREND_SVG }, trendChartSvg),
+  route('admin-status', 'GET', 'api/admin/status/{trackingId}', ADMIN, { params: s.TRACKING_PARAM, 200: s.EXECUTION_STATUS }, admin.status),
+  route('admin-profiles', 'GET', 'api/admin/profiles', ADMIN, { query: s.PROFILES_QUERY, 200: s.PROFILES }, admin.profiles),
+  route('console-config', 'GET', 'console/config.json', PUBLIC, { 200: s.CONSOLE_CONFIG }, consoleConfigFile),
+  route('console', ['GET', 'HEAD'], 'console/{*path}', PUBLIC, { params: s.CONSOLE_PATH, 200: s.CONSOLE_FILE, 304: s.NOT_MODIFIED, 308: s.REDIRECT }, consoleFiles),
+];
+
+const DESCRIPTION = 'Report executions through fixed workflow stages (queued, logged to the console and SQL), PDF reports with charts, the administration API and console.';
+
 export const orchestrator: ServiceDefinition = {
   name: 'orchestrator',
   functions: [
-    { kind: 'http', name: 'orchestrator-health', route: 'orchestrator/health', methods: ['GET'], handler: health },
-    { kind: 'http', name: 'orchestrator-reports-create', route: 'orchestrator/api/reports', methods: ['POST'], handler: createReport },
-    { kind: 'http', name: 'orchestrator-reports-get', route: 'orchestrator/api/reports/{trackingId}', methods: ['GET'], handler: getReport },
-    { kind: 'http', name: 'orchestrator-test-workflow-logger', route: 'orchestrator/test-workflow-logger', methods: ['POST'], handler: testWorkflowLogger },
-    { kind: 'http', name: 'orchestrator-test-enhanced-orchestrator', route: 'orchestrator/test-enhanced-orchestrator', methods: ['POST'], handler: testEnhancedOrchestrator },
+    ...ROUTES,
+    ...contractRoutes('orchestrator', DESCRIPTION, () => ROUTES),
     { kind: 'queue', name: 'orchestrator-run-execution', queueName: '%ORCHESTRATOR_QUEUE%', handler: runQueuedExecution },
     // Every minute: fail stuck executions, then write the queue-depth line the production alerts read.
     { kind: 'timer', name: 'orchestrator-fail-stuck-executions', schedule: '0 * * * * *', handler: async () => void (await failStuckExecutions().finally(() => reportQueueDepth())) },
-    ...adminFunctions,
-    ...consoleFunctions,
   ],
   /** A bad plan table (PLANS_JSON) stops the host at start rather than failing report requests. */
   async start() {

@@ -65,7 +65,7 @@ describe('GET /orchestrator/api/admin/dashboard/trend-chart', () => {
 
   test.each([
     ['?theme=neon', 'VALIDATION_FAILED'],
-    ['?tz=Mars/Olympus_Mons', 'INVALID_QUERY'],
+    ['?tz=Mars/Olympus_Mons', 'VALIDATION_FAILED'],
     ['?tz=' + 'x'.repeat(65), 'VALIDATION_FAILED'],
     ['?colour=red', 'VALIDATION_FAILED'],
   ])('%s: 400 %s', async (query, code) => {

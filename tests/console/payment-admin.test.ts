@@ -125,7 +125,7 @@ describe('GET /payment/admin/unsynced', () => {
   test.each(['limit=0', 'limit=501', 'limit=abc', 'limit=1.5', 'state=failed'])('bad query %s: 400', async (query) => {
     const res = await get(`/payment/admin/unsynced?${query}`, admin.accessToken);
     expect(res.status).toBe(400);
-    expect(((await res.json()) as any).code).toMatch(/^(INVALID_QUERY|VALIDATION_FAILED)$/);
+    expect(((await res.json()) as any).code).toBe('VALIDATION_FAILED');
   });
 });
 

@@ -1,13 +1,11 @@
 import type { HttpRequest, HttpResponseInit } from '@azure/functions';
-import { requireAdmin } from '../../../shared/auth/access-token';
-import type { HttpFunction } from '../../../shared/functions';
-import { readQuery } from '../../../shared/http/body';
+import type { LiveUser } from '../../../shared/auth/live-session';
 import { HttpError, badRequest, notFound } from '../../../shared/http/errors';
-import { http, json } from '../../../shared/http/handler';
-import { querySchema } from '../admin/params';
+import { json } from '../../../shared/http/handler';
+import { op } from '../../../shared/http/route';
 import { lookupAsset, type Asset } from './assets';
 import { consoleConfig, consoleCsp } from './client-config';
-import { TREND_THEMES, checkTimeZone, trendChart, type TrendTheme } from './trend-chart';
+import { checkTimeZone, trendChart, type TrendTheme } from './trend-chart';
 
 /** Headers of every console response: the page may not be framed, sniffed or leak its address. */
 const PAGE_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer', 'X-Frame-Options': 'DENY' };
@@ -29,39 +27,24 @@ function serveAsset(request: HttpRequest, asset: Asset): HttpResponseInit {
 }
 
 /** GET|HEAD orchestrator/console/{*path}: the console's static files, with index.html for every page path of the single-page app. */
-export const consoleFilesFunction: HttpFunction = {
-  kind: 'http',
-  name: 'orchestrator-console',
-  route: 'orchestrator/console/{*path}',
-  methods: ['GET', 'HEAD'],
-  handler: http('orchestrator', async (request) => {
-    // orchestrator/console without the slash: relative asset URLs and the router need the folder form.
-    if (request.params.path === undefined && !new URL(request.url).pathname.endsWith('/')) {
-      return { status: 308, headers: { ...PAGE_HEADERS, Location: `${new URL(request.url).pathname}/`, 'Cache-Control': 'no-cache' } };
-    }
-    const found = lookupAsset(request.params.path);
-    if (found.kind === 'invalid') throw badRequest(`Console path refused: ${found.reason}`, 'INVALID_PATH');
-    if (found.kind === 'not-found') throw notFound(`The console has no file ${request.params.path?.slice(0, 200)}`, 'CONSOLE_FILE_NOT_FOUND');
-    if (found.kind === 'not-built') throw new HttpError(503, 'Service unavailable', 'The administration console is not built: run npm run build', 'CONSOLE_NOT_BUILT');
-    return serveAsset(request, found.asset);
-  }),
-};
+export const consoleFiles = op<undefined, unknown, unknown, { path?: string }>('The administration console: its page and files', async ({ request, params }) => {
+  // orchestrator/console without the slash: relative asset URLs and the router need the folder form.
+  if (params.path === undefined && !new URL(request.url).pathname.endsWith('/')) {
+    return { status: 308, headers: { ...PAGE_HEADERS, Location: `${new URL(request.url).pathname}/`, 'Cache-Control': 'no-cache' } };
+  }
+  const found = lookupAsset(params.path);
+  if (found.kind === 'invalid') throw badRequest(`Console path refused: ${found.reason}`, 'INVALID_PATH');
+  if (found.kind === 'not-found') throw notFound(`The console has no file ${params.path?.slice(0, 200)}`, 'CONSOLE_FILE_NOT_FOUND');
+  if (found.kind === 'not-built') throw new HttpError(503, 'Service unavailable', 'The administration console is not built: run npm run build', 'CONSOLE_NOT_BUILT');
+  return serveAsset(request, found.asset);
+});
 
 /** GET orchestrator/console/config.json: the services' base URLs (public information; no token needed to read it). */
-export const consoleConfigFunction: HttpFunction = {
-  kind: 'http',
-  name: 'orchestrator-console-config',
-  route: 'orchestrator/console/config.json',
-  methods: ['GET'],
-  handler: http('orchestrator', async () => json(200, consoleConfig(), { ...PAGE_HEADERS, 'Cache-Control': 'no-cache' })),
-};
+export const consoleConfigFile = op('Where the console finds each service (their base URLs)', async () => json(200, consoleConfig(), { ...PAGE_HEADERS, 'Cache-Control': 'no-cache' }));
 
-const trendQuery = querySchema({ theme: { enum: TREND_THEMES }, tz: { maxLength: 64 } });
-
-/** The trend chart response: SVG, sandboxed if opened directly, never stored (admin data). */
-async function trendSvg(request: HttpRequest): Promise<HttpResponseInit> {
-  const query = readQuery<{ theme?: TrendTheme; tz?: string }>(request, trendQuery);
-  const chart = await trendChart(new Date(), query.theme ?? 'professional', checkTimeZone(query.tz ?? 'UTC'));
+/** GET orchestrator/api/admin/dashboard/trend-chart: the overview's 24-hour trend drawn by the visual service; SVG, sandboxed if opened directly, never stored (admin data). */
+export const trendChartSvg = op<LiveUser, unknown, { theme: TrendTheme; tz: string }>('The 24-hour hourly trend as an SVG chart drawn by the visual service (themed, cached there)', async ({ query }) => {
+  const chart = await trendChart(new Date(), query.theme, checkTimeZone(query.tz));
   return {
     status: 200,
     body: chart.svg,
@@ -73,12 +56,4 @@ async function trendSvg(request: HttpRequest): Promise<HttpResponseInit> {
       'X-Cache': chart.cache,
     },
   };
-}
-
-/** GET orchestrator/api/admin/dashboard/trend-chart?theme&tz: the overview's 24-hour trend drawn by the visual service (admin or super_admin only). */
-export const trendChartFunction: HttpFunction = {
-  kind: 'http', name: 'orchestrator-admin-trend-chart', route: 'orchestrator/api/admin/dashboard/trend-chart', methods: ['GET'],
-  handler: http('orchestrator', async (request) => (await requireAdmin(request), trendSvg(request))),
-};
-
-export const consoleFunctions: HttpFunction[] = [consoleConfigFunction, consoleFilesFunction, trendChartFunction];
+});

@@ -25,7 +25,7 @@ export function checkTimeZone(timeZone: string): string {
     new Intl.DateTimeFormat('en-GB', { timeZone });
     return timeZone;
   } catch {
-    throw badRequest(`tz must be an IANA time zone name such as Europe/Berlin; got "${timeZone.slice(0, 64)}"`, 'INVALID_QUERY', { field: 'tz' });
+    throw badRequest(`tz must be an IANA time zone name such as Europe/Berlin; got "${timeZone.slice(0, 64)}"`, 'VALIDATION_FAILED', { details: [{ field: 'tz', message: 'must be an IANA time zone name' }] });
   }
 }
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { requireAdmin } from '../../../shared/auth/access-token';
-import { readBody } from '../../../shared/http/body';
-import { http, json } from '../../../shared/http/handler';
+import type { LiveUser } from '../../../shared/auth/live-session';
+import { json } from '../../../shared/http/handler';
+import { op } from '../../../shared/http/route';
 import { db } from '../../../shared/sql/db';
 import type { ReportRequest } from '../report/submission';
 import { insertExecution } from '../workflow/executions';
@@ -26,8 +26,6 @@ export const SAMPLE_REQUEST: ReportRequest = {
   },
 };
 
-/** Bodies are optional here; whatever is sent must be small (they are ignored). */
-const drainBody = (request: Parameters<typeof readBody>[0]) => readBody(request, 1024);
 
 async function persistedRows(trackingId: string): Promise<number | null> {
   try {
@@ -39,9 +37,7 @@ async function persistedRows(trackingId: string): Promise<number | null> {
 }
 
 /** POST orchestrator/test-workflow-logger (admin): logs a start and a completion for every stage, then reports where they went. */
-export const testWorkflowLogger = http('orchestrator', async (request) => {
-  await requireAdmin(request);
-  await drainBody(request);
+export const testWorkflowLogger = op<LiveUser>('Logs every stage of a sample workflow, then reports where each line and row went', async () => {
   const trackingId = `wl-test-${randomUUID()}`;
   const logger = new WorkflowLogger(trackingId);
   const started = performance.now();
@@ -72,9 +68,7 @@ export const testWorkflowLogger = http('orchestrator', async (request) => {
 });
 
 /** POST orchestrator/test-enhanced-orchestrator (admin): one real execution of the sample company, run inline. */
-export const testEnhancedOrchestrator = http('orchestrator', async (request) => {
-  const admin = await requireAdmin(request);
-  await drainBody(request);
+export const testEnhancedOrchestrator = op<LiveUser>('Runs one real execution of a sample company, inline, and reports it', async ({ principal: admin }) => {
   const trackingId = `diag-${randomUUID()}`;
   await insertExecution({ trackingId, companyName: SAMPLE_REQUEST.company_name, industryId: SAMPLE_REQUEST.industry_id, submission: SAMPLE_REQUEST, requestedBy: admin.id, plan: 'pro', now: new Date().toISOString() });
   const result = await runExecution(trackingId);

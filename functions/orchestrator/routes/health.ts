@@ -1,18 +1,24 @@
 import { requireAdmin } from '../../../shared/auth/access-token';
-import { readQuery } from '../../../shared/http/body';
-import { http, json } from '../../../shared/http/handler';
+import { ACCESS_TOKEN_SCHEME } from '../../../shared/auth/guards';
+import type { LiveUser } from '../../../shared/auth/live-session';
 import { check, checkSql, checkStorage, healthReport } from '../../../shared/health';
+import { json } from '../../../shared/http/handler';
+import { op, type Guard } from '../../../shared/http/route';
 import { db } from '../../../shared/sql/db';
 import { checkLogSchema } from '../workflow/schema-check';
 import { WORKFLOW_LOGGER_VERSION, workflowLogWriter } from '../workflow/workflow-logger';
 
-const querySchema = { type: 'object', additionalProperties: false, properties: { schema: { type: 'string', enum: ['check'] } } } as const;
+/** Health is public; the schema check (`?schema=check`) shows the database's structure, so it needs an admin. */
+export const PUBLIC_HEALTH_ADMIN_SCHEMA_CHECK: Guard<LiveUser | undefined> = {
+  describe: 'public; with schema=check, an admin or super_admin',
+  scheme: ACCESS_TOKEN_SCHEME,
+  refusals: [401, 403, 503],
+  check: async ({ request }) => (request.query.get('schema') === 'check' ? requireAdmin(request) : undefined),
+};
 
-/** GET orchestrator/health: public dependency health; `?schema=check` (admin) compares the log table with what the logger needs. */
-export const health = http('orchestrator', async (request) => {
-  const query = readQuery<{ schema?: 'check' }>(request, querySchema);
+/** GET orchestrator/health: dependency health; `?schema=check` compares the log table with what the logger needs. */
+export const health = op<LiveUser | undefined, unknown, { schema?: 'check' }>('Health of the orchestrator and its dependencies; with schema=check, the log table\'s schema against the workflow logger', async ({ query }) => {
   if (query.schema === 'check') {
-    await requireAdmin(request);
     const result = await checkLogSchema(db());
     return json(200, { service: 'orchestrator', workflowLoggerVersion: WORKFLOW_LOGGER_VERSION, timestamp: new Date().toISOString(), ...result });
   }

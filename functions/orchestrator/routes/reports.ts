@@ -1,23 +1,20 @@
-import { isAdmin, requireUser } from '../../../shared/auth/access-token';
-import { readJson, validate } from '../../../shared/http/body';
+import { isAdmin } from '../../../shared/auth/access-token';
+import type { LiveUser } from '../../../shared/auth/live-session';
 import { notFound } from '../../../shared/http/errors';
-import { http, json } from '../../../shared/http/handler';
+import { json } from '../../../shared/http/handler';
+import { op } from '../../../shared/http/route';
 import { toIso } from '../../../shared/sql/dialect';
 import { downloadLinks } from '../report/report-store';
-import { checkReportRequest, reportRequestSchema, type ReportRequest } from '../report/submission';
+import { checkReportRequest, type ReportRequest } from '../report/submission';
 import { submitReport } from '../report/submit';
 import { findExecution, parseAssets, type Execution } from '../workflow/executions';
 import { stepsFor } from '../workflow/stages';
 import { healthStatus } from '../admin/execution-view';
 
-const REPORT_BODY_LIMIT = 64 * 1024;
-const trackingIdSchema = { type: 'object', required: ['trackingId'], properties: { trackingId: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' } } } as const;
 
 /** POST orchestrator/api/reports: stores the request, enqueues it, answers 202 with where to follow it. */
-export const createReport = http('orchestrator', async (request, { log }) => {
-  const user = await requireUser(request);
-  const body = checkReportRequest(await readJson<ReportRequest>(request, reportRequestSchema, REPORT_BODY_LIMIT));
-  const { trackingId, statusUrl, quota } = await submitReport(user, body, log);
+export const createReport = op<LiveUser, ReportRequest>('Requests a report: takes one of the month\'s quota, queues the execution, answers where to follow it', async ({ principal, body, ctx }) => {
+  const { trackingId, statusUrl, quota } = await submitReport(principal, checkReportRequest(body), ctx.log);
   return json(202, { success: true, trackingId, status: 'processing', statusUrl, quota }, { Location: statusUrl });
 });
 
@@ -46,10 +43,8 @@ async function reportStatus(execution: Execution) {
 }
 
 /** GET orchestrator/api/reports/{trackingId}: the owner or an admin; anyone else gets the same 404 as an unknown id. */
-export const getReport = http('orchestrator', async (request) => {
-  const user = await requireUser(request);
-  const { trackingId } = validate<{ trackingId: string }>(trackingIdSchema, { trackingId: request.params.trackingId }, 'path');
-  const execution = await findExecution(trackingId);
-  if (!execution || (execution.requested_by !== user.id && !isAdmin(user))) throw notFound(`No report ${trackingId}`, 'REPORT_NOT_FOUND');
+export const getReport = op<LiveUser, unknown, unknown, { trackingId: string }>('The status of a report: progress, health, error, download links (its owner or an admin)', async ({ principal, params }) => {
+  const execution = await findExecution(params.trackingId);
+  if (!execution || (execution.requested_by !== principal.id && !isAdmin(principal))) throw notFound(`No report ${params.trackingId}`, 'REPORT_NOT_FOUND');
   return json(200, await reportStatus(execution));
 });
