@@ -2,24 +2,13 @@ import type { HttpMethod } from '@azure/functions';
 import { config } from '../../shared/config';
 import type { ServiceDefinition } from '../../shared/functions';
 import { check, healthFunction } from '../../shared/health';
-import { http } from '../../shared/http/handler';
+import { contractRoutes } from '../../shared/http/contract';
+import { PUBLIC, routes } from '../../shared/http/route';
 import { createLogger } from '../../shared/logging';
-import { dispatchApi } from './api';
 import { clearHotIndex, deleteExpired } from './cache';
-import { serveCached } from './cache-route';
-import { quickChartEndpoint } from './quickchart';
 import { renderPool, stopRenderPool } from './render/renderer';
-
-const BANNER = [
-  'Visual rendering service (API v1)',
-  'POST /visual/api/v1/charts/render',
-  'POST /visual/api/v1/infographics/generate',
-  'POST /visual/api/v1/presentations/generate',
-  'POST /visual/api/v1/diagrams/render',
-  'GET  /visual/cache/{key}',
-  'QuickChart-compatible: GET|POST /quickchart/chart',
-  '',
-].join('\n');
+import * as r from './routes';
+import * as s from './schemas';
 
 function describePool(): string {
   try {
@@ -29,27 +18,40 @@ function describePool(): string {
   }
 }
 
-/** Every method reaches the handler, so it (not the host's routing) answers 405 and 404 as spec 7.3 says. */
-const ALL_METHODS: HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
+const route = routes('visual');
+const ALL: HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'];
+
+/** The visual service's whole HTTP surface: one route per line (id, method, path, who may call, what it takes and answers, handler). */
+const ROUTES = [
+  healthFunction('visual', () => ({
+    renderer: check(async () => (config().QUICKCHART_URL ? `QuickChart at ${config().QUICKCHART_URL}` : `${renderPool().size} render threads, ${renderPool().pending} renders pending, ${renderPool().renders} done`)),
+  })),
+  route('charts-render', 'POST', 'api/v1/charts/render', r.VISUAL_TOKEN, { body: s.CHARTS_BODY, otherMethods: 405, 200: s.CHARTS }, r.charts),
+  route('infographics-generate', 'POST', 'api/v1/infographics/generate', r.VISUAL_TOKEN, { body: s.INFOGRAPHICS_BODY, otherMethods: 405, 200: s.INFOGRAPHICS }, r.infographics),
+  route('presentations-generate', 'POST', 'api/v1/presentations/generate', r.VISUAL_TOKEN, { body: s.PRESENTATION_BODY, otherMethods: 405, 200: s.PRESENTATION }, r.presentations),
+  route('diagrams-render', 'POST', 'api/v1/diagrams/render', r.VISUAL_TOKEN, { body: s.DIAGRAMS_BODY, otherMethods: 405, 200: s.DIAGRAMS }, r.diagrams),
+  route('api', ALL, 'api/v1/{*rest}', PUBLIC, { params: s.API_REST }, r.apiFallback),
+  route('api-root', ALL, 'api/v1', PUBLIC, {}, r.apiFallback),
+  route('cache', ['GET', 'HEAD'], 'cache/{key}', PUBLIC, { params: s.CACHE_KEY, 200: s.CACHED, 304: s.NOT_MODIFIED }, r.cached),
+  route('quickchart-chart', ['GET', 'POST'], '/quickchart/chart', r.QUICKCHART_KEY, { body: s.QUICKCHART_BODY, 200: s.QUICKCHART_IMAGE }, r.quickChart),
+];
+
+/** Paths outside /api/v1/ answer 200 with a plain-text banner, written from the route table. */
+const bannerLines = () => [
+  'Visual rendering service (API v1)',
+  ...ROUTES.filter((fn) => fn.doc.summary && !fn.doc.path.includes('{*') && fn.doc.id !== 'api-root').map((fn) => `${fn.doc.methods.join('|').padEnd(8)} /${fn.doc.path}  ${fn.doc.summary}`),
+  'API document: GET /visual/openapi.json; reference: /visual/docs',
+];
+const BANNER_ROUTE = route('banner', ALL, '{*rest}', PUBLIC, { 200: s.BANNER }, r.banner(bannerLines));
+
+const DESCRIPTION = 'Chart.js-style chart specifications to PNG, SVG or base64 with themes and a Blob cache; infographics, presentations and diagrams; a QuickChart-compatible endpoint.';
 
 export const visual: ServiceDefinition = {
   name: 'visual',
   functions: [
-    healthFunction('visual', () => ({
-      renderer: check(async () => (config().QUICKCHART_URL ? `QuickChart at ${config().QUICKCHART_URL}` : `${renderPool().size} render threads, ${renderPool().pending} renders pending, ${renderPool().renders} done`)),
-    })),
-    { kind: 'http', name: 'visual-api', route: 'visual/api/v1/{resource}/{*rest}', methods: ALL_METHODS, handler: http('visual', dispatchApi) },
-    // `/api/v1/` with no resource is an unknown resource (404), not the banner.
-    { kind: 'http', name: 'visual-api-root', route: 'visual/api/v1', methods: ALL_METHODS, handler: http('visual', dispatchApi) },
-    { kind: 'http', name: 'visual-cache', route: 'visual/cache/{key}', methods: ['GET', 'HEAD'], handler: http('visual', serveCached) },
-    {
-      kind: 'http',
-      name: 'visual-banner',
-      route: 'visual/{*rest}',
-      methods: ALL_METHODS,
-      handler: async () => ({ status: 200, body: BANNER, headers: { 'Content-Type': 'text/plain; charset=utf-8' } }),
-    },
-    { kind: 'http', name: 'quickchart-chart', route: 'quickchart/chart', methods: ['GET', 'POST'], handler: http('visual', quickChartEndpoint) },
+    ...ROUTES,
+    BANNER_ROUTE,
+    ...contractRoutes('visual', DESCRIPTION, () => ROUTES),
     {
       kind: 'timer',
       name: 'visual-cache-cleanup',

@@ -1,8 +1,7 @@
 import type { HttpRequest, HttpResponseInit } from '@azure/functions';
 import JSON5 from 'json5';
-import { assertJsonDepth, readJson, validate } from '../../shared/http/body';
+import { assertJsonDepth, validate } from '../../shared/http/body';
 import { badRequest, errorResponse, HttpError } from '../../shared/http/errors';
-import type { RequestContext } from '../../shared/http/handler';
 import { requireVisualToken } from './auth';
 import { canonical, hashKey } from './canonical';
 import { ALL_TYPES, applyChartExtras, ChartExtrasError } from './chart-extras';
@@ -22,7 +21,6 @@ import { cachedOrRendered, CONTENT_TYPES, newStats, statsHeaders } from './resul
  * JavaScript; here it is parsed as JSON5 data, so a function or expression is a 400, never code.
  * Chart.js 2 configurations (QuickChart's default `version`) are translated to Chart.js 4.
  */
-const ANY_JSON = {};
 const DEFAULTS = { width: 500, height: 300, devicePixelRatio: 2, backgroundColor: 'transparent', format: 'png', version: '2', encoding: 'url' };
 
 /** QuickChart's formats: base64 is a PNG answered as a data URI; jpg is JPEG; pdf is a page holding the PNG. */
@@ -79,7 +77,8 @@ function versionParam(value: unknown): 2 | 3 | 4 {
 }
 
 /** Reads QuickChart's parameters from a POST body or a GET query (with QuickChart's short names). */
-async function readQuickChartRequest(request: HttpRequest, l: Limits): Promise<QuickChartRequest> {
+function readQuickChartRequest(request: HttpRequest, rawBody: Buffer): QuickChartRequest {
+  const l = limits();
   let raw: Record<string, unknown>;
   if (request.method === 'GET') {
     const q = request.query;
@@ -96,7 +95,7 @@ async function readQuickChartRequest(request: HttpRequest, l: Limits): Promise<Q
       key: q.get('key') ?? undefined,
     };
   } else {
-    const body = await readJson<unknown>(request, ANY_JSON, l.maxBodyBytes);
+    const body = parseBody(rawBody);
     if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest('The body must be a JSON object with a "chart" field');
     const b = body as Record<string, unknown>;
     raw = { ...b, chart: b.chart ?? b.c, width: b.width ?? b.w, height: b.height ?? b.h, backgroundColor: b.backgroundColor ?? b.bkg, format: b.format ?? b.f, version: b.version ?? b.v };
@@ -177,9 +176,21 @@ function disposition(filename: string, format: ChartFormat | 'base64'): string {
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`;
 }
 
-async function render(request: HttpRequest): Promise<HttpResponseInit> {
+function parseBody(bytes: Buffer): unknown {
+  if (bytes.length === 0) throw badRequest('Request body is empty; a JSON object is expected', 'INVALID_JSON');
+  let value: unknown;
+  try {
+    value = JSON.parse(bytes.toString('utf8'));
+  } catch (error) {
+    throw badRequest(`Request body is not valid JSON: ${(error as Error).message}`, 'INVALID_JSON');
+  }
+  assertJsonDepth(value);
+  return value;
+}
+
+async function render(request: HttpRequest, rawBody: Buffer): Promise<HttpResponseInit> {
   const l = limits();
-  const params = await readQuickChartRequest(request, l);
+  const params = readQuickChartRequest(request, rawBody);
   requireVisualToken(request, params.key);
   const config = quickChartConfig(parseChartConfig(params.chart, l, params.encoding), params.version);
   const format: ChartFormat = params.format === 'base64' ? 'png' : params.format;
@@ -199,9 +210,9 @@ async function render(request: HttpRequest): Promise<HttpResponseInit> {
 }
 
 /** quickchart-js reports a failed request with the X-quickchart-error header, so every error carries it (percent-encoded where it is not printable ASCII). */
-export async function quickChartEndpoint(request: HttpRequest, _ctx: RequestContext): Promise<HttpResponseInit> {
+export async function quickChartEndpoint(request: HttpRequest, rawBody: Buffer): Promise<HttpResponseInit> {
   try {
-    return await render(request);
+    return await render(request, rawBody);
   } catch (error) {
     if (!(error instanceof HttpError)) throw error;
     const response = errorResponse(error);

@@ -39,8 +39,10 @@ export const PUBLIC: Guard<undefined> = { describe: 'public', refusals: [], chec
 
 export interface BodySpec {
   schema: JsonSchema;
-  /** Largest body in bytes (413 above); default 64 KiB. */
-  limit?: number;
+  /** Largest body in bytes (413 above), or a function reading it from the settings; default 64 KiB. */
+  limit?: number | (() => number);
+  /** The schema documents the body; the operation checks it itself (its own messages come first). */
+  checkedByOperation?: boolean;
   /** An empty body reads as `{}`. */
   optional?: boolean;
   /** The bytes are handed over unparsed (`rawBody`); `schema` documents them. */
@@ -123,9 +125,10 @@ export function responsesOf(io: Io): [number, ResponseSpec][] {
  * hands the handler typed, validated values.
  */
 export function routes(service: ServiceName) {
+  /** `path` is under the service's base segment, or from the host's root when it starts with `/`. */
   return function route<P>(id: string, method: HttpMethod | HttpMethod[], path: string, guard: Guard<P>, io: Io, operation: Operation<P>): RoutedFunction {
     const methods = Array.isArray(method) ? method : [method];
-    const fullPath = path ? `${service}/${path}` : service;
+    const fullPath = path.startsWith('/') ? path.slice(1) : path ? `${service}/${path}` : service;
     const body = bodySpec(io.body);
     const registered = io.otherMethods === 405 ? [...new Set([...methods, ...ALL_METHODS])] : methods;
     const handler = http(service, async (request, ctx) => {
@@ -133,7 +136,8 @@ export function routes(service: ServiceName) {
         throw new HttpError(405, 'Method not allowed', `${request.method} is not allowed here; use ${methods.join(', ')}`, 'METHOD_NOT_ALLOWED', {}, { Allow: methods.join(', ') });
       }
       const meta = requestMeta(request, ctx.requestId);
-      const rawBody = body ? await readBody(request, body.limit ?? DEFAULT_LIMIT) : Buffer.alloc(0);
+      const limit = typeof body?.limit === 'function' ? body.limit() : (body?.limit ?? DEFAULT_LIMIT);
+      const rawBody = body ? await readBody(request, limit) : Buffer.alloc(0);
       const principal = await guard.check({ request, ctx, meta, params: { ...request.params }, rawBody: body ? rawBody : undefined });
       const params = io.params ? validateInput<Record<string, unknown>>(io.params, { ...request.params }, 'path') : { ...request.params };
       const query = io.query ? validateInput(io.query, queryObject(request), 'query') : {};
@@ -169,5 +173,5 @@ function parseJson(bytes: Buffer, spec: BodySpec): unknown {
     throw badRequest(`Request body is not valid JSON: ${(error as Error).message}`, 'INVALID_JSON');
   }
   assertJsonDepth(value);
-  return validate(spec.schema, value);
+  return spec.checkedByOperation ? value : validate(spec.schema, value);
 }

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { PNG } from 'pngjs';
+import { checkAnswer } from '../helpers/contract';
 import { startTestHost, type TestHost } from '../helpers/host';
 
 /** The VISUAL_API_TOKEN the dev settings generated for this host. */
@@ -34,7 +35,14 @@ export function fetchFresh(url: string, init: { method?: string; headers?: Recor
         const headers = new Headers();
         for (const [key, value] of Object.entries(res.headers)) if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
         const status = res.statusCode ?? 0;
-        resolve(new Response([204, 304].includes(status) ? null : Buffer.concat(chunks), { status, headers }));
+        const body = Buffer.concat(chunks);
+        try {
+          checkAnswer(init.method ?? 'GET', url, status, headers.get('content-type'), headers.get('content-type')?.includes('json') ? body.toString('utf8') : '');
+        } catch (error) {
+          reject(error);
+          return;
+        }
+        resolve(new Response([204, 304].includes(status) ? null : body, { status, headers }));
       });
     });
     req.on('error', reject);
