@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { reloadConfig } from '../../shared/config';
 import { closeDb, migrateToLatest } from '../../shared/sql/db';
 import { ensureUserWithRole } from '../../functions/identity/bootstrap';
-import { loadLocalSettingsIntoEnv } from './local-settings';
+import { applyLocalSettings } from '../../shared/config/local-settings';
 
 const USAGE = 'usage: npm run users -- create --email <address> [--role user|admin|super_admin]';
 
@@ -17,7 +17,7 @@ async function main(): Promise<void> {
     process.stderr.write(`${USAGE}\n`);
     process.exit(2);
   }
-  loadLocalSettingsIntoEnv();
+  applyLocalSettings();
   reloadConfig();
   try {
     await migrateToLatest();
