@@ -56,13 +56,15 @@ async function main(): Promise<void> {
   const log = createLogger({ component: 'core-tools' });
   const functions = registeredFunctions(worker);
   const http = functions.filter((f): f is HttpFunction => f.kind === 'http');
-  const server = createHttpServer(buildRouteTable(http), log);
+  const { currentPlatform } = await import('../../shared/platform');
+  const platform = currentPlatform();
+  const server = createHttpServer(buildRouteTable(http), log, platform);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, '127.0.0.1', resolve);
   });
-  const timers = startTimers(functions.filter((f): f is TimerFunction => f.kind === 'timer'), log);
-  const queues = startQueuePollers(functions.filter((f): f is QueueFunction => f.kind === 'queue'), hostJsonQueueSettings(), log);
+  const timers = startTimers(functions.filter((f): f is TimerFunction => f.kind === 'timer'), log, platform);
+  const queues = startQueuePollers(functions.filter((f): f is QueueFunction => f.kind === 'queue'), hostJsonQueueSettings(), log, platform);
 
   const origin = `http://localhost:${(server.address() as AddressInfo).port}`;
   process.stdout.write(`\nFunctions:\n\n${http.map((f) => `\t${f.name}: [${f.methods.join(',')}] ${origin}/${f.route}`).join('\n')}\n\n`);

@@ -4,11 +4,10 @@ import { Worker } from 'node:worker_threads';
 import { Kysely, Migrator, MssqlDialect, sql, SqliteDialect, type Driver, type MigrationResultSet, type SqliteDatabase } from 'kysely';
 import { azureCredential } from '../azure-credential';
 import { config, type Config } from '../config';
+import { currentPlatform } from '../platform';
 import { sqlDependencyLogger } from '../telemetry';
 import { MIGRATIONS } from './migrations';
 import type { PlatformTables } from './tables';
-
-let instance: Kysely<PlatformTables> | undefined;
 
 export function sqliteFile(cfg: Config = config()): string {
   return path.resolve(cfg.DATA_DIR, 'platform.sqlite');
@@ -120,18 +119,15 @@ function createMssql(cfg: Config): Kysely<PlatformTables> {
 }
 
 /** The process's one database handle (one pool per process, created on first use). */
+/** The platform's database: one pool (or SQLite connection) per platform, made on first use, closed with it. */
 export function db(): Kysely<PlatformTables> {
-  if (!instance) {
-    const cfg = config();
-    instance = cfg.SQL_SERVER ? createMssql(cfg) : createSqlite(cfg);
-  }
-  return instance;
+  const platform = currentPlatform();
+  return platform.own('db', () => (platform.config.SQL_SERVER ? createMssql(platform.config) : createSqlite(platform.config)), (database) => database.destroy());
 }
 
+/** Closes the platform's database now (a command's last step; a dev host's platform closes it on stop). */
 export async function closeDb(): Promise<void> {
-  const current = instance;
-  instance = undefined;
-  await current?.destroy();
+  await currentPlatform().release('db');
 }
 
 /** What the embedded database's own migration applied, until someone asks (npm run migrate prints it). */

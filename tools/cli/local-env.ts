@@ -1,8 +1,11 @@
-import { reloadConfig, type Config } from '../../shared/config';
+import { useProcessSettings, type Config, type ServiceName } from '../../shared/config';
 import { applyLocalSettings } from '../../shared/config/local-settings';
 
-/** A CLI's settings: local.settings.json under the environment, read as every local entry point reads it (never created here). */
-export function loadLocalEnv(): Config {
+/**
+ * A CLI's settings: local.settings.json under the environment, read as every local entry point
+ * reads it (never created here); only the settings of `services` must be present.
+ */
+export function loadLocalEnv(services: ServiceName[]): Config {
   applyLocalSettings();
-  return reloadConfig();
+  return useProcessSettings(process.env, { requireFor: services });
 }

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { reloadConfig } from '../../shared/config';
+import { useProcessSettings } from '../../shared/config';
 import { closeDb, migrateToLatest } from '../../shared/sql/db';
 import { ensureUserWithRole } from '../../functions/identity/bootstrap';
 import { applyLocalSettings } from '../../shared/config/local-settings';
@@ -18,7 +18,7 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   applyLocalSettings();
-  reloadConfig();
+  useProcessSettings(process.env, { requireFor: ['identity'] });
   try {
     await migrateToLatest();
     const { user, outcome } = await ensureUserWithRole(values.email, values.role!, { type: 'system', id: 'cli' });
