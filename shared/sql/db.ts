@@ -7,6 +7,7 @@ import { config, type Config } from '../config';
 import { currentPlatform } from '../platform';
 import { sqlDependencyLogger } from '../telemetry';
 import { MIGRATIONS } from './migrations';
+import type { AnyKysely } from './dialect';
 import type { PlatformTables } from './tables';
 
 export function sqliteFile(cfg: Config = config()): string {
@@ -138,7 +139,7 @@ let selfMigration: MigrationResultSet | undefined;
  * embedded SQLite database migrates itself on first use, so for it this reports what that applied
  * (nothing, when it was already up to date or already reported).
  */
-export async function migrateToLatest(database?: Kysely<any>): Promise<MigrationResultSet> {
+export async function migrateToLatest(database?: AnyKysely): Promise<MigrationResultSet> {
   if (database || config().SQL_SERVER) return runMigrations(database ?? db());
   await sql`select 1 as ok`.execute(db());
   const result = selfMigration ?? { results: [] };
@@ -146,7 +147,7 @@ export async function migrateToLatest(database?: Kysely<any>): Promise<Migration
   return result;
 }
 
-async function runMigrations(database: Kysely<any>): Promise<MigrationResultSet> {
+async function runMigrations(database: AnyKysely): Promise<MigrationResultSet> {
   const migrator = new Migrator({ db: database, provider: { getMigrations: async () => MIGRATIONS } });
   const result = await migrator.migrateToLatest();
   if (result.error) throw result.error;

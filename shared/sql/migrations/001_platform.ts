@@ -1,8 +1,7 @@
-import type { Kysely } from 'kysely';
-import { checkIn, columnTypes } from '../dialect';
+import { type AnyKysely, checkIn, columnTypes } from '../dialect';
 
 /** Users (owned by identity, read by every service) and the workflow processing log exactly as spec 2.4. */
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: AnyKysely): Promise<void> {
   const t = columnTypes(db);
   await db.schema
     .createTable('users')
