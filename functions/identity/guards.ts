@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import { bearerToken, CLOCK_TOLERANCE_SECONDS, isAdmin, verifyAccessTokenOr401, type AccessTokenClaims } from '../../shared/auth/access-token';
 import { forbidden, unauthorized, type HttpError } from '../../shared/http/errors';
 import type { Guard } from '../../shared/http/route';
+import { currentPlatform } from '../../shared/platform';
 import { audit, type Actor } from './audit';
 import type { AdminActor } from './user-admin';
 import { param, precompiled } from '../../shared/sql/precompiled';
@@ -37,22 +38,19 @@ export async function authenticate(request: HttpRequest): Promise<Authenticated>
 const MAX_VERIFIED_TOKENS = 10_000;
 // A signature, once verified, stays valid: caching it saves the ECDSA verification on repeat calls
 // and is correct on any number of instances. exp is still checked on every use; session, user and
-// status always come from SQL. Emptied at start-up (keys may have changed).
-const verifiedTokens = new Map<string, AccessTokenClaims>();
-
-export function resetVerifiedTokens(): void {
-  verifiedTokens.clear();
-}
+// status always come from SQL. One per platform: another platform may hold other signing keys.
+const verifiedTokens = () => currentPlatform().own('identity.verified-tokens', () => new Map<string, AccessTokenClaims>());
 
 async function verifiedClaims(token: string): Promise<AccessTokenClaims> {
-  const cached = verifiedTokens.get(token);
+  const verified = verifiedTokens();
+  const cached = verified.get(token);
   if (cached) {
     if (Date.now() / 1000 > cached.exp + CLOCK_TOLERANCE_SECONDS) throw unauthorized('The access token has expired', 'AUTH_TOKEN_EXPIRED');
     return cached;
   }
   const claims = await verifyAccessTokenOr401(token);
-  if (verifiedTokens.size >= MAX_VERIFIED_TOKENS) verifiedTokens.delete(verifiedTokens.keys().next().value!);
-  verifiedTokens.set(token, claims);
+  if (verified.size >= MAX_VERIFIED_TOKENS) verified.delete(verified.keys().next().value!);
+  verified.set(token, claims);
   return claims;
 }
 

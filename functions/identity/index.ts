@@ -4,7 +4,7 @@ import { PUBLIC, routes } from '../../shared/http/route';
 import { healthFunction } from '../../shared/health';
 import { startBootstrapAdmin, type BackgroundTask } from './bootstrap';
 import { cleanupFunction } from './cleanup';
-import { adminWith, resetVerifiedTokens, SIGNED_IN } from './guards';
+import { adminWith, SIGNED_IN } from './guards';
 import { describeMailer } from './mailer';
 import * as admin from './routes/admin';
 import * as auth from './routes/auth';
@@ -52,7 +52,6 @@ export const identity: ServiceDefinition = {
    * request when SQL answers), then retried in the background until it succeeds.
    */
   async start() {
-    resetVerifiedTokens();
     bootstrap = startBootstrapAdmin();
     await bootstrap.firstAttempt;
   },
