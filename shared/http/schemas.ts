@@ -2,6 +2,8 @@
  * Small builders for the JSON Schemas the route tables declare: one schema both validates a
  * request (ajv) and documents it (OpenAPI 3.1, whose schemas are JSON Schema 2020-12).
  */
+import { ERROR_CODES } from './error-codes';
+
 export type Schema = Record<string, unknown>;
 
 export const str = (extra: Schema = {}): Schema => ({ type: 'string', ...extra });
@@ -31,7 +33,7 @@ export const ERROR_ENVELOPE = obj(
   {
     error: str({ description: 'Short name of the status (for example "Bad request", or the name an error of the interface specification gives).' }),
     message: str({ description: 'What went wrong, for a person.' }),
-    code: str({ description: 'Stable machine-readable code (for example VALIDATION_FAILED, AUTH_REQUIRED).' }),
+    code: str({ enum: Object.keys(ERROR_CODES), description: 'Stable machine-readable code, one of the platform\'s error list (shared/http/error-codes.ts; the table in docs/architecture.md gives each code\'s status and meaning).' }),
     timestamp: dateTime(),
     details: {},
     requestId: str(),

@@ -1,6 +1,6 @@
 import { db } from '../../../shared/sql/db';
 import { first, toIso } from '../../../shared/sql/dialect';
-import { notFound } from '../../../shared/http/errors';
+import { Code, notFound } from '../../../shared/http/errors';
 import { downloadLinks } from '../report/report-store';
 import type { ReportAsset } from '../workflow/executions';
 import { EXECUTION_COLUMNS, executionView } from './execution-view';
@@ -43,7 +43,7 @@ export async function executionStatus(trackingId: string, now: Date) {
     .select([...EXECUTION_COLUMNS, 'submission', 'assets', 'requested_by', 'plan', 'visuals_error', 'updated_at'])
     .where('tracking_id', '=', trackingId)
     .executeTakeFirst();
-  if (!execution) throw notFound(`No execution with tracking id ${trackingId}`, 'EXECUTION_NOT_FOUND');
+  if (!execution) throw notFound(`No execution with tracking id ${trackingId}`, Code.EXECUTION_NOT_FOUND);
 
   const logRows = await first(
     database,
