@@ -1,4 +1,5 @@
 import { anyObject, arr, bool, dateTime, int, nullable, num, obj, oneOfValues, query, str } from '../../shared/http/schemas';
+import { HEALTH_STATUSES } from './admin/execution-view';
 import { EXECUTION_STATUS_FILTERS } from './admin/executions';
 import { TIMEFRAMES } from './admin/time-windows';
 import { TREND_THEMES } from './console/trend-chart';
@@ -8,7 +9,7 @@ import { reportRequestSchema } from './report/submission';
 
 const TRACKING_ID = str({ pattern: '^[A-Za-z0-9_-]{1,64}$', description: 'The execution\'s tracking id' });
 const STATUS = oneOfValues(['processing', 'completed', 'failed']);
-const HEALTH_STATUS = oneOfValues(['HEALTHY', 'DEGRADED', 'LONG_RUNNING', 'TIMEOUT', 'FAILED']);
+const HEALTH_STATUS = oneOfValues(HEALTH_STATUSES);
 const SEARCH = str({ maxLength: 100 });
 
 export const REPORT_BODY = { schema: reportRequestSchema as unknown as Record<string, unknown>, limit: 64 * 1024 };
