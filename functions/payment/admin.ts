@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import type { LiveUser } from '../../shared/auth/live-session';
 import type { Logger } from '../../shared/logging';
 import { readFailedSync } from './failed-sync-records';
-import { paymentDb, unsyncedPayments, type Payment } from './payments';
+import { unsyncedPayments, type Payment } from './payments';
+import { paymentDb } from './tables';
 import { replayUnsynced } from './replay';
 
 const NEEDS_ATTENTION = ['pending', 'failed', 'manual_review'] as const;

@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import { toIso } from '../../../shared/sql/dialect';
-import type { ExecutionsTable } from '../../../shared/sql/tables';
+import type { ExecutionsTable } from '../tables';
 import { LONG_RUNNING_MS } from './time-windows';
 
 /**
