@@ -31,8 +31,8 @@ export interface PlanCaller {
 
 /**
  * Service-token mode when X-Service names the payment service: the token must carry the fixed
- * header prefix and, beyond the spec, a valid HS256 signature (current or previous secret) and the
- * right claims. Any other call is admin-JWT mode with admin:users:update.
+ * header prefix and, more than the prefix alone, a valid HS256 signature (current or previous
+ * secret) and the right claims. Any other call is admin-JWT mode with admin:users:update.
  */
 export async function authorizePlanCaller(request: HttpRequest, meta: RequestMeta): Promise<PlanCaller> {
   const cfg = config();

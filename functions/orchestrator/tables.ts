@@ -2,8 +2,9 @@ import type { Generated } from 'kysely';
 import type { Timestamp } from '../../shared/sql/tables';
 
 /**
- * The workflow's processing log as the interface defines it, column for column: one row per step
- * of an execution (tracking id, step name and number, status, duration, tokens, error, metadata).
+ * The workflow's processing log, whose ten columns are a published contract (other tools read the
+ * table): one row per step of an execution (tracking id, step name and number, status, duration,
+ * tokens, error, metadata; id and timestamp filled by the database).
  */
 export interface ProcessingLogTable {
   id: Generated<number>;

@@ -37,7 +37,7 @@ const view = (p: Payment) => ({
 /**
  * GET payment/admin/unsynced: the plan syncs still owed to identity (pending, failed, manual
  * review), oldest first, each with the user's live failed-sync record from Table Storage (the
- * 24-hour operator view of spec 2.3); Table Storage failing leaves the records out, not the list.
+ * operator's 24-hour view); Table Storage failing leaves the records out, not the list.
  */
 export async function attentionList(limit: number, log: Logger) {
   const [counts, payments] = await Promise.all([countsByState(), unsyncedPayments(limit)]);

@@ -6,7 +6,7 @@ import type { Logger } from '../../shared/logging';
 import { syncUser, type SyncResult } from './plan-sync';
 import { recordEvent, type RecordedEvent } from './webhook-events';
 
-/** Spec 6.1 leaves the scheme to the processor: Stripe's, with its default 300 s replay window. */
+/** The signature scheme is the processor's: Stripe's, with its default 300 s replay window. */
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
 /** Stripe events are a few KB; anything near this is not an event. */
 export const WEBHOOK_BODY_LIMIT = 256 * 1024;
@@ -44,7 +44,7 @@ export interface WebhookOutcome extends Omit<RecordedEvent, 'syncUserId'> {
   received: true;
   eventId: string;
   type: string;
-  /** Spec 6.1 rules 3-4: the result of pushing the plan to identity, when the event changed a plan. */
+  /** The result of pushing the plan to identity, when the event changed a plan (a failure keeps the payment successful and stores a failed-sync record). */
   sync?: SyncResult;
 }
 

@@ -35,7 +35,7 @@ export interface DatasetSpec {
   /** Any other Chart.js 4 dataset option, as JSON (type, fill, tension, stack, datalabels...). */
   [option: string]: unknown;
 }
-/** Spec 2.6 chart specification. */
+/** A chart specification: id, type, data (labels, datasets) and options. */
 export interface ChartSpec {
   id?: string;
   type: ChartType;

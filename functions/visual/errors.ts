@@ -1,9 +1,9 @@
 import { badRequest, Code, httpError, methodNotAllowed, notFound, tooLarge } from '../../shared/http/errors';
 import { RenderBusyError, RenderError, RenderInputError } from './render/pool';
 
-// The visual API's error answers. Where the interface names an error, `error` is that exact name
-// (Resource not found, Invalid charts array, Chart rendering failed, Invalid chart specification):
-// the error list gives those names with their codes.
+// The visual API's error answers. Some errors have a published name that clients match on, and
+// `error` is exactly that name (Resource not found, Invalid charts array, Chart rendering failed,
+// Invalid chart specification): the error list gives those names with their codes.
 export const postOnly = (method: string) => methodNotAllowed(method, ['POST']);
 export const resourceNotFound = (resource: string) =>
   notFound(`No resource "${resource}" under /api/v1/ (charts, infographics, presentations, diagrams)`, Code.RESOURCE_NOT_FOUND);

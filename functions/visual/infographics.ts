@@ -11,7 +11,7 @@ import { escapeXml } from './svg';
 import { themeOf, type Theme } from './themes';
 
 /**
- * Infographics: a themed KPI grid (spec 2.6 "dashboard" / "metrics_grid"). Each metric is a card
+ * Infographics: a themed KPI grid (type "dashboard", layout "metrics_grid"). Each metric is a card
  * with its label, value, change against the previous period and an optional sparkline.
  */
 export interface Metric {

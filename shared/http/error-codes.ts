@@ -15,7 +15,7 @@ export interface ErrorCodeEntry {
   status: number | readonly number[];
   /** Who answers it: every service, or the ones named. */
   by: 'all' | readonly ServiceName[];
-  /** The `error` field when it is not the status's own name (a name the interface gives this error). */
+  /** The `error` field when it is not the status's own name: the name clients already know this error by. */
   error?: string;
   /** One line: what happened, and what the caller can do. */
   meaning: string;

@@ -31,7 +31,7 @@ export const anyObject = (extra: Schema = {}): Schema => ({ type: 'object', ...e
 /** The error envelope every service answers with (`{ error, message, code, timestamp }` plus details of some errors). */
 export const ERROR_ENVELOPE = obj(
   {
-    error: str({ description: 'Short name of the status (for example "Bad request", or the name an error of the interface specification gives).' }),
+    error: str({ description: 'Short name of the status (for example "Bad request"), or the error\'s own name where clients know it by one (for example "Invalid charts array").' }),
     message: str({ description: 'What went wrong, for a person.' }),
     code: str({ enum: Object.keys(ERROR_CODES), description: 'Stable machine-readable code, one of the platform\'s error list (shared/http/error-codes.ts; the table in docs/architecture.md gives each code\'s status and meaning).' }),
     timestamp: dateTime(),

@@ -79,7 +79,7 @@ test('identity down during the webhook: the payment stands, the failed sync is s
   expect(delivery).toMatch(/^payment_intent\.succeeded evt_\S+ -> 200 /);
   expect(JSON.parse(delivery.replace(/^.*? -> 200 /, ''))).toMatchObject({ sync: { success: false, userId: user.user.id, retryStored: true } });
 
-  // The failed-sync record of spec 2.3, exactly keyed, in Table Storage.
+  // The failed-sync record, keyed exactly auth_sync_failed:<userId>, in Table Storage.
   const records = TableClient.fromConnectionString(azurite.connectionString, 'paymentfailedsyncs', { allowInsecureConnection: true });
   const record = await records.getEntity<{ value: string }>('auth_sync_failed', `auth_sync_failed:${user.user.id}`);
   expect(JSON.parse(record.value)).toEqual({ userId: user.user.id, planType: 'pro', error: expect.any(String), timestamp: expect.any(String), retryCount: 0 });

@@ -39,7 +39,7 @@ const expectInvalidServiceToken = (res: { status: number; body: any }) => {
 };
 
 describe('service-token mode (X-Service: payment-service)', () => {
-  test('the payment call sets plan, status and updated_at and answers the spec body', async () => {
+  test('the payment call sets plan, status and updated_at and answers success, message, userId, plan, status, updatedBy and timestamp', async () => {
     const before = (await call(host, 'GET', `/admin/users/${user.user.id}`, { token: admin.accessToken })).body.user;
     const body = paymentBody();
     const res = await putPlan(user.user.id, body, serviceHeaders(mintServiceToken({ secret: SECRET, ...SERVICE })));

@@ -12,9 +12,9 @@ import { cleanUpExpiredRecords } from '../../functions/payment/sync-timers';
 import { deadUrl, deliver, paymentIntentObject, pointIdentityAt, startIdentityFront, stripeEvent, type IdentityMode } from './helpers';
 
 /**
- * Identity failing in each way of spec 7.2: the payment still succeeds, the failed-sync record of
- * spec 2.3 is in Table Storage under its exact key, and the retry timer finishes the job once
- * identity is back. Identity is the real one of the dev host; a loopback front in between answers
+ * Identity failing in each way (unavailable, 401, 404): the payment still succeeds, the failed-sync
+ * record is in Table Storage under its exact key (auth_sync_failed:<userId>), and the retry timer
+ * finishes the job once identity is back. Identity is the real one of the dev host; a loopback front in between answers
  * 401/404 or hangs on demand, and "down" points {auth_url} at a port nobody listens on.
  */
 let host: TestHost;
@@ -112,7 +112,7 @@ test.each(scenarios)('$name: payment succeeds, failed-sync record stored, timer 
   expect(status).toMatchObject({ userId, plan: 'pro', planSource: 'identity', sync: { state: 'synced', plan: 'pro', paymentIntentId: `pi_${mode}_1` }, failedSyncRecord: null });
 });
 
-test('the PUT carries the service token, X-Service and the four body fields of spec 6.1', async () => {
+test('the PUT carries the service token, X-Service and the four body fields (plan, status active, updatedBy, timestamp)', async () => {
   const user = await signIn(host, 'headers@example.com');
   front.state.planUpdates.length = 0;
   const res = await deliver(host, stripeEvent('payment_intent.succeeded', paymentIntentObject('pi_headers', { userId: user.user.id, planType: 'enterprise', amount: 9900 })));

@@ -50,7 +50,7 @@ interface StepWork<T> {
 
 const slug = (name: string) => name.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60) || 'company';
 
-/** One run of one execution through every stage (spec 3.5). */
+/** One run of one execution through every stage, WORKFLOW_START to WORKFLOW_COMPLETE. */
 class Run {
   readonly results: StepResult[] = [];
   private completed = 0;

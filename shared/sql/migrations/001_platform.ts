@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { checkIn, columnTypes } from '../dialect';
 
-/** Users (owned by identity, read by every service) and the workflow processing log exactly as spec 2.4. */
+/** Users (owned by identity) and the workflow processing log, whose ten columns are a published contract. */
 export async function up(db: Kysely<any>): Promise<void> {
   const t = columnTypes(db);
   await db.schema
