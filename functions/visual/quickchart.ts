@@ -1,6 +1,6 @@
 import type { HttpRequest, HttpResponseInit } from '@azure/functions';
 import JSON5 from 'json5';
-import { assertJsonDepth, validate } from '../../shared/http/body';
+import { assertJsonDepth, parseJsonBody, validate } from '../../shared/http/body';
 import { badRequest, Code, errorResponse, HttpError } from '../../shared/http/errors';
 import { requireVisualToken } from './auth';
 import { canonical, hashKey } from './canonical';
@@ -95,7 +95,7 @@ function readQuickChartRequest(request: HttpRequest, rawBody: Buffer): QuickChar
       key: q.get('key') ?? undefined,
     };
   } else {
-    const body = parseBody(rawBody);
+    const body = parseJsonBody(rawBody);
     if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest('The body must be a JSON object with a "chart" field');
     const b = body as Record<string, unknown>;
     raw = { ...b, chart: b.chart ?? b.c, width: b.width ?? b.w, height: b.height ?? b.h, backgroundColor: b.backgroundColor ?? b.bkg, format: b.format ?? b.f, version: b.version ?? b.v };
@@ -174,18 +174,6 @@ function disposition(filename: string, format: ChartFormat | 'base64'): string {
   const name = `${base}.${extension}`;
   const ascii = name.replace(/[^\x20-\x7e]|["\\%]/g, '_');
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`;
-}
-
-function parseBody(bytes: Buffer): unknown {
-  if (bytes.length === 0) throw badRequest('Request body is empty; a JSON object is expected', Code.INVALID_JSON);
-  let value: unknown;
-  try {
-    value = JSON.parse(bytes.toString('utf8'));
-  } catch (error) {
-    throw badRequest(`Request body is not valid JSON: ${(error as Error).message}`, Code.INVALID_JSON);
-  }
-  assertJsonDepth(value);
-  return value;
 }
 
 async function render(request: HttpRequest, rawBody: Buffer): Promise<HttpResponseInit> {

@@ -86,13 +86,8 @@ export function validate<T>(schema: object, value: unknown, what = 'body'): T {
   throw badRequest(`Invalid ${what}: ${first.field} ${first.message}`, Code.VALIDATION_FAILED, { details });
 }
 
-/**
- * Parses a JSON body (malformed JSON is a 400 INVALID_JSON, nesting beyond MAX_JSON_DEPTH a 400
- * JSON_TOO_DEEP) and validates it against `schema`. With `optional`, an empty body reads as `{}`.
- */
-export async function readJson<T>(request: HttpRequest, schema: object, limit = DEFAULT_BODY_LIMIT, options: { optional?: boolean } = {}): Promise<T> {
-  const bytes = await readBody(request, limit);
-  if (bytes.length === 0 && options.optional) return validate<T>(schema, {});
+/** The JSON value of a body: an empty body or malformed JSON is a 400 INVALID_JSON, nesting beyond MAX_JSON_DEPTH a 400 JSON_TOO_DEEP. */
+export function parseJsonBody(bytes: Buffer): unknown {
   if (bytes.length === 0) throw badRequest('Request body is empty; a JSON object is expected', Code.INVALID_JSON);
   let value: unknown;
   try {
@@ -101,14 +96,12 @@ export async function readJson<T>(request: HttpRequest, schema: object, limit = 
     throw badRequest(`Request body is not valid JSON: ${(error as Error).message}`, Code.INVALID_JSON);
   }
   assertJsonDepth(value);
-  return validate<T>(schema, value);
+  return value;
 }
 
-/** Validates the query string against a schema of string-valued properties (numbers are parsed by the caller's schema via coercion-free patterns). */
-export function readQuery<T>(request: HttpRequest, schema: object): T {
-  const query: Record<string, string> = {};
-  request.query.forEach((value, key) => {
-    query[key] = value;
-  });
-  return validate<T>(schema, query, 'query');
+/** Reads and parses a JSON body (parseJsonBody) and validates it against `schema`. With `optional`, an empty body reads as `{}`. */
+export async function readJson<T>(request: HttpRequest, schema: object, limit = DEFAULT_BODY_LIMIT, options: { optional?: boolean } = {}): Promise<T> {
+  const bytes = await readBody(request, limit);
+  if (bytes.length === 0 && options.optional) return validate<T>(schema, {});
+  return validate<T>(schema, parseJsonBody(bytes));
 }
