@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Stripe from 'stripe';
+import { latestCode, outboxDir } from '../tools/outbox';
 
 export interface Step {
   name: string;
@@ -31,19 +32,6 @@ export interface JourneyOptions {
 }
 
 export class JourneyError extends Error {}
-
-/** The newest one-time code mailed to `email`: login emails carry "Your sign-in code is NNNNNN". */
-export function readLatestCode(dataDir: string, email: string): string {
-  const outbox = path.join(dataDir, 'outbox');
-  const files = fs.existsSync(outbox) ? fs.readdirSync(outbox).filter((f) => f.endsWith('.eml')).sort().reverse() : [];
-  const to = new RegExp(`^To: .*${email.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'mi');
-  for (const file of files) {
-    const text = fs.readFileSync(path.join(outbox, file), 'utf8');
-    const match = to.test(text) ? /Your sign-in code is (\d{4,10})/.exec(text) : null;
-    if (match) return match[1];
-  }
-  throw new JourneyError(`no sign-in code for ${email} in ${outbox}`);
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -82,8 +70,8 @@ export async function runJourney(options: JourneyOptions) {
 
   async function signIn(who: string, label: string) {
     await call(`${label}: ask for a sign-in code`, 'POST', '/identity/auth/login', { body: { email: who }, summary: (b: any) => b.message });
-    const code = readLatestCode(dataDir, who);
-    record({ name: `${label}: read the code from the outbox`, call: `${path.join(dataDir, 'outbox')}`, status: 'ok', summary: `code of ${code.length} digits` });
+    const code = latestCode(dataDir, who);
+    record({ name: `${label}: read the code from the outbox`, call: outboxDir(dataDir), status: 'ok', summary: `code of ${code.length} digits` });
     return call(`${label}: sign in with the code`, 'POST', '/identity/auth/verify', {
       body: { email: who, code },
       summary: (b: any) => `${b.user.email}: role ${b.user.role}, plan ${b.user.plan}, token expires in ${b.expiresIn}s`,
