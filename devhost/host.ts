@@ -1,13 +1,11 @@
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { serveServices } from '../functions/registry';
-import { resetAccessTokenKeys } from '../shared/auth/access-token';
-import { resetLiveSessions } from '../shared/auth/live-session';
-import { config, reloadConfig, serviceUrl, type Config, type ServiceName } from '../shared/config';
+import { serviceUrl, type Config, type ServiceName } from '../shared/config';
+import { leaveProcessPlatform, Platform, runInPlatform, setProcessPlatform } from '../shared/platform';
 import type { FunctionDefinition, HttpFunction, QueueFunction, TimerFunction } from '../shared/functions';
 import { createLogger } from '../shared/logging';
-import { closeDb, migrateToLatest, sqliteFile } from '../shared/sql/db';
-import { resetStorageClients } from '../shared/storage';
+import { migrateToLatest, sqliteFile } from '../shared/sql/db';
 import { instrument, startTelemetry, stopTelemetry, telemetryReady } from '../shared/telemetry';
 import { developmentStorageConnectionString, isDevelopmentStorage, probeStoragePorts, startAzurite, WELL_KNOWN_PORTS, type AzuriteHandle } from './azurite';
 import { buildRouteTable, createHttpServer } from './http-server';
@@ -37,6 +35,8 @@ export interface DevHost {
   serviceUrls: Record<ServiceName, string>;
   dataDir: string;
   azurite?: AzuriteHandle;
+  /** The host's platform: its settings (a test changes them with `platform.reconfigure`), database, clients and caches. */
+  platform: Platform;
   stop(): Promise<void>;
 }
 
@@ -85,29 +85,40 @@ export async function startDevHost(options: DevHostOptions = {}): Promise<DevHos
   const settingsFile = options.settingsFile ?? path.resolve('local.settings.json');
   const { values, created } = await loadLocalSettings(settingsFile, path.join(PROJECT_ROOT, 'local.settings.sample.json'));
 
-  const previousEnv = { ...process.env };
   // As with `func`, variables already in the environment win over the file; explicit overrides win over both.
-  for (const [key, value] of Object.entries(values)) if (process.env[key] === undefined) process.env[key] = value;
-  Object.assign(process.env, options.env ?? {});
-  process.env.DATA_DIR = path.resolve(process.env.DATA_DIR || '.data');
+  // The host's platform holds them: process.env is never written.
+  const settings: Record<string, string | undefined> = { ...values, ...process.env, ...options.env };
+  settings.DATA_DIR = path.resolve(settings.DATA_DIR || '.data');
+  const platform = new Platform(settings);
+  setProcessPlatform(platform);
 
   const cleanups: (() => Promise<void>)[] = [];
   const stop = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch((error) => log.error('shutdown step failed', { error }));
     cleanups.length = 0;
+    await platform.close();
     await stopTelemetry();
-    resetStorageClients();
-    resetAccessTokenKeys();
-    resetLiveSessions();
-    for (const key of Object.keys(process.env)) if (!(key in previousEnv)) delete process.env[key];
-    Object.assign(process.env, previousEnv);
+    leaveProcessPlatform(platform);
   };
 
-
   try {
-    let cfg = reloadConfig();
+    return await runInPlatform(platform, () => serve(platform, options, { settingsFile, created, log, cleanups, stop }));
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+async function serve(
+  platform: Platform,
+  options: DevHostOptions,
+  host: { settingsFile: string; created: boolean; log: ReturnType<typeof createLogger>; cleanups: (() => Promise<void>)[]; stop: () => Promise<void> },
+): Promise<DevHost> {
+  const { settingsFile, created, log, cleanups, stop } = host;
+  {
+    let cfg = platform.config;
     startTelemetry();
-    const services = serveServices(cfg.SERVICES, { lazy: false });
+    const services = serveServices(cfg.SERVICES, { lazy: false }, platform.settings);
     const functions = [...services.flatMap((s) => s.functions.map((fn) => instrument(fn, s.name))), ...(options.functions ?? [])];
     // Refuse reserved routes before starting anything, as the Functions host does.
     const routeTable = buildRouteTable(functions.filter((f): f is HttpFunction => f.kind === 'http'));
@@ -115,13 +126,10 @@ export async function startDevHost(options: DevHostOptions = {}): Promise<DevHos
     const storage = await localStorage(cfg, Boolean(options.persistStorage));
     const azurite = storage.azurite;
     if (azurite) cleanups.push(() => azurite.stop());
-    if (storage.connectionString) {
-      process.env.AzureWebJobsStorage = storage.connectionString;
-      cfg = reloadConfig();
-    }
+    if (storage.connectionString) cfg = platform.reconfigure({ AzureWebJobsStorage: storage.connectionString });
     await telemetryReady();
 
-    const server = createHttpServer(routeTable, log);
+    const server = createHttpServer(routeTable, log, platform);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(cfg.PORT, cfg.HOST, () => resolve());
@@ -134,10 +142,8 @@ export async function startDevHost(options: DevHostOptions = {}): Promise<DevHos
         }),
     );
     const { port } = server.address() as AddressInfo;
-    process.env.PORT = String(port);
-    cfg = reloadConfig();
+    cfg = platform.reconfigure({ PORT: String(port) });
 
-    cleanups.push(() => closeDb());
     // SQLite migrates itself on first use; a laptop pointed at Azure SQL gets the history applied here.
     if (cfg.SQL_SERVER) await migrateToLatest();
     // Offline mode's local Stripe API server, with this host's payment webhook registered (tooling, not deployed).
@@ -150,9 +156,9 @@ export async function startDevHost(options: DevHostOptions = {}): Promise<DevHos
       cleanups.push(() => service.stop());
     }
 
-    const timers = startTimers(functions.filter((f): f is TimerFunction => f.kind === 'timer'), log);
+    const timers = startTimers(functions.filter((f): f is TimerFunction => f.kind === 'timer'), log, platform);
     cleanups.push(() => timers.stop());
-    const queues = startQueuePollers(functions.filter((f): f is QueueFunction => f.kind === 'queue'), hostJsonQueueSettings(), log);
+    const queues = startQueuePollers(functions.filter((f): f is QueueFunction => f.kind === 'queue'), hostJsonQueueSettings(), log, platform);
     cleanups.push(() => queues.stop());
 
     const serviceUrls = Object.fromEntries(services.map((s) => [s.name, serviceUrl(s.name, cfg)])) as Record<ServiceName, string>;
@@ -175,9 +181,6 @@ export async function startDevHost(options: DevHostOptions = {}): Promise<DevHos
       process.stdout.write(lines.join('\n') + '\n');
     }
 
-    return { url: `http://${cfg.HOST}:${port}`, serviceUrls, dataDir: config().DATA_DIR, azurite, stop };
-  } catch (error) {
-    await stop();
-    throw error;
+    return { url: `http://${cfg.HOST}:${port}`, serviceUrls, dataDir: cfg.DATA_DIR, azurite, platform, stop };
   }
 }

@@ -4,6 +4,7 @@ import { HttpRequest, HttpResponse, InvocationContext, type HttpRequestInit, typ
 import { httpRegistration, type HttpFunction } from '../shared/functions';
 import { BufferedRequest } from './buffered-request';
 import type { Logger } from '../shared/logging';
+import { runInPlatform, type Platform } from '../shared/platform';
 import { assertRouteAllowed, compileRoute, routePrecedence, type CompiledRoute } from './routes';
 
 /** Azure Functions' own request size limit (maxRequestBodySize: 100 MB). Services set tighter limits per route. */
@@ -125,7 +126,7 @@ function send(res: ServerResponse, { status, headers, body }: Encoded, method: s
   res.end(method === 'HEAD' ? undefined : body);
 }
 
-export function createHttpServer(table: RouteEntry[], log: Logger): http.Server {
+export function createHttpServer(table: RouteEntry[], log: Logger, platform: Platform): http.Server {
   const server = http.createServer(async (req, res) => {
     const method = (req.method ?? 'GET').toUpperCase();
     const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
@@ -161,7 +162,7 @@ export function createHttpServer(table: RouteEntry[], log: Logger): http.Server 
     try {
       let encoded: Encoded;
       try {
-        const result = (await match.fn.handler(request, context)) ?? {};
+        const result = (await runInPlatform(platform, () => match.fn.handler(request, context))) ?? {};
         encoded = result instanceof HttpResponse ? await encodeHttpResponse(result) : (encodeResponseInit(result) ?? (await encodeHttpResponse(new HttpResponse(result))));
       } catch (error) {
         // The Functions host answers a throwing function with an empty 500.

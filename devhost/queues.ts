@@ -6,6 +6,7 @@ import type { DequeuedMessageItem, QueueClient } from '@azure/storage-queue';
 import { resolveAppSetting, type QueueFunction } from '../shared/functions';
 import { settingDefaults } from '../shared/config';
 import type { Logger } from '../shared/logging';
+import { runInPlatform, type Platform } from '../shared/platform';
 import { queue } from '../shared/storage';
 import { PROJECT_ROOT } from './paths';
 
@@ -58,7 +59,7 @@ function decode(messageText: string): unknown {
  * interval backing off while the queue is empty, a failed message made visible again after the
  * visibility timeout, and on its last allowed dequeue moved to `<queue>-poison`.
  */
-export function startQueuePollers(functions: QueueFunction[], settings: QueueSettings, log: Logger): QueueHandle {
+export function startQueuePollers(functions: QueueFunction[], settings: QueueSettings, log: Logger, platform: Platform): QueueHandle {
   let stopped = false;
   const inFlight = new Set<Promise<void>>();
   const sleepers = new Set<() => void>();
@@ -70,7 +71,7 @@ export function startQueuePollers(functions: QueueFunction[], settings: QueueSet
       triggerMetadata: { id: message.messageId, dequeueCount: message.dequeueCount, insertionTime: message.insertedOn, expirationTime: message.expiresOn, popReceipt: message.popReceipt },
     });
     try {
-      await fn.handler(decode(message.messageText), context);
+      await runInPlatform(platform, () => fn.handler(decode(message.messageText), context));
       await client.deleteMessage(message.messageId, message.popReceipt);
     } catch (error) {
       if (message.dequeueCount >= settings.maxDequeueCount) {
@@ -117,7 +118,7 @@ export function startQueuePollers(functions: QueueFunction[], settings: QueueSet
     }
   }
 
-  const loops = functions.map((fn) => poll({ ...fn, queueName: resolveAppSetting(fn.queueName, { ...settingDefaults(), ...process.env }) }));
+  const loops = functions.map((fn) => poll({ ...fn, queueName: resolveAppSetting(fn.queueName, { ...settingDefaults(), ...platform.settings }) }));
   return {
     async stop() {
       stopped = true;

@@ -4,11 +4,9 @@ import path from 'node:path';
 import { generateSigningJwk } from '../shared/auth/keys';
 import { mintServiceToken } from '../shared/auth/service-token';
 import { SETTINGS } from '../shared/config';
+import { readLocalSettings, type LocalSettings } from '../shared/config/local-settings';
 
-export interface LocalSettings {
-  IsEncrypted: boolean;
-  Values: Record<string, string>;
-}
+export type { LocalSettings };
 
 const randomSecret = () => randomBytes(32).toString('base64url');
 
@@ -37,14 +35,13 @@ export async function generateDevSecrets(values: Record<string, string>): Promis
 }
 
 /**
- * Reads local.settings.json as `func` does. When it is missing it is created from the sample with
- * generated dev secrets (mode 0600; the file is git-ignored).
+ * `npm start`'s settings: local.settings.json read as every local entry point reads it
+ * (shared/config/local-settings.ts); when it is missing, the dev host (and only it) creates it from
+ * the sample with generated dev secrets (mode 0600; the file is git-ignored).
  */
 export async function loadLocalSettings(file: string, sampleFile: string): Promise<{ values: Record<string, string>; created: boolean }> {
-  if (fs.existsSync(file)) {
-    const parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as LocalSettings;
-    return { values: parsed.Values ?? {}, created: false };
-  }
+  const existing = readLocalSettings(file);
+  if (existing) return { values: existing, created: false };
   const sample = JSON.parse(fs.readFileSync(sampleFile, 'utf8')) as LocalSettings;
   const values = await generateDevSecrets(sample.Values ?? {});
   fs.mkdirSync(path.dirname(file), { recursive: true });

@@ -10,6 +10,7 @@
  */
 import { app } from '@azure/functions';
 import { config } from '../shared/config';
+import { currentPlatform } from '../shared/platform';
 import { httpRegistration, type FunctionDefinition } from '../shared/functions';
 import { instrument, startTelemetry, stopTelemetry, telemetryWanted } from '../shared/telemetry';
 import { serveServices } from './registry';
@@ -42,5 +43,7 @@ for (const service of services) {
 
 app.hook.appTerminate(async () => {
   await Promise.allSettled(services.map((service) => service.stop()));
+  // The platform's pool, clients and caches (made from the app settings on first use).
+  await currentPlatform().close();
   await stopTelemetry();
 });

@@ -73,6 +73,11 @@ param keyVaultPurgeProtection bool = false
 @description('Email address alerts are sent to (the action group). Empty: alerts fire and show in the portal only.')
 param alertEmail string = ''
 
+@description('Comma list of browser origins (https://host[:port]) allowed to call the APIs cross-origin, besides the console\'s own (the orchestrator app\'s origin, always allowed). Feeds both CORS_ALLOWED_ORIGINS and the platform\'s CORS.')
+param corsAllowedOrigins string = ''
+
+var extraCorsOrigins = filter(map(split(corsAllowedOrigins, ','), origin => trim(origin)), origin => !empty(origin))
+
 @minValue(1)
 @description('Generated reports are deleted this many days after they were written (a lifecycle rule on the reports container).')
 param reportRetentionDays int = 90
@@ -231,6 +236,8 @@ module appSettings 'modules/app-settings.bicep' = [for (app, i) in apps: {
     orchestratorAiProvider: orchestratorAiProvider
     orchestratorAiModel: orchestratorAiModel
     reportQueue: storage.outputs.reportQueue
+    // The console is served by the orchestrator app and calls identity and payment, which may be other apps.
+    corsAllowedOrigins: union(extraCorsOrigins, ['https://${functionApps[appIndex.orchestrator].outputs.defaultHostName}'])
   }
 }]
 

@@ -4,15 +4,15 @@
  * DEMO_URL overrides the host (default http://127.0.0.1:7071); the data directory comes from
  * local.settings.json as the dev host reads it.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { applyLocalSettings } from '../shared/config/local-settings';
 import { runJourney, type Step } from './journey';
 
+/** Where the platform keeps its outbox: local.settings.json under the environment, read as every local entry point reads it. */
 function dataDir(): string {
-  let dir = process.env.DATA_DIR;
-  if (!dir && fs.existsSync('local.settings.json')) dir = JSON.parse(fs.readFileSync('local.settings.json', 'utf8')).Values?.DATA_DIR;
-  return path.resolve(dir || '.data');
+  applyLocalSettings();
+  return process.env.DATA_DIR!;
 }
 
 async function main(): Promise<void> {

@@ -12,7 +12,7 @@
  */
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
-import { reloadConfig } from '../shared/config';
+import { useProcessSettings } from '../shared/config';
 import { closeDb, db, migrateToLatest } from '../shared/sql/db';
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -40,7 +40,7 @@ export function grantStatements(principalName: string, clientId: string): string
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { grant: { type: 'string' }, 'client-id': { type: 'string' } } });
   if (Boolean(values.grant) !== Boolean(values['client-id'])) throw new Error('--grant and --client-id go together');
-  const cfg = reloadConfig(process.env, { requireFor: [] });
+  const cfg = useProcessSettings(process.env, { requireFor: [] });
   if (values.grant && !cfg.SQL_SERVER) throw new Error('--grant applies to Azure SQL only (set SQL_SERVER and SQL_DATABASE)');
   const target = cfg.SQL_SERVER ? `Azure SQL ${cfg.SQL_SERVER}/${cfg.SQL_DATABASE}` : `SQLite under ${cfg.DATA_DIR}`;
   process.stdout.write(`migrating ${target}\n`);

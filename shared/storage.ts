@@ -3,6 +3,7 @@ import type { BlobServiceClient, ContainerClient } from '@azure/storage-blob';
 import type { QueueClient, QueueServiceClient } from '@azure/storage-queue';
 import { azureCredential } from './azure-credential';
 import { config, ConfigError } from './config';
+import { currentPlatform } from './platform';
 
 // Each SDK is loaded when its first client is made: a service loads only the ones it uses (cold start).
 const blobSdk = () => require('@azure/storage-blob') as typeof import('@azure/storage-blob');
@@ -20,58 +21,50 @@ function account(): { connectionString?: string; name?: string } {
   throw new ConfigError(['AzureWebJobsStorage: missing (set a connection string, or AzureWebJobsStorage__accountName for managed identity)']);
 }
 
-let blobService: BlobServiceClient | undefined;
-let queueService: QueueServiceClient | undefined;
-let tableService: TableServiceClient | undefined;
-const clients = new Map<string, Promise<unknown>>();
+/** The platform's container, queue and table clients (each made once, with its resource). */
+const clients = () => currentPlatform().own('storage-clients', () => new Map<string, Promise<unknown>>());
 
 /**
  * A container, queue or table client, made (and its resource created) once per process: concurrent
  * callers share the one request, and later ones skip building a client, a tenth of a blob call's CPU.
  */
 function ensureOnce<T>(key: string, create: () => Promise<T>): Promise<T> {
-  let pending = clients.get(key) as Promise<T> | undefined;
+  const made = clients();
+  let pending = made.get(key) as Promise<T> | undefined;
   if (!pending) {
     pending = create().catch((error) => {
-      clients.delete(key);
+      made.delete(key);
       throw error;
     });
-    clients.set(key, pending);
+    made.set(key, pending);
   }
   return pending;
 }
 
 export function blobServiceClient(): BlobServiceClient {
-  if (!blobService) {
+  return currentPlatform().own('blob-service', () => {
     const { connectionString, name } = account();
     const { BlobServiceClient } = blobSdk();
-    blobService = connectionString
-      ? BlobServiceClient.fromConnectionString(connectionString)
-      : new BlobServiceClient(`https://${name}.blob.core.windows.net`, azureCredential());
-  }
-  return blobService;
+    return connectionString ? BlobServiceClient.fromConnectionString(connectionString) : new BlobServiceClient(`https://${name}.blob.core.windows.net`, azureCredential());
+  });
 }
 
 export function queueServiceClient(): QueueServiceClient {
-  if (!queueService) {
+  return currentPlatform().own('queue-service', () => {
     const { connectionString, name } = account();
     const { QueueServiceClient } = queueSdk();
-    queueService = connectionString
-      ? QueueServiceClient.fromConnectionString(connectionString)
-      : new QueueServiceClient(`https://${name}.queue.core.windows.net`, azureCredential());
-  }
-  return queueService;
+    return connectionString ? QueueServiceClient.fromConnectionString(connectionString) : new QueueServiceClient(`https://${name}.queue.core.windows.net`, azureCredential());
+  });
 }
 
 export function tableServiceClient(): TableServiceClient {
-  if (!tableService) {
+  return currentPlatform().own('table-service', () => {
     const { connectionString, name } = account();
     const { TableServiceClient } = tableSdk();
-    tableService = connectionString
+    return connectionString
       ? TableServiceClient.fromConnectionString(connectionString, { allowInsecureConnection: true })
       : new TableServiceClient(`https://${name}.table.core.windows.net`, azureCredential());
-  }
-  return tableService;
+  });
 }
 
 export function container(name: string): Promise<ContainerClient> {
@@ -108,10 +101,3 @@ export async function enqueueJson(queueName: string, message: unknown, options?:
   await client.sendMessage(Buffer.from(JSON.stringify(message)).toString('base64'), options);
 }
 
-/** Forget clients (the dev host calls this when it stops, so a new host can point elsewhere). */
-export function resetStorageClients(): void {
-  blobService = undefined;
-  queueService = undefined;
-  tableService = undefined;
-  clients.clear();
-}

@@ -172,7 +172,9 @@ interface UndiciRequest {
 
 function subscribeHttpClients(rt: Runtime): void {
   const spans = new WeakMap<object, { span: OtelApi.Span; status?: number }>();
-  const on = (name: string, listener: (message: any) => void) => {
+  // Each channel publishes its own message shape; the listener states the one it reads.
+  const on = <M>(name: string, read: (message: M) => void) => {
+    const listener = (message: unknown) => read(message as M);
     dc.subscribe(name, listener);
     unsubscribes.push(() => dc.unsubscribe(name, listener));
   };

@@ -11,10 +11,10 @@
  *
  * Prints one line `{"ready":"http://localhost:<port>",...}` once serving.
  */
-import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { applyLocalSettings } from '../../shared/config/local-settings';
 import { isDevelopmentStorage, probeStoragePorts, WELL_KNOWN_PORTS, freePort } from '../azurite';
 import { PROJECT_ROOT } from '../paths';
 import type { HttpFunction, QueueFunction, TimerFunction } from '../../shared/functions';
@@ -29,9 +29,7 @@ function fail(message: string): never {
 async function main(): Promise<void> {
   const { values: args } = parseArgs({ options: { port: { type: 'string', default: '7071' }, settings: { type: 'string', default: 'local.settings.json' } } });
   const settingsFile = path.resolve(args.settings!);
-  if (!fs.existsSync(settingsFile)) fail(`${settingsFile} not found (npm run func:prepare creates it)`);
-  const settings = JSON.parse(fs.readFileSync(settingsFile, 'utf8')) as { Values?: Record<string, string> };
-  for (const [key, value] of Object.entries(settings.Values ?? {})) if (process.env[key] === undefined) process.env[key] = value;
+  if (!applyLocalSettings(settingsFile).found) fail(`${settingsFile} not found (npm run func:prepare creates it)`);
 
   if (process.env.FUNCTIONS_WORKER_RUNTIME !== 'node') fail('FUNCTIONS_WORKER_RUNTIME must be "node" in local.settings.json');
   const storage = process.env.AzureWebJobsStorage;
@@ -58,13 +56,15 @@ async function main(): Promise<void> {
   const log = createLogger({ component: 'core-tools' });
   const functions = registeredFunctions(worker);
   const http = functions.filter((f): f is HttpFunction => f.kind === 'http');
-  const server = createHttpServer(buildRouteTable(http), log);
+  const { currentPlatform } = await import('../../shared/platform');
+  const platform = currentPlatform();
+  const server = createHttpServer(buildRouteTable(http), log, platform);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, '127.0.0.1', resolve);
   });
-  const timers = startTimers(functions.filter((f): f is TimerFunction => f.kind === 'timer'), log);
-  const queues = startQueuePollers(functions.filter((f): f is QueueFunction => f.kind === 'queue'), hostJsonQueueSettings(), log);
+  const timers = startTimers(functions.filter((f): f is TimerFunction => f.kind === 'timer'), log, platform);
+  const queues = startQueuePollers(functions.filter((f): f is QueueFunction => f.kind === 'queue'), hostJsonQueueSettings(), log, platform);
 
   const origin = `http://localhost:${(server.address() as AddressInfo).port}`;
   process.stdout.write(`\nFunctions:\n\n${http.map((f) => `\t${f.name}: [${f.methods.join(',')}] ${origin}/${f.route}`).join('\n')}\n\n`);

@@ -6,7 +6,6 @@ import { startBootstrapAdmin, type BackgroundTask } from './bootstrap';
 import { cleanupFunction } from './cleanup';
 import { adminWith, resetVerifiedTokens, SIGNED_IN } from './guards';
 import { describeMailer } from './mailer';
-import { resetRoleCache } from './roles';
 import * as admin from './routes/admin';
 import * as auth from './routes/auth';
 import { PLAN_CALLER, setPlan } from './routes/plan';
@@ -53,7 +52,6 @@ export const identity: ServiceDefinition = {
    * request when SQL answers), then retried in the background until it succeeds.
    */
   async start() {
-    resetRoleCache();
     resetVerifiedTokens();
     bootstrap = startBootstrapAdmin();
     await bootstrap.firstAttempt;

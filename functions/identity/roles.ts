@@ -1,3 +1,4 @@
+import { currentPlatform } from '../../shared/platform';
 import { identityDb } from './tables';
 
 export interface Role {
@@ -10,8 +11,7 @@ export interface Role {
 /** Lets an admin grant and remove roles ranked above `user` (admin, super_admin). */
 export const GRANT_PRIVILEGED = 'admin:roles:grant-privileged';
 
-// Roles change only through migrations, so one read per process is enough (emptied at start-up).
-let cache: Promise<Map<string, Role>> | undefined;
+// Roles change only through migrations, so one read per platform is enough.
 
 async function loadRoles(): Promise<Map<string, Role>> {
   const rows = await identityDb().selectFrom('identity_roles').selectAll().orderBy('rank').execute();
@@ -19,15 +19,13 @@ async function loadRoles(): Promise<Map<string, Role>> {
 }
 
 export function roles(): Promise<Map<string, Role>> {
-  cache ??= loadRoles().catch((error) => {
-    cache = undefined;
-    throw error;
-  });
-  return cache;
-}
-
-export function resetRoleCache(): void {
-  cache = undefined;
+  const platform = currentPlatform();
+  return platform.own('identity-roles', () =>
+    loadRoles().catch((error) => {
+      void platform.release('identity-roles');
+      throw error;
+    }),
+  );
 }
 
 export async function findRole(id: string): Promise<Role | undefined> {

@@ -41,13 +41,12 @@ function fontOf(src: Json): Json | undefined {
 /** A text block (title, legend labels, ticks, point labels): fontColor -> color, font keys -> font; everything else kept. */
 function textBlock(src: unknown, renames: Record<string, string> = {}): Json | undefined {
   if (!isObject(src)) return undefined;
-  const { fontColor, fontSize, fontStyle, fontFamily, lineHeight: _lineHeight, ...rest } = src;
+  const { fontColor, fontSize: _fontSize, fontStyle: _fontStyle, fontFamily: _fontFamily, lineHeight: _lineHeight, ...rest } = src;
   const out: Json = {};
   for (const [key, value] of Object.entries(rest)) out[renames[key] ?? key] = value;
   if (fontColor !== undefined) out.color = fontColor;
   const font = fontOf(src);
   if (font) out.font = font;
-  void fontSize, fontStyle, fontFamily;
   return out;
 }
 

@@ -26,6 +26,8 @@ param orchestratorAiProvider string
 param orchestratorAiModel string
 @description('The report execution queue (the orchestrator\'s queue trigger reads it as %ORCHESTRATOR_QUEUE%).')
 param reportQueue string
+@description('Origins allowed to call this app from a browser: the app setting CORS_ALLOWED_ORIGINS and the platform\'s CORS get the same list.')
+param corsAllowedOrigins array
 
 var plainSettingsByService = {
   all: {
@@ -38,6 +40,7 @@ var plainSettingsByService = {
     AzureWebJobsStorage__accountName: storageAccountName
     AzureWebJobsStorage__credential: 'managedidentity'
     AzureWebJobsStorage__clientId: identityClientId
+    CORS_ALLOWED_ORIGINS: join(corsAllowedOrigins, ',')
   }
   identity: {
     BOOTSTRAP_ADMIN_EMAIL: bootstrapAdminEmail
@@ -99,4 +102,22 @@ resource settings 'Microsoft.Web/sites/config@2024-04-01' = {
   parent: app
   name: 'appsettings'
   properties: appSettings
+}
+
+// The platform answers CORS preflights in Azure (and its headers take precedence over the app's):
+// it gets the same list as CORS_ALLOWED_ORIGINS, which the app's own wrapper uses under func start
+// and the dev host. Set here, after every app exists, because the list names the orchestrator's
+// host; the other site settings are repeated because this resource replaces the web config.
+resource web 'Microsoft.Web/sites/config@2024-04-01' = {
+  parent: app
+  name: 'web'
+  properties: {
+    minTlsVersion: '1.2'
+    ftpsState: 'Disabled'
+    http20Enabled: true
+    cors: {
+      allowedOrigins: corsAllowedOrigins
+      supportCredentials: false
+    }
+  }
 }

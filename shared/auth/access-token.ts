@@ -1,6 +1,7 @@
 import type { HttpRequest } from '@azure/functions';
 import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { config, serviceUrl } from '../config';
+import { currentPlatform } from '../platform';
 import { Code, forbidden, unauthorized } from '../http/errors';
 import { ACCESS_TOKEN_ALGORITHMS, loadSigningKeys, type SigningKey } from './keys';
 import { liveUser, type LiveUser } from './live-session';
@@ -29,36 +30,28 @@ export interface AccessTokenClaims {
 /** Clock skew accepted on exp/nbf/iat. */
 export const CLOCK_TOLERANCE_SECONDS = 60;
 
-let signingKeys: Promise<SigningKey[]> | undefined;
-let keySet: JWTVerifyGetKey | undefined;
-
-/** Identity's signing keys, parsed once per process. */
+/** Identity's signing keys, parsed once per platform (a failed parse is tried again on the next call). */
 export function identitySigningKeys(): Promise<SigningKey[]> {
-  signingKeys ??= loadSigningKeys(config().JWT_SIGNING_KEYS).catch((error) => {
-    signingKeys = undefined;
-    throw error;
-  });
-  return signingKeys;
+  const platform = currentPlatform();
+  return platform.own('signing-keys', () =>
+    loadSigningKeys(platform.config.JWT_SIGNING_KEYS).catch((error) => {
+      void platform.release('signing-keys');
+      throw error;
+    }),
+  );
 }
 
 /**
- * Where public keys come from: identity's own keys when identity runs in this process, otherwise
+ * Where public keys come from: identity's own keys when identity runs on this platform, otherwise
  * its JWKS over HTTP (cached; refetched when an unknown kid appears, so rotation needs no restart).
  */
-async function verificationKeys(): Promise<JWTVerifyGetKey> {
-  if (!keySet) {
-    const cfg = config();
-    keySet = cfg.SERVICES.includes('identity')
+function verificationKeys(): Promise<JWTVerifyGetKey> {
+  const platform = currentPlatform();
+  return platform.own('verification-keys', async () =>
+    platform.config.SERVICES.includes('identity')
       ? createLocalJWKSet({ keys: (await identitySigningKeys()).map((k) => k.publicJwk) })
-      : createRemoteJWKSet(new URL(`${serviceUrl('identity')}/.well-known/jwks.json`), { cacheMaxAge: 10 * 60_000, cooldownDuration: 30_000, timeoutDuration: 5000 });
-  }
-  return keySet;
-}
-
-/** Forget cached keys (key rotation in tests, dev host restart). */
-export function resetAccessTokenKeys(): void {
-  signingKeys = undefined;
-  keySet = undefined;
+      : createRemoteJWKSet(new URL(`${serviceUrl('identity')}/.well-known/jwks.json`), { cacheMaxAge: 10 * 60_000, cooldownDuration: 30_000, timeoutDuration: 5000 }),
+  );
 }
 
 export async function verifyAccessToken(token: string): Promise<AccessTokenClaims> {

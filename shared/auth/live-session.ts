@@ -1,5 +1,6 @@
 import { request } from 'undici';
 import { config, serviceUrl } from '../config';
+import { currentPlatform } from '../platform';
 import { Code, HttpError, httpError, isErrorCode, serviceUnavailable, STATUS_NAMES, unauthorized } from '../http/errors';
 import type { Plan, UserStatus } from './access-token';
 
@@ -20,23 +21,19 @@ const MAX_ENTRIES = 10_000;
 // Identity's answers per token, for SESSION_CHECK_CACHE_SECONDS: a service sees an ended session,
 // a role removed or a plan changed that late at most. Refusals are kept as long, so a replayed
 // dead token costs identity one call per period, not one per request.
-const answers = new Map<string, { at: number; answer: Answer }>();
-/** The cached tokens of each user, so a change this process made to a user is seen at once here. */
-const tokensOfUser = new Map<string, Set<string>>();
-
-/** Forget every answer (tests, key rotation). */
-export function resetLiveSessions(): void {
-  answers.clear();
-  tokensOfUser.clear();
-}
+// Per platform: its answers by token, and each user's cached tokens, so a change this process made
+// to a user is seen at once here.
+const cache = () => currentPlatform().own('live-sessions', () => ({ answers: new Map<string, { at: number; answer: Answer }>(), tokensOfUser: new Map<string, Set<string>>() }));
 
 /** Forget the answers about one user: this process just changed them (a plan sync), so its next request asks identity again. */
 export function forgetLiveUser(userId: string): void {
+  const { answers, tokensOfUser } = cache();
   for (const token of tokensOfUser.get(userId) ?? []) answers.delete(token);
   tokensOfUser.delete(userId);
 }
 
 function remember(token: string, at: number, answer: Answer): void {
+  const { answers, tokensOfUser } = cache();
   if (answers.size >= MAX_ENTRIES) {
     const oldest = answers.keys().next().value!;
     const entry = answers.get(oldest)!;
@@ -95,8 +92,8 @@ async function askIdentity(token: string): Promise<Answer> {
  */
 export async function liveUser(token: string, subject: string): Promise<LiveUser> {
   const ttlMs = config().SESSION_CHECK_CACHE_SECONDS * 1000;
-  const now = Date.now();
-  const cached = answers.get(token);
+  const now = currentPlatform().clock.now().getTime();
+  const cached = cache().answers.get(token);
   let answer: Answer;
   if (cached && now - cached.at < ttlMs) answer = cached.answer;
   else {

@@ -1,4 +1,5 @@
 import { SERVICE_NAMES, SETTINGS, type Config, type ServiceName, type Setting, type SettingName } from './settings';
+import { currentPlatform, Platform, setProcessPlatform } from '../platform';
 
 export { SERVICE_NAMES, SETTINGS };
 export type { Config, ServiceName, SettingName, Setting };
@@ -80,18 +81,19 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env, options: Parse
   return Object.freeze(values) as Config;
 }
 
-let current: Config | undefined;
-
-/** The process's configuration, parsed from the environment on first use. */
+/** The configuration of the platform the running code belongs to (shared/platform.ts). */
 export function config(): Config {
-  current ??= parseConfig();
-  return current;
+  return currentPlatform().config;
 }
 
-/** Re-reads the environment (the dev host calls this after loading local.settings.json). */
-export function reloadConfig(env: NodeJS.ProcessEnv = process.env, options?: ParseOptions): Config {
-  current = parseConfig(env, options);
-  return current;
+/**
+ * A command's configuration: a platform of the process built from `env` (process.env, once a CLI
+ * has read local.settings.json into it), which every later `config()` of the command reads.
+ */
+export function useProcessSettings(env: NodeJS.ProcessEnv = process.env, options?: ParseOptions): Config {
+  const platform = new Platform(env, undefined, options);
+  setProcessPlatform(platform);
+  return platform.config;
 }
 
 /** Core Tools sets WEBSITE_HOSTNAME=localhost:<port>: a loopback host name means a laptop, not Azure. */

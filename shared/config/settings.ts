@@ -65,7 +65,7 @@ export const SETTINGS = {
   PAYMENT_URL: optional(url, { services: ['orchestrator'], deploy: 'app', description: 'Base URL of the payment service ({payment_url}) for the administration console; defaults to <PUBLIC_URL>/payment.' }),
   VISUAL_URL: optional(url, { services: ['orchestrator', 'visual'], deploy: 'app', description: 'Base URL of the visual service ({visual_url}); defaults to <PUBLIC_URL>/visual.' }),
   CORS_ALLOWED_ORIGINS: withDefault(origins, '', {
-    services: ALL, deploy: 'tuning',
+    services: ALL, deploy: 'app',
     description: 'Comma list of browser origins (scheme://host[:port]) allowed to call the APIs cross-origin, e.g. the console on another host; empty allows none. In Azure the Bicep feeds the same list to the platform\'s CORS.',
   }),
   LOG_LEVEL: withDefault(oneOf(['debug', 'info', 'warn', 'error'] as const), 'info', { services: ALL, deploy: 'tuning', description: 'Lowest level of log lines written.' }),

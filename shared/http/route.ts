@@ -85,12 +85,12 @@ export interface RouteInput<P = unknown, B = unknown, Q = unknown, Params = Reco
 }
 
 /** A route's handler with its one-line summary for the API reference. */
-export interface Operation<P = unknown, B = any, Q = any, Params = any> {
+export interface Operation<P = unknown, B = unknown, Q = unknown, Params = unknown> {
   summary: string;
   run(input: RouteInput<P, B, Q, Params>): Promise<HttpResponseInit>;
 }
 
-export const op = <P = unknown, B = any, Q = any, Params = any>(summary: string, run: Operation<P, B, Q, Params>['run']): Operation<P, B, Q, Params> => ({ summary, run });
+export const op = <P = unknown, B = unknown, Q = unknown, Params = unknown>(summary: string, run: Operation<P, B, Q, Params>['run']): Operation<P, B, Q, Params> => ({ summary, run });
 
 /** What the API document and the route table know of a route, kept on its function. */
 export interface RouteDoc {

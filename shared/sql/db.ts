@@ -4,11 +4,11 @@ import { Worker } from 'node:worker_threads';
 import { Kysely, Migrator, MssqlDialect, sql, SqliteDialect, type Driver, type MigrationResultSet, type SqliteDatabase } from 'kysely';
 import { azureCredential } from '../azure-credential';
 import { config, type Config } from '../config';
+import { currentPlatform } from '../platform';
 import { sqlDependencyLogger } from '../telemetry';
 import { MIGRATIONS } from './migrations';
+import type { AnyKysely } from './dialect';
 import type { PlatformTables } from './tables';
-
-let instance: Kysely<PlatformTables> | undefined;
 
 export function sqliteFile(cfg: Config = config()): string {
   return path.resolve(cfg.DATA_DIR, 'platform.sqlite');
@@ -120,18 +120,15 @@ function createMssql(cfg: Config): Kysely<PlatformTables> {
 }
 
 /** The process's one database handle (one pool per process, created on first use). */
+/** The platform's database: one pool (or SQLite connection) per platform, made on first use, closed with it. */
 export function db(): Kysely<PlatformTables> {
-  if (!instance) {
-    const cfg = config();
-    instance = cfg.SQL_SERVER ? createMssql(cfg) : createSqlite(cfg);
-  }
-  return instance;
+  const platform = currentPlatform();
+  return platform.own('db', () => (platform.config.SQL_SERVER ? createMssql(platform.config) : createSqlite(platform.config)), (database) => database.destroy());
 }
 
+/** Closes the platform's database now (a command's last step; a dev host's platform closes it on stop). */
 export async function closeDb(): Promise<void> {
-  const current = instance;
-  instance = undefined;
-  await current?.destroy();
+  await currentPlatform().release('db');
 }
 
 /** What the embedded database's own migration applied, until someone asks (npm run migrate prints it). */
@@ -142,7 +139,7 @@ let selfMigration: MigrationResultSet | undefined;
  * embedded SQLite database migrates itself on first use, so for it this reports what that applied
  * (nothing, when it was already up to date or already reported).
  */
-export async function migrateToLatest(database?: Kysely<any>): Promise<MigrationResultSet> {
+export async function migrateToLatest(database?: AnyKysely): Promise<MigrationResultSet> {
   if (database || config().SQL_SERVER) return runMigrations(database ?? db());
   await sql`select 1 as ok`.execute(db());
   const result = selfMigration ?? { results: [] };
@@ -150,7 +147,7 @@ export async function migrateToLatest(database?: Kysely<any>): Promise<Migration
   return result;
 }
 
-async function runMigrations(database: Kysely<any>): Promise<MigrationResultSet> {
+async function runMigrations(database: AnyKysely): Promise<MigrationResultSet> {
   const migrator = new Migrator({ db: database, provider: { getMigrations: async () => MIGRATIONS } });
   const result = await migrator.migrateToLatest();
   if (result.error) throw result.error;

@@ -1,12 +1,19 @@
 import { MssqlAdapter, sql, type ColumnDefinitionBuilder, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 
+/**
+ * A handle whose schema type is not fixed: migrations run against the schema as it was when they were
+ * written, and these helpers serve every service's tables. `Kysely<any>` is Kysely's own idiom for it.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyKysely = Kysely<any>;
+
 /** The two dialects one migration history and one set of repositories serve. */
-export function isMssql(db: Kysely<any>): boolean {
+export function isMssql(db: AnyKysely): boolean {
   return db.getExecutor().adapter instanceof MssqlAdapter;
 }
 
 /** Column types that differ between SQLite and Azure SQL. Timestamps are ISO 8601 UTC text in SQLite and datetime2 in Azure SQL. */
-export function columnTypes(db: Kysely<any>) {
+export function columnTypes(db: AnyKysely) {
   const mssql = isMssql(db);
   return {
     /** Unbounded text (not indexable in Azure SQL). */
@@ -27,7 +34,7 @@ export function columnTypes(db: Kysely<any>) {
  * OFFSET ... FETCH, which SQLite does not have. The query must already be ordered.
  */
 export function page<DB, TB extends keyof DB, O>(
-  db: Kysely<any>,
+  db: AnyKysely,
   query: SelectQueryBuilder<DB, TB, O>,
   limit: number,
   offset = 0,
@@ -40,7 +47,7 @@ export function page<DB, TB extends keyof DB, O>(
  * bound: SQLite plans `LIMIT 1` to stop at the first row in index order, but not `LIMIT ?`
  * (2.5 times slower on the plan-deciding payment read).
  */
-export function first<DB, TB extends keyof DB, O>(db: Kysely<any>, query: SelectQueryBuilder<DB, TB, O>, n: number): SelectQueryBuilder<DB, TB, O> {
+export function first<DB, TB extends keyof DB, O>(db: AnyKysely, query: SelectQueryBuilder<DB, TB, O>, n: number): SelectQueryBuilder<DB, TB, O> {
   if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`first: ${n} is not a row count`);
   return isMssql(db) ? query.top(n) : query.limit(sql.lit(n));
 }

@@ -1,5 +1,6 @@
 import type { Compilable, CompiledQuery, Kysely } from 'kysely';
 import { db } from './db';
+import type { AnyKysely } from './dialect';
 
 const PLACEHOLDER = '\u0000param:';
 
@@ -37,7 +38,7 @@ export function precompiled<DB, R>(build: (database: Kysely<DB>) => Compilable<R
     return entry;
   }
 
-  async function run(values: Record<string, unknown>, executor: Kysely<any>) {
+  async function run(values: Record<string, unknown>, executor: AnyKysely) {
     const { query, slots } = compiled();
     const parameters = slots.map((slot) => {
       if ('constant' in slot) return slot.constant;
@@ -49,11 +50,11 @@ export function precompiled<DB, R>(build: (database: Kysely<DB>) => Compilable<R
 
   return {
     /** Runs the query with `values` on `executor` (a transaction, or the process's handle by default) and answers its rows. */
-    async execute(values: Record<string, unknown>, executor: Kysely<any> = db()): Promise<R[]> {
+    async execute(values: Record<string, unknown>, executor: AnyKysely = db()): Promise<R[]> {
       return (await run(values, executor)).rows;
     },
     /** Runs an insert, update or delete and answers how many rows it changed. */
-    async executeChange(values: Record<string, unknown>, executor: Kysely<any> = db()): Promise<number> {
+    async executeChange(values: Record<string, unknown>, executor: AnyKysely = db()): Promise<number> {
       return Number((await run(values, executor)).numAffectedRows ?? 0);
     },
   };

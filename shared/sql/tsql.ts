@@ -9,6 +9,7 @@ import {
   type QueryResult,
 } from 'kysely';
 import { MIGRATIONS } from './migrations';
+import type { AnyKysely } from './dialect';
 
 /**
  * A driver that runs nothing and records each statement Kysely would send to Azure SQL. Every
@@ -39,9 +40,9 @@ class RecordingDriver implements Driver {
 }
 
 /** A Kysely instance that compiles for Azure SQL and records instead of executing. */
-export function recordingMssql(rows: unknown[] = []): { db: Kysely<any>; statements: CompiledQuery[] } {
+export function recordingMssql(rows: unknown[] = []): { db: AnyKysely; statements: CompiledQuery[] } {
   const driver = new RecordingDriver(rows);
-  const db = new Kysely<any>({
+  const db = new Kysely<Record<string, never>>({
     dialect: {
       createAdapter: () => new MssqlAdapter(),
       createDriver: () => driver,

@@ -1,6 +1,6 @@
 import { startTestHost, type TestHost } from '../helpers/host';
 import { bearer, signIn, signInAdmin, type SignedIn } from '../helpers/identity';
-import { reloadConfig } from '../../shared/config';
+import { currentPlatform } from '../../shared/platform';
 import { insertExecution } from '../../functions/orchestrator/workflow/executions';
 import { ACME } from '../orchestrator/helpers';
 import { deadUrl } from '../payment/helpers';
@@ -75,15 +75,13 @@ describe('GET /orchestrator/api/admin/dashboard/trend-chart', () => {
   });
 
   test('visual service down: 502 VISUAL_UNAVAILABLE with the reason', async () => {
-    process.env.VISUAL_URL = `${(await deadUrl()).replace(/\/identity$/, '')}/visual`;
-    reloadConfig();
+    currentPlatform().reconfigure({ VISUAL_URL: `${(await deadUrl()).replace(/\/identity$/, '')}/visual` });
     try {
       const res = await trend('?theme=professional&tz=Europe/Berlin');
       expect(res.status).toBe(502);
       expect(await res.json()).toMatchObject({ code: 'VISUAL_UNAVAILABLE', message: expect.stringContaining('could not draw the trend chart') });
     } finally {
-      delete process.env.VISUAL_URL;
-      reloadConfig();
+      currentPlatform().reconfigure({ VISUAL_URL: undefined });
     }
   });
 });

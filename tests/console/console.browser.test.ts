@@ -16,7 +16,6 @@ import { accessibilityViolations, launchBrowser, screenshot, signInThroughPage, 
  * Functions passed to page.evaluate run in the browser; they reach its globals (document,
  * location, sessionStorage) through globalThis, since the tests compile without the DOM library.
  */
-/* eslint-disable @typescript-eslint/no-explicit-any */
 jest.setTimeout(120_000);
 
 const TIME_ZONE = 'Australia/Adelaide';

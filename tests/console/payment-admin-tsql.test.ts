@@ -3,14 +3,11 @@ import { expectValidTsql, recordAzureSql } from '../helpers/tsql';
 /** The payment admin routes' own query (the per-state count; the list is unsyncedPayments, compiled in tests/payment) for Azure SQL, parsed as T-SQL. */
 const { statements } = recordAzureSql({ sync_state: 'failed', count: 3 });
 
-const previousEnv = { ...process.env };
 beforeAll(() => {
-  Object.assign(process.env, { SERVICES: 'payment', AUTH_ADMIN_TOKEN: 'token-for-compiling', STRIPE_WEBHOOK_SECRET: 'whsec_compile_only_secret_0123' });
-  require('../../shared/config').reloadConfig();
+  require('../../shared/config').useProcessSettings({ SERVICES: 'payment', AUTH_ADMIN_TOKEN: 'token-for-compiling', STRIPE_WEBHOOK_SECRET: 'whsec_compile_only_secret_0123' });
 });
 afterAll(() => {
-  for (const key of ['SERVICES', 'AUTH_ADMIN_TOKEN', 'STRIPE_WEBHOOK_SECRET']) if (!(key in previousEnv)) delete process.env[key];
-  Object.assign(process.env, previousEnv);
+  require('../../shared/platform').setProcessPlatform(undefined);
 });
 
 test('counts by sync state: one grouped statement, valid T-SQL', async () => {

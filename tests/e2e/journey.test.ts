@@ -4,7 +4,6 @@ import path from 'node:path';
 import { runJourney, type Step } from '../../scripts/journey';
 import { startHostProcess, type HostProcess } from './process';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const pdfParse = require('pdf-parse/lib/pdf-parse.js') as (data: Buffer) => Promise<{ text: string; numpages: number }>;
 
 const STAGES = ['WORKFLOW_START', 'PROFILE_RETRIEVAL', 'STATUS_UPDATE', 'DATA_PREPARATION', 'AI_ORCHESTRATION', 'PDF_ENHANCEMENT', 'STORAGE_PROCESSING', 'WORKFLOW_COMPLETE'];

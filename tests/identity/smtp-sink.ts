@@ -37,15 +37,37 @@ export async function startSmtpSink(): Promise<{ port: number; messages: Receive
         const line = buffer.slice(0, eol);
         buffer = buffer.slice(eol + 2);
         const verb = line.slice(0, 4).toUpperCase();
-        if (verb === 'EHLO') reply('250 sink');
-        else if (verb === 'HELO') reply('250 sink');
-        else if (verb === 'MAIL') (current.from = /<([^>]*)>/.exec(line)?.[1] ?? ''), reply('250 2.1.0 ok');
-        else if (verb === 'RCPT') (current.to.push(/<([^>]*)>/.exec(line)?.[1] ?? ''), reply('250 2.1.5 ok'));
-        else if (verb === 'DATA') (inData = true), reply('354 end with <CRLF>.<CRLF>');
-        else if (verb === 'RSET') (current = { from: '', to: [], data: '' }), reply('250 ok');
-        else if (verb === 'NOOP') reply('250 ok');
-        else if (verb === 'QUIT') (reply('221 bye'), socket.end());
-        else reply('502 5.5.2 command not implemented');
+        switch (verb) {
+          case 'EHLO':
+          case 'HELO':
+            reply('250 sink');
+            break;
+          case 'MAIL':
+            current.from = /<([^>]*)>/.exec(line)?.[1] ?? '';
+            reply('250 2.1.0 ok');
+            break;
+          case 'RCPT':
+            current.to.push(/<([^>]*)>/.exec(line)?.[1] ?? '');
+            reply('250 2.1.5 ok');
+            break;
+          case 'DATA':
+            inData = true;
+            reply('354 end with <CRLF>.<CRLF>');
+            break;
+          case 'RSET':
+            current = { from: '', to: [], data: '' };
+            reply('250 ok');
+            break;
+          case 'NOOP':
+            reply('250 ok');
+            break;
+          case 'QUIT':
+            reply('221 bye');
+            socket.end();
+            break;
+          default:
+            reply('502 5.5.2 command not implemented');
+        }
       }
     });
     socket.on('error', () => socket.destroy());

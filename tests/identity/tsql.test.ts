@@ -1,6 +1,6 @@
 import { expectValidTsql, recordAzureSql } from '../helpers/tsql';
 import { generateSigningJwk } from '../../shared/auth/keys';
-import { reloadConfig } from '../../shared/config';
+import { useProcessSettings } from '../../shared/config';
 
 /**
  * Every identity query compiled for Azure SQL and parsed as T-SQL. The driver records each query and
@@ -16,7 +16,7 @@ const placeholderRow = {
 const { statements: compiled, db: azureSql } = recordAzureSql(placeholderRow);
 
 beforeAll(async () => {
-  reloadConfig({
+  useProcessSettings({
     SERVICES: 'identity',
     JWT_SIGNING_KEYS: JSON.stringify([await generateSigningJwk()]),
     SERVICE_TOKEN_SECRET: 'x'.repeat(40),

@@ -80,16 +80,11 @@ describe('the orchestrator judges access tokens by live state at identity', () =
   test('identity that cannot be asked is a 503, never a grant from the token', async () => {
     const user = await signIn(host, 'outage@example.com');
     afterCache();
-    const previous = process.env.IDENTITY_URL;
-    process.env.IDENTITY_URL = 'http://127.0.0.1:9/identity';
-    const { reloadConfig } = await import('../../shared/config');
-    reloadConfig();
+    host.platform.reconfigure({ IDENTITY_URL: 'http://127.0.0.1:9/identity' });
     try {
       expect(await code(await submit(user.accessToken))).toEqual({ status: 503, code: 'IDENTITY_UNAVAILABLE' });
     } finally {
-      if (previous === undefined) delete process.env.IDENTITY_URL;
-      else process.env.IDENTITY_URL = previous;
-      reloadConfig();
+      host.platform.reconfigure({ IDENTITY_URL: undefined });
     }
   });
 });

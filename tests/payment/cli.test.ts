@@ -40,3 +40,17 @@ test('stripe:trigger without a payment intent id prints its usage and exits 2', 
   expect(error.code).toBe(2);
   expect(error.stderr).toContain('usage: npm run stripe:trigger -- <paymentIntentId>');
 });
+
+test('a command run where there is no local.settings.json reads the environment and never creates the file', async () => {
+  const fs = await import('node:fs');
+  const os = await import('node:os');
+  const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'cli-no-settings-'));
+  try {
+    const settings = JSON.parse(fs.readFileSync(path.join(host.dir, 'local.settings.json'), 'utf8')).Values as Record<string, string>;
+    const replay = await run(process.execPath, [cli('payments-replay'), '--apply'], { cwd: empty, env: { ...process.env, ...settings, DATA_DIR: host.dataDir, IDENTITY_URL: host.serviceUrls.identity, LOG_LEVEL: 'error' } });
+    expect(replay.stdout).toContain('Every payment is synced with identity.');
+    expect(fs.existsSync(path.join(empty, 'local.settings.json'))).toBe(false);
+  } finally {
+    fs.rmSync(empty, { recursive: true, force: true });
+  }
+});

@@ -1,7 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
-import { config, reloadConfig } from '../../shared/config';
+import { config } from '../../shared/config';
+import { currentPlatform } from '../../shared/platform';
 import type { TestHost } from '../helpers/host';
 
 const signer = new Stripe('sk_test_signer_for_tests');
@@ -98,9 +99,7 @@ export async function startIdentityFront(target: () => string) {
 
 /** Points the payment service's {auth_url} somewhere else for the rest of the test (the host reads config per call). */
 export function pointIdentityAt(url: string | undefined): void {
-  if (url) process.env.IDENTITY_URL = url;
-  else delete process.env.IDENTITY_URL;
-  reloadConfig();
+  currentPlatform().reconfigure({ IDENTITY_URL: url });
 }
 
 /** A loopback URL where nothing listens: connection refused, as when identity is down. */

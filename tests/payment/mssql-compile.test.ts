@@ -10,15 +10,12 @@ const placeholderRow = {
 };
 const { statements: compiled } = recordAzureSql(placeholderRow);
 
-const previousEnv = { ...process.env };
 beforeAll(() => {
   // A payment-only app: only payment's required settings are needed (the grace period reads config).
-  Object.assign(process.env, { SERVICES: 'payment', AUTH_ADMIN_TOKEN: 'token-for-compiling', STRIPE_WEBHOOK_SECRET: 'whsec_compile_only_secret_0123' });
-  require('../../shared/config').reloadConfig();
+  require('../../shared/config').useProcessSettings({ SERVICES: 'payment', AUTH_ADMIN_TOKEN: 'token-for-compiling', STRIPE_WEBHOOK_SECRET: 'whsec_compile_only_secret_0123' });
 });
 afterAll(() => {
-  for (const key of ['SERVICES', 'AUTH_ADMIN_TOKEN', 'STRIPE_WEBHOOK_SECRET']) if (!(key in previousEnv)) delete process.env[key];
-  Object.assign(process.env, previousEnv);
+  require('../../shared/platform').setProcessPlatform(undefined);
 });
 beforeEach(() => {
   compiled.length = 0;

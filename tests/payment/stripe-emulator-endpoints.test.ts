@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import Stripe from 'stripe';
+import { generateDevSecrets } from '../../devhost/settings';
 import { createLogger } from '../../shared/logging';
 import { MAX_ENDPOINTS } from '../../tools/stripe-emulator/webhook-endpoints';
 import { startStripeEmulator, type StripeEmulator } from '../../tools/stripe-emulator/server';
@@ -130,6 +131,9 @@ test('with no endpoint for its type, an event is recorded but delivered nowhere'
 
 test('npm run stripe:local starts the server for func start with the payment webhook registered, and cleans up on SIGTERM', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stripe-local-'));
+  // The local.settings.json npm run func:prepare writes (a command never creates it).
+  const sample = JSON.parse(fs.readFileSync(path.resolve(__dirname, '..', '..', '..', 'local.settings.sample.json'), 'utf8'));
+  fs.writeFileSync(path.join(dir, 'local.settings.json'), JSON.stringify({ ...sample, Values: await generateDevSecrets(sample.Values) }));
   const script = path.resolve(__dirname, '..', '..', 'tools', 'stripe-emulator', 'cli.js');
   const child = spawn(process.execPath, [script, '--webhook', `${base}/payment/webhook`], {
     cwd: dir,
@@ -147,7 +151,7 @@ test('npm run stripe:local starts the server for func start with the payment web
     const client = new Stripe('sk_test_local', { host: local.hostname, port: Number(local.port), protocol: 'http', maxNetworkRetries: 0 });
     const [endpoint] = (await client.webhookEndpoints.list()).data;
     expect(endpoint).toMatchObject({ url: `${base}/payment/webhook`, enabled_events: ['payment_intent.succeeded', 'payment_intent.payment_failed', 'charge.refunded'] });
-    // It signs with STRIPE_WEBHOOK_SECRET of the local.settings.json it created, as the payment app reads it.
+    // It signs with STRIPE_WEBHOOK_SECRET of local.settings.json, as the payment app reads it.
     const settings = JSON.parse(fs.readFileSync(path.join(dir, 'local.settings.json'), 'utf8')).Values as Record<string, string>;
     const pi = await client.paymentIntents.create({ amount: 2900, currency: 'usd' });
     await client.paymentIntents.confirm(pi.id, { payment_method: 'pm_card_visa' });

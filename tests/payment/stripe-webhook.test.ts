@@ -10,7 +10,7 @@ import { HANDLED_EVENT_TYPES, STRIPE_API_VERSION } from '../../functions/payment
 import { WEBHOOK_SECRET_PLACEHOLDER_PREFIX } from '../../functions/payment/webhook-secret';
 import { KeyVaultSecrets, SECRET } from '../../scripts/secrets';
 import { MANAGED_BY, runWebhookCommand, stripeClient } from '../../scripts/stripe-webhook';
-import { reloadConfig } from '../../shared/config';
+import { currentPlatform } from '../../shared/platform';
 import { createLogger } from '../../shared/logging';
 import { startStripeEmulator, type StripeEmulator } from '../../tools/stripe-emulator/server';
 import { startTestHost, type TestHost } from '../helpers/host';
@@ -48,8 +48,7 @@ afterAll(async () => {
 
 /** What the payment app does when restarted: it reads the secret Key Vault holds now. */
 function restartPayment() {
-  process.env.STRIPE_WEBHOOK_SECRET = keyVault.latest(SECRET.stripeWebhookSecret)!.value;
-  reloadConfig();
+  currentPlatform().reconfigure({ STRIPE_WEBHOOK_SECRET: keyVault.latest(SECRET.stripeWebhookSecret)!.value });
 }
 
 const health = async () => {

@@ -1,3 +1,4 @@
+import { config } from '../../shared/config';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { db } from '../../shared/sql/db';
 import { readFailedSync } from '../../functions/payment/failed-sync-records';
@@ -61,7 +62,7 @@ test('an event replayed after the clock moved past the tolerance is refused (fak
   const signedAt = new Date('2026-11-22T10:00:00Z');
   jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'setTimeout', 'setInterval', 'clearTimeout', 'clearInterval', 'queueMicrotask', 'hrtime', 'performance'] });
   jest.setSystemTime(signedAt);
-  const header = new (require('stripe'))('sk_test_x').webhooks.generateTestHeaderString({ payload: JSON.stringify(event), secret: process.env.STRIPE_WEBHOOK_SECRET });
+  const header = new (require('stripe'))('sk_test_x').webhooks.generateTestHeaderString({ payload: JSON.stringify(event), secret: config().STRIPE_WEBHOOK_SECRET });
   jest.setSystemTime(new Date(signedAt.getTime() + 301_000));
   const res = await deliver(host, event, { header });
   expect(res.status).toBe(400);

@@ -73,11 +73,9 @@ test('authorization, token and code values at the redacted paths never reach a l
 });
 
 test('LOG_LEVEL filters lines below it', () => {
-  const saved = process.env.LOG_LEVEL;
-  const { reloadConfig } = require('../../shared/config') as typeof import('../../shared/config');
+  const { useProcessSettings } = require('../../shared/config') as typeof import('../../shared/config');
   try {
-    process.env.LOG_LEVEL = 'warn';
-    reloadConfig(process.env, { requireFor: [] });
+    useProcessSettings({ LOG_LEVEL: 'warn' }, { requireFor: [] });
     const { stdout, stderr } = capture(() => {
       const log = createLogger();
       log.debug('d');
@@ -87,8 +85,6 @@ test('LOG_LEVEL filters lines below it', () => {
     expect(stdout).toEqual([]);
     expect(stderr.map((l) => l.msg)).toEqual(['w']);
   } finally {
-    if (saved === undefined) delete process.env.LOG_LEVEL;
-    else process.env.LOG_LEVEL = saved;
-    reloadConfig(process.env, { requireFor: [] });
+    useProcessSettings(process.env, { requireFor: [] });
   }
 });

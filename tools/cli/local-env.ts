@@ -1,12 +1,11 @@
-import path from 'node:path';
-import { loadLocalSettings } from '../../devhost/settings';
-import { reloadConfig, type Config } from '../../shared/config';
+import { useProcessSettings, type Config, type ServiceName } from '../../shared/config';
+import { applyLocalSettings } from '../../shared/config/local-settings';
 
-/** Reads local.settings.json as the dev host does (the environment wins), so a CLI sees the same settings. */
-export async function loadLocalEnv(): Promise<Config> {
-  const root = path.resolve(__dirname, '..', '..', '..');
-  const { values } = await loadLocalSettings(path.resolve('local.settings.json'), path.join(root, 'local.settings.sample.json'));
-  for (const [key, value] of Object.entries(values)) if (process.env[key] === undefined) process.env[key] = value;
-  process.env.DATA_DIR = path.resolve(process.env.DATA_DIR || '.data');
-  return reloadConfig();
+/**
+ * A CLI's settings: local.settings.json under the environment, read as every local entry point
+ * reads it (never created here); only the settings of `services` must be present.
+ */
+export function loadLocalEnv(services: ServiceName[]): Config {
+  applyLocalSettings();
+  return useProcessSettings(process.env, { requireFor: services });
 }

@@ -10,7 +10,7 @@ import { replayUnsynced } from '../../functions/payment/replay';
 import { loadLocalEnv } from './local-env';
 
 async function main() {
-  await loadLocalEnv();
+  loadLocalEnv(['payment']);
   await migrateToLatest();
   const apply = process.argv.includes('--apply');
   const { unsynced, results } = await replayUnsynced(createLogger({ command: 'payments:replay' }), { apply });

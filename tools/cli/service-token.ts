@@ -1,6 +1,6 @@
 import { mintServiceToken, SERVICE_TOKEN_LIFETIME_SECONDS } from '../../shared/auth/service-token';
 import { SETTINGS } from '../../shared/config';
-import { loadLocalSettingsIntoEnv } from './local-settings';
+import { applyLocalSettings } from '../../shared/config/local-settings';
 
 /**
  * `npm run service-token`: prints a service admin token (one-year lifetime) signed with
@@ -8,7 +8,7 @@ import { loadLocalSettingsIntoEnv } from './local-settings';
  * service's AUTH_ADMIN_TOKEN secret. Only the token goes to stdout, so it can be piped.
  */
 function main(): void {
-  loadLocalSettingsIntoEnv();
+  applyLocalSettings();
   const secret = process.env.SERVICE_TOKEN_SECRET?.trim();
   if (!secret || secret.length < 32) {
     process.stderr.write('SERVICE_TOKEN_SECRET is not set (or shorter than 32 characters) in the environment or local.settings.json\n');

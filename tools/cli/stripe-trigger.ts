@@ -9,7 +9,7 @@ import { stripe, stripeApiBase, stripeMode } from '../../functions/payment/strip
 import { loadLocalEnv } from './local-env';
 
 async function main() {
-  await loadLocalEnv();
+  loadLocalEnv(['payment']);
   const [id] = process.argv.slice(2).filter((a) => !a.startsWith('--'));
   if (!id || !id.startsWith('pi_')) {
     process.stderr.write('usage: npm run stripe:trigger -- <paymentIntentId> [--decline] [--refund]\n');

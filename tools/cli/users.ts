@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
-import { reloadConfig } from '../../shared/config';
+import { useProcessSettings } from '../../shared/config';
 import { closeDb, migrateToLatest } from '../../shared/sql/db';
 import { ensureUserWithRole } from '../../functions/identity/bootstrap';
-import { loadLocalSettingsIntoEnv } from './local-settings';
+import { applyLocalSettings } from '../../shared/config/local-settings';
 
 const USAGE = 'usage: npm run users -- create --email <address> [--role user|admin|super_admin]';
 
@@ -17,8 +17,8 @@ async function main(): Promise<void> {
     process.stderr.write(`${USAGE}\n`);
     process.exit(2);
   }
-  loadLocalSettingsIntoEnv();
-  reloadConfig();
+  applyLocalSettings();
+  useProcessSettings(process.env, { requireFor: ['identity'] });
   try {
     await migrateToLatest();
     const { user, outcome } = await ensureUserWithRole(values.email, values.role!, { type: 'system', id: 'cli' });

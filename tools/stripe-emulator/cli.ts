@@ -11,7 +11,7 @@ import { startLocalStripe } from './local';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { webhook: { type: 'string' } } });
-  await loadLocalEnv();
+  loadLocalEnv(['payment']);
   const local = await startLocalStripe({ webhookUrl: values.webhook });
   if (!local) {
     process.stderr.write('payment is not in offline mode (a real STRIPE_SECRET_KEY or STRIPE_API_BASE is set): no local Stripe server needed\n');

@@ -1,6 +1,7 @@
-import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
+import { sql, type ExpressionBuilder } from 'kysely';
 import { db } from '../../../shared/sql/db';
-import { first, isMssql, page, toIso } from '../../../shared/sql/dialect';
+import type { PlatformTables } from '../../../shared/sql/tables';
+import { type AnyKysely, first, isMssql, page, toIso } from '../../../shared/sql/dialect';
 import type { ExecutionStatusFilter } from './executions';
 
 export interface ProfileQuery {
@@ -15,7 +16,7 @@ export interface ProfileQuery {
  * Whether a column contains `text`, ignoring case. A position search rather than LIKE, so `%`, `_`
  * and `[` in the search are plain characters on both dialects with no escaping to get wrong.
  */
-export function containsIgnoringCase(database: Kysely<any>, column: string, text: string) {
+export function containsIgnoringCase(database: AnyKysely, column: string, text: string) {
   const haystack = sql`lower(${sql.ref(column)})`;
   const needle = text.toLowerCase();
   return isMssql(database) ? sql<boolean>`charindex(${needle}, ${haystack}) > 0` : sql<boolean>`instr(${haystack}, ${needle}) > 0`;
@@ -32,7 +33,7 @@ export function containsIgnoringCase(database: Kysely<any>, column: string, text
  */
 export async function clientProfiles(query: ProfileQuery) {
   const database = db();
-  const ofCompany = (eb: ExpressionBuilder<any, any>) => eb.selectFrom('orchestrator_executions as x').whereRef('x.company_name', '=', 'c.company_name');
+  const ofCompany = (eb: ExpressionBuilder<PlatformTables & { c: { company_name: string } }, 'c'>) => eb.selectFrom('orchestrator_executions as x').whereRef('x.company_name', '=', 'c.company_name');
   let companies = database
     .selectFrom((eb) => eb.selectFrom('orchestrator_executions').select('company_name').distinct().as('c'))
     .select((eb) => [

@@ -1,5 +1,5 @@
-import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { isMssql } from '../../../shared/sql/dialect';
+import { sql, type RawBuilder } from 'kysely';
+import { type AnyKysely, isMssql } from '../../../shared/sql/dialect';
 
 export const MINUTE_MS = 60_000;
 export const HOUR_MS = 60 * MINUTE_MS;
@@ -31,7 +31,7 @@ const KEY_LENGTH: Record<BucketUnit, number> = { hour: 13, day: 10 };
  * The bucket of a timestamp column as that ISO prefix. SQLite stores ISO text, so it is a substring;
  * Azure SQL stores datetime2, and style 126 formats it as ISO 8601, cut to the same length.
  */
-export function bucketKey(db: Kysely<any>, column: string, unit: BucketUnit): RawBuilder<string> {
+export function bucketKey(db: AnyKysely, column: string, unit: BucketUnit): RawBuilder<string> {
   const length = sql.lit(KEY_LENGTH[unit]);
   return isMssql(db) ? sql<string>`convert(char(${length}), ${sql.ref(column)}, 126)` : sql<string>`substr(${sql.ref(column)}, 1, ${length})`;
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { LiveUser } from '../../../shared/auth/live-session';
 import { config, serviceUrl } from '../../../shared/config';
+import { currentPlatform } from '../../../shared/platform';
 import { Code, serviceUnavailable } from '../../../shared/http/errors';
 import type { Logger } from '../../../shared/logging';
 import { enqueueJson } from '../../../shared/storage';
@@ -20,7 +21,7 @@ export interface Submitted {
  * when the queue refuses, the row is removed and the quota given back (503, retry later).
  */
 export async function submitReport(user: LiveUser, request: ReportRequest, log: Logger): Promise<Submitted> {
-  const now = new Date();
+  const now = currentPlatform().clock.now();
   const quota = await takeReportQuota(user.id, user.plan, now);
   const trackingId = `rpt-${randomUUID()}`;
   await insertExecution({ trackingId, companyName: request.company_name, industryId: request.industry_id, submission: request, requestedBy: user.id, plan: user.plan, now: now.toISOString() });

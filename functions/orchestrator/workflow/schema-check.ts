@@ -1,5 +1,4 @@
-import type { Kysely } from 'kysely';
-import { isMssql } from '../../../shared/sql/dialect';
+import { type AnyKysely, isMssql } from '../../../shared/sql/dialect';
 
 const TABLE = 'orchestrator_processing_log';
 
@@ -55,7 +54,7 @@ export interface SchemaCheck {
 }
 
 /** Compares the live log table with what the logger writes, and says which SQL fixes the difference. */
-export async function checkLogSchema(database: Kysely<any>): Promise<SchemaCheck> {
+export async function checkLogSchema(database: AnyKysely): Promise<SchemaCheck> {
   const mssql = isMssql(database);
   const tables = await database.introspection.getTables();
   const table = tables.find((t) => t.name.toLowerCase() === TABLE);

@@ -1,8 +1,7 @@
-import type { Kysely } from 'kysely';
-import { checkIn, columnTypes } from '../dialect';
+import { type AnyKysely, checkIn, columnTypes } from '../dialect';
 
-/** Users (owned by identity) and the workflow processing log, whose ten columns are a published contract. */
-export async function up(db: Kysely<any>): Promise<void> {
+/** Users (owned by identity, read by every service) and the workflow processing log, whose ten columns are a published contract. */
+export async function up(db: AnyKysely): Promise<void> {
   const t = columnTypes(db);
   await db.schema
     .createTable('users')

@@ -1,12 +1,11 @@
-import type { Kysely } from 'kysely';
-import { checkIn, columnTypes } from '../dialect';
+import { type AnyKysely, checkIn, columnTypes } from '../dialect';
 
 /**
  * Report executions, and the workflow logger's additions to the processing log: each failure is
  * classified once, when logged, into error_pattern / error_source columns that dashboards aggregate
  * over indexes instead of re-parsing messages.
  */
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: AnyKysely): Promise<void> {
   const t = columnTypes(db);
   await db.schema
     .createTable('orchestrator_executions')

@@ -1,5 +1,4 @@
-import type { Kysely } from 'kysely';
-import { checkIn, columnTypes } from '../dialect';
+import { type AnyKysely, checkIn, columnTypes } from '../dialect';
 
 const ADMIN_PERMISSIONS = [
   'admin:users:read', 'admin:users:create', 'admin:users:update', 'admin:users:delete',
@@ -18,7 +17,7 @@ const ROLE_SEED = [
  * their refresh-token family, fixed-window rate-limit counters and the audit log. All state that
  * must hold across instances (attempts, single use, caps, rotation) lives here.
  */
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: AnyKysely): Promise<void> {
   const t = columnTypes(db);
   await db.schema
     .createTable('identity_roles')

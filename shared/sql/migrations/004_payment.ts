@@ -1,5 +1,4 @@
-import type { Kysely } from 'kysely';
-import { checkIn, columnTypes } from '../dialect';
+import { type AnyKysely, checkIn, columnTypes } from '../dialect';
 
 /**
  * Payment service: one row per PaymentIntent carrying both the payment's state and the state of
@@ -7,7 +6,7 @@ import { checkIn, columnTypes } from '../dialect';
  * Storage is a 24-hour copy), the webhook events already processed (dedupe by Stripe event id),
  * and per-user sync leases so two instances never push plans for one user at the same time.
  */
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: AnyKysely): Promise<void> {
   const t = columnTypes(db);
   await db.schema
     .createTable('payment_payments')

@@ -1,5 +1,4 @@
-import type { Kysely } from 'kysely';
-import { isMssql } from '../dialect';
+import { type AnyKysely, isMssql } from '../dialect';
 
 /**
  * The plan-deciding payment (newest succeeded or refunded one of a user) is read twice per plan
@@ -8,7 +7,7 @@ import { isMssql } from '../dialect';
  * sorting all of the user's payments (bench/payment: 260 µs per read at 12 payments per user).
  * It keeps the old index's (user_id, status_at) prefix, which superseding older payments uses.
  */
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: AnyKysely): Promise<void> {
   const dropOld = db.schema.dropIndex('ix_payment_payments_user_status_at');
   // Azure SQL names an index within its table; SQLite names indexes per database.
   await (isMssql(db) ? dropOld.on('payment_payments') : dropOld).execute();

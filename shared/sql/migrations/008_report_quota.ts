@@ -1,11 +1,10 @@
-import type { Kysely } from 'kysely';
-import { columnTypes } from '../dialect';
+import { type AnyKysely, columnTypes } from '../dialect';
 
 /**
  * Reports each user requested per calendar month (UTC), counted in SQL so a plan's quota holds on
  * any number of instances: taking one is a single conditional increment.
  */
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: AnyKysely): Promise<void> {
   const t = columnTypes(db);
   await db.schema
     .createTable('orchestrator_report_quota')
