@@ -1,6 +1,6 @@
 /**
- * Rewrites what is generated from the code: the settings table in README.md, the function table in
- * docs/architecture.md, and functions/function-index.json (what the Azure Functions entry point
+ * Rewrites what is generated from the code: the settings table in README.md, the function and
+ * error-code tables in docs/architecture.md, and functions/function-index.json (what the Azure Functions entry point
  * registers without loading the services).
  */
 import fs from 'node:fs';
@@ -8,12 +8,14 @@ import path from 'node:path';
 import { functionIndex } from '../functions/registry';
 import { functionTable } from '../functions/route-table';
 import { settingsTable } from '../shared/config/table';
+import { errorCodeTable } from '../shared/http/error-table';
 import { replaceGeneratedBlock } from '../shared/markdown';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 export const GENERATED: { file: string; block: string; content: () => string }[] = [
   { file: 'README.md', block: 'settings', content: settingsTable },
   { file: 'docs/architecture.md', block: 'functions', content: functionTable },
+  { file: 'docs/architecture.md', block: 'error-codes', content: errorCodeTable },
 ];
 
 /** Files generated whole. */

@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Stripe from 'stripe';
+import { latestCode, outboxDir } from '../tools/outbox';
 
 export interface Step {
   name: string;
@@ -32,18 +33,22 @@ export interface JourneyOptions {
 
 export class JourneyError extends Error {}
 
-/** The newest one-time code mailed to `email`: login emails carry "Your sign-in code is NNNNNN". */
-export function readLatestCode(dataDir: string, email: string): string {
-  const outbox = path.join(dataDir, 'outbox');
-  const files = fs.existsSync(outbox) ? fs.readdirSync(outbox).filter((f) => f.endsWith('.eml')).sort().reverse() : [];
-  const to = new RegExp(`^To: .*${email.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'mi');
-  for (const file of files) {
-    const text = fs.readFileSync(path.join(outbox, file), 'utf8');
-    const match = to.test(text) ? /Your sign-in code is (\d{4,10})/.exec(text) : null;
-    if (match) return match[1];
-  }
-  throw new JourneyError(`no sign-in code for ${email} in ${outbox}`);
+/** The parts of the platform's answers the journey reads (the API documents hold the full shapes). */
+interface SignedIn { accessToken: string; refreshToken: string; expiresIn: number; user: { id: string; email: string; role: string; plan: string; status: string } }
+interface PlanRow { id: string; price: number; currency: string }
+interface Report {
+  status: string;
+  progress_percentage: number;
+  duration_ms: number | null;
+  visuals?: { status: string; error?: string };
+  error?: unknown;
+  downloadLinks: (string | { url: string; contentType?: string; type?: string })[];
 }
+interface Overview { dashboard: { health: { score: number; status: string; total_executions: number; success_rate: number; avg_processing_time_ms: number | null } } }
+interface Executions { executions: { summary: { total: number; completed: number; failed: number }; recent: { tracking_id: string; company_name: string }[] } }
+interface ExecutionStatus { status: string; data: { logs: unknown[]; processing_metrics: { completed_steps: number; total_steps: number } } }
+interface Profiles { profiles: { company_name: string; execution_count: number; latest_status: string }[] }
+interface Audit { entries: { timestamp: string; actor: { type: string; id: string }; result: string; details: unknown }[] }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -63,7 +68,7 @@ export async function runJourney(options: JourneyOptions) {
   };
 
   /** One HTTP call; anything but the expected status ends the journey with what came back. */
-  async function call<T = any>(name: string, method: string, pathname: string, init: { token?: string; body?: unknown; expect?: number; summary?: (body: T) => string } = {}): Promise<T> {
+  async function call<T>(name: string, method: string, pathname: string, init: { token?: string; body?: unknown; expect?: number; summary?: (body: T) => string } = {}): Promise<T> {
     const res = await fetch(urlFor(pathname), {
       method,
       headers: { ...(init.body === undefined ? {} : { 'content-type': 'application/json' }), ...(init.token ? { authorization: `Bearer ${init.token}` } : {}) },
@@ -81,12 +86,12 @@ export async function runJourney(options: JourneyOptions) {
   }
 
   async function signIn(who: string, label: string) {
-    await call(`${label}: ask for a sign-in code`, 'POST', '/identity/auth/login', { body: { email: who }, summary: (b: any) => b.message });
-    const code = readLatestCode(dataDir, who);
-    record({ name: `${label}: read the code from the outbox`, call: `${path.join(dataDir, 'outbox')}`, status: 'ok', summary: `code of ${code.length} digits` });
-    return call(`${label}: sign in with the code`, 'POST', '/identity/auth/verify', {
+    await call(`${label}: ask for a sign-in code`, 'POST', '/identity/auth/login', { body: { email: who }, summary: (b: { message: string }) => b.message });
+    const code = latestCode(dataDir, who);
+    record({ name: `${label}: read the code from the outbox`, call: outboxDir(dataDir), status: 'ok', summary: `code of ${code.length} digits` });
+    return call<SignedIn>(`${label}: sign in with the code`, 'POST', '/identity/auth/verify', {
       body: { email: who, code },
-      summary: (b: any) => `${b.user.email}: role ${b.user.role}, plan ${b.user.plan}, token expires in ${b.expiresIn}s`,
+      summary: (b) => `${b.user.email}: role ${b.user.role}, plan ${b.user.plan}, token expires in ${b.expiresIn}s`,
     });
   }
 
@@ -94,12 +99,13 @@ export async function runJourney(options: JourneyOptions) {
   const user = await signIn(email, 'user');
 
   // 2. Plans and payment.
-  const plans = await call('read the plans', 'GET', '/payment/plans', { summary: (b: any) => (b.plans ?? b).map((p: any) => `${p.id} ${p.price} ${p.currency}`).join(', ') });
-  const pro = (plans.plans ?? plans).find((p: any) => p.id === 'pro');
-  const intent = await call('create a payment intent for pro', 'POST', '/payment/create-payment-intent', {
+  const plans = await call<{ plans: PlanRow[] }>('read the plans', 'GET', '/payment/plans', { summary: (b) => b.plans.map((p) => `${p.id} ${p.price} ${p.currency}`).join(', ') });
+  const pro = plans.plans.find((p) => p.id === 'pro');
+  if (!pro) throw new JourneyError('the plan table has no pro plan');
+  const intent = await call<{ paymentIntentId: string; amount: number; currency: string; clientSecret: string }>('create a payment intent for pro', 'POST', '/payment/create-payment-intent', {
     token: user.accessToken,
     body: { amount: pro.price, planType: 'pro', userId: user.user.id },
-    summary: (b: any) => `${b.paymentIntentId}: ${b.amount} ${b.currency}`,
+    summary: (b) => `${b.paymentIntentId}: ${b.amount} ${b.currency}`,
   });
 
   const stripeBase = JSON.parse(fs.readFileSync(path.join(dataDir, 'stripe-emulator.json'), 'utf8')).url as string;
@@ -111,12 +117,12 @@ export async function runJourney(options: JourneyOptions) {
   if (confirmed.status !== 'succeeded') throw new JourneyError(`payment ${intent.paymentIntentId} is ${confirmed.status}`);
 
   // 3. The plan is pro in identity (after a refresh, the new token carries it) and in payment.
-  const refreshed = await call('refresh the session', 'POST', '/identity/auth/refresh', { body: { refreshToken: user.refreshToken }, summary: (b: any) => `plan in the new token: ${b.user?.plan}` });
-  const validated = await call('validate the new token at identity', 'GET', '/identity/auth/validate', { token: refreshed.accessToken, summary: (b: any) => `plan ${b.user.plan}, status ${b.user.status}` });
-  const userStatus = await call('read the user status at payment', 'GET', '/payment/user-status', { token: refreshed.accessToken, summary: (b: any) => `plan ${b.plan}, status ${b.status}, sync ${b.sync?.state}` });
+  const refreshed = await call<SignedIn>('refresh the session', 'POST', '/identity/auth/refresh', { body: { refreshToken: user.refreshToken }, summary: (b) => `plan in the new token: ${b.user?.plan}` });
+  const validated = await call<{ user: { plan: string; status: string } }>('validate the new token at identity', 'GET', '/identity/auth/validate', { token: refreshed.accessToken, summary: (b) => `plan ${b.user.plan}, status ${b.user.status}` });
+  const userStatus = await call<{ plan: string; status: string; sync?: { state: string }; payments: { paymentIntentId: string; status: string }[] }>('read the user status at payment', 'GET', '/payment/user-status', { token: refreshed.accessToken, summary: (b) => `plan ${b.plan}, status ${b.status}, sync ${b.sync?.state}` });
 
   // 4. Order a report and follow it.
-  const order = await call('order a report', 'POST', '/orchestrator/api/reports', {
+  const order = await call<{ trackingId: string; status: string }>('order a report', 'POST', '/orchestrator/api/reports', {
     token: refreshed.accessToken,
     expect: 202,
     body: {
@@ -137,13 +143,13 @@ export async function runJourney(options: JourneyOptions) {
         key_metrics: { gross_margin_pct: 38.5, customer_retention_pct: 91 },
       },
     },
-    summary: (b: any) => `tracking id ${b.trackingId}, status ${b.status}`,
+    summary: (b) => `tracking id ${b.trackingId}, status ${b.status}`,
   });
   const deadline = Date.now() + (options.reportTimeoutMs ?? 90_000);
-  let report: any;
+  let report: Report;
   for (;;) {
     const res = await fetch(urlFor(`/orchestrator/api/reports/${order.trackingId}`), { headers: { authorization: `Bearer ${refreshed.accessToken}` } });
-    report = await res.json();
+    report = (await res.json()) as Report;
     if (report.status !== 'processing' || Date.now() > deadline) break;
     await sleep(250);
   }
@@ -155,7 +161,8 @@ export async function runJourney(options: JourneyOptions) {
   });
   if (report.status !== 'completed') throw new JourneyError(`report ${order.trackingId} is ${report.status}: ${JSON.stringify(report.error)}`);
 
-  const pdfLink = (report.downloadLinks as any[]).find((l) => (l.contentType ?? l.type ?? l.url ?? l).toString().includes('pdf'));
+  const pdfLink = report.downloadLinks.find((l) => (typeof l === 'string' ? l : (l.contentType ?? l.type ?? l.url)).includes('pdf'));
+  if (!pdfLink) throw new JourneyError(`report ${order.trackingId} has no PDF link`);
   const pdfUrl = typeof pdfLink === 'string' ? pdfLink : pdfLink.url;
   const pdfResponse = await fetch(pdfUrl);
   const pdf = Buffer.from(await pdfResponse.arrayBuffer());
@@ -166,25 +173,25 @@ export async function runJourney(options: JourneyOptions) {
 
   // 5. The admin finds it all.
   const admin = await signIn(adminEmail, 'admin');
-  const overview = await call('admin: dashboard overview', 'GET', '/orchestrator/api/admin/dashboard/overview', {
+  const overview = await call<Overview>('admin: dashboard overview', 'GET', '/orchestrator/api/admin/dashboard/overview', {
     token: admin.accessToken,
-    summary: (b: any) => `health ${b.dashboard.health.score} ${b.dashboard.health.status}, ${b.dashboard.health.total_executions} executions, success rate ${b.dashboard.health.success_rate}%`,
+    summary: (b) => `health ${b.dashboard.health.score} ${b.dashboard.health.status}, ${b.dashboard.health.total_executions} executions, success rate ${b.dashboard.health.success_rate}%`,
   });
-  const executions = await call('admin: executions list', 'GET', '/orchestrator/api/admin/dashboard/executions?limit=100', {
+  const executions = await call<Executions>('admin: executions list', 'GET', '/orchestrator/api/admin/dashboard/executions?limit=100', {
     token: admin.accessToken,
-    summary: (b: any) => `${b.executions.summary.total} total, ${b.executions.summary.completed} completed, ${b.executions.summary.failed} failed`,
+    summary: (b) => `${b.executions.summary.total} total, ${b.executions.summary.completed} completed, ${b.executions.summary.failed} failed`,
   });
-  const status = await call('admin: execution status', 'GET', `/orchestrator/api/admin/status/${order.trackingId}`, {
+  const status = await call<ExecutionStatus>('admin: execution status', 'GET', `/orchestrator/api/admin/status/${order.trackingId}`, {
     token: admin.accessToken,
-    summary: (b: any) => `${b.status}, ${b.data.logs.length} log rows, ${b.data.processing_metrics.completed_steps}/${b.data.processing_metrics.total_steps} steps`,
+    summary: (b) => `${b.status}, ${b.data.logs.length} log rows, ${b.data.processing_metrics.completed_steps}/${b.data.processing_metrics.total_steps} steps`,
   });
-  const profiles = await call('admin: client profiles', 'GET', `/orchestrator/api/admin/profiles?search=${encodeURIComponent(company)}`, {
+  const profiles = await call<Profiles>('admin: client profiles', 'GET', `/orchestrator/api/admin/profiles?search=${encodeURIComponent(company)}`, {
     token: admin.accessToken,
-    summary: (b: any) => b.profiles.map((p: any) => `${p.company_name}: ${p.execution_count} execution(s), latest ${p.latest_status}`).join('; '),
+    summary: (b) => b.profiles.map((p) => `${p.company_name}: ${p.execution_count} execution(s), latest ${p.latest_status}`).join('; '),
   });
-  const audit = await call('admin: audit of plan changes for the user', 'GET', `/identity/admin/audit?action=user.plan.update&target=${user.user.id}`, {
+  const audit = await call<Audit>('admin: audit of plan changes for the user', 'GET', `/identity/admin/audit?action=user.plan.update&target=${user.user.id}`, {
     token: admin.accessToken,
-    summary: (b: any) => b.entries.map((e: any) => `${e.timestamp} ${e.actor.type}:${e.actor.id} ${e.result} ${JSON.stringify(e.details)}`).join('; '),
+    summary: (b) => b.entries.map((e) => `${e.timestamp} ${e.actor.type}:${e.actor.id} ${e.result} ${JSON.stringify(e.details)}`).join('; '),
   });
 
   return { steps, user, intent, confirmed, refreshed, validated, userStatus, order, report, pdf, pdfPath, admin, overview, executions, status, profiles, audit };

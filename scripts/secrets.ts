@@ -8,7 +8,7 @@
  *   the endpoint's) and the operator secrets (OPERATOR_SECRETS) when given in the environment.
  *   Existing secrets are never changed (a placeholder is only given its recognisable prefix). The
  *   postprovision hook (scripts/postprovision.ts) runs it after every `azd provision`.
- * - --rotate-service-token: spec 5.1 rotation, step 1 and 2 (docs/deploy.md): a new token for the
+ * - --rotate-service-token: steps 1 and 2 of a rotation (docs/deploy.md): a new token for the
  *   payment service's AUTH_ADMIN_TOKEN first, then identity's validation (new secret, old one kept
  *   as SERVICE_TOKEN_SECRET_PREVIOUS).
  * - --finish-rotation: once every payment instance sends the new token, stop accepting the old one.
@@ -189,7 +189,7 @@ export async function missingOperatorSecrets(vault: KeyVaultSecrets): Promise<st
   return missing;
 }
 
-/** Spec 5.1 order: the payment service's new token first, then identity's validation (old secret still accepted). */
+/** Rotation order: the payment service's new token first, then identity's validation (old secret still accepted), so no call is refused in between. */
 export async function rotateServiceToken(vault: KeyVaultSecrets): Promise<void> {
   const current = await vault.get(SECRET.serviceTokenSecret);
   if (!current) throw new Error(`${SECRET.serviceTokenSecret} does not exist; run npm run secrets first`);

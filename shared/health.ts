@@ -2,6 +2,7 @@ import type { HttpResponseInit } from '@azure/functions';
 import { config, type ServiceName } from './config';
 import { op, PUBLIC, routes, type RoutedFunction } from './http/route';
 import { HEALTH } from './http/schemas';
+import { Code } from './http/errors';
 
 // SQL and Storage are required by the checks themselves: a stopped service's health route (below)
 // answers without loading them.
@@ -75,6 +76,6 @@ export function stoppedServiceResponse(service: ServiceName, problems: string[],
   const timestamp = new Date().toISOString();
   const body = health
     ? { service, status: 'stopped', timestamp, problems, dependencies: {} }
-    : { error: 'Service unavailable', message: `The ${service} service is stopped by its configuration: ${problems.join(' ')}`, code: 'SERVICE_MISCONFIGURED', problems, timestamp };
+    : { error: 'Service unavailable', message: `The ${service} service is stopped by its configuration: ${problems.join(' ')}`, code: Code.SERVICE_MISCONFIGURED, problems, timestamp };
   return { status: 503, jsonBody: body, headers: { 'Cache-Control': 'no-store', 'Retry-After': '60' } };
 }

@@ -19,7 +19,7 @@ import { SAMPLE_REQUEST } from '../../functions/orchestrator/routes/diagnostics'
 import { migrateToLatest } from '../../shared/sql/db';
 import { formatSteal, stealMeter } from '../cpu-steal';
 import { runLoad } from '../load';
-import { readLatestCode } from '../../scripts/journey';
+import { latestCode } from '../../tools/outbox';
 import type { PlatformTables } from '../../shared/sql/tables';
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
@@ -117,7 +117,7 @@ async function sessionCheckCost(): Promise<void> {
       const post = (p: string, body: unknown, token?: string) => fetch(`${host.url}${p}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
       const email = 'bench-session@example.com';
       await post('/identity/auth/login', { email });
-      const code = readLatestCode(host.dataDir, email);
+      const code = latestCode(host.dataDir, email);
       const { accessToken } = (await (await post('/identity/auth/verify', { email, code })).json()) as { accessToken: string };
       const { trackingId } = (await (await post('/orchestrator/api/reports', SAMPLE_REQUEST, accessToken)).json()) as { trackingId: string };
       const steal = stealMeter();

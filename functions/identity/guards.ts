@@ -1,7 +1,7 @@
 import type { HttpRequest } from '@azure/functions';
 import type { Kysely } from 'kysely';
 import { bearerToken, CLOCK_TOLERANCE_SECONDS, isAdmin, verifyAccessTokenOr401, type AccessTokenClaims } from '../../shared/auth/access-token';
-import { forbidden, unauthorized, type HttpError } from '../../shared/http/errors';
+import { Code, forbidden, type HttpError, unauthorized } from '../../shared/http/errors';
 import type { Guard } from '../../shared/http/route';
 import { currentPlatform } from '../../shared/platform';
 import { audit, type Actor } from './audit';
@@ -25,13 +25,13 @@ export interface Authenticated {
  */
 export async function authenticate(request: HttpRequest): Promise<Authenticated> {
   const token = bearerToken(request);
-  if (!token) throw unauthorized('A Bearer access token is required', 'AUTH_REQUIRED');
+  if (!token) throw unauthorized('A Bearer access token is required', Code.AUTH_REQUIRED);
   const claims = await verifiedClaims(token);
   const row = await sessionAndUser(claims.sid, claims.sub);
   if (!row || row.revoked_at || new Date(row.session_expires_at).getTime() <= Date.now()) {
-    throw unauthorized('The session has ended; sign in again', 'AUTH_SESSION_REVOKED');
+    throw unauthorized('The session has ended; sign in again', Code.AUTH_SESSION_REVOKED);
   }
-  if (row.status !== 'active') throw unauthorized('The account is inactive', 'AUTH_USER_INACTIVE');
+  if (row.status !== 'active') throw unauthorized('The account is inactive', Code.AUTH_USER_INACTIVE);
   return { user: await toUserView(row), sessionId: claims.sid, claims };
 }
 
@@ -45,7 +45,7 @@ async function verifiedClaims(token: string): Promise<AccessTokenClaims> {
   const verified = verifiedTokens();
   const cached = verified.get(token);
   if (cached) {
-    if (Date.now() / 1000 > cached.exp + CLOCK_TOLERANCE_SECONDS) throw unauthorized('The access token has expired', 'AUTH_TOKEN_EXPIRED');
+    if (Date.now() / 1000 > cached.exp + CLOCK_TOLERANCE_SECONDS) throw unauthorized('The access token has expired', Code.AUTH_TOKEN_EXPIRED);
     return cached;
   }
   const claims = await verifyAccessTokenOr401(token);
@@ -71,8 +71,8 @@ async function sessionAndUser(sessionId: string, userId: string) {
 
 /** Refuses anyone but an admin or super_admin holding `permission` (403 ADMIN_REQUIRED / PERMISSION_DENIED). */
 export function requireAdminPermission(auth: Authenticated, permission: string): void {
-  if (!isAdmin(auth.user)) throw forbidden('This route requires the admin or super_admin role', 'ADMIN_REQUIRED');
-  if (!auth.user.permissions.includes(permission)) throw forbidden(`This route requires the ${permission} permission`, 'PERMISSION_DENIED');
+  if (!isAdmin(auth.user)) throw forbidden('This route requires the admin or super_admin role', Code.ADMIN_REQUIRED);
+  if (!auth.user.permissions.includes(permission)) throw forbidden(`This route requires the ${permission} permission`, Code.PERMISSION_DENIED);
 }
 
 export const adminActor = (auth: Authenticated): Actor => ({ type: 'admin', id: auth.user.id });

@@ -1,5 +1,5 @@
 import { config } from '../../shared/config';
-import { tooManyRequests, unauthorized, forbidden, HttpError } from '../../shared/http/errors';
+import { Code, type CodeFor, forbidden, HttpError, tooManyRequests, unauthorized } from '../../shared/http/errors';
 import { ANONYMOUS, audit, type RequestMeta } from './audit';
 import { sendEmail } from './mailer';
 import { consumeCode, issueCode, resendCooldown, type CodeCheck } from './otp';
@@ -46,27 +46,27 @@ export async function startLogin(rawEmail: string, meta: RequestMeta): Promise<v
     throw error;
   };
   const perIp = await hitRateLimit(bucketKey('login-ip', meta.ip ?? 'unknown'), cfg.LOGIN_MAX_PER_IP, cfg.LOGIN_RATE_WINDOW_SECONDS);
-  if (!perIp.allowed) await refuse('rate_limited_ip', tooManyRequests('Too many sign-in requests from this network; try again later', perIp.retryAfterSeconds, 'LOGIN_RATE_LIMITED'));
+  if (!perIp.allowed) await refuse('rate_limited_ip', tooManyRequests('Too many sign-in requests from this network; try again later', perIp.retryAfterSeconds, Code.LOGIN_RATE_LIMITED));
   const cooldown = await resendCooldown(email);
-  if (cooldown > 0) await refuse('resend_cooldown', tooManyRequests(`A code was sent moments ago; a new one can be sent in ${cooldown} s`, cooldown, 'OTP_RESEND_COOLDOWN'));
+  if (cooldown > 0) await refuse('resend_cooldown', tooManyRequests(`A code was sent moments ago; a new one can be sent in ${cooldown} s`, cooldown, Code.OTP_RESEND_COOLDOWN));
   const buckets = emailBuckets(email, meta.ip);
   const perEmail = await hitRateLimit(buckets.perClient, cfg.LOGIN_MAX_PER_EMAIL, cfg.LOGIN_RATE_WINDOW_SECONDS);
-  if (!perEmail.allowed) await refuse('rate_limited_email', tooManyRequests('Too many codes were sent to this address; try again later', perEmail.retryAfterSeconds, 'LOGIN_RATE_LIMITED'));
+  if (!perEmail.allowed) await refuse('rate_limited_email', tooManyRequests('Too many codes were sent to this address; try again later', perEmail.retryAfterSeconds, Code.LOGIN_RATE_LIMITED));
   const total = await hitRateLimit(buckets.total, cfg.LOGIN_MAX_PER_EMAIL_TOTAL, cfg.LOGIN_RATE_WINDOW_SECONDS);
-  if (!total.allowed) await refuse('rate_limited_email_total', tooManyRequests('Too many codes were sent to this address; try again later', total.retryAfterSeconds, 'LOGIN_RATE_LIMITED'));
+  if (!total.allowed) await refuse('rate_limited_email_total', tooManyRequests('Too many codes were sent to this address; try again later', total.retryAfterSeconds, Code.LOGIN_RATE_LIMITED));
   const code = await issueCode(email);
-  if (!code) await refuse('resend_cooldown', tooManyRequests('A code was sent moments ago; try again shortly', cfg.OTP_RESEND_COOLDOWN_SECONDS, 'OTP_RESEND_COOLDOWN'));
+  if (!code) await refuse('resend_cooldown', tooManyRequests('A code was sent moments ago; try again shortly', cfg.OTP_RESEND_COOLDOWN_SECONDS, Code.OTP_RESEND_COOLDOWN));
   const user = await findUserByEmail(email);
   await sendEmail(user || cfg.ALLOW_SIGNUP ? codeEmail(email, code!) : noAccountEmail(email));
   await audit(meta, { actor: ANONYMOUS, action: 'auth.login', target, result: 'success', details: { accountExists: Boolean(user) } });
 }
 
-const CODE_FAILURES: Record<Exclude<CodeCheck, 'valid'>, [string, string]> = {
-  wrong: ['OTP_INVALID', 'The code is not valid'],
-  none: ['OTP_INVALID', 'The code is not valid'],
-  used: ['OTP_INVALID', 'The code is not valid'],
-  expired: ['OTP_EXPIRED', 'The code has expired; request a new one'],
-  exhausted: ['OTP_ATTEMPTS_EXCEEDED', 'Too many wrong tries for this code; request a new one'],
+const CODE_FAILURES: Record<Exclude<CodeCheck, 'valid'>, [CodeFor<401>, string]> = {
+  wrong: [Code.OTP_INVALID, 'The code is not valid'],
+  none: [Code.OTP_INVALID, 'The code is not valid'],
+  used: [Code.OTP_INVALID, 'The code is not valid'],
+  expired: [Code.OTP_EXPIRED, 'The code has expired; request a new one'],
+  exhausted: [Code.OTP_ATTEMPTS_EXCEEDED, 'Too many wrong tries for this code; request a new one'],
 };
 
 export interface SignedIn {
@@ -104,8 +104,8 @@ export async function completeLogin(rawEmail: string, code: string, meta: Reques
     });
   if ('refused' in outcome) {
     await audit(meta, { actor: ANONYMOUS, action: 'auth.verify', target, result: 'failure', reason: outcome.refused });
-    if (outcome.refused === 'inactive') throw forbidden('The account is inactive', 'ACCOUNT_INACTIVE');
-    throw unauthorized('The code is not valid', 'OTP_INVALID');
+    if (outcome.refused === 'inactive') throw forbidden('The account is inactive', Code.ACCOUNT_INACTIVE);
+    throw unauthorized('The code is not valid', Code.OTP_INVALID);
   }
   // The mailbox owner proved themselves: their client and the address start afresh.
   const buckets = emailBuckets(email, meta.ip);
@@ -116,13 +116,13 @@ export async function completeLogin(rawEmail: string, code: string, meta: Reques
   return { accessToken, refreshToken: outcome.refreshToken, expiresIn, user, sessionId: outcome.sessionId };
 }
 
-const REFRESH_FAILURES: Record<Exclude<RotationResult['outcome'], 'rotated'>, [string, string]> = {
-  unknown: ['REFRESH_TOKEN_INVALID', 'The refresh token is not valid'],
-  expired: ['REFRESH_TOKEN_EXPIRED', 'The refresh token has expired; sign in again'],
-  session_revoked: ['REFRESH_TOKEN_INVALID', 'The session has ended; sign in again'],
-  session_expired: ['REFRESH_TOKEN_EXPIRED', 'The session has reached its maximum age; sign in again'],
-  reused_in_grace: ['REFRESH_TOKEN_ROTATED', 'This refresh token was just rotated; use the newest one'],
-  reuse_detected: ['REFRESH_TOKEN_REUSED', 'This refresh token was already used; the session has been revoked'],
+const REFRESH_FAILURES: Record<Exclude<RotationResult['outcome'], 'rotated'>, [CodeFor<401>, string]> = {
+  unknown: [Code.REFRESH_TOKEN_INVALID, 'The refresh token is not valid'],
+  expired: [Code.REFRESH_TOKEN_EXPIRED, 'The refresh token has expired; sign in again'],
+  session_revoked: [Code.REFRESH_TOKEN_INVALID, 'The session has ended; sign in again'],
+  session_expired: [Code.REFRESH_TOKEN_EXPIRED, 'The session has reached its maximum age; sign in again'],
+  reused_in_grace: [Code.REFRESH_TOKEN_ROTATED, 'This refresh token was just rotated; use the newest one'],
+  reuse_detected: [Code.REFRESH_TOKEN_REUSED, 'This refresh token was already used; the session has been revoked'],
 };
 
 /**
@@ -147,7 +147,7 @@ export async function refreshSession(refreshToken: string, meta: RequestMeta): P
   if (!row || row.status !== 'active') {
     await revokeSession(result.sessionId, 'user_inactive');
     await audit(meta, { actor: { type: 'user', id: result.userId }, action: 'auth.refresh', target: { type: 'session', id: result.sessionId }, result: 'failure', reason: 'user_inactive' });
-    throw unauthorized('The account is inactive', 'AUTH_USER_INACTIVE');
+    throw unauthorized('The account is inactive', Code.AUTH_USER_INACTIVE);
   }
   const user = await toUserView(row);
   const { accessToken, expiresIn } = await signAccessToken(user, result.sessionId);

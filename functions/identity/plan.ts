@@ -4,7 +4,7 @@ import type { Plan, UserStatus } from '../../shared/auth/access-token';
 import { ServiceTokenError, verifyServiceToken } from '../../shared/auth/service-token';
 import { bearerToken } from '../../shared/auth/access-token';
 import { config } from '../../shared/config';
-import { conflict, forbidden, HttpError, notFound } from '../../shared/http/errors';
+import { Code, conflict, forbidden, HttpError, notFound, unauthorized } from '../../shared/http/errors';
 import { audit, type Actor, type RequestMeta } from './audit';
 import { adminActor, authenticate, requireAdminPermission, userActor } from './guards';
 import { findRole, isPrivilegedRole } from './roles';
@@ -15,7 +15,7 @@ import type { UserRow } from './users';
 import { toIso } from '../../shared/sql/dialect';
 import { param, precompiled } from '../../shared/sql/precompiled';
 
-const invalidServiceToken = (message: string) => new HttpError(401, 'Invalid service token', message, 'AUTH_SERVICE_TOKEN_INVALID');
+const invalidServiceToken = (message: string) => unauthorized(message, Code.AUTH_SERVICE_TOKEN_INVALID);
 
 /**
  * Who may call the plan endpoint, in one of two modes: the payment service (service token), or an
@@ -31,8 +31,8 @@ export interface PlanCaller {
 
 /**
  * Service-token mode when X-Service names the payment service: the token must carry the fixed
- * header prefix and, beyond the spec, a valid HS256 signature (current or previous secret) and the
- * right claims. Any other call is admin-JWT mode with admin:users:update.
+ * header prefix and, more than the prefix alone, a valid HS256 signature (current or previous
+ * secret) and the right claims. Any other call is admin-JWT mode with admin:users:update.
  */
 export async function authorizePlanCaller(request: HttpRequest, meta: RequestMeta): Promise<PlanCaller> {
   const cfg = config();
@@ -86,7 +86,7 @@ const writePlan = precompiled((database: Kysely<IdentityTables>) =>
 async function authorizeChange(caller: PlanCaller, target: UserRow, status: UserStatus, executor: Kysely<IdentityTables>): Promise<void> {
   if (caller.admin) return authorizeAccountChange(caller.admin, target, { status }, executor);
   if (status === 'inactive' && target.status === 'active' && isPrivilegedRole(await findRole(target.role))) {
-    throw forbidden(`The payment service cannot deactivate a user with the ${target.role} role`, 'PRIVILEGED_ACCOUNT');
+    throw forbidden(`The payment service cannot deactivate a user with the ${target.role} role`, Code.PRIVILEGED_ACCOUNT);
   }
 }
 
@@ -102,14 +102,14 @@ export async function updatePlan(caller: PlanCaller, userId: string, change: Pla
     .transaction()
     .execute(async (trx) => {
       const [before] = await selectTarget.execute({ userId }, trx);
-      if (!before) throw notFound(`No user has id ${userId}`, 'USER_NOT_FOUND');
+      if (!before) throw notFound(`No user has id ${userId}`, Code.USER_NOT_FOUND);
       const status = change.status ?? before.status;
       await authorizeChange(caller, before, status, trx);
       const updatedAt = new Date().toISOString();
       const requestAt = change.timestamp ? new Date(change.timestamp).toISOString() : updatedAt;
       const lastRequestAt = toIso(before.plan_request_at);
       if (lastRequestAt && requestAt < lastRequestAt) {
-        throw conflict(`A newer plan update (requested at ${lastRequestAt}) was already applied`, 'PLAN_UPDATE_STALE', {
+        throw conflict(`A newer plan update (requested at ${lastRequestAt}) was already applied`, Code.PLAN_UPDATE_STALE, {
           current: { userId, plan: before.plan, status: before.status, requestedAt: lastRequestAt },
         });
       }

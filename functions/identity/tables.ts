@@ -1,6 +1,24 @@
 import type { Generated, Kysely } from 'kysely';
 import { db } from '../../shared/sql/db';
-import type { PlatformTables, Timestamp } from '../../shared/sql/tables';
+import type { Timestamp } from '../../shared/sql/tables';
+
+/**
+ * Users. Identity owns this table: it is the only service that reads or writes it; the others
+ * learn a user's role, plan and status from identity (access tokens, the live-session check).
+ */
+export interface UsersTable {
+  id: string;
+  email: string;
+  role: string;
+  /** JSON array of explicit permissions (on top of the role's). */
+  permissions: string;
+  plan: 'free' | 'pro' | 'enterprise';
+  status: 'active' | 'inactive';
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  /** Request time of the last plan update applied (migration 007): an older one is refused as stale. */
+  plan_request_at: Timestamp | null;
+}
 
 export interface RolesTable {
   id: string;
@@ -67,7 +85,9 @@ export interface AuditLogTable {
 
 export type ActorType = 'anonymous' | 'user' | 'admin' | 'service' | 'system';
 
-export type IdentityOwnTables = {
+/** Identity's tables (migrations 001, 003 and 007). */
+export type IdentityTables = {
+  users: UsersTable;
   identity_roles: RolesTable;
   identity_otp_codes: OtpCodesTable;
   identity_sessions: SessionsTable;
@@ -76,6 +96,5 @@ export type IdentityOwnTables = {
   identity_audit_log: AuditLogTable;
 };
 
-export type IdentityTables = PlatformTables & IdentityOwnTables;
-
-export const identityDb = (): Kysely<IdentityTables> => db().withTables<IdentityOwnTables>();
+/** The database as identity sees it: its own tables. */
+export const identityDb = (): Kysely<IdentityTables> => db().withTables<IdentityTables>() as unknown as Kysely<IdentityTables>;

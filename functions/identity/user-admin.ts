@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Plan, UserStatus } from '../../shared/auth/access-token';
-import { badRequest, conflict, forbidden, notFound } from '../../shared/http/errors';
+import { badRequest, Code, conflict, forbidden, notFound } from '../../shared/http/errors';
 import { audit, auditRefusal, type Actor, type RequestMeta } from './audit';
 import { findRole, GRANT_PRIVILEGED, isPrivilegedRole } from './roles';
 import { findSession, revokeSession, revokeUserSessions } from './sessions';
@@ -17,14 +17,14 @@ const canGrantPrivileged = (admin: AdminActor) => admin.user.permissions.include
 
 async function requireUser(id: string, executor: Kysely<IdentityTables>): Promise<UserRow> {
   const user = await findUserById(id, executor);
-  if (!user) throw notFound(`No user has id ${id}`, 'USER_NOT_FOUND');
+  if (!user) throw notFound(`No user has id ${id}`, Code.USER_NOT_FOUND);
   return user;
 }
 
 /** Only a super_admin (grant-privileged) may manage admins and super_admins: their account, plan, roles and sessions. */
 export async function requireAuthorityOver(admin: AdminActor, target: Pick<UserRow, 'role'>): Promise<void> {
   if (isPrivilegedRole(await findRole(target.role)) && !canGrantPrivileged(admin)) {
-    throw forbidden(`Only a super_admin can change a user with the ${target.role} role`, 'SUPER_ADMIN_REQUIRED');
+    throw forbidden(`Only a super_admin can change a user with the ${target.role} role`, Code.SUPER_ADMIN_REQUIRED);
   }
 }
 
@@ -36,7 +36,7 @@ export async function requireAuthorityOver(admin: AdminActor, target: Pick<UserR
 export async function authorizeAccountChange(admin: AdminActor, target: UserRow, change: { status?: UserStatus }, executor: Kysely<IdentityTables>): Promise<void> {
   await requireAuthorityOver(admin, target);
   if (change.status === 'inactive' && target.status === 'active') {
-    if (target.id === admin.user.id) throw conflict('You cannot deactivate your own account', 'CANNOT_DEACTIVATE_SELF');
+    if (target.id === admin.user.id) throw conflict('You cannot deactivate your own account', Code.CANNOT_DEACTIVATE_SELF);
     await requireNotLastSuperAdmin(target, executor);
   }
 }
@@ -44,7 +44,7 @@ export async function authorizeAccountChange(admin: AdminActor, target: UserRow,
 /** Explicit permissions may not exceed the granting admin's own (no escalation through PATCH or create). */
 function requirePermissionsWithinOwn(admin: AdminActor, permissions: string[]): void {
   const beyond = permissions.filter((p) => !admin.user.permissions.includes(p));
-  if (beyond.length) throw forbidden(`You cannot grant permissions you do not hold: ${beyond.join(', ')}`, 'PERMISSION_ESCALATION');
+  if (beyond.length) throw forbidden(`You cannot grant permissions you do not hold: ${beyond.join(', ')}`, Code.PERMISSION_ESCALATION);
 }
 
 async function requireNotLastSuperAdmin(target: UserRow, executor: Kysely<IdentityTables>): Promise<void> {
@@ -55,20 +55,20 @@ async function requireNotLastSuperAdmin(target: UserRow, executor: Kysely<Identi
     .where('role', '=', 'super_admin')
     .where('status', '=', 'active')
     .executeTakeFirstOrThrow();
-  if (Number(count) <= 1 && target.status === 'active') throw conflict('This is the last active super_admin', 'LAST_SUPER_ADMIN');
+  if (Number(count) <= 1 && target.status === 'active') throw conflict('This is the last active super_admin', Code.LAST_SUPER_ADMIN);
 }
 
 export async function createUser(admin: AdminActor, input: { email: string; role?: string; permissions?: string[] }, meta: RequestMeta): Promise<UserView> {
   return auditRefusal(meta, { actor: admin.actor, action: 'user.create', target: { type: 'email', id: input.email.trim().toLowerCase() } }, async () => {
     const roleId = input.role ?? 'user';
     const role = await findRole(roleId);
-    if (!role) throw badRequest(`Invalid body: role ${roleId} does not exist`, 'ROLE_UNKNOWN');
-    if (isPrivilegedRole(role) && !canGrantPrivileged(admin)) throw forbidden(`Only a super_admin can create a user with the ${roleId} role`, 'SUPER_ADMIN_REQUIRED');
+    if (!role) throw badRequest(`Invalid body: role ${roleId} does not exist`, Code.ROLE_UNKNOWN);
+    if (isPrivilegedRole(role) && !canGrantPrivileged(admin)) throw forbidden(`Only a super_admin can create a user with the ${roleId} role`, Code.SUPER_ADMIN_REQUIRED);
     requirePermissionsWithinOwn(admin, input.permissions ?? []);
     const row = await identityDb()
       .transaction()
       .execute(async (trx) => {
-        if (await findUserByEmail(input.email, trx)) throw conflict(`A user with email ${input.email.trim().toLowerCase()} already exists`, 'USER_EXISTS');
+        if (await findUserByEmail(input.email, trx)) throw conflict(`A user with email ${input.email.trim().toLowerCase()} already exists`, Code.USER_EXISTS);
         const user = await insertUser({ email: input.email, role: roleId, permissions: input.permissions ?? [] }, trx);
         await audit(meta, { actor: admin.actor, action: 'user.create', target: { type: 'user', id: user.id }, result: 'success', details: { email: user.email, role: roleId, permissions: input.permissions ?? [] } }, trx);
         return user;
@@ -94,7 +94,7 @@ export async function patchUser(admin: AdminActor, id: string, patch: UserPatch,
         const before = await requireUser(id, trx);
         await authorizeAccountChange(admin, before, patch, trx);
         if (patch.email && patch.email.trim().toLowerCase() !== before.email && (await findUserByEmail(patch.email, trx))) {
-          throw conflict(`A user with email ${patch.email.trim().toLowerCase()} already exists`, 'USER_EXISTS');
+          throw conflict(`A user with email ${patch.email.trim().toLowerCase()} already exists`, Code.USER_EXISTS);
         }
         const after = (await updateUser(id, patch, trx))!;
         const revokedSessions = patch.status === 'inactive' ? await revokeUserSessions(id, 'user_deactivated', trx) : 0;
@@ -115,7 +115,7 @@ export async function deleteUser(admin: AdminActor, id: string, meta: RequestMet
       .transaction()
       .execute(async (trx) => {
         const user = await requireUser(id, trx);
-        if (id === admin.user.id) throw conflict('You cannot delete your own account', 'CANNOT_DELETE_SELF');
+        if (id === admin.user.id) throw conflict('You cannot delete your own account', Code.CANNOT_DELETE_SELF);
         await requireAuthorityOver(admin, user);
         await requireNotLastSuperAdmin(user, trx);
         const revokedSessions = await revokeUserSessions(id, 'user_deleted', trx);
@@ -134,9 +134,9 @@ export async function deleteUser(admin: AdminActor, id: string, meta: RequestMet
 export async function grantRole(admin: AdminActor, id: string, roleId: string, meta: RequestMeta): Promise<{ user: UserView; changed: boolean }> {
   return auditRefusal(meta, { actor: admin.actor, action: 'role.grant', target: { type: 'user', id } }, async () => {
     const role = await findRole(roleId);
-    if (!role) throw badRequest(`Invalid body: role ${roleId} does not exist`, 'ROLE_UNKNOWN');
+    if (!role) throw badRequest(`Invalid body: role ${roleId} does not exist`, Code.ROLE_UNKNOWN);
     return setRole(admin, id, meta, async (user) => {
-      if (isPrivilegedRole(role) && !canGrantPrivileged(admin)) throw forbidden(`Only a super_admin can grant the ${roleId} role`, 'SUPER_ADMIN_REQUIRED');
+      if (isPrivilegedRole(role) && !canGrantPrivileged(admin)) throw forbidden(`Only a super_admin can grant the ${roleId} role`, Code.SUPER_ADMIN_REQUIRED);
       if (user.role === roleId) return undefined;
       return roleId;
     }, 'role.grant');
@@ -146,10 +146,10 @@ export async function grantRole(admin: AdminActor, id: string, roleId: string, m
 /** Removing a role returns the user to the base `user` role, which itself cannot be removed. */
 export async function revokeRole(admin: AdminActor, id: string, roleId: string, meta: RequestMeta): Promise<{ user: UserView; changed: boolean }> {
   return auditRefusal(meta, { actor: admin.actor, action: 'role.revoke', target: { type: 'user', id } }, async () => {
-    if (!(await findRole(roleId))) throw notFound(`No role has id ${roleId}`, 'ROLE_NOT_FOUND');
+    if (!(await findRole(roleId))) throw notFound(`No role has id ${roleId}`, Code.ROLE_NOT_FOUND);
     return setRole(admin, id, meta, async (user) => {
-      if (user.role !== roleId) throw notFound(`The user does not hold the ${roleId} role`, 'ROLE_NOT_ASSIGNED');
-      if (roleId === 'user') throw conflict('Every user keeps the base user role; grant another role instead', 'BASE_ROLE');
+      if (user.role !== roleId) throw notFound(`The user does not hold the ${roleId} role`, Code.ROLE_NOT_ASSIGNED);
+      if (roleId === 'user') throw conflict('Every user keeps the base user role; grant another role instead', Code.BASE_ROLE);
       return 'user';
     }, 'role.revoke', roleId);
   });
@@ -186,7 +186,7 @@ async function setRole(
 export async function revokeSessionAsAdmin(admin: AdminActor, sessionId: string, meta: RequestMeta): Promise<{ sessionId: string; userId: string; revoked: boolean }> {
   return auditRefusal(meta, { actor: admin.actor, action: 'session.revoke', target: { type: 'session', id: sessionId } }, async () => {
     const session = await findSession(sessionId);
-    if (!session) throw notFound(`No session has id ${sessionId}`, 'SESSION_NOT_FOUND');
+    if (!session) throw notFound(`No session has id ${sessionId}`, Code.SESSION_NOT_FOUND);
     const owner = await findUserById(session.user_id);
     if (owner) await requireAuthorityOver(admin, owner);
     const revoked = await revokeSession(session.id, 'admin_revoked');

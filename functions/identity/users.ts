@@ -2,9 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Plan, UserStatus } from '../../shared/auth/access-token';
 import { isMssql, page, toIso } from '../../shared/sql/dialect';
-import type { UsersTable } from '../../shared/sql/tables';
 import { effectivePermissions } from './roles';
-import { identityDb, type IdentityTables } from './tables';
+import { identityDb, type IdentityTables, type UsersTable } from './tables';
 
 export type UserRow = Selectable<UsersTable>;
 

@@ -1,4 +1,5 @@
-import { anyObject, arr, bool, dateTime, int, nullable, num, obj, oneOfValues, query, str } from '../../shared/http/schemas';
+import { PAGING, anyObject, arr, bool, dateTime, int, nullable, num, obj, oneOfValues, pagePaging, query, str } from '../../shared/http/schemas';
+import { HEALTH_STATUSES } from './admin/execution-view';
 import { EXECUTION_STATUS_FILTERS } from './admin/executions';
 import { TIMEFRAMES } from './admin/time-windows';
 import { TREND_THEMES } from './console/trend-chart';
@@ -8,15 +9,15 @@ import { reportRequestSchema } from './report/submission';
 
 const TRACKING_ID = str({ pattern: '^[A-Za-z0-9_-]{1,64}$', description: 'The execution\'s tracking id' });
 const STATUS = oneOfValues(['processing', 'completed', 'failed']);
-const HEALTH_STATUS = oneOfValues(['HEALTHY', 'DEGRADED', 'LONG_RUNNING', 'TIMEOUT', 'FAILED']);
+const HEALTH_STATUS = oneOfValues(HEALTH_STATUSES);
 const SEARCH = str({ maxLength: 100 });
 
 export const REPORT_BODY = { schema: reportRequestSchema as unknown as Record<string, unknown>, limit: 64 * 1024 };
 export const TRACKING_PARAM = obj({ trackingId: TRACKING_ID });
 export const HEALTH_QUERY = query({ schema: oneOfValues(['check'], { description: 'check: compare the log table with what the workflow logger writes (admin)' }) });
 export const FAILURES_QUERY = query({ timeframe: oneOfValues(Object.keys(TIMEFRAMES), { default: '24h' }) });
-export const EXECUTIONS_QUERY = query({ limit: int({ minimum: 1, maximum: 100, default: 50 }), status: oneOfValues(EXECUTION_STATUS_FILTERS, { default: 'all' }), search: SEARCH });
-export const PROFILES_QUERY = query({ page: int({ minimum: 1, maximum: 1_000_000, default: 1 }), limit: int({ minimum: 1, maximum: 100, default: 20 }), status: oneOfValues(EXECUTION_STATUS_FILTERS, { default: 'all' }), search: SEARCH });
+export const EXECUTIONS_QUERY = query({ limit: PAGING.limit, status: oneOfValues(EXECUTION_STATUS_FILTERS, { default: 'all' }), search: SEARCH });
+export const PROFILES_QUERY = query({ ...pagePaging(20), status: oneOfValues(EXECUTION_STATUS_FILTERS, { default: 'all' }), search: SEARCH });
 export const TREND_QUERY = query({ theme: oneOfValues(TREND_THEMES, { default: 'professional' }), tz: str({ maxLength: 64, default: 'UTC' }) });
 export const EMPTY_QUERY = query({});
 export const OPTIONAL_EMPTY_BODY = { schema: anyObject({ maxProperties: 0 }), limit: 1024, optional: true };

@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import type { LiveUser } from '../../shared/auth/live-session';
 import type { Logger } from '../../shared/logging';
 import { readFailedSync } from './failed-sync-records';
-import { paymentDb, unsyncedPayments, type Payment } from './payments';
+import { unsyncedPayments, type Payment } from './payments';
+import { paymentDb } from './tables';
 import { replayUnsynced } from './replay';
 
 const NEEDS_ATTENTION = ['pending', 'failed', 'manual_review'] as const;
@@ -36,7 +37,7 @@ const view = (p: Payment) => ({
 /**
  * GET payment/admin/unsynced: the plan syncs still owed to identity (pending, failed, manual
  * review), oldest first, each with the user's live failed-sync record from Table Storage (the
- * 24-hour operator view of spec 2.3); Table Storage failing leaves the records out, not the list.
+ * operator's 24-hour view); Table Storage failing leaves the records out, not the list.
  */
 export async function attentionList(limit: number, log: Logger) {
   const [counts, payments] = await Promise.all([countsByState(), unsyncedPayments(limit)]);

@@ -1,6 +1,6 @@
 import type { Logger } from '../../shared/logging';
 import { toIso } from '../../shared/sql/dialect';
-import { paymentDb } from './payments';
+import { paymentDb } from './tables';
 
 /**
  * The message of the line the sync-retry timer writes on every run. Application Insights receives

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Stripe from 'stripe';
 import type { LiveUser } from '../../shared/auth/live-session';
-import { badRequest, forbidden } from '../../shared/http/errors';
+import { badRequest, Code, forbidden } from '../../shared/http/errors';
 import type { Logger } from '../../shared/logging';
 import { badGateway, serviceUnavailable } from '../../shared/http/errors';
 import { insertPendingPayment } from './payments';
@@ -35,13 +35,13 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{8,200}$/;
  */
 export async function createPaymentIntent(user: LiveUser, body: CreatePaymentIntentBody, clientKey: string | null, log: Logger) {
   const plan = findPlan(body.planType);
-  if (!plan) throw badRequest(`Unknown planType "${body.planType}"; expected pro or enterprise`, 'UNKNOWN_PLAN');
-  if (plan.price === 0) throw badRequest(`The ${plan.id} plan cannot be purchased`, 'PLAN_NOT_PURCHASABLE');
-  if (body.userId !== user.id) throw forbidden('userId must be the signed-in user', 'USER_MISMATCH');
+  if (!plan) throw badRequest(`Unknown planType "${body.planType}"; expected pro or enterprise`, Code.UNKNOWN_PLAN);
+  if (plan.price === 0) throw badRequest(`The ${plan.id} plan cannot be purchased`, Code.PLAN_NOT_PURCHASABLE);
+  if (body.userId !== user.id) throw forbidden('userId must be the signed-in user', Code.USER_MISMATCH);
   if (body.amount !== plan.price) {
-    throw badRequest(`amount must be ${plan.price} (${plan.currency}, smallest unit) for the ${plan.id} plan`, 'AMOUNT_MISMATCH', { expectedAmount: plan.price, currency: plan.currency });
+    throw badRequest(`amount must be ${plan.price} (${plan.currency}, smallest unit) for the ${plan.id} plan`, Code.AMOUNT_MISMATCH, { expectedAmount: plan.price, currency: plan.currency });
   }
-  if (clientKey !== null && !IDEMPOTENCY_KEY.test(clientKey)) throw badRequest('Idempotency-Key must be 8 to 200 printable ASCII characters', 'INVALID_IDEMPOTENCY_KEY');
+  if (clientKey !== null && !IDEMPOTENCY_KEY.test(clientKey)) throw badRequest('Idempotency-Key must be 8 to 200 printable ASCII characters', Code.INVALID_IDEMPOTENCY_KEY);
   const idempotencyKey = `create-pi:${user.id}:${plan.id}:${plan.priceVersion}:${clientKey ?? randomUUID()}`;
 
   let intent: Stripe.PaymentIntent;
@@ -59,11 +59,11 @@ export async function createPaymentIntent(user: LiveUser, body: CreatePaymentInt
   } catch (error) {
     if (error instanceof Stripe.errors.StripeConnectionError || error instanceof Stripe.errors.StripeAPIError || error instanceof Stripe.errors.StripeRateLimitError) {
       log.warn('stripe unavailable creating a payment intent', { error: (error as Error).message });
-      throw serviceUnavailable('The payment processor is unavailable; try again shortly', 'STRIPE_UNAVAILABLE');
+      throw serviceUnavailable('The payment processor is unavailable; try again shortly', Code.STRIPE_UNAVAILABLE);
     }
     if (error instanceof Stripe.errors.StripeError) {
       log.error('stripe refused a payment intent', { type: error.type, stripeCode: error.code, message: error.message });
-      throw badGateway('The payment processor refused the request', 'STRIPE_ERROR');
+      throw badGateway('The payment processor refused the request', Code.STRIPE_ERROR);
     }
     throw error;
   }

@@ -3,17 +3,17 @@ import type { Plan } from '../../shared/auth/access-token';
 import { config } from '../../shared/config';
 import { table } from '../../shared/storage';
 
-/** Spec 2.3 / 8: a failed-sync record lives 86400 seconds. */
+/** A failed-sync record lives 86400 seconds (24 hours). */
 export const FAILED_SYNC_TTL_SECONDS = 86_400;
 /**
- * Every record lives in one partition whose RowKey is the spec's key itself, so
+ * Every record lives in one partition whose RowKey is the record's published key itself, so
  * `auth_sync_failed:<userId>` is a point read (PartitionKey 'auth_sync_failed', RowKey the key),
  * and the cleanup timer can delete expired rows in batches of 100 (one partition per batch).
  */
 export const FAILED_SYNC_PARTITION = 'auth_sync_failed';
 export const failedSyncKey = (userId: string) => `auth_sync_failed:${userId}`;
 
-/** The JSON value of spec 2.3, field for field. */
+/** The record's JSON value: userId, planType, error, timestamp (ISO 8601) and retryCount. */
 export interface FailedSyncValue {
   userId: string;
   planType: Plan;
@@ -25,7 +25,7 @@ export interface FailedSyncValue {
 interface FailedSyncEntity {
   partitionKey: string;
   rowKey: string;
-  /** The spec's JSON value, stored as the text a key-value store would hold. */
+  /** The JSON value, stored as the text a key-value store would hold. */
   value: string;
   /** Table Storage has no TTL: readers skip rows past this, the cleanup timer deletes them. */
   expiresAt: Date;

@@ -2,7 +2,7 @@ import type { Plan } from '../../shared/auth/access-token';
 import { request } from 'undici';
 import { config, serviceUrl } from '../../shared/config';
 
-/** How a plan update failed, in the categories of spec 7.2 (plus any other non-2xx answer). */
+/** How a plan update failed: identity unavailable (timeout, connection error), token refused (401), user unknown (404), or any other non-2xx answer. */
 export type PlanUpdateFailureKind = 'unavailable' | 'unauthorized' | 'not_found' | 'rejected' | 'stale';
 
 export interface PlanUpdateFailure {
@@ -52,7 +52,7 @@ function currentPlanOf(text: string): PlanUpdateFailure['current'] {
 }
 
 /**
- * Spec 6.1 rule 2: PUT {auth_url}/admin/users/<userId>/plan with the service admin token, within
+ * After a successful payment: PUT <identity>/admin/users/<userId>/plan with the service admin token, within
  * PAYMENT_SYNC_TIMEOUT_MS. Never throws: every outcome is a value the caller records.
  */
 export async function updatePlanAtIdentity(userId: string, plan: Plan, now: Date = new Date()): Promise<PlanUpdateResult> {

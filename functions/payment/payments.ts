@@ -1,62 +1,13 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { Plan } from '../../shared/auth/access-token';
 import { db } from '../../shared/sql/db';
 import { first, isDuplicateKey, toIso } from '../../shared/sql/dialect';
 import { param, precompiled } from '../../shared/sql/precompiled';
 import type { Timestamp } from '../../shared/sql/tables';
+import { paymentDb, type PaymentDb, type PaymentStatus, type PaymentsTable, type PaymentTables, type SyncState } from './tables';
 
-export type PaymentStatus = 'pending' | 'succeeded' | 'failed' | 'canceled' | 'refunded';
-/**
- * not_required: nothing to push (pending or failed payment). pending: a plan must be pushed to
- * identity. synced: identity has it. failed: the last push failed, retried at sync_next_at.
- * manual_review: retries exhausted or the event contradicts the payment record. superseded: a
- * newer payment of the same user decided the plan, so this one must never be pushed.
- */
-export type SyncState = 'not_required' | 'pending' | 'synced' | 'failed' | 'manual_review' | 'superseded';
-
-export interface PaymentsTable {
-  id: string;
-  user_id: string;
-  plan_type: Plan;
-  amount: number;
-  currency: string;
-  price_version: string | null;
-  status: PaymentStatus;
-  /** Stripe's `created` of the event that set `status`: the order in which facts about payments happened. */
-  status_at: Timestamp | null;
-  failure_message: string | null;
-  sync_state: SyncState;
-  sync_plan: Plan | null;
-  sync_attempts: number;
-  sync_error: string | null;
-  sync_next_at: Timestamp | null;
-  synced_at: Timestamp | null;
-  created_at: Timestamp;
-  updated_at: Timestamp;
-}
-
-export interface WebhookEventsTable {
-  id: string;
-  type: string;
-  payment_intent_id: string | null;
-  event_created: Timestamp;
-  received_at: Timestamp;
-}
-
-export interface SyncLeasesTable {
-  user_id: string;
-  holder: string;
-  expires_at: Timestamp;
-}
-
-export type PaymentTables = {
-  payment_payments: PaymentsTable;
-  payment_webhook_events: WebhookEventsTable;
-  payment_sync_leases: SyncLeasesTable;
-};
-
-export type PaymentDb = Kysely<PaymentTables>;
-export const paymentDb = (): PaymentDb => db().withTables<PaymentTables>() as unknown as PaymentDb;
+// Re-exported for the webhook's event recording (webhook-events.ts), which reads them from here.
+export { paymentDb, type PaymentDb, type PaymentStatus, type PaymentTables, type SyncState };
 
 export interface Payment {
   id: string;

@@ -7,7 +7,7 @@ import { storeFailedSync, deleteFailedSync } from './failed-sync-records';
 import { updatePlanAtIdentity, type PlanUpdateFailure } from './identity-client';
 import { acquireSyncLease, markSuperseded, markSyncFailed, markSynced, planDecidingPayment, releaseSyncLease, renewSyncLease, supersedeOlder, type Payment } from './payments';
 
-/** The sync result of spec 7.2: `{ success: true }` or `{ success: false, error, details, userId, retryStored }`. */
+/** The sync result: `{ success: true }` or `{ success: false, error, details, userId, retryStored }`. */
 export type SyncResult =
   | { success: true; userId: string; plan?: string; paymentIntentId?: string; upToDate?: boolean; superseded?: boolean }
   | { success: false; error: string; details: string; userId: string; retryStored: boolean; state?: 'failed' | 'manual_review' | 'deferred'; nextAttemptAt?: string | null };

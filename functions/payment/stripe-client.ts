@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Stripe from 'stripe';
 import { config, runsInAzure, type Config } from '../../shared/config';
-import { serviceUnavailable } from '../../shared/http/errors';
+import { Code, serviceUnavailable } from '../../shared/http/errors';
 
 /** A key Stripe itself would accept (secret or restricted, test or live). */
 const REAL_KEY = /^(sk|rk)_(test|live)_[A-Za-z0-9]{10,}$/;
@@ -56,7 +56,7 @@ export function stripeApiBase(cfg: Config = config()): string | undefined {
 export function stripe(): Stripe {
   const cfg = config();
   const base = stripeApiBase(cfg);
-  if (!base) throw serviceUnavailable('Stripe is not configured (set STRIPE_SECRET_KEY)', 'STRIPE_NOT_CONFIGURED');
+  if (!base) throw serviceUnavailable('Stripe is not configured (set STRIPE_SECRET_KEY)', Code.STRIPE_NOT_CONFIGURED);
   const key = stripeMode(cfg).mode === 'stripe' ? cfg.STRIPE_SECRET_KEY! : cfg.STRIPE_SECRET_KEY || OFFLINE_KEY;
   if (client?.base !== base || client.key !== key) {
     const url = new URL(base);

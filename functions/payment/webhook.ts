@@ -1,12 +1,12 @@
 import Stripe from 'stripe';
 import { config } from '../../shared/config';
 import { validate } from '../../shared/http/body';
-import { badRequest } from '../../shared/http/errors';
+import { badRequest, Code } from '../../shared/http/errors';
 import type { Logger } from '../../shared/logging';
 import { syncUser, type SyncResult } from './plan-sync';
 import { recordEvent, type RecordedEvent } from './webhook-events';
 
-/** Spec 6.1 leaves the scheme to the processor: Stripe's, with its default 300 s replay window. */
+/** The signature scheme is the processor's: Stripe's, with its default 300 s replay window. */
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
 /** Stripe events are a few KB; anything near this is not an event. */
 export const WEBHOOK_BODY_LIMIT = 256 * 1024;
@@ -30,12 +30,12 @@ const EVENT_SCHEMA = {
 
 /** Verifies the Stripe-Signature over the exact bytes received; a missing or bad signature is a 400 and nothing is written. */
 export function verifiedEvent(raw: Buffer, signature: string | null): Stripe.Event {
-  if (!signature) throw badRequest('The Stripe-Signature header is missing', 'WEBHOOK_SIGNATURE_MISSING');
+  if (!signature) throw badRequest('The Stripe-Signature header is missing', Code.WEBHOOK_SIGNATURE_MISSING);
   let event: Stripe.Event;
   try {
     event = verifier.webhooks.constructEvent(raw, signature, config().STRIPE_WEBHOOK_SECRET, SIGNATURE_TOLERANCE_SECONDS);
   } catch (error) {
-    throw badRequest(`Webhook signature verification failed: ${(error as Error).message}`, 'WEBHOOK_SIGNATURE_INVALID');
+    throw badRequest(`Webhook signature verification failed: ${(error as Error).message}`, Code.WEBHOOK_SIGNATURE_INVALID);
   }
   return validate<Stripe.Event>(EVENT_SCHEMA, event, 'event');
 }
@@ -44,7 +44,7 @@ export interface WebhookOutcome extends Omit<RecordedEvent, 'syncUserId'> {
   received: true;
   eventId: string;
   type: string;
-  /** Spec 6.1 rules 3-4: the result of pushing the plan to identity, when the event changed a plan. */
+  /** The result of pushing the plan to identity, when the event changed a plan (a failure keeps the payment successful and stores a failed-sync record). */
   sync?: SyncResult;
 }
 

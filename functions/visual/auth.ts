@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { HttpRequest } from '@azure/functions';
 import { config } from '../../shared/config';
-import { unauthorized } from '../../shared/http/errors';
+import { Code, unauthorized } from '../../shared/http/errors';
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
@@ -21,5 +21,5 @@ export function requireVisualToken(request: HttpRequest, alternative?: string | 
   const header = request.headers.get('authorization') ?? '';
   const bearer = /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim();
   if (tokenMatches(bearer ?? alternative, expected)) return;
-  throw unauthorized(bearer || alternative ? 'The visual API token is not valid' : 'Authorization: Bearer <VISUAL_API_TOKEN> is required', bearer || alternative ? 'AUTH_TOKEN_INVALID' : 'AUTH_REQUIRED');
+  throw unauthorized(bearer || alternative ? 'The visual API token is not valid' : 'Authorization: Bearer <VISUAL_API_TOKEN> is required', bearer || alternative ? Code.AUTH_TOKEN_INVALID : Code.AUTH_REQUIRED);
 }

@@ -1,6 +1,6 @@
 import type { HttpRequest, HttpResponseInit } from '@azure/functions';
 import { config } from '../../shared/config';
-import { notFound } from '../../shared/http/errors';
+import { Code, notFound } from '../../shared/http/errors';
 import { KEY_PATTERN, readCached } from './cache';
 import { IMAGE_SAFETY_HEADERS } from './headers';
 import { PPTX_CONTENT_TYPE } from './presentations';
@@ -12,7 +12,7 @@ import { PPTX_CONTENT_TYPE } from './presentations';
 export async function serveCached(request: HttpRequest): Promise<HttpResponseInit> {
   const key = (request.params.key ?? '').toLowerCase();
   const entry = KEY_PATTERN.test(key) ? await readCached(key, request.method !== 'HEAD') : undefined;
-  if (!entry) throw notFound(`No cached result "${request.params.key}" (never rendered, or expired)`, 'CACHE_ENTRY_NOT_FOUND');
+  if (!entry) throw notFound(`No cached result "${request.params.key}" (never rendered, or expired)`, Code.CACHE_ENTRY_NOT_FOUND);
   const etag = `"${key}"`;
   // The blob outlives the advertised lifetime by the renewal interval; clients are never told more than the lifetime.
   const maxAge = Math.max(0, Math.min(config().VISUAL_CACHE_TTL_SECONDS, Math.floor((Date.parse(entry.expiresAt) - Date.now()) / 1000)));

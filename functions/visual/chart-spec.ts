@@ -1,5 +1,5 @@
 import { validator, describeErrors } from '../../shared/http/body';
-import { HttpError } from '../../shared/http/errors';
+import { Code, httpError } from '../../shared/http/errors';
 import { mergeJson } from './canonical';
 import { ALL_TYPES, applyChartExtras, ChartExtrasError } from './chart-extras';
 import { perLimits, type Limits } from './limits';
@@ -35,7 +35,7 @@ export interface DatasetSpec {
   /** Any other Chart.js 4 dataset option, as JSON (type, fill, tension, stack, datalabels...). */
   [option: string]: unknown;
 }
-/** Spec 2.6 chart specification. */
+/** A chart specification: id, type, data (labels, datasets) and options. */
 export interface ChartSpec {
   id?: string;
   type: ChartType;
@@ -119,7 +119,7 @@ function chartSchema(l: Limits) {
 const schemaFor = perLimits(chartSchema);
 
 const invalidChart = (id: string, field: string, message: string, details?: unknown) =>
-  new HttpError(400, 'Invalid chart specification', `Chart "${id}": ${field} ${message}`, 'VALIDATION_FAILED', { chartId: id, field, ...(details ? { details } : {}) });
+  httpError(Code.VALIDATION_FAILED, `Chart "${id}": ${field} ${message}`, { error: 'Invalid chart specification', extra: { chartId: id, field, ...(details ? { details } : {}) } });
 
 /** Validates one chart (400 naming the chart id and the field) and checks point data against the type. */
 export function validateChart(value: unknown, index: number, l: Limits): ChartSpec & { id: string } {

@@ -32,7 +32,7 @@ export function renderOptions(body: object): { format: Format; quality: Quality;
   return { format: options.format ?? 'png', quality: options.quality ?? 'high', theme: themeOf(options.theme) };
 }
 
-/** Checks the request body of charts/render: spec 7.3 first (charts array), then limits, options and each chart. */
+/** Checks the request body of charts/render: the charts array first (400 Invalid charts array), then limits, options and each chart. */
 export function parseChartsRequest(body: unknown, l: Limits) {
   const charts = (body as { charts?: unknown } | null)?.charts;
   if (!body || typeof body !== 'object' || Array.isArray(body) || !Array.isArray(charts)) {

@@ -1,5 +1,5 @@
 import { validate } from '../../shared/http/body';
-import { badRequest, HttpError } from '../../shared/http/errors';
+import { badRequest, Code, httpError } from '../../shared/http/errors';
 import { hashKey } from './canonical';
 import { expiryFromNow } from './cache';
 import { forbiddenDotConstruct } from './dot-guard';
@@ -80,7 +80,7 @@ export const diagramSchema = {
 /** A DOT double-quoted string: backslashes first (Graphviz reads escapes such as \N and \l in labels), then quotes and newlines. */
 export const dotString = (value: string) => `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\r?\n/g, '\\n')}"`;
 
-const invalidDiagram = (id: string, message: string) => new HttpError(400, 'Invalid diagram', `Diagram "${id}": ${message}`, 'INVALID_DIAGRAM', { diagramId: id });
+const invalidDiagram = (id: string, message: string) => httpError(Code.INVALID_DIAGRAM, `Diagram "${id}": ${message}`, { extra: { diagramId: id } });
 
 export function flowchartDot(spec: FlowchartSpec, theme: Theme): string {
   const ids = new Set<string>();
@@ -146,7 +146,7 @@ const pngSize = (png: Buffer) => ({ width: png.readUInt32BE(16), height: png.rea
 export async function renderDiagrams(body: unknown, l: Limits) {
   const items = (body as { diagrams?: unknown } | null)?.diagrams;
   if (!body || typeof body !== 'object' || Array.isArray(body) || !Array.isArray(items) || items.length === 0) {
-    throw badRequest('The body must be a JSON object whose "diagrams" is a non-empty array', 'INVALID_DIAGRAMS_ARRAY');
+    throw badRequest('The body must be a JSON object whose "diagrams" is a non-empty array', Code.INVALID_DIAGRAMS_ARRAY);
   }
   if (items.length > l.maxItems) throw tooManyItems('diagrams', items.length, l.maxItems);
   const options = renderOptions({ format: 'svg', ...body });

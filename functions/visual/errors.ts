@@ -1,18 +1,17 @@
-import { HttpError } from '../../shared/http/errors';
+import { badRequest, Code, httpError, methodNotAllowed, notFound, tooLarge } from '../../shared/http/errors';
 import { RenderBusyError, RenderError, RenderInputError } from './render/pool';
 
-/** The error bodies of spec 7.3: `error` is the exact string the spec gives. */
-export const methodNotAllowed = (method: string, allowed = 'POST') =>
-  new HttpError(405, 'Method not allowed', `${method} is not allowed here; use ${allowed}`, 'METHOD_NOT_ALLOWED', {}, { Allow: allowed });
+// The visual API's error answers. Some errors have a published name that clients match on, and
+// `error` is exactly that name (Resource not found, Invalid charts array, Chart rendering failed,
+// Invalid chart specification): the error list gives those names with their codes.
+export const postOnly = (method: string) => methodNotAllowed(method, ['POST']);
 export const resourceNotFound = (resource: string) =>
-  new HttpError(404, 'Resource not found', `No resource "${resource}" under /api/v1/ (charts, infographics, presentations, diagrams)`, 'RESOURCE_NOT_FOUND');
-export const invalidChartsArray = (message: string) => new HttpError(400, 'Invalid charts array', message, 'INVALID_CHARTS_ARRAY');
-export const renderingFailed = (details: string) => new HttpError(500, 'Chart rendering failed', details, 'RENDER_FAILED', { details });
-export const rendererBusy = (message: string) => new HttpError(503, 'Service unavailable', message, 'RENDERER_BUSY', { retryAfter: 1 }, { 'Retry-After': '1' });
-export const chartNotRenderable = (details: string) =>
-  new HttpError(400, 'Invalid chart specification', `The chart cannot be drawn: ${details}`, 'CHART_NOT_RENDERABLE', { details });
-export const tooManyItems = (what: string, count: number, max: number) =>
-  new HttpError(413, 'Payload too large', `${count} ${what} in one request; the limit is ${max}`, 'LIMIT_EXCEEDED');
+  notFound(`No resource "${resource}" under /api/v1/ (charts, infographics, presentations, diagrams)`, Code.RESOURCE_NOT_FOUND);
+export const invalidChartsArray = (message: string) => badRequest(message, Code.INVALID_CHARTS_ARRAY);
+export const renderingFailed = (details: string) => httpError(Code.RENDER_FAILED, details, { extra: { details } });
+export const rendererBusy = (message: string) => httpError(Code.RENDERER_BUSY, message, { extra: { retryAfter: 1 }, headers: { 'Retry-After': '1' } });
+export const chartNotRenderable = (details: string) => badRequest(`The chart cannot be drawn: ${details}`, Code.CHART_NOT_RENDERABLE, { details });
+export const tooManyItems = (what: string, count: number, max: number) => tooLarge(`${count} ${what} in one request; the limit is ${max}`, Code.LIMIT_EXCEEDED);
 
 /**
  * Runs a render; a full queue becomes 503 with Retry-After; a configuration Chart.js refuses becomes

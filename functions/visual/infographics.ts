@@ -1,5 +1,5 @@
 import { validate } from '../../shared/http/body';
-import { badRequest } from '../../shared/http/errors';
+import { badRequest, Code } from '../../shared/http/errors';
 import { hashKey } from './canonical';
 import { expiryFromNow } from './cache';
 import { pixelRatio, renderOptions } from './charts';
@@ -11,7 +11,7 @@ import { escapeXml } from './svg';
 import { themeOf, type Theme } from './themes';
 
 /**
- * Infographics: a themed KPI grid (spec 2.6 "dashboard" / "metrics_grid"). Each metric is a card
+ * Infographics: a themed KPI grid (type "dashboard", layout "metrics_grid"). Each metric is a card
  * with its label, value, change against the previous period and an optional sparkline.
  */
 export interface Metric {
@@ -142,7 +142,7 @@ async function infographicResult(spec: InfographicSpec & { id: string }, format:
 export async function generateInfographics(body: unknown, l: Limits) {
   const items = (body as { infographics?: unknown } | null)?.infographics;
   if (!body || typeof body !== 'object' || Array.isArray(body) || !Array.isArray(items) || items.length === 0) {
-    throw badRequest('The body must be a JSON object whose "infographics" is a non-empty array', 'INVALID_INFOGRAPHICS_ARRAY');
+    throw badRequest('The body must be a JSON object whose "infographics" is a non-empty array', Code.INVALID_INFOGRAPHICS_ARRAY);
   }
   if (items.length > l.maxItems) throw tooManyItems('infographics', items.length, l.maxItems);
   const options = renderOptions({ format: 'svg', ...body });

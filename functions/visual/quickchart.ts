@@ -1,7 +1,7 @@
 import type { HttpRequest, HttpResponseInit } from '@azure/functions';
 import JSON5 from 'json5';
-import { assertJsonDepth, validate } from '../../shared/http/body';
-import { badRequest, errorResponse, HttpError } from '../../shared/http/errors';
+import { assertJsonDepth, parseJsonBody, validate } from '../../shared/http/body';
+import { badRequest, Code, errorResponse, HttpError } from '../../shared/http/errors';
 import { requireVisualToken } from './auth';
 import { canonical, hashKey } from './canonical';
 import { ALL_TYPES, applyChartExtras, ChartExtrasError } from './chart-extras';
@@ -72,7 +72,7 @@ const numberParam = (name: string, value: unknown, min: number, max: number, fal
 function versionParam(value: unknown): 2 | 3 | 4 {
   const text = value === undefined || value === null || value === '' ? DEFAULTS.version : String(value);
   const major = /^\s*([234])(?:\.\d+){0,2}\s*$/.exec(text)?.[1];
-  if (!major) throw badRequest(`version "${text}" is not supported; use 2 (Chart.js 2, translated to Chart.js 4), 3 or 4`, 'VERSION_NOT_SUPPORTED');
+  if (!major) throw badRequest(`version "${text}" is not supported; use 2 (Chart.js 2, translated to Chart.js 4), 3 or 4`, Code.VERSION_NOT_SUPPORTED);
   return Number(major) as 2 | 3 | 4;
 }
 
@@ -95,7 +95,7 @@ function readQuickChartRequest(request: HttpRequest, rawBody: Buffer): QuickChar
       key: q.get('key') ?? undefined,
     };
   } else {
-    const body = parseBody(rawBody);
+    const body = parseJsonBody(rawBody);
     if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest('The body must be a JSON object with a "chart" field');
     const b = body as Record<string, unknown>;
     raw = { ...b, chart: b.chart ?? b.c, width: b.width ?? b.w, height: b.height ?? b.h, backgroundColor: b.backgroundColor ?? b.bkg, format: b.format ?? b.f, version: b.version ?? b.v };
@@ -132,7 +132,7 @@ const STRINGS = /'(?:\\.|[^'\\])*'|"(?:\\.|[^"\\])*"/g;
 function chartText(chart: string, encoding: 'url' | 'base64'): string {
   if (encoding === 'url') return chart;
   const compact = chart.replace(/\s+/g, '');
-  if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(compact) || compact.length % 4 === 1) throw badRequest('chart is not valid base64 (encoding=base64)', 'CHART_BASE64_INVALID');
+  if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(compact) || compact.length % 4 === 1) throw badRequest('chart is not valid base64 (encoding=base64)', Code.CHART_BASE64_INVALID);
   return Buffer.from(compact, 'base64').toString('utf8');
 }
 
@@ -145,12 +145,12 @@ export function parseChartConfig(chart: unknown, l: Limits, encoding: 'url' | 'b
       value = JSON5.parse(text);
     } catch (error) {
       if (CODE.test(text.replace(STRINGS, '""'))) {
-        throw badRequest('chart is not a data-only configuration: it contains JavaScript (a function, call or expression), which is never evaluated here', 'CHART_NOT_DATA');
+        throw badRequest('chart is not a data-only configuration: it contains JavaScript (a function, call or expression), which is never evaluated here', Code.CHART_NOT_DATA);
       }
-      throw badRequest(`chart is not valid JSON or JavaScript object-literal syntax: ${(error as Error).message}`, 'INVALID_CHART');
+      throw badRequest(`chart is not valid JSON or JavaScript object-literal syntax: ${(error as Error).message}`, Code.INVALID_CHART);
     }
   }
-  if (value === undefined || value === null || value === '') throw badRequest('chart (or c) is required', 'VALIDATION_FAILED');
+  if (value === undefined || value === null || value === '') throw badRequest('chart (or c) is required', Code.VALIDATION_FAILED);
   assertJsonDepth(value, 'chart');
   return validate<Record<string, unknown>>(configSchema(l), value, 'chart');
 }
@@ -161,8 +161,8 @@ export function quickChartConfig(config: Record<string, unknown>, version: 2 | 3
     const translated = version === 2 ? translateChartJs2(config) : config;
     return canonical(applyChartExtras(translated, version === 2));
   } catch (error) {
-    if (error instanceof UntranslatableOption) throw badRequest(`chart: ${error.message}`, 'CHART_OPTION_UNSUPPORTED', { field: error.option });
-    if (error instanceof ChartExtrasError) throw badRequest(`chart: ${error.message}`, 'VALIDATION_FAILED', { field: error.field });
+    if (error instanceof UntranslatableOption) throw badRequest(`chart: ${error.message}`, Code.CHART_OPTION_UNSUPPORTED, { field: error.option });
+    if (error instanceof ChartExtrasError) throw badRequest(`chart: ${error.message}`, Code.VALIDATION_FAILED, { field: error.field });
     throw error;
   }
 }
@@ -174,18 +174,6 @@ function disposition(filename: string, format: ChartFormat | 'base64'): string {
   const name = `${base}.${extension}`;
   const ascii = name.replace(/[^\x20-\x7e]|["\\%]/g, '_');
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`;
-}
-
-function parseBody(bytes: Buffer): unknown {
-  if (bytes.length === 0) throw badRequest('Request body is empty; a JSON object is expected', 'INVALID_JSON');
-  let value: unknown;
-  try {
-    value = JSON.parse(bytes.toString('utf8'));
-  } catch (error) {
-    throw badRequest(`Request body is not valid JSON: ${(error as Error).message}`, 'INVALID_JSON');
-  }
-  assertJsonDepth(value);
-  return value;
 }
 
 async function render(request: HttpRequest, rawBody: Buffer): Promise<HttpResponseInit> {

@@ -43,7 +43,7 @@ export async function cachedOrRendered(
   return { ...(await storeCached(key, output.bytes, contentType)), bytes: Buffer.from(output.bytes) };
 }
 
-/** The result shape of spec 2.6, shared by charts, infographics and diagrams. */
+/** The result of one rendered item (id, imageUrl, base64, metadata), shared by charts, infographics and diagrams. */
 export interface ImageResult {
   id: string;
   imageUrl: string;

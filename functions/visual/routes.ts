@@ -4,14 +4,14 @@ import { op, type Guard } from '../../shared/http/route';
 import { requireVisualToken } from './auth';
 import { renderCharts } from './charts';
 import { renderDiagrams } from './diagrams';
-import { methodNotAllowed, resourceNotFound } from './errors';
+import { postOnly, resourceNotFound } from './errors';
 import { generateInfographics } from './infographics';
 import { limits, type Limits } from './limits';
 import { generatePresentation } from './presentations';
 import { statsHeaders, type RenderStats } from './results';
 import { serveCached } from './cache-route';
 import { quickChartEndpoint } from './quickchart';
-import { notFound } from '../../shared/http/errors';
+import { Code, notFound } from '../../shared/http/errors';
 
 const VISUAL_TOKEN_SCHEME = { name: 'visualToken', definition: { type: 'http', scheme: 'bearer', description: 'VISUAL_API_TOKEN (required when it is set)' } };
 
@@ -52,8 +52,8 @@ const RESOURCES: Record<string, string> = { charts: 'render', infographics: 'gen
 export const apiFallback = op<undefined, unknown, unknown, { rest?: string }>('Answers every other path and method under /api/v1/ (404 for an unknown resource, 405 for another method)', async ({ request, params }): Promise<HttpResponseInit> => {
   const [resource = '', operation = ''] = (params.rest ?? '').toLowerCase().split('/');
   if (!Object.prototype.hasOwnProperty.call(RESOURCES, resource)) throw resourceNotFound(resource);
-  if (request.method !== 'POST') throw methodNotAllowed(request.method);
-  throw notFound(`No operation "${operation}" on ${resource}; use POST /api/v1/${resource}/${RESOURCES[resource]}`, 'OPERATION_NOT_FOUND');
+  if (request.method !== 'POST') throw postOnly(request.method);
+  throw notFound(`No operation "${operation}" on ${resource}; use POST /api/v1/${resource}/${RESOURCES[resource]}`, Code.OPERATION_NOT_FOUND);
 });
 
 export const cached = op('A stored result by its key (ETag; immutable until it expires)', async ({ request }) => serveCached(request));

@@ -1,4 +1,4 @@
-/** The three themes of spec 2.6, exactly as its table gives them. */
+/** The three themes (professional, executive, corporate): five colours, background, grid, text colour and font family each; their values are part of the published contract. */
 export interface Theme {
   name: ThemeName;
   colors: readonly [string, string, string, string, string];
@@ -38,7 +38,7 @@ export const THEMES: Record<ThemeName, Theme> = {
   },
 };
 
-/** Spec 4.4: an unknown (or missing) theme uses professional. */
+/** An unknown (or missing) theme uses professional. */
 export function themeOf(name: unknown): Theme {
   return typeof name === 'string' && (THEME_NAMES as readonly string[]).includes(name) ? THEMES[name as ThemeName] : THEMES.professional;
 }

@@ -2,7 +2,7 @@ import type { HttpRequest } from '@azure/functions';
 import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { config, serviceUrl } from '../config';
 import { currentPlatform } from '../platform';
-import { forbidden, unauthorized } from '../http/errors';
+import { Code, forbidden, unauthorized } from '../http/errors';
 import { ACCESS_TOKEN_ALGORITHMS, loadSigningKeys, type SigningKey } from './keys';
 import { liveUser, type LiveUser } from './live-session';
 
@@ -77,8 +77,8 @@ export async function verifyAccessTokenOr401(token: string): Promise<AccessToken
   try {
     return await verifyAccessToken(token);
   } catch (error) {
-    if (error instanceof errors.JWTExpired) throw unauthorized('The access token has expired', 'AUTH_TOKEN_EXPIRED');
-    throw unauthorized('The access token is invalid', 'AUTH_TOKEN_INVALID');
+    if (error instanceof errors.JWTExpired) throw unauthorized('The access token has expired', Code.AUTH_TOKEN_EXPIRED);
+    throw unauthorized('The access token is invalid', Code.AUTH_TOKEN_INVALID);
   }
 }
 
@@ -91,10 +91,10 @@ export async function verifyAccessTokenOr401(token: string): Promise<AccessToken
  */
 export async function requireUser(request: HttpRequest): Promise<LiveUser> {
   const token = bearerToken(request);
-  if (!token) throw unauthorized('A Bearer access token is required', 'AUTH_REQUIRED');
+  if (!token) throw unauthorized('A Bearer access token is required', Code.AUTH_REQUIRED);
   const claims = await verifyAccessTokenOr401(token);
   const user = await liveUser(token, claims.sub);
-  if (user.status !== 'active') throw forbidden('The account is inactive', 'AUTH_USER_INACTIVE');
+  if (user.status !== 'active') throw forbidden('The account is inactive', Code.AUTH_USER_INACTIVE);
   return user;
 }
 
@@ -103,6 +103,6 @@ export const isAdmin = (user: Pick<LiveUser, 'role'>) => (ADMIN_ROLES as readonl
 /** A live admin or super_admin user (403 ADMIN_REQUIRED for anyone else). */
 export async function requireAdmin(request: HttpRequest): Promise<LiveUser> {
   const user = await requireUser(request);
-  if (!isAdmin(user)) throw forbidden('This route requires the admin or super_admin role', 'ADMIN_REQUIRED');
+  if (!isAdmin(user)) throw forbidden('This route requires the admin or super_admin role', Code.ADMIN_REQUIRED);
   return user;
 }

@@ -1,7 +1,7 @@
 import { request } from 'undici';
 import { config, serviceUrl } from '../config';
 import { currentPlatform } from '../platform';
-import { HttpError, serviceUnavailable, unauthorized } from '../http/errors';
+import { Code, HttpError, httpError, isErrorCode, serviceUnavailable, STATUS_NAMES, unauthorized } from '../http/errors';
 import type { Plan, UserStatus } from './access-token';
 
 /** The signed-in user as identity knows them now: role, permissions, plan and status are live state, not the token's claims. */
@@ -63,7 +63,7 @@ async function askIdentity(token: string): Promise<Answer> {
     status = response.statusCode;
     text = await response.body.text();
   } catch {
-    return { ok: false, error: serviceUnavailable('The identity service could not check the session; try again shortly', 'IDENTITY_UNAVAILABLE') };
+    return { ok: false, error: serviceUnavailable('The identity service could not check the session; try again shortly', Code.IDENTITY_UNAVAILABLE) };
   }
   let body: { valid?: boolean; sessionId?: string; user?: Partial<LiveUser>; code?: string; message?: string } = {};
   try {
@@ -72,11 +72,12 @@ async function askIdentity(token: string): Promise<Answer> {
     // An unparsable body confirms nothing; handled below.
   }
   if (status === 401 || status === 403) {
-    return { ok: false, error: new HttpError(status, status === 401 ? 'Unauthorized' : 'Forbidden', body.message ?? 'The session is not valid', body.code ?? 'AUTH_TOKEN_INVALID') };
+    const code = isErrorCode(body.code) ? body.code : Code.AUTH_TOKEN_INVALID;
+    return { ok: false, error: httpError(code, body.message ?? 'The session is not valid', { status, error: STATUS_NAMES[status] }) };
   }
   const user = body.user;
   if (status !== 200 || body.valid !== true || typeof user?.id !== 'string' || typeof body.sessionId !== 'string') {
-    return { ok: false, error: serviceUnavailable(`The identity service answered ${status} to a session check; try again shortly`, 'IDENTITY_UNAVAILABLE') };
+    return { ok: false, error: serviceUnavailable(`The identity service answered ${status} to a session check; try again shortly`, Code.IDENTITY_UNAVAILABLE) };
   }
   return {
     ok: true,
@@ -101,6 +102,6 @@ export async function liveUser(token: string, subject: string): Promise<LiveUser
     if (ttlMs > 0 && !unavailable) remember(token, now, answer);
   }
   if (!answer.ok) throw answer.error;
-  if (answer.user.id !== subject) throw unauthorized('Identity did not confirm the access token', 'AUTH_TOKEN_INVALID');
+  if (answer.user.id !== subject) throw unauthorized('Identity did not confirm the access token', Code.AUTH_TOKEN_INVALID);
   return answer.user;
 }

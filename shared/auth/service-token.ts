@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
- * The service admin token of spec 2.2: an HS256 JWT whose header is exactly
+ * The service admin token: an HS256 JWT whose header is exactly
  * {"alg":"HS256","typ":"JWT","service":"payment"}, so every token starts with the same encoded prefix.
  */
 export const SERVICE_TOKEN_HEADER = { alg: 'HS256', typ: 'JWT', service: 'payment' } as const;

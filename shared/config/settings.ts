@@ -161,7 +161,7 @@ export const SETTINGS = {
   PAYMENT_SYNC_RETRY_SCHEDULE: withDefault(text, '0 */1 * * * *', {
     services: PAY, deploy: 'app', description: 'NCRONTAB schedule of the plan-sync retry timer (the timer reads it as %PAYMENT_SYNC_RETRY_SCHEDULE%, so it must be set).',
   }),
-  PAYMENT_FAILED_SYNC_TABLE: withDefault(text, 'paymentfailedsyncs', { services: PAY, deploy: 'tuning', description: 'Table Storage table holding the failed-sync records (spec 2.3).' }),
+  PAYMENT_FAILED_SYNC_TABLE: withDefault(text, 'paymentfailedsyncs', { services: PAY, deploy: 'tuning', description: 'Table Storage table holding the failed-sync records (key auth_sync_failed:<userId>, kept 24 hours).' }),
 
   // ---- orchestrator ------------------------------------------------------------------------
   VISUAL_API_TOKEN: optional(secret(16), {
@@ -195,7 +195,7 @@ export const SETTINGS = {
   QUICKCHART_URL: optional(url, { services: VIS, deploy: 'tuning', description: 'Render through this self-hosted QuickChart server instead of in process.' }),
   QUICKCHART_API_KEY: optional(text, { services: VIS, deploy: 'tuning', description: 'API key sent to the QuickChart server of QUICKCHART_URL (as quickchart-js sends it), when that server requires one; keep it in Key Vault when used.' }),
   VISUAL_CACHE_CONTAINER: withDefault(text, 'chart-cache', { services: VIS, deploy: 'tuning', description: 'Blob container holding rendered charts, infographics, diagrams and presentations.' }),
-  VISUAL_CACHE_TTL_SECONDS: withDefault(integer(60, 7 * 86400), '43200', { services: VIS, deploy: 'tuning', description: 'How long a rendered result stays served from the cache (spec 8: 12 hours); also the expiresAt offset.' }),
+  VISUAL_CACHE_TTL_SECONDS: withDefault(integer(60, 7 * 86400), '43200', { services: VIS, deploy: 'tuning', description: 'How long a rendered result stays served from the cache (12 hours by default); also the expiresAt offset.' }),
   VISUAL_RENDER_WORKERS: withDefault(integer(0, 64), '0', { services: VIS, deploy: 'tuning', description: 'Render worker threads per instance; 0 sizes the pool to the available cores.' }),
   VISUAL_RENDER_TIMEOUT_MS: withDefault(integer(1, 120_000), '10000', { services: VIS, deploy: 'tuning', description: 'A render taking longer fails (500 Chart rendering failed) and its worker is replaced.' }),
   VISUAL_RENDER_QUEUE_MAX: withDefault(integer(1, 100_000), '200', { services: VIS, deploy: 'tuning', description: 'Renders waiting for a thread per instance; beyond it a request gets 503 with Retry-After (backpressure instead of unbounded latency).' }),

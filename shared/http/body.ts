@@ -1,7 +1,7 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { HttpRequest } from '@azure/functions';
-import { badRequest, tooLarge } from './errors';
+import { badRequest, Code, tooLarge } from './errors';
 
 /** One ajv instance for the process: schemas compile once and are cached by identity. */
 export const ajv = new Ajv({ allErrors: true, strict: true, coerceTypes: false, useDefaults: true, removeAdditional: false });
@@ -39,7 +39,7 @@ export function assertJsonDepth(value: unknown, what = 'Request body', max = MAX
   while (stack.length) {
     const [node, depth] = stack.pop()!;
     if (node === null || typeof node !== 'object') continue;
-    if (depth > max) throw badRequest(`${what} is nested more than ${max} levels deep; the limit is ${max}`, 'JSON_TOO_DEEP', { maxDepth: max });
+    if (depth > max) throw badRequest(`${what} is nested more than ${max} levels deep; the limit is ${max}`, Code.JSON_TOO_DEEP, { maxDepth: max });
     for (const child of Array.isArray(node) ? node : Object.values(node)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
   }
 }
@@ -74,7 +74,7 @@ export function validateInput<T>(schema: object, value: Record<string, unknown>,
   }
   if (fn(value)) return value as T;
   const details = describeErrors(fn.errors);
-  throw badRequest(`Invalid ${what}: ${details[0].field} ${details[0].message}`, 'VALIDATION_FAILED', { details });
+  throw badRequest(`Invalid ${what}: ${details[0].field} ${details[0].message}`, Code.VALIDATION_FAILED, { details });
 }
 
 /** Validates a value; a failure is a 400 naming the first bad field and listing all of them in `details`. */
@@ -83,32 +83,25 @@ export function validate<T>(schema: object, value: unknown, what = 'body'): T {
   if (fn(value)) return value;
   const details = describeErrors(fn.errors);
   const first = details[0];
-  throw badRequest(`Invalid ${what}: ${first.field} ${first.message}`, 'VALIDATION_FAILED', { details });
+  throw badRequest(`Invalid ${what}: ${first.field} ${first.message}`, Code.VALIDATION_FAILED, { details });
 }
 
-/**
- * Parses a JSON body (malformed JSON is a 400 INVALID_JSON, nesting beyond MAX_JSON_DEPTH a 400
- * JSON_TOO_DEEP) and validates it against `schema`. With `optional`, an empty body reads as `{}`.
- */
-export async function readJson<T>(request: HttpRequest, schema: object, limit = DEFAULT_BODY_LIMIT, options: { optional?: boolean } = {}): Promise<T> {
-  const bytes = await readBody(request, limit);
-  if (bytes.length === 0 && options.optional) return validate<T>(schema, {});
-  if (bytes.length === 0) throw badRequest('Request body is empty; a JSON object is expected', 'INVALID_JSON');
+/** The JSON value of a body: an empty body or malformed JSON is a 400 INVALID_JSON, nesting beyond MAX_JSON_DEPTH a 400 JSON_TOO_DEEP. */
+export function parseJsonBody(bytes: Buffer): unknown {
+  if (bytes.length === 0) throw badRequest('Request body is empty; a JSON object is expected', Code.INVALID_JSON);
   let value: unknown;
   try {
     value = JSON.parse(bytes.toString('utf8'));
   } catch (error) {
-    throw badRequest(`Request body is not valid JSON: ${(error as Error).message}`, 'INVALID_JSON');
+    throw badRequest(`Request body is not valid JSON: ${(error as Error).message}`, Code.INVALID_JSON);
   }
   assertJsonDepth(value);
-  return validate<T>(schema, value);
+  return value;
 }
 
-/** Validates the query string against a schema of string-valued properties (numbers are parsed by the caller's schema via coercion-free patterns). */
-export function readQuery<T>(request: HttpRequest, schema: object): T {
-  const query: Record<string, string> = {};
-  request.query.forEach((value, key) => {
-    query[key] = value;
-  });
-  return validate<T>(schema, query, 'query');
+/** Reads and parses a JSON body (parseJsonBody) and validates it against `schema`. With `optional`, an empty body reads as `{}`. */
+export async function readJson<T>(request: HttpRequest, schema: object, limit = DEFAULT_BODY_LIMIT, options: { optional?: boolean } = {}): Promise<T> {
+  const bytes = await readBody(request, limit);
+  if (bytes.length === 0 && options.optional) return validate<T>(schema, {});
+  return validate<T>(schema, parseJsonBody(bytes));
 }

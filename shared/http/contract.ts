@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { serviceUrl, type ServiceName } from '../config';
 import type { FunctionDefinition } from '../functions';
-import { HttpError } from './errors';
+import { Code, notFound } from './errors';
 import { json } from './handler';
 import { openApiDocument } from './openapi';
 import { op, PUBLIC, routes, type RoutedFunction } from './route';
@@ -70,7 +70,7 @@ export function contractRoutes(service: ServiceName, description: string, functi
   const docsAsset = op<undefined, unknown, unknown, { file: string }>('A static file of the API reference page', async ({ params }) => {
     if (params.file === 'init.js') return { status: 200, body: INIT_SCRIPT, headers: { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'public, max-age=3600' } };
     const type = ASSETS[params.file];
-    if (!type) throw new HttpError(404, 'Not found', `No file ${params.file} in the API reference`, 'NOT_FOUND');
+    if (!type) throw notFound(`No file ${params.file} in the API reference`, Code.NOT_FOUND);
     return { status: 200, body: asset(params.file), headers: { 'Content-Type': type, 'Cache-Control': 'public, max-age=86400' } };
   });
   const FILE = obj({ file: str({ pattern: '^[A-Za-z0-9._-]{1,64}$' }) });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { HttpHandler, HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
 import { config } from '../config';
 import { createLogger, type Logger } from '../logging';
-import { HttpError, errorResponse } from './errors';
+import { Code, errorResponse, HttpError, httpError } from './errors';
 
 export interface RequestContext {
   requestId: string;
@@ -65,7 +65,7 @@ export function http(service: string, handler: Handler): HttpHandler {
         response = errorResponse(error);
       } else {
         log.error('unhandled error', { error, stack: (error as Error)?.stack });
-        response = { status: 500, jsonBody: { error: 'Internal server error', message: 'An unexpected error occurred', code: 'INTERNAL', timestamp: new Date().toISOString(), requestId } };
+        response = errorResponse(httpError(Code.INTERNAL, 'An unexpected error occurred', { extra: { requestId } }));
       }
     }
     return { ...response, headers: withDefaults(response.headers as Record<string, string> | undefined, { 'X-Request-Id': requestId, ...corsHeaders(request) }) };

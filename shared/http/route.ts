@@ -1,8 +1,8 @@
 import type { HttpMethod, HttpRequest, HttpResponseInit } from '@azure/functions';
 import type { ServiceName } from '../config';
 import type { HttpFunction } from '../functions';
-import { assertJsonDepth, readBody, validate, validateInput } from './body';
-import { badRequest, HttpError } from './errors';
+import { parseJsonBody, readBody, validate, validateInput } from './body';
+import { methodNotAllowed } from './errors';
 import { http, type RequestContext } from './handler';
 import { requestMeta, type RequestMeta } from './client';
 
@@ -133,7 +133,7 @@ export function routes(service: ServiceName) {
     const registered = io.otherMethods === 405 ? [...new Set([...methods, ...ALL_METHODS])] : methods;
     const handler = http(service, async (request, ctx) => {
       if (!methods.includes(request.method as HttpMethod)) {
-        throw new HttpError(405, 'Method not allowed', `${request.method} is not allowed here; use ${methods.join(', ')}`, 'METHOD_NOT_ALLOWED', {}, { Allow: methods.join(', ') });
+        throw methodNotAllowed(request.method, methods);
       }
       const meta = requestMeta(request, ctx.requestId);
       const limit = typeof body?.limit === 'function' ? body.limit() : (body?.limit ?? DEFAULT_LIMIT);
@@ -165,13 +165,6 @@ function queryObject(request: HttpRequest): Record<string, string> {
 
 function parseJson(bytes: Buffer, spec: BodySpec): unknown {
   if (bytes.length === 0 && spec.optional) return validate(spec.schema, {});
-  if (bytes.length === 0) throw badRequest('Request body is empty; a JSON object is expected', 'INVALID_JSON');
-  let value: unknown;
-  try {
-    value = JSON.parse(bytes.toString('utf8'));
-  } catch (error) {
-    throw badRequest(`Request body is not valid JSON: ${(error as Error).message}`, 'INVALID_JSON');
-  }
-  assertJsonDepth(value);
+  const value = parseJsonBody(bytes);
   return spec.checkedByOperation ? value : validate(spec.schema, value);
 }

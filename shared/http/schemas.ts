@@ -2,6 +2,8 @@
  * Small builders for the JSON Schemas the route tables declare: one schema both validates a
  * request (ajv) and documents it (OpenAPI 3.1, whose schemas are JSON Schema 2020-12).
  */
+import { ERROR_CODES } from './error-codes';
+
 export type Schema = Record<string, unknown>;
 
 export const str = (extra: Schema = {}): Schema => ({ type: 'string', ...extra });
@@ -29,9 +31,9 @@ export const anyObject = (extra: Schema = {}): Schema => ({ type: 'object', ...e
 /** The error envelope every service answers with (`{ error, message, code, timestamp }` plus details of some errors). */
 export const ERROR_ENVELOPE = obj(
   {
-    error: str({ description: 'Short name of the status (for example "Bad request", or the name an error of the interface specification gives).' }),
+    error: str({ description: 'Short name of the status (for example "Bad request"), or the error\'s own name where clients know it by one (for example "Invalid charts array").' }),
     message: str({ description: 'What went wrong, for a person.' }),
-    code: str({ description: 'Stable machine-readable code (for example VALIDATION_FAILED, AUTH_REQUIRED).' }),
+    code: str({ enum: Object.keys(ERROR_CODES), description: 'Stable machine-readable code, one of the platform\'s error list (shared/http/error-codes.ts; the table in docs/architecture.md gives each code\'s status and meaning).' }),
     timestamp: dateTime(),
     details: {},
     requestId: str(),
@@ -42,11 +44,22 @@ export const ERROR_ENVELOPE = obj(
 /** Path parameter: an id of letters, digits, '.', '_', ':', '@' or '-'. */
 export const idParam = (name: string, extra: Schema = {}) => obj({ [name]: str({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9._:@-]+$', ...extra }) });
 
-/** limit/offset paging: limit 1-100 (default 50), offset from 0. The same rule, and the same 400, on every service. */
+/**
+ * Paging, the same rule on every service: `limit` is a whole number from 1 to 100, and a list is
+ * walked by `offset` (from 0) or by `page` (from 1). Anything else is the same 400 VALIDATION_FAILED
+ * naming the parameter, whichever service is asked. Only the default page size may differ by route.
+ */
+export const pageLimit = (defaultLimit = 50): Schema => int({ minimum: 1, maximum: 100, default: defaultLimit });
+/** limit/offset paging (limit default 50). */
 export const PAGING = {
-  limit: int({ minimum: 1, maximum: 100, default: 50 }),
+  limit: pageLimit(),
   offset: int({ minimum: 0, maximum: 1_000_000_000, default: 0 }),
 };
+/** page/limit paging for lists shown a page at a time. */
+export const pagePaging = (defaultLimit: number) => ({
+  page: int({ minimum: 1, maximum: 1_000_000, default: 1 }),
+  limit: pageLimit(defaultLimit),
+});
 
 /** A query of these parameters and no others (an unknown one is a 400 naming it). */
 export const query = (properties: Record<string, Schema>): Schema => ({ type: 'object', properties, additionalProperties: false });

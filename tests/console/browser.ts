@@ -3,6 +3,7 @@ import path from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import type { TestHost } from '../helpers/host';
 import { latestCode } from '../helpers/identity';
+import { mailedSince } from '../../tools/outbox';
 import { waitFor } from '../helpers/wait';
 
 /** Where the browser tests write a screenshot of each page (git-ignored; docs/console/ holds the committed copies). */
@@ -82,9 +83,7 @@ export async function signInThroughPage(page: Page, host: TestHost, email: strin
   await page.waitForSelector('#code');
   // The code arrives by email (the dev outbox): take one written after the request.
   const code = await waitFor(async () => {
-    const outbox = path.join(host.dataDir, 'outbox');
-    const fresh = fs.readdirSync(outbox).some((f) => fs.statSync(path.join(outbox, f)).mtimeMs >= sentAt - 1000);
-    return fresh ? latestCode(host, email) : undefined;
+    return mailedSince(host.dataDir, sentAt - 1000) ? latestCode(host, email) : undefined;
   }, 10_000, `the code for ${email}`);
   await page.type('#code', code);
   await page.click('form button[type=submit]');

@@ -5,8 +5,9 @@ import Database from 'better-sqlite3';
 import { QueueClient } from '@azure/storage-queue';
 import { freePort, startAzurite, type AzuriteHandle } from '../../devhost/azurite';
 import { stepsFor } from '../../functions/orchestrator/workflow/stages';
-import { readLatestCode } from '../../scripts/journey';
 import { startChatServer, type ChatServer } from '../orchestrator/chat-server';
+import { api } from '../helpers/api';
+import { signInAt } from '../helpers/identity';
 import { waitFor } from '../helpers/wait';
 import { ACME } from '../orchestrator/helpers';
 import { startHostProcess, type HostProcess } from './process';
@@ -30,17 +31,7 @@ const env = async () => ({
   ORCHESTRATOR_LEASE_SECONDS: '10',
 });
 
-async function api(url: string, init: { method?: string; token?: string; body?: unknown } = {}) {
-  const res = await fetch(url, { method: init.method ?? 'GET', headers: { 'content-type': 'application/json', ...(init.token ? { authorization: `Bearer ${init.token}` } : {}) }, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
-  return { status: res.status, body: (await res.json()) as any };
-}
-
-async function signIn(email: string): Promise<string> {
-  await api(`${host!.urls.identity}/auth/login`, { method: 'POST', body: { email } });
-  const verified = await api(`${host!.urls.identity}/auth/verify`, { method: 'POST', body: { email, code: readLatestCode(path.join(dir, '.data'), email) } });
-  expect(verified.status).toBe(200);
-  return verified.body.accessToken;
-}
+const signIn = async (email: string): Promise<string> => (await signInAt(host!.urls.identity, path.join(dir, '.data'), email)).accessToken;
 
 function database() {
   return new Database(path.join(dir, '.data', 'platform.sqlite'), { readonly: true, fileMustExist: true });

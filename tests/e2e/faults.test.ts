@@ -4,8 +4,10 @@ import path from 'node:path';
 import { TableClient } from '@azure/data-tables';
 import Stripe from 'stripe';
 import { freePort, startAzurite, type AzuriteHandle } from '../../devhost/azurite';
-import { readLatestCode } from '../../scripts/journey';
+import { api } from '../helpers/api';
+import { signInAt } from '../helpers/identity';
 import { waitFor } from '../helpers/wait';
+import { ACME } from '../orchestrator/helpers';
 import { startHostProcess, type HostProcess } from './process';
 
 /**
@@ -22,21 +24,7 @@ let identityPort: number;
 const dataDir = () => path.join(dir, '.data');
 const startIdentity = () => startHostProcess(dir, { SERVICES: 'identity', PORT: String(identityPort), AzureWebJobsStorage: azurite.connectionString });
 
-async function api(url: string, init: { method?: string; token?: string; body?: unknown } = {}) {
-  const res = await fetch(url, {
-    method: init.method ?? 'GET',
-    headers: { 'content-type': 'application/json', ...(init.token ? { authorization: `Bearer ${init.token}` } : {}) },
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
-  });
-  return { status: res.status, body: (await res.json()) as any };
-}
-
-async function signIn(email: string) {
-  await api(`${identity!.urls.identity}/auth/login`, { method: 'POST', body: { email } });
-  const verified = await api(`${identity!.urls.identity}/auth/verify`, { method: 'POST', body: { email, code: readLatestCode(dataDir(), email) } });
-  expect(verified.status).toBe(200);
-  return verified.body;
-}
+const signIn = (email: string) => signInAt(identity!.urls.identity, dataDir(), email);
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'journey-faults-'));
@@ -79,7 +67,7 @@ test('identity down during the webhook: the payment stands, the failed sync is s
   expect(delivery).toMatch(/^payment_intent\.succeeded evt_\S+ -> 200 /);
   expect(JSON.parse(delivery.replace(/^.*? -> 200 /, ''))).toMatchObject({ sync: { success: false, userId: user.user.id, retryStored: true } });
 
-  // The failed-sync record of spec 2.3, exactly keyed, in Table Storage.
+  // The failed-sync record, keyed exactly auth_sync_failed:<userId>, in Table Storage.
   const records = TableClient.fromConnectionString(azurite.connectionString, 'paymentfailedsyncs', { allowInsecureConnection: true });
   const record = await records.getEntity<{ value: string }>('auth_sync_failed', `auth_sync_failed:${user.user.id}`);
   expect(JSON.parse(record.value)).toEqual({ userId: user.user.id, planType: 'pro', error: expect.any(String), timestamp: expect.any(String), retryCount: 0 });
@@ -110,7 +98,7 @@ test('visual service down: the report completes without visuals and the dashboar
   const order = await api(`${workers.urls.orchestrator}/api/reports`, {
     method: 'POST',
     token: user.accessToken,
-    body: { company_name: 'Northwind Bakeries', industry_id: '31-33', profile: { employees: 12, revenue_history: [{ year: 2023, revenue: 800_000 }, { year: 2024, revenue: 950_000 }] } },
+    body: { ...ACME, company_name: 'Northwind Bakeries' },
   });
   expect(order.status).toBe(202);
   const report = await waitFor(async () => {

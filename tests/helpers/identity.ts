@@ -1,6 +1,6 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import type { TestHost } from './host';
+import { api } from './api';
+import { latestCode as latestMailedCode } from '../../tools/outbox';
 
 export interface SignedIn {
   accessToken: string;
@@ -8,21 +8,10 @@ export interface SignedIn {
   user: { id: string; email: string; role: string; permissions: string[]; plan: string; status: string };
 }
 
-/**
- * The newest one-time code mailed to `email`, read from the dev outbox (<DATA_DIR>/outbox/*.eml).
- * Login emails carry the code on a line "Your sign-in code is NNNNNN".
- */
-export function latestCode(host: TestHost, email: string): string {
-  const outbox = path.join(host.dataDir, 'outbox');
-  const files = fs.existsSync(outbox) ? fs.readdirSync(outbox).filter((f) => f.endsWith('.eml')).sort() : [];
-  for (const file of files.reverse()) {
-    const text = fs.readFileSync(path.join(outbox, file), 'utf8');
-    if (!new RegExp(`^To: .*${email.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'mi').test(text)) continue;
-    const match = /Your sign-in code is (\d{4,10})/.exec(text);
-    if (match) return match[1];
-  }
-  throw new Error(`no sign-in code for ${email} in ${outbox}`);
-}
+export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/** The newest one-time code mailed to `email` by the test host's identity (its dev outbox). */
+export const latestCode = (host: TestHost, email: string): string => latestMailedCode(host.dataDir, email);
 
 /** Signs in over HTTP exactly as a user would: POST /auth/login, read the mailed code, POST /auth/verify. */
 export async function signIn(host: TestHost, email: string): Promise<SignedIn> {
@@ -37,4 +26,18 @@ export async function signIn(host: TestHost, email: string): Promise<SignedIn> {
 /** The bootstrap super admin (BOOTSTRAP_ADMIN_EMAIL, admin@example.com in the sample settings). */
 export const signInAdmin = (host: TestHost) => signIn(host, 'admin@example.com');
 
-export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+/** signIn against an identity in another process (`identityUrl` is its base, `dataDir` the folder holding its outbox). */
+export async function signInAt(identityUrl: string, dataDir: string, email: string): Promise<SignedIn> {
+  const login = await api(`${identityUrl}/auth/login`, { method: 'POST', body: { email } });
+  if (login.status !== 200) throw new Error(`login for ${email} answered ${login.status}: ${JSON.stringify(login.body)}`);
+  const verified = await api(`${identityUrl}/auth/verify`, { method: 'POST', body: { email, code: latestMailedCode(dataDir, email) } });
+  if (verified.status !== 200) throw new Error(`verify for ${email} answered ${verified.status}: ${JSON.stringify(verified.body)}`);
+  return verified.body as SignedIn;
+}
+
+/** The user's plan as identity holds it now (GET /auth/validate with the user's token). */
+export async function planInIdentity(host: TestHost, user: SignedIn): Promise<string> {
+  const res = await host.fetch('/identity/auth/validate', { headers: bearer(user.accessToken) });
+  if (res.status !== 200) throw new Error(`validate for ${user.user.email} answered ${res.status}: ${await res.text()}`);
+  return ((await res.json()) as { user: { plan: string } }).user.plan;
+}

@@ -1,7 +1,6 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { latestCode, type SignedIn } from '../helpers/identity';
+import { lastEmail } from '../../tools/outbox';
 import { advanceClock, auditEntries, call, expectError, FAKE_DATE_ONLY, login, signInFrom, verify, wrongCode } from './support';
 
 let host: TestHost;
@@ -17,9 +16,6 @@ beforeAll(async () => {
 afterAll(() => host.stop());
 afterEach(() => jest.useRealTimers());
 
-const outboxFiles = () => fs.readdirSync(path.join(host.dataDir, 'outbox')).filter((f) => f.endsWith('.eml')).sort();
-const lastEmail = () => fs.readFileSync(path.join(host.dataDir, 'outbox', outboxFiles().at(-1)!), 'utf8');
-
 describe('POST /auth/login', () => {
   test('answers a known and an unknown address identically and mails a 6-digit code', async () => {
     const known = await login(host, 'admin@example.com', nextIp());
@@ -28,7 +24,7 @@ describe('POST /auth/login', () => {
     expect(unknown.status).toBe(200);
     expect(unknown.body).toEqual(known.body);
     expect(known.body).toEqual({ success: true, message: expect.any(String) });
-    const email = lastEmail();
+    const email = lastEmail(host.dataDir);
     expect(email).toMatch(/^To: nobody-yet@example\.com$/m);
     expect(email).toMatch(/^Your sign-in code is \d{6}$/m);
   });

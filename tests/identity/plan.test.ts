@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { mintServiceToken, SERVICE_TOKEN_PREFIX } from '../../shared/auth/service-token';
 import { startTestHost, type TestHost } from '../helpers/host';
-import { signIn, signInAdmin, type SignedIn } from '../helpers/identity';
+import { bearer, signIn, signInAdmin, type SignedIn } from '../helpers/identity';
 import { auditEntries, call, expectError } from './support';
 
 const SECRET = 'current-service-token-secret-0123456789abcdef';
@@ -19,7 +19,7 @@ beforeAll(async () => {
 });
 afterAll(() => host.stop());
 
-const serviceHeaders = (token: string, service = 'payment-service') => ({ authorization: `Bearer ${token}`, 'x-service': service });
+const serviceHeaders = (token: string, service = 'payment-service') => ({ ...bearer(token), 'x-service': service });
 const putPlan = (userId: string, body: unknown, headers: Record<string, string>) => call(host, 'PUT', `/admin/users/${userId}/plan`, { body, headers });
 const paymentBody = () => ({ plan: 'pro', status: 'active', updatedBy: 'payment-service', timestamp: new Date().toISOString() });
 
@@ -39,7 +39,7 @@ const expectInvalidServiceToken = (res: { status: number; body: any }) => {
 };
 
 describe('service-token mode (X-Service: payment-service)', () => {
-  test('the payment call sets plan, status and updated_at and answers the spec body', async () => {
+  test('the payment call sets plan, status and updated_at and answers success, message, userId, plan, status, updatedBy and timestamp', async () => {
     const before = (await call(host, 'GET', `/admin/users/${user.user.id}`, { token: admin.accessToken })).body.user;
     const body = paymentBody();
     const res = await putPlan(user.user.id, body, serviceHeaders(mintServiceToken({ secret: SECRET, ...SERVICE })));
@@ -89,7 +89,7 @@ describe('service-token mode (X-Service: payment-service)', () => {
   test('a valid service token with the wrong X-Service is not a service call: 401', async () => {
     const token = mintServiceToken({ secret: SECRET, ...SERVICE });
     expectError(await putPlan(user.user.id, paymentBody(), serviceHeaders(token, 'Payment-Service')), 401, 'AUTH_TOKEN_INVALID');
-    expectError(await putPlan(user.user.id, paymentBody(), { authorization: `Bearer ${token}` }), 401, 'AUTH_TOKEN_INVALID');
+    expectError(await putPlan(user.user.id, paymentBody(), bearer(token)), 401, 'AUTH_TOKEN_INVALID');
   });
 
   test('the service token is accepted on the plan route only', async () => {
@@ -109,17 +109,17 @@ describe('service-token mode (X-Service: payment-service)', () => {
 
 describe('admin JWT mode', () => {
   test('an admin sets plan only: status unchanged, updatedBy defaults to the admin', async () => {
-    await putPlan(user.user.id, { plan: 'free', status: 'inactive' }, { authorization: `Bearer ${admin.accessToken}` });
-    const res = await putPlan(user.user.id, { plan: 'enterprise' }, { authorization: `Bearer ${admin.accessToken}` });
+    await putPlan(user.user.id, { plan: 'free', status: 'inactive' }, bearer(admin.accessToken));
+    const res = await putPlan(user.user.id, { plan: 'enterprise' }, bearer(admin.accessToken));
     expect(res.body).toMatchObject({ success: true, plan: 'enterprise', status: 'inactive', updatedBy: 'admin@example.com' });
-    const back = await putPlan(user.user.id, { plan: 'pro', status: 'active', updatedBy: 'support ticket 42' }, { authorization: `Bearer ${admin.accessToken}` });
+    const back = await putPlan(user.user.id, { plan: 'pro', status: 'active', updatedBy: 'support ticket 42' }, bearer(admin.accessToken));
     expect(back.body).toMatchObject({ plan: 'pro', status: 'active', updatedBy: 'support ticket 42' });
   });
 
   test('no token 401, a user JWT 403', async () => {
     expectError(await putPlan(user.user.id, { plan: 'pro' }, {}), 401, 'AUTH_REQUIRED');
     const other = await signIn(host, 'not-an-admin@example.com');
-    expectError(await putPlan(other.user.id, { plan: 'enterprise' }, { authorization: `Bearer ${other.accessToken}` }), 403, 'ADMIN_REQUIRED');
+    expectError(await putPlan(other.user.id, { plan: 'enterprise' }, bearer(other.accessToken)), 403, 'ADMIN_REQUIRED');
     expect((await call(host, 'GET', '/auth/validate', { token: other.accessToken })).body.user.plan).toBe('free');
   });
 });

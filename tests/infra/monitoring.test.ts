@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { reportSyncBacklog, SYNC_BACKLOG_MESSAGE } from '../../functions/payment/backlog';
-import { paymentDb } from '../../functions/payment/payments';
+import { paymentDb } from '../../functions/payment/tables';
 import { QUEUE_DEPTH_MESSAGE, reportQueueDepth } from '../../functions/orchestrator/workflow/queue-depth';
 import { failStuckExecutions, STUCK_EXECUTIONS_MESSAGE } from '../../functions/orchestrator/workflow/stuck';
 import { insertExecution } from '../../functions/orchestrator/workflow/executions';

@@ -73,7 +73,7 @@ describe('npm run secrets', () => {
     expect([cfg.ORCHESTRATOR_AI_API_KEY, cfg.QUICKCHART_API_KEY]).toEqual([undefined, 'key-123']);
   });
 
-  it('rotates the service token in spec 5.1 order and keeps the old token valid until the rotation finishes', async () => {
+  it('rotates the service token (the payment service token first, then the identity validation) and keeps the old token valid until the rotation finishes', async () => {
     await ensureSecrets(vault, {});
     const oldSecret = value(SECRET.serviceTokenSecret);
     const oldToken = value(SECRET.authAdminToken);

@@ -54,7 +54,7 @@ test('summary counts the last 24 hours by status; average duration is over compl
   });
 });
 
-test('recent lists spec 2.5 execution objects, newest first, with running_seconds only while processing', async () => {
+test('recent lists execution objects, newest first, with running_seconds only while processing', async () => {
   const done = await insertExecution({ createdAgo: 3 * HOUR, company_name: 'Done Inc', industry_id: '52', duration_ms: 42_000 });
   const failed = await insertExecution({ createdAgo: 2 * HOUR, processing_status: 'failed', error_pattern: 'TIMEOUT', error_source: null, error_message: 'step timed out', error_step: 'PDF_ENHANCEMENT' });
   const running = await insertExecution({ createdAgo: MINUTE, processing_status: 'processing', progress_percentage: 37 });

@@ -1,6 +1,6 @@
 import { db } from '../../shared/sql/db';
 import type { Insertable } from 'kysely';
-import type { ExecutionsTable, ProcessingLogExtension, ProcessingLogTable } from '../../shared/sql/tables';
+import type { ExecutionsTable, ProcessingLogExtension, ProcessingLogTable } from '../../functions/orchestrator/tables';
 
 type ExecutionInsert = Required<Insertable<ExecutionsTable>>;
 import { startTestHost, type TestHost } from '../helpers/host';

@@ -26,7 +26,7 @@ describe('report executions from the queue (visual service down, offline AI)', (
     capture.restore();
   });
 
-  it('runs every stage in order, logs each step twice, and the console lines have the spec 6.3 shape', async () => {
+  it('runs every stage in order, logs each step twice, and the console lines have the WORKFLOW_<n>_<STAGE> shape', async () => {
     await submitDirect('t-order', 'pro');
     const done = await waitForStatus('t-order', 'completed');
     expect(done.progress_percentage).toBe(100);

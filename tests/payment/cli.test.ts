@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { startTestHost, type TestHost } from '../helpers/host';
-import { bearer, signIn } from '../helpers/identity';
+import { bearer, planInIdentity, signIn } from '../helpers/identity';
 
 /** The dev commands as a developer runs them, in their own processes, against a running dev host. */
 const run = promisify(execFile);
@@ -26,8 +26,7 @@ test('stripe:trigger confirms an intent on the local Stripe, which delivers the 
   const trigger = await command('stripe-trigger', [paymentIntentId]);
   expect(trigger.stdout).toContain(`payment_intent ${paymentIntentId}: succeeded`);
   expect(trigger.stdout).toMatch(/webhook: payment_intent\.succeeded evt_\S+ -> 200 .*"sync":\{"success":true/);
-  const validated = (await (await host.fetch('/identity/auth/validate', { headers: bearer(user.accessToken) })).json()) as any;
-  expect(validated.user.plan).toBe('pro');
+  expect(await planInIdentity(host, user)).toBe('pro');
 
   const replay = await command('payments-replay', []);
   expect(replay.stdout).toContain('Every payment is synced with identity.');

@@ -1,5 +1,5 @@
 import { startTestHost, type TestHost } from '../helpers/host';
-import { bearer, signIn, type SignedIn } from '../helpers/identity';
+import { bearer, planInIdentity, signIn, type SignedIn } from '../helpers/identity';
 import { db } from '../../shared/sql/db';
 import { findPayment } from '../../functions/payment/payments';
 import { chargeObject, deliver, paymentIntentObject, startIdentityFront, stripeEvent } from './helpers';
@@ -20,7 +20,6 @@ afterAll(async () => {
 });
 
 const plansPushed = (userId: string) => front.state.planUpdates.filter((u) => u.userId === userId).map((u) => u.body.plan);
-const planInIdentity = async (user: SignedIn) => ((await (await host.fetch('/identity/auth/validate', { headers: bearer(user.accessToken) })).json()) as any).user.plan;
 /** Checkout through the API: the payment record exists (pending) before Stripe sends anything. */
 async function checkout(user: SignedIn, planType: string, amount: number): Promise<string> {
   const res = await host.fetch('/payment/create-payment-intent', {
@@ -46,7 +45,7 @@ test('the same event delivered 5 times (concurrently too) updates identity once;
   }
   expect(plansPushed(user.user.id)).toEqual(['pro']);
   expect(await eventRows('pi_dup')).toBe(1);
-  expect(await planInIdentity(user)).toBe('pro');
+  expect(await planInIdentity(host, user)).toBe('pro');
 });
 
 test('out of order: an older purchase delivered after a newer one never overwrites the newer plan', async () => {
@@ -60,7 +59,7 @@ test('out of order: an older purchase delivered after a newer one never overwrit
   expect(late.status).toBe(200);
   expect(late.body).toMatchObject({ duplicate: false, action: 'applied', sync: { success: true, upToDate: true } });
   expect(plansPushed(userId)).toEqual(['enterprise']);
-  expect(await planInIdentity(user)).toBe('enterprise');
+  expect(await planInIdentity(host, user)).toBe('enterprise');
   expect(await findPayment('pi_old_pro')).toMatchObject({ status: 'succeeded', sync: { state: 'superseded' } });
   // And five more deliveries of both, interleaved, change nothing.
   for (let i = 0; i < 5; i++) {
@@ -74,14 +73,14 @@ test('a full refund returns the user to free through the same sync path', async 
   const userId = user.user.id;
   const t = Math.floor(Date.now() / 1000);
   await deliver(host, stripeEvent('payment_intent.succeeded', paymentIntentObject('pi_refund', { userId, planType: 'pro', amount: 2900 }), { created: t - 100 }));
-  expect(await planInIdentity(user)).toBe('pro');
+  expect(await planInIdentity(host, user)).toBe('pro');
   const partial = await deliver(host, stripeEvent('charge.refunded', chargeObject('pi_refund', 2900, 1000), { created: t - 50 }));
   expect(partial.body).toMatchObject({ action: 'partial_refund' });
-  expect(await planInIdentity(user)).toBe('pro');
+  expect(await planInIdentity(host, user)).toBe('pro');
   const full = await deliver(host, stripeEvent('charge.refunded', chargeObject('pi_refund', 2900, 2900), { created: t - 10 }));
   expect(full.body).toMatchObject({ action: 'applied', sync: { success: true, plan: 'free' } });
   expect(plansPushed(userId)).toEqual(['pro', 'free']);
-  expect(await planInIdentity(user)).toBe('free');
+  expect(await planInIdentity(host, user)).toBe('free');
   expect(await findPayment('pi_refund')).toMatchObject({ status: 'refunded', sync: { state: 'synced', plan: 'free' } });
 });
 
@@ -96,7 +95,7 @@ test('a refund delivered before its purchase: the late success event cannot resu
   const late = await deliver(host, success);
   expect(late.body).toMatchObject({ action: 'stale' });
   expect(plansPushed(userId)).toEqual(['free']);
-  expect(await planInIdentity(user)).toBe('free');
+  expect(await planInIdentity(host, user)).toBe('free');
   expect(await findPayment(pi)).toMatchObject({ status: 'refunded' });
 });
 
@@ -110,7 +109,7 @@ test('payment_intent.payment_failed is recorded; a later success on the same int
   expect(failed.body.sync).toBeUndefined();
   expect(await findPayment('pi_retry')).toMatchObject({ status: 'failed', failureMessage: 'Your card was declined.', sync: { state: 'not_required' } });
   await deliver(host, stripeEvent('payment_intent.succeeded', paymentIntentObject('pi_retry', { userId, planType: 'pro', amount: 2900 }), { created: t - 5 }));
-  expect(await planInIdentity(user)).toBe('pro');
+  expect(await planInIdentity(host, user)).toBe('pro');
 });
 
 test('a signed event that contradicts the payment record is not synced and goes to manual review', async () => {
@@ -122,7 +121,7 @@ test('a signed event that contradicts the payment record is not synced and goes 
   expect(res.response.body).toMatchObject({ action: 'contradicts_record' });
   expect(res.response.body.sync).toBeUndefined();
   expect(await findPayment(res.paymentIntentId)).toMatchObject({ status: 'succeeded', sync: { state: 'manual_review', error: expect.stringContaining('metadata.planType') } });
-  expect(await planInIdentity(res.user)).toBe('free');
+  expect(await planInIdentity(host, res.user)).toBe('free');
 });
 
 test('an event without usable metadata is acknowledged and not attributed to anyone', async () => {

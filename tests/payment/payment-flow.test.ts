@@ -1,6 +1,6 @@
 import Stripe from 'stripe';
 import { startTestHost, type TestHost } from '../helpers/host';
-import { bearer, signIn, type SignedIn } from '../helpers/identity';
+import { bearer, planInIdentity, signIn, type SignedIn } from '../helpers/identity';
 import { stripe } from '../../functions/payment/stripe-client';
 import { findPayment } from '../../functions/payment/payments';
 
@@ -22,10 +22,6 @@ const createIntent = (user: SignedIn | undefined, body: unknown, headers: Record
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
 
-async function planInIdentity(user: SignedIn) {
-  return ((await (await host.fetch('/identity/auth/validate', { headers: bearer(user.accessToken) })).json()) as any).user.plan;
-}
-
 test('happy path: create intent, confirm on Stripe, signed payment_intent.succeeded, plan is pro in identity', async () => {
   const res = await createIntent(alice, { amount: 2900, planType: 'pro', userId: alice.user.id });
   expect(res.status).toBe(200);
@@ -45,7 +41,7 @@ test('happy path: create intent, confirm on Stripe, signed payment_intent.succee
   expect(delivery).toMatch(/^payment_intent\.succeeded evt_\S+ -> 200 /);
   expect(JSON.parse(delivery.replace(/^.*? -> 200 /, ''))).toMatchObject({ received: true, action: 'applied', sync: { success: true, plan: 'pro' } });
 
-  expect(await planInIdentity(alice)).toBe('pro');
+  expect(await planInIdentity(host, alice)).toBe('pro');
   expect(await findPayment(body.paymentIntentId)).toMatchObject({ status: 'succeeded', sync: { state: 'synced', plan: 'pro' } });
   const status = (await (await host.fetch('/payment/user-status', { headers: bearer(alice.accessToken) })).json()) as any;
   expect(status).toMatchObject({ userId: alice.user.id, email: 'alice@example.com', plan: 'pro', status: 'active', planSource: 'identity', sync: { state: 'synced', plan: 'pro' }, failedSyncRecord: null });
@@ -57,7 +53,7 @@ test('a declined card records the payment as failed and leaves the plan alone', 
   const error = await stripe().paymentIntents.confirm(body.paymentIntentId, { payment_method: 'pm_card_chargeDeclined' }).catch((e) => e);
   expect(error).toBeInstanceOf(Stripe.errors.StripeCardError);
   expect(await findPayment(body.paymentIntentId)).toMatchObject({ status: 'failed', failureMessage: 'Your card was declined.', sync: { state: 'not_required' } });
-  expect(await planInIdentity(bob)).toBe('free');
+  expect(await planInIdentity(host, bob)).toBe('free');
 });
 
 test('the same Idempotency-Key returns the same PaymentIntent; without one each call is a new intent', async () => {

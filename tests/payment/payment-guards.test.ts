@@ -2,7 +2,7 @@ import { config } from '../../shared/config';
 import { acquireSyncLease, findPayment, renewSyncLease, unsyncedPayments } from '../../functions/payment/payments';
 import { readFailedSync } from '../../functions/payment/failed-sync-records';
 import { startTestHost, type TestHost } from '../helpers/host';
-import { bearer, signIn, type SignedIn } from '../helpers/identity';
+import { planInIdentity, signIn } from '../helpers/identity';
 import { deliver, paymentIntentObject, stripeEvent } from './helpers';
 
 let host: TestHost;
@@ -10,8 +10,6 @@ beforeAll(async () => {
   host = await startTestHost();
 });
 afterAll(() => host.stop());
-
-const planInIdentity = async (user: SignedIn) => ((await (await host.fetch('/identity/auth/validate', { headers: bearer(user.accessToken) })).json()) as any).user.plan;
 
 describe('a signed success event for a PaymentIntent this service never created', () => {
   test('that paid less than the plan\'s price goes to manual review: logged, listed for admins, plan unchanged', async () => {
@@ -21,7 +19,7 @@ describe('a signed success event for a PaymentIntent this service never created'
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ received: true, duplicate: false, action: 'manual_review' });
     expect(res.body.sync).toBeUndefined();
-    expect(await planInIdentity(user)).toBe('free');
+    expect(await planInIdentity(host, user)).toBe('free');
     expect(await findPayment('pi_one_cent')).toMatchObject({ status: 'succeeded', amount: 1, sync: { state: 'manual_review', plan: 'enterprise', error: expect.stringContaining('costs 9900 usd') } });
     expect((await unsyncedPayments()).map((p) => p.id)).toContain('pi_one_cent');
   });
@@ -30,14 +28,14 @@ describe('a signed success event for a PaymentIntent this service never created'
     const user = await signIn(host, 'wrong-currency@example.com');
     const res = await deliver(host, stripeEvent('payment_intent.succeeded', paymentIntentObject('pi_wrong_currency', { userId: user.user.id, planType: 'pro', amount: 2900, currency: 'jpy' })));
     expect(res.body).toMatchObject({ action: 'manual_review' });
-    expect(await planInIdentity(user)).toBe('free');
+    expect(await planInIdentity(host, user)).toBe('free');
   });
 
   test('that paid exactly the plan\'s price grants it', async () => {
     const user = await signIn(host, 'exact@example.com');
     const res = await deliver(host, stripeEvent('payment_intent.succeeded', paymentIntentObject('pi_exact', { userId: user.user.id, planType: 'pro', amount: 2900 })));
     expect(res.body).toMatchObject({ action: 'applied', sync: { success: true, plan: 'pro' } });
-    expect(await planInIdentity(user)).toBe('pro');
+    expect(await planInIdentity(host, user)).toBe('pro');
   });
 });
 
@@ -56,7 +54,7 @@ describe('plan syncs are ordered by request time', () => {
     expect(res.body).toMatchObject({ action: 'applied', sync: { success: true, superseded: true, plan: 'enterprise' } });
     expect(await findPayment('pi_raced')).toMatchObject({ sync: { state: 'superseded' } });
     expect(await readFailedSync(user.user.id)).toBeUndefined();
-    expect(await planInIdentity(user)).toBe('enterprise');
+    expect(await planInIdentity(host, user)).toBe('enterprise');
   });
 
   test('the sync lease is renewed by its holder and lost once another instance took it over', async () => {

@@ -124,4 +124,24 @@ test('the form decoder reads nested keys and arrays as Stripe encodes them', () 
   expect(parseStripeForm('amount=2900&metadata[userId]=u%201&allowed_payment_method_types[0]=card&expand[]=a&expand[]=b')).toEqual({
     amount: '2900', metadata: { userId: 'u 1' }, allowed_payment_method_types: ['card'], expand: ['a', 'b'],
   });
+  // Stripe's client writes arrays of objects with indices, and empty values to clear a field.
+  expect(parseStripeForm('line_items[0][price]=p1&line_items[1][price]=p2&metadata[note]=')).toEqual({ line_items: [{ price: 'p1' }, { price: 'p2' }], metadata: { note: '' } });
+  // A repeated plain key keeps its last value; prototype keys never reach an object.
+  expect(parseStripeForm('currency=eur&currency=usd')).toEqual({ currency: 'usd' });
+  const parsed = parseStripeForm('__proto__[polluted]=yes&metadata[__proto__][x]=1&constructor[prototype][y]=2');
+  expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  expect(Object.getPrototypeOf(parsed)).toBe(Object.prototype);
+  expect(parsed).not.toHaveProperty('__proto__.polluted');
+});
+
+test('a form past the decoder limits is Stripe\'s 400 invalid_request_error, not a 500', async () => {
+  expect(() => parseStripeForm('a[b][c][d][e][f][g]=deep')).toThrow(expect.objectContaining({ status: 400, type: 'invalid_request_error' }));
+  expect(() => parseStripeForm(Array.from({ length: 1001 }, (_, i) => `k${i}=v`).join('&'))).toThrow(expect.objectContaining({ status: 400 }));
+  const response = await fetch(`${emulator.url}/v1/payment_intents`, {
+    method: 'POST',
+    headers: { authorization: 'Bearer sk_test_emulator_client', 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'amount=2900&currency=usd&metadata[a][b][c][d][e][f]=deep',
+  });
+  expect(response.status).toBe(400);
+  expect(await response.json()).toMatchObject({ error: { type: 'invalid_request_error', message: expect.stringMatching(/could not be read/) } });
 });

@@ -1,6 +1,6 @@
 import { InvocationContext, type Timer } from '@azure/functions';
 import { startTestHost, type TestHost } from '../helpers/host';
-import { bearer, signIn, type SignedIn } from '../helpers/identity';
+import { bearer, planInIdentity, signIn } from '../helpers/identity';
 import { table } from '../../shared/storage';
 import { config } from '../../shared/config';
 import { createLogger } from '../../shared/logging';
@@ -12,9 +12,9 @@ import { cleanUpExpiredRecords } from '../../functions/payment/sync-timers';
 import { deadUrl, deliver, paymentIntentObject, pointIdentityAt, startIdentityFront, stripeEvent, type IdentityMode } from './helpers';
 
 /**
- * Identity failing in each way of spec 7.2: the payment still succeeds, the failed-sync record of
- * spec 2.3 is in Table Storage under its exact key, and the retry timer finishes the job once
- * identity is back. Identity is the real one of the dev host; a loopback front in between answers
+ * Identity failing in each way (unavailable, 401, 404): the payment still succeeds, the failed-sync
+ * record is in Table Storage under its exact key (auth_sync_failed:<userId>), and the retry timer
+ * finishes the job once identity is back. Identity is the real one of the dev host; a loopback front in between answers
  * 401/404 or hangs on demand, and "down" points {auth_url} at a port nobody listens on.
  */
 let host: TestHost;
@@ -39,12 +39,6 @@ afterEach(() => {
 
 const timer: Timer = { isPastDue: false, schedule: { adjustForDST: false }, scheduleStatus: { last: '', next: '', lastUpdated: '' } };
 const runTimer = (fn: typeof syncRetryTimer) => fn.handler(timer, new InvocationContext({ invocationId: 'test', functionName: fn.name }));
-
-async function planInIdentity(user: SignedIn): Promise<string> {
-  const res = await host.fetch('/identity/auth/validate', { headers: bearer(user.accessToken) });
-  expect(res.status).toBe(200);
-  return ((await res.json()) as any).user.plan;
-}
 
 async function rawRecord(userId: string) {
   const client = await table(config().PAYMENT_FAILED_SYNC_TABLE);
@@ -95,7 +89,7 @@ test.each(scenarios)('$name: payment succeeds, failed-sync record stored, timer 
   expect(new Date(value.timestamp).toISOString()).toBe(value.timestamp);
   expect(new Date(value.timestamp).getTime()).toBeGreaterThanOrEqual(started - 1000);
   expect(new Date(entity!.expiresAt).getTime() - new Date(value.timestamp).getTime()).toBe(86_400_000);
-  expect(await planInIdentity(user)).toBe('free');
+  expect(await planInIdentity(host, user)).toBe('free');
 
   // Identity comes back; the retry is due at the latest base * 2^0 = 30 s later (full jitter).
   front.state.mode = 'forward';
@@ -105,14 +99,14 @@ test.each(scenarios)('$name: payment succeeds, failed-sync record stored, timer 
   await runTimer(syncRetryTimer);
   jest.useRealTimers();
 
-  expect(await planInIdentity(user)).toBe('pro');
+  expect(await planInIdentity(host, user)).toBe('pro');
   expect(await findPayment(`pi_${mode}_1`)).toMatchObject({ status: 'succeeded', sync: { state: 'synced', attempts: 1, error: null } });
   expect(await rawRecord(userId)).toBeUndefined();
   const status = (await (await host.fetch('/payment/user-status', { headers: bearer(user.accessToken) })).json()) as any;
   expect(status).toMatchObject({ userId, plan: 'pro', planSource: 'identity', sync: { state: 'synced', plan: 'pro', paymentIntentId: `pi_${mode}_1` }, failedSyncRecord: null });
 });
 
-test('the PUT carries the service token, X-Service and the four body fields of spec 6.1', async () => {
+test('the PUT carries the service token, X-Service and the four body fields (plan, status active, updatedBy, timestamp)', async () => {
   const user = await signIn(host, 'headers@example.com');
   front.state.planUpdates.length = 0;
   const res = await deliver(host, stripeEvent('payment_intent.succeeded', paymentIntentObject('pi_headers', { userId: user.user.id, planType: 'enterprise', amount: 9900 })));
@@ -123,7 +117,7 @@ test('the PUT carries the service token, X-Service and the four body fields of s
   expect(put.headers['x-service']).toBe(config().PAYMENT_SERVICE_ID);
   expect(put.headers['content-type']).toBe('application/json');
   expect(put.body).toEqual({ plan: 'enterprise', status: 'active', updatedBy: config().PAYMENT_SERVICE_ID, timestamp: expect.any(String) });
-  expect(await planInIdentity(user)).toBe('enterprise');
+  expect(await planInIdentity(host, user)).toBe('enterprise');
 });
 
 test('backoff grows with full jitter, retryCount counts up, the cap sends the payment to manual review, and replay finishes it', async () => {
@@ -171,7 +165,7 @@ test('backoff grows with full jitter, retryCount counts up, the cap sends the pa
   expect(listed.unsynced.map((p) => p.id)).toContain('pi_backoff');
   const replayed = await replayUnsynced(createLogger(), { apply: true });
   expect(replayed.results).toContainEqual({ success: true, userId, plan: 'pro', paymentIntentId: 'pi_backoff' });
-  expect(await planInIdentity(user)).toBe('pro');
+  expect(await planInIdentity(host, user)).toBe('pro');
   expect(await rawRecord(userId)).toBeUndefined();
   expect((await replayUnsynced(createLogger(), { apply: false })).unsynced.map((p) => p.id)).not.toContain('pi_backoff');
 });
@@ -188,7 +182,7 @@ test("a newer purchase that syncs supersedes an older failed one and clears the 
   expect(newer.body.sync).toMatchObject({ success: true, plan: 'enterprise' });
   expect(await findPayment('pi_sup_old')).toMatchObject({ sync: { state: 'superseded' } });
   expect(await rawRecord(userId)).toBeUndefined();
-  expect(await planInIdentity(user)).toBe('enterprise');
+  expect(await planInIdentity(host, user)).toBe('enterprise');
 });
 
 test('expired failed-sync records are ignored on read and deleted by the cleanup timer; live ones stay', async () => {

@@ -14,7 +14,8 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { PROJECT_ROOT } from '../../devhost/paths';
-import { readLatestCode, runJourney } from '../../scripts/journey';
+import { runJourney } from '../../scripts/journey';
+import { latestCode } from '../../tools/outbox';
 import { startHostProcess } from '../e2e/process';
 
 jest.setTimeout(120_000);
@@ -82,7 +83,7 @@ test('a payment journey is one operation across payment and identity (requests, 
   }
   const settings = JSON.parse(fs.readFileSync(path.join(dir, 'local.settings.json'), 'utf8')).Values as Record<string, string>;
   const secrets = [
-    readLatestCode(path.join(dir, '.data'), 'traced@example.com'),
+    latestCode(path.join(dir, '.data'), 'traced@example.com'),
     journey.user.accessToken, journey.user.refreshToken, journey.refreshed.accessToken, journey.refreshed.refreshToken, journey.intent.clientSecret,
     settings.AUTH_ADMIN_TOKEN, settings.STRIPE_WEBHOOK_SECRET, settings.SERVICE_TOKEN_SECRET, settings.OTP_HMAC_KEY, settings.VISUAL_API_TOKEN,
     ...(JSON.parse(settings.JWT_SIGNING_KEYS) as { d: string }[]).map((k) => k.d),

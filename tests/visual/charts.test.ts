@@ -16,7 +16,7 @@ test('GET /visual/health names SQL, storage and the renderer', async () => {
   expect(body.dependencies.renderer.detail).toMatch(/^\d+ render threads/);
 });
 
-describe('routing and errors (spec 4.4, 7.3)', () => {
+describe('routing and errors (resources, 405 for other methods, the named error bodies)', () => {
   test.each(['/visual', '/visual/', '/visual/anything/else', '/visual/api', '/visual/api/v2/charts'])('%s answers the plain-text banner', async (route) => {
     for (const method of ['GET', 'POST']) {
       const res = await fetchFresh(`${visual.host.url}${route}`, { method });

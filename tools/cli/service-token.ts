@@ -3,7 +3,7 @@ import { SETTINGS } from '../../shared/config';
 import { applyLocalSettings } from '../../shared/config/local-settings';
 
 /**
- * `npm run service-token`: prints a spec 2.2 service admin token (one-year lifetime) signed with
+ * `npm run service-token`: prints a service admin token (one-year lifetime) signed with
  * SERVICE_TOKEN_SECRET from the environment or local.settings.json. Store it as the payment
  * service's AUTH_ADMIN_TOKEN secret. Only the token goes to stdout, so it can be piped.
  */

@@ -1,25 +1,28 @@
+import qs from 'qs';
+import { invalid } from './errors';
+
 /**
- * Decodes Stripe's form encoding (`metadata[userId]=u1&allowed_payment_method_types[0]=card&expand[]=x`)
- * into nested objects and arrays, as Stripe's API reads it.
+ * How Stripe's form bodies are read: brackets nest (`metadata[userId]=u1`), indexed or empty
+ * brackets make arrays (`allowed_payment_method_types[0]=card`, `expand[]=x`), a repeated plain key
+ * keeps its last value, and `__proto__`-style keys are dropped. The limits are far above what the
+ * Stripe client sends (metadata holds at most 50 keys); past them the request is refused rather
+ * than silently flattened.
  */
+const FORM_OPTIONS = {
+  depth: 5,
+  strictDepth: true,
+  arrayLimit: 100,
+  parameterLimit: 1000,
+  throwOnLimitExceeded: true,
+  duplicates: 'last',
+  allowPrototypes: false,
+} as const;
+
+/** Decodes a Stripe form body into nested objects and arrays, as Stripe's API reads it; a body past the limits is Stripe's 400. */
 export function parseStripeForm(body: string): Record<string, unknown> {
-  const root: Record<string, unknown> = {};
-  for (const [rawKey, value] of new URLSearchParams(body)) {
-    const [head, ...rest] = rawKey.split('[');
-    const path = [head, ...rest.map((part) => part.replace(/\]$/, ''))];
-    let node: Record<string, unknown> | unknown[] = root;
-    path.forEach((segment, i) => {
-      const last = i === path.length - 1;
-      const nextIsIndex = !last && /^\d*$/.test(path[i + 1]);
-      const container = node as Record<string, unknown> & unknown[];
-      const key = Array.isArray(node) && segment === '' ? node.length : segment;
-      if (last) {
-        container[key as never] = value as never;
-        return;
-      }
-      container[key as never] ??= (nextIsIndex ? [] : {}) as never;
-      node = container[key as never] as Record<string, unknown> | unknown[];
-    });
+  try {
+    return qs.parse(body, FORM_OPTIONS);
+  } catch (error) {
+    throw invalid(`The request body could not be read: ${(error as Error).message}`);
   }
-  return root;
 }

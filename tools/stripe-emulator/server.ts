@@ -253,10 +253,10 @@ export async function startStripeEmulator(options: StripeEmulatorOptions): Promi
         return;
       }
     }
-    const params = { ...Object.fromEntries(url.searchParams), ...parseStripeForm(raw) };
     let status = 200;
     let text: string;
     try {
+      const params = { ...Object.fromEntries(url.searchParams), ...parseStripeForm(raw) };
       const result = await route(method, url.pathname, params);
       status = result.status ?? 200;
       text = send(status, result.body, { ...(result.headers ?? {}), ...(scope ? { 'Idempotency-Key': key as string } : {}) });

@@ -1,4 +1,4 @@
-import { badRequest, notFound } from '../../../shared/http/errors';
+import { badRequest, Code, notFound } from '../../../shared/http/errors';
 import { json } from '../../../shared/http/handler';
 import { op } from '../../../shared/http/route';
 import { listAudit } from '../audit';
@@ -20,7 +20,7 @@ export const listUsersOp = op<AdminCaller, unknown, UserQuery>('Lists users, fil
 
 export const readUserOp = op<AdminCaller, unknown, unknown, Id>('Reads one user', async ({ params }) => {
   const row = await findUserById(params.id);
-  if (!row) throw notFound(`No user has id ${params.id}`, 'USER_NOT_FOUND');
+  if (!row) throw notFound(`No user has id ${params.id}`, Code.USER_NOT_FOUND);
   return json(200, { user: await toUserView(row) });
 });
 
@@ -44,7 +44,7 @@ export const listRolesOp = op<AdminCaller>('Lists the roles with their permissio
 
 export const rolePermissionsOp = op<AdminCaller, unknown, unknown, Id>('The permissions of one role', async ({ params }) => {
   const role = await findRole(params.id);
-  if (!role) throw notFound(`No role has id ${params.id}`, 'ROLE_NOT_FOUND');
+  if (!role) throw notFound(`No role has id ${params.id}`, Code.ROLE_NOT_FOUND);
   return json(200, { role: role.id, description: role.description, permissions: role.permissions });
 });
 

@@ -1,10 +1,10 @@
 import type { Selectable } from 'kysely';
 import { toIso } from '../../../shared/sql/dialect';
-import type { ExecutionsTable } from '../../../shared/sql/tables';
+import type { ExecutionsTable } from '../tables';
 import { LONG_RUNNING_MS } from './time-windows';
 
 /**
- * health_status as the administration API reports it (spec 2.5 shows only HEALTHY):
+ * health_status as the administration API reports it (HEALTHY is the only value the interface names):
  * - HEALTHY: processing within 10 minutes, or completed on the first attempt with its visuals;
  * - DEGRADED: completed (or still processing) but needed a retry (attempts > 1), or the report was
  *   produced with some or none of its visuals because the visual service failed
@@ -56,7 +56,7 @@ export function healthStatus(row: ExecutionRow, now: Date): HealthStatus {
   return 'HEALTHY';
 }
 
-/** Spec 2.5 execution object, plus times, the current step and the classified error. */
+/** An execution as the administration API lists it (tracking_id, processing_status, company, industry, progress, health_status, duration_ms, running_seconds), plus times, the current step and the classified error. */
 export function executionView(row: ExecutionRow, now: Date) {
   const processing = row.processing_status === 'processing';
   const elapsedMs = Math.max(0, now.getTime() - runningSince(row));

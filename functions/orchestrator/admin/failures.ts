@@ -7,7 +7,7 @@ import { TIMEFRAMES, bucketsBetween, isoBefore, type Timeframe } from './time-wi
 type Priority = 'HIGH' | 'MEDIUM' | 'LOW';
 const PRIORITY_RANK: Record<Priority, number> = { HIGH: 0, MEDIUM: 1, LOW: 2 };
 
-/** What to do about each error pattern of spec 7.4. */
+/** What to do about each error pattern the workflow logger assigns. */
 export const TROUBLESHOOTING: Record<(typeof ERROR_PATTERNS)[number], { priority: Priority; recommendation: string }> = {
   SCHEMA_MISSING: {
     priority: 'HIGH',
@@ -48,7 +48,7 @@ const SAMPLES_PER_PATTERN = 3;
 const SAMPLE_SCAN = 20;
 export const AFFECTED_CLIENTS_LIMIT = 50;
 
-/** Up to three distinct recent messages of a pattern, newest first, joined by " | " (spec: a string). */
+/** Up to three distinct recent messages of a pattern, newest first, joined by " | " (sample_messages is one string). */
 async function sampleMessages(pattern: string, since: string): Promise<string> {
   const database = db();
   const rows = await first(

@@ -1,4 +1,4 @@
-/** Spec 3.4: the band a health score falls in. */
+/** The band a health score falls in: 90-100 EXCELLENT, 85-89 GOOD, 70-84 FAIR, below 70 POOR. */
 export type HealthBand = 'EXCELLENT' | 'GOOD' | 'FAIR' | 'POOR';
 
 export type AlertLevel = 'HIGH' | 'MEDIUM';
@@ -24,7 +24,7 @@ export interface RecentActivity {
   longRunning: number;
 }
 
-/** Spec 6.4 thresholds: an alert fires when its count is strictly greater than the threshold. */
+/** Alert thresholds: an alert fires when its count is strictly greater than the threshold. */
 export const ALERT_THRESHOLDS = {
   FAILURE_RATE_PERCENT: 20,
   AI_SERVICE_ISSUES: 10,
@@ -61,7 +61,7 @@ export function healthScore(sevenDaySuccessRate: number, alerts: readonly Pick<A
 
 const percent = (part: number, whole: number) => (whole === 0 ? 0 : (part / whole) * 100);
 
-/** The six alert rules of spec 6.4, in priority order. */
+/** The six alert rules, in priority order: FAILURE_RATE, AI_SERVICE_ISSUES and SCHEMA_MISSING are HIGH; DATABASE_ISSUES, STORAGE_ISSUES and LONG_RUNNING are MEDIUM. */
 export function alertsFor(activity: RecentActivity): Alert[] {
   const alerts: Alert[] = [];
   const failureRate = percent(activity.failed, activity.finished);

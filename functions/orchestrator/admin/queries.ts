@@ -4,9 +4,8 @@ import { first, toIso } from '../../../shared/sql/dialect';
 import { EXECUTION_COLUMNS, type ExecutionRow } from './execution-view';
 import { LONG_RUNNING_MS, isoBefore } from './time-windows';
 
-/** Spec 7.4 classifications, stored by the workflow logger at write time. */
-export const ERROR_SOURCES = ['SQL_DATABASE', 'AI_SERVICE', 'BLOB_STORAGE'] as const;
-export const ERROR_PATTERNS = ['DATABASE_CONSTRAINT', 'SCHEMA_MISSING', 'SQL_CONNECTION', 'BLOB_CONNECTION', 'AI_SERVICE', 'TIMEOUT', 'RATE_LIMIT', 'OTHER'] as const;
+/** The classifications the workflow logger stores at write time, which the dashboards count (defined once, with the rules that assign them). */
+export { ERROR_PATTERNS, ERROR_SOURCES } from '../workflow/error-classification';
 
 export interface ExecutionCounts {
   total: number;

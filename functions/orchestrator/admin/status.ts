@@ -1,6 +1,6 @@
 import { db } from '../../../shared/sql/db';
 import { first, toIso } from '../../../shared/sql/dialect';
-import { notFound } from '../../../shared/http/errors';
+import { Code, notFound } from '../../../shared/http/errors';
 import { downloadLinks } from '../report/report-store';
 import type { ReportAsset } from '../workflow/executions';
 import { EXECUTION_COLUMNS, executionView } from './execution-view';
@@ -8,7 +8,7 @@ import { EXECUTION_COLUMNS, executionView } from './execution-view';
 /** An execution logs a few dozen rows; the cap keeps a runaway retry loop from producing a huge response. */
 export const STATUS_LOG_LIMIT = 1000;
 
-/** The workflow stages of spec 3.5: every execution goes through these; report sections (steps 5-10) come on top. */
+/** The fixed workflow stages (WORKFLOW_START 0 to WORKFLOW_COMPLETE 99): every execution goes through these; report sections (steps 5-10) come on top. */
 export const WORKFLOW_STAGES = [0, 1, 2, 3, 4, 11, 12, 99] as const;
 
 function parseJson<T>(text: string | null, fallback: T): T {
@@ -21,7 +21,7 @@ function parseJson<T>(text: string | null, fallback: T): T {
 }
 
 /**
- * Steps done and to do: the stages of spec 3.5 plus any section step the log shows; a step counts
+ * Steps done and to do: the fixed workflow stages plus any section step the log shows; a step counts
  * as completed once it logged a completion.
  */
 function stepMetrics(logs: { step_number: number | null; status: string }[]) {
@@ -43,7 +43,7 @@ export async function executionStatus(trackingId: string, now: Date) {
     .select([...EXECUTION_COLUMNS, 'submission', 'assets', 'requested_by', 'plan', 'visuals_error', 'updated_at'])
     .where('tracking_id', '=', trackingId)
     .executeTakeFirst();
-  if (!execution) throw notFound(`No execution with tracking id ${trackingId}`, 'EXECUTION_NOT_FOUND');
+  if (!execution) throw notFound(`No execution with tracking id ${trackingId}`, Code.EXECUTION_NOT_FOUND);
 
   const logRows = await first(
     database,
@@ -75,7 +75,7 @@ export async function executionStatus(trackingId: string, now: Date) {
       downloadLinks: links,
       downloads,
     },
-    // The client sample of spec 4.3 reads these two at the top level.
+    // Existing clients read these two at the top level rather than under data: both places carry them.
     processing_metrics: processingMetrics,
     downloadLinks: links,
   };

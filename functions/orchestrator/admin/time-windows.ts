@@ -5,9 +5,9 @@ export const MINUTE_MS = 60_000;
 export const HOUR_MS = 60 * MINUTE_MS;
 export const DAY_MS = 24 * HOUR_MS;
 
-/** Spec 3.3 / 8: an execution processing for more than this is long-running. */
+/** An execution processing for more than 10 minutes is long-running. */
 export const LONG_RUNNING_MS = 10 * MINUTE_MS;
-/** Spec 8: the overview's success rate covers the last 7 days. */
+/** The overview's success rate covers the last 7 days. */
 export const SUCCESS_RATE_WINDOW_MS = 7 * DAY_MS;
 /** "Recent" for alerts, the overview's error-source analysis and the executions summary. */
 export const RECENT_WINDOW_MS = DAY_MS;

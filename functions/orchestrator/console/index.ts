@@ -1,6 +1,6 @@
 import type { HttpRequest, HttpResponseInit } from '@azure/functions';
 import type { LiveUser } from '../../../shared/auth/live-session';
-import { HttpError, badRequest, notFound } from '../../../shared/http/errors';
+import { badRequest, Code, notFound, serviceUnavailable } from '../../../shared/http/errors';
 import { json } from '../../../shared/http/handler';
 import { op } from '../../../shared/http/route';
 import { lookupAsset, type Asset } from './assets';
@@ -33,9 +33,9 @@ export const consoleFiles = op<undefined, unknown, unknown, { path?: string }>('
     return { status: 308, headers: { ...PAGE_HEADERS, Location: `${new URL(request.url).pathname}/`, 'Cache-Control': 'no-cache' } };
   }
   const found = lookupAsset(params.path);
-  if (found.kind === 'invalid') throw badRequest(`Console path refused: ${found.reason}`, 'INVALID_PATH');
-  if (found.kind === 'not-found') throw notFound(`The console has no file ${params.path?.slice(0, 200)}`, 'CONSOLE_FILE_NOT_FOUND');
-  if (found.kind === 'not-built') throw new HttpError(503, 'Service unavailable', 'The administration console is not built: run npm run build', 'CONSOLE_NOT_BUILT');
+  if (found.kind === 'invalid') throw badRequest(`Console path refused: ${found.reason}`, Code.INVALID_PATH);
+  if (found.kind === 'not-found') throw notFound(`The console has no file ${params.path?.slice(0, 200)}`, Code.CONSOLE_FILE_NOT_FOUND);
+  if (found.kind === 'not-built') throw serviceUnavailable('The administration console is not built: run npm run build', Code.CONSOLE_NOT_BUILT);
   return serveAsset(request, found.asset);
 });
 

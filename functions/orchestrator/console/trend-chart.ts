@@ -1,5 +1,5 @@
 import { config, serviceUrl } from '../../../shared/config';
-import { HttpError, badRequest } from '../../../shared/http/errors';
+import { badGateway, badRequest, Code } from '../../../shared/http/errors';
 import { hourlyTrends, type HourlyTrend } from '../admin/overview';
 
 export const TREND_THEMES = ['professional', 'executive', 'corporate'] as const;
@@ -25,7 +25,7 @@ export function checkTimeZone(timeZone: string): string {
     new Intl.DateTimeFormat('en-GB', { timeZone });
     return timeZone;
   } catch {
-    throw badRequest(`tz must be an IANA time zone name such as Europe/Berlin; got "${timeZone.slice(0, 64)}"`, 'VALIDATION_FAILED', { details: [{ field: 'tz', message: 'must be an IANA time zone name' }] });
+    throw badRequest(`tz must be an IANA time zone name such as Europe/Berlin; got "${timeZone.slice(0, 64)}"`, Code.VALIDATION_FAILED, { details: [{ field: 'tz', message: 'must be an IANA time zone name' }] });
   }
 }
 
@@ -64,7 +64,7 @@ async function visual(path: string, init: RequestInit): Promise<Response> {
     if (!response.ok) throw new Error(`answered ${response.status}: ${(await response.text()).slice(0, 200)}`);
     return response;
   } catch (error) {
-    throw new HttpError(502, 'Bad gateway', `The visual service could not draw the trend chart: ${(error as Error).message}`, 'VISUAL_UNAVAILABLE');
+    throw badGateway(`The visual service could not draw the trend chart: ${(error as Error).message}`, Code.VISUAL_UNAVAILABLE);
   }
 }
 
@@ -83,9 +83,9 @@ export async function trendChart(now: Date, theme: TrendTheme, timeZone: string)
   const body = (await render.json()) as { charts?: { imageUrl?: unknown }[] };
   // Only the cache key is taken from the answer: the image is read from {visual_url} itself, whatever host the URL names.
   const key = /\/cache\/([a-f0-9]{64})$/.exec(String(body.charts?.[0]?.imageUrl ?? ''))?.[1];
-  if (!key) throw new HttpError(502, 'Bad gateway', 'The visual service answered without a cached image', 'VISUAL_UNAVAILABLE');
+  if (!key) throw badGateway('The visual service answered without a cached image', Code.VISUAL_UNAVAILABLE);
   const image = await visual(`/cache/${key}`, { method: 'GET' });
   const svg = Buffer.from(await image.arrayBuffer());
-  if (!/^image\/svg\+xml/.test(image.headers.get('content-type') ?? '')) throw new HttpError(502, 'Bad gateway', 'The visual service did not return an SVG image', 'VISUAL_UNAVAILABLE');
+  if (!/^image\/svg\+xml/.test(image.headers.get('content-type') ?? '')) throw badGateway('The visual service did not return an SVG image', Code.VISUAL_UNAVAILABLE);
   return { svg, cache: render.headers.get('x-cache') ?? 'MISS', hourly };
 }

@@ -5,7 +5,7 @@ import type { ReportDocument } from './pdf';
 
 /**
  * The enterprise presentation, written here with pptxgenjs rather than through the visual
- * service's presentations route, whose request shape the spec leaves open: a title slide, a key
+ * service's presentations route, whose request shape no published contract fixes: a title slide, a key
  * figures slide (with the KPI infographic), one slide per chart, one per section.
  */
 async function buildPresentation(report: ReportDocument): Promise<Buffer> {

@@ -1,5 +1,5 @@
 import type { Plan } from '../../../shared/auth/access-token';
-import { HttpError } from '../../../shared/http/errors';
+import { Code, httpError } from '../../../shared/http/errors';
 import { findPlan } from '../../../shared/plans';
 import { db } from '../../../shared/sql/db';
 import { isDuplicateKey } from '../../../shared/sql/dialect';
@@ -51,7 +51,7 @@ export async function takeReportQuota(userId: string, plan: Plan, now: Date): Pr
   const count = row?.reports ?? 0;
   if (!taken) {
     const retryAfter = Math.max(1, Math.ceil((Date.parse(resetsAt) - now.getTime()) / 1000));
-    throw new HttpError(429, 'Too many requests', `The ${plan} plan allows ${limit} reports per month; ${count} were requested this month`, 'REPORT_QUOTA_EXCEEDED', { plan, limit, count, resetsAt }, { 'Retry-After': String(retryAfter) });
+    throw httpError(Code.REPORT_QUOTA_EXCEEDED, `The ${plan} plan allows ${limit} reports per month; ${count} were requested this month`, { extra: { plan, limit, count, resetsAt }, headers: { 'Retry-After': String(retryAfter) } });
   }
   return { limit, count, resetsAt };
 }

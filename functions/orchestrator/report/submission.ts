@@ -1,4 +1,4 @@
-import { badRequest } from '../../../shared/http/errors';
+import { badRequest, Code } from '../../../shared/http/errors';
 
 /** NAICS 2022 sectors (two-digit codes, ranges as the standard writes them). */
 export const NAICS_SECTORS: Record<string, string> = {
@@ -96,7 +96,7 @@ export function checkReportRequest(request: ReportRequest): ReportRequest {
   const years = (request.profile.revenue_history ?? []).map((r) => r.year);
   const repeated = years.find((year, i) => years.indexOf(year) !== i);
   if (repeated !== undefined) {
-    throw badRequest(`Invalid body: profile.revenue_history has year ${repeated} more than once`, 'VALIDATION_FAILED', {
+    throw badRequest(`Invalid body: profile.revenue_history has year ${repeated} more than once`, Code.VALIDATION_FAILED, {
       details: [{ field: 'profile.revenue_history', message: `year ${repeated} appears more than once` }],
     });
   }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { LiveUser } from '../../../shared/auth/live-session';
 import { config, serviceUrl } from '../../../shared/config';
 import { currentPlatform } from '../../../shared/platform';
-import { serviceUnavailable } from '../../../shared/http/errors';
+import { Code, serviceUnavailable } from '../../../shared/http/errors';
 import type { Logger } from '../../../shared/logging';
 import { enqueueJson } from '../../../shared/storage';
 import { deleteExecution, insertExecution } from '../workflow/executions';
@@ -31,7 +31,7 @@ export async function submitReport(user: LiveUser, request: ReportRequest, log: 
     await deleteExecution(trackingId);
     await returnReportQuota(user.id, quota, now);
     log.error('report request not enqueued', { trackingId, error });
-    throw serviceUnavailable('The report queue is unavailable; try again shortly', 'QUEUE_UNAVAILABLE', 30);
+    throw serviceUnavailable('The report queue is unavailable; try again shortly', Code.QUEUE_UNAVAILABLE, 30);
   }
   log.info('report requested', { trackingId, plan: user.plan, userId: user.id, quotaCount: quota.count, quotaLimit: quota.limit });
   return { trackingId, statusUrl: `${serviceUrl('orchestrator')}/api/reports/${trackingId}`, quota };

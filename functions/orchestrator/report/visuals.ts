@@ -24,7 +24,7 @@ interface ChartSpec {
   options: { responsive: false; width: number; height: number; title: string; description: string };
 }
 
-/** Spec 2.6 chart specifications for the figures the analysis has. */
+/** Chart specifications (the visual service's charts/render format) for the figures the analysis has. */
 export function chartSpecs(a: ReportAnalysis): ChartSpec[] {
   const specs: ChartSpec[] = [];
   const size = { responsive: false as const, width: 800, height: 400 };
@@ -90,7 +90,7 @@ async function renderCharts(specs: ChartSpec[]): Promise<ChartImage[]> {
   });
 }
 
-/** The KPI infographic (spec 2.6: dashboard, metrics_grid, executive) as PNG: format base64 gives a PNG data URI. */
+/** The KPI infographic (type dashboard, layout metrics_grid, theme executive) as PNG: format base64 gives a PNG data URI. */
 async function renderInfographic(a: ReportAnalysis): Promise<Buffer> {
   const data = Object.fromEntries(keyFigures(a).map((f) => [f.label, f.value]));
   const body = (await callVisual('/api/v1/infographics/generate', {

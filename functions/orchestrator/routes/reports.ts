@@ -1,6 +1,6 @@
 import { isAdmin } from '../../../shared/auth/access-token';
 import type { LiveUser } from '../../../shared/auth/live-session';
-import { notFound } from '../../../shared/http/errors';
+import { Code, notFound } from '../../../shared/http/errors';
 import { json } from '../../../shared/http/handler';
 import { op } from '../../../shared/http/route';
 import { toIso } from '../../../shared/sql/dialect';
@@ -45,6 +45,6 @@ async function reportStatus(execution: Execution) {
 /** GET orchestrator/api/reports/{trackingId}: the owner or an admin; anyone else gets the same 404 as an unknown id. */
 export const getReport = op<LiveUser, unknown, unknown, { trackingId: string }>('The status of a report: progress, health, error, download links (its owner or an admin)', async ({ principal, params }) => {
   const execution = await findExecution(params.trackingId);
-  if (!execution || (execution.requested_by !== principal.id && !isAdmin(principal))) throw notFound(`No report ${params.trackingId}`, 'REPORT_NOT_FOUND');
+  if (!execution || (execution.requested_by !== principal.id && !isAdmin(principal))) throw notFound(`No report ${params.trackingId}`, Code.REPORT_NOT_FOUND);
   return json(200, await reportStatus(execution));
 });

@@ -1,4 +1,4 @@
-/** Spec 7.4: every failure is classified once, when it is logged, so dashboards aggregate columns instead of parsing messages. */
+/** Every failure is classified once, when it is logged, so dashboards aggregate columns instead of parsing messages. */
 export const ERROR_PATTERNS = ['DATABASE_CONSTRAINT', 'SCHEMA_MISSING', 'SQL_CONNECTION', 'BLOB_CONNECTION', 'AI_SERVICE', 'TIMEOUT', 'RATE_LIMIT', 'OTHER'] as const;
 export const ERROR_SOURCES = ['SQL_DATABASE', 'AI_SERVICE', 'BLOB_STORAGE'] as const;
 export type ErrorPattern = (typeof ERROR_PATTERNS)[number];

@@ -1,7 +1,8 @@
 import type { Selectable, Transaction, Updateable } from 'kysely';
 import type { Plan } from '../../../shared/auth/access-token';
 import { db } from '../../../shared/sql/db';
-import type { ExecutionsTable, PlatformTables } from '../../../shared/sql/tables';
+import type { PlatformTables } from '../../../shared/sql/tables';
+import type { ExecutionsTable } from '../tables';
 import { classifyError, type Classification } from './error-classification';
 import { insertLogRows, type LogRow } from './log-writer';
 import { workflowLogWriter } from './workflow-logger';

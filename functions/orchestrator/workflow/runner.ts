@@ -1,7 +1,7 @@
 import type { Updateable } from 'kysely';
 import { config } from '../../../shared/config';
 import { validate } from '../../../shared/http/body';
-import type { ExecutionsTable } from '../../../shared/sql/tables';
+import type { ExecutionsTable } from '../tables';
 import { aiProvider, type AiProvider } from '../ai';
 import { analyse, type ReportAnalysis } from '../report/analysis';
 import { renderReportPdf, type ReportDocument, type WrittenSection } from '../report/pdf';
@@ -50,7 +50,7 @@ interface StepWork<T> {
 
 const slug = (name: string) => name.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60) || 'company';
 
-/** One run of one execution through every stage (spec 3.5). */
+/** One run of one execution through every stage, WORKFLOW_START to WORKFLOW_COMPLETE. */
 class Run {
   readonly results: StepResult[] = [];
   private completed = 0;

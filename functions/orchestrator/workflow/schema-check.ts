@@ -4,7 +4,7 @@ const TABLE = 'orchestrator_processing_log';
 
 type Family = 'integer' | 'text' | 'timestamp';
 
-/** The columns the workflow logger writes (spec 2.4 plus migration 002's classification columns). */
+/** The columns the workflow logger writes (the processing log's ten columns plus migration 002's classification columns). */
 export const LOGGER_COLUMNS: { name: string; family: Family; required: boolean; mssqlType: string }[] = [
   { name: 'id', family: 'integer', required: true, mssqlType: 'int IDENTITY(1,1)' },
   { name: 'tracking_id', family: 'text', required: true, mssqlType: 'nvarchar(100) NOT NULL' },
@@ -87,7 +87,7 @@ export async function checkLogSchema(database: AnyKysely): Promise<SchemaCheck> 
       recommendations.push({ issue: `retype ${column.name}`, sql: mssql ? `ALTER TABLE ${qualified} ALTER COLUMN [${column.name}] ${column.mssqlType};` : `-- SQLite cannot retype a column: rebuild ${TABLE} (see sql/upgrade/legacy-processing-log.sqlite.sql)` });
     }
   }
-  // A NOT NULL column the logger does not write (the legacy processing_step) makes every insert fail (spec 7.4).
+  // A NOT NULL column the logger does not write (the legacy processing_step) makes every insert fail: the fix is the migration that adds the logger's columns.
   const written = new Set(LOGGER_COLUMNS.map((c) => c.name));
   for (const column of table.columns) {
     if (written.has(column.name.toLowerCase()) || column.isNullable || column.hasDefaultValue || column.isAutoIncrementing) continue;

@@ -1,6 +1,6 @@
 import type { Plan } from '../../../shared/auth/access-token';
 
-/** One logged step of the workflow: spec 3.5 stages, and the report sections as steps 5-10. */
+/** One logged step of the workflow: the fixed stages (numbers 0-4, 11, 12 and 99), and the report sections as steps 5-10. */
 export interface Step {
   number: number;
   name: string;

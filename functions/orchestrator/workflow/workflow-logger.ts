@@ -9,7 +9,7 @@ export const WORKFLOW_LOGGER_VERSION = '1.0';
 export type StepStatus = 'started' | 'completed' | 'failed';
 const SYMBOL: Record<StepStatus, string> = { started: '🚀', completed: '✅', failed: '❌' };
 
-/** The spec 6.3 console line, field for field. */
+/** The console line of every step: message WORKFLOW_<step number>_<STAGE NAME> after a status symbol, level, data { tracking_id, step_name, step_number, status, metadata } and timestamp. */
 export interface WorkflowConsoleLine {
   message: string;
   level: 'INFO' | 'ERROR';

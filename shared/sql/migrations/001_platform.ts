@@ -1,6 +1,6 @@
 import { type AnyKysely, checkIn, columnTypes } from '../dialect';
 
-/** Users (owned by identity, read by every service) and the workflow processing log exactly as spec 2.4. */
+/** Users (owned by identity, read by every service) and the workflow processing log, whose ten columns are a published contract. */
 export async function up(db: AnyKysely): Promise<void> {
   const t = columnTypes(db);
   await db.schema

@@ -2,8 +2,8 @@ import { type AnyKysely, checkIn, columnTypes } from '../dialect';
 
 /**
  * Payment service: one row per PaymentIntent carrying both the payment's state and the state of
- * its plan sync to identity (SQL is the source of truth for sync; the Table Storage record of
- * spec 2.3 is a 24-hour copy), the webhook events already processed (dedupe by Stripe event id),
+ * its plan sync to identity (SQL is the source of truth for sync; the failed-sync record in Table
+ * Storage is a 24-hour copy), the webhook events already processed (dedupe by Stripe event id),
  * and per-user sync leases so two instances never push plans for one user at the same time.
  */
 export async function up(db: AnyKysely): Promise<void> {
