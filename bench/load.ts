@@ -37,7 +37,14 @@ export function runLoad(order: LoadOrder): Promise<LoadResult> {
 if (require.main === module) {
   const autocannon = require('autocannon') as (options: Record<string, unknown>) => Promise<LoadResult>;
   process.once('message', async (order: LoadOrder) => {
-    const result = await autocannon({ url: order.url, connections: order.connections, duration: order.durationSeconds, method: order.method ?? 'GET', headers: order.headers, body: order.body });
+    const result = await autocannon({
+      url: order.url,
+      connections: order.connections,
+      duration: order.durationSeconds,
+      method: order.method ?? 'GET',
+      headers: order.headers,
+      body: order.body,
+    });
     process.send!(result, () => process.exit(0));
   });
 }

@@ -96,17 +96,30 @@ export async function probeStoragePorts(ports: number[] = WELL_KNOWN_PORTS, host
   const servers = await Promise.all(ports.map((port) => serverHeader(port, host)));
   if (servers.every((s) => s === '')) return { state: 'free' };
   if (servers.every((s) => /^Azurite-/i.test(s))) return { state: 'azurite', versions: servers };
-  const detail = ports.map((port, i) => `${port}: ${servers[i] === '' ? 'free' : /^Azurite-/i.test(servers[i]) ? servers[i] : `taken (${servers[i]})`}`).join(', ');
+  const detail = ports
+    .map((port, i) => `${port}: ${servers[i] === '' ? 'free' : /^Azurite-/i.test(servers[i]) ? servers[i] : `taken (${servers[i]})`}`)
+    .join(', ');
   return { state: 'taken', detail };
 }
 
 /** Azurite's command-line flags for the project: pinned behaviour, no telemetry, current SDKs' API versions accepted. */
 function azuriteArgs(host: string, [blobPort, queuePort, tablePort]: number[], location: string | undefined, debugLog?: string): string[] {
   const args = [
-    '--blobHost', host, '--blobPort', String(blobPort),
-    '--queueHost', host, '--queuePort', String(queuePort),
-    '--tableHost', host, '--tablePort', String(tablePort),
-    '--skipApiVersionCheck', '--disableTelemetry', '--loose',
+    '--blobHost',
+    host,
+    '--blobPort',
+    String(blobPort),
+    '--queueHost',
+    host,
+    '--queuePort',
+    String(queuePort),
+    '--tableHost',
+    host,
+    '--tablePort',
+    String(tablePort),
+    '--skipApiVersionCheck',
+    '--disableTelemetry',
+    '--loose',
   ];
   if (location) {
     fs.mkdirSync(location, { recursive: true });
@@ -184,7 +197,12 @@ async function launchAzurite(options: AzuriteOptions, ports: number[]): Promise<
   child.stderr?.on('data', (chunk) => (output = (output + chunk).slice(-4000)));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   try {
-    await waitForPorts(ports, host, () => child.exitCode, () => output);
+    await waitForPorts(
+      ports,
+      host,
+      () => child.exitCode,
+      () => output,
+    );
   } catch (error) {
     if (child.exitCode === null) child.kill('SIGKILL');
     throw error;

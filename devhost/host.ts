@@ -61,7 +61,11 @@ async function localStorage(cfg: Config, persist: boolean): Promise<LocalStorage
   const location = persist ? path.join(cfg.DATA_DIR, 'azurite') : undefined;
   if (configured && persist) {
     const ports = await probeStoragePorts(WELL_KNOWN_PORTS);
-    if (ports.state === 'azurite') return { connectionString: developmentStorageConnectionString(), description: `Azurite already running on ${WELL_KNOWN_PORTS.join(', ')} (${ports.versions[0]})` };
+    if (ports.state === 'azurite')
+      return {
+        connectionString: developmentStorageConnectionString(),
+        description: `Azurite already running on ${WELL_KNOWN_PORTS.join(', ')} (${ports.versions[0]})`,
+      };
     if (ports.state === 'taken') {
       throw new Error(
         `AzureWebJobsStorage=UseDevelopmentStorage=true means Azurite on ports ${WELL_KNOWN_PORTS.join(', ')}, but ${ports.detail}. ` +
@@ -69,10 +73,18 @@ async function localStorage(cfg: Config, persist: boolean): Promise<LocalStorage
       );
     }
     const azurite = await startAzurite({ location, ports: WELL_KNOWN_PORTS, host: '127.0.0.1' });
-    return { azurite, connectionString: azurite.connectionString, description: `Azurite (pid ${azurite.pid}) on ${WELL_KNOWN_PORTS.join(', ')}, data in ${location}` };
+    return {
+      azurite,
+      connectionString: azurite.connectionString,
+      description: `Azurite (pid ${azurite.pid}) on ${WELL_KNOWN_PORTS.join(', ')}, data in ${location}`,
+    };
   }
   const azurite = await startAzurite({ location, host: '127.0.0.1' });
-  return { azurite, connectionString: azurite.connectionString, description: `Azurite (pid ${azurite.pid})${location ? `, data in ${location}` : ', in memory'}` };
+  return {
+    azurite,
+    connectionString: azurite.connectionString,
+    description: `Azurite (pid ${azurite.pid})${location ? `, data in ${location}` : ', in memory'}`,
+  };
 }
 
 /**
@@ -156,9 +168,18 @@ async function serve(
       cleanups.push(() => service.stop());
     }
 
-    const timers = startTimers(functions.filter((f): f is TimerFunction => f.kind === 'timer'), log, platform);
+    const timers = startTimers(
+      functions.filter((f): f is TimerFunction => f.kind === 'timer'),
+      log,
+      platform,
+    );
     cleanups.push(() => timers.stop());
-    const queues = startQueuePollers(functions.filter((f): f is QueueFunction => f.kind === 'queue'), hostJsonQueueSettings(), log, platform);
+    const queues = startQueuePollers(
+      functions.filter((f): f is QueueFunction => f.kind === 'queue'),
+      hostJsonQueueSettings(),
+      log,
+      platform,
+    );
     cleanups.push(() => queues.stop());
 
     const serviceUrls = Object.fromEntries(services.map((s) => [s.name, serviceUrl(s.name, cfg)])) as Record<ServiceName, string>;

@@ -111,7 +111,8 @@ export function encodeResponseInit(init: HttpResponseInit): Encoded | undefined 
   return { status, headers, body };
 }
 
-const isPlainHeaders = (headers: unknown) => typeof headers === 'object' && headers !== null && !Array.isArray(headers) && Object.getPrototypeOf(headers) === Object.prototype;
+const isPlainHeaders = (headers: unknown) =>
+  typeof headers === 'object' && headers !== null && !Array.isArray(headers) && Object.getPrototypeOf(headers) === Object.prototype;
 
 export async function encodeHttpResponse(response: HttpResponse): Promise<Encoded> {
   const headers: Record<string, string> = {};
@@ -157,13 +158,20 @@ export function createHttpServer(table: RouteEntry[], log: Logger, platform: Pla
     const context = new InvocationContext({
       invocationId,
       functionName: match.fn.name,
-      logHandler: (level, ...args) => log[level === 'error' || level === 'warning' ? (level === 'error' ? 'error' : 'warn') : 'debug'](String(args[0]), { function: match.fn.name, invocationId }),
+      logHandler: (level, ...args) =>
+        log[level === 'error' || level === 'warning' ? (level === 'error' ? 'error' : 'warn') : 'debug'](String(args[0]), {
+          function: match.fn.name,
+          invocationId,
+        }),
     });
     try {
       let encoded: Encoded;
       try {
         const result = (await runInPlatform(platform, () => match.fn.handler(request, context))) ?? {};
-        encoded = result instanceof HttpResponse ? await encodeHttpResponse(result) : (encodeResponseInit(result) ?? (await encodeHttpResponse(new HttpResponse(result))));
+        encoded =
+          result instanceof HttpResponse
+            ? await encodeHttpResponse(result)
+            : (encodeResponseInit(result) ?? (await encodeHttpResponse(new HttpResponse(result))));
       } catch (error) {
         // The Functions host answers a throwing function with an empty 500.
         log.error('function threw', { function: match.fn.name, invocationId, error });

@@ -68,7 +68,13 @@ export function startQueuePollers(functions: QueueFunction[], settings: QueueSet
     const context = new InvocationContext({
       invocationId: randomUUID(),
       functionName: fn.name,
-      triggerMetadata: { id: message.messageId, dequeueCount: message.dequeueCount, insertionTime: message.insertedOn, expirationTime: message.expiresOn, popReceipt: message.popReceipt },
+      triggerMetadata: {
+        id: message.messageId,
+        dequeueCount: message.dequeueCount,
+        insertionTime: message.insertedOn,
+        expirationTime: message.expiresOn,
+        popReceipt: message.popReceipt,
+      },
     });
     try {
       await runInPlatform(platform, () => fn.handler(decode(message.messageText), context));
@@ -78,10 +84,22 @@ export function startQueuePollers(functions: QueueFunction[], settings: QueueSet
         const poison = await queue(`${fn.queueName}-poison`);
         await poison.sendMessage(message.messageText);
         await client.deleteMessage(message.messageId, message.popReceipt);
-        log.error('queue message moved to poison queue', { function: fn.name, queue: fn.queueName, messageId: message.messageId, dequeueCount: message.dequeueCount, error });
+        log.error('queue message moved to poison queue', {
+          function: fn.name,
+          queue: fn.queueName,
+          messageId: message.messageId,
+          dequeueCount: message.dequeueCount,
+          error,
+        });
       } else {
         await client.updateMessage(message.messageId, message.popReceipt, undefined, settings.visibilityTimeoutSeconds);
-        log.warn('queue message failed; it will be retried', { function: fn.name, queue: fn.queueName, messageId: message.messageId, dequeueCount: message.dequeueCount, error });
+        log.warn('queue message failed; it will be retried', {
+          function: fn.name,
+          queue: fn.queueName,
+          messageId: message.messageId,
+          dequeueCount: message.dequeueCount,
+          error,
+        });
       }
     }
   }
@@ -93,13 +111,16 @@ export function startQueuePollers(functions: QueueFunction[], settings: QueueSet
       let client: QueueClient | undefined;
       try {
         client = await queue(fn.queueName);
-        received = (await client.receiveMessages({ numberOfMessages: settings.batchSize, visibilityTimeout: PROCESSING_VISIBILITY_SECONDS })).receivedMessageItems;
+        received = (await client.receiveMessages({ numberOfMessages: settings.batchSize, visibilityTimeout: PROCESSING_VISIBILITY_SECONDS }))
+          .receivedMessageItems;
       } catch (error) {
         if (!stopped) log.warn('queue poll failed', { queue: fn.queueName, error });
       }
       if (received.length && client) {
         delay = MIN_POLL_MS;
-        const batch = Promise.all(received.map((m) => processMessage(fn, client!, m).catch((error) => log.error('queue bookkeeping failed', { queue: fn.queueName, error })))).then(() => undefined);
+        const batch = Promise.all(
+          received.map((m) => processMessage(fn, client!, m).catch((error) => log.error('queue bookkeeping failed', { queue: fn.queueName, error }))),
+        ).then(() => undefined);
         inFlight.add(batch);
         await batch;
         inFlight.delete(batch);

@@ -39,7 +39,10 @@ function parseSegment(raw: string, template: string): Segment {
 }
 
 export function compileRoute(template: string): CompiledRoute {
-  const segments = template.split('/').filter(Boolean).map((s) => parseSegment(s, template));
+  const segments = template
+    .split('/')
+    .filter(Boolean)
+    .map((s) => parseSegment(s, template));
   segments.forEach((s, i) => {
     if (s.kind === 'catchAll' && i !== segments.length - 1) throw new Error(`Route "${template}": a catch-all must be the last segment`);
     if (s.kind === 'param' && s.optional && segments.slice(i + 1).some((n) => n.kind !== 'catchAll' && !(n.kind === 'param' && n.optional))) {

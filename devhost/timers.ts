@@ -19,13 +19,19 @@ export function startTimers(functions: TimerFunction[], log: Logger, platform: P
   const running = new Set<Promise<void>>();
   const jobs = functions.map((fn) => {
     const invoke = (isPastDue: boolean) => {
-      const timer: Timer = { isPastDue, schedule: { adjustForDST: false }, scheduleStatus: { last: new Date().toISOString(), next: job.nextRun()?.toISOString() ?? '', lastUpdated: new Date().toISOString() } };
+      const timer: Timer = {
+        isPastDue,
+        schedule: { adjustForDST: false },
+        scheduleStatus: { last: new Date().toISOString(), next: job.nextRun()?.toISOString() ?? '', lastUpdated: new Date().toISOString() },
+      };
       const context = new InvocationContext({ invocationId: randomUUID(), functionName: fn.name });
       const run = runInPlatform(platform, () => fn.handler(timer, context)).catch((error) => log.error('timer function failed', { function: fn.name, error }));
       running.add(run);
       return run.finally(() => running.delete(run));
     };
-    const job: Cron = new Cron(resolveAppSetting(fn.schedule, { ...settingDefaults(), ...platform.settings }), { protect: true, catch: true }, () => invoke(false));
+    const job: Cron = new Cron(resolveAppSetting(fn.schedule, { ...settingDefaults(), ...platform.settings }), { protect: true, catch: true }, () =>
+      invoke(false),
+    );
     if (fn.runOnStartup) void invoke(false);
     return job;
   });

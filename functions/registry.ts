@@ -105,7 +105,9 @@ function lazyService(name: ServiceName, entries: IndexedFunction[]): ServedServi
       definition = loadService(name);
       const loaded = JSON.stringify(definition.functions.map(indexEntry));
       if (loaded !== JSON.stringify(entries)) {
-        createLogger({ service: name }).error('function-index.json does not match the service: run npm run docs:generate, then rebuild', { category: 'configuration' });
+        createLogger({ service: name }).error('function-index.json does not match the service: run npm run docs:generate, then rebuild', {
+          category: 'configuration',
+        });
       }
       await definition.start?.();
       return definition;

@@ -29,7 +29,9 @@ async function main(): Promise<void> {
   let n = 0;
   const print = (step: Step) => {
     const ok = typeof step.status === 'number' ? step.status < 400 : !['failed', 'processing', 'requires_payment_method'].includes(step.status);
-    process.stdout.write(`${String(++n).padStart(2)}. ${ok ? 'OK  ' : 'FAIL'} ${step.name}\n      ${step.call} -> ${step.status}${step.summary ? `\n      ${step.summary}` : ''}\n`);
+    process.stdout.write(
+      `${String(++n).padStart(2)}. ${ok ? 'OK  ' : 'FAIL'} ${step.name}\n      ${step.call} -> ${step.status}${step.summary ? `\n      ${step.summary}` : ''}\n`,
+    );
   };
   const journey = await runJourney({ baseUrl, dataDir: dataDir(), email, company, onStep: print });
   const health = journey.overview.dashboard.health;

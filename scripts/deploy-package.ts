@@ -87,7 +87,11 @@ export function requireProblems(outDir: string, dependencies: Record<string, str
       const where = path.relative(outDir, file);
       if (specifier.startsWith('.')) {
         const target = path.resolve(path.dirname(file), specifier);
-        if (![target, `${target}.js`, `${target}.json`, path.join(target, 'index.js')].some((candidate) => fs.existsSync(candidate) && fs.statSync(candidate).isFile())) {
+        if (
+          ![target, `${target}.js`, `${target}.json`, path.join(target, 'index.js')].some(
+            (candidate) => fs.existsSync(candidate) && fs.statSync(candidate).isFile(),
+          )
+        ) {
           problems.push(`${where} requires ${specifier}, which is not in the package`);
         }
         continue;
@@ -138,7 +142,10 @@ export function assembleDeployPackage(outDir: string, root = ROOT): { written: b
   fs.writeFileSync(path.join(building, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   const lock = JSON.parse(fs.readFileSync(path.join(root, 'package-lock.json'), 'utf8')) as Lock;
   fs.writeFileSync(path.join(building, 'package-lock.json'), `${JSON.stringify(deployLock(lock), null, 2)}\n`);
-  fs.writeFileSync(path.join(building, '.funcignore'), `# node_modules are installed for Linux by the remote build (Flex Consumption).\nnode_modules\n${STAMP}\n`);
+  fs.writeFileSync(
+    path.join(building, '.funcignore'),
+    `# node_modules are installed for Linux by the remote build (Flex Consumption).\nnode_modules\n${STAMP}\n`,
+  );
 
   const problems = requireProblems(building, manifest.dependencies);
   if (problems.length) {
@@ -155,7 +162,9 @@ function main(): void {
   const { values } = parseArgs({ options: { out: { type: 'string' } } });
   const outDir = path.resolve(values.out ?? path.join(ROOT, '.deploy'));
   const { written, files } = assembleDeployPackage(outDir);
-  process.stdout.write(written ? `deployment package written to ${outDir} (${files} files; production dependencies only)\n` : `deployment package ${outDir} is up to date\n`);
+  process.stdout.write(
+    written ? `deployment package written to ${outDir} (${files} files; production dependencies only)\n` : `deployment package ${outDir} is up to date\n`,
+  );
 }
 
 if (require.main === module) {

@@ -64,7 +64,9 @@ export async function ensureAzurite(dataDir: string): Promise<string> {
   const ports = await probeStoragePorts(WELL_KNOWN_PORTS);
   if (ports.state === 'azurite') return `Azurite: already running on ${WELL_KNOWN_PORTS.join(', ')} (${ports.versions[0]}), left as is`;
   if (ports.state === 'taken') {
-    throw new Error(`UseDevelopmentStorage=true needs Azurite on ports ${WELL_KNOWN_PORTS.join(', ')}, but ${ports.detail}. Stop what holds them and run npm run func:prepare again.`);
+    throw new Error(
+      `UseDevelopmentStorage=true needs Azurite on ports ${WELL_KNOWN_PORTS.join(', ')}, but ${ports.detail}. Stop what holds them and run npm run func:prepare again.`,
+    );
   }
   const location = path.join(dataDir, 'azurite');
   const { pid, logFile } = await startBackgroundAzurite(location);
@@ -120,7 +122,10 @@ export async function ensureLocalStripe(dataDir: string): Promise<string> {
   fs.mkdirSync(dataDir, { recursive: true });
   const logFile = path.join(dataDir, 'stripe-emulator.log');
   const out = fs.openSync(logFile, 'a');
-  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'dist', 'tools', 'stripe-emulator', 'cli.js')], { detached: true, stdio: ['ignore', out, out] });
+  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'dist', 'tools', 'stripe-emulator', 'cli.js')], {
+    detached: true,
+    stdio: ['ignore', out, out],
+  });
   fs.closeSync(out);
   child.unref();
   fs.writeFileSync(pidFileOf(dataDir), `${child.pid}\n`);
@@ -144,7 +149,9 @@ function stopLocalStripe(dataDir: string): string {
 }
 
 async function main(): Promise<void> {
-  const { values: args } = parseArgs({ options: { port: { type: 'string', default: '7071' }, stop: { type: 'boolean', default: false }, 'stop-azurite': { type: 'boolean', default: false } } });
+  const { values: args } = parseArgs({
+    options: { port: { type: 'string', default: '7071' }, stop: { type: 'boolean', default: false }, 'stop-azurite': { type: 'boolean', default: false } },
+  });
   const port = Number(args.port);
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`--port: expected a port number, got "${args.port}"`);
   const settingsFile = path.resolve('local.settings.json');
@@ -162,8 +169,12 @@ async function main(): Promise<void> {
   if (isDevelopmentStorage(storage)) steps.push(await ensureAzurite(dataDirOf(values)));
   else steps.push('Azurite: not needed (AzureWebJobsStorage names another storage account)');
   if ((values.SERVICES || 'payment').includes('payment')) steps.push(await ensureLocalStripe(dataDirOf(values)));
-  steps.push(`SQL: ${values.SQL_SERVER ? `Azure SQL ${values.SQL_SERVER} (apply migrations with npm run migrate)` : `SQLite under ${dataDirOf(values)}, migrated on first use`}`);
-  process.stdout.write(`${steps.map((s) => `  ${s}`).join('\n')}\n\nReady: run  func start${port === 7071 ? '' : ` --port ${port}`}  (the services are then under http://localhost:${port}/<service>)\n`);
+  steps.push(
+    `SQL: ${values.SQL_SERVER ? `Azure SQL ${values.SQL_SERVER} (apply migrations with npm run migrate)` : `SQLite under ${dataDirOf(values)}, migrated on first use`}`,
+  );
+  process.stdout.write(
+    `${steps.map((s) => `  ${s}`).join('\n')}\n\nReady: run  func start${port === 7071 ? '' : ` --port ${port}`}  (the services are then under http://localhost:${port}/<service>)\n`,
+  );
 }
 
 if (require.main === module) {

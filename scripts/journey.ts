@@ -34,8 +34,17 @@ export interface JourneyOptions {
 export class JourneyError extends Error {}
 
 /** The parts of the platform's answers the journey reads (the API documents hold the full shapes). */
-interface SignedIn { accessToken: string; refreshToken: string; expiresIn: number; user: { id: string; email: string; role: string; plan: string; status: string } }
-interface PlanRow { id: string; price: number; currency: string }
+interface SignedIn {
+  accessToken: string;
+  refreshToken: string;
+  expiresIn: number;
+  user: { id: string; email: string; role: string; plan: string; status: string };
+}
+interface PlanRow {
+  id: string;
+  price: number;
+  currency: string;
+}
 interface Report {
   status: string;
   progress_percentage: number;
@@ -44,11 +53,22 @@ interface Report {
   error?: unknown;
   downloadLinks: (string | { url: string; contentType?: string; type?: string })[];
 }
-interface Overview { dashboard: { health: { score: number; status: string; total_executions: number; success_rate: number; avg_processing_time_ms: number | null } } }
-interface Executions { executions: { summary: { total: number; completed: number; failed: number }; recent: { tracking_id: string; company_name: string }[] } }
-interface ExecutionStatus { status: string; data: { logs: unknown[]; processing_metrics: { completed_steps: number; total_steps: number } } }
-interface Profiles { profiles: { company_name: string; execution_count: number; latest_status: string }[] }
-interface Audit { entries: { timestamp: string; actor: { type: string; id: string }; result: string; details: unknown }[] }
+interface Overview {
+  dashboard: { health: { score: number; status: string; total_executions: number; success_rate: number; avg_processing_time_ms: number | null } };
+}
+interface Executions {
+  executions: { summary: { total: number; completed: number; failed: number }; recent: { tracking_id: string; company_name: string }[] };
+}
+interface ExecutionStatus {
+  status: string;
+  data: { logs: unknown[]; processing_metrics: { completed_steps: number; total_steps: number } };
+}
+interface Profiles {
+  profiles: { company_name: string; execution_count: number; latest_status: string }[];
+}
+interface Audit {
+  entries: { timestamp: string; actor: { type: string; id: string }; result: string; details: unknown }[];
+}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -68,7 +88,12 @@ export async function runJourney(options: JourneyOptions) {
   };
 
   /** One HTTP call; anything but the expected status ends the journey with what came back. */
-  async function call<T>(name: string, method: string, pathname: string, init: { token?: string; body?: unknown; expect?: number; summary?: (body: T) => string } = {}): Promise<T> {
+  async function call<T>(
+    name: string,
+    method: string,
+    pathname: string,
+    init: { token?: string; body?: unknown; expect?: number; summary?: (body: T) => string } = {},
+  ): Promise<T> {
     const res = await fetch(urlFor(pathname), {
       method,
       headers: { ...(init.body === undefined ? {} : { 'content-type': 'application/json' }), ...(init.token ? { authorization: `Bearer ${init.token}` } : {}) },
@@ -99,27 +124,50 @@ export async function runJourney(options: JourneyOptions) {
   const user = await signIn(email, 'user');
 
   // 2. Plans and payment.
-  const plans = await call<{ plans: PlanRow[] }>('read the plans', 'GET', '/payment/plans', { summary: (b) => b.plans.map((p) => `${p.id} ${p.price} ${p.currency}`).join(', ') });
+  const plans = await call<{ plans: PlanRow[] }>('read the plans', 'GET', '/payment/plans', {
+    summary: (b) => b.plans.map((p) => `${p.id} ${p.price} ${p.currency}`).join(', '),
+  });
   const pro = plans.plans.find((p) => p.id === 'pro');
   if (!pro) throw new JourneyError('the plan table has no pro plan');
-  const intent = await call<{ paymentIntentId: string; amount: number; currency: string; clientSecret: string }>('create a payment intent for pro', 'POST', '/payment/create-payment-intent', {
-    token: user.accessToken,
-    body: { amount: pro.price, planType: 'pro', userId: user.user.id },
-    summary: (b) => `${b.paymentIntentId}: ${b.amount} ${b.currency}`,
-  });
+  const intent = await call<{ paymentIntentId: string; amount: number; currency: string; clientSecret: string }>(
+    'create a payment intent for pro',
+    'POST',
+    '/payment/create-payment-intent',
+    {
+      token: user.accessToken,
+      body: { amount: pro.price, planType: 'pro', userId: user.user.id },
+      summary: (b) => `${b.paymentIntentId}: ${b.amount} ${b.currency}`,
+    },
+  );
 
   const stripeBase = JSON.parse(fs.readFileSync(path.join(dataDir, 'stripe-emulator.json'), 'utf8')).url as string;
   const stripeUrl = new URL(stripeBase);
   const stripe = new Stripe('sk_test_offline_emulator', { host: stripeUrl.hostname, port: Number(stripeUrl.port), protocol: 'http', telemetry: false });
   const confirmed = await stripe.paymentIntents.confirm(intent.paymentIntentId, { payment_method: 'pm_card_visa' });
   const delivery = decodeURIComponent(String(confirmed.lastResponse.headers['emulator-webhook-delivery'] ?? 'none'));
-  record({ name: 'pay with a test card on the local Stripe (it delivers the signed webhook)', call: `POST ${stripeBase}/v1/payment_intents/${intent.paymentIntentId}/confirm`, status: confirmed.status, summary: delivery.slice(0, 200) });
+  record({
+    name: 'pay with a test card on the local Stripe (it delivers the signed webhook)',
+    call: `POST ${stripeBase}/v1/payment_intents/${intent.paymentIntentId}/confirm`,
+    status: confirmed.status,
+    summary: delivery.slice(0, 200),
+  });
   if (confirmed.status !== 'succeeded') throw new JourneyError(`payment ${intent.paymentIntentId} is ${confirmed.status}`);
 
   // 3. The plan is pro in identity (after a refresh, the new token carries it) and in payment.
-  const refreshed = await call<SignedIn>('refresh the session', 'POST', '/identity/auth/refresh', { body: { refreshToken: user.refreshToken }, summary: (b) => `plan in the new token: ${b.user?.plan}` });
-  const validated = await call<{ user: { plan: string; status: string } }>('validate the new token at identity', 'GET', '/identity/auth/validate', { token: refreshed.accessToken, summary: (b) => `plan ${b.user.plan}, status ${b.user.status}` });
-  const userStatus = await call<{ plan: string; status: string; sync?: { state: string }; payments: { paymentIntentId: string; status: string }[] }>('read the user status at payment', 'GET', '/payment/user-status', { token: refreshed.accessToken, summary: (b) => `plan ${b.plan}, status ${b.status}, sync ${b.sync?.state}` });
+  const refreshed = await call<SignedIn>('refresh the session', 'POST', '/identity/auth/refresh', {
+    body: { refreshToken: user.refreshToken },
+    summary: (b) => `plan in the new token: ${b.user?.plan}`,
+  });
+  const validated = await call<{ user: { plan: string; status: string } }>('validate the new token at identity', 'GET', '/identity/auth/validate', {
+    token: refreshed.accessToken,
+    summary: (b) => `plan ${b.user.plan}, status ${b.user.status}`,
+  });
+  const userStatus = await call<{ plan: string; status: string; sync?: { state: string }; payments: { paymentIntentId: string; status: string }[] }>(
+    'read the user status at payment',
+    'GET',
+    '/payment/user-status',
+    { token: refreshed.accessToken, summary: (b) => `plan ${b.plan}, status ${b.status}, sync ${b.sync?.state}` },
+  );
 
   // 4. Order a report and follow it.
   const order = await call<{ trackingId: string; status: string }>('order a report', 'POST', '/orchestrator/api/reports', {
@@ -169,13 +217,19 @@ export async function runJourney(options: JourneyOptions) {
   const pdfPath = path.join(dataDir, 'demo', `${order.trackingId}.pdf`);
   fs.mkdirSync(path.dirname(pdfPath), { recursive: true });
   fs.writeFileSync(pdfPath, pdf);
-  record({ name: 'download the PDF through its link', call: `GET ${pdfUrl.split('?')[0]}?<sas>`, status: pdfResponse.status, summary: `${pdf.length} bytes, saved to ${pdfPath}` });
+  record({
+    name: 'download the PDF through its link',
+    call: `GET ${pdfUrl.split('?')[0]}?<sas>`,
+    status: pdfResponse.status,
+    summary: `${pdf.length} bytes, saved to ${pdfPath}`,
+  });
 
   // 5. The admin finds it all.
   const admin = await signIn(adminEmail, 'admin');
   const overview = await call<Overview>('admin: dashboard overview', 'GET', '/orchestrator/api/admin/dashboard/overview', {
     token: admin.accessToken,
-    summary: (b) => `health ${b.dashboard.health.score} ${b.dashboard.health.status}, ${b.dashboard.health.total_executions} executions, success rate ${b.dashboard.health.success_rate}%`,
+    summary: (b) =>
+      `health ${b.dashboard.health.score} ${b.dashboard.health.status}, ${b.dashboard.health.total_executions} executions, success rate ${b.dashboard.health.success_rate}%`,
   });
   const executions = await call<Executions>('admin: executions list', 'GET', '/orchestrator/api/admin/dashboard/executions?limit=100', {
     token: admin.accessToken,
@@ -194,5 +248,23 @@ export async function runJourney(options: JourneyOptions) {
     summary: (b) => b.entries.map((e) => `${e.timestamp} ${e.actor.type}:${e.actor.id} ${e.result} ${JSON.stringify(e.details)}`).join('; '),
   });
 
-  return { steps, user, intent, confirmed, refreshed, validated, userStatus, order, report, pdf, pdfPath, admin, overview, executions, status, profiles, audit };
+  return {
+    steps,
+    user,
+    intent,
+    confirmed,
+    refreshed,
+    validated,
+    userStatus,
+    order,
+    report,
+    pdf,
+    pdfPath,
+    admin,
+    overview,
+    executions,
+    status,
+    profiles,
+    audit,
+  };
 }

@@ -56,7 +56,9 @@ export interface HookDeps {
 export function hookEnv(env: NodeJS.ProcessEnv = process.env): HookEnv {
   const missing = HOOK_INPUTS.filter((name) => !env[name]);
   if (missing.length) {
-    throw new Error(`missing ${missing.join(', ')}: run this as the azd postprovision hook (azd hooks run postprovision), or export main.bicep's outputs (docs/deploy.md, "Without azd")`);
+    throw new Error(
+      `missing ${missing.join(', ')}: run this as the azd postprovision hook (azd hooks run postprovision), or export main.bicep's outputs (docs/deploy.md, "Without azd")`,
+    );
   }
   return Object.fromEntries(HOOK_INPUTS.map((name) => [name, env[name]!])) as HookEnv;
 }
@@ -77,9 +79,13 @@ async function defaultPublicIp(): Promise<string> {
 /** `npm run migrate -- --grant <identity> --client-id <id>` against the deployment's database, as a child process. */
 async function defaultMigrate(env: HookEnv): Promise<void> {
   const script = path.join(__dirname, 'migrate.js');
-  const { stdout, stderr } = await promisify(execFile)(process.execPath, [script, '--grant', env.MANAGED_IDENTITY_NAME, '--client-id', env.MANAGED_IDENTITY_CLIENT_ID], {
-    env: { ...process.env, SQL_SERVER: env.SQL_SERVER, SQL_DATABASE: env.SQL_DATABASE },
-  });
+  const { stdout, stderr } = await promisify(execFile)(
+    process.execPath,
+    [script, '--grant', env.MANAGED_IDENTITY_NAME, '--client-id', env.MANAGED_IDENTITY_CLIENT_ID],
+    {
+      env: { ...process.env, SQL_SERVER: env.SQL_SERVER, SQL_DATABASE: env.SQL_DATABASE },
+    },
+  );
   process.stdout.write(stdout);
   process.stderr.write(stderr);
 }
@@ -126,7 +132,8 @@ export async function postprovision(env: HookEnv, deps: HookDeps): Promise<{ str
   out(`Key Vault ${new URL(env.AZURE_KEY_VAULT_ENDPOINT).host}: ensuring secrets`);
   const written = await ensureSecrets(vault, operatorEnv);
   out(written.length ? `  created: ${written.join(', ')}` : '  every generated secret exists');
-  for (const name of await missingOperatorSecrets(vault)) out(`  missing operator secret ${name} (${OPERATOR_SECRETS[name].variable}): docs/deploy.md says how to store it`);
+  for (const name of await missingOperatorSecrets(vault))
+    out(`  missing operator secret ${name} (${OPERATOR_SECRETS[name].variable}): docs/deploy.md says how to store it`);
 
   // 2. Azure SQL, through a temporary firewall rule.
   const firewall = new SqlFirewall(env, deps.credential, deps.armEndpoint);

@@ -106,7 +106,9 @@ export class KeyVaultSecrets {
         );
       }
       await response.arrayBuffer();
-      this.notice(`Key Vault ${url.host} answered 403 to ${method} ${name}: the Key Vault Secrets Officer role this provisioning gave you can take a few minutes to apply; retrying in ${Math.round(delay / 1000)} s (attempt ${attempt + 2} of ${this.retryDelaysMs.length + 1})`);
+      this.notice(
+        `Key Vault ${url.host} answered 403 to ${method} ${name}: the Key Vault Secrets Officer role this provisioning gave you can take a few minutes to apply; retrying in ${Math.round(delay / 1000)} s (attempt ${attempt + 2} of ${this.retryDelaysMs.length + 1})`,
+      );
       await this.sleep(delay);
     }
   }
@@ -215,7 +217,9 @@ async function main(): Promise<void> {
   const out = (line: string) => process.stdout.write(`${line}\n`);
   if (values['rotate-service-token']) {
     await rotateServiceToken(vault);
-    out('service token rotated in Key Vault: auth-admin-token (payment) first, then service-token-secret with the old one kept as service-token-secret-previous (identity).');
+    out(
+      'service token rotated in Key Vault: auth-admin-token (payment) first, then service-token-secret with the old one kept as service-token-secret-previous (identity).',
+    );
     out('Next: restart the identity app, then the payment app; once payment runs, npm run secrets -- --finish-rotation and restart identity (docs/deploy.md).');
   } else if (values['finish-rotation']) {
     await finishRotation(vault);
@@ -224,7 +228,9 @@ async function main(): Promise<void> {
     const written = await ensureSecrets(vault);
     out(written.length ? `created secrets: ${written.join(', ')}` : 'all generated secrets exist');
     for (const name of await missingOperatorSecrets(vault)) {
-      out(`missing operator secret ${name}: az keyvault secret set --vault-name <vault> --name ${name} --file <file holding ${OPERATOR_SECRETS[name].variable}> (docs/deploy.md)`);
+      out(
+        `missing operator secret ${name}: az keyvault secret set --vault-name <vault> --name ${name} --file <file holding ${OPERATOR_SECRETS[name].variable}> (docs/deploy.md)`,
+      );
     }
   }
 }

@@ -115,12 +115,19 @@ export async function runWebhookCommand(stripe: Stripe, vault: KeyVaultSecrets, 
     if (!previousId) return { changed: false, endpointId: heldId, lines: [`No rotation in progress for ${url}: nothing to finish.`] };
     const deleted = await deleteEndpoint(stripe, previousId);
     await storeSecret(vault, stored!.value, { id: heldId! } as Endpoint);
-    lines.push(deleted ? `Deleted the previous webhook endpoint ${previousId}; only ${heldId} delivers now.` : `The previous webhook endpoint ${previousId} was already gone; only ${heldId} delivers now.`);
+    lines.push(
+      deleted
+        ? `Deleted the previous webhook endpoint ${previousId}; only ${heldId} delivers now.`
+        : `The previous webhook endpoint ${previousId} was already gone; only ${heldId} delivers now.`,
+    );
     return { changed: true, endpointId: heldId, lines };
   }
 
   if (options.rotate) {
-    if (previousId) throw new Error(`A rotation is in progress (new endpoint ${heldId}, previous ${previousId}): restart the payment app, then finish it with --finish-rotation before rotating again.`);
+    if (previousId)
+      throw new Error(
+        `A rotation is in progress (new endpoint ${heldId}, previous ${previousId}): restart the payment app, then finish it with --finish-rotation before rotating again.`,
+      );
     const handStored = stored && stored.tags.placeholder !== 'true' && !stored.tags.endpoint;
     const current = endpoints.find((e) => e.id === heldId) ?? (handStored ? endpoints[0] : undefined);
     if (!current) throw new Error(`Key Vault holds no secret of a webhook endpoint for ${url}: run without --rotate first.`);
@@ -147,10 +154,14 @@ export async function runWebhookCommand(stripe: Stripe, vault: KeyVaultSecrets, 
     await storeSecret(vault, created.secret, created);
     changed = true;
     lines.push(`Created webhook endpoint ${created.id} for ${url}: events ${HANDLED_EVENT_TYPES.join(', ')}; API version ${STRIPE_API_VERSION}.`);
-    lines.push(`Stored its signing secret in Key Vault as ${SECRET.stripeWebhookSecret}${stored?.tags.placeholder === 'true' ? ' (it replaces the placeholder that refused every webhook)' : ''}.`);
+    lines.push(
+      `Stored its signing secret in Key Vault as ${SECRET.stripeWebhookSecret}${stored?.tags.placeholder === 'true' ? ' (it replaces the placeholder that refused every webhook)' : ''}.`,
+    );
     for (const orphan of endpoints) {
       await deleteEndpoint(stripe, orphan.id);
-      lines.push(`Deleted webhook endpoint ${orphan.id} for the same URL: its signing secret is not in Key Vault (Stripe shows a secret only when it creates an endpoint), so its deliveries could never be verified.`);
+      lines.push(
+        `Deleted webhook endpoint ${orphan.id} for the same URL: its signing secret is not in Key Vault (Stripe shows a secret only when it creates an endpoint), so its deliveries could never be verified.`,
+      );
     }
     lines.push(restartLine);
     return { changed, endpointId: created.id, lines };
@@ -159,7 +170,9 @@ export async function runWebhookCommand(stripe: Stripe, vault: KeyVaultSecrets, 
   if (!endpoint) {
     // A secret stored by hand (from the Dashboard): kept, since it cannot be checked against Stripe.
     endpoint = endpoints[0];
-    lines.push(`Key Vault holds a signing secret stored by hand; it is kept for endpoint ${endpoint.id} (Stripe cannot show it again to compare). If deliveries answer 400, run with --rotate.`);
+    lines.push(
+      `Key Vault holds a signing secret stored by hand; it is kept for endpoint ${endpoint.id} (Stripe cannot show it again to compare). If deliveries answer 400, run with --rotate.`,
+    );
   }
 
   const update: Stripe.WebhookEndpointUpdateParams = {};
@@ -167,7 +180,9 @@ export async function runWebhookCommand(stripe: Stripe, vault: KeyVaultSecrets, 
     const added = HANDLED_EVENT_TYPES.filter((e) => !endpoint!.enabled_events.includes(e));
     const removed = endpoint.enabled_events.filter((e) => !(HANDLED_EVENT_TYPES as readonly string[]).includes(e));
     update.enabled_events = [...HANDLED_EVENT_TYPES];
-    lines.push(`Updated the enabled events of ${endpoint.id}${added.length ? `; added ${added.join(', ')}` : ''}${removed.length ? `; removed ${removed.join(', ')}` : ''}.`);
+    lines.push(
+      `Updated the enabled events of ${endpoint.id}${added.length ? `; added ${added.join(', ')}` : ''}${removed.length ? `; removed ${removed.join(', ')}` : ''}.`,
+    );
   }
   if (endpoint.status !== 'enabled') {
     update.disabled = false;
@@ -183,15 +198,22 @@ export async function runWebhookCommand(stripe: Stripe, vault: KeyVaultSecrets, 
       changed = true;
       lines.push(`Deleted webhook endpoint ${extra.id}: an earlier run created it for the same URL but its secret is not in Key Vault.`);
     } else {
-      lines.push(`Note: webhook endpoint ${extra.id} (not created by this command) also delivers to ${url}; delete it in the Dashboard if it is not yours on purpose.`);
+      lines.push(
+        `Note: webhook endpoint ${extra.id} (not created by this command) also delivers to ${url}; delete it in the Dashboard if it is not yours on purpose.`,
+      );
     }
   }
   if (endpoint.api_version && endpoint.api_version !== STRIPE_API_VERSION) {
-    lines.push(`Note: ${endpoint.id} renders events in API version ${endpoint.api_version}, not the pinned ${STRIPE_API_VERSION}; Stripe cannot change it on an existing endpoint: run with --rotate to move to a new one.`);
+    lines.push(
+      `Note: ${endpoint.id} renders events in API version ${endpoint.api_version}, not the pinned ${STRIPE_API_VERSION}; Stripe cannot change it on an existing endpoint: run with --rotate to move to a new one.`,
+    );
   }
-  if (previousId) lines.push(`A rotation is in progress (previous endpoint ${previousId}): once the payment app runs with the new secret, run with --finish-rotation.`);
+  if (previousId)
+    lines.push(`A rotation is in progress (previous endpoint ${previousId}): once the payment app runs with the new secret, run with --finish-rotation.`);
   if (!changed) {
-    lines.unshift(`Nothing to change: webhook endpoint ${endpoint.id} for ${url} is enabled with ${HANDLED_EVENT_TYPES.length} events (${HANDLED_EVENT_TYPES.join(', ')}), and Key Vault holds its signing secret.`);
+    lines.unshift(
+      `Nothing to change: webhook endpoint ${endpoint.id} for ${url} is enabled with ${HANDLED_EVENT_TYPES.length} events (${HANDLED_EVENT_TYPES.join(', ')}), and Key Vault holds its signing secret.`,
+    );
   }
   return { changed, endpointId: endpoint.id, lines };
 }
@@ -211,7 +233,13 @@ function checkUrl(value: string | undefined, local: boolean): string {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { url: { type: 'string' }, rotate: { type: 'boolean' }, 'finish-rotation': { type: 'boolean' }, vault: { type: 'string' }, 'if-key-available': { type: 'boolean' } },
+    options: {
+      url: { type: 'string' },
+      rotate: { type: 'boolean' },
+      'finish-rotation': { type: 'boolean' },
+      vault: { type: 'string' },
+      'if-key-available': { type: 'boolean' },
+    },
   });
   if (values.rotate && values['finish-rotation']) throw new Error('--rotate and --finish-rotation are two steps: run one, restart payment, then the other');
   const url = checkUrl(values.url, Boolean(process.env.STRIPE_API_BASE));

@@ -65,6 +65,8 @@ export function httpRegistration(fn: HttpFunction): { methods: HttpMethod[]; han
   return {
     methods: [...fn.methods, 'OPTIONS'],
     handler: async (request, context) =>
-      request.method === 'OPTIONS' && !request.headers.get('access-control-request-method') ? { status: 204, headers: { Allow: allow } } : fn.handler(request, context),
+      request.method === 'OPTIONS' && !request.headers.get('access-control-request-method')
+        ? { status: 204, headers: { Allow: allow } }
+        : fn.handler(request, context),
   };
 }

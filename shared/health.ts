@@ -63,7 +63,9 @@ export async function healthReport(service: string, checks: Record<string, Promi
 
 /** The `GET <service>/health` function: SQL and storage, plus any checks the service adds. */
 export function healthFunction(service: ServiceName, extraChecks: () => Record<string, Promise<DependencyCheck>> = () => ({})): RoutedFunction {
-  const health = op('Health of this service and its dependencies: 200 when every one answered, 503 otherwise', async () => healthReport(service, { sql: checkSql(), storage: checkStorage(), ...extraChecks() }));
+  const health = op('Health of this service and its dependencies: 200 when every one answered, 503 otherwise', async () =>
+    healthReport(service, { sql: checkSql(), storage: checkStorage(), ...extraChecks() }),
+  );
   return routes(service)('health', 'GET', 'health', PUBLIC, { 200: HEALTH, 503: HEALTH }, health);
 }
 
@@ -76,6 +78,12 @@ export function stoppedServiceResponse(service: ServiceName, problems: string[],
   const timestamp = new Date().toISOString();
   const body = health
     ? { service, status: 'stopped', timestamp, problems, dependencies: {} }
-    : { error: 'Service unavailable', message: `The ${service} service is stopped by its configuration: ${problems.join(' ')}`, code: Code.SERVICE_MISCONFIGURED, problems, timestamp };
+    : {
+        error: 'Service unavailable',
+        message: `The ${service} service is stopped by its configuration: ${problems.join(' ')}`,
+        code: Code.SERVICE_MISCONFIGURED,
+        problems,
+        timestamp,
+      };
   return { status: 503, jsonBody: body, headers: { 'Cache-Control': 'no-store', 'Retry-After': '60' } };
 }

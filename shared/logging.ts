@@ -13,8 +13,26 @@ export type LogFields = Record<string, unknown>;
  * data and stay.
  */
 const SENSITIVE_KEYS = [
-  'authorization', 'Authorization', 'cookie', 'Cookie', 'password', 'secret', 'token', 'accessToken', 'refreshToken', 'idToken',
-  'serviceToken', 'code', 'otp', 'apiKey', 'api_key', 'clientSecret', 'client_secret', 'webhookSecret', 'signature', 'connectionString',
+  'authorization',
+  'Authorization',
+  'cookie',
+  'Cookie',
+  'password',
+  'secret',
+  'token',
+  'accessToken',
+  'refreshToken',
+  'idToken',
+  'serviceToken',
+  'code',
+  'otp',
+  'apiKey',
+  'api_key',
+  'clientSecret',
+  'client_secret',
+  'webhookSecret',
+  'signature',
+  'connectionString',
 ];
 export const REDACTED_PATHS = [
   ...SENSITIVE_KEYS,

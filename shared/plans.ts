@@ -19,9 +19,22 @@ export interface PlanDefinition {
 
 export const DEFAULT_PLANS: readonly PlanDefinition[] = [
   { id: 'free', name: 'Free', price: 0, currency: 'usd', priceVersion: '2026-01', reportsPerMonth: 3, features: ['Standard charts', 'Email support'] },
-  { id: 'pro', name: 'Pro', price: 2900, currency: 'usd', priceVersion: '2026-01', reportsPerMonth: 50, features: ['All chart types and infographics', 'PDF and PowerPoint export', 'Priority email support'] },
   {
-    id: 'enterprise', name: 'Enterprise', price: 9900, currency: 'usd', priceVersion: '2026-01', reportsPerMonth: null,
+    id: 'pro',
+    name: 'Pro',
+    price: 2900,
+    currency: 'usd',
+    priceVersion: '2026-01',
+    reportsPerMonth: 50,
+    features: ['All chart types and infographics', 'PDF and PowerPoint export', 'Priority email support'],
+  },
+  {
+    id: 'enterprise',
+    name: 'Enterprise',
+    price: 9900,
+    currency: 'usd',
+    priceVersion: '2026-01',
+    reportsPerMonth: null,
     features: ['All visual formats and diagrams', 'Custom branding', 'SSO and audit export', 'Dedicated support'],
   },
 ];

@@ -22,7 +22,11 @@ export class Platform {
   private configNow: Config;
   private readonly owned = new Map<string, { value: unknown; release?: (value: unknown) => unknown }>();
 
-  constructor(settings: Settings, readonly clock: Clock = SYSTEM_CLOCK, private readonly options: ParseOptions = {}) {
+  constructor(
+    settings: Settings,
+    readonly clock: Clock = SYSTEM_CLOCK,
+    private readonly options: ParseOptions = {},
+  ) {
     this.settingsNow = { ...settings };
     this.configNow = parseConfig(this.settingsNow, options);
   }

@@ -45,7 +45,9 @@ export function blobServiceClient(): BlobServiceClient {
   return currentPlatform().own('blob-service', () => {
     const { connectionString, name } = account();
     const { BlobServiceClient } = blobSdk();
-    return connectionString ? BlobServiceClient.fromConnectionString(connectionString) : new BlobServiceClient(`https://${name}.blob.core.windows.net`, azureCredential());
+    return connectionString
+      ? BlobServiceClient.fromConnectionString(connectionString)
+      : new BlobServiceClient(`https://${name}.blob.core.windows.net`, azureCredential());
   });
 }
 
@@ -53,7 +55,9 @@ export function queueServiceClient(): QueueServiceClient {
   return currentPlatform().own('queue-service', () => {
     const { connectionString, name } = account();
     const { QueueServiceClient } = queueSdk();
-    return connectionString ? QueueServiceClient.fromConnectionString(connectionString) : new QueueServiceClient(`https://${name}.queue.core.windows.net`, azureCredential());
+    return connectionString
+      ? QueueServiceClient.fromConnectionString(connectionString)
+      : new QueueServiceClient(`https://${name}.queue.core.windows.net`, azureCredential());
   });
 }
 
@@ -100,4 +104,3 @@ export async function enqueueJson(queueName: string, message: unknown, options?:
   const client = await queue(queueName);
   await client.sendMessage(Buffer.from(JSON.stringify(message)).toString('base64'), options);
 }
-

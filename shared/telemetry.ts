@@ -50,7 +50,9 @@ export function startTelemetry(): void {
       try {
         runtime = load(connectionString);
       } catch (error) {
-        process.stderr.write(`${JSON.stringify({ level: 'error', timestamp: new Date().toISOString(), component: 'telemetry', error: (error as Error).message, msg: 'telemetry did not start; continuing without it' })}\n`);
+        process.stderr.write(
+          `${JSON.stringify({ level: 'error', timestamp: new Date().toISOString(), component: 'telemetry', error: (error as Error).message, msg: 'telemetry did not start; continuing without it' })}\n`,
+        );
       }
       resolve(runtime);
     }),
@@ -87,7 +89,8 @@ function load(connectionString: string): Runtime {
   const { BasicTracerProvider, BatchSpanProcessor } = require('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base');
   const { LoggerProvider, BatchLogRecordProcessor } = require('@opentelemetry/sdk-logs') as typeof import('@opentelemetry/sdk-logs');
   const { resourceFromAttributes } = require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
-  const { AzureMonitorTraceExporter, AzureMonitorLogExporter } = require('@azure/monitor-opentelemetry-exporter') as typeof import('@azure/monitor-opentelemetry-exporter');
+  const { AzureMonitorTraceExporter, AzureMonitorLogExporter } =
+    require('@azure/monitor-opentelemetry-exporter') as typeof import('@azure/monitor-opentelemetry-exporter');
 
   const cfg = config();
   // The cloud role in Application Insights: the Function App's name in Azure.
@@ -152,14 +155,23 @@ function startDependency(rt: Runtime, method: string, url: URL): OtelApi.Span | 
   if (rt.isSuppressed(active) || !rt.api.trace.getSpanContext(active) || url.host === rt.ingestionHost) return undefined;
   return rt.tracer.startSpan(
     `${method} ${url.pathname}`,
-    { kind: rt.api.SpanKind.CLIENT, attributes: { 'http.method': method, 'http.url': withoutQuery(url.toString()), 'server.address': url.hostname, ...(url.port ? { 'server.port': Number(url.port) } : {}) } },
+    {
+      kind: rt.api.SpanKind.CLIENT,
+      attributes: {
+        'http.method': method,
+        'http.url': withoutQuery(url.toString()),
+        'server.address': url.hostname,
+        ...(url.port ? { 'server.port': Number(url.port) } : {}),
+      },
+    },
     active,
   );
 }
 
 function endDependency(rt: Runtime, span: OtelApi.Span, status: number | undefined, error?: unknown): void {
   if (status !== undefined) span.setAttribute('http.status_code', status);
-  if (error || (status ?? 0) >= 400) span.setStatus({ code: rt.api.SpanStatusCode.ERROR, message: error ? String((error as Error).message ?? error) : undefined });
+  if (error || (status ?? 0) >= 400)
+    span.setStatus({ code: rt.api.SpanStatusCode.ERROR, message: error ? String((error as Error).message ?? error) : undefined });
   span.end();
 }
 
@@ -253,7 +265,13 @@ export function sqlDependencyLogger(system: 'sqlite' | 'mssql', target: string, 
       {
         kind: rt.api.SpanKind.CLIENT,
         startTime: end - event.queryDurationMillis,
-        attributes: { 'db.system': system, 'db.name': database, 'db.statement': event.query.sql.slice(0, 4000), 'db.operation': operation, 'server.address': target },
+        attributes: {
+          'db.system': system,
+          'db.name': database,
+          'db.statement': event.query.sql.slice(0, 4000),
+          'db.operation': operation,
+          'server.address': target,
+        },
       },
       active,
     );
@@ -329,7 +347,13 @@ export function instrument<T extends FunctionDefinition>(fn: T, service: string)
               return {
                 name: `${request.method} ${route}`,
                 carrier,
-                attributes: { ...common, 'http.method': request.method, 'http.url': withoutQuery(url.toString()), 'http.route': route, 'url.path': url.pathname },
+                attributes: {
+                  ...common,
+                  'http.method': request.method,
+                  'http.url': withoutQuery(url.toString()),
+                  'http.route': route,
+                  'url.path': url.pathname,
+                },
               };
             },
             async () => (await handler(request, context)) as HttpResponseInit,
@@ -342,14 +366,28 @@ export function instrument<T extends FunctionDefinition>(fn: T, service: string)
       const handler = fn.handler;
       return {
         ...fn,
-        handler: (timer: Timer, context: InvocationContext) => (ready ? inOperation(context, () => ({ name: fn.name, attributes: { ...common, 'faas.trigger': 'timer' } }), () => handler(timer, context)) : handler(timer, context)),
+        handler: (timer: Timer, context: InvocationContext) =>
+          ready
+            ? inOperation(
+                context,
+                () => ({ name: fn.name, attributes: { ...common, 'faas.trigger': 'timer' } }),
+                () => handler(timer, context),
+              )
+            : handler(timer, context),
       };
     }
     case 'queue': {
       const handler = fn.handler;
       return {
         ...fn,
-        handler: (message: unknown, context: InvocationContext) => (ready ? inOperation(context, () => ({ name: fn.name, attributes: { ...common, 'faas.trigger': 'pubsub' } }), () => handler(message, context)) : handler(message, context)),
+        handler: (message: unknown, context: InvocationContext) =>
+          ready
+            ? inOperation(
+                context,
+                () => ({ name: fn.name, attributes: { ...common, 'faas.trigger': 'pubsub' } }),
+                () => handler(message, context),
+              )
+            : handler(message, context),
       };
     }
   }

@@ -10,7 +10,13 @@ export const outboxDir = (dataDir: string) => path.join(dataDir, 'outbox');
 /** The .eml files of the outbox, oldest first (full paths); none when nothing was sent yet. */
 export function outboxFiles(dataDir: string): string[] {
   const dir = outboxDir(dataDir);
-  return fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.eml')).sort().map((f) => path.join(dir, f)) : [];
+  return fs.existsSync(dir)
+    ? fs
+        .readdirSync(dir)
+        .filter((f) => f.endsWith('.eml'))
+        .sort()
+        .map((f) => path.join(dir, f))
+    : [];
 }
 
 /** The text of the newest email. */

@@ -49,7 +49,9 @@ function startStandIn(): Promise<{ url: string; posts: () => number; close: () =
     req.resume();
     req.on('end', () => {
       if (req.method === 'POST') posts++;
-      res.writeHead(200, { 'content-type': 'application/json' }).end(req.method === 'POST' ? '{"itemsReceived":1,"itemsAccepted":1,"errors":[]}' : '{"status":"healthy"}');
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(req.method === 'POST' ? '{"itemsReceived":1,"itemsAccepted":1,"errors":[]}' : '{"status":"healthy"}');
     });
   });
   return new Promise((resolve) =>
@@ -71,7 +73,10 @@ function runSample(env: NodeJS.ProcessEnv): Promise<Sample> {
     child.stdout.on('data', (chunk) => (out += chunk));
     child.stderr.on('data', (chunk) => (err += chunk));
     child.once('exit', (code) => {
-      const line = out.split('\n').reverse().find((l) => l.startsWith('{"loadMs"'));
+      const line = out
+        .split('\n')
+        .reverse()
+        .find((l) => l.startsWith('{"loadMs"'));
       if (code !== 0 || !line) reject(new Error(`sample exited with ${code}:\n${err.slice(-2000)}${out.slice(-2000)}`));
       else resolve(JSON.parse(line));
     });
@@ -111,7 +116,12 @@ async function main() {
     for (let i = 0; i < SAMPLES; i++) {
       for (const service of SERVICES) {
         for (const mode of MODES) {
-          const env = { ...base, SERVICES: service, BENCH_SERVICE: service, ...(mode === 'with' ? { APPLICATIONINSIGHTS_CONNECTION_STRING: connectionString } : {}) };
+          const env = {
+            ...base,
+            SERVICES: service,
+            BENCH_SERVICE: service,
+            ...(mode === 'with' ? { APPLICATIONINSIGHTS_CONNECTION_STRING: connectionString } : {}),
+          };
           const result = await runSample(env);
           if (result.status !== '200') throw new Error(`${service} (${mode} App Insights): health answered ${result.status}`);
           const key = `${service}|${mode}`;
@@ -122,13 +132,21 @@ async function main() {
     }
 
     process.stdout.write(`\nCPU steal during the run: ${formatSteal(steal())}; requests to the ingestion stand-in: ${standIn.posts()}\n\n`);
-    process.stdout.write('| Service | App Insights | Entry point load, median / p90 (ms) | First 200 on health from process start, median / p90 (ms) | Where the time to the first 200 goes, medians: boot / load / appStart / first health call (ms) | Modules after start-up / after the first 200 |\n|---|---|---|---|---|---|\n');
+    process.stdout.write(
+      '| Service | App Insights | Entry point load, median / p90 (ms) | First 200 on health from process start, median / p90 (ms) | Where the time to the first 200 goes, medians: boot / load / appStart / first health call (ms) | Modules after start-up / after the first 200 |\n|---|---|---|---|---|---|\n',
+    );
     for (const service of SERVICES) {
       for (const mode of MODES) {
         const samples = results.get(`${service}|${mode}`)!;
         const load = samples.map((s) => s.loadMs);
         const first = samples.map((s) => s.firstOk);
-        const median = (pick: (s: Sample) => number | undefined) => ms(percentile(samples.map((s) => pick(s) ?? NaN), 50));
+        const median = (pick: (s: Sample) => number | undefined) =>
+          ms(
+            percentile(
+              samples.map((s) => pick(s) ?? NaN),
+              50,
+            ),
+          );
         const parts = [median((s) => s.bootMs), median((s) => s.loadMs), median((s) => s.appStartMs), median((s) => s.firstInvokeMs)].join(' / ');
         process.stdout.write(
           `| ${service} | ${mode} | ${ms(percentile(load, 50))} / ${ms(percentile(load, 90))} | ${ms(percentile(first, 50))} / ${ms(percentile(first, 90))} | ${parts} | ${samples[0].modulesAtStart ?? '?'} / ${samples[0].modules} |\n`,

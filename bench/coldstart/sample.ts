@@ -25,7 +25,16 @@ async function main() {
     if (status !== '200') await new Promise((r) => setTimeout(r, 20));
   }
   const firstOk = performance.now();
-  const body = { loadMs, appStartMs, bootMs, firstInvokeMs: firstOk - invokeStarted, firstOk, status, modulesAtStart, modules: Object.keys(require.cache).length };
+  const body = {
+    loadMs,
+    appStartMs,
+    bootMs,
+    firstInvokeMs: firstOk - invokeStarted,
+    firstOk,
+    status,
+    modulesAtStart,
+    modules: Object.keys(require.cache).length,
+  };
   process.stdout.write(JSON.stringify(body) + '\n', () => process.exit(0));
 }
 

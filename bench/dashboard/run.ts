@@ -56,13 +56,21 @@ interface LoadResult {
   non2xx: number;
   errors: number;
 }
-const autocannon = require('autocannon') as (options: { url: string; headers: Record<string, string>; connections: number; duration: number }) => Promise<LoadResult>;
+const autocannon = require('autocannon') as (options: {
+  url: string;
+  headers: Record<string, string>;
+  connections: number;
+  duration: number;
+}) => Promise<LoadResult>;
 
 const mb = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MB`;
 
 async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-dashboard-'));
-  const host = await startDevHost({ settingsFile: path.join(dir, 'local.settings.json'), env: { PORT: '0', DATA_DIR: path.join(dir, 'data'), LOG_LEVEL: 'error' } });
+  const host = await startDevHost({
+    settingsFile: path.join(dir, 'local.settings.json'),
+    env: { PORT: '0', DATA_DIR: path.join(dir, 'data'), LOG_LEVEL: 'error' },
+  });
   try {
     const seedStarted = performance.now();
     const sqlite = new Database(sqliteFile());
@@ -74,7 +82,9 @@ async function main() {
     sqlite.pragma('wal_checkpoint(TRUNCATE)');
     sqlite.close();
     const fileSize = fs.statSync(sqliteFile()).size;
-    console.log(`seeded ${seeded.executions.toLocaleString()} executions and ${seeded.logRows.toLocaleString()} log rows (${COMPANIES.toLocaleString()} companies, 30 days) in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s; database ${mb(fileSize)}`);
+    console.log(
+      `seeded ${seeded.executions.toLocaleString()} executions and ${seeded.logRows.toLocaleString()} log rows (${COMPANIES.toLocaleString()} companies, 30 days) in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s; database ${mb(fileSize)}`,
+    );
     console.log(`load: ${CONNECTIONS} connections, ${SECONDS} s per route, ${os.cpus().length} cores shared with other work\n`);
 
     const headers = { authorization: `Bearer ${await adminToken()}` };
@@ -98,7 +108,9 @@ async function main() {
     }
     const usage = process.memoryUsage();
     console.log(`\nmemory: rss ${mb(usage.rss)}, heap used ${mb(usage.heapUsed)}, max rss ${mb(process.resourceUsage().maxRSS * 1024)}`);
-    console.log(allMet ? `all routes within p50 <= ${TARGET.p50} ms and p99 <= ${TARGET.p99} ms` : `some routes missed p50 <= ${TARGET.p50} ms / p99 <= ${TARGET.p99} ms`);
+    console.log(
+      allMet ? `all routes within p50 <= ${TARGET.p50} ms and p99 <= ${TARGET.p99} ms` : `some routes missed p50 <= ${TARGET.p50} ms / p99 <= ${TARGET.p99} ms`,
+    );
   } finally {
     await host.stop();
     fs.rmSync(dir, { recursive: true, force: true });

@@ -18,10 +18,23 @@ export const STATUS_EXECUTION_LOG_ROWS = 100;
 
 const DAY = 86_400_000;
 const STAGES: [number, string][] = [
-  [0, 'WORKFLOW_START'], [1, 'PROFILE_RETRIEVAL'], [2, 'STATUS_UPDATE'], [3, 'DATA_PREPARATION'],
-  [4, 'AI_ORCHESTRATION'], [11, 'PDF_ENHANCEMENT'], [12, 'STORAGE_PROCESSING'], [99, 'WORKFLOW_COMPLETE'],
+  [0, 'WORKFLOW_START'],
+  [1, 'PROFILE_RETRIEVAL'],
+  [2, 'STATUS_UPDATE'],
+  [3, 'DATA_PREPARATION'],
+  [4, 'AI_ORCHESTRATION'],
+  [11, 'PDF_ENHANCEMENT'],
+  [12, 'STORAGE_PROCESSING'],
+  [99, 'WORKFLOW_COMPLETE'],
 ];
-const SECTIONS: [number, string][] = [[5, 'EXECUTIVE_SUMMARY'], [6, 'MARKET_ANALYSIS'], [7, 'FINANCIAL_REVIEW'], [8, 'RISK_ASSESSMENT'], [9, 'GROWTH_PLAN'], [10, 'RECOMMENDATIONS']];
+const SECTIONS: [number, string][] = [
+  [5, 'EXECUTIVE_SUMMARY'],
+  [6, 'MARKET_ANALYSIS'],
+  [7, 'FINANCIAL_REVIEW'],
+  [8, 'RISK_ASSESSMENT'],
+  [9, 'GROWTH_PLAN'],
+  [10, 'RECOMMENDATIONS'],
+];
 /** error pattern, source, failing stage index, weight, sample message */
 const FAILURES: [string, string | null, number, number, string][] = [
   ['AI_SERVICE', 'AI_SERVICE', 4, 30, 'AI service returned 500 Internal Server Error'],
@@ -33,7 +46,24 @@ const FAILURES: [string, string | null, number, number, string][] = [
   ['SCHEMA_MISSING', 'SQL_DATABASE', 0, 2, "Invalid column name 'processing_step'"],
   ['OTHER', null, 3, 8, 'Unexpected token in profile data'],
 ];
-const WORDS = ['Acme', 'Northwind', 'Contoso', 'Fabrikam', 'Globex', 'Initech', 'Umbrella', 'Stark', 'Wayne', 'Tyrell', 'Cyberdyne', 'Soylent', 'Hooli', 'Vandelay', 'Wonka', 'Gringotts'];
+const WORDS = [
+  'Acme',
+  'Northwind',
+  'Contoso',
+  'Fabrikam',
+  'Globex',
+  'Initech',
+  'Umbrella',
+  'Stark',
+  'Wayne',
+  'Tyrell',
+  'Cyberdyne',
+  'Soylent',
+  'Hooli',
+  'Vandelay',
+  'Wonka',
+  'Gringotts',
+];
 const KINDS = ['Holdings', 'Foods', 'Logistics', 'Health', 'Energy', 'Retail', 'Labs', 'Capital'];
 const INDUSTRIES = ['11', '21', '22', '23', '31', '42', '44', '48', '51', '52', '53', '54', '56', '61', '62', '71', '72', '81'];
 
@@ -73,8 +103,18 @@ export function seed(sqlite: Database.Database, options: SeedOptions): { executi
   let logRows = 0;
   const log = (trackingId: string, [number, name]: [number, string], status: string, at: number, error?: (typeof FAILURES)[number]) => {
     insertLog.run(
-      trackingId, name, number, status, status === 'started' ? null : Math.floor(200 + rnd() * 20_000), number === 4 && status === 'completed' ? Math.floor(500 + rnd() * 4000) : null,
-      error ? error[4] : null, status === 'completed' ? '{"ok":true}' : null, iso(at), error ? error[0] : null, error ? error[1] : null, error ? '{"attempt":1}' : null,
+      trackingId,
+      name,
+      number,
+      status,
+      status === 'started' ? null : Math.floor(200 + rnd() * 20_000),
+      number === 4 && status === 'completed' ? Math.floor(500 + rnd() * 4000) : null,
+      error ? error[4] : null,
+      status === 'completed' ? '{"ok":true}' : null,
+      iso(at),
+      error ? error[0] : null,
+      error ? error[1] : null,
+      error ? '{"attempt":1}' : null,
     );
     logRows++;
   };
@@ -86,7 +126,10 @@ export function seed(sqlite: Database.Database, options: SeedOptions): { executi
       // i = 0 is the status route's subject, completed with a report file; the next 20 still
       // process, five of them for over 10 minutes.
       const processing = i >= 1 && i <= 20;
-      const created = i === 0 ? now - 10 * 60_000 : now - Math.floor((i / options.executions) * 30 * DAY) - (processing ? 0 : 15 * 60_000) - (i >= 16 && i <= 20 ? 20 * 60_000 : 0);
+      const created =
+        i === 0
+          ? now - 10 * 60_000
+          : now - Math.floor((i / options.executions) * 30 * DAY) - (processing ? 0 : 15 * 60_000) - (i >= 16 && i <= 20 ? 20 * 60_000 : 0);
       const failure = i > 0 && !processing && rnd() < 0.12 ? pickFailure() : undefined;
       const duration = Math.floor(30_000 + rnd() * 210_000);
       const company = pick(companies);
@@ -111,13 +154,20 @@ export function seed(sqlite: Database.Database, options: SeedOptions): { executi
         industry_id: pick(INDUSTRIES),
         processing_status: processing ? 'processing' : failure ? 'failed' : 'completed',
         progress_percentage: processing ? 40 : failure ? Math.round((failure[2] / STAGES.length) * 100) : 100,
-        submission: JSON.stringify({ company_name: company, industry_id: '54', profile: { employees: Math.floor(rnd() * 5000), revenue: { 2024: 1.2e6, 2025: 1.5e6 } } }),
+        submission: JSON.stringify({
+          company_name: company,
+          industry_id: '54',
+          profile: { employees: Math.floor(rnd() * 5000), revenue: { 2024: 1.2e6, 2025: 1.5e6 } },
+        }),
         requested_by: `user-${Math.floor(rnd() * 2000)}`,
         plan: pick(['free', 'pro', 'pro', 'enterprise']),
         current_step: processing ? 4 : null,
         current_step_name: processing ? 'AI_ORCHESTRATION' : null,
         attempts: failure && rnd() < 0.3 ? 2 : 1,
-        assets: !processing && !failure ? JSON.stringify([{ kind: 'pdf', blob: `${trackingId}/report.pdf`, contentType: 'application/pdf', fileName: 'report.pdf', size: 48_213 }]) : null,
+        assets:
+          !processing && !failure
+            ? JSON.stringify([{ kind: 'pdf', blob: `${trackingId}/report.pdf`, contentType: 'application/pdf', fileName: 'report.pdf', size: 48_213 }])
+            : null,
         visuals_status: processing ? null : rnd() < 0.03 ? 'skipped' : 'included',
         error_message: failure ? failure[4] : null,
         error_pattern: failure ? failure[0] : null,
@@ -132,12 +182,13 @@ export function seed(sqlite: Database.Database, options: SeedOptions): { executi
     }
     // The status route's subject: exactly 100 log rows.
     const statusRows = sqlite.prepare('select count(*) as n from orchestrator_processing_log where tracking_id = ?').get(STATUS_EXECUTION_ID) as { n: number };
-    for (let k = statusRows.n; k < STATUS_EXECUTION_LOG_ROWS; k++) log(STATUS_EXECUTION_ID, SECTIONS[k % SECTIONS.length], k % 2 ? 'completed' : 'started', now - 60_000 + k * 100);
+    for (let k = statusRows.n; k < STATUS_EXECUTION_LOG_ROWS; k++)
+      log(STATUS_EXECUTION_ID, SECTIONS[k % SECTIONS.length], k % 2 ? 'completed' : 'started', now - 60_000 + k * 100);
     // Report sections of completed executions fill the log up to the wanted size.
     let k = 0;
     while (logRows < options.logRows) {
       const trackingId = completedIds[k % completedIds.length];
-      const at = Date.parse((sqlite.prepare('select created_at from orchestrator_executions where tracking_id = ?').pluck().get(trackingId) as string)) + 30_000;
+      const at = Date.parse(sqlite.prepare('select created_at from orchestrator_executions where tracking_id = ?').pluck().get(trackingId) as string) + 30_000;
       for (const section of SECTIONS) {
         if (logRows >= options.logRows) break;
         log(trackingId, section, 'completed', at);

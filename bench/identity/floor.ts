@@ -28,7 +28,18 @@ export async function startFloorServer(sqliteFile: string | undefined): Promise<
       const timestamp = writePlan ? writePlan(userId, body.plan, body.status) : new Date().toISOString();
       // An unknown user shows up as non-2xx in the bench's figures, as on the real route.
       const [status, json] = timestamp
-        ? [200, JSON.stringify({ success: true, message: 'User plan updated', userId, plan: body.plan, status: body.status, updatedBy: 'payment-service', timestamp })]
+        ? [
+            200,
+            JSON.stringify({
+              success: true,
+              message: 'User plan updated',
+              userId,
+              plan: body.plan,
+              status: body.status,
+              updatedBy: 'payment-service',
+              timestamp,
+            }),
+          ]
         : [404, '{"error":"User not found"}'];
       res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) });
       res.end(json);

@@ -36,7 +36,9 @@ function autocannon(load: Load, seconds: number): Promise<AutocannonResult> {
   if (load.body) args.push('-b', load.body);
   args.push(load.url);
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, args, { maxBuffer: 16 * 1024 * 1024 }, (error, stdout) => (error ? reject(error) : resolve(JSON.parse(stdout) as AutocannonResult)));
+    execFile(process.execPath, args, { maxBuffer: 16 * 1024 * 1024 }, (error, stdout) =>
+      error ? reject(error) : resolve(JSON.parse(stdout) as AutocannonResult),
+    );
   });
 }
 
@@ -86,7 +88,9 @@ async function main() {
     const user = await signIn({ ...host, dir, fetch: (p: string, init?: RequestInit) => fetch(`${host.url}${p}`, init) }, 'bench@example.com');
     const cfg = config();
     const serviceToken = mintServiceToken({ secret: cfg.SERVICE_TOKEN_SECRET, issuer: cfg.PAYMENT_SERVICE_ID, audience: cfg.IDENTITY_SERVICE_ID });
-    process.stdout.write(`identity bench: ${os.cpus().length} cores (${os.cpus()[0]?.model}), node ${process.version}, ${CONNECTIONS} connections, ${DURATION_SECONDS} s each, SQLite\n`);
+    process.stdout.write(
+      `identity bench: ${os.cpus().length} cores (${os.cpus()[0]?.model}), node ${process.version}, ${CONNECTIONS} connections, ${DURATION_SECONDS} s each, SQLite\n`,
+    );
     await run('GET /identity/auth/validate', 5000, {
       url: `${host.url}/identity/auth/validate`,
       headers: { authorization: `Bearer ${user.accessToken}` },

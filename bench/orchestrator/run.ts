@@ -55,7 +55,9 @@ async function loggerOverhead(dir: string): Promise<void> {
   const totalUs = Number(process.hrtime.bigint() - started) / 1000;
   samples.sort((a, b) => a - b);
   console.log(`logger overhead per logged step event (console line + row hand-off, ${events.toLocaleString()} events):`);
-  console.log(`  mean ${(totalUs / events).toFixed(2)} µs, p50 ${percentile(samples, 50).toFixed(2)} µs, p99 ${percentile(samples, 99).toFixed(2)} µs (target < 50 µs); ${memory()}`);
+  console.log(
+    `  mean ${(totalUs / events).toFixed(2)} µs, p50 ${percentile(samples, 50).toFixed(2)} µs, p99 ${percentile(samples, 99).toFixed(2)} µs (target < 50 µs); ${memory()}`,
+  );
   await writer.close();
   fs.closeSync(devNull);
   await kysely.destroy();
@@ -71,21 +73,37 @@ async function rowsPerSecond(dir: string): Promise<void> {
   const started = process.hrtime.bigint();
   await writer.flush();
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  const count = await kysely.selectFrom('orchestrator_processing_log').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-  console.log(`rows persisted: ${Number(count.n).toLocaleString()} in ${seconds.toFixed(2)} s = ${Math.round(rows / seconds).toLocaleString()} rows/s (batches of 2000; target >= 20,000); ${memory()}`);
+  const count = await kysely
+    .selectFrom('orchestrator_processing_log')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  console.log(
+    `rows persisted: ${Number(count.n).toLocaleString()} in ${seconds.toFixed(2)} s = ${Math.round(rows / seconds).toLocaleString()} rows/s (batches of 2000; target >= 20,000); ${memory()}`,
+  );
   await kysely.destroy();
 }
 
 /** Full executions run inline (as test-enhanced-orchestrator does), timed without their AI stage. */
 async function executions(label: string, env: Record<string, string>, runs: number): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-orch-host-'));
-  const host = await startDevHost({ settingsFile: path.join(dir, 'local.settings.json'), env: { PORT: '0', DATA_DIR: path.join(dir, 'data'), LOG_LEVEL: 'error', ...env } });
+  const host = await startDevHost({
+    settingsFile: path.join(dir, 'local.settings.json'),
+    env: { PORT: '0', DATA_DIR: path.join(dir, 'data'), LOG_LEVEL: 'error', ...env },
+  });
   try {
     const totals: number[] = [];
     const withoutAi: number[] = [];
     for (let i = 0; i < runs; i++) {
       const trackingId = `bench-${label}-${i}`;
-      await insertExecution({ trackingId, companyName: SAMPLE_REQUEST.company_name, industryId: SAMPLE_REQUEST.industry_id, submission: SAMPLE_REQUEST, requestedBy: 'bench', plan: 'pro', now: new Date().toISOString() });
+      await insertExecution({
+        trackingId,
+        companyName: SAMPLE_REQUEST.company_name,
+        industryId: SAMPLE_REQUEST.industry_id,
+        submission: SAMPLE_REQUEST,
+        requestedBy: 'bench',
+        plan: 'pro',
+        now: new Date().toISOString(),
+      });
       const result = await runExecution(trackingId);
       if (result.outcome !== 'completed') throw new Error(`${trackingId} ${result.outcome}: ${result.reason}`);
       const ai = result.steps.find((s) => s.step_name === 'AI_ORCHESTRATION')!.duration_ms;
@@ -95,7 +113,12 @@ async function executions(label: string, env: Record<string, string>, runs: numb
     // The first run warms up (worker pools, PDF fonts, containers); report the rest.
     const warm = withoutAi.slice(1).sort((a, b) => a - b);
     console.log(`full offline execution (${label}, pro plan, ${runs - 1} warm runs, first run ${withoutAi[0]} ms):`);
-    console.log(`  excluding AI: p50 ${percentile(warm, 50)} ms, p99 ${percentile(warm, 99)} ms, mean ${Math.round(warm.reduce((a, b) => a + b, 0) / warm.length)} ms; including offline AI p50 ${percentile(totals.slice(1).sort((a, b) => a - b), 50)} ms; ${memory()}`);
+    console.log(
+      `  excluding AI: p50 ${percentile(warm, 50)} ms, p99 ${percentile(warm, 99)} ms, mean ${Math.round(warm.reduce((a, b) => a + b, 0) / warm.length)} ms; including offline AI p50 ${percentile(
+        totals.slice(1).sort((a, b) => a - b),
+        50,
+      )} ms; ${memory()}`,
+    );
   } finally {
     await host.stop();
     fs.rmSync(dir, { recursive: true, force: true });
@@ -110,20 +133,38 @@ async function sessionCheckCost(): Promise<void> {
   console.log('\nlive session check on GET /orchestrator/api/reports/{id}, 8 connections, 8 s each (load generator in its own process):');
   console.log('  | session check | requests/s | p50 | p99 | CPU steal |');
   console.log('  |---|---|---|---|---|');
-  for (const [label, seconds] of [['cached 5 s (default)', '5'], ['asks identity every request', '0']] as const) {
+  for (const [label, seconds] of [
+    ['cached 5 s (default)', '5'],
+    ['asks identity every request', '0'],
+  ] as const) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-orch-session-'));
-    const host = await startDevHost({ settingsFile: path.join(dir, 'local.settings.json'), env: { PORT: '0', DATA_DIR: path.join(dir, 'data'), LOG_LEVEL: 'error', SESSION_CHECK_CACHE_SECONDS: seconds } });
+    const host = await startDevHost({
+      settingsFile: path.join(dir, 'local.settings.json'),
+      env: { PORT: '0', DATA_DIR: path.join(dir, 'data'), LOG_LEVEL: 'error', SESSION_CHECK_CACHE_SECONDS: seconds },
+    });
     try {
-      const post = (p: string, body: unknown, token?: string) => fetch(`${host.url}${p}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
+      const post = (p: string, body: unknown, token?: string) =>
+        fetch(`${host.url}${p}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+          body: JSON.stringify(body),
+        });
       const email = 'bench-session@example.com';
       await post('/identity/auth/login', { email });
       const code = latestCode(host.dataDir, email);
       const { accessToken } = (await (await post('/identity/auth/verify', { email, code })).json()) as { accessToken: string };
       const { trackingId } = (await (await post('/orchestrator/api/reports', SAMPLE_REQUEST, accessToken)).json()) as { trackingId: string };
       const steal = stealMeter();
-      const result = await runLoad({ url: `${host.url}/orchestrator/api/reports/${trackingId}`, connections: 8, durationSeconds: 8, headers: { authorization: `Bearer ${accessToken}` } });
+      const result = await runLoad({
+        url: `${host.url}/orchestrator/api/reports/${trackingId}`,
+        connections: 8,
+        durationSeconds: 8,
+        headers: { authorization: `Bearer ${accessToken}` },
+      });
       if (result.non2xx || result.errors) throw new Error(`${result.non2xx} non-2xx, ${result.errors} errors`);
-      console.log(`  | ${label} | ${Math.round(result.requests.average).toLocaleString()} | ${result.latency.p50} ms | ${result.latency.p99} ms | ${formatSteal(steal())} |`);
+      console.log(
+        `  | ${label} | ${Math.round(result.requests.average).toLocaleString()} | ${result.latency.p50} ms | ${result.latency.p99} ms | ${formatSteal(steal())} |`,
+      );
     } finally {
       await host.stop();
       fs.rmSync(dir, { recursive: true, force: true });

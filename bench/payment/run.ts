@@ -37,7 +37,10 @@ function load(order: LoadOrder): Promise<LoadReport> {
 
 async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-payment-'));
-  const host = await startDevHost({ settingsFile: path.join(dir, 'local.settings.json'), env: { PORT: '0', DATA_DIR: path.join(dir, 'data'), LOG_LEVEL: 'error' } });
+  const host = await startDevHost({
+    settingsFile: path.join(dir, 'local.settings.json'),
+    env: { PORT: '0', DATA_DIR: path.join(dir, 'data'), LOG_LEVEL: 'error' },
+  });
   try {
     const userIds: string[] = [];
     for (let i = 0; i < USERS; i++) userIds.push((await insertUser({ email: `bench-${i}@example.com` })).id);
@@ -50,8 +53,23 @@ async function main() {
       const userId = userIds[i % USERS];
       const planType = i % 3 === 0 ? 'enterprise' : 'pro';
       const body = JSON.stringify({
-        id: `evt_bench_${i}`, object: 'event', api_version: Stripe.API_VERSION, created: created + Math.floor(i / USERS), type: 'payment_intent.succeeded', livemode: false, pending_webhooks: 1,
-        data: { object: { id: `pi_bench_${i}`, object: 'payment_intent', amount: planType === 'pro' ? 2900 : 9900, currency: 'usd', status: 'succeeded', metadata: { userId, planType, priceVersion: '2026-01' } } },
+        id: `evt_bench_${i}`,
+        object: 'event',
+        api_version: Stripe.API_VERSION,
+        created: created + Math.floor(i / USERS),
+        type: 'payment_intent.succeeded',
+        livemode: false,
+        pending_webhooks: 1,
+        data: {
+          object: {
+            id: `pi_bench_${i}`,
+            object: 'payment_intent',
+            amount: planType === 'pro' ? 2900 : 9900,
+            currency: 'usd',
+            status: 'succeeded',
+            metadata: { userId, planType, priceVersion: '2026-01' },
+          },
+        },
       });
       return { body, signature: signer.webhooks.generateTestHeaderString({ payload: body, secret }) };
     });
@@ -68,7 +86,11 @@ async function main() {
     const cpuMsPerEvent = (cpu.user + cpu.system) / 1000 / result.requests.total;
     const memoryAfter = process.memoryUsage();
 
-    const synced = await (db() as any).selectFrom('payment_payments').select((eb: any) => eb.fn.countAll().as('n')).where('sync_state', 'in', ['synced', 'superseded']).executeTakeFirstOrThrow();
+    const synced = await (db() as any)
+      .selectFrom('payment_payments')
+      .select((eb: any) => eb.fn.countAll().as('n'))
+      .where('sync_state', 'in', ['synced', 'superseded'])
+      .executeTakeFirstOrThrow();
     const plans = await (db() as any).selectFrom('users').select(['plan']).where('email', 'like', 'bench-%').execute();
     const upgraded = plans.filter((u: { plan: string }) => u.plan !== 'free').length;
 

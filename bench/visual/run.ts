@@ -56,9 +56,20 @@ function barChart(fixed = false) {
 }
 
 function record(scenario: string, concurrency: number, perSecond: number, p50: number, p99: number, errors: number, cpuStealPercent: number | undefined) {
-  const row = { scenario, concurrency, perSecond: Math.round(perSecond), p50: Math.round(p50 * 10) / 10, p99: Math.round(p99 * 10) / 10, errors, rssMb: Math.round(peakRss / 1048576), cpuStealPercent };
+  const row = {
+    scenario,
+    concurrency,
+    perSecond: Math.round(perSecond),
+    p50: Math.round(p50 * 10) / 10,
+    p99: Math.round(p99 * 10) / 10,
+    errors,
+    rssMb: Math.round(peakRss / 1048576),
+    cpuStealPercent,
+  };
   rows.push(row);
-  console.log(`${scenario.padEnd(44)} c=${concurrency}  ${String(row.perSecond).padStart(5)}/s  p50 ${row.p50} ms  p99 ${row.p99} ms  errors ${errors}  peak RSS ${row.rssMb} MB  CPU steal ${formatSteal(cpuStealPercent)}`);
+  console.log(
+    `${scenario.padEnd(44)} c=${concurrency}  ${String(row.perSecond).padStart(5)}/s  p50 ${row.p50} ms  p99 ${row.p99} ms  errors ${errors}  peak RSS ${row.rssMb} MB  CPU steal ${formatSteal(cpuStealPercent)}`,
+  );
   peakRss = 0;
 }
 
@@ -108,30 +119,38 @@ async function closedLoop(scenario: string, once: () => Promise<unknown>, concur
 
 async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-visual-'));
-  const host = await startDevHost({ settingsFile: path.join(dir, 'local.settings.json'), env: { PORT: '0', DATA_DIR: path.join(dir, 'data'), LOG_LEVEL: 'error' } });
+  const host = await startDevHost({
+    settingsFile: path.join(dir, 'local.settings.json'),
+    env: { PORT: '0', DATA_DIR: path.join(dir, 'data'), LOG_LEVEL: 'error' },
+  });
   const token = JSON.parse(fs.readFileSync(path.join(dir, 'local.settings.json'), 'utf8')).Values.VISUAL_API_TOKEN as string;
   const api = `${host.url}/visual/api/v1/charts/render`;
-  console.log(`visual bench: ${os.cpus().length} cores (${os.cpus()[0]?.model}), Node ${process.version}, render pool ${renderPool().size} threads, ${SECONDS}s per scenario\n`);
+  console.log(
+    `visual bench: ${os.cpus().length} cores (${os.cpus()[0]?.model}), Node ${process.version}, render pool ${renderPool().size} threads, ${SECONDS}s per scenario\n`,
+  );
   try {
     // Warm the threads (Chart.js, fonts) so the first scenario is not measuring start-up.
     await cannon('warm-up', api, token, 2, () => ({ charts: [barChart()], quality: 'standard' }));
     rows.length = 0;
 
-    for (const c of [1, 4]) await cannon('API uncached PNG 800x400 (standard)', api, token, c, () => ({ charts: [barChart()], format: 'png', quality: 'standard' }));
+    for (const c of [1, 4])
+      await cannon('API uncached PNG 800x400 (standard)', api, token, c, () => ({ charts: [barChart()], format: 'png', quality: 'standard' }));
     for (const c of [1, 4]) await cannon('API uncached SVG 800x400', api, token, c, () => ({ charts: [barChart()], format: 'svg' }));
     await cannon('API uncached PNG 800x400 at 2x (quality high)', api, token, 4, () => ({ charts: [barChart()], format: 'png' }));
     const hit = { charts: [barChart(true)], format: 'png', quality: 'standard' };
     await cannon('API cache hits', api, token, 4, hit);
     await cannon('API cache hits', api, token, 16, hit);
 
-    const qc = (format: 'png' | 'svg', fixed = false) => () =>
-      new QuickChart(token)
-        .setHost(`${new URL(host.url).host}/quickchart`)
-        .setScheme('http')
-        .setConfig(JSON.stringify({ type: 'bar', data: barChart(fixed).data, options: { plugins: { title: { display: true, text: 'Revenue by region' } } } }))
-        .setWidth(800)
-        .setHeight(400)
-        .setFormat(format);
+    const qc =
+      (format: 'png' | 'svg', fixed = false) =>
+      () =>
+        new QuickChart(token)
+          .setHost(`${new URL(host.url).host}/quickchart`)
+          .setScheme('http')
+          .setConfig(JSON.stringify({ type: 'bar', data: barChart(fixed).data, options: { plugins: { title: { display: true, text: 'Revenue by region' } } } }))
+          .setWidth(800)
+          .setHeight(400)
+          .setFormat(format);
     for (const c of [1, 4]) await closedLoop('quickchart-js uncached PNG 800x400', () => qc('png')().toBinary(), c);
     for (const c of [1, 4]) await closedLoop('quickchart-js uncached SVG 800x400', () => qc('svg')().toBinary(), c);
     await closedLoop('quickchart-js cache hits PNG', () => qc('png', true)().toBinary(), 4);
@@ -139,7 +158,11 @@ async function main() {
     // The renderer with nothing around it (no HTTP, no validation, no cache): the ceiling of the rows above.
     const professional = themeOf('professional');
     for (const format of ['png', 'svg'] as const) {
-      await closedLoop(`render pool alone ${format.toUpperCase()} 800x400 (no HTTP, no cache)`, () => renderChartImage(barChart() as ChartSpec, professional, format, 'standard'), 4);
+      await closedLoop(
+        `render pool alone ${format.toUpperCase()} 800x400 (no HTTP, no cache)`,
+        () => renderChartImage(barChart() as ChartSpec, professional, format, 'standard'),
+        4,
+      );
     }
 
     console.log('\nTargets at 4 concurrent: 150 PNG/s, 250 SVG/s, 2,000 cache hits/s. Renders by the pool:', renderPool().renders);

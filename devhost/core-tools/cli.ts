@@ -33,10 +33,14 @@ async function main(): Promise<void> {
 
   if (process.env.FUNCTIONS_WORKER_RUNTIME !== 'node') fail('FUNCTIONS_WORKER_RUNTIME must be "node" in local.settings.json');
   const storage = process.env.AzureWebJobsStorage;
-  if (!storage && !process.env.AzureWebJobsStorage__accountName) fail('Missing value for AzureWebJobsStorage in local.settings.json: it is required by the queue trigger and timers');
+  if (!storage && !process.env.AzureWebJobsStorage__accountName)
+    fail('Missing value for AzureWebJobsStorage in local.settings.json: it is required by the queue trigger and timers');
   if (isDevelopmentStorage(storage)) {
     const ports = await probeStoragePorts(WELL_KNOWN_PORTS);
-    if (ports.state !== 'azurite') fail(`AzureWebJobsStorage=UseDevelopmentStorage=true but Azurite does not answer on ${WELL_KNOWN_PORTS.join(', ')} (${ports.state === 'taken' ? ports.detail : 'nothing listens'}): run npm run func:prepare`);
+    if (ports.state !== 'azurite')
+      fail(
+        `AzureWebJobsStorage=UseDevelopmentStorage=true but Azurite does not answer on ${WELL_KNOWN_PORTS.join(', ')} (${ports.state === 'taken' ? ports.detail : 'nothing listens'}): run npm run func:prepare`,
+      );
   }
 
   const port = Number(args.port) || (await freePort());
@@ -63,12 +67,23 @@ async function main(): Promise<void> {
     server.once('error', reject);
     server.listen(port, '127.0.0.1', resolve);
   });
-  const timers = startTimers(functions.filter((f): f is TimerFunction => f.kind === 'timer'), log, platform);
-  const queues = startQueuePollers(functions.filter((f): f is QueueFunction => f.kind === 'queue'), hostJsonQueueSettings(), log, platform);
+  const timers = startTimers(
+    functions.filter((f): f is TimerFunction => f.kind === 'timer'),
+    log,
+    platform,
+  );
+  const queues = startQueuePollers(
+    functions.filter((f): f is QueueFunction => f.kind === 'queue'),
+    hostJsonQueueSettings(),
+    log,
+    platform,
+  );
 
   const origin = `http://localhost:${(server.address() as AddressInfo).port}`;
   process.stdout.write(`\nFunctions:\n\n${http.map((f) => `\t${f.name}: [${f.methods.join(',')}] ${origin}/${f.route}`).join('\n')}\n\n`);
-  process.stdout.write(`${JSON.stringify({ ready: origin, functions: worker.functions.size, loadMs: Math.round(loadMs), appStartMs: Math.round(appStartMs) })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ ready: origin, functions: worker.functions.size, loadMs: Math.round(loadMs), appStartMs: Math.round(appStartMs) })}\n`,
+  );
 
   let stopping = false;
   const shutdown = async () => {

@@ -197,7 +197,14 @@ export class FunctionsWorker {
       coreContext.state = 'preInvocationHooks';
       for (const hook of this.hooks.preInvocation) await hook(pre);
       coreContext.state = 'invocation';
-      const post: Record<string, unknown> = { hookData, appHookData: this.appHookData, invocationContext: context, inputs: pre.inputs, result: null, error: null };
+      const post: Record<string, unknown> = {
+        hookData,
+        appHookData: this.appHookData,
+        invocationContext: context,
+        inputs: pre.inputs,
+        result: null,
+        error: null,
+      };
       try {
         post.result = await model.invokeFunction(context, pre.inputs, pre.functionCallback);
       } catch (error) {

@@ -34,7 +34,14 @@ async function toRpcRequest(request: HttpRequest): Promise<RpcHttpData> {
   request.headers.forEach((value, key) => (headers[key] = value));
   const query: Record<string, string> = {};
   request.query.forEach((value, key) => (query[key] = value));
-  return { method: request.method, url: request.url, headers, query, params: { ...request.params }, body: { bytes: new Uint8Array(await request.arrayBuffer()) } };
+  return {
+    method: request.method,
+    url: request.url,
+    headers,
+    query,
+    params: { ...request.params },
+    body: { bytes: new Uint8Array(await request.arrayBuffer()) },
+  };
 }
 
 function fromRpcResponse(data: RpcTypedData | null | undefined): HttpResponseInit {
@@ -56,7 +63,10 @@ export function registeredFunctions(worker: FunctionsWorker): FunctionDefinition
           route: String(trigger.route ?? name),
           methods: ((trigger.methods as string[] | undefined)?.map((m) => m.toUpperCase()) as HttpMethod[] | undefined) ?? ALL_METHODS,
           handler: async (request: HttpRequest) => {
-            const result = await worker.invoke(name, { trigger: { http: await toRpcRequest(request) }, traceContext: hostTraceContext(request.headers.get('traceparent')) });
+            const result = await worker.invoke(name, {
+              trigger: { http: await toRpcRequest(request) },
+              traceContext: hostTraceContext(request.headers.get('traceparent')),
+            });
             return fromRpcResponse(check(result, name).returnValue);
           },
         };
@@ -68,7 +78,11 @@ export function registeredFunctions(worker: FunctionsWorker): FunctionDefinition
           runOnStartup: Boolean(trigger.runOnStartup),
           handler: async (timer: Timer) => {
             // The host sends the timer in .NET casing; the library camel-cases it.
-            const payload = { Schedule: { AdjustForDST: timer.schedule.adjustForDST }, ScheduleStatus: { Last: timer.scheduleStatus?.last, Next: timer.scheduleStatus?.next, LastUpdated: timer.scheduleStatus?.lastUpdated }, IsPastDue: timer.isPastDue };
+            const payload = {
+              Schedule: { AdjustForDST: timer.schedule.adjustForDST },
+              ScheduleStatus: { Last: timer.scheduleStatus?.last, Next: timer.scheduleStatus?.next, LastUpdated: timer.scheduleStatus?.lastUpdated },
+              IsPastDue: timer.isPastDue,
+            };
             check(await worker.invoke(name, { trigger: { json: JSON.stringify(payload) }, traceContext: hostTraceContext(null) }), name);
           },
         };

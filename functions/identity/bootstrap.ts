@@ -12,7 +12,11 @@ const SYSTEM: Actor = { type: 'system', id: 'bootstrap' };
  * Creates `email` with `role`, or gives an existing user that role (and reactivates them). Used by
  * start-up (BOOTSTRAP_ADMIN_EMAIL) and by the users CLI; audited as the system.
  */
-export async function ensureUserWithRole(email: string, roleId: string, actor: Actor = SYSTEM): Promise<{ user: UserRow; outcome: 'created' | 'promoted' | 'unchanged' }> {
+export async function ensureUserWithRole(
+  email: string,
+  roleId: string,
+  actor: Actor = SYSTEM,
+): Promise<{ user: UserRow; outcome: 'created' | 'promoted' | 'unchanged' }> {
   if (!(await findRole(roleId))) throw new Error(`role ${roleId} does not exist`);
   const meta = { ip: null, userAgent: null, requestId: `${actor.id}-${Date.now()}` };
   return identityDb()
@@ -21,13 +25,21 @@ export async function ensureUserWithRole(email: string, roleId: string, actor: A
       const existing = await findUserByEmail(email, trx);
       if (!existing) {
         const user = await insertUser({ email, role: roleId }, trx);
-        await audit(meta, { actor, action: 'user.create', target: { type: 'user', id: user.id }, result: 'success', details: { email: user.email, role: roleId } }, trx);
+        await audit(
+          meta,
+          { actor, action: 'user.create', target: { type: 'user', id: user.id }, result: 'success', details: { email: user.email, role: roleId } },
+          trx,
+        );
         return { user, outcome: 'created' as const };
       }
       if (existing.role === roleId && existing.status === 'active') return { user: existing, outcome: 'unchanged' as const };
       const user = (await updateUser(existing.id, { role: roleId, status: 'active' }, trx))!;
       await revokeUserSessions(existing.id, 'role_changed', trx);
-      await audit(meta, { actor, action: 'role.grant', target: { type: 'user', id: user.id }, result: 'success', details: { from: existing.role, to: roleId } }, trx);
+      await audit(
+        meta,
+        { actor, action: 'role.grant', target: { type: 'user', id: user.id }, result: 'success', details: { from: existing.role, to: roleId } },
+        trx,
+      );
       return { user, outcome: 'promoted' as const };
     });
 }

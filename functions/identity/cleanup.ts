@@ -15,7 +15,12 @@ export async function purgeExpired(): Promise<Record<string, number>> {
   const tokens = await database.deleteFrom('identity_refresh_tokens').where('expires_at', '<', nowIso).executeTakeFirst();
   const auditCutoff = new Date(Date.now() - cfg.AUDIT_RETENTION_DAYS * DAY_MS).toISOString();
   const auditRows = await database.deleteFrom('identity_audit_log').where('timestamp', '<', auditCutoff).executeTakeFirst();
-  return { otpCodes: Number(otp.numDeletedRows), rateLimits: Number(limits.numDeletedRows), refreshTokens: Number(tokens.numDeletedRows), auditEntries: Number(auditRows.numDeletedRows) };
+  return {
+    otpCodes: Number(otp.numDeletedRows),
+    rateLimits: Number(limits.numDeletedRows),
+    refreshTokens: Number(tokens.numDeletedRows),
+    auditEntries: Number(auditRows.numDeletedRows),
+  };
 }
 
 /** Runs once per app per hour (the host holds a lease), so scaled-out instances do not repeat it. */

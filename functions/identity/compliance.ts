@@ -12,7 +12,11 @@ function keyCreatedAt(kid: string): string | null {
 }
 
 async function countBy(column: 'status' | 'plan' | 'role'): Promise<Record<string, number>> {
-  const rows = await identityDb().selectFrom('users').select([column, (eb) => eb.fn.countAll<number>().as('count')]).groupBy(column).execute();
+  const rows = await identityDb()
+    .selectFrom('users')
+    .select([column, (eb) => eb.fn.countAll<number>().as('count')])
+    .groupBy(column)
+    .execute();
   return Object.fromEntries(rows.map((r) => [r[column as keyof typeof r], Number(r.count)]));
 }
 
@@ -32,12 +36,37 @@ export async function complianceReport() {
   const entropyBits = Math.floor(cfg.OTP_LENGTH * Math.log2(10) * 10) / 10;
   const maxFailuresPerWindow = cfg.LOGIN_MAX_PER_EMAIL * cfg.OTP_MAX_ATTEMPTS;
   const otpChecks = [
-    { requirement: 'Secret from an approved random generator with about 20 bits of entropy: at least six decimal digits (5.1.3.2; 63B-4 3.1.3.1)', expected: '>= 6 digits', actual: `${cfg.OTP_LENGTH} digits, ${entropyBits} bits, CSPRNG`, compliant: cfg.OTP_LENGTH >= 6 },
-    { requirement: 'Out-of-band secret valid for at most 10 minutes (5.1.3.2)', expected: '<= 600 s', actual: `${cfg.OTP_TTL_SECONDS} s`, compliant: cfg.OTP_TTL_SECONDS <= 600 },
+    {
+      requirement: 'Secret from an approved random generator with about 20 bits of entropy: at least six decimal digits (5.1.3.2; 63B-4 3.1.3.1)',
+      expected: '>= 6 digits',
+      actual: `${cfg.OTP_LENGTH} digits, ${entropyBits} bits, CSPRNG`,
+      compliant: cfg.OTP_LENGTH >= 6,
+    },
+    {
+      requirement: 'Out-of-band secret valid for at most 10 minutes (5.1.3.2)',
+      expected: '<= 600 s',
+      actual: `${cfg.OTP_TTL_SECONDS} s`,
+      compliant: cfg.OTP_TTL_SECONDS <= 600,
+    },
     { requirement: 'Secret usable once (5.1.3.2)', expected: 'single use', actual: 'consumed atomically (used_at IS NULL)', compliant: true },
-    { requirement: 'Limit consecutive failed attempts to 100 or fewer per account (5.2.2)', expected: '<= 100', actual: `${cfg.OTP_MAX_ATTEMPTS} per code, at most ${maxFailuresPerWindow} per ${cfg.LOGIN_RATE_WINDOW_SECONDS} s`, compliant: maxFailuresPerWindow <= 100 },
-    { requirement: 'Verifier stores secrets protected against offline attack (5.1.3.2, 5.2.7)', expected: 'keyed hash', actual: 'HMAC-SHA256 under OTP_HMAC_KEY, constant-time compare', compliant: true },
-    { requirement: 'Email is not an approved out-of-band channel for AAL2 (5.1.3.1)', expected: 'AAL1 only', actual: 'email codes: single-factor, AAL1', compliant: true },
+    {
+      requirement: 'Limit consecutive failed attempts to 100 or fewer per account (5.2.2)',
+      expected: '<= 100',
+      actual: `${cfg.OTP_MAX_ATTEMPTS} per code, at most ${maxFailuresPerWindow} per ${cfg.LOGIN_RATE_WINDOW_SECONDS} s`,
+      compliant: maxFailuresPerWindow <= 100,
+    },
+    {
+      requirement: 'Verifier stores secrets protected against offline attack (5.1.3.2, 5.2.7)',
+      expected: 'keyed hash',
+      actual: 'HMAC-SHA256 under OTP_HMAC_KEY, constant-time compare',
+      compliant: true,
+    },
+    {
+      requirement: 'Email is not an approved out-of-band channel for AAL2 (5.1.3.1)',
+      expected: 'AAL1 only',
+      actual: 'email codes: single-factor, AAL1',
+      compliant: true,
+    },
   ];
 
   const keys = await identitySigningKeys();
@@ -49,7 +78,10 @@ export async function complianceReport() {
 
   const sessionCutoff = new Date(now.getTime() - cfg.SESSION_MAX_AGE_SECONDS * 1000).toISOString();
   const live = database.selectFrom('identity_sessions').where('revoked_at', 'is', null);
-  const [{ active }] = await live.select((eb) => eb.fn.countAll<number>().as('active')).where('expires_at', '>', nowIso).execute();
+  const [{ active }] = await live
+    .select((eb) => eb.fn.countAll<number>().as('active'))
+    .where('expires_at', '>', nowIso)
+    .execute();
   const [{ stale }] = await live
     .select((eb) => eb.fn.countAll<number>().as('stale'))
     .where((eb) => eb.or([eb('created_at', '<', sessionCutoff), eb('expires_at', '<=', nowIso)]))
@@ -71,7 +103,9 @@ export async function complianceReport() {
     .groupBy(['u.id', 'u.email', 'u.role', 'u.status', 'u.created_at'])
     .execute();
   const adminViews = admins.map((a) => ({ id: a.id, email: a.email, role: a.role, status: a.status, lastSignInAt: toIso(a.last_sign_in as string | null) }));
-  const inactiveAdmins = adminViews.filter((a) => a.status === 'active' && (a.lastSignInAt ?? toIso(admins.find((x) => x.id === a.id)!.created_at)!) < adminCutoff);
+  const inactiveAdmins = adminViews.filter(
+    (a) => a.status === 'active' && (a.lastSignInAt ?? toIso(admins.find((x) => x.id === a.id)!.created_at)!) < adminCutoff,
+  );
 
   return {
     generatedAt: nowIso,

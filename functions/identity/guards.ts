@@ -59,7 +59,18 @@ const sessionAndUserQuery = precompiled((database: Kysely<IdentityTables>) =>
   database
     .selectFrom('identity_sessions as s')
     .innerJoin('users as u', 'u.id', 's.user_id')
-    .select(['u.id', 'u.email', 'u.role', 'u.permissions', 'u.plan', 'u.status', 'u.created_at', 'u.updated_at', 's.revoked_at', 's.expires_at as session_expires_at'])
+    .select([
+      'u.id',
+      'u.email',
+      'u.role',
+      'u.permissions',
+      'u.plan',
+      'u.status',
+      'u.created_at',
+      'u.updated_at',
+      's.revoked_at',
+      's.expires_at as session_expires_at',
+    ])
     .where('s.id', '=', param('sessionId'))
     .where('s.user_id', '=', param('userId')),
 );
@@ -79,7 +90,10 @@ export const adminActor = (auth: Authenticated): Actor => ({ type: 'admin', id: 
 export const userActor = (auth: Authenticated): Actor => ({ type: 'user', id: auth.user.id });
 
 /** The OpenAPI scheme of identity's access token (checked here against the session in SQL). */
-const ACCESS_TOKEN = { name: 'accessToken', definition: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'The access token of POST /identity/auth/verify or /auth/refresh' } };
+const ACCESS_TOKEN = {
+  name: 'accessToken',
+  definition: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'The access token of POST /identity/auth/verify or /auth/refresh' },
+};
 
 /** A signed-in user with a live session, checked in SQL on every call. */
 export const SIGNED_IN: Guard<Authenticated> = {
@@ -109,7 +123,13 @@ export function adminWith(permission: string, action: string, targetType = 'user
         requireAdminPermission(auth, permission);
       } catch (error) {
         const target = params.id ? { type: targetType, id: params.id } : { type: 'route', id: `${request.method} ${new URL(request.url).pathname}` };
-        await audit(meta, { actor: isAdmin(auth.user) ? adminActor(auth) : userActor(auth), action, target, result: 'failure', reason: (error as HttpError).code });
+        await audit(meta, {
+          actor: isAdmin(auth.user) ? adminActor(auth) : userActor(auth),
+          action,
+          target,
+          result: 'failure',
+          reason: (error as HttpError).code,
+        });
         throw error;
       }
       return { ...auth, admin: { actor: adminActor(auth), user: auth.user } };

@@ -16,6 +16,7 @@ const SMALL = (schema: object, limit = 4 * 1024) => ({ schema: schema as Record<
 const ADMIN_BODY = 16 * 1024;
 
 /** identity's whole HTTP surface: one route per line (id, method, path, who may call, what it takes and answers, handler). */
+// prettier-ignore
 const ROUTES = [
   healthFunction('identity'),
   route('login', 'POST', 'auth/login', PUBLIC, { body: SMALL(s.LOGIN_BODY), 200: s.LOGIN_STARTED }, auth.login),
@@ -40,7 +41,8 @@ const ROUTES = [
   route('admin-compliance', 'GET', 'admin/compliance', adminWith('admin:compliance:read', 'compliance.read'), { 200: s.COMPLIANCE }, admin.complianceOp),
 ];
 
-const DESCRIPTION = 'Email one-time-code sign-in, ES256 access tokens (JWKS), rotating refresh tokens, users, roles, permissions, sessions, audit, compliance, and each user\'s plan and status.';
+const DESCRIPTION =
+  "Email one-time-code sign-in, ES256 access tokens (JWKS), rotating refresh tokens, users, roles, permissions, sessions, audit, compliance, and each user's plan and status.";
 
 let bootstrap: BackgroundTask | undefined;
 

@@ -16,21 +16,31 @@ export const LOGIN_MESSAGE = 'If this address can sign in, a one-time code is on
  * (anyone can ask for a code to any address) spend only their own client's allowance, so a stranger
  * cannot lock the owner out from elsewhere; the larger total ceiling bounds mail bombing.
  */
-const emailBuckets = (email: string, ip: string | null) => ({ perClient: bucketKey('login-email-client', `${email}\n${ip ?? 'unknown'}`), total: bucketKey('login-email', email) });
+const emailBuckets = (email: string, ip: string | null) => ({
+  perClient: bucketKey('login-email-client', `${email}\n${ip ?? 'unknown'}`),
+  total: bucketKey('login-email', email),
+});
 
 function codeEmail(to: string, code: string) {
   const minutes = Math.round(config().OTP_TTL_SECONDS / 60);
   return {
     to,
     subject: `Your sign-in code: ${code}`,
-    text: [`Your sign-in code is ${code}`, '', `It expires in ${minutes} minutes and works once.`, 'If you did not ask to sign in, ignore this email: nobody can sign in without the code.'].join('\n'),
+    text: [
+      `Your sign-in code is ${code}`,
+      '',
+      `It expires in ${minutes} minutes and works once.`,
+      'If you did not ask to sign in, ignore this email: nobody can sign in without the code.',
+    ].join('\n'),
   };
 }
 
 const noAccountEmail = (to: string) => ({
   to,
   subject: 'Sign-in attempt',
-  text: ['Someone asked to sign in with this address, but there is no account for it and sign-up is closed.', 'If this was not you, ignore this email.'].join('\n'),
+  text: ['Someone asked to sign in with this address, but there is no account for it and sign-up is closed.', 'If this was not you, ignore this email.'].join(
+    '\n',
+  ),
 });
 
 /**
@@ -46,16 +56,33 @@ export async function startLogin(rawEmail: string, meta: RequestMeta): Promise<v
     throw error;
   };
   const perIp = await hitRateLimit(bucketKey('login-ip', meta.ip ?? 'unknown'), cfg.LOGIN_MAX_PER_IP, cfg.LOGIN_RATE_WINDOW_SECONDS);
-  if (!perIp.allowed) await refuse('rate_limited_ip', tooManyRequests('Too many sign-in requests from this network; try again later', perIp.retryAfterSeconds, Code.LOGIN_RATE_LIMITED));
+  if (!perIp.allowed)
+    await refuse(
+      'rate_limited_ip',
+      tooManyRequests('Too many sign-in requests from this network; try again later', perIp.retryAfterSeconds, Code.LOGIN_RATE_LIMITED),
+    );
   const cooldown = await resendCooldown(email);
-  if (cooldown > 0) await refuse('resend_cooldown', tooManyRequests(`A code was sent moments ago; a new one can be sent in ${cooldown} s`, cooldown, Code.OTP_RESEND_COOLDOWN));
+  if (cooldown > 0)
+    await refuse('resend_cooldown', tooManyRequests(`A code was sent moments ago; a new one can be sent in ${cooldown} s`, cooldown, Code.OTP_RESEND_COOLDOWN));
   const buckets = emailBuckets(email, meta.ip);
   const perEmail = await hitRateLimit(buckets.perClient, cfg.LOGIN_MAX_PER_EMAIL, cfg.LOGIN_RATE_WINDOW_SECONDS);
-  if (!perEmail.allowed) await refuse('rate_limited_email', tooManyRequests('Too many codes were sent to this address; try again later', perEmail.retryAfterSeconds, Code.LOGIN_RATE_LIMITED));
+  if (!perEmail.allowed)
+    await refuse(
+      'rate_limited_email',
+      tooManyRequests('Too many codes were sent to this address; try again later', perEmail.retryAfterSeconds, Code.LOGIN_RATE_LIMITED),
+    );
   const total = await hitRateLimit(buckets.total, cfg.LOGIN_MAX_PER_EMAIL_TOTAL, cfg.LOGIN_RATE_WINDOW_SECONDS);
-  if (!total.allowed) await refuse('rate_limited_email_total', tooManyRequests('Too many codes were sent to this address; try again later', total.retryAfterSeconds, Code.LOGIN_RATE_LIMITED));
+  if (!total.allowed)
+    await refuse(
+      'rate_limited_email_total',
+      tooManyRequests('Too many codes were sent to this address; try again later', total.retryAfterSeconds, Code.LOGIN_RATE_LIMITED),
+    );
   const code = await issueCode(email);
-  if (!code) await refuse('resend_cooldown', tooManyRequests('A code was sent moments ago; try again shortly', cfg.OTP_RESEND_COOLDOWN_SECONDS, Code.OTP_RESEND_COOLDOWN));
+  if (!code)
+    await refuse(
+      'resend_cooldown',
+      tooManyRequests('A code was sent moments ago; try again shortly', cfg.OTP_RESEND_COOLDOWN_SECONDS, Code.OTP_RESEND_COOLDOWN),
+    );
   const user = await findUserByEmail(email);
   await sendEmail(user || cfg.ALLOW_SIGNUP ? codeEmail(email, code!) : noAccountEmail(email));
   await audit(meta, { actor: ANONYMOUS, action: 'auth.login', target, result: 'success', details: { accountExists: Boolean(user) } });
@@ -95,11 +122,19 @@ export async function completeLogin(rawEmail: string, code: string, meta: Reques
       if (!user) {
         if (!cfg.ALLOW_SIGNUP) return { refused: 'no_account' as const };
         user = await insertUser({ email }, trx);
-        await audit(meta, { actor: { type: 'user', id: user.id }, action: 'user.signup', target: { type: 'user', id: user.id }, result: 'success', details: { email } }, trx);
+        await audit(
+          meta,
+          { actor: { type: 'user', id: user.id }, action: 'user.signup', target: { type: 'user', id: user.id }, result: 'success', details: { email } },
+          trx,
+        );
       }
       if (user.status !== 'active') return { refused: 'inactive' as const, userId: user.id };
       const session = await createSession(user.id, meta, trx);
-      await audit(meta, { actor: { type: 'user', id: user.id }, action: 'auth.verify', target: { type: 'session', id: session.sessionId }, result: 'success' }, trx);
+      await audit(
+        meta,
+        { actor: { type: 'user', id: user.id }, action: 'auth.verify', target: { type: 'session', id: session.sessionId }, result: 'success' },
+        trx,
+      );
       return { user, ...session };
     });
   if ('refused' in outcome) {
@@ -146,7 +181,13 @@ export async function refreshSession(refreshToken: string, meta: RequestMeta): P
   const row = await findUserById(result.userId);
   if (!row || row.status !== 'active') {
     await revokeSession(result.sessionId, 'user_inactive');
-    await audit(meta, { actor: { type: 'user', id: result.userId }, action: 'auth.refresh', target: { type: 'session', id: result.sessionId }, result: 'failure', reason: 'user_inactive' });
+    await audit(meta, {
+      actor: { type: 'user', id: result.userId },
+      action: 'auth.refresh',
+      target: { type: 'session', id: result.sessionId },
+      result: 'failure',
+      reason: 'user_inactive',
+    });
     throw unauthorized('The account is inactive', Code.AUTH_USER_INACTIVE);
   }
   const user = await toUserView(row);
@@ -156,7 +197,12 @@ export async function refreshSession(refreshToken: string, meta: RequestMeta): P
 }
 
 /** Ends the caller's session (`current`) or every session of the user (`all`). */
-export async function logout(user: UserView, sessionId: string, scope: 'current' | 'all', meta: RequestMeta): Promise<{ scope: 'current' | 'all'; revokedSessions: number }> {
+export async function logout(
+  user: UserView,
+  sessionId: string,
+  scope: 'current' | 'all',
+  meta: RequestMeta,
+): Promise<{ scope: 'current' | 'all'; revokedSessions: number }> {
   const revokedSessions = scope === 'all' ? await revokeUserSessions(user.id, 'logout_all') : Number(await revokeSession(sessionId, 'logout'));
   await audit(meta, {
     actor: { type: 'user', id: user.id },

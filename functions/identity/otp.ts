@@ -34,7 +34,13 @@ export async function issueCode(email: string): Promise<string | undefined> {
   const code = generateCode();
   const now = new Date();
   const nowIso = now.toISOString();
-  const values = { code_hash: codeHash(email, code), attempts: 0, created_at: nowIso, expires_at: new Date(now.getTime() + cfg.OTP_TTL_SECONDS * 1000).toISOString(), used_at: null };
+  const values = {
+    code_hash: codeHash(email, code),
+    attempts: 0,
+    created_at: nowIso,
+    expires_at: new Date(now.getTime() + cfg.OTP_TTL_SECONDS * 1000).toISOString(),
+    used_at: null,
+  };
   const cooldownStart = new Date(now.getTime() - cfg.OTP_RESEND_COOLDOWN_SECONDS * 1000).toISOString();
   const database = identityDb();
   const replaced = await database
@@ -47,7 +53,10 @@ export async function issueCode(email: string): Promise<string | undefined> {
     .executeTakeFirst();
   if (Number(replaced.numUpdatedRows) === 1) return code;
   try {
-    await database.insertInto('identity_otp_codes').values({ email, ...values }).execute();
+    await database
+      .insertInto('identity_otp_codes')
+      .values({ email, ...values })
+      .execute();
     return code;
   } catch {
     return undefined; // a live code exists (or another instance just inserted one): cooldown

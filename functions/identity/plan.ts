@@ -48,7 +48,13 @@ export async function authorizePlanCaller(request: HttpRequest, meta: RequestMet
       });
     } catch (error) {
       const reason = error instanceof ServiceTokenError ? error.message : 'token is malformed';
-      await audit(meta, { actor: { type: 'service', id: cfg.PAYMENT_SERVICE_ID }, action: 'user.plan.update', target: { type: 'user', id: request.params.userId ?? null }, result: 'failure', reason: `service_token: ${reason}` });
+      await audit(meta, {
+        actor: { type: 'service', id: cfg.PAYMENT_SERVICE_ID },
+        action: 'user.plan.update',
+        target: { type: 'user', id: request.params.userId ?? null },
+        result: 'failure',
+        reason: `service_token: ${reason}`,
+      });
       throw invalidServiceToken(`The service token is not valid: ${reason}`);
     }
     return { actor: { type: 'service', id: cfg.PAYMENT_SERVICE_ID }, defaultUpdatedBy: cfg.PAYMENT_SERVICE_ID };
@@ -57,7 +63,13 @@ export async function authorizePlanCaller(request: HttpRequest, meta: RequestMet
   try {
     requireAdminPermission(auth, 'admin:users:update');
   } catch (error) {
-    await audit(meta, { actor: userActor(auth), action: 'user.plan.update', target: { type: 'user', id: request.params.userId ?? null }, result: 'failure', reason: (error as HttpError).code });
+    await audit(meta, {
+      actor: userActor(auth),
+      action: 'user.plan.update',
+      target: { type: 'user', id: request.params.userId ?? null },
+      result: 'failure',
+      reason: (error as HttpError).code,
+    });
     throw error;
   }
   return { actor: adminActor(auth), defaultUpdatedBy: auth.user.email, admin: { actor: adminActor(auth), user: auth.user } };
@@ -122,14 +134,21 @@ export async function updatePlan(caller: PlanCaller, userId: string, change: Pla
           action: 'user.plan.update',
           target: { type: 'user', id: userId },
           result: 'success',
-          details: { from: { plan: before.plan, status: before.status }, to: { plan: change.plan, status }, updatedBy, ...(change.timestamp ? { requestTimestamp: change.timestamp } : {}), ...(revokedSessions ? { revokedSessions } : {}) },
+          details: {
+            from: { plan: before.plan, status: before.status },
+            to: { plan: change.plan, status },
+            updatedBy,
+            ...(change.timestamp ? { requestTimestamp: change.timestamp } : {}),
+            ...(revokedSessions ? { revokedSessions } : {}),
+          },
         },
         trx,
       );
       return { plan: change.plan, status, updatedAt };
     })
     .catch(async (error) => {
-      if (error instanceof HttpError) await audit(meta, { actor: caller.actor, action: 'user.plan.update', target: { type: 'user', id: userId }, result: 'failure', reason: error.code });
+      if (error instanceof HttpError)
+        await audit(meta, { actor: caller.actor, action: 'user.plan.update', target: { type: 'user', id: userId }, result: 'failure', reason: error.code });
       throw error;
     });
   return { success: true, message: 'User plan updated', userId, plan: result.plan, status: result.status, updatedBy, timestamp: toIso(result.updatedAt)! };

@@ -24,10 +24,18 @@ export async function hitRateLimit(bucket: string, limit: number, windowSeconds:
   const count = await identityDb()
     .transaction()
     .execute(async (trx) => {
-      const increment = () => trx.updateTable('identity_rate_limits').set((eb) => ({ count: eb('count', '+', 1) })).where('bucket', '=', key).executeTakeFirst();
+      const increment = () =>
+        trx
+          .updateTable('identity_rate_limits')
+          .set((eb) => ({ count: eb('count', '+', 1) }))
+          .where('bucket', '=', key)
+          .executeTakeFirst();
       if (Number((await increment()).numUpdatedRows) === 0) {
         try {
-          await trx.insertInto('identity_rate_limits').values({ bucket: key, count: 1, expires_at: new Date(windowEnd).toISOString() }).execute();
+          await trx
+            .insertInto('identity_rate_limits')
+            .values({ bucket: key, count: 1, expires_at: new Date(windowEnd).toISOString() })
+            .execute();
         } catch {
           // Another instance created the row first: count on it.
           await increment();
@@ -41,5 +49,8 @@ export async function hitRateLimit(bucket: string, limit: number, windowSeconds:
 
 /** Forgets the current window of a bucket (a proven mailbox owner gets a fresh per-email allowance). */
 export async function resetRateLimit(bucket: string, windowSeconds: number): Promise<void> {
-  await identityDb().deleteFrom('identity_rate_limits').where('bucket', '=', `${bucket}:${windowOf(windowSeconds, Date.now())}`).execute();
+  await identityDb()
+    .deleteFrom('identity_rate_limits')
+    .where('bucket', '=', `${bucket}:${windowOf(windowSeconds, Date.now())}`)
+    .execute();
 }

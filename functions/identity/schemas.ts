@@ -3,7 +3,12 @@ import { PAGING, anyObject, arr, bool, dateTime, idParam, int, nullable, obj, on
 /** The request and answer schemas of identity's route table (index.ts). */
 
 const EMAIL = { type: 'string', format: 'email', minLength: 3, maxLength: 320 } as const;
-const PERMISSIONS = { type: 'array', maxItems: 100, uniqueItems: true, items: { type: 'string', pattern: '^[a-z][a-z0-9_-]*(:[a-z0-9_*-]+)*$', maxLength: 100 } } as const;
+const PERMISSIONS = {
+  type: 'array',
+  maxItems: 100,
+  uniqueItems: true,
+  items: { type: 'string', pattern: '^[a-z][a-z0-9_-]*(:[a-z0-9_*-]+)*$', maxLength: 100 },
+} as const;
 const ROLE_ID = { type: 'string', pattern: '^[a-z][a-z0-9_]{0,31}$' } as const;
 const PLAN = { enum: ['free', 'pro', 'enterprise'] } as const;
 const STATUS = { enum: ['active', 'inactive'] } as const;
@@ -11,18 +16,43 @@ const ISO_INSTANT = { type: 'string', format: 'date-time', maxLength: 40 } as co
 
 // ---- requests -------------------------------------------------------------------------------
 export const LOGIN_BODY = { type: 'object', required: ['email'], additionalProperties: false, properties: { email: EMAIL } } as const;
-export const VERIFY_BODY = { type: 'object', required: ['email', 'code'], additionalProperties: false, properties: { email: EMAIL, code: { type: 'string', pattern: '^[0-9]{4,10}$' } } } as const;
-export const REFRESH_BODY = { type: 'object', required: ['refreshToken'], additionalProperties: false, properties: { refreshToken: { type: 'string', minLength: 1, maxLength: 512 } } } as const;
+export const VERIFY_BODY = {
+  type: 'object',
+  required: ['email', 'code'],
+  additionalProperties: false,
+  properties: { email: EMAIL, code: { type: 'string', pattern: '^[0-9]{4,10}$' } },
+} as const;
+export const REFRESH_BODY = {
+  type: 'object',
+  required: ['refreshToken'],
+  additionalProperties: false,
+  properties: { refreshToken: { type: 'string', minLength: 1, maxLength: 512 } },
+} as const;
 export const LOGOUT_BODY = { type: 'object', additionalProperties: false, properties: { scope: { enum: ['current', 'all'] } } } as const;
 /** plan required; status optional (unchanged when omitted); updatedBy and timestamp optional. */
 export const PLAN_BODY = {
   type: 'object',
   required: ['plan'],
   additionalProperties: false,
-  properties: { plan: PLAN, status: STATUS, updatedBy: { type: 'string', minLength: 1, maxLength: 200 }, timestamp: { type: 'string', format: 'date-time', maxLength: 40 } },
+  properties: {
+    plan: PLAN,
+    status: STATUS,
+    updatedBy: { type: 'string', minLength: 1, maxLength: 200 },
+    timestamp: { type: 'string', format: 'date-time', maxLength: 40 },
+  },
 } as const;
-export const CREATE_USER_BODY = { type: 'object', required: ['email'], additionalProperties: false, properties: { email: EMAIL, role: ROLE_ID, permissions: PERMISSIONS } } as const;
-export const PATCH_USER_BODY = { type: 'object', minProperties: 1, additionalProperties: false, properties: { email: EMAIL, permissions: PERMISSIONS, plan: PLAN, status: STATUS } } as const;
+export const CREATE_USER_BODY = {
+  type: 'object',
+  required: ['email'],
+  additionalProperties: false,
+  properties: { email: EMAIL, role: ROLE_ID, permissions: PERMISSIONS },
+} as const;
+export const PATCH_USER_BODY = {
+  type: 'object',
+  minProperties: 1,
+  additionalProperties: false,
+  properties: { email: EMAIL, permissions: PERMISSIONS, plan: PLAN, status: STATUS },
+} as const;
 export const GRANT_ROLE_BODY = { type: 'object', required: ['roleId'], additionalProperties: false, properties: { roleId: ROLE_ID } } as const;
 
 export const USER_ID_PARAM = idParam('userId');
@@ -30,19 +60,48 @@ export const ID_PARAM = idParam('id');
 export const ROLE_PARAMS = obj({ id: (idParam('id').properties as Record<string, Record<string, unknown>>).id, roleId: ROLE_ID });
 export const ROLE_ID_PARAM = obj({ id: ROLE_ID });
 export const USERS_QUERY = query({ email: str({ maxLength: 320 }), role: ROLE_ID, plan: PLAN, status: STATUS, ...PAGING });
-export const AUDIT_QUERY = query({ actor: str({ maxLength: 320 }), action: str({ maxLength: 64 }), target: str({ maxLength: 320 }), result: oneOfValues(['success', 'failure']), since: ISO_INSTANT, until: ISO_INSTANT, ...PAGING });
+export const AUDIT_QUERY = query({
+  actor: str({ maxLength: 320 }),
+  action: str({ maxLength: 64 }),
+  target: str({ maxLength: 320 }),
+  result: oneOfValues(['success', 'failure']),
+  since: ISO_INSTANT,
+  until: ISO_INSTANT,
+  ...PAGING,
+});
 export const SESSIONS_QUERY = query({ userId: str({ maxLength: 64 }), state: oneOfValues(['active', 'all'], { default: 'active' }), ...PAGING });
 
 // ---- answers --------------------------------------------------------------------------------
-const PUBLIC_USER = obj({ id: str(), email: str(), role: str(), permissions: arr(str()), plan: oneOfValues(['free', 'pro', 'enterprise']), status: oneOfValues(['active', 'inactive']) });
+const PUBLIC_USER = obj({
+  id: str(),
+  email: str(),
+  role: str(),
+  permissions: arr(str()),
+  plan: oneOfValues(['free', 'pro', 'enterprise']),
+  status: oneOfValues(['active', 'inactive']),
+});
 export const USER = obj({
-  id: str(), email: str(), role: str(), permissions: arr(str()), explicitPermissions: arr(str()),
-  plan: oneOfValues(['free', 'pro', 'enterprise']), status: oneOfValues(['active', 'inactive']), createdAt: nullable(dateTime()), updatedAt: nullable(dateTime()),
+  id: str(),
+  email: str(),
+  role: str(),
+  permissions: arr(str()),
+  explicitPermissions: arr(str()),
+  plan: oneOfValues(['free', 'pro', 'enterprise']),
+  status: oneOfValues(['active', 'inactive']),
+  createdAt: nullable(dateTime()),
+  updatedAt: nullable(dateTime()),
 });
 const paged = (name: string, item: object) => obj({ [name]: arr(item as Record<string, unknown>), total: int(), limit: int(), offset: int() });
 
 export const LOGIN_STARTED = obj({ success: bool(), message: str() });
-export const TOKENS = obj({ success: bool(), accessToken: str(), refreshToken: str(), tokenType: oneOfValues(['Bearer']), expiresIn: int(), user: PUBLIC_USER });
+export const TOKENS = obj({
+  success: bool(),
+  accessToken: str(),
+  refreshToken: str(),
+  tokenType: oneOfValues(['Bearer']),
+  expiresIn: int(),
+  user: PUBLIC_USER,
+});
 export const LOGGED_OUT = obj({ success: bool(), scope: oneOfValues(['current', 'all']), revokedSessions: int() });
 export const VALIDATED = obj({ valid: bool(), user: PUBLIC_USER, sessionId: str(), expiresAt: dateTime() });
 export const JWKS = obj({ keys: arr(anyObject()) });
@@ -58,16 +117,36 @@ export const USERS = paged('users', USER);
 export const AUDIT_ENTRIES = paged(
   'entries',
   obj({
-    id: int(), timestamp: dateTime(), actor: obj({ type: str(), id: nullable(str()) }), action: str(), target: nullable(obj({ type: str(), id: nullable(str()) })),
-    result: oneOfValues(['success', 'failure']), reason: nullable(str()), ip: nullable(str()), userAgent: nullable(str()), requestId: nullable(str()), details: {},
+    id: int(),
+    timestamp: dateTime(),
+    actor: obj({ type: str(), id: nullable(str()) }),
+    action: str(),
+    target: nullable(obj({ type: str(), id: nullable(str()) })),
+    result: oneOfValues(['success', 'failure']),
+    reason: nullable(str()),
+    ip: nullable(str()),
+    userAgent: nullable(str()),
+    requestId: nullable(str()),
+    details: {},
   }),
 );
 export const SESSIONS = paged(
   'sessions',
   obj({
-    id: str(), userId: str(), createdAt: dateTime(), lastRefreshedAt: nullable(dateTime()), expiresAt: dateTime(), revokedAt: nullable(dateTime()),
-    revokedReason: nullable(str()), active: bool(), ip: nullable(str()), userAgent: nullable(str()),
+    id: str(),
+    userId: str(),
+    createdAt: dateTime(),
+    lastRefreshedAt: nullable(dateTime()),
+    expiresAt: dateTime(),
+    revokedAt: nullable(dateTime()),
+    revokedReason: nullable(str()),
+    active: bool(),
+    ip: nullable(str()),
+    userAgent: nullable(str()),
   }),
 );
 export const SESSION_REVOKED = obj({ success: bool(), sessionId: str(), userId: str(), revoked: bool() });
-export const COMPLIANCE = obj({ generatedAt: dateTime(), users: anyObject(), otpPolicy: anyObject(), tokens: anyObject(), sessions: anyObject(), audit: anyObject(), admins: anyObject() }, { optional: ['audit', 'admins'] });
+export const COMPLIANCE = obj(
+  { generatedAt: dateTime(), users: anyObject(), otpPolicy: anyObject(), tokens: anyObject(), sessions: anyObject(), audit: anyObject(), admins: anyObject() },
+  { optional: ['audit', 'admins'] },
+);

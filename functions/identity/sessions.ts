@@ -13,7 +13,13 @@ async function storeRefreshToken(sessionId: string, executor: Kysely<IdentityTab
   const idleExpiry = new Date(now.getTime() + config().REFRESH_TOKEN_TTL_SECONDS * 1000).toISOString();
   await executor
     .insertInto('identity_refresh_tokens')
-    .values({ token_hash: hashToken(token), session_id: sessionId, created_at: now.toISOString(), expires_at: idleExpiry < sessionExpiresAt ? idleExpiry : sessionExpiresAt, rotated_at: null })
+    .values({
+      token_hash: hashToken(token),
+      session_id: sessionId,
+      created_at: now.toISOString(),
+      expires_at: idleExpiry < sessionExpiresAt ? idleExpiry : sessionExpiresAt,
+      rotated_at: null,
+    })
     .execute();
   return token;
 }
@@ -25,7 +31,17 @@ export async function createSession(userId: string, meta: RequestMeta, executor:
   const expiresAt = new Date(now.getTime() + config().SESSION_MAX_AGE_SECONDS * 1000).toISOString();
   await executor
     .insertInto('identity_sessions')
-    .values({ id: sessionId, user_id: userId, created_at: now.toISOString(), last_refreshed_at: null, expires_at: expiresAt, revoked_at: null, revoked_reason: null, ip: meta.ip, user_agent: meta.userAgent })
+    .values({
+      id: sessionId,
+      user_id: userId,
+      created_at: now.toISOString(),
+      last_refreshed_at: null,
+      expires_at: expiresAt,
+      revoked_at: null,
+      revoked_reason: null,
+      ip: meta.ip,
+      user_agent: meta.userAgent,
+    })
     .execute();
   return { sessionId, refreshToken: await storeRefreshToken(sessionId, executor, now, expiresAt) };
 }
@@ -87,7 +103,8 @@ async function revokeSessionWith(executor: Kysely<IdentityTables>, sessionId: st
 }
 
 /** Revokes one session; false when it was already revoked. */
-export const revokeSession = (sessionId: string, reason: string, executor: Kysely<IdentityTables> = identityDb()) => revokeSessionWith(executor, sessionId, reason);
+export const revokeSession = (sessionId: string, reason: string, executor: Kysely<IdentityTables> = identityDb()) =>
+  revokeSessionWith(executor, sessionId, reason);
 
 /** Revokes every live session of a user; returns how many. */
 export async function revokeUserSessions(userId: string, reason: string, executor: Kysely<IdentityTables> = identityDb()): Promise<number> {

@@ -33,7 +33,12 @@ export async function requireAuthorityOver(admin: AdminActor, target: Pick<UserR
  * PUT of the plan): authority over privileged accounts, nobody deactivates themselves, and the
  * last active super_admin is never deactivated.
  */
-export async function authorizeAccountChange(admin: AdminActor, target: UserRow, change: { status?: UserStatus }, executor: Kysely<IdentityTables>): Promise<void> {
+export async function authorizeAccountChange(
+  admin: AdminActor,
+  target: UserRow,
+  change: { status?: UserStatus },
+  executor: Kysely<IdentityTables>,
+): Promise<void> {
   await requireAuthorityOver(admin, target);
   if (change.status === 'inactive' && target.status === 'active') {
     if (target.id === admin.user.id) throw conflict('You cannot deactivate your own account', Code.CANNOT_DEACTIVATE_SELF);
@@ -63,14 +68,25 @@ export async function createUser(admin: AdminActor, input: { email: string; role
     const roleId = input.role ?? 'user';
     const role = await findRole(roleId);
     if (!role) throw badRequest(`Invalid body: role ${roleId} does not exist`, Code.ROLE_UNKNOWN);
-    if (isPrivilegedRole(role) && !canGrantPrivileged(admin)) throw forbidden(`Only a super_admin can create a user with the ${roleId} role`, Code.SUPER_ADMIN_REQUIRED);
+    if (isPrivilegedRole(role) && !canGrantPrivileged(admin))
+      throw forbidden(`Only a super_admin can create a user with the ${roleId} role`, Code.SUPER_ADMIN_REQUIRED);
     requirePermissionsWithinOwn(admin, input.permissions ?? []);
     const row = await identityDb()
       .transaction()
       .execute(async (trx) => {
         if (await findUserByEmail(input.email, trx)) throw conflict(`A user with email ${input.email.trim().toLowerCase()} already exists`, Code.USER_EXISTS);
         const user = await insertUser({ email: input.email, role: roleId, permissions: input.permissions ?? [] }, trx);
-        await audit(meta, { actor: admin.actor, action: 'user.create', target: { type: 'user', id: user.id }, result: 'success', details: { email: user.email, role: roleId, permissions: input.permissions ?? [] } }, trx);
+        await audit(
+          meta,
+          {
+            actor: admin.actor,
+            action: 'user.create',
+            target: { type: 'user', id: user.id },
+            result: 'success',
+            details: { email: user.email, role: roleId, permissions: input.permissions ?? [] },
+          },
+          trx,
+        );
         return user;
       });
     return toUserView(row);
@@ -98,7 +114,11 @@ export async function patchUser(admin: AdminActor, id: string, patch: UserPatch,
         }
         const after = (await updateUser(id, patch, trx))!;
         const revokedSessions = patch.status === 'inactive' ? await revokeUserSessions(id, 'user_deactivated', trx) : 0;
-        await audit(meta, { actor: admin.actor, action: 'user.update', target: { type: 'user', id }, result: 'success', details: { changes: patch, revokedSessions } }, trx);
+        await audit(
+          meta,
+          { actor: admin.actor, action: 'user.update', target: { type: 'user', id }, result: 'success', details: { changes: patch, revokedSessions } },
+          trx,
+        );
         return after;
       });
     return toUserView(row);
@@ -121,7 +141,17 @@ export async function deleteUser(admin: AdminActor, id: string, meta: RequestMet
         const revokedSessions = await revokeUserSessions(id, 'user_deleted', trx);
         await trx.deleteFrom('identity_otp_codes').where('email', '=', user.email).execute();
         await trx.deleteFrom('users').where('id', '=', id).execute();
-        await audit(meta, { actor: admin.actor, action: 'user.delete', target: { type: 'user', id }, result: 'success', details: { email: user.email, role: user.role, revokedSessions } }, trx);
+        await audit(
+          meta,
+          {
+            actor: admin.actor,
+            action: 'user.delete',
+            target: { type: 'user', id },
+            result: 'success',
+            details: { email: user.email, role: user.role, revokedSessions },
+          },
+          trx,
+        );
         return { revokedSessions };
       });
   });
@@ -135,11 +165,17 @@ export async function grantRole(admin: AdminActor, id: string, roleId: string, m
   return auditRefusal(meta, { actor: admin.actor, action: 'role.grant', target: { type: 'user', id } }, async () => {
     const role = await findRole(roleId);
     if (!role) throw badRequest(`Invalid body: role ${roleId} does not exist`, Code.ROLE_UNKNOWN);
-    return setRole(admin, id, meta, async (user) => {
-      if (isPrivilegedRole(role) && !canGrantPrivileged(admin)) throw forbidden(`Only a super_admin can grant the ${roleId} role`, Code.SUPER_ADMIN_REQUIRED);
-      if (user.role === roleId) return undefined;
-      return roleId;
-    }, 'role.grant');
+    return setRole(
+      admin,
+      id,
+      meta,
+      async (user) => {
+        if (isPrivilegedRole(role) && !canGrantPrivileged(admin)) throw forbidden(`Only a super_admin can grant the ${roleId} role`, Code.SUPER_ADMIN_REQUIRED);
+        if (user.role === roleId) return undefined;
+        return roleId;
+      },
+      'role.grant',
+    );
   });
 }
 
@@ -147,11 +183,18 @@ export async function grantRole(admin: AdminActor, id: string, roleId: string, m
 export async function revokeRole(admin: AdminActor, id: string, roleId: string, meta: RequestMeta): Promise<{ user: UserView; changed: boolean }> {
   return auditRefusal(meta, { actor: admin.actor, action: 'role.revoke', target: { type: 'user', id } }, async () => {
     if (!(await findRole(roleId))) throw notFound(`No role has id ${roleId}`, Code.ROLE_NOT_FOUND);
-    return setRole(admin, id, meta, async (user) => {
-      if (user.role !== roleId) throw notFound(`The user does not hold the ${roleId} role`, Code.ROLE_NOT_ASSIGNED);
-      if (roleId === 'user') throw conflict('Every user keeps the base user role; grant another role instead', Code.BASE_ROLE);
-      return 'user';
-    }, 'role.revoke', roleId);
+    return setRole(
+      admin,
+      id,
+      meta,
+      async (user) => {
+        if (user.role !== roleId) throw notFound(`The user does not hold the ${roleId} role`, Code.ROLE_NOT_ASSIGNED);
+        if (roleId === 'user') throw conflict('Every user keeps the base user role; grant another role instead', Code.BASE_ROLE);
+        return 'user';
+      },
+      'role.revoke',
+      roleId,
+    );
   });
 }
 
@@ -173,7 +216,17 @@ async function setRole(
       if (user.role === 'super_admin') await requireNotLastSuperAdmin(user, trx);
       const row = (await updateUser(id, { role: next }, trx))!;
       const revokedSessions = await revokeUserSessions(id, 'role_changed', trx);
-      await audit(meta, { actor: admin.actor, action, target: { type: 'user', id }, result: 'success', details: { from: user.role, to: next, ...(revokedRole ? { role: revokedRole } : {}), revokedSessions } }, trx);
+      await audit(
+        meta,
+        {
+          actor: admin.actor,
+          action,
+          target: { type: 'user', id },
+          result: 'success',
+          details: { from: user.role, to: next, ...(revokedRole ? { role: revokedRole } : {}), revokedSessions },
+        },
+        trx,
+      );
       return { row, changed: true };
     });
   return { user: await toUserView(result.row), changed: result.changed };
@@ -183,14 +236,24 @@ async function setRole(
  * Ends one session. Ending an admin's or super_admin's session is a change to that account, so it
  * needs the same authority as any other change to it.
  */
-export async function revokeSessionAsAdmin(admin: AdminActor, sessionId: string, meta: RequestMeta): Promise<{ sessionId: string; userId: string; revoked: boolean }> {
+export async function revokeSessionAsAdmin(
+  admin: AdminActor,
+  sessionId: string,
+  meta: RequestMeta,
+): Promise<{ sessionId: string; userId: string; revoked: boolean }> {
   return auditRefusal(meta, { actor: admin.actor, action: 'session.revoke', target: { type: 'session', id: sessionId } }, async () => {
     const session = await findSession(sessionId);
     if (!session) throw notFound(`No session has id ${sessionId}`, Code.SESSION_NOT_FOUND);
     const owner = await findUserById(session.user_id);
     if (owner) await requireAuthorityOver(admin, owner);
     const revoked = await revokeSession(session.id, 'admin_revoked');
-    await audit(meta, { actor: admin.actor, action: 'session.revoke', target: { type: 'session', id: session.id }, result: 'success', details: { userId: session.user_id, alreadyRevoked: !revoked } });
+    await audit(meta, {
+      actor: admin.actor,
+      action: 'session.revoke',
+      target: { type: 'session', id: session.id },
+      result: 'success',
+      details: { userId: session.user_id, alreadyRevoked: !revoked },
+    });
     return { sessionId: session.id, userId: session.user_id, revoked };
   });
 }

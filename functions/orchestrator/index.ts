@@ -18,6 +18,7 @@ import { plans } from '../../shared/plans';
 const route = routes('orchestrator');
 
 /** The orchestrator's whole HTTP surface: one route per line (id, method, path, who may call, what it takes and answers, handler). */
+// prettier-ignore
 const ROUTES = [
   route('health', 'GET', 'health', PUBLIC_HEALTH_ADMIN_SCHEMA_CHECK, { query: s.HEALTH_QUERY, 200: s.HEALTH_OR_SCHEMA, 503: s.HEALTH_OR_SCHEMA }, health),
   route('reports-create', 'POST', 'api/reports', USER, { body: s.REPORT_BODY, 202: s.ACCEPTED }, createReport),
@@ -34,7 +35,8 @@ const ROUTES = [
   route('console', ['GET', 'HEAD'], 'console/{*path}', PUBLIC, { params: s.CONSOLE_PATH, 200: s.CONSOLE_FILE, 304: s.NOT_MODIFIED, 308: s.REDIRECT }, consoleFiles),
 ];
 
-const DESCRIPTION = 'Report executions through fixed workflow stages (queued, logged to the console and SQL), PDF reports with charts, the administration API and console.';
+const DESCRIPTION =
+  'Report executions through fixed workflow stages (queued, logged to the console and SQL), PDF reports with charts, the administration API and console.';
 
 export const orchestrator: ServiceDefinition = {
   name: 'orchestrator',
@@ -43,7 +45,12 @@ export const orchestrator: ServiceDefinition = {
     ...contractRoutes('orchestrator', DESCRIPTION, () => ROUTES),
     { kind: 'queue', name: 'orchestrator-run-execution', queueName: '%ORCHESTRATOR_QUEUE%', handler: runQueuedExecution },
     // Every minute: fail stuck executions, then write the queue-depth line the production alerts read.
-    { kind: 'timer', name: 'orchestrator-fail-stuck-executions', schedule: '0 * * * * *', handler: async () => void (await failStuckExecutions().finally(() => reportQueueDepth())) },
+    {
+      kind: 'timer',
+      name: 'orchestrator-fail-stuck-executions',
+      schedule: '0 * * * * *',
+      handler: async () => void (await failStuckExecutions().finally(() => reportQueueDepth())),
+    },
   ],
   /** A bad plan table (PLANS_JSON) stops the host at start rather than failing report requests. */
   async start() {

@@ -7,14 +7,16 @@ import { reportRequestSchema } from './report/submission';
 
 /** The request and answer schemas of the orchestrator's route table (index.ts). */
 
-const TRACKING_ID = str({ pattern: '^[A-Za-z0-9_-]{1,64}$', description: 'The execution\'s tracking id' });
+const TRACKING_ID = str({ pattern: '^[A-Za-z0-9_-]{1,64}$', description: "The execution's tracking id" });
 const STATUS = oneOfValues(['processing', 'completed', 'failed']);
 const HEALTH_STATUS = oneOfValues(HEALTH_STATUSES);
 const SEARCH = str({ maxLength: 100 });
 
 export const REPORT_BODY = { schema: reportRequestSchema as unknown as Record<string, unknown>, limit: 64 * 1024 };
 export const TRACKING_PARAM = obj({ trackingId: TRACKING_ID });
-export const HEALTH_QUERY = query({ schema: oneOfValues(['check'], { description: 'check: compare the log table with what the workflow logger writes (admin)' }) });
+export const HEALTH_QUERY = query({
+  schema: oneOfValues(['check'], { description: 'check: compare the log table with what the workflow logger writes (admin)' }),
+});
 export const FAILURES_QUERY = query({ timeframe: oneOfValues(Object.keys(TIMEFRAMES), { default: '24h' }) });
 export const EXECUTIONS_QUERY = query({ limit: PAGING.limit, status: oneOfValues(EXECUTION_STATUS_FILTERS, { default: 'all' }), search: SEARCH });
 export const PROFILES_QUERY = query({ ...pagePaging(20), status: oneOfValues(EXECUTION_STATUS_FILTERS, { default: 'all' }), search: SEARCH });
@@ -23,57 +25,124 @@ export const EMPTY_QUERY = query({});
 export const OPTIONAL_EMPTY_BODY = { schema: anyObject({ maxProperties: 0 }), limit: 1024, optional: true };
 export const CONSOLE_PATH = obj({ path: str() }, { optional: ['path'] });
 
-export const ACCEPTED = obj({ success: bool(), trackingId: str(), status: oneOfValues(['processing']), statusUrl: str(), quota: obj({ limit: nullable(int()), count: int(), resetsAt: dateTime() }) });
+export const ACCEPTED = obj({
+  success: bool(),
+  trackingId: str(),
+  status: oneOfValues(['processing']),
+  statusUrl: str(),
+  quota: obj({ limit: nullable(int()), count: int(), resetsAt: dateTime() }),
+});
 export const REPORT_STATUS = obj({
-  success: bool(), trackingId: str(), status: STATUS, company_name: str(), industry_id: str(), plan: oneOfValues(['free', 'pro', 'enterprise']),
-  progress_percentage: num(), health_status: HEALTH_STATUS, current_step: nullable(obj({ step_number: int(), step_name: nullable(str()) })), total_steps: int(), attempts: int(),
-  created_at: dateTime(), started_at: nullable(dateTime()), completed_at: nullable(dateTime()), duration_ms: nullable(int()),
-  visuals: obj({ status: nullable(str()), error: nullable(str()) }), error: nullable(anyObject()),
+  success: bool(),
+  trackingId: str(),
+  status: STATUS,
+  company_name: str(),
+  industry_id: str(),
+  plan: oneOfValues(['free', 'pro', 'enterprise']),
+  progress_percentage: num(),
+  health_status: HEALTH_STATUS,
+  current_step: nullable(obj({ step_number: int(), step_name: nullable(str()) })),
+  total_steps: int(),
+  attempts: int(),
+  created_at: dateTime(),
+  started_at: nullable(dateTime()),
+  completed_at: nullable(dateTime()),
+  duration_ms: nullable(int()),
+  visuals: obj({ status: nullable(str()), error: nullable(str()) }),
+  error: nullable(anyObject()),
   downloadLinks: arr(obj({ kind: str(), url: str(), fileName: str(), contentType: str(), expiresAt: dateTime() })),
 });
 export const HEALTH_OR_SCHEMA = obj({ service: str(), timestamp: dateTime() });
-export const LOGGER_TEST = obj({ success: bool(), version: str(), trackingId: str(), totalDurationMs: int(), steps: arr(anyObject()), persistence: anyObject(), logSearchTips: arr(str()) });
+export const LOGGER_TEST = obj({
+  success: bool(),
+  version: str(),
+  trackingId: str(),
+  totalDurationMs: int(),
+  steps: arr(anyObject()),
+  persistence: anyObject(),
+  logSearchTips: arr(str()),
+});
 export const ENHANCED_TEST = obj({
-  success: bool(), message: str(), trackingId: str(),
+  success: bool(),
+  message: str(),
+  trackingId: str(),
   diagnostic: obj({ enhancedAdminHandlerUsed: bool(), workflowLoggerActive: bool(), version: str() }),
   workflowTracking: obj({ totalSteps: int(), completedSteps: int(), totalDuration: int() }),
 });
 export const OVERVIEW = obj({
-  success: bool(), generated_at: dateTime(),
+  success: bool(),
+  generated_at: dateTime(),
   dashboard: obj({
-    health: obj({ score: int(), status: oneOfValues(['EXCELLENT', 'GOOD', 'FAIR', 'POOR']), total_executions: int(), success_rate: num(), avg_processing_time_ms: int() }),
+    health: obj({
+      score: int(),
+      status: oneOfValues(['EXCELLENT', 'GOOD', 'FAIR', 'POOR']),
+      total_executions: int(),
+      success_rate: num(),
+      avg_processing_time_ms: int(),
+    }),
     failures: obj({ by_source: arr(obj({ error_source: str(), error_count: int() })) }),
     alerts: arr(obj({ level: str(), type: str(), message: str(), recommendation: str() })),
   }),
 });
 export const FAILURES = obj({
-  success: bool(), timeframe: oneOfValues(Object.keys(TIMEFRAMES)), generated_at: dateTime(),
+  success: bool(),
+  timeframe: oneOfValues(Object.keys(TIMEFRAMES)),
+  generated_at: dateTime(),
   failure_analysis: obj({
     error_patterns: arr(obj({ error_pattern: str(), occurrences: int(), latest_occurrence: nullable(dateTime()), sample_messages: nullable(str()) })),
     troubleshooting_recommendations: arr(obj({ issue: str(), count: int(), recommendation: str(), priority: str() })),
   }),
 });
 export const EXECUTIONS = obj({
-  success: bool(), generated_at: dateTime(), filters: anyObject(),
+  success: bool(),
+  generated_at: dateTime(),
+  filters: anyObject(),
   executions: obj({
     summary: obj({ total: int(), completed: int(), failed: int(), processing: int(), average_duration_ms: nullable(int()), long_running_count: int() }),
-    recent: arr(obj({ tracking_id: str(), processing_status: STATUS, company_name: str(), industry_id: str(), progress_percentage: num(), health_status: HEALTH_STATUS })),
+    recent: arr(
+      obj({ tracking_id: str(), processing_status: STATUS, company_name: str(), industry_id: str(), progress_percentage: num(), health_status: HEALTH_STATUS }),
+    ),
     long_running: arr(obj({ tracking_id: str(), running_seconds: int(), processing_status: STATUS })),
   }),
 });
 export const EXECUTION_STATUS = obj({
-  success: bool(), trackingId: str(), status: STATUS,
+  success: bool(),
+  trackingId: str(),
+  status: STATUS,
   data: obj({ execution: anyObject(), submission: anyObject(), logs: arr(anyObject()), processing_metrics: anyObject(), downloadLinks: arr(str()) }),
   processing_metrics: obj({ progress_percentage: num(), completed_steps: int(), total_steps: int(), current_step: nullable(str()) }),
   downloadLinks: arr(str()),
 });
 export const PROFILES = obj({
   success: bool(),
-  profiles: arr(obj({ company_name: str(), industry_id: str(), execution_count: int(), last_submission_at: nullable(dateTime()), latest_status: STATUS, latest_tracking_id: str() })),
+  profiles: arr(
+    obj({
+      company_name: str(),
+      industry_id: str(),
+      execution_count: int(),
+      last_submission_at: nullable(dateTime()),
+      latest_status: STATUS,
+      latest_tracking_id: str(),
+    }),
+  ),
   pagination: obj({ page: int(), limit: int(), total: int(), totalPages: int() }),
 });
 export const CONSOLE_CONFIG = anyObject();
-export const CONSOLE_FILE = { description: 'A file of the console (index.html for every page path)', content: { 'text/html': str(), 'text/javascript': str(), 'text/css': str(), 'image/svg+xml': str(), 'image/png': str({ format: 'binary' }), 'application/json': anyObject() } };
+export const CONSOLE_FILE = {
+  description: 'A file of the console (index.html for every page path)',
+  content: {
+    'text/html': str(),
+    'text/javascript': str(),
+    'text/css': str(),
+    'image/svg+xml': str(),
+    'image/png': str({ format: 'binary' }),
+    'application/json': anyObject(),
+  },
+};
 export const REDIRECT = { description: 'The folder form of the address', headers: { Location: { description: 'The console folder', schema: str() } } };
 export const NOT_MODIFIED = { description: 'The cached copy is current (ETag)' };
-export const TREND_SVG = { description: 'The 24-hour hourly trend as SVG', content: { 'image/svg+xml': str() }, headers: { 'X-Cache': { description: 'HIT or MISS in the visual service\'s cache', schema: str() } } };
+export const TREND_SVG = {
+  description: 'The 24-hour hourly trend as SVG',
+  content: { 'image/svg+xml': str() },
+  headers: { 'X-Cache': { description: "HIT or MISS in the visual service's cache", schema: str() } },
+};

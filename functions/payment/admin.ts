@@ -8,7 +8,6 @@ import { replayUnsynced } from './replay';
 
 const NEEDS_ATTENTION = ['pending', 'failed', 'manual_review'] as const;
 
-
 /** How many payments are in each state that needs attention, over the whole table. */
 export async function countsByState(): Promise<Record<(typeof NEEDS_ATTENTION)[number], number>> {
   const rows = await paymentDb()
@@ -45,11 +44,17 @@ export async function attentionList(limit: number, log: Logger) {
   let recordsAvailable = true;
   const records = new Map(
     await Promise.all(
-      users.map(async (userId) => [userId, await readFailedSync(userId).catch((error) => {
-        recordsAvailable = false;
-        log.warn('could not read a failed-sync record', { userId, error });
-        return undefined;
-      })] as const),
+      users.map(
+        async (userId) =>
+          [
+            userId,
+            await readFailedSync(userId).catch((error) => {
+              recordsAvailable = false;
+              log.warn('could not read a failed-sync record', { userId, error });
+              return undefined;
+            }),
+          ] as const,
+      ),
     ),
   );
   return {
@@ -60,7 +65,6 @@ export async function attentionList(limit: number, log: Logger) {
     payments: payments.map((p) => ({ ...view(p), failedSyncRecord: records.get(p.userId) ?? null })),
   };
 }
-
 
 /**
  * POST payment/admin/replay: what `npm run payments:replay -- --apply` does (the same function):

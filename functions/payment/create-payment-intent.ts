@@ -39,9 +39,13 @@ export async function createPaymentIntent(user: LiveUser, body: CreatePaymentInt
   if (plan.price === 0) throw badRequest(`The ${plan.id} plan cannot be purchased`, Code.PLAN_NOT_PURCHASABLE);
   if (body.userId !== user.id) throw forbidden('userId must be the signed-in user', Code.USER_MISMATCH);
   if (body.amount !== plan.price) {
-    throw badRequest(`amount must be ${plan.price} (${plan.currency}, smallest unit) for the ${plan.id} plan`, Code.AMOUNT_MISMATCH, { expectedAmount: plan.price, currency: plan.currency });
+    throw badRequest(`amount must be ${plan.price} (${plan.currency}, smallest unit) for the ${plan.id} plan`, Code.AMOUNT_MISMATCH, {
+      expectedAmount: plan.price,
+      currency: plan.currency,
+    });
   }
-  if (clientKey !== null && !IDEMPOTENCY_KEY.test(clientKey)) throw badRequest('Idempotency-Key must be 8 to 200 printable ASCII characters', Code.INVALID_IDEMPOTENCY_KEY);
+  if (clientKey !== null && !IDEMPOTENCY_KEY.test(clientKey))
+    throw badRequest('Idempotency-Key must be 8 to 200 printable ASCII characters', Code.INVALID_IDEMPOTENCY_KEY);
   const idempotencyKey = `create-pi:${user.id}:${plan.id}:${plan.priceVersion}:${clientKey ?? randomUUID()}`;
 
   let intent: Stripe.PaymentIntent;
@@ -57,7 +61,11 @@ export async function createPaymentIntent(user: LiveUser, body: CreatePaymentInt
       { idempotencyKey },
     );
   } catch (error) {
-    if (error instanceof Stripe.errors.StripeConnectionError || error instanceof Stripe.errors.StripeAPIError || error instanceof Stripe.errors.StripeRateLimitError) {
+    if (
+      error instanceof Stripe.errors.StripeConnectionError ||
+      error instanceof Stripe.errors.StripeAPIError ||
+      error instanceof Stripe.errors.StripeRateLimitError
+    ) {
       log.warn('stripe unavailable creating a payment intent', { error: (error as Error).message });
       throw serviceUnavailable('The payment processor is unavailable; try again shortly', Code.STRIPE_UNAVAILABLE);
     }
@@ -67,7 +75,14 @@ export async function createPaymentIntent(user: LiveUser, body: CreatePaymentInt
     }
     throw error;
   }
-  await insertPendingPayment({ id: intent.id, userId: user.id, planType: plan.id, amount: plan.price, currency: plan.currency, priceVersion: plan.priceVersion });
+  await insertPendingPayment({
+    id: intent.id,
+    userId: user.id,
+    planType: plan.id,
+    amount: plan.price,
+    currency: plan.currency,
+    priceVersion: plan.priceVersion,
+  });
   log.info('payment intent created', { userId: user.id, planType: plan.id, paymentIntentId: intent.id });
   return { clientSecret: intent.client_secret, paymentIntentId: intent.id, amount: intent.amount, currency: intent.currency, planType: plan.id };
 }

@@ -8,7 +8,10 @@ import { webhookSecretProblem } from './webhook-secret';
 const checkTableStorage = () =>
   check(async () => {
     const client = await table(config().PAYMENT_FAILED_SYNC_TABLE);
-    await client.listEntities({ queryOptions: { filter: "PartitionKey eq 'health'" } }).byPage({ maxPageSize: 1 }).next();
+    await client
+      .listEntities({ queryOptions: { filter: "PartitionKey eq 'health'" } })
+      .byPage({ maxPageSize: 1 })
+      .next();
     return config().PAYMENT_FAILED_SYNC_TABLE;
   });
 
@@ -36,7 +39,10 @@ const checkStripe = () =>
     if (mode.mode === 'stripe') return `Stripe API (${config().STRIPE_SECRET_KEY!.includes('_live_') ? 'live' : 'test'} mode)`;
     const base = stripeApiBase();
     if (!base) throw new Error('offline mode but no local Stripe API server is running');
-    const response = await fetch(`${base}/v1/payment_intents/pi_health_probe`, { headers: { Authorization: 'Bearer sk_test_health' }, signal: AbortSignal.timeout(2500) });
+    const response = await fetch(`${base}/v1/payment_intents/pi_health_probe`, {
+      headers: { Authorization: 'Bearer sk_test_health' },
+      signal: AbortSignal.timeout(2500),
+    });
     await response.arrayBuffer();
     if (response.status !== 404) throw new Error(`local Stripe API server at ${base} answered ${response.status}`);
     return `offline: local Stripe API server ${base}`;

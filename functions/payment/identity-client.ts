@@ -76,7 +76,8 @@ export async function updatePlanAtIdentity(userId: string, plan: Plan, now: Date
   const details = snippet(answer.text);
   if (status === 401) return { ok: false, failure: { kind: 'unauthorized', status, error: 'Identity rejected the service token', details } };
   if (status === 404) return { ok: false, failure: { kind: 'not_found', status, error: 'User not found in identity', details } };
-  if (status === 409) return { ok: false, failure: { kind: 'stale', status, error: 'Identity applied a newer plan update', details, current: currentPlanOf(answer.text) } };
+  if (status === 409)
+    return { ok: false, failure: { kind: 'stale', status, error: 'Identity applied a newer plan update', details, current: currentPlanOf(answer.text) } };
   const kind = status >= 500 || status === 429 ? 'unavailable' : 'rejected';
   return { ok: false, failure: { kind, status, error: `Identity answered ${status}`, details } };
 }

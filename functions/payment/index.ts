@@ -16,6 +16,7 @@ import { cleanUpExpiredRecords, retryDueSyncs } from './sync-timers';
 const route = routes('payment');
 
 /** payment's whole HTTP surface: one route per line (id, method, path, who may call, what it takes and answers, handler). */
+// prettier-ignore
 const ROUTES = [
   route('plans', 'GET', 'plans', PUBLIC, { 200: s.PLANS }, r.listPlans),
   route('create-payment-intent', 'POST', 'create-payment-intent', USER, { body: s.INTENT_BODY, 200: s.INTENT }, r.createIntent),
@@ -26,7 +27,8 @@ const ROUTES = [
   route('admin-replay', 'POST', 'admin/replay', ADMIN, { body: s.REPLAY_BODY, 200: s.REPLAYED }, r.replaySyncs),
 ];
 
-const DESCRIPTION = 'Card payments with Stripe for signed-in users: plans, payment intents, the signed webhook, each user\'s payment and plan-sync status, and the plan sync into identity that never loses an update.';
+const DESCRIPTION =
+  "Card payments with Stripe for signed-in users: plans, payment intents, the signed webhook, each user's payment and plan-sync status, and the plan sync into identity that never loses an update.";
 
 /**
  * Retries due plan syncs (every minute by default; timers run once per app, and per-user leases
@@ -58,12 +60,7 @@ export const failedSyncCleanupTimer: TimerFunction = {
 
 export const payment: ServiceDefinition = {
   name: 'payment',
-  functions: [
-    ...ROUTES,
-    ...contractRoutes('payment', DESCRIPTION, () => ROUTES),
-    syncRetryTimer,
-    failedSyncCleanupTimer,
-  ],
+  functions: [...ROUTES, ...contractRoutes('payment', DESCRIPTION, () => ROUTES), syncRetryTimer, failedSyncCleanupTimer],
   // Offline mode's local Stripe API server is not started here: it is tooling, not deployed. The dev
   // host starts it (tools/stripe-emulator/local.ts); under `func start`, `npm run stripe:local` does.
   async start() {

@@ -24,7 +24,13 @@ export interface Payment {
   updatedAt: string;
 }
 
-type PaymentRow = { [K in keyof PaymentsTable]: PaymentsTable[K] extends Timestamp ? string | Date : PaymentsTable[K] extends Timestamp | null ? string | Date | null : PaymentsTable[K] };
+type PaymentRow = {
+  [K in keyof PaymentsTable]: PaymentsTable[K] extends Timestamp
+    ? string | Date
+    : PaymentsTable[K] extends Timestamp | null
+      ? string | Date | null
+      : PaymentsTable[K];
+};
 
 export function toPayment(row: PaymentRow): Payment {
   return {
@@ -50,14 +56,30 @@ export function toPayment(row: PaymentRow): Payment {
   };
 }
 
-export async function insertPendingPayment(p: { id: string; userId: string; planType: Plan; amount: number; currency: string; priceVersion: string }): Promise<void> {
+export async function insertPendingPayment(p: {
+  id: string;
+  userId: string;
+  planType: Plan;
+  amount: number;
+  currency: string;
+  priceVersion: string;
+}): Promise<void> {
   const now = new Date().toISOString();
   try {
     await paymentDb()
       .insertInto('payment_payments')
       .values({
-        id: p.id, user_id: p.userId, plan_type: p.planType, amount: p.amount, currency: p.currency, price_version: p.priceVersion,
-        status: 'pending', sync_state: 'not_required', sync_attempts: 0, created_at: now, updated_at: now,
+        id: p.id,
+        user_id: p.userId,
+        plan_type: p.planType,
+        amount: p.amount,
+        currency: p.currency,
+        price_version: p.priceVersion,
+        status: 'pending',
+        sync_state: 'not_required',
+        sync_attempts: 0,
+        created_at: now,
+        updated_at: now,
       })
       .execute();
   } catch (error) {
@@ -75,7 +97,11 @@ export async function findPayment(id: string, executor: PaymentDb | Transaction<
 }
 
 export async function recentPaymentsOf(userId: string, count = 10): Promise<Payment[]> {
-  const rows = await first(db(), paymentDb().selectFrom('payment_payments').selectAll().where('user_id', '=', userId).orderBy('created_at', 'desc').orderBy('id', 'desc'), count).execute();
+  const rows = await first(
+    db(),
+    paymentDb().selectFrom('payment_payments').selectAll().where('user_id', '=', userId).orderBy('created_at', 'desc').orderBy('id', 'desc'),
+    count,
+  ).execute();
   return rows.map((r) => toPayment(r as PaymentRow));
 }
 
@@ -107,7 +133,12 @@ export async function planDecidingPayment(userId: string): Promise<Payment | und
 export async function unsyncedPayments(count = 100): Promise<Payment[]> {
   const rows = await first(
     db(),
-    paymentDb().selectFrom('payment_payments').selectAll().where('sync_state', 'in', ['pending', 'failed', 'manual_review']).orderBy('created_at').orderBy('id'),
+    paymentDb()
+      .selectFrom('payment_payments')
+      .selectAll()
+      .where('sync_state', 'in', ['pending', 'failed', 'manual_review'])
+      .orderBy('created_at')
+      .orderBy('id'),
     count,
   ).execute();
   return rows.map((r) => toPayment(r as PaymentRow));
@@ -142,11 +173,13 @@ const markPaymentSynced = precompiled((database: PaymentDb) =>
  * exist (this payment failed before, or older ones were still waiting); otherwise Table Storage is not asked.
  */
 export async function markSynced(payment: Payment, now: Date): Promise<{ hadFailures: boolean }> {
-  return paymentDb().transaction().execute(async (trx) => {
-    await markPaymentSynced.executeChange({ id: payment.id, at: now.toISOString() }, trx);
-    const supersededAny = await supersedeOlder(payment, now, trx);
-    return { hadFailures: payment.sync.error !== null || supersededAny };
-  });
+  return paymentDb()
+    .transaction()
+    .execute(async (trx) => {
+      await markPaymentSynced.executeChange({ id: payment.id, at: now.toISOString() }, trx);
+      const supersededAny = await supersedeOlder(payment, now, trx);
+      return { hadFailures: payment.sync.error !== null || supersededAny };
+    });
 }
 
 const supersedeOlderPayments = precompiled((database: PaymentDb) =>
@@ -164,14 +197,27 @@ const supersedeOlderPayments = precompiled((database: PaymentDb) =>
  * pushed. Answers whether any was superseded (one of them may have left a failed-sync record).
  */
 export async function supersedeOlder(payment: Payment, now: Date, executor: PaymentDb | Transaction<PaymentTables> = paymentDb()): Promise<boolean> {
-  const changed = await supersedeOlderPayments.executeChange({ userId: payment.userId, id: payment.id, statusAt: payment.statusAt, now: now.toISOString() }, executor);
+  const changed = await supersedeOlderPayments.executeChange(
+    { userId: payment.userId, id: payment.id, statusAt: payment.statusAt, now: now.toISOString() },
+    executor,
+  );
   return changed > 0;
 }
 
-export async function markSyncFailed(payment: Payment, change: { state: 'failed' | 'manual_review'; attempts: number; error: string; nextAt: Date | null }, now: Date): Promise<void> {
+export async function markSyncFailed(
+  payment: Payment,
+  change: { state: 'failed' | 'manual_review'; attempts: number; error: string; nextAt: Date | null },
+  now: Date,
+): Promise<void> {
   await paymentDb()
     .updateTable('payment_payments')
-    .set({ sync_state: change.state, sync_attempts: change.attempts, sync_error: change.error, sync_next_at: change.nextAt?.toISOString() ?? null, updated_at: now.toISOString() })
+    .set({
+      sync_state: change.state,
+      sync_attempts: change.attempts,
+      sync_error: change.error,
+      sync_next_at: change.nextAt?.toISOString() ?? null,
+      updated_at: now.toISOString(),
+    })
     .where('id', '=', payment.id)
     .where('sync_state', 'in', ['pending', 'failed', 'manual_review'])
     .execute();
@@ -208,7 +254,9 @@ const takeOverExpiredLease = precompiled((database: PaymentDb) =>
     .where('user_id', '=', param('userId'))
     .where('expires_at', '<', param('now')),
 );
-const deleteLease = precompiled((database: PaymentDb) => database.deleteFrom('payment_sync_leases').where('user_id', '=', param('userId')).where('holder', '=', param('holder')));
+const deleteLease = precompiled((database: PaymentDb) =>
+  database.deleteFrom('payment_sync_leases').where('user_id', '=', param('userId')).where('holder', '=', param('holder')),
+);
 
 /**
  * A lease on pushing plans for one user, so two instances (webhook and timer, or two webhooks)
@@ -226,7 +274,11 @@ export async function acquireSyncLease(userId: string, holder: string, now: Date
 }
 
 const extendLease = precompiled((database: PaymentDb) =>
-  database.updateTable('payment_sync_leases').set({ expires_at: param('expires') }).where('user_id', '=', param('userId')).where('holder', '=', param('holder')),
+  database
+    .updateTable('payment_sync_leases')
+    .set({ expires_at: param('expires') })
+    .where('user_id', '=', param('userId'))
+    .where('holder', '=', param('holder')),
 );
 
 /** Extends a lease this holder still has; false when it was lost (it expired and another instance took it). */

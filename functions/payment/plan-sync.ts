@@ -5,12 +5,30 @@ import { config } from '../../shared/config';
 import type { Logger } from '../../shared/logging';
 import { storeFailedSync, deleteFailedSync } from './failed-sync-records';
 import { updatePlanAtIdentity, type PlanUpdateFailure } from './identity-client';
-import { acquireSyncLease, markSuperseded, markSyncFailed, markSynced, planDecidingPayment, releaseSyncLease, renewSyncLease, supersedeOlder, type Payment } from './payments';
+import {
+  acquireSyncLease,
+  markSuperseded,
+  markSyncFailed,
+  markSynced,
+  planDecidingPayment,
+  releaseSyncLease,
+  renewSyncLease,
+  supersedeOlder,
+  type Payment,
+} from './payments';
 
 /** The sync result: `{ success: true }` or `{ success: false, error, details, userId, retryStored }`. */
 export type SyncResult =
   | { success: true; userId: string; plan?: string; paymentIntentId?: string; upToDate?: boolean; superseded?: boolean }
-  | { success: false; error: string; details: string; userId: string; retryStored: boolean; state?: 'failed' | 'manual_review' | 'deferred'; nextAttemptAt?: string | null };
+  | {
+      success: false;
+      error: string;
+      details: string;
+      userId: string;
+      retryStored: boolean;
+      state?: 'failed' | 'manual_review' | 'deferred';
+      nextAttemptAt?: string | null;
+    };
 
 /** Full-jitter exponential backoff: a uniform delay in [0, min(max, base * 2^(failures-1))] seconds. */
 export function backoffDelayMs(failures: number, random: () => number = Math.random): number {
@@ -23,9 +41,20 @@ export function backoffDelayMs(failures: number, random: () => number = Math.ran
 export const inlineSyncGraceMs = () => config().PAYMENT_SYNC_TIMEOUT_MS * 2 + 5000;
 
 function logFailure(log: Logger, payment: Payment, failure: PlanUpdateFailure, state: string) {
-  const fields = { userId: payment.userId, paymentIntentId: payment.id, plan: payment.sync.plan, failure: failure.kind, status: failure.status, details: failure.details, syncState: state };
+  const fields = {
+    userId: payment.userId,
+    paymentIntentId: payment.id,
+    plan: payment.sync.plan,
+    failure: failure.kind,
+    status: failure.status,
+    details: failure.details,
+    syncState: state,
+  };
   if (failure.kind === 'unauthorized') {
-    log.error('SECURITY INCIDENT: identity rejected the service admin token; rotate AUTH_ADMIN_TOKEN (docs/payment.md, key rotation)', { ...fields, category: 'security' });
+    log.error('SECURITY INCIDENT: identity rejected the service admin token; rotate AUTH_ADMIN_TOKEN (docs/payment.md, key rotation)', {
+      ...fields,
+      category: 'security',
+    });
   } else if (failure.kind === 'not_found') {
     log.error('INCONSISTENCY: a paying user does not exist in identity; needs manual review', { ...fields, category: 'inconsistency' });
   } else {
@@ -43,17 +72,33 @@ async function recordFailure(payment: Payment, failure: PlanUpdateFailure, now: 
   await markSyncFailed(payment, { state, attempts, error, nextAt }, now);
   logFailure(log, payment, failure, state);
   if (exhausted) {
-    log.error('MANUAL REVIEW: plan sync retries exhausted; replay with npm run payments:replay', { userId: payment.userId, paymentIntentId: payment.id, attempts, category: 'manual_review' });
+    log.error('MANUAL REVIEW: plan sync retries exhausted; replay with npm run payments:replay', {
+      userId: payment.userId,
+      paymentIntentId: payment.id,
+      attempts,
+      category: 'manual_review',
+    });
   }
   let retryStored = true;
   try {
-    await storeFailedSync({ userId: payment.userId, planType: payment.sync.plan!, error: failure.error, timestamp: now.toISOString(), retryCount: attempts - 1 }, now);
+    await storeFailedSync(
+      { userId: payment.userId, planType: payment.sync.plan!, error: failure.error, timestamp: now.toISOString(), retryCount: attempts - 1 },
+      now,
+    );
   } catch (storageError) {
     // SQL still holds the sync as failed, so the timer retries it; only the 24-hour copy is missing.
     retryStored = false;
     log.error('could not store the failed-sync record', { userId: payment.userId, error: storageError });
   }
-  return { success: false, error: failure.error, details: failure.details, userId: payment.userId, retryStored, state, nextAttemptAt: nextAt?.toISOString() ?? null };
+  return {
+    success: false,
+    error: failure.error,
+    details: failure.details,
+    userId: payment.userId,
+    retryStored,
+    state,
+    nextAttemptAt: nextAt?.toISOString() ?? null,
+  };
 }
 
 /**
@@ -76,7 +121,8 @@ export async function syncUser(userId: string, log: Logger): Promise<SyncResult>
   try {
     let result: SyncResult = { success: true, userId, upToDate: true };
     for (let round = 0; round < 3; round++) {
-      if (round > 0 && !(await renewSyncLease(userId, holder, new Date(), leaseMs))) return deferred('the sync lease was lost to another instance; it finishes the sync');
+      if (round > 0 && !(await renewSyncLease(userId, holder, new Date(), leaseMs)))
+        return deferred('the sync lease was lost to another instance; it finishes the sync');
       const target = await planDecidingPayment(userId);
       if (!target) return result;
       // markSynced already superseded the older payments of the one just pushed.
@@ -92,7 +138,8 @@ export async function syncUser(userId: string, log: Logger): Promise<SyncResult>
       const { hadFailures } = await markSynced(target, now);
       forgetLiveUser(userId);
       log.info('plan synced to identity', { userId, plan: target.sync.plan, paymentIntentId: target.id, attempts: target.sync.attempts + 1 });
-      if (hadFailures) await deleteFailedSync(userId).catch((error) => log.warn('could not delete the failed-sync record; it expires on its own', { userId, error }));
+      if (hadFailures)
+        await deleteFailedSync(userId).catch((error) => log.warn('could not delete the failed-sync record; it expires on its own', { userId, error }));
       result = { success: true, userId, plan: target.sync.plan!, paymentIntentId: target.id };
     }
     return result;
@@ -107,6 +154,11 @@ async function onNewerPlanAtIdentity(target: Payment, failure: PlanUpdateFailure
   if (samePlan) await markSynced(target, now);
   else await markSuperseded(target, now);
   forgetLiveUser(target.userId);
-  log.info('identity applied a newer plan update; this push is superseded', { userId: target.userId, paymentIntentId: target.id, plan: target.sync.plan, identityPlan: failure.current?.plan });
+  log.info('identity applied a newer plan update; this push is superseded', {
+    userId: target.userId,
+    paymentIntentId: target.id,
+    plan: target.sync.plan,
+    identityPlan: failure.current?.plan,
+  });
   return { success: true, userId: target.userId, plan: failure.current?.plan ?? target.sync.plan!, paymentIntentId: target.id, superseded: !samePlan };
 }

@@ -9,7 +9,10 @@ import { reopenForReplay, unsyncedPayments, type Payment } from './payments';
 export async function replayUnsynced(log: Logger, options: { apply: boolean; now?: Date }): Promise<{ unsynced: Payment[]; results: SyncResult[] }> {
   const unsynced = await unsyncedPayments(1000);
   if (!options.apply) return { unsynced, results: [] };
-  await reopenForReplay(unsynced.map((p) => p.id), options.now ?? new Date());
+  await reopenForReplay(
+    unsynced.map((p) => p.id),
+    options.now ?? new Date(),
+  );
   const results: SyncResult[] = [];
   for (const userId of new Set(unsynced.map((p) => p.userId))) results.push(await syncUser(userId, log));
   return { unsynced, results };

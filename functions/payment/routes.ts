@@ -10,8 +10,16 @@ import { processEvent, verifiedEvent } from './webhook';
 
 /** Stripe's signature over the exact bytes received (the route hands the guard the raw body). */
 export const STRIPE_SIGNED: Guard<Stripe.Event> = {
-  describe: 'Stripe (the Stripe-Signature header over the raw body, with the endpoint\'s signing secret)',
-  scheme: { name: 'stripeSignature', definition: { type: 'apiKey', in: 'header', name: 'Stripe-Signature', description: 't=<timestamp>,v1=<HMAC-SHA256 of "<t>.<body>" with the webhook signing secret>' } },
+  describe: "Stripe (the Stripe-Signature header over the raw body, with the endpoint's signing secret)",
+  scheme: {
+    name: 'stripeSignature',
+    definition: {
+      type: 'apiKey',
+      in: 'header',
+      name: 'Stripe-Signature',
+      description: 't=<timestamp>,v1=<HMAC-SHA256 of "<t>.<body>" with the webhook signing secret>',
+    },
+  },
   refusals: [400],
   check: async ({ request, rawBody }) => verifiedEvent(rawBody!, request.headers.get('stripe-signature')),
 };
@@ -20,18 +28,25 @@ export const listPlans = op('The plans on sale: price, currency, monthly report 
   json(200, { plans: plans().map(advertisedPlan) }, { 'Cache-Control': 'public, max-age=300' }),
 );
 
-export const createIntent = op<LiveUser, CreatePaymentIntentBody>('Creates a card PaymentIntent for a plan at its price; answers its client secret', async ({ principal, body, request, ctx }) =>
-  json(200, await createPaymentIntent(principal, body, request.headers.get('idempotency-key'), ctx.log)),
+export const createIntent = op<LiveUser, CreatePaymentIntentBody>(
+  'Creates a card PaymentIntent for a plan at its price; answers its client secret',
+  async ({ principal, body, request, ctx }) => json(200, await createPaymentIntent(principal, body, request.headers.get('idempotency-key'), ctx.log)),
 );
 
-export const status = op<LiveUser>('The signed-in user\'s plan, recent payments and the state of their plan sync', async ({ principal, ctx }) => json(200, await userStatus(principal, ctx.log)));
-
-export const webhook = op<Stripe.Event>('Receives Stripe events (deduplicated, ordered by lifecycle) and syncs the plan to identity', async ({ principal, ctx }) =>
-  json(200, await processEvent(principal, ctx.log)),
+export const status = op<LiveUser>("The signed-in user's plan, recent payments and the state of their plan sync", async ({ principal, ctx }) =>
+  json(200, await userStatus(principal, ctx.log)),
 );
 
-export const unsynced = op<LiveUser, unknown, { limit: number }>('Plan syncs still owed to identity (pending, failed, manual review), oldest first', async ({ query, ctx }) =>
-  json(200, await attentionList(query.limit, ctx.log)),
+export const webhook = op<Stripe.Event>(
+  'Receives Stripe events (deduplicated, ordered by lifecycle) and syncs the plan to identity',
+  async ({ principal, ctx }) => json(200, await processEvent(principal, ctx.log)),
 );
 
-export const replaySyncs = op<LiveUser>('Replays every unsynced plan now (what npm run payments:replay -- --apply does)', async ({ principal, ctx }) => json(200, await replay(principal, ctx.log)));
+export const unsynced = op<LiveUser, unknown, { limit: number }>(
+  'Plan syncs still owed to identity (pending, failed, manual review), oldest first',
+  async ({ query, ctx }) => json(200, await attentionList(query.limit, ctx.log)),
+);
+
+export const replaySyncs = op<LiveUser>('Replays every unsynced plan now (what npm run payments:replay -- --apply does)', async ({ principal, ctx }) =>
+  json(200, await replay(principal, ctx.log)),
+);

@@ -7,7 +7,9 @@ import { WEBHOOK_BODY_LIMIT } from './webhook';
 const PLAN_ID = oneOfValues(['free', 'pro', 'enterprise']);
 const SYNC_STATES = ['not_required', 'pending', 'synced', 'failed', 'manual_review', 'superseded'];
 const PAYMENT_STATUSES = ['pending', 'succeeded', 'failed', 'canceled', 'refunded'];
-const FAILED_SYNC_RECORD = nullable(obj({ userId: str(), planType: str(), error: str(), timestamp: dateTime(), retryCount: int(), expiresAt: dateTime() }, { optional: ['expiresAt'] }));
+const FAILED_SYNC_RECORD = nullable(
+  obj({ userId: str(), planType: str(), error: str(), timestamp: dateTime(), retryCount: int(), expiresAt: dateTime() }, { optional: ['expiresAt'] }),
+);
 
 export const INTENT_BODY = { schema: CREATE_PAYMENT_INTENT_SCHEMA, limit: 4 * 1024 };
 export const WEBHOOK_BODY = { schema: obj({ id: str(), type: str(), created: int(), data: anyObject() }), limit: WEBHOOK_BODY_LIMIT, raw: true };
@@ -15,26 +17,78 @@ export const UNSYNCED_QUERY = query({ limit: PAGING.limit });
 export const REPLAY_BODY = { schema: { type: 'object', additionalProperties: false, properties: {} }, limit: 1024, optional: true };
 
 export const PLANS = obj({
-  plans: arr(obj({ id: PLAN_ID, name: str(), price: int({ description: 'Smallest currency unit (cents)' }), currency: str(), reportsPerMonth: nullable(int()), features: arr(str()), priceVersion: str() })),
+  plans: arr(
+    obj({
+      id: PLAN_ID,
+      name: str(),
+      price: int({ description: 'Smallest currency unit (cents)' }),
+      currency: str(),
+      reportsPerMonth: nullable(int()),
+      features: arr(str()),
+      priceVersion: str(),
+    }),
+  ),
 });
 export const INTENT = obj({ clientSecret: nullable(str()), paymentIntentId: str(), amount: int(), currency: str(), planType: PLAN_ID });
 export const USER_STATUS = obj({
-  userId: str(), email: str(), plan: PLAN_ID, status: oneOfValues(['active', 'inactive']), planSource: oneOfValues(['identity']),
+  userId: str(),
+  email: str(),
+  plan: PLAN_ID,
+  status: oneOfValues(['active', 'inactive']),
+  planSource: oneOfValues(['identity']),
   sync: obj({ state: oneOfValues(['none', ...SYNC_STATES]) }),
   failedSyncRecord: FAILED_SYNC_RECORD,
-  payments: arr(obj({ paymentIntentId: str(), planType: PLAN_ID, amount: int(), currency: str(), status: oneOfValues(PAYMENT_STATUSES), syncState: oneOfValues(SYNC_STATES), createdAt: dateTime(), updatedAt: dateTime() })),
+  payments: arr(
+    obj({
+      paymentIntentId: str(),
+      planType: PLAN_ID,
+      amount: int(),
+      currency: str(),
+      status: oneOfValues(PAYMENT_STATUSES),
+      syncState: oneOfValues(SYNC_STATES),
+      createdAt: dateTime(),
+      updatedAt: dateTime(),
+    }),
+  ),
 });
 const SYNC_RESULT = obj({ success: bool(), userId: str() });
-export const WEBHOOK_OUTCOME = obj({
-  received: bool(), eventId: str(), type: str(), duplicate: bool(),
-  action: oneOfValues(['applied', 'duplicate', 'ignored_type', 'stale', 'partial_refund', 'unknown_payment', 'unattributable', 'contradicts_record', 'manual_review']),
-  sync: SYNC_RESULT,
-}, { optional: ['sync'] });
+export const WEBHOOK_OUTCOME = obj(
+  {
+    received: bool(),
+    eventId: str(),
+    type: str(),
+    duplicate: bool(),
+    action: oneOfValues([
+      'applied',
+      'duplicate',
+      'ignored_type',
+      'stale',
+      'partial_refund',
+      'unknown_payment',
+      'unattributable',
+      'contradicts_record',
+      'manual_review',
+    ]),
+    sync: SYNC_RESULT,
+  },
+  { optional: ['sync'] },
+);
 export const UNSYNCED = obj({
   generatedAt: dateTime(),
   summary: obj({ pending: int(), failed: int(), manual_review: int(), total: int() }),
   limit: int(),
   failedSyncRecordsAvailable: bool(),
-  payments: arr(obj({ paymentIntentId: str(), userId: str(), planType: PLAN_ID, amount: int(), currency: str(), status: oneOfValues(PAYMENT_STATUSES), sync: anyObject(), failedSyncRecord: FAILED_SYNC_RECORD })),
+  payments: arr(
+    obj({
+      paymentIntentId: str(),
+      userId: str(),
+      planType: PLAN_ID,
+      amount: int(),
+      currency: str(),
+      status: oneOfValues(PAYMENT_STATUSES),
+      sync: anyObject(),
+      failedSyncRecord: FAILED_SYNC_RECORD,
+    }),
+  ),
 });
 export const REPLAYED = obj({ success: bool(), replayedPayments: int(), users: int(), failedUsers: int(), results: arr(SYNC_RESULT) });

@@ -23,7 +23,6 @@ const paymentView = (p: Payment) => ({
  * their plan: synced, pending, failed (with the last error and the next attempt) or manual_review.
  */
 export async function userStatus(user: LiveUser, log: Logger) {
-
   const [payments, deciding, failedRecord] = await Promise.all([
     recentPaymentsOf(user.id, RECENT_PAYMENTS),
     planDecidingPayment(user.id),

@@ -114,7 +114,10 @@ async function insertFromEvent(trx: Transaction<PaymentTables>, fact: Fact, at: 
     return { duplicate: false, action: 'unknown_payment', paymentIntentId: fact.paymentIntentId };
   }
   if (!userId || !USER_ID.test(userId) || !planType || !findPlan(planType) || planType === 'free') {
-    log.error('signed payment event without a usable userId/planType in its metadata; needs manual review', { paymentIntentId: fact.paymentIntentId, category: 'manual_review' });
+    log.error('signed payment event without a usable userId/planType in its metadata; needs manual review', {
+      paymentIntentId: fact.paymentIntentId,
+      category: 'manual_review',
+    });
     return { duplicate: false, action: 'unattributable', paymentIntentId: fact.paymentIntentId };
   }
   const succeeded = fact.status === 'succeeded';
@@ -122,13 +125,32 @@ async function insertFromEvent(trx: Transaction<PaymentTables>, fact: Fact, at: 
   // it paid that plan's price; anything else waits for a person (the plan stays as it is).
   const plan = findPlan(planType)!;
   const mispriced = succeeded && (intent.amount !== plan.price || intent.currency !== plan.currency);
-  const syncError = mispriced ? `unrecorded payment of ${intent.amount} ${intent.currency} for the ${planType} plan, which costs ${plan.price} ${plan.currency}` : null;
-  if (mispriced) log.error('MANUAL REVIEW: a payment this service never created does not match its plan\'s price; plan not changed', { paymentIntentId: intent.id, userId, planType, amount: intent.amount, currency: intent.currency, category: 'manual_review' });
+  const syncError = mispriced
+    ? `unrecorded payment of ${intent.amount} ${intent.currency} for the ${planType} plan, which costs ${plan.price} ${plan.currency}`
+    : null;
+  if (mispriced)
+    log.error("MANUAL REVIEW: a payment this service never created does not match its plan's price; plan not changed", {
+      paymentIntentId: intent.id,
+      userId,
+      planType,
+      amount: intent.amount,
+      currency: intent.currency,
+      category: 'manual_review',
+    });
   await insertPaymentRow.executeChange(
     {
-      id: intent.id, userId, planType, amount: intent.amount, currency: intent.currency,
-      priceVersion: intent.metadata?.priceVersion ?? null, status: fact.status, statusAt: at, failureMessage: fact.failureMessage ?? null,
-      syncState: mispriced ? 'manual_review' : succeeded ? 'pending' : 'not_required', syncPlan: succeeded ? planType : null, syncError,
+      id: intent.id,
+      userId,
+      planType,
+      amount: intent.amount,
+      currency: intent.currency,
+      priceVersion: intent.metadata?.priceVersion ?? null,
+      status: fact.status,
+      statusAt: at,
+      failureMessage: fact.failureMessage ?? null,
+      syncState: mispriced ? 'manual_review' : succeeded ? 'pending' : 'not_required',
+      syncPlan: succeeded ? planType : null,
+      syncError,
       syncNextAt: succeeded && !mispriced ? new Date(Date.parse(now) + inlineSyncGraceMs()).toISOString() : null,
       now,
     },
@@ -148,46 +170,59 @@ export async function recordEvent(event: Stripe.Event, log: Logger): Promise<Rec
   const now = new Date().toISOString();
   const at = new Date(event.created * 1000).toISOString();
   const paymentIntentId = typeof fact === 'object' ? fact.paymentIntentId : undefined;
-  return paymentDb().transaction().execute(async (trx) => {
-    try {
-      await insertEventRow.executeChange({ id: event.id, type: event.type, paymentIntentId: paymentIntentId ?? null, eventCreated: at, receivedAt: now }, trx);
-    } catch (error) {
-      if (isDuplicateKey(error)) return { duplicate: true, action: 'duplicate', paymentIntentId };
-      throw error;
-    }
-    if (fact === 'ignored_type' || fact === 'partial_refund') return { duplicate: false, action: fact, paymentIntentId };
+  return paymentDb()
+    .transaction()
+    .execute(async (trx) => {
+      try {
+        await insertEventRow.executeChange(
+          { id: event.id, type: event.type, paymentIntentId: paymentIntentId ?? null, eventCreated: at, receivedAt: now },
+          trx,
+        );
+      } catch (error) {
+        if (isDuplicateKey(error)) return { duplicate: true, action: 'duplicate', paymentIntentId };
+        throw error;
+      }
+      if (fact === 'ignored_type' || fact === 'partial_refund') return { duplicate: false, action: fact, paymentIntentId };
 
-    const payment = await findPayment(fact.paymentIntentId, trx);
-    if (!payment) return insertFromEvent(trx, fact, at, now, log);
-    if (!supersedes(payment, fact.status, at)) return { duplicate: false, action: 'stale', paymentIntentId };
+      const payment = await findPayment(fact.paymentIntentId, trx);
+      if (!payment) return insertFromEvent(trx, fact, at, now, log);
+      if (!supersedes(payment, fact.status, at)) return { duplicate: false, action: 'stale', paymentIntentId };
 
-    const problems = fact.intent ? contradictions(payment, fact.intent) : [];
-    const syncs = fact.status === 'succeeded' || fact.status === 'refunded';
-    if (problems.length) {
-      log.error('INCONSISTENCY: signed event contradicts the payment record; plan not changed, needs manual review', { paymentIntentId, problems, category: 'inconsistency' });
-    }
-    await trx
-      .updateTable('payment_payments')
-      .set({
-        status: fact.status,
-        status_at: at,
-        failure_message: fact.failureMessage ?? null,
-        updated_at: now,
-        ...(syncs
-          ? problems.length
-            ? { sync_state: 'manual_review' as const, sync_plan: fact.status === 'refunded' ? 'free' as const : payment.planType, sync_error: `event contradicts the payment record: ${problems.join('; ')}` }
-            : {
-                sync_state: 'pending' as const,
-                sync_plan: fact.status === 'refunded' ? ('free' as const) : payment.planType,
-                sync_attempts: 0,
-                sync_error: null,
-                sync_next_at: new Date(Date.parse(now) + inlineSyncGraceMs()).toISOString(),
-              }
-          : {}),
-      })
-      .where('id', '=', payment.id)
-      .execute();
-    if (problems.length) return { duplicate: false, action: 'contradicts_record', paymentIntentId };
-    return { duplicate: false, action: 'applied', paymentIntentId, ...(syncs ? { syncUserId: payment.userId } : {}) };
-  });
+      const problems = fact.intent ? contradictions(payment, fact.intent) : [];
+      const syncs = fact.status === 'succeeded' || fact.status === 'refunded';
+      if (problems.length) {
+        log.error('INCONSISTENCY: signed event contradicts the payment record; plan not changed, needs manual review', {
+          paymentIntentId,
+          problems,
+          category: 'inconsistency',
+        });
+      }
+      await trx
+        .updateTable('payment_payments')
+        .set({
+          status: fact.status,
+          status_at: at,
+          failure_message: fact.failureMessage ?? null,
+          updated_at: now,
+          ...(syncs
+            ? problems.length
+              ? {
+                  sync_state: 'manual_review' as const,
+                  sync_plan: fact.status === 'refunded' ? ('free' as const) : payment.planType,
+                  sync_error: `event contradicts the payment record: ${problems.join('; ')}`,
+                }
+              : {
+                  sync_state: 'pending' as const,
+                  sync_plan: fact.status === 'refunded' ? ('free' as const) : payment.planType,
+                  sync_attempts: 0,
+                  sync_error: null,
+                  sync_next_at: new Date(Date.parse(now) + inlineSyncGraceMs()).toISOString(),
+                }
+            : {}),
+        })
+        .where('id', '=', payment.id)
+        .execute();
+      if (problems.length) return { duplicate: false, action: 'contradicts_record', paymentIntentId };
+      return { duplicate: false, action: 'applied', paymentIntentId, ...(syncs ? { syncUserId: payment.userId } : {}) };
+    });
 }

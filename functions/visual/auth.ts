@@ -21,5 +21,8 @@ export function requireVisualToken(request: HttpRequest, alternative?: string | 
   const header = request.headers.get('authorization') ?? '';
   const bearer = /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim();
   if (tokenMatches(bearer ?? alternative, expected)) return;
-  throw unauthorized(bearer || alternative ? 'The visual API token is not valid' : 'Authorization: Bearer <VISUAL_API_TOKEN> is required', bearer || alternative ? Code.AUTH_TOKEN_INVALID : Code.AUTH_REQUIRED);
+  throw unauthorized(
+    bearer || alternative ? 'The visual API token is not valid' : 'Authorization: Bearer <VISUAL_API_TOKEN> is required',
+    bearer || alternative ? Code.AUTH_TOKEN_INVALID : Code.AUTH_REQUIRED,
+  );
 }

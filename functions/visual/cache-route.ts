@@ -23,7 +23,10 @@ export async function serveCached(request: HttpRequest): Promise<HttpResponseIni
     ...IMAGE_SAFETY_HEADERS,
     ...(entry.contentType === PPTX_CONTENT_TYPE ? { 'Content-Disposition': `attachment; filename="presentation-${key.slice(0, 12)}.pptx"` } : {}),
   };
-  const matches = (request.headers.get('if-none-match') ?? '').split(',').map((s) => s.trim()).some((t) => t === etag || t === `W/${etag}` || t === '*');
+  const matches = (request.headers.get('if-none-match') ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .some((t) => t === etag || t === `W/${etag}` || t === '*');
   if (matches) return { status: 304, headers };
   return { status: 200, headers: { ...headers, 'Content-Length': String(entry.size) }, body: request.method === 'HEAD' ? undefined : entry.bytes };
 }

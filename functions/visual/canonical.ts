@@ -20,7 +20,9 @@ export function canonical<T>(value: T): T {
 
 /** sha256 hex of the canonical JSON of `parts`: equal specifications give equal keys whatever their key order. */
 export function hashKey(...parts: unknown[]): string {
-  return createHash('sha256').update(JSON.stringify(canonical(parts))).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify(canonical(parts)))
+    .digest('hex');
 }
 
 type Json = Record<string, unknown>;

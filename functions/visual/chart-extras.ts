@@ -25,7 +25,18 @@ export class ChartExtrasError extends Error {
 /** Types drawn by Chart.js 4 itself or by the registered boxplot controllers. */
 export const RENDERED_TYPES = ['bar', 'line', 'pie', 'doughnut', 'radar', 'scatter', 'bubble', 'polarArea', 'boxplot', 'violin'] as const;
 /** QuickChart's extra types (and Chart.js 2's horizontalBar), translated here into RENDERED_TYPES. */
-export const EXTRA_TYPES = ['horizontalBar', 'donut', 'sparkline', 'progressBar', 'gauge', 'radialGauge', 'horizontalBoxplot', 'horizontalViolin', 'outlabeledPie', 'outlabeledDoughnut'] as const;
+export const EXTRA_TYPES = [
+  'horizontalBar',
+  'donut',
+  'sparkline',
+  'progressBar',
+  'gauge',
+  'radialGauge',
+  'horizontalBoxplot',
+  'horizontalViolin',
+  'outlabeledPie',
+  'outlabeledDoughnut',
+] as const;
 export const ALL_TYPES = [...RENDERED_TYPES, ...EXTRA_TYPES];
 
 const SLICE_TYPES = new Set(['pie', 'doughnut', 'polarArea']);
@@ -78,11 +89,13 @@ function applyColorScheme(config: Json, defaultScheme: string | undefined): Json
 /** QuickChart's progress bar: the first dataset over a track (the second dataset, or 100 when there is none), on a horizontal bar. */
 function progressBar(config: Json): Json {
   const sets = datasets(config);
-  if (sets.length < 1 || sets.length > 2) throw new ChartExtrasError('data.datasets', 'of a progressBar must hold 1 or 2 datasets (the value, and optionally the maximum)');
+  if (sets.length < 1 || sets.length > 2)
+    throw new ChartExtrasError('data.datasets', 'of a progressBar must hold 1 or 2 datasets (the value, and optionally the maximum)');
   const count = Array.isArray(sets[0].data) ? sets[0].data.length : 0;
   const percent = sets.length === 1;
   const track = percent ? { data: Array(count).fill(100) } : sets[1];
-  if (!Array.isArray(track.data) || track.data.length !== count) throw new ChartExtrasError('data.datasets.1.data', 'must have as many values as data.datasets.0.data');
+  if (!Array.isArray(track.data) || track.data.length !== count)
+    throw new ChartExtrasError('data.datasets.1.data', 'must have as many values as data.datasets.0.data');
   const labels = isObject(config.data) && Array.isArray(config.data.labels) ? config.data.labels : Array.from({ length: count }, (_, i) => i);
   const hidden = { display: false, grid: { display: false, drawTicks: false }, ticks: { display: false } };
   const base = {
@@ -100,19 +113,35 @@ function progressBar(config: Json): Json {
   const scales = isObject(options(config).scales) ? (options(config).scales as Json) : {};
   return withOptions(base, {
     indexAxis: 'y',
-    scales: { x: mergeJson({ ...hidden, beginAtZero: true }, scales.x as Json | undefined), y: mergeJson({ ...hidden, stacked: true }, scales.y as Json | undefined) },
-    plugins: { legend: { display: false }, ...plugins(config), datalabels: { color: '#ffffff', formatter: percent ? '{value}%' : '{value}', ...(plugins(config).datalabels as Json | undefined) } },
+    scales: {
+      x: mergeJson({ ...hidden, beginAtZero: true }, scales.x as Json | undefined),
+      y: mergeJson({ ...hidden, stacked: true }, scales.y as Json | undefined),
+    },
+    plugins: {
+      legend: { display: false },
+      ...plugins(config),
+      datalabels: { color: '#ffffff', formatter: percent ? '{value}%' : '{value}', ...(plugins(config).datalabels as Json | undefined) },
+    },
   });
 }
 
 /** QuickChart's sparkline: a line without axes, legend or points. */
 function sparkline(config: Json): Json {
   const given = isObject(options(config).scales) ? (options(config).scales as Json) : {};
-  const scales = { x: mergeJson(given.x as Json | undefined ?? {}, { display: false }), y: mergeJson(given.y as Json | undefined ?? {}, { display: false }) };
+  const scales = {
+    x: mergeJson((given.x as Json | undefined) ?? {}, { display: false }),
+    y: mergeJson((given.y as Json | undefined) ?? {}, { display: false }),
+  };
   const line = { borderColor: '#000000', borderWidth: 1, pointRadius: 0, fill: false };
   const base = { ...config, type: 'line', data: { ...(config.data as Json), datasets: datasets(config).map((d) => ({ ...line, ...d })) } };
-  const labels = isObject(config.data) && Array.isArray(config.data.labels) ? config.data.labels : Array.from({ length: numbers(datasets(config)[0]?.data).length }, () => '');
-  return withOptions({ ...base, data: { ...(base.data as Json), labels } }, { scales: { ...given, ...scales }, plugins: { legend: { display: false }, ...plugins(config) } });
+  const labels =
+    isObject(config.data) && Array.isArray(config.data.labels)
+      ? config.data.labels
+      : Array.from({ length: numbers(datasets(config)[0]?.data).length }, () => '');
+  return withOptions(
+    { ...base, data: { ...(base.data as Json), labels } },
+    { scales: { ...given, ...scales }, plugins: { legend: { display: false }, ...plugins(config) } },
+  );
 }
 
 /** chartjs-gauge as data: thresholds as the segments of a half doughnut, and our needle at `value`. */
@@ -149,7 +178,13 @@ function gauge(config: Json): Json {
           widthPercentage: needle.widthPercentage,
           lengthPercentage: needle.lengthPercentage,
           radiusPercentage: needle.radiusPercentage,
-          valueLabel: { display: valueLabel.display, color: valueLabel.color ?? valueLabel.fontColor, backgroundColor: valueLabel.backgroundColor, text: valueLabel.text, font: valueLabel.fontSize ? { size: valueLabel.fontSize } : undefined },
+          valueLabel: {
+            display: valueLabel.display,
+            color: valueLabel.color ?? valueLabel.fontColor,
+            backgroundColor: valueLabel.backgroundColor,
+            text: valueLabel.text,
+            font: valueLabel.fontSize ? { size: valueLabel.fontSize } : undefined,
+          },
         },
       },
     },
@@ -170,7 +205,11 @@ function radialGauge(config: Json): Json {
   return {
     ...config,
     type: 'doughnut',
-    data: { ...(config.data as Json), labels: ['value', ''], datasets: [{ ...dataset, data: [clamped - min, max - clamped], backgroundColor: [color, trackColor ?? '#e6e6e6'], borderWidth: 0 }] },
+    data: {
+      ...(config.data as Json),
+      labels: ['value', ''],
+      datasets: [{ ...dataset, data: [clamped - min, max - clamped], backgroundColor: [color, trackColor ?? '#e6e6e6'], borderWidth: 0 }],
+    },
     options: {
       cutout: `${typeof centerPercentage === 'number' ? centerPercentage : 80}%`,
       ...rest,
@@ -178,7 +217,10 @@ function radialGauge(config: Json): Json {
         legend: { display: false },
         ...plugins(config),
         datalabels: false,
-        doughnutlabel: center.displayText === false ? false : { labels: [{ text: center.text ?? value, color: center.fontColor, font: center.fontSize ? { size: center.fontSize } : undefined }] },
+        doughnutlabel:
+          center.displayText === false
+            ? false
+            : { labels: [{ text: center.text ?? value, color: center.fontColor, font: center.fontSize ? { size: center.fontSize } : undefined }] },
       },
     },
   };
@@ -190,25 +232,28 @@ function outlabeled(config: Json, type: 'pie' | 'doughnut'): Json {
   const text = typeof settings.text === 'string' ? settings.text : '%l %p';
   const { outlabels: _o, ...rest } = plugins(config);
   const layout = isObject(options(config).layout) ? options(config).layout : { padding: 48 };
-  return withOptions({ ...config, type }, {
-    layout,
-    plugins: {
-      legend: { display: false },
-      ...rest,
-      datalabels: {
-        anchor: 'end',
-        align: 'end',
-        offset: 4,
-        clamp: true,
-        color: settings.color ?? '#ffffff',
-        backgroundColor: settings.backgroundColor ?? 'rgba(0, 0, 0, 0.6)',
-        borderRadius: 4,
-        font: { size: typeof settings.font === 'object' && settings.font && (settings.font as Json).size ? (settings.font as Json).size : 12 },
-        formatter: text.replace(/%l/g, '{label}').replace(/%p/g, '{percent}%').replace(/%v/g, '{value}'),
-        ...(isObject(rest.datalabels) ? rest.datalabels : {}),
+  return withOptions(
+    { ...config, type },
+    {
+      layout,
+      plugins: {
+        legend: { display: false },
+        ...rest,
+        datalabels: {
+          anchor: 'end',
+          align: 'end',
+          offset: 4,
+          clamp: true,
+          color: settings.color ?? '#ffffff',
+          backgroundColor: settings.backgroundColor ?? 'rgba(0, 0, 0, 0.6)',
+          borderRadius: 4,
+          font: { size: typeof settings.font === 'object' && settings.font && (settings.font as Json).size ? (settings.font as Json).size : 12 },
+          formatter: text.replace(/%l/g, '{label}').replace(/%p/g, '{percent}%').replace(/%v/g, '{value}'),
+          ...(isObject(rest.datalabels) ? rest.datalabels : {}),
+        },
       },
     },
-  });
+  );
 }
 
 function byType(config: Json): Json {
@@ -251,7 +296,13 @@ export function applyChartExtras(config: Json, quickChartDefaults: boolean): Jso
     if (['pie', 'doughnut'].includes(String(originalType)) && plugins(out).datalabels === undefined) out = withPlugins(out, { datalabels: { display: true } });
     if (['line', 'scatter', 'bubble'].includes(String(originalType)) && !hadScales) out = withOptions(out, { scales: { y: { beginAtZero: true } } });
     if (originalType === 'line' || originalType === 'radar') {
-      out = { ...out, data: { ...(out.data as Json), datasets: datasets(out).map((d) => (d.fill === undefined && (d.type === undefined || d.type === 'line') ? { ...d, fill: true } : d)) } };
+      out = {
+        ...out,
+        data: {
+          ...(out.data as Json),
+          datasets: datasets(out).map((d) => (d.fill === undefined && (d.type === undefined || d.type === 'line') ? { ...d, fill: true } : d)),
+        },
+      };
     }
   }
   const noScheme = ['gauge', 'radialGauge', 'sparkline'].includes(String(originalType));

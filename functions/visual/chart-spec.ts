@@ -61,13 +61,25 @@ function chartSchema(l: Limits) {
     type: 'object',
     required: ['x', 'y'],
     additionalProperties: false,
-    properties: { x: { anyOf: [{ type: 'number' }, { type: 'string', maxLength: 100 }] }, y: { anyOf: [{ type: 'number' }, { type: 'null' }] }, r: { type: 'number', minimum: 0, maximum: 1000 } },
+    properties: {
+      x: { anyOf: [{ type: 'number' }, { type: 'string', maxLength: 100 }] },
+      y: { anyOf: [{ type: 'number' }, { type: 'null' }] },
+      r: { type: 'number', minimum: 0, maximum: 1000 },
+    },
   };
   const samples = { type: 'array', maxItems: l.maxPoints, items: { type: 'number' } };
   const stats = {
     type: 'object',
     required: ['min', 'q1', 'median', 'q3', 'max'],
-    properties: { min: { type: 'number' }, q1: { type: 'number' }, median: { type: 'number' }, q3: { type: 'number' }, max: { type: 'number' }, mean: { type: 'number' }, outliers: samples },
+    properties: {
+      min: { type: 'number' },
+      q1: { type: 'number' },
+      median: { type: 'number' },
+      q3: { type: 'number' },
+      max: { type: 'number' },
+      mean: { type: 'number' },
+      outliers: samples,
+    },
   };
   return {
     type: 'object',
@@ -119,7 +131,10 @@ function chartSchema(l: Limits) {
 const schemaFor = perLimits(chartSchema);
 
 const invalidChart = (id: string, field: string, message: string, details?: unknown) =>
-  httpError(Code.VALIDATION_FAILED, `Chart "${id}": ${field} ${message}`, { error: 'Invalid chart specification', extra: { chartId: id, field, ...(details ? { details } : {}) } });
+  httpError(Code.VALIDATION_FAILED, `Chart "${id}": ${field} ${message}`, {
+    error: 'Invalid chart specification',
+    extra: { chartId: id, field, ...(details ? { details } : {}) },
+  });
 
 /** Validates one chart (400 naming the chart id and the field) and checks point data against the type. */
 export function validateChart(value: unknown, index: number, l: Limits): ChartSpec & { id: string } {
@@ -141,10 +156,12 @@ export function validateChart(value: unknown, index: number, l: Limits): ChartSp
       const isObject = item !== null && typeof item === 'object' && !isArray;
       const isPoint = isObject && 'x' in (item as object);
       if (distribution) {
-        if (!isArray && !(isObject && !isPoint) && typeof item !== 'number' && item !== null) throw invalidChart(id, field, `must be a list of numbers or {min, q1, median, q3, max} for ${spec.type} charts`);
+        if (!isArray && !(isObject && !isPoint) && typeof item !== 'number' && item !== null)
+          throw invalidChart(id, field, `must be a list of numbers or {min, q1, median, q3, max} for ${spec.type} charts`);
         return;
       }
-      if (isArray || (isObject && !isPoint)) throw invalidChart(id, field, `must be a ${takesPoints ? 'number or a point {x, y}' : 'number'} for ${spec.type} charts`);
+      if (isArray || (isObject && !isPoint))
+        throw invalidChart(id, field, `must be a ${takesPoints ? 'number or a point {x, y}' : 'number'} for ${spec.type} charts`);
       if (wantsPoints && !isPoint) throw invalidChart(id, field, `must be a point object {x, y${spec.type === 'bubble' ? ', r' : ''}} for ${spec.type} charts`);
       if (!takesPoints && isPoint) throw invalidChart(id, field, `must be a number for ${spec.type} charts`);
       if (spec.type === 'bubble' && isPoint && (item as Point).r === undefined) throw invalidChart(id, `${field}.r`, 'is required for bubble charts');
@@ -183,10 +200,27 @@ export function chartJsConfig(spec: ChartSpec, theme: Theme): Record<string, unk
   const axis = { grid: { color: theme.gridColor }, border: { color: theme.gridColor }, ticks: { color: theme.textColor, font } };
   const themedScales =
     spec.type === 'radar'
-      ? { r: { grid: { color: theme.gridColor }, angleLines: { color: theme.gridColor }, pointLabels: { color: theme.textColor, font }, ticks: { color: theme.textColor, font, backdropColor: theme.backgroundColor } } }
-      : AXISLESS_TYPES.includes(spec.type) ? undefined
-      : { x: axis, y: axis };
-  const { title, plugins: requestedPlugins, scales: requestedScales, width: _w, height: _h, description: _d, responsive: _r, ...chartOptions } = spec.options ?? {};
+      ? {
+          r: {
+            grid: { color: theme.gridColor },
+            angleLines: { color: theme.gridColor },
+            pointLabels: { color: theme.textColor, font },
+            ticks: { color: theme.textColor, font, backdropColor: theme.backgroundColor },
+          },
+        }
+      : AXISLESS_TYPES.includes(spec.type)
+        ? undefined
+        : { x: axis, y: axis };
+  const {
+    title,
+    plugins: requestedPlugins,
+    scales: requestedScales,
+    width: _w,
+    height: _h,
+    description: _d,
+    responsive: _r,
+    ...chartOptions
+  } = spec.options ?? {};
   const scales = themedScales ? mergeJson(themedScales, requestedScales) : requestedScales;
   const plugins = mergeJson(
     {

@@ -120,7 +120,10 @@ interface AxisIds {
 
 function translateScales(scales: Json, bar: Json, ids: AxisIds): Json {
   const out: Json = omit(scales, ['xAxes', 'yAxes']);
-  for (const [list, letter] of [['xAxes', 'x'], ['yAxes', 'y']] as const) {
+  for (const [list, letter] of [
+    ['xAxes', 'x'],
+    ['yAxes', 'y'],
+  ] as const) {
     const axes = scales[list];
     if (axes === undefined) continue;
     if (!Array.isArray(axes)) throw new UntranslatableOption(`options.scales.${list}`, 'must be an array of axes');
@@ -200,9 +203,14 @@ export function translateChartJs2(config: Json): Json {
     options.scales = { ...(isObject(options.scales) ? options.scales : {}), r: radialScale(options.scale) };
     delete options.scale;
   }
-  if (Object.keys(bar).length) options.datasets = { ...(isObject(options.datasets) ? options.datasets : {}), bar: { ...bar, ...((options.datasets as Json | undefined)?.bar as Json | undefined) } };
+  if (Object.keys(bar).length)
+    options.datasets = {
+      ...(isObject(options.datasets) ? options.datasets : {}),
+      bar: { ...bar, ...((options.datasets as Json | undefined)?.bar as Json | undefined) },
+    };
 
-  if (isObject(options.title)) plugins.title = { ...(textBlock(options.title, { fullWidth: 'fullSize' }) ?? {}), ...(isObject(plugins.title) ? plugins.title : {}) };
+  if (isObject(options.title))
+    plugins.title = { ...(textBlock(options.title, { fullWidth: 'fullSize' }) ?? {}), ...(isObject(plugins.title) ? plugins.title : {}) };
   if (isObject(options.legend)) {
     const legend = textBlock(omit(options.legend, ['labels']), { fullWidth: 'fullSize' }) ?? {};
     if (isObject(options.legend.labels)) legend.labels = textBlock(options.legend.labels);
@@ -234,7 +242,12 @@ export function translateChartJs2(config: Json): Json {
     const { rectangle, ...elements } = options.elements;
     options.elements = { ...elements, bar: rectangle };
   }
-  if (isObject(options.elements) && isObject(options.elements.line) && options.elements.line.tension === undefined && options.elements.line.lineTension !== undefined) {
+  if (
+    isObject(options.elements) &&
+    isObject(options.elements.line) &&
+    options.elements.line.tension === undefined &&
+    options.elements.line.lineTension !== undefined
+  ) {
     const { lineTension, ...line } = options.elements.line;
     options.elements = { ...options.elements, line: { ...line, tension: lineTension } };
   }

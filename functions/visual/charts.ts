@@ -5,7 +5,18 @@ import { chartJsConfig, sizeOf, validateChart, type ChartSpec } from './chart-sp
 import { failAsRendering, invalidChartsArray, tooManyItems } from './errors';
 import type { Limits } from './limits';
 import { renderChartTask } from './render/renderer';
-import { CONTENT_TYPES, FORMATS, QUALITIES, cachedOrRendered, imageFormatOf, imageResult, newStats, type Format, type Quality, type RenderStats } from './results';
+import {
+  CONTENT_TYPES,
+  FORMATS,
+  QUALITIES,
+  cachedOrRendered,
+  imageFormatOf,
+  imageResult,
+  newStats,
+  type Format,
+  type Quality,
+  type RenderStats,
+} from './results';
 import { themeOf, type Theme } from './themes';
 
 /** Largest PNG drawn at high quality: the 2x density is reduced for big images to stay within memory. */
@@ -80,7 +91,15 @@ export async function renderCharts(body: unknown, l: Limits) {
   const stats = newStats();
   const charts = await Promise.all(request.charts.map((spec) => chartResult(spec, request.format, request.quality, request.theme, stats)));
   return {
-    body: { success: true as const, charts, cacheKey: hashKey('charts', charts.map((c) => c.imageUrl)), expiresAt: expiryFromNow() },
+    body: {
+      success: true as const,
+      charts,
+      cacheKey: hashKey(
+        'charts',
+        charts.map((c) => c.imageUrl),
+      ),
+      expiresAt: expiryFromNow(),
+    },
     stats,
   };
 }

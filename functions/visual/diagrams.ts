@@ -42,7 +42,12 @@ export const diagramSchema = {
   then: {
     required: ['source'],
     additionalProperties: false,
-    properties: { id: { type: 'string', minLength: 1, maxLength: 200 }, type: { const: 'dot' }, title: { type: 'string', maxLength: 200 }, source: { type: 'string', minLength: 1, maxLength: MAX_DOT_BYTES } },
+    properties: {
+      id: { type: 'string', minLength: 1, maxLength: 200 },
+      type: { const: 'dot' },
+      title: { type: 'string', maxLength: 200 },
+      source: { type: 'string', minLength: 1, maxLength: MAX_DOT_BYTES },
+    },
   },
   else: {
     required: ['nodes', 'edges'],
@@ -89,7 +94,8 @@ export function flowchartDot(spec: FlowchartSpec, theme: Theme): string {
     ids.add(node.id);
   });
   spec.edges.forEach((edge, i) => {
-    for (const end of ['from', 'to'] as const) if (!ids.has(edge[end])) throw invalidDiagram(spec.id ?? '', `edges.${i}.${end} "${edge[end]}" is not a node id`);
+    for (const end of ['from', 'to'] as const)
+      if (!ids.has(edge[end])) throw invalidDiagram(spec.id ?? '', `edges.${i}.${end} "${edge[end]}" is not a node id`);
   });
   const font = dotString(theme.fontFamily.split(',')[0].trim());
   const shape = (s: FlowchartSpec['nodes'][number]['shape']) => (s === 'rounded' || !s ? 'shape=box, style="rounded,filled"' : `shape=${s}, style=filled`);
@@ -109,7 +115,10 @@ function dotOf(spec: DiagramSpec & { id: string }, theme: Theme): string {
   // The SVG is served from our origin: links and file references are refused in every spelling.
   const forbidden = forbiddenDotConstruct(spec.source);
   if (forbidden) {
-    throw invalidDiagram(spec.id, `${forbidden} is not allowed: links (URL, href, target and their edge, head, tail and label forms) and file references (image, imagepath, shapefile, fontpath, fontnames, stylesheet) are refused`);
+    throw invalidDiagram(
+      spec.id,
+      `${forbidden} is not allowed: links (URL, href, target and their edge, head, tail and label forms) and file references (image, imagepath, shapefile, fontpath, fontnames, stylesheet) are refused`,
+    );
   }
   return spec.source;
 }
@@ -156,5 +165,16 @@ export async function renderDiagrams(body: unknown, l: Limits) {
   });
   const stats = newStats();
   const diagrams = await Promise.all(specs.map((spec) => diagramResult(spec, options.format, options.theme, stats)));
-  return { body: { success: true as const, diagrams, cacheKey: hashKey('diagrams', diagrams.map((d) => d.imageUrl)), expiresAt: expiryFromNow() }, stats };
+  return {
+    body: {
+      success: true as const,
+      diagrams,
+      cacheKey: hashKey(
+        'diagrams',
+        diagrams.map((d) => d.imageUrl),
+      ),
+      expiresAt: expiryFromNow(),
+    },
+    stats,
+  };
 }

@@ -22,6 +22,7 @@ const route = routes('visual');
 const ALL: HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'];
 
 /** The visual service's whole HTTP surface: one route per line (id, method, path, who may call, what it takes and answers, handler). */
+// prettier-ignore
 const ROUTES = [
   healthFunction('visual', () => ({
     renderer: check(async () => (config().QUICKCHART_URL ? `QuickChart at ${config().QUICKCHART_URL}` : `${renderPool().size} render threads, ${renderPool().pending} renders pending, ${renderPool().renders} done`)),
@@ -39,12 +40,15 @@ const ROUTES = [
 /** Paths outside /api/v1/ answer 200 with a plain-text banner, written from the route table. */
 const bannerLines = () => [
   'Visual rendering service (API v1)',
-  ...ROUTES.filter((fn) => fn.doc.summary && !fn.doc.path.includes('{*') && fn.doc.id !== 'api-root').map((fn) => `${fn.doc.methods.join('|').padEnd(8)} /${fn.doc.path}  ${fn.doc.summary}`),
+  ...ROUTES.filter((fn) => fn.doc.summary && !fn.doc.path.includes('{*') && fn.doc.id !== 'api-root').map(
+    (fn) => `${fn.doc.methods.join('|').padEnd(8)} /${fn.doc.path}  ${fn.doc.summary}`,
+  ),
   'API document: GET /visual/openapi.json; reference: /visual/docs',
 ];
 const BANNER_ROUTE = route('banner', ALL, '{*rest}', PUBLIC, { 200: s.BANNER }, r.banner(bannerLines));
 
-const DESCRIPTION = 'Chart.js-style chart specifications to PNG, SVG or base64 with themes and a Blob cache; infographics, presentations and diagrams; a QuickChart-compatible endpoint.';
+const DESCRIPTION =
+  'Chart.js-style chart specifications to PNG, SVG or base64 with themes and a Blob cache; infographics, presentations and diagrams; a QuickChart-compatible endpoint.';
 
 export const visual: ServiceDefinition = {
   name: 'visual',

@@ -61,8 +61,19 @@ export const infographicSchema = {
     width: { type: 'integer', minimum: 300, maximum: 4000 },
     data: {
       anyOf: [
-        { type: 'object', required: ['metrics'], additionalProperties: false, properties: { metrics: { type: 'array', minItems: 1, maxItems: MAX_METRICS, items: metricSchema } } },
-        { type: 'object', minProperties: 1, maxProperties: MAX_METRICS, propertyNames: { type: 'string', maxLength: 100, not: { const: 'metrics' } }, additionalProperties: { anyOf: [{ type: 'number' }, { type: 'string', maxLength: 40 }] } },
+        {
+          type: 'object',
+          required: ['metrics'],
+          additionalProperties: false,
+          properties: { metrics: { type: 'array', minItems: 1, maxItems: MAX_METRICS, items: metricSchema } },
+        },
+        {
+          type: 'object',
+          minProperties: 1,
+          maxProperties: MAX_METRICS,
+          propertyNames: { type: 'string', maxLength: 100, not: { const: 'metrics' } },
+          additionalProperties: { anyOf: [{ type: 'number' }, { type: 'string', maxLength: 40 }] },
+        },
       ],
     },
   },
@@ -103,8 +114,9 @@ export function dashboardSvg(spec: InfographicSpec, theme: Theme): { svg: string
     const y = top + Math.floor(i / columns) * (CARD_HEIGHT + GAP);
     const accent = theme.colors[i % theme.colors.length];
     const change =
-      m.change === undefined ? ''
-      : `<text x="${x + 16}" y="${y + 102}" font-size="14" fill="${m.change >= 0 ? POSITIVE : NEGATIVE}">${m.change >= 0 ? '▲' : '▼'} ${escapeXml(Math.abs(m.change).toLocaleString('en-US', { maximumFractionDigits: 1 }))}%</text>`;
+      m.change === undefined
+        ? ''
+        : `<text x="${x + 16}" y="${y + 102}" font-size="14" fill="${m.change >= 0 ? POSITIVE : NEGATIVE}">${m.change >= 0 ? '▲' : '▼'} ${escapeXml(Math.abs(m.change).toLocaleString('en-US', { maximumFractionDigits: 1 }))}%</text>`;
     return [
       `<g>`,
       `<rect x="${x}" y="${y}" width="${cardWidth.toFixed(1)}" height="${CARD_HEIGHT}" rx="8" fill="#FFFFFF" stroke="${theme.gridColor}"/>`,
@@ -125,7 +137,13 @@ export function dashboardSvg(spec: InfographicSpec, theme: Theme): { svg: string
   return { svg, width, height };
 }
 
-async function infographicResult(spec: InfographicSpec & { id: string }, format: Format, quality: Quality, requestTheme: Theme, stats: ReturnType<typeof newStats>) {
+async function infographicResult(
+  spec: InfographicSpec & { id: string },
+  format: Format,
+  quality: Quality,
+  requestTheme: Theme,
+  stats: ReturnType<typeof newStats>,
+) {
   const theme = spec.theme ? themeOf(spec.theme) : requestTheme;
   const { svg, width, height } = dashboardSvg(spec, theme);
   const imageFormat = imageFormatOf(format);
@@ -152,5 +170,16 @@ export async function generateInfographics(body: unknown, l: Limits) {
   });
   const stats = newStats();
   const infographics = await Promise.all(specs.map((spec) => infographicResult(spec, options.format, options.quality, options.theme, stats)));
-  return { body: { success: true as const, infographics, cacheKey: hashKey('infographics', infographics.map((r) => r.imageUrl)), expiresAt: expiryFromNow() }, stats };
+  return {
+    body: {
+      success: true as const,
+      infographics,
+      cacheKey: hashKey(
+        'infographics',
+        infographics.map((r) => r.imageUrl),
+      ),
+      expiresAt: expiryFromNow(),
+    },
+    stats,
+  };
 }

@@ -54,7 +54,9 @@ const presentationSchema = {
 
 async function chartImage(spec: ChartSpec, theme: Theme, stats: RenderStats) {
   // Charts go through the chart cache too, so a deck re-using a chart renders it once.
-  const entry = await cachedOrRendered(chartKey(spec, 'base64', 'high', theme), CONTENT_TYPES.png, true, stats, () => renderChartImage(spec, theme, 'png', 'high'));
+  const entry = await cachedOrRendered(chartKey(spec, 'base64', 'high', theme), CONTENT_TYPES.png, true, stats, () =>
+    renderChartImage(spec, theme, 'png', 'high'),
+  );
   return { data: `data:image/png;base64,${entry.bytes!.toString('base64')}`, ...sizeOf(spec) };
 }
 

@@ -52,7 +52,12 @@ function chartConfigSchema(l: Limits) {
         required: ['datasets'],
         properties: {
           labels: { type: 'array', maxItems: l.maxPoints },
-          datasets: { type: 'array', minItems: 1, maxItems: l.maxDatasets, items: { type: 'object', properties: { data: { type: 'array', maxItems: l.maxPoints } } } },
+          datasets: {
+            type: 'array',
+            minItems: 1,
+            maxItems: l.maxDatasets,
+            items: { type: 'object', properties: { data: { type: 'array', maxItems: l.maxPoints } } },
+          },
         },
       },
       options: { type: 'object' },
@@ -98,18 +103,29 @@ function readQuickChartRequest(request: HttpRequest, rawBody: Buffer): QuickChar
     const body = parseJsonBody(rawBody);
     if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest('The body must be a JSON object with a "chart" field');
     const b = body as Record<string, unknown>;
-    raw = { ...b, chart: b.chart ?? b.c, width: b.width ?? b.w, height: b.height ?? b.h, backgroundColor: b.backgroundColor ?? b.bkg, format: b.format ?? b.f, version: b.version ?? b.v };
+    raw = {
+      ...b,
+      chart: b.chart ?? b.c,
+      width: b.width ?? b.w,
+      height: b.height ?? b.h,
+      backgroundColor: b.backgroundColor ?? b.bkg,
+      format: b.format ?? b.f,
+      version: b.version ?? b.v,
+    };
   }
   const formatName = String(raw.format ?? DEFAULTS.format).toLowerCase();
   const format = Object.prototype.hasOwnProperty.call(FORMATS, formatName) ? FORMATS[formatName] : undefined;
   if (!format) throw badRequest(`format "${formatName}" is not supported; use png, svg, webp, jpg, pdf or base64`);
   const background = raw.backgroundColor === undefined || raw.backgroundColor === '' ? DEFAULTS.backgroundColor : raw.backgroundColor;
   if (typeof background !== 'string' || background.length > 100 || !isColor(background)) {
-    throw badRequest(`backgroundColor "${String(background).slice(0, 100)}" is not a colour; use a name (white, transparent), #rgb, #rrggbb, rgb(), rgba(), hsl() or hsla()`);
+    throw badRequest(
+      `backgroundColor "${String(background).slice(0, 100)}" is not a colour; use a name (white, transparent), #rgb, #rrggbb, rgb(), rgba(), hsl() or hsla()`,
+    );
   }
   const encoding = String(raw.encoding ?? DEFAULTS.encoding).toLowerCase();
   if (encoding !== 'url' && encoding !== 'base64') throw badRequest(`encoding "${encoding}" is not supported; use url (the default) or base64`);
-  if (raw.filename !== undefined && (typeof raw.filename !== 'string' || raw.filename.length > 200)) throw badRequest('filename must be a string of at most 200 characters');
+  if (raw.filename !== undefined && (typeof raw.filename !== 'string' || raw.filename.length > 200))
+    throw badRequest('filename must be a string of at most 200 characters');
   return {
     chart: raw.chart,
     width: Math.round(numberParam('width', raw.width, 1, l.maxDimension, DEFAULTS.width)),
@@ -132,7 +148,8 @@ const STRINGS = /'(?:\\.|[^'\\])*'|"(?:\\.|[^"\\])*"/g;
 function chartText(chart: string, encoding: 'url' | 'base64'): string {
   if (encoding === 'url') return chart;
   const compact = chart.replace(/\s+/g, '');
-  if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(compact) || compact.length % 4 === 1) throw badRequest('chart is not valid base64 (encoding=base64)', Code.CHART_BASE64_INVALID);
+  if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(compact) || compact.length % 4 === 1)
+    throw badRequest('chart is not valid base64 (encoding=base64)', Code.CHART_BASE64_INVALID);
   return Buffer.from(compact, 'base64').toString('utf8');
 }
 
@@ -145,7 +162,10 @@ export function parseChartConfig(chart: unknown, l: Limits, encoding: 'url' | 'b
       value = JSON5.parse(text);
     } catch (error) {
       if (CODE.test(text.replace(STRINGS, '""'))) {
-        throw badRequest('chart is not a data-only configuration: it contains JavaScript (a function, call or expression), which is never evaluated here', Code.CHART_NOT_DATA);
+        throw badRequest(
+          'chart is not a data-only configuration: it contains JavaScript (a function, call or expression), which is never evaluated here',
+          Code.CHART_NOT_DATA,
+        );
       }
       throw badRequest(`chart is not valid JSON or JavaScript object-literal syntax: ${(error as Error).message}`, Code.INVALID_CHART);
     }
@@ -187,12 +207,18 @@ async function render(request: HttpRequest, rawBody: Buffer): Promise<HttpRespon
   const stats = newStats();
   // Always in process: this endpoint is the QuickChart server (QUICKCHART_URL may point back here).
   const entry = await cachedOrRendered(key, CONTENT_TYPES[format], true, stats, () =>
-    failAsRendering('', () => renderPool().run({ kind: 'chart', config, width: params.width, height: params.height, pixelRatio, format, background: params.backgroundColor })),
+    failAsRendering('', () =>
+      renderPool().run({ kind: 'chart', config, width: params.width, height: params.height, pixelRatio, format, background: params.backgroundColor }),
+    ),
   );
   const headers: Record<string, string> = { ETag: `"${key}"`, 'Cache-Control': 'public, max-age=3600', ...IMAGE_SAFETY_HEADERS, ...statsHeaders(stats) };
   if (params.filename) headers['Content-Disposition'] = disposition(params.filename, params.format);
   if (params.format === 'base64') {
-    return { status: 200, body: `data:${CONTENT_TYPES.png};base64,${entry.bytes!.toString('base64')}`, headers: { ...headers, 'Content-Type': 'text/plain; charset=utf-8' } };
+    return {
+      status: 200,
+      body: `data:${CONTENT_TYPES.png};base64,${entry.bytes!.toString('base64')}`,
+      headers: { ...headers, 'Content-Type': 'text/plain; charset=utf-8' },
+    };
   }
   return { status: 200, body: entry.bytes, headers: { ...headers, 'Content-Type': CONTENT_TYPES[format] } };
 }
@@ -204,6 +230,9 @@ export async function quickChartEndpoint(request: HttpRequest, rawBody: Buffer):
   } catch (error) {
     if (!(error instanceof HttpError)) throw error;
     const response = errorResponse(error);
-    return { ...response, headers: { ...(response.headers as Record<string, string>), 'X-quickchart-error': headerText([...error.message].slice(0, 500).join('')) } };
+    return {
+      ...response,
+      headers: { ...(response.headers as Record<string, string>), 'X-quickchart-error': headerText([...error.message].slice(0, 500).join('')) },
+    };
   }
 }

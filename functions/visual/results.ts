@@ -51,11 +51,23 @@ export interface ImageResult {
   metadata: { width: number; height: number; size: number; generatedAt: string; title: string | null; description: string | null };
 }
 
-export function imageResult(id: string, entry: CachedEntry, format: Format, meta: { width: number; height: number; title?: string; description?: string }): ImageResult {
+export function imageResult(
+  id: string,
+  entry: CachedEntry,
+  format: Format,
+  meta: { width: number; height: number; title?: string; description?: string },
+): ImageResult {
   return {
     id,
     imageUrl: cacheUrl(entry.key),
     base64: format === 'base64' ? `data:${CONTENT_TYPES.png};base64,${entry.bytes!.toString('base64')}` : null,
-    metadata: { width: meta.width, height: meta.height, size: entry.size, generatedAt: entry.generatedAt, title: meta.title ?? null, description: meta.description ?? null },
+    metadata: {
+      width: meta.width,
+      height: meta.height,
+      size: entry.size,
+      generatedAt: entry.generatedAt,
+      title: meta.title ?? null,
+      description: meta.description ?? null,
+    },
   };
 }

@@ -50,7 +50,11 @@ function verificationKeys(): Promise<JWTVerifyGetKey> {
   return platform.own('verification-keys', async () =>
     platform.config.SERVICES.includes('identity')
       ? createLocalJWKSet({ keys: (await identitySigningKeys()).map((k) => k.publicJwk) })
-      : createRemoteJWKSet(new URL(`${serviceUrl('identity')}/.well-known/jwks.json`), { cacheMaxAge: 10 * 60_000, cooldownDuration: 30_000, timeoutDuration: 5000 }),
+      : createRemoteJWKSet(new URL(`${serviceUrl('identity')}/.well-known/jwks.json`), {
+          cacheMaxAge: 10 * 60_000,
+          cooldownDuration: 30_000,
+          timeoutDuration: 5000,
+        }),
   );
 }
 

@@ -5,7 +5,12 @@ import type { LiveUser } from './live-session';
 /** The OpenAPI scheme of every route that takes identity's access token. */
 export const ACCESS_TOKEN_SCHEME = {
   name: 'accessToken',
-  definition: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: "identity's ES256 access token (POST /identity/auth/verify); its session is checked live at identity" },
+  definition: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: "identity's ES256 access token (POST /identity/auth/verify); its session is checked live at identity",
+  },
 };
 
 /** A signed-in user as identity knows them now (the token verified here, its session checked live at identity). */

@@ -23,7 +23,8 @@ const MAX_ENTRIES = 10_000;
 // dead token costs identity one call per period, not one per request.
 // Per platform: its answers by token, and each user's cached tokens, so a change this process made
 // to a user is seen at once here.
-const cache = () => currentPlatform().own('live-sessions', () => ({ answers: new Map<string, { at: number; answer: Answer }>(), tokensOfUser: new Map<string, Set<string>>() }));
+const cache = () =>
+  currentPlatform().own('live-sessions', () => ({ answers: new Map<string, { at: number; answer: Answer }>(), tokensOfUser: new Map<string, Set<string>>() }));
 
 /** Forget the answers about one user: this process just changed them (a plan sync), so its next request asks identity again. */
 export function forgetLiveUser(userId: string): void {
@@ -59,7 +60,10 @@ async function askIdentity(token: string): Promise<Answer> {
   let status: number;
   let text: string;
   try {
-    const response = await request(`${serviceUrl('identity')}/auth/validate`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(cfg.IDENTITY_TIMEOUT_MS) });
+    const response = await request(`${serviceUrl('identity')}/auth/validate`, {
+      headers: { authorization: `Bearer ${token}` },
+      signal: AbortSignal.timeout(cfg.IDENTITY_TIMEOUT_MS),
+    });
     status = response.statusCode;
     text = await response.body.text();
   } catch {
@@ -81,7 +85,15 @@ async function askIdentity(token: string): Promise<Answer> {
   }
   return {
     ok: true,
-    user: { id: user.id, email: String(user.email), role: String(user.role), permissions: Array.isArray(user.permissions) ? user.permissions.map(String) : [], plan: user.plan as Plan, status: user.status as UserStatus, sessionId: body.sessionId },
+    user: {
+      id: user.id,
+      email: String(user.email),
+      role: String(user.role),
+      permissions: Array.isArray(user.permissions) ? user.permissions.map(String) : [],
+      plan: user.plan as Plan,
+      status: user.status as UserStatus,
+      sessionId: body.sessionId,
+    },
   };
 }
 

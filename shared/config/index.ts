@@ -112,7 +112,11 @@ export function publicUrl(cfg: Config = config()): string {
   return `http://${cfg.HOST}:${cfg.PORT}`;
 }
 
-const URL_SETTINGS: Partial<Record<ServiceName, 'IDENTITY_URL' | 'PAYMENT_URL' | 'VISUAL_URL'>> = { identity: 'IDENTITY_URL', payment: 'PAYMENT_URL', visual: 'VISUAL_URL' };
+const URL_SETTINGS: Partial<Record<ServiceName, 'IDENTITY_URL' | 'PAYMENT_URL' | 'VISUAL_URL'>> = {
+  identity: 'IDENTITY_URL',
+  payment: 'PAYMENT_URL',
+  visual: 'VISUAL_URL',
+};
 
 /** Base URL of a service ({auth_url}, {payment_url}, {base_url}, {visual_url}). */
 export function serviceUrl(service: ServiceName, cfg: Config = config()): string {

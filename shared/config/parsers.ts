@@ -39,7 +39,10 @@ export function oneOf<const T extends string>(values: readonly T[]): Parser<T> {
 
 export function listOf<const T extends string>(values: readonly T[]): Parser<T[]> {
   return (raw) => {
-    const items = raw.split(',').map((s) => s.trim()).filter(Boolean);
+    const items = raw
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     const unknown = items.filter((item) => !(values as readonly string[]).includes(item));
     if (unknown.length) throw new Error(`unknown value(s) ${unknown.join(', ')}; expected a comma list of ${values.join(', ')}`);
     if (!items.length) throw new Error('expected at least one value');
@@ -76,6 +79,7 @@ export const origins: Parser<string[]> = (raw) =>
       } catch {
         throw new Error(`expected origins like https://console.example.com, got "${item}"`);
       }
-      if (!['http:', 'https:'].includes(parsed.protocol) || parsed.origin !== item.replace(/\/$/, '')) throw new Error(`expected an origin (scheme://host[:port], no path), got "${item}"`);
+      if (!['http:', 'https:'].includes(parsed.protocol) || parsed.origin !== item.replace(/\/$/, ''))
+        throw new Error(`expected an origin (scheme://host[:port], no path), got "${item}"`);
       return parsed.origin;
     });

@@ -57,10 +57,12 @@ export function describeErrors(errors: ErrorObject[] | null | undefined): { fiel
   return (errors ?? []).map((e) => {
     const base = e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : '';
     const field =
-      e.keyword === 'required' ? [base, (e.params as { missingProperty: string }).missingProperty].filter(Boolean).join('.')
-      : e.keyword === 'additionalProperties' ? [base, (e.params as { additionalProperty: string }).additionalProperty].filter(Boolean).join('.')
-      : base || '(body)';
-    const message = e.keyword === 'additionalProperties' ? 'is not an allowed field' : e.keyword === 'required' ? 'is required' : e.message ?? 'is invalid';
+      e.keyword === 'required'
+        ? [base, (e.params as { missingProperty: string }).missingProperty].filter(Boolean).join('.')
+        : e.keyword === 'additionalProperties'
+          ? [base, (e.params as { additionalProperty: string }).additionalProperty].filter(Boolean).join('.')
+          : base || '(body)';
+    const message = e.keyword === 'additionalProperties' ? 'is not an allowed field' : e.keyword === 'required' ? 'is required' : (e.message ?? 'is invalid');
     return { field, message };
   });
 }

@@ -68,7 +68,8 @@ export function contractRoutes(service: ServiceName, description: string, functi
     headers: { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-cache', 'Content-Security-Policy': DOCS_CSP },
   }));
   const docsAsset = op<undefined, unknown, unknown, { file: string }>('A static file of the API reference page', async ({ params }) => {
-    if (params.file === 'init.js') return { status: 200, body: INIT_SCRIPT, headers: { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'public, max-age=3600' } };
+    if (params.file === 'init.js')
+      return { status: 200, body: INIT_SCRIPT, headers: { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'public, max-age=3600' } };
     const type = ASSETS[params.file];
     if (!type) throw notFound(`No file ${params.file} in the API reference`, Code.NOT_FOUND);
     return { status: 200, body: asset(params.file), headers: { 'Content-Type': type, 'Cache-Control': 'public, max-age=86400' } };
@@ -77,6 +78,13 @@ export function contractRoutes(service: ServiceName, description: string, functi
   return [
     route('openapi', 'GET', 'openapi.json', PUBLIC, { 200: anyObject({ description: 'An OpenAPI 3.1 document' }) }, openapi),
     route('docs', 'GET', 'docs', PUBLIC, { 200: { description: 'HTML page', content: { 'text/html': str() } } }, docsPage),
-    route('docs-asset', 'GET', 'docs/{file}', PUBLIC, { params: FILE, 200: { description: 'A static file', content: { 'text/css': str(), 'text/javascript': str(), 'image/png': str({ format: 'binary' }) } } }, docsAsset),
+    route(
+      'docs-asset',
+      'GET',
+      'docs/{file}',
+      PUBLIC,
+      { params: FILE, 200: { description: 'A static file', content: { 'text/css': str(), 'text/javascript': str(), 'image/png': str({ format: 'binary' }) } } },
+      docsAsset,
+    ),
   ];
 }

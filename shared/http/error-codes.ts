@@ -30,28 +30,66 @@ const TOKEN_USERS = ['payment', 'orchestrator'] as const;
 
 export const ERROR_CODES = {
   // Every service: the request's shape, the host's rules, failures of the service itself.
-  VALIDATION_FAILED: { status: 400, by: 'all', meaning: 'A path parameter, query parameter or body field is missing, of the wrong type, out of range or not allowed; the message and `details` name the field.' },
+  VALIDATION_FAILED: {
+    status: 400,
+    by: 'all',
+    meaning:
+      'A path parameter, query parameter or body field is missing, of the wrong type, out of range or not allowed; the message and `details` name the field.',
+  },
   INVALID_JSON: { status: 400, by: 'all', meaning: 'The body is empty or is not valid JSON.' },
   JSON_TOO_DEEP: { status: 400, by: 'all', meaning: 'The JSON body is nested deeper than the limit (`maxDepth`).' },
   NOT_FOUND: { status: 404, by: 'all', meaning: 'Nothing is at this address (for example a file the API reference page does not have).' },
   METHOD_NOT_ALLOWED: { status: 405, by: 'all', meaning: 'The path exists but does not take this method; the Allow header lists the methods it takes.' },
   PAYLOAD_TOO_LARGE: { status: 413, by: 'all', meaning: 'The body is larger than the route accepts; the message gives the limit in bytes.' },
   INTERNAL: { status: 500, by: 'all', meaning: 'An unexpected failure in the service; the answer carries `requestId`, which finds the failure in the logs.' },
-  SERVICE_MISCONFIGURED: { status: 503, by: 'all', meaning: 'The service is stopped because a setting it needs is missing or is an unresolved Key Vault reference; `problems` names the settings.' },
+  SERVICE_MISCONFIGURED: {
+    status: 503,
+    by: 'all',
+    meaning: 'The service is stopped because a setting it needs is missing or is an unresolved Key Vault reference; `problems` names the settings.',
+  },
 
   // Access tokens: identity checks them, and every service that takes them answers the same codes.
   AUTH_REQUIRED: { status: 401, by: 'all', meaning: 'The route needs a Bearer token and the request has none.' },
-  AUTH_TOKEN_INVALID: { status: 401, by: 'all', meaning: 'The Bearer token is not valid (signature, issuer, audience, or a token another service does not accept); sign in again.' },
-  AUTH_TOKEN_EXPIRED: { status: 401, by: ['identity', 'payment', 'orchestrator'], meaning: 'The access token has expired; get a new one with the refresh token.' },
-  AUTH_SESSION_REVOKED: { status: 401, by: ['identity', 'payment', 'orchestrator'], meaning: 'The token\'s session has ended (signed out, revoked by an admin, or the account was deactivated); sign in again.' },
-  AUTH_USER_INACTIVE: { status: [401, 403], by: ['identity', 'payment', 'orchestrator'], meaning: 'The account is inactive: 401 when identity finds it so, 403 when the token itself says so.' },
+  AUTH_TOKEN_INVALID: {
+    status: 401,
+    by: 'all',
+    meaning: 'The Bearer token is not valid (signature, issuer, audience, or a token another service does not accept); sign in again.',
+  },
+  AUTH_TOKEN_EXPIRED: {
+    status: 401,
+    by: ['identity', 'payment', 'orchestrator'],
+    meaning: 'The access token has expired; get a new one with the refresh token.',
+  },
+  AUTH_SESSION_REVOKED: {
+    status: 401,
+    by: ['identity', 'payment', 'orchestrator'],
+    meaning: "The token's session has ended (signed out, revoked by an admin, or the account was deactivated); sign in again.",
+  },
+  AUTH_USER_INACTIVE: {
+    status: [401, 403],
+    by: ['identity', 'payment', 'orchestrator'],
+    meaning: 'The account is inactive: 401 when identity finds it so, 403 when the token itself says so.',
+  },
   ADMIN_REQUIRED: { status: 403, by: ['identity', 'payment', 'orchestrator'], meaning: 'The route needs the admin or super_admin role.' },
   PERMISSION_DENIED: { status: 403, by: IDENTITY, meaning: 'The admin lacks the permission the route names.' },
-  IDENTITY_UNAVAILABLE: { status: 503, by: TOKEN_USERS, meaning: 'Identity could not be asked whether the token\'s session is still live (a token is never trusted unchecked); try again shortly.' },
+  IDENTITY_UNAVAILABLE: {
+    status: 503,
+    by: TOKEN_USERS,
+    meaning: "Identity could not be asked whether the token's session is still live (a token is never trusted unchecked); try again shortly.",
+  },
 
   // identity: sign-in, tokens, users, roles, sessions, plans.
-  AUTH_SERVICE_TOKEN_INVALID: { status: 401, by: IDENTITY, error: 'Invalid service token', meaning: 'The service admin token on the plan route is missing, malformed, not signed with the service secret, or expired.' },
-  LOGIN_RATE_LIMITED: { status: 429, by: IDENTITY, meaning: 'Too many sign-in requests from this network or for this address; Retry-After says when to try again.' },
+  AUTH_SERVICE_TOKEN_INVALID: {
+    status: 401,
+    by: IDENTITY,
+    error: 'Invalid service token',
+    meaning: 'The service admin token on the plan route is missing, malformed, not signed with the service secret, or expired.',
+  },
+  LOGIN_RATE_LIMITED: {
+    status: 429,
+    by: IDENTITY,
+    meaning: 'Too many sign-in requests from this network or for this address; Retry-After says when to try again.',
+  },
   OTP_RESEND_COOLDOWN: { status: 429, by: IDENTITY, meaning: 'A code was sent to this address moments ago; Retry-After says when a new one can be sent.' },
   OTP_INVALID: { status: 401, by: IDENTITY, meaning: 'The sign-in code is wrong, already used, or none was requested.' },
   OTP_EXPIRED: { status: 401, by: IDENTITY, meaning: 'The sign-in code has expired; request a new one.' },
@@ -68,44 +106,84 @@ export const ERROR_CODES = {
   ROLE_NOT_ASSIGNED: { status: 404, by: IDENTITY, meaning: 'The user does not hold the role being removed.' },
   BASE_ROLE: { status: 409, by: IDENTITY, meaning: 'The base user role cannot be removed; grant another role instead.' },
   SESSION_NOT_FOUND: { status: 404, by: IDENTITY, meaning: 'No session has this id.' },
-  SUPER_ADMIN_REQUIRED: { status: 403, by: IDENTITY, meaning: 'Only a super_admin may create, change or grant a privileged (admin or super_admin) account or role.' },
+  SUPER_ADMIN_REQUIRED: {
+    status: 403,
+    by: IDENTITY,
+    meaning: 'Only a super_admin may create, change or grant a privileged (admin or super_admin) account or role.',
+  },
   PERMISSION_ESCALATION: { status: 403, by: IDENTITY, meaning: 'An admin may not grant permissions they do not hold.' },
   CANNOT_DEACTIVATE_SELF: { status: 409, by: IDENTITY, meaning: 'An admin may not deactivate their own account.' },
   CANNOT_DELETE_SELF: { status: 409, by: IDENTITY, meaning: 'An admin may not delete their own account.' },
   LAST_SUPER_ADMIN: { status: 409, by: IDENTITY, meaning: 'The change would leave no active super_admin.' },
   PRIVILEGED_ACCOUNT: { status: 403, by: IDENTITY, meaning: 'The payment service may not deactivate an admin or super_admin account.' },
-  PLAN_UPDATE_STALE: { status: 409, by: IDENTITY, meaning: 'A plan update requested later than this one was already applied; the answer gives the current plan.' },
+  PLAN_UPDATE_STALE: {
+    status: 409,
+    by: IDENTITY,
+    meaning: 'A plan update requested later than this one was already applied; the answer gives the current plan.',
+  },
 
   // payment: PaymentIntents and the Stripe webhook.
   UNKNOWN_PLAN: { status: 400, by: PAYMENT, meaning: 'planType is not a plan of the plan table.' },
   PLAN_NOT_PURCHASABLE: { status: 400, by: PAYMENT, meaning: 'The plan costs nothing and cannot be bought.' },
-  AMOUNT_MISMATCH: { status: 400, by: PAYMENT, meaning: 'amount is not the plan\'s price; the answer gives the expected amount and currency.' },
+  AMOUNT_MISMATCH: { status: 400, by: PAYMENT, meaning: "amount is not the plan's price; the answer gives the expected amount and currency." },
   INVALID_IDEMPOTENCY_KEY: { status: 400, by: PAYMENT, meaning: 'The Idempotency-Key header is not 8 to 200 printable ASCII characters.' },
   USER_MISMATCH: { status: 403, by: PAYMENT, meaning: 'userId in the body is not the signed-in user.' },
   STRIPE_ERROR: { status: 502, by: PAYMENT, meaning: 'Stripe refused the request.' },
   STRIPE_NOT_CONFIGURED: { status: 503, by: PAYMENT, meaning: 'No Stripe secret key is set (STRIPE_SECRET_KEY).' },
   STRIPE_UNAVAILABLE: { status: 503, by: PAYMENT, meaning: 'Stripe could not be reached; try again shortly.' },
   WEBHOOK_SIGNATURE_MISSING: { status: 400, by: PAYMENT, meaning: 'The webhook request has no Stripe-Signature header.' },
-  WEBHOOK_SIGNATURE_INVALID: { status: 400, by: PAYMENT, meaning: 'The Stripe-Signature does not verify against the webhook secret, or its timestamp is outside the 300-second window.' },
+  WEBHOOK_SIGNATURE_INVALID: {
+    status: 400,
+    by: PAYMENT,
+    meaning: 'The Stripe-Signature does not verify against the webhook secret, or its timestamp is outside the 300-second window.',
+  },
 
   // orchestrator: report executions, the administration API and console.
-  REPORT_QUOTA_EXCEEDED: { status: 429, by: ORCHESTRATOR, meaning: 'The plan\'s monthly report quota is used up; the answer gives the limit, the count and when it resets.' },
-  QUEUE_UNAVAILABLE: { status: 503, by: ORCHESTRATOR, meaning: 'The report could not be queued (nothing was kept, the quota was given back); try again shortly.' },
+  REPORT_QUOTA_EXCEEDED: {
+    status: 429,
+    by: ORCHESTRATOR,
+    meaning: "The plan's monthly report quota is used up; the answer gives the limit, the count and when it resets.",
+  },
+  QUEUE_UNAVAILABLE: {
+    status: 503,
+    by: ORCHESTRATOR,
+    meaning: 'The report could not be queued (nothing was kept, the quota was given back); try again shortly.',
+  },
   REPORT_NOT_FOUND: { status: 404, by: ORCHESTRATOR, meaning: 'No report has this tracking id, or it belongs to another user.' },
   EXECUTION_NOT_FOUND: { status: 404, by: ORCHESTRATOR, meaning: 'No execution has this tracking id (administration API).' },
   VISUAL_UNAVAILABLE: { status: 502, by: ORCHESTRATOR, meaning: 'The visual service could not draw the trend chart, or answered without a usable SVG image.' },
-  INVALID_PATH: { status: 400, by: ORCHESTRATOR, meaning: 'The console file path is refused (too long, a backslash or control character, "." or ".." or empty segments).' },
+  INVALID_PATH: {
+    status: 400,
+    by: ORCHESTRATOR,
+    meaning: 'The console file path is refused (too long, a backslash or control character, "." or ".." or empty segments).',
+  },
   CONSOLE_FILE_NOT_FOUND: { status: 404, by: ORCHESTRATOR, meaning: 'The console has no file at this path.' },
   CONSOLE_NOT_BUILT: { status: 503, by: ORCHESTRATOR, meaning: 'The administration console was not built (run npm run build).' },
 
   // visual: charts, infographics, presentations, diagrams, the cache and the QuickChart endpoint.
-  RESOURCE_NOT_FOUND: { status: 404, by: VISUAL, error: 'Resource not found', meaning: 'No such resource under /api/v1/ (charts, infographics, presentations, diagrams).' },
+  RESOURCE_NOT_FOUND: {
+    status: 404,
+    by: VISUAL,
+    error: 'Resource not found',
+    meaning: 'No such resource under /api/v1/ (charts, infographics, presentations, diagrams).',
+  },
   OPERATION_NOT_FOUND: { status: 404, by: VISUAL, meaning: 'The resource exists but has no such operation; the message names the one it has.' },
   INVALID_CHARTS_ARRAY: { status: 400, by: VISUAL, error: 'Invalid charts array', meaning: '`charts` is missing, not an array, or empty.' },
   INVALID_INFOGRAPHICS_ARRAY: { status: 400, by: VISUAL, meaning: '`infographics` is missing, not an array, or empty.' },
   INVALID_DIAGRAMS_ARRAY: { status: 400, by: VISUAL, meaning: '`diagrams` is missing, not an array, or empty.' },
-  INVALID_DIAGRAM: { status: 400, by: VISUAL, error: 'Invalid diagram', meaning: 'A diagram is malformed (a node id used twice, an edge to no node, a link or file reference) or its DOT source does not parse; `diagramId` names it.' },
-  CHART_NOT_RENDERABLE: { status: 400, by: VISUAL, error: 'Invalid chart specification', meaning: 'The chart is well-formed but Chart.js cannot draw it; `details` says why.' },
+  INVALID_DIAGRAM: {
+    status: 400,
+    by: VISUAL,
+    error: 'Invalid diagram',
+    meaning:
+      'A diagram is malformed (a node id used twice, an edge to no node, a link or file reference) or its DOT source does not parse; `diagramId` names it.',
+  },
+  CHART_NOT_RENDERABLE: {
+    status: 400,
+    by: VISUAL,
+    error: 'Invalid chart specification',
+    meaning: 'The chart is well-formed but Chart.js cannot draw it; `details` says why.',
+  },
   LIMIT_EXCEEDED: { status: 413, by: VISUAL, meaning: 'More items (charts, infographics, slides, diagrams) in one request than the limit.' },
   RENDER_FAILED: { status: 500, by: VISUAL, error: 'Chart rendering failed', meaning: 'The renderer failed or timed out on an item; `details` names it.' },
   RENDERER_BUSY: { status: 503, by: VISUAL, meaning: 'Every renderer is busy and the queue is full; retry after `retryAfter` seconds.' },
@@ -113,8 +191,16 @@ export const ERROR_CODES = {
   VERSION_NOT_SUPPORTED: { status: 400, by: VISUAL, meaning: 'The QuickChart `version` is not 2, 3 or 4.' },
   INVALID_CHART: { status: 400, by: VISUAL, meaning: 'The QuickChart `chart` is neither JSON nor JavaScript object-literal syntax.' },
   CHART_BASE64_INVALID: { status: 400, by: VISUAL, meaning: 'The QuickChart `chart` is not valid base64 (encoding=base64).' },
-  CHART_NOT_DATA: { status: 400, by: VISUAL, meaning: 'The QuickChart `chart` contains JavaScript (a function, call or expression), which is never evaluated.' },
-  CHART_OPTION_UNSUPPORTED: { status: 400, by: VISUAL, meaning: 'A Chart.js 2 option of the QuickChart `chart` has no Chart.js 4 equivalent; `field` names it.' },
+  CHART_NOT_DATA: {
+    status: 400,
+    by: VISUAL,
+    meaning: 'The QuickChart `chart` contains JavaScript (a function, call or expression), which is never evaluated.',
+  },
+  CHART_OPTION_UNSUPPORTED: {
+    status: 400,
+    by: VISUAL,
+    meaning: 'A Chart.js 2 option of the QuickChart `chart` has no Chart.js 4 equivalent; `field` names it.',
+  },
 } as const satisfies Record<string, ErrorCodeEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

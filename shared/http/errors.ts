@@ -59,7 +59,8 @@ export function httpError<C extends ErrorCode>(code: C, message: string, options
 }
 
 // One factory per status: a throw site shows its status, and its code must be one listed with it.
-export const badRequest = (message: string, code: CodeFor<400> = Code.VALIDATION_FAILED, extra?: Record<string, unknown>) => httpError(code, message, { status: 400, extra });
+export const badRequest = (message: string, code: CodeFor<400> = Code.VALIDATION_FAILED, extra?: Record<string, unknown>) =>
+  httpError(code, message, { status: 400, extra });
 export const unauthorized = (message: string, code: CodeFor<401>) => httpError(code, message, { status: 401 });
 export const forbidden = (message: string, code: CodeFor<403>) => httpError(code, message, { status: 403 });
 export const notFound = (message: string, code: CodeFor<404>) => httpError(code, message, { status: 404 });

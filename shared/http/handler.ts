@@ -44,7 +44,12 @@ function preflight(request: HttpRequest): HttpResponseInit | undefined {
   if (!cors['Access-Control-Allow-Origin']) return { status: 204, headers: { Vary: 'Origin' } };
   return {
     status: 204,
-    headers: { ...cors, 'Access-Control-Allow-Methods': method.toUpperCase(), 'Access-Control-Allow-Headers': ALLOWED_REQUEST_HEADERS, 'Access-Control-Max-Age': PREFLIGHT_MAX_AGE_SECONDS },
+    headers: {
+      ...cors,
+      'Access-Control-Allow-Methods': method.toUpperCase(),
+      'Access-Control-Allow-Headers': ALLOWED_REQUEST_HEADERS,
+      'Access-Control-Max-Age': PREFLIGHT_MAX_AGE_SECONDS,
+    },
   };
 }
 
@@ -68,7 +73,10 @@ export function http(service: string, handler: Handler): HttpHandler {
         response = errorResponse(httpError(Code.INTERNAL, 'An unexpected error occurred', { extra: { requestId } }));
       }
     }
-    return { ...response, headers: withDefaults(response.headers as Record<string, string> | undefined, { 'X-Request-Id': requestId, ...corsHeaders(request) }) };
+    return {
+      ...response,
+      headers: withDefaults(response.headers as Record<string, string> | undefined, { 'X-Request-Id': requestId, ...corsHeaders(request) }),
+    };
   };
 }
 

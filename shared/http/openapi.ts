@@ -6,11 +6,22 @@ import { ERROR_ENVELOPE } from './schemas';
 export const OPENAPI_VERSION = '3.1.0';
 
 const STATUS_TEXT: Record<number, string> = {
-  200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No content', 304: 'Not modified', 308: 'Permanent redirect',
+  200: 'OK',
+  201: 'Created',
+  202: 'Accepted',
+  204: 'No content',
+  304: 'Not modified',
+  308: 'Permanent redirect',
   400: 'The request is malformed: the body, a path parameter or the query (the message names the field)',
-  401: 'No valid credentials', 403: 'The caller may not do this', 404: 'Not found', 405: 'Method not allowed',
-  409: 'Conflict with the current state', 413: 'The body is larger than this route accepts', 429: 'Too many requests (Retry-After says when to come back)',
-  502: 'A dependency answered in a way this route cannot use', 503: 'A dependency this route needs is unavailable (Retry-After when known)',
+  401: 'No valid credentials',
+  403: 'The caller may not do this',
+  404: 'Not found',
+  405: 'Method not allowed',
+  409: 'Conflict with the current state',
+  413: 'The body is larger than this route accepts',
+  429: 'Too many requests (Retry-After says when to come back)',
+  502: 'A dependency answered in a way this route cannot use',
+  503: 'A dependency this route needs is unavailable (Retry-After when known)',
 };
 
 export const isRouted = (fn: FunctionDefinition): fn is RoutedFunction => fn.kind === 'http' && 'doc' in fn;
@@ -67,7 +78,8 @@ function paths(functions: RoutedFunction[]) {
       responses,
     };
     out[path] ??= {};
-    for (const method of doc.methods) out[path][method.toLowerCase()] = method === doc.methods[0] ? operation : { ...operation, operationId: `${doc.id}-${method.toLowerCase()}` };
+    for (const method of doc.methods)
+      out[path][method.toLowerCase()] = method === doc.methods[0] ? operation : { ...operation, operationId: `${doc.id}-${method.toLowerCase()}` };
   }
   return out;
 }

@@ -90,7 +90,10 @@ export interface Operation<P = unknown, B = unknown, Q = unknown, Params = unkno
   run(input: RouteInput<P, B, Q, Params>): Promise<HttpResponseInit>;
 }
 
-export const op = <P = unknown, B = unknown, Q = unknown, Params = unknown>(summary: string, run: Operation<P, B, Q, Params>['run']): Operation<P, B, Q, Params> => ({ summary, run });
+export const op = <P = unknown, B = unknown, Q = unknown, Params = unknown>(
+  summary: string,
+  run: Operation<P, B, Q, Params>['run'],
+): Operation<P, B, Q, Params> => ({ summary, run });
 
 /** What the API document and the route table know of a route, kept on its function. */
 export interface RouteDoc {
@@ -109,13 +112,19 @@ export type RoutedFunction = HttpFunction & { doc: RouteDoc };
 const ALL_METHODS: HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'];
 const DEFAULT_LIMIT = 64 * 1024;
 
-const bodySpec = (body: Io['body']): BodySpec | undefined => (body === undefined ? undefined : 'schema' in body && typeof body.schema === 'object' ? (body as BodySpec) : { schema: body as JsonSchema });
+const bodySpec = (body: Io['body']): BodySpec | undefined =>
+  body === undefined ? undefined : 'schema' in body && typeof body.schema === 'object' ? (body as BodySpec) : { schema: body as JsonSchema };
 
 /** The statuses a route documents, with their specs. */
 export function responsesOf(io: Io): [number, ResponseSpec][] {
   return Object.entries(io)
     .filter(([key]) => /^\d{3}$/.test(key))
-    .map(([key, spec]) => [Number(key), 'schema' in (spec as object) || 'content' in (spec as object) || 'description' in (spec as object) ? (spec as ResponseSpec) : { schema: spec as JsonSchema }]);
+    .map(([key, spec]) => [
+      Number(key),
+      'schema' in (spec as object) || 'content' in (spec as object) || 'description' in (spec as object)
+        ? (spec as ResponseSpec)
+        : { schema: spec as JsonSchema },
+    ]);
 }
 
 /**

@@ -31,9 +31,16 @@ export const anyObject = (extra: Schema = {}): Schema => ({ type: 'object', ...e
 /** The error envelope every service answers with (`{ error, message, code, timestamp }` plus details of some errors). */
 export const ERROR_ENVELOPE = obj(
   {
-    error: str({ description: 'Short name of the status (for example "Bad request"), or the error\'s own name where clients know it by one (for example "Invalid charts array").' }),
+    error: str({
+      description:
+        'Short name of the status (for example "Bad request"), or the error\'s own name where clients know it by one (for example "Invalid charts array").',
+    }),
     message: str({ description: 'What went wrong, for a person.' }),
-    code: str({ enum: Object.keys(ERROR_CODES), description: 'Stable machine-readable code, one of the platform\'s error list (shared/http/error-codes.ts; the table in docs/architecture.md gives each code\'s status and meaning).' }),
+    code: str({
+      enum: Object.keys(ERROR_CODES),
+      description:
+        "Stable machine-readable code, one of the platform's error list (shared/http/error-codes.ts; the table in docs/architecture.md gives each code's status and meaning).",
+    }),
     timestamp: dateTime(),
     details: {},
     requestId: str(),
@@ -65,9 +72,12 @@ export const pagePaging = (defaultLimit: number) => ({
 export const query = (properties: Record<string, Schema>): Schema => ({ type: 'object', properties, additionalProperties: false });
 
 /** The health answer of every service. */
-export const HEALTH = obj({
-  service: str(),
-  status: oneOfValues(['healthy', 'unhealthy', 'stopped']),
-  timestamp: dateTime(),
-  dependencies: anyObject(),
-}, { optional: ['dependencies'] });
+export const HEALTH = obj(
+  {
+    service: str(),
+    status: oneOfValues(['healthy', 'unhealthy', 'stopped']),
+    timestamp: dateTime(),
+    dependencies: anyObject(),
+  },
+  { optional: ['dependencies'] },
+);

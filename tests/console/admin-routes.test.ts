@@ -18,7 +18,15 @@ beforeAll(async () => {
   const now = Date.now();
   for (const [i, company] of ['Acme Widgets GmbH', 'Beta 100% Foods', 'ACME Tools', 'Gamma_Co'].entries()) {
     const at = new Date(now - i * 60_000).toISOString();
-    await insertExecution({ trackingId: `trk-search-${i}`, companyName: company, industryId: '31', submission: { ...ACME, company_name: company }, requestedBy: 'u', plan: 'pro', now: at });
+    await insertExecution({
+      trackingId: `trk-search-${i}`,
+      companyName: company,
+      industryId: '31',
+      submission: { ...ACME, company_name: company },
+      requestedBy: 'u',
+      plan: 'pro',
+      now: at,
+    });
   }
 });
 afterAll(() => host.stop());
@@ -53,7 +61,15 @@ describe('GET /orchestrator/api/admin/dashboard/trend-chart', () => {
 
     // Another theme is another chart; so is new data.
     expect((await trend('?theme=corporate&tz=UTC')).headers.get('x-cache')).toBe('MISS');
-    await insertExecution({ trackingId: 'trk-trend-new', companyName: 'Delta', industryId: '31', submission: ACME, requestedBy: 'u', plan: 'pro', now: new Date().toISOString() });
+    await insertExecution({
+      trackingId: 'trk-trend-new',
+      companyName: 'Delta',
+      industryId: '31',
+      submission: ACME,
+      requestedBy: 'u',
+      plan: 'pro',
+      now: new Date().toISOString(),
+    });
     expect((await trend('?theme=executive&tz=UTC')).headers.get('x-cache')).toBe('MISS');
   });
 

@@ -82,9 +82,13 @@ export async function signInThroughPage(page: Page, host: TestHost, email: strin
   await page.click('form button[type=submit]');
   await page.waitForSelector('#code');
   // The code arrives by email (the dev outbox): take one written after the request.
-  const code = await waitFor(async () => {
-    return mailedSince(host.dataDir, sentAt - 1000) ? latestCode(host, email) : undefined;
-  }, 10_000, `the code for ${email}`);
+  const code = await waitFor(
+    async () => {
+      return mailedSince(host.dataDir, sentAt - 1000) ? latestCode(host, email) : undefined;
+    },
+    10_000,
+    `the code for ${email}`,
+  );
   await page.type('#code', code);
   await page.click('form button[type=submit]');
 }

@@ -119,7 +119,11 @@ test('a report ordered by a user appears and completes on the executions page wi
   await page.evaluate(() => ((globalThis as any).__notReloaded = true));
 
   chat.script(['hang', { status: 200 }]); // the first AI call hangs until its 12 s deadline: the execution is seen processing
-  const ordered = await host.fetch('/orchestrator/api/reports', { method: 'POST', headers: { 'content-type': 'application/json', ...bearer(user.accessToken) }, body: JSON.stringify(ACME) });
+  const ordered = await host.fetch('/orchestrator/api/reports', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...bearer(user.accessToken) },
+    body: JSON.stringify(ACME),
+  });
   expect(ordered.status).toBe(202);
   const { trackingId } = (await ordered.json()) as { trackingId: string };
 
@@ -139,7 +143,15 @@ test('a report ordered by a user appears and completes on the executions page wi
   expect(await textOf(page, '[data-field=status]')).toBe('completed');
   // Times are in the browser's zone: the first step's time is what a browser in Adelaide shows for its instant.
   const [iso, shown] = await page.$eval('ol.timeline time', (t) => [t.getAttribute('dateTime')!, t.textContent!]);
-  const inZone = new Intl.DateTimeFormat('en-US', { timeZone: TIME_ZONE, year: 'numeric', month: 'short', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  const inZone = new Intl.DateTimeFormat('en-US', {
+    timeZone: TIME_ZONE,
+    year: 'numeric',
+    month: 'short',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  });
   expect(shown).toBe(inZone.format(new Date(iso)));
   expect(await page.$$eval('a[download]', (links) => links.length)).toBe(status.data.downloads.length);
   await expectAccessible();
@@ -262,7 +274,11 @@ async function interceptApi(mode: 'hold' | 'fail') {
     const isApi = !url.pathname.startsWith('/orchestrator/console/') && !url.pathname.startsWith('/identity/auth/');
     if (!isApi) return void request.continue();
     if (mode === 'hold') return void held.push(request);
-    void request.respond({ status: 500, contentType: 'application/json', body: JSON.stringify({ error: 'Internal server error', message: 'Simulated outage', code: 'INTERNAL' }) });
+    void request.respond({
+      status: 500,
+      contentType: 'application/json',
+      body: JSON.stringify({ error: 'Internal server error', message: 'Simulated outage', code: 'INTERNAL' }),
+    });
   };
   await page.setRequestInterception(true);
   page.on('request', onRequest);
@@ -324,6 +340,10 @@ test('the session refreshes itself before the access token expires, and ends on 
   await page.click('button ::-p-text(Sign out)');
   await waitForText(page, 'You are signed out.');
   expect(await page.evaluate(() => (globalThis as any).sessionStorage.getItem('console.refreshToken'))).toBeNull();
-  const refused = await host.fetch('/identity/auth/refresh', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refreshToken }) });
+  const refused = await host.fetch('/identity/auth/refresh', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ refreshToken }),
+  });
   expect(refused.status).toBe(401);
 });

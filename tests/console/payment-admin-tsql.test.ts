@@ -4,7 +4,11 @@ import { expectValidTsql, recordAzureSql } from '../helpers/tsql';
 const { statements } = recordAzureSql({ sync_state: 'failed', count: 3 });
 
 beforeAll(() => {
-  require('../../shared/config').useProcessSettings({ SERVICES: 'payment', AUTH_ADMIN_TOKEN: 'token-for-compiling', STRIPE_WEBHOOK_SECRET: 'whsec_compile_only_secret_0123' });
+  require('../../shared/config').useProcessSettings({
+    SERVICES: 'payment',
+    AUTH_ADMIN_TOKEN: 'token-for-compiling',
+    STRIPE_WEBHOOK_SECRET: 'whsec_compile_only_secret_0123',
+  });
 });
 afterAll(() => {
   require('../../shared/platform').setProcessPlatform(undefined);

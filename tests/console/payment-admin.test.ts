@@ -23,7 +23,11 @@ afterAll(async () => {
 
 const get = (path: string, token?: string) => host.fetch(path, { headers: token ? bearer(token) : {} });
 const replay = (token: string, body?: string) =>
-  host.fetch('/payment/admin/replay', { method: 'POST', headers: { ...bearer(token), ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body });
+  host.fetch('/payment/admin/replay', {
+    method: 'POST',
+    headers: { ...bearer(token), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body,
+  });
 
 /** A succeeded payment whose plan sync fails (identity unreachable from the payment service). */
 async function failedSync(id: string, user: SignedIn) {
@@ -53,7 +57,11 @@ describe('who may call them', () => {
 
   test('a demoted admin is refused within the session-check bound although the token still says admin', async () => {
     const ops = await signIn(host, 'ops-demoted@example.com');
-    const grant = await host.fetch(`/identity/admin/users/${ops.user.id}/roles`, { method: 'POST', headers: { ...bearer(admin.accessToken), 'content-type': 'application/json' }, body: JSON.stringify({ roleId: 'admin' }) });
+    const grant = await host.fetch(`/identity/admin/users/${ops.user.id}/roles`, {
+      method: 'POST',
+      headers: { ...bearer(admin.accessToken), 'content-type': 'application/json' },
+      body: JSON.stringify({ roleId: 'admin' }),
+    });
     expect(grant.status).toBe(200);
     const promoted = await signIn(host, 'ops-demoted@example.com');
     expect(promoted.user.role).toBe('admin');
@@ -102,7 +110,12 @@ describe('GET /payment/admin/unsynced', () => {
         planType: 'pro',
         amount: 2900,
         status: 'succeeded',
-        sync: expect.objectContaining({ state: 'failed', plan: 'pro', attempts: 1, lastError: expect.stringMatching(/^Identity service unavailable: ECONNREFUSED/) }),
+        sync: expect.objectContaining({
+          state: 'failed',
+          plan: 'pro',
+          attempts: 1,
+          lastError: expect.stringMatching(/^Identity service unavailable: ECONNREFUSED/),
+        }),
         failedSyncRecord: expect.objectContaining({ userId: buyer.user.id, planType: 'pro', error: 'Identity service unavailable', retryCount: 0 }),
       }),
     ]);

@@ -65,8 +65,15 @@ test('after SIGKILL mid-report the log has every step the execution completed; a
   const progress = () => {
     const sqlite = database();
     try {
-      const execution = sqlite.prepare('select current_step, progress_percentage from orchestrator_executions where tracking_id = ?').get(trackingId) as { current_step: number | null; progress_percentage: number };
-      const completed = (sqlite.prepare("select step_number from orchestrator_processing_log where tracking_id = ? and status = 'completed'").all(trackingId) as { step_number: number }[]).map((r) => r.step_number);
+      const execution = sqlite.prepare('select current_step, progress_percentage from orchestrator_executions where tracking_id = ?').get(trackingId) as {
+        current_step: number | null;
+        progress_percentage: number;
+      };
+      const completed = (
+        sqlite.prepare("select step_number from orchestrator_processing_log where tracking_id = ? and status = 'completed'").all(trackingId) as {
+          step_number: number;
+        }[]
+      ).map((r) => r.step_number);
       return { execution, completed };
     } finally {
       sqlite.close();
@@ -79,7 +86,9 @@ test('after SIGKILL mid-report the log has every step the execution completed; a
 
   const afterCrash = progress();
   // The order steps complete in: AI_ORCHESTRATION (4) completes after the report sections it runs (5-10).
-  const order = stepsFor('pro').map((s) => s.number).filter((n) => n !== 4);
+  const order = stepsFor('pro')
+    .map((s) => s.number)
+    .filter((n) => n !== 4);
   order.splice(order.indexOf(10) + 1, 0, 4);
   const done = order.slice(0, order.indexOf(afterCrash.execution.current_step!) + 1);
   expect(done).toEqual(expect.arrayContaining([0, 1, 2, 3, 5, 6]));
@@ -94,10 +103,14 @@ test('after SIGKILL mid-report the log has every step the execution completed; a
   await queue.sendMessage(Buffer.from(JSON.stringify({ trackingId })).toString('base64'));
   const ownerToken = await signIn('crash@example.com');
   const adminToken = await signIn('admin@example.com');
-  const owner = await waitFor(async () => {
-    const view = await api(`${host!.urls.orchestrator}/api/reports/${trackingId}`, { token: ownerToken });
-    return view.body.status === 'completed' ? view.body : undefined;
-  }, 60_000, 'completed after restart');
+  const owner = await waitFor(
+    async () => {
+      const view = await api(`${host!.urls.orchestrator}/api/reports/${trackingId}`, { token: ownerToken });
+      return view.body.status === 'completed' ? view.body : undefined;
+    },
+    60_000,
+    'completed after restart',
+  );
   const adminView = await api(`${host.urls.orchestrator}/api/admin/status/${trackingId}`, { token: adminToken });
   expect(owner).toMatchObject({ status: 'completed', attempts: 2, progress_percentage: 100 });
   expect(adminView.body.data.execution.health_status).toBe(owner.health_status);

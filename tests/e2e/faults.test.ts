@@ -53,7 +53,11 @@ test('identity down during the webhook: the payment stands, the failed sync is s
   const user = await signIn('unlucky@example.com');
   const plans = await api(`${workers.urls.payment}/plans`);
   const pro = (plans.body.plans ?? plans.body).find((p: any) => p.id === 'pro');
-  const intent = await api(`${workers.urls.payment}/create-payment-intent`, { method: 'POST', token: user.accessToken, body: { amount: pro.price, planType: 'pro', userId: user.user.id } });
+  const intent = await api(`${workers.urls.payment}/create-payment-intent`, {
+    method: 'POST',
+    token: user.accessToken,
+    body: { amount: pro.price, planType: 'pro', userId: user.user.id },
+  });
   expect(intent.status).toBe(200);
 
   await identity!.stop();
@@ -80,15 +84,23 @@ test('identity down during the webhook: the payment stands, the failed sync is s
 
   // Identity comes back on the same address; the payment service's retry timer finishes the job.
   identity = await startIdentity();
-  const validated = await waitFor(async () => {
-    const v = await api(`${identity!.urls.identity}/auth/validate`, { token: user.accessToken });
-    return v.body.user?.plan === 'pro' && v.body;
-  }, 60_000, 'the plan to reach identity');
+  const validated = await waitFor(
+    async () => {
+      const v = await api(`${identity!.urls.identity}/auth/validate`, { token: user.accessToken });
+      return v.body.user?.plan === 'pro' && v.body;
+    },
+    60_000,
+    'the plan to reach identity',
+  );
   expect(validated.user).toMatchObject({ plan: 'pro', status: 'active' });
-  const after = await waitFor(async () => {
-    const s = await api(`${workers.urls.payment}/user-status`, { token: user.accessToken });
-    return s.body.sync?.state === 'synced' && s.body;
-  }, 60_000, 'payment to record the sync');
+  const after = await waitFor(
+    async () => {
+      const s = await api(`${workers.urls.payment}/user-status`, { token: user.accessToken });
+      return s.body.sync?.state === 'synced' && s.body;
+    },
+    60_000,
+    'payment to record the sync',
+  );
   expect(after).toMatchObject({ plan: 'pro', sync: { state: 'synced' } });
 });
 
@@ -101,10 +113,14 @@ test('visual service down: the report completes without visuals and the dashboar
     body: { ...ACME, company_name: 'Northwind Bakeries' },
   });
   expect(order.status).toBe(202);
-  const report = await waitFor(async () => {
-    const r = await api(`${workers.urls.orchestrator}/api/reports/${order.body.trackingId}`, { token: user.accessToken });
-    return r.body.status !== 'processing' && r.body;
-  }, 60_000, 'the report to finish');
+  const report = await waitFor(
+    async () => {
+      const r = await api(`${workers.urls.orchestrator}/api/reports/${order.body.trackingId}`, { token: user.accessToken });
+      return r.body.status !== 'processing' && r.body;
+    },
+    60_000,
+    'the report to finish',
+  );
   expect(report).toMatchObject({ status: 'completed', visuals: { status: 'skipped', error: expect.any(String) } });
   expect(report.downloadLinks.length).toBeGreaterThan(0);
   const pdf = Buffer.from(await (await fetch(report.downloadLinks[0].url ?? report.downloadLinks[0])).arrayBuffer());
@@ -117,5 +133,8 @@ test('visual service down: the report completes without visuals and the dashboar
   const pdfStep = status.body.data.logs.find((l: any) => l.step_name === 'PDF_ENHANCEMENT' && l.status === 'completed');
   expect(JSON.parse(pdfStep.metadata)).toMatchObject({ visuals_status: 'skipped', visuals_error: expect.any(String) });
   const executions = await api(`${workers.urls.orchestrator}/api/admin/dashboard/executions?limit=10`, { token: admin.accessToken });
-  expect(executions.body.executions.recent.find((e: any) => e.tracking_id === order.body.trackingId)).toMatchObject({ processing_status: 'completed', health_status: 'DEGRADED' });
+  expect(executions.body.executions.recent.find((e: any) => e.tracking_id === order.body.trackingId)).toMatchObject({
+    processing_status: 'completed',
+    health_status: 'DEGRADED',
+  });
 });

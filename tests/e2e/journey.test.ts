@@ -6,7 +6,16 @@ import { startHostProcess, type HostProcess } from './process';
 
 const pdfParse = require('pdf-parse/lib/pdf-parse.js') as (data: Buffer) => Promise<{ text: string; numpages: number }>;
 
-const STAGES = ['WORKFLOW_START', 'PROFILE_RETRIEVAL', 'STATUS_UPDATE', 'DATA_PREPARATION', 'AI_ORCHESTRATION', 'PDF_ENHANCEMENT', 'STORAGE_PROCESSING', 'WORKFLOW_COMPLETE'];
+const STAGES = [
+  'WORKFLOW_START',
+  'PROFILE_RETRIEVAL',
+  'STATUS_UPDATE',
+  'DATA_PREPARATION',
+  'AI_ORCHESTRATION',
+  'PDF_ENHANCEMENT',
+  'STORAGE_PROCESSING',
+  'WORKFLOW_COMPLETE',
+];
 
 let dir: string;
 let host: HostProcess;
@@ -22,7 +31,13 @@ afterAll(async () => {
 test('sign in, pay for pro, get the plan, order a report, download it, and find it all on the dashboard', async () => {
   const company = 'Riverside Hydro Engineering';
   const steps: Step[] = [];
-  const journey = await runJourney({ baseUrl: host.origin, dataDir: path.join(dir, '.data'), email: 'newcomer@example.com', company, onStep: (s) => steps.push(s) });
+  const journey = await runJourney({
+    baseUrl: host.origin,
+    dataDir: path.join(dir, '.data'),
+    email: 'newcomer@example.com',
+    company,
+    onStep: (s) => steps.push(s),
+  });
 
   // Signed up as a free user, paid, and identity now says pro and active.
   expect(journey.user.user).toMatchObject({ email: 'newcomer@example.com', role: 'user', plan: 'free', status: 'active' });
@@ -46,11 +61,18 @@ test('sign in, pay for pro, get the plan, order a report, download it, and find 
   expect(journey.status).toMatchObject({ success: true, trackingId: journey.order.trackingId, status: 'completed' });
   const loggedStages = new Set(journey.status.data.logs.map((l: any) => l.step_name));
   for (const stage of STAGES) expect(loggedStages).toContain(stage);
-  expect(journey.profiles.profiles).toEqual([expect.objectContaining({ company_name: company, execution_count: 1, latest_status: 'completed', latest_tracking_id: journey.order.trackingId })]);
+  expect(journey.profiles.profiles).toEqual([
+    expect.objectContaining({ company_name: company, execution_count: 1, latest_status: 'completed', latest_tracking_id: journey.order.trackingId }),
+  ]);
 
   // The audit log holds the plan change, made by the payment service with its service token.
   expect(journey.audit.entries).toEqual([
-    expect.objectContaining({ action: 'user.plan.update', result: 'success', actor: { type: 'service', id: 'payment-service' }, target: { type: 'user', id: journey.user.user.id } }),
+    expect.objectContaining({
+      action: 'user.plan.update',
+      result: 'success',
+      actor: { type: 'service', id: 'payment-service' },
+      target: { type: 'user', id: journey.user.user.id },
+    }),
   ]);
 
   // Every step was reported, none failed.

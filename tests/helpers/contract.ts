@@ -26,7 +26,11 @@ const validator = (schema: object) => {
 
 let table: RouteEntry[] | undefined;
 function routeTable(): RouteEntry[] {
-  table ??= buildRouteTable(allServices().flatMap((s) => s.functions).filter(isRouted));
+  table ??= buildRouteTable(
+    allServices()
+      .flatMap((s) => s.functions)
+      .filter(isRouted),
+  );
   return table;
 }
 
@@ -50,5 +54,6 @@ export function checkAnswer(method: string, url: string, status: number, content
   const schema = spec?.schema ?? (status >= 400 ? ERROR_ENVELOPE : undefined);
   if (!schema || !json || !body) return;
   const check = validator(schema);
-  if (!check(JSON.parse(body))) throw new ContractViolation(`${where} with a body its API document does not describe: ${ajv.errorsText(check.errors)}\n${body.slice(0, 500)}`);
+  if (!check(JSON.parse(body)))
+    throw new ContractViolation(`${where} with a body its API document does not describe: ${ajv.errorsText(check.errors)}\n${body.slice(0, 500)}`);
 }

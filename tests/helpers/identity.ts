@@ -18,7 +18,11 @@ export async function signIn(host: TestHost, email: string): Promise<SignedIn> {
   const login = await host.fetch('/identity/auth/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email }) });
   if (login.status !== 200) throw new Error(`login for ${email} answered ${login.status}: ${await login.text()}`);
   const code = latestCode(host, email);
-  const verify = await host.fetch('/identity/auth/verify', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, code }) });
+  const verify = await host.fetch('/identity/auth/verify', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, code }),
+  });
   if (verify.status !== 200) throw new Error(`verify for ${email} answered ${verify.status}: ${await verify.text()}`);
   return (await verify.json()) as SignedIn;
 }

@@ -20,7 +20,13 @@ function onMaster(statement: string): Promise<void> {
     const connection = new Connection({
       server: env.SQL_SERVER!,
       authentication: { type: 'default', options: { userName: env.SQL_USER, password: env.SQL_PASSWORD } },
-      options: { database: 'master', encrypt: true, trustServerCertificate: /^(true|1|yes)$/i.test(env.SQL_TRUST_SERVER_CERTIFICATE ?? ''), port: 1433, connectTimeout: 30_000 },
+      options: {
+        database: 'master',
+        encrypt: true,
+        trustServerCertificate: /^(true|1|yes)$/i.test(env.SQL_TRUST_SERVER_CERTIFICATE ?? ''),
+        port: 1433,
+        connectTimeout: 30_000,
+      },
     });
     connection.connect((error) => {
       if (error) return reject(error);

@@ -50,13 +50,23 @@ describe('users', () => {
   test('create (201), read, and the role rules', async () => {
     const res = await as(admin, 'POST', '/admin/users', { email: 'Analyst@Example.com', role: 'user', permissions: ['admin:audit:read'] });
     expect(res.status).toBe(201);
-    expect(res.body.user).toMatchObject({ email: 'analyst@example.com', role: 'user', plan: 'free', status: 'active', explicitPermissions: ['admin:audit:read'] });
+    expect(res.body.user).toMatchObject({
+      email: 'analyst@example.com',
+      role: 'user',
+      plan: 'free',
+      status: 'active',
+      explicitPermissions: ['admin:audit:read'],
+    });
     expect(res.body.user.permissions).toEqual(expect.arrayContaining(['reports:read', 'admin:audit:read']));
     const read = await as(admin, 'GET', `/admin/users/${res.body.user.id}`);
     expect(read.body.user).toEqual(res.body.user);
     expectError(await as(admin, 'POST', '/admin/users', { email: 'analyst@example.com' }), 409, 'USER_EXISTS');
     expectError(await as(admin, 'POST', '/admin/users', { email: 'boss2@example.com', role: 'admin' }), 403, 'SUPER_ADMIN_REQUIRED');
-    expectError(await as(admin, 'POST', '/admin/users', { email: 'boss3@example.com', permissions: ['admin:roles:grant-privileged'] }), 403, 'PERMISSION_ESCALATION');
+    expectError(
+      await as(admin, 'POST', '/admin/users', { email: 'boss3@example.com', permissions: ['admin:roles:grant-privileged'] }),
+      403,
+      'PERMISSION_ESCALATION',
+    );
     expectError(await as(admin, 'POST', '/admin/users', { email: 'x@example.com', role: 'wizard' }), 400, 'ROLE_UNKNOWN');
     const made = await as(superAdmin, 'POST', '/admin/users', { email: 'second-admin@example.com', role: 'admin' });
     expect(made.status).toBe(201);
@@ -111,7 +121,11 @@ describe('users', () => {
     const sessions = await as(admin, 'GET', `/admin/sessions?userId=${target.user.id}&state=all`);
     expect(sessions.body.sessions[0]).toMatchObject({ active: false, revokedReason: 'user_deleted' });
     const [entry] = await auditEntries(host, admin.accessToken, { target: target.user.id, action: 'user.delete', result: 'success' });
-    expect(entry).toMatchObject({ actor: { type: 'admin', id: admin.user.id }, result: 'success', details: { email: 'leaving@example.com', revokedSessions: 1 } });
+    expect(entry).toMatchObject({
+      actor: { type: 'admin', id: admin.user.id },
+      result: 'success',
+      details: { email: 'leaving@example.com', revokedSessions: 1 },
+    });
     expectError(await as(admin, 'DELETE', `/admin/users/${admin.user.id}`), 409, 'CANNOT_DELETE_SELF');
     expectError(await as(admin, 'DELETE', `/admin/users/${superAdmin.user.id}`), 403, 'SUPER_ADMIN_REQUIRED');
   });

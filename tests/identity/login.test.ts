@@ -43,7 +43,14 @@ describe('POST /auth/login', () => {
   test('signs a new address up as an active free user with the user role', async () => {
     const signedIn = await signInFrom(host, 'New.Person@Example.com', nextIp());
     expect(signedIn).toMatchObject({ success: true, tokenType: 'Bearer', expiresIn: 900, accessToken: expect.any(String), refreshToken: expect.any(String) });
-    expect(signedIn.user).toEqual({ id: expect.any(String), email: 'new.person@example.com', role: 'user', permissions: ['payments:create', 'reports:create', 'reports:read'], plan: 'free', status: 'active' });
+    expect(signedIn.user).toEqual({
+      id: expect.any(String),
+      email: 'new.person@example.com',
+      role: 'user',
+      permissions: ['payments:create', 'reports:create', 'reports:read'],
+      plan: 'free',
+      status: 'active',
+    });
   });
 
   test('resend cooldown: a second code within 60 s is refused with Retry-After, for unknown addresses too', async () => {
@@ -83,7 +90,7 @@ describe('POST /auth/login', () => {
     expect((await login(host, email, ip)).status).toBe(200);
   });
 
-  test('a stranger who spends an address\'s allowance from their client does not lock its owner out', async () => {
+  test("a stranger who spends an address's allowance from their client does not lock its owner out", async () => {
     const email = 'victim@example.com';
     const attacker = nextIp();
     jest.useFakeTimers(FAKE_DATE_ONLY);
@@ -121,7 +128,11 @@ describe('POST /auth/login', () => {
       const forged = { 'x-forwarded-for': `10.9.${i}.1`, 'client-ip': `10.8.${i}.1:4000` };
       expect((await call(host, 'POST', '/auth/login', { body: { email: `spray${i}@example.com` }, headers: forged, from: ip })).status).toBe(200);
     }
-    const refused = await call(host, 'POST', '/auth/login', { body: { email: 'spray-last@example.com' }, headers: { 'x-forwarded-for': '10.9.99.1' }, from: ip });
+    const refused = await call(host, 'POST', '/auth/login', {
+      body: { email: 'spray-last@example.com' },
+      headers: { 'x-forwarded-for': '10.9.99.1' },
+      from: ip,
+    });
     expectError(refused, 429, 'LOGIN_RATE_LIMITED');
     expect(Number(refused.headers.get('retry-after'))).toBe(3600);
     expect((await login(host, 'spray-last@example.com', '127.51.100.8')).status).toBe(200);
@@ -220,7 +231,12 @@ test('the audit trail records logins and verifications with reasons, and never a
     ['auth.verify', 'failure', 'code_wrong'],
     ['auth.login', 'success', null],
   ]);
-  expect(entries[1]).toMatchObject({ actor: { type: 'anonymous', id: null }, ip: '127.0.113.50', requestId: expect.any(String), timestamp: expect.any(String) });
+  expect(entries[1]).toMatchObject({
+    actor: { type: 'anonymous', id: null },
+    ip: '127.0.113.50',
+    requestId: expect.any(String),
+    timestamp: expect.any(String),
+  });
   const mine = await auditEntries(host, admin.accessToken, { actor: ok.body.user.id });
   expect(mine.map((e) => e.action)).toEqual(['auth.verify', 'user.signup']);
   const all = JSON.stringify(await auditEntries(host, admin.accessToken, { limit: '100' }));

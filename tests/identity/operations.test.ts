@@ -18,7 +18,8 @@ afterAll(() => host.stop());
 afterEach(() => jest.useRealTimers());
 
 /** Runs a CLI from the host's directory (its local.settings.json) against the host's database. */
-const cli = (name: string, args: string[]) => run('node', [path.join(CLI, `${name}.js`), ...args], { cwd: host.dir, env: { ...process.env, DATA_DIR: host.dataDir } });
+const cli = (name: string, args: string[]) =>
+  run('node', [path.join(CLI, `${name}.js`), ...args], { cwd: host.dir, env: { ...process.env, DATA_DIR: host.dataDir } });
 
 test('users CLI creates, then changes the role of, a user', async () => {
   const created = await cli('users', ['create', '--email', 'Ops@CLI.example', '--role', 'admin']);
@@ -29,7 +30,10 @@ test('users CLI creates, then changes the role of, a user', async () => {
   const demoted = await cli('users', ['create', '--email', 'ops@cli.example', '--role', 'user']);
   expect(JSON.parse(demoted.stdout)).toMatchObject({ outcome: 'promoted', role: 'user' });
   expectError(await call(host, 'GET', '/admin/users', { token: ops.accessToken }), 401, 'AUTH_SESSION_REVOKED');
-  await expect(cli('users', ['create', '--email', 'x@cli.example', '--role', 'wizard'])).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('role wizard does not exist') });
+  await expect(cli('users', ['create', '--email', 'x@cli.example', '--role', 'wizard'])).rejects.toMatchObject({
+    code: 1,
+    stderr: expect.stringContaining('role wizard does not exist'),
+  });
   await expect(cli('users', ['create'])).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('usage') });
 });
 
@@ -38,10 +42,19 @@ test('service-token CLI mints a token the plan endpoint accepts', async () => {
   const token = stdout.trim();
   expect(token.split('.')).toHaveLength(3);
   const payload = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
-  expect(payload).toMatchObject({ iss: 'payment-service', aud: 'identity-service', sub: 'admin', role: 'service_admin', permissions: ['admin:users:update', 'admin:users:read'] });
+  expect(payload).toMatchObject({
+    iss: 'payment-service',
+    aud: 'identity-service',
+    sub: 'admin',
+    role: 'service_admin',
+    permissions: ['admin:users:update', 'admin:users:read'],
+  });
   expect(payload.exp - payload.iat).toBe(365 * 24 * 3600);
   const user = await signIn(host, 'buyer@cli.example');
-  const res = await call(host, 'PUT', `/admin/users/${user.user.id}/plan`, { headers: { authorization: `Bearer ${token}`, 'x-service': 'payment-service' }, body: { plan: 'pro' } });
+  const res = await call(host, 'PUT', `/admin/users/${user.user.id}/plan`, {
+    headers: { authorization: `Bearer ${token}`, 'x-service': 'payment-service' },
+    body: { plan: 'pro' },
+  });
   expect(res.status).toBe(200);
 });
 

@@ -4,7 +4,10 @@ import { signIn, signInAdmin, type SignedIn } from '../helpers/identity';
 import { auditEntries, call, expectError } from './support';
 
 const SECRET = 'plan-guards-service-token-secret-0123456789';
-const serviceHeaders = () => ({ authorization: `Bearer ${mintServiceToken({ secret: SECRET, issuer: 'payment-service', audience: 'identity-service' })}`, 'x-service': 'payment-service' });
+const serviceHeaders = () => ({
+  authorization: `Bearer ${mintServiceToken({ secret: SECRET, issuer: 'payment-service', audience: 'identity-service' })}`,
+  'x-service': 'payment-service',
+});
 
 let host: TestHost;
 let superAdmin: SignedIn;
@@ -53,7 +56,9 @@ describe('PUT /admin/users/{id}/plan with an admin token obeys the rules of PATC
 
   test('the last active super_admin is never deactivated (409 LAST_SUPER_ADMIN)', async () => {
     // An admin holding the grant-privileged permission has authority over super_admins, but not this.
-    expect((await as(superAdmin, 'POST', '/admin/users', { email: 'delegate@example.com', role: 'admin', permissions: ['admin:roles:grant-privileged'] })).status).toBe(201);
+    expect(
+      (await as(superAdmin, 'POST', '/admin/users', { email: 'delegate@example.com', role: 'admin', permissions: ['admin:roles:grant-privileged'] })).status,
+    ).toBe(201);
     const delegate = await signIn(host, 'delegate@example.com');
     expectError(await putPlan(delegate, superAdmin.user.id, { plan: 'free', status: 'inactive' }), 409, 'LAST_SUPER_ADMIN');
     expect(await stateOf(superAdmin.user.id)).toMatchObject({ status: 'active' });
@@ -68,7 +73,11 @@ describe('PUT /admin/users/{id}/plan with an admin token obeys the rules of PATC
 
 describe('PUT /admin/users/{id}/plan with the service token', () => {
   test('sets the plan of an admin, but never deactivates an admin or super_admin (403)', async () => {
-    const put = (userId: string, body: object) => call(host, 'PUT', `/admin/users/${userId}/plan`, { body: { updatedBy: 'payment-service', timestamp: new Date().toISOString(), ...body }, headers: serviceHeaders() });
+    const put = (userId: string, body: object) =>
+      call(host, 'PUT', `/admin/users/${userId}/plan`, {
+        body: { updatedBy: 'payment-service', timestamp: new Date().toISOString(), ...body },
+        headers: serviceHeaders(),
+      });
     expect((await put(otherAdmin.user.id, { plan: 'pro', status: 'active' })).status).toBe(200);
     expectError(await put(otherAdmin.user.id, { plan: 'free', status: 'inactive' }), 403, 'PRIVILEGED_ACCOUNT');
     expectError(await put(superAdmin.user.id, { plan: 'free', status: 'inactive' }), 403, 'PRIVILEGED_ACCOUNT');
@@ -77,7 +86,11 @@ describe('PUT /admin/users/{id}/plan with the service token', () => {
   });
 
   test('an update requested before the last one applied is refused with 409 and the current plan', async () => {
-    const put = (plan: string, timestamp: string) => call(host, 'PUT', `/admin/users/${customer.user.id}/plan`, { body: { plan, status: 'active', updatedBy: 'payment-service', timestamp }, headers: serviceHeaders() });
+    const put = (plan: string, timestamp: string) =>
+      call(host, 'PUT', `/admin/users/${customer.user.id}/plan`, {
+        body: { plan, status: 'active', updatedBy: 'payment-service', timestamp },
+        headers: serviceHeaders(),
+      });
     const newer = new Date(Date.now() + 60_000).toISOString();
     const older = new Date(Date.now() + 30_000).toISOString();
     expect((await put('enterprise', newer)).status).toBe(200);
@@ -90,7 +103,7 @@ describe('PUT /admin/users/{id}/plan with the service token', () => {
 });
 
 describe('DELETE /admin/sessions/{id}', () => {
-  test('ending an admin\'s or super_admin\'s session needs super_admin', async () => {
+  test("ending an admin's or super_admin's session needs super_admin", async () => {
     const superSession = (await as(superAdmin, 'GET', '/auth/validate')).body.sessionId as string;
     expectError(await as(admin, 'DELETE', `/admin/sessions/${superSession}`), 403, 'SUPER_ADMIN_REQUIRED');
     expect((await as(superAdmin, 'GET', '/auth/validate')).status).toBe(200);

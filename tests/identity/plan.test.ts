@@ -30,7 +30,16 @@ function craft(payload: object, secret = SECRET): string {
 }
 const claims = (overrides: object = {}) => {
   const iat = Math.floor(Date.now() / 1000);
-  return { iss: 'payment-service', aud: 'identity-service', sub: 'admin', role: 'service_admin', permissions: ['admin:users:update', 'admin:users:read'], iat, exp: iat + 3600, ...overrides };
+  return {
+    iss: 'payment-service',
+    aud: 'identity-service',
+    sub: 'admin',
+    role: 'service_admin',
+    permissions: ['admin:users:update', 'admin:users:read'],
+    iat,
+    exp: iat + 3600,
+    ...overrides,
+  };
 };
 
 const expectInvalidServiceToken = (res: { status: number; body: any }) => {
@@ -44,12 +53,24 @@ describe('service-token mode (X-Service: payment-service)', () => {
     const body = paymentBody();
     const res = await putPlan(user.user.id, body, serviceHeaders(mintServiceToken({ secret: SECRET, ...SERVICE })));
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ success: true, message: expect.any(String), userId: user.user.id, plan: 'pro', status: 'active', updatedBy: 'payment-service', timestamp: expect.any(String) });
+    expect(res.body).toEqual({
+      success: true,
+      message: expect.any(String),
+      userId: user.user.id,
+      plan: 'pro',
+      status: 'active',
+      updatedBy: 'payment-service',
+      timestamp: expect.any(String),
+    });
     const after = (await call(host, 'GET', `/admin/users/${user.user.id}`, { token: admin.accessToken })).body.user;
     expect(after).toMatchObject({ plan: 'pro', status: 'active', updatedAt: res.body.timestamp });
     expect(after.updatedAt > before.updatedAt).toBe(true);
     const [entry] = await auditEntries(host, admin.accessToken, { target: user.user.id, action: 'user.plan.update' });
-    expect(entry).toMatchObject({ actor: { type: 'service', id: 'payment-service' }, result: 'success', details: { from: { plan: 'free' }, to: { plan: 'pro', status: 'active' }, updatedBy: 'payment-service' } });
+    expect(entry).toMatchObject({
+      actor: { type: 'service', id: 'payment-service' },
+      result: 'success',
+      details: { from: { plan: 'free' }, to: { plan: 'pro', status: 'active' }, updatedBy: 'payment-service' },
+    });
   });
 
   test('a token signed with the previous secret is accepted during rotation', async () => {
@@ -59,11 +80,18 @@ describe('service-token mode (X-Service: payment-service)', () => {
 
   test.each([
     ['right prefix, wrong signature', () => craft(claims(), 'an-attacker-secret-that-is-long-enough-00')],
-    ['right prefix, tampered payload', () => {
-      const [h, , s] = mintServiceToken({ secret: SECRET, ...SERVICE }).split('.');
-      return `${h}.${Buffer.from(JSON.stringify(claims({ permissions: ['admin:users:update', 'admin:everything'] }))).toString('base64url')}.${s}`;
-    }],
-    ['alg none', () => `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT', service: 'payment' })).toString('base64url')}.${Buffer.from(JSON.stringify(claims())).toString('base64url')}.`],
+    [
+      'right prefix, tampered payload',
+      () => {
+        const [h, , s] = mintServiceToken({ secret: SECRET, ...SERVICE }).split('.');
+        return `${h}.${Buffer.from(JSON.stringify(claims({ permissions: ['admin:users:update', 'admin:everything'] }))).toString('base64url')}.${s}`;
+      },
+    ],
+    [
+      'alg none',
+      () =>
+        `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT', service: 'payment' })).toString('base64url')}.${Buffer.from(JSON.stringify(claims())).toString('base64url')}.`,
+    ],
     ['prefix only, no signature', () => `${SERVICE_TOKEN_PREFIX}${Buffer.from(JSON.stringify(claims())).toString('base64url')}.`],
     ['expired', () => mintServiceToken({ secret: SECRET, ...SERVICE, now: new Date(Date.now() - 400 * 24 * 3600_000) })],
     ['wrong permissions', () => craft(claims({ permissions: ['admin:users:read'] }))],
@@ -136,7 +164,10 @@ describe('body and ids', () => {
     ['bad timestamp', JSON.stringify({ plan: 'pro', timestamp: 'yesterday' }), 'VALIDATION_FAILED'],
     ['unknown field', JSON.stringify({ plan: 'pro', credits: 10 }), 'VALIDATION_FAILED'],
   ])('%s: 400', async (_name, raw, code) => {
-    const res = await call(host, 'PUT', `/admin/users/${user.user.id}/plan`, { raw, headers: { ...serviceHeaders(token()), 'content-type': 'application/json' } });
+    const res = await call(host, 'PUT', `/admin/users/${user.user.id}/plan`, {
+      raw,
+      headers: { ...serviceHeaders(token()), 'content-type': 'application/json' },
+    });
     expectError(res, 400, code);
   });
 

@@ -12,7 +12,12 @@ export function advanceClock(ms: number): void {
   jest.setSystemTime(target);
 }
 
-export async function call(host: TestHost, method: string, path: string, options: { body?: unknown; raw?: string; token?: string; headers?: Record<string, string>; from?: string } = {}) {
+export async function call(
+  host: TestHost,
+  method: string,
+  path: string,
+  options: { body?: unknown; raw?: string; token?: string; headers?: Record<string, string>; from?: string } = {},
+) {
   const headers: Record<string, string> = { ...(options.token ? bearer(options.token) : {}), ...options.headers };
   let body: string | undefined;
   if (options.raw !== undefined) body = options.raw;
@@ -42,7 +47,9 @@ export const wrongCode = (code: string) => String((Number(code) + 1) % 10 ** cod
 
 export const expectError = (res: { status: number; body: any }, status: number, code?: string) => {
   expect(res.status).toBe(status);
-  expect(res.body).toEqual(expect.objectContaining({ error: expect.any(String), message: expect.any(String), code: code ?? expect.any(String), timestamp: expect.any(String) }));
+  expect(res.body).toEqual(
+    expect.objectContaining({ error: expect.any(String), message: expect.any(String), code: code ?? expect.any(String), timestamp: expect.any(String) }),
+  );
 };
 
 /** Audit entries as an admin sees them. */

@@ -25,8 +25,20 @@ describe('access tokens and JWKS', () => {
     for (const key of jwks.body.keys) expect(key).not.toHaveProperty('d');
     const header = decodeProtectedHeader(user.accessToken);
     expect(header).toMatchObject({ alg: 'ES256', kid: jwks.body.keys[0].kid });
-    const { payload } = await jwtVerify(user.accessToken, createLocalJWKSet(jwks.body), { algorithms: ['ES256'], issuer: 'identity-service', audience: 'report-platform' });
-    expect(payload).toMatchObject({ sub: user.user.id, email: 'claims@example.com', role: 'user', plan: 'free', status: 'active', sid: expect.any(String), jti: expect.any(String) });
+    const { payload } = await jwtVerify(user.accessToken, createLocalJWKSet(jwks.body), {
+      algorithms: ['ES256'],
+      issuer: 'identity-service',
+      audience: 'report-platform',
+    });
+    expect(payload).toMatchObject({
+      sub: user.user.id,
+      email: 'claims@example.com',
+      role: 'user',
+      plan: 'free',
+      status: 'active',
+      sid: expect.any(String),
+      jti: expect.any(String),
+    });
     expect(payload.exp! - payload.iat!).toBe(900);
     expect(payload.permissions).toEqual(user.user.permissions);
   });
@@ -49,7 +61,11 @@ describe('access tokens and JWKS', () => {
     expectError(await validate(none), 401, 'AUTH_TOKEN_INVALID');
     const tampered = JSON.parse(Buffer.from(p, 'base64url').toString());
     tampered.role = 'super_admin';
-    expectError(await validate(`${h}.${Buffer.from(JSON.stringify(tampered)).toString('base64url')}.${user.accessToken.split('.')[2]}`), 401, 'AUTH_TOKEN_INVALID');
+    expectError(
+      await validate(`${h}.${Buffer.from(JSON.stringify(tampered)).toString('base64url')}.${user.accessToken.split('.')[2]}`),
+      401,
+      'AUTH_TOKEN_INVALID',
+    );
     const { privateKey } = await generateKeyPair('ES256');
     const foreign = await new SignJWT({ ...tampered }).setProtectedHeader({ alg: 'ES256', kid: decodeProtectedHeader(user.accessToken).kid! }).sign(privateKey);
     expectError(await validate(foreign), 401, 'AUTH_TOKEN_INVALID');
@@ -66,7 +82,7 @@ describe('access tokens and JWKS', () => {
     expectError(await refresh(user.refreshToken), 401);
   });
 
-  test('a deleted user\'s token fails validation', async () => {
+  test("a deleted user's token fails validation", async () => {
     const user = await signIn(host, 'deleted@example.com');
     expect((await call(host, 'DELETE', `/admin/users/${user.user.id}`, { token: admin.accessToken })).status).toBe(200);
     expectError(await validate(user.accessToken), 401, 'AUTH_SESSION_REVOKED');

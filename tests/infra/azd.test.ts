@@ -12,7 +12,7 @@ const OUTPUTS = [...read('infra/main.bicep').matchAll(/^output (\w+) /gm)].map((
 const workflow = (name: string) => read(`.github/workflows/${name}`);
 
 describe('azd wiring', () => {
-  it('deploys the one package (.deploy, assembled by the prepackage hook) to the app named by each service\'s main.bicep output', () => {
+  it("deploys the one package (.deploy, assembled by the prepackage hook) to the app named by each service's main.bicep output", () => {
     const azureYaml = read('azure.yaml');
     for (const service of SERVICE_NAMES) {
       const entry = new RegExp(
@@ -25,7 +25,9 @@ describe('azd wiring', () => {
 
   it('runs the same Node postprovision hook on POSIX and Windows, reading only main.bicep outputs', async () => {
     const azureYaml = read('azure.yaml');
-    expect(azureYaml).toContain('hooks:\n  postprovision:\n    posix:\n      shell: sh\n      run: node infra/hooks/run.js postprovision\n      continueOnError: false\n    windows:\n      shell: pwsh\n      run: node infra/hooks/run.js postprovision\n');
+    expect(azureYaml).toContain(
+      'hooks:\n  postprovision:\n    posix:\n      shell: sh\n      run: node infra/hooks/run.js postprovision\n      continueOnError: false\n    windows:\n      shell: pwsh\n      run: node infra/hooks/run.js postprovision\n',
+    );
     expect(HOOK_INPUTS.filter((name) => !OUTPUTS.includes(name))).toEqual([]);
     const hook = path.join(ROOT, 'infra', 'hooks', 'run.js');
     await expect(promisify(execFile)(process.execPath, [hook, 'nothing'])).rejects.toMatchObject({
@@ -50,13 +52,17 @@ describe('azd wiring', () => {
     expect(deploy).toContain('--federated-credential-provider github');
     expect(deploy).not.toMatch(/AZURE_CLIENT_SECRET|AZURE_CREDENTIALS|creds:/);
     // provision (hook deferred), sign in again, then the hook, then deploy
-    expect(deploy).toMatch(/run: azd provision --no-prompt\n\s+env:\n(?:\s+#[^\n]*\n)*\s+POSTPROVISION_SKIP: [^\n]+\n[\s\S]*uses: azure\/login@v2[\s\S]*azd auth login[\s\S]*run: azd hooks run postprovision[\s\S]*run: azd deploy --no-prompt/);
+    expect(deploy).toMatch(
+      /run: azd provision --no-prompt\n\s+env:\n(?:\s+#[^\n]*\n)*\s+POSTPROVISION_SKIP: [^\n]+\n[\s\S]*uses: azure\/login@v2[\s\S]*azd auth login[\s\S]*run: azd hooks run postprovision[\s\S]*run: azd deploy --no-prompt/,
+    );
     expect(deploy).toContain('SQL_ADMIN_CLIENT_ID: ${{ vars.AZURE_CLIENT_ID }}');
   });
 
   it('keeps local settings, tooling and tests out of a Core Tools publish from the root', () => {
     const ignored = read('.funcignore').split('\n');
-    expect(ignored).toEqual(expect.arrayContaining(['local.settings.json', '.data', 'dist/tests', 'dist/tools', 'dist/devhost', 'dist/scripts', 'node_modules']));
+    expect(ignored).toEqual(
+      expect.arrayContaining(['local.settings.json', '.data', 'dist/tests', 'dist/tools', 'dist/devhost', 'dist/scripts', 'node_modules']),
+    );
     expect(ignored).not.toContain('dist');
   });
 });

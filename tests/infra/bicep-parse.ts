@@ -63,7 +63,40 @@ interface Token {
   line: number;
 }
 
-const PUNCTUATION = ['=>', '==', '!=', '=~', '!~', '<=', '>=', '&&', '||', '??', '.?', '{', '}', '[', ']', '(', ')', ',', ':', '.', '?', '=', '!', '<', '>', '+', '-', '*', '/', '%', '@', '|'];
+const PUNCTUATION = [
+  '=>',
+  '==',
+  '!=',
+  '=~',
+  '!~',
+  '<=',
+  '>=',
+  '&&',
+  '||',
+  '??',
+  '.?',
+  '{',
+  '}',
+  '[',
+  ']',
+  '(',
+  ')',
+  ',',
+  ':',
+  '.',
+  '?',
+  '=',
+  '!',
+  '<',
+  '>',
+  '+',
+  '-',
+  '*',
+  '/',
+  '%',
+  '@',
+  '|',
+];
 const ESCAPES: Record<string, string> = { n: '\n', r: '\r', t: '\t', '\\': '\\', "'": "'", $: '$' };
 
 /** Splits Bicep text into tokens; comments are dropped, newlines kept (they separate statements and elements). */
@@ -284,7 +317,10 @@ class Parser {
     const parts: string[] = [];
     while (!this.is('=') && this.peek().kind !== 'newline' && this.peek().kind !== 'eof') parts.push(this.next().text);
     if (!parts.length) this.fail('expected a type');
-    return parts.join(' ').replace(/\s*\[\s*\]/g, '[]').replace(/\s*\?$/, '?');
+    return parts
+      .join(' ')
+      .replace(/\s*\[\s*\]/g, '[]')
+      .replace(/\s*\?$/, '?');
   }
 
   private callArguments(): Expr[] {
@@ -468,4 +504,3 @@ class Parser {
 export function parseBicep(text: string, file = '<text>'): BicepFile {
   return new Parser(tokenize(text)).parseFile(file);
 }
-

@@ -20,7 +20,12 @@ const declaredOutputs = (bicep: string) => [...parseBicep(bicep).outputs.keys()]
 
 describe('main.bicep wiring', () => {
   it('calls every module in infra/modules', () => {
-    expect(MODULES.map((m) => m.file).sort()).toEqual(fs.readdirSync(path.join(INFRA, 'modules')).map((f) => `modules/${f}`).sort());
+    expect(MODULES.map((m) => m.file).sort()).toEqual(
+      fs
+        .readdirSync(path.join(INFRA, 'modules'))
+        .map((f) => `modules/${f}`)
+        .sort(),
+    );
   });
 
   it('has a parameters file naming only main.bicep parameters, including every required one', () => {
@@ -52,7 +57,7 @@ describe('storage.bicep', () => {
       'report-executions',
     ]);
     expect(STORAGE).toContain("for queue in [ reportQueue, '${reportQueue}-poison' ]");
-    expect(STORAGE).toContain("for container in concat([ chartCacheContainer, reportsContainer ], deploymentContainers)");
+    expect(STORAGE).toContain('for container in concat([ chartCacheContainer, reportsContainer ], deploymentContainers)');
   });
 
   // The services' settings naming these (tuning, with defaults) must default to what the Bicep creates.

@@ -50,7 +50,10 @@ export function allowedValues(param: ParamDecl): Literal[] | undefined {
       return value;
     });
   }
-  const union = param.type.replace(/\?$/, '').split('|').map((part) => part.trim());
+  const union = param.type
+    .replace(/\?$/, '')
+    .split('|')
+    .map((part) => part.trim());
   if (union.length > 1 || /^'/.test(union[0])) return union.map((part) => literalOf(parseBicep(`var x = ${part}`).vars.get('x')!.value)!);
   return undefined;
 }
@@ -83,7 +86,28 @@ export function possibleLiterals(expr: Expr, scope: Scope): Literal[] | undefine
   return undefined;
 }
 
-const STRING_FUNCTIONS = new Set(['string', 'toLower', 'toUpper', 'uniqueString', 'join', 'format', 'guid', 'substring', 'replace', 'trim', 'base64', 'uri', 'subscriptionResourceId', 'resourceId', 'tenantResourceId', 'extensionResourceId', 'newGuid', 'utcNow', 'padLeft', 'dataUri']);
+const STRING_FUNCTIONS = new Set([
+  'string',
+  'toLower',
+  'toUpper',
+  'uniqueString',
+  'join',
+  'format',
+  'guid',
+  'substring',
+  'replace',
+  'trim',
+  'base64',
+  'uri',
+  'subscriptionResourceId',
+  'resourceId',
+  'tenantResourceId',
+  'extensionResourceId',
+  'newGuid',
+  'utcNow',
+  'padLeft',
+  'dataUri',
+]);
 const BOOL_FUNCTIONS = new Set(['empty', 'contains', 'startsWith', 'endsWith', 'bool', 'equals']);
 const INT_FUNCTIONS = new Set(['length', 'int', 'indexOf', 'lastIndexOf']);
 const ARRAY_FUNCTIONS = new Set(['items', 'map', 'filter', 'sort', 'range', 'split', 'array', 'flatten', 'toArray']);
@@ -218,7 +242,10 @@ function valueProblems(value: Expr, target: { name: string; type: string; allowe
   const problems: string[] = [];
   if (target.allowed) {
     const possible = possibleLiterals(value, scope);
-    if (!possible) problems.push(`${where}: ${target.name} allows only ${show(target.allowed)}, and the value given cannot be shown to be one of them (pass a literal, a ternary of literals, or a parameter or variable limited to these values)`);
+    if (!possible)
+      problems.push(
+        `${where}: ${target.name} allows only ${show(target.allowed)}, and the value given cannot be shown to be one of them (pass a literal, a ternary of literals, or a parameter or variable limited to these values)`,
+      );
     else {
       const outside = possible.filter((v) => !target.allowed!.includes(v));
       if (outside.length) problems.push(`${where}: ${target.name} allows only ${show(target.allowed)}, but the value given can be ${show(outside)}`);
@@ -274,19 +301,29 @@ export function checkFile(file: BicepFile, load: (from: BicepFile, modulePath: s
         problems.push({ file: file.file, line, message: `${where}: passes "${name}", which the module does not declare` });
         continue;
       }
-      for (const message of valueProblems(value, { name, type: param.type, allowed: allowedValues(param) }, { ...scope, locals }, where)) problems.push({ file: file.file, line, message });
+      for (const message of valueProblems(value, { name, type: param.type, allowed: allowedValues(param) }, { ...scope, locals }, where))
+        problems.push({ file: file.file, line, message });
     }
     for (const param of target.params.values()) {
       const required = !param.defaultValue && !param.type.endsWith('?');
-      if (required && !given.has(param.name)) problems.push({ file: file.file, line: module.line, message: `${where}: the required parameter "${param.name}" is not passed` });
+      if (required && !given.has(param.name))
+        problems.push({ file: file.file, line: module.line, message: `${where}: the required parameter "${param.name}" is not passed` });
     }
   }
   for (const output of file.outputs.values()) {
     referenceProblems(output.value, scope, output.line, problems);
-    for (const message of valueProblems(output.value, { name: output.name, type: output.type }, scope, `output ${output.name}`)) problems.push({ file: file.file, line: output.line, message });
+    for (const message of valueProblems(output.value, { name: output.name, type: output.type }, scope, `output ${output.name}`))
+      problems.push({ file: file.file, line: output.line, message });
   }
   for (const param of file.params.values()) {
-    if (param.defaultValue) for (const message of valueProblems(param.defaultValue, { name: param.name, type: param.type, allowed: allowedValues(param) }, scope, `default of param ${param.name}`)) problems.push({ file: file.file, line: param.line, message });
+    if (param.defaultValue)
+      for (const message of valueProblems(
+        param.defaultValue,
+        { name: param.name, type: param.type, allowed: allowedValues(param) },
+        scope,
+        `default of param ${param.name}`,
+      ))
+        problems.push({ file: file.file, line: param.line, message });
   }
   return problems;
 }

@@ -29,7 +29,16 @@ afterAll(() => fs.rmSync(path.dirname(out), { recursive: true, force: true }));
 describe('the deployment package', () => {
   it('holds the compiled services and shared code, host.json and the manifests: no dev host, tools, scripts, tests, benchmarks or source maps', () => {
     const shipped = files(out);
-    const tops = [...new Set(shipped.map((f) => f.split(path.sep).slice(0, f.startsWith('dist') ? 2 : 1).join('/')))].sort();
+    const tops = [
+      ...new Set(
+        shipped.map((f) =>
+          f
+            .split(path.sep)
+            .slice(0, f.startsWith('dist') ? 2 : 1)
+            .join('/'),
+        ),
+      ),
+    ].sort();
     expect(tops).toEqual(['.funcignore', '.package-stamp', 'dist/functions', 'dist/shared', 'host.json', 'package-lock.json', 'package.json']);
     expect(shipped.filter((f) => f.endsWith('.map') || f.endsWith('.ts'))).toEqual([]);
     expect(shipped).toContain(path.join('dist', 'functions', 'index.js'));
@@ -45,7 +54,8 @@ describe('the deployment package', () => {
     expect(lock.packages[''].devDependencies).toBeUndefined();
     expect(Object.values(lock.packages).filter((p: any) => p.dev)).toEqual([]);
     // The test, build and benchmark tools are gone (some @types come back as dependencies of production packages).
-    for (const dev of ['jest', 'typescript', 'azurite', 'autocannon', 'node-sql-parser', 'pdf-parse']) expect(lock.packages[`node_modules/${dev}`]).toBeUndefined();
+    for (const dev of ['jest', 'typescript', 'azurite', 'autocannon', 'node-sql-parser', 'pdf-parse'])
+      expect(lock.packages[`node_modules/${dev}`]).toBeUndefined();
     const { stdout } = await run('npm', ['ci', '--dry-run', '--ignore-scripts', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: out });
     const added = Number(/added (\d+) packages/.exec(stdout)?.[1]);
     expect(added).toBeGreaterThan(100);

@@ -18,10 +18,17 @@ export async function startKeyVaultServer(expectedToken: string, options: { forb
       res.writeHead(status, { 'Content-Type': 'application/json' });
       res.end(JSON.stringify(body));
     };
-    if (req.headers.authorization !== `Bearer ${expectedToken}`) return send(401, { error: { code: 'Unauthorized', message: 'AKV10000: Request is missing a Bearer or PoP token.' } });
+    if (req.headers.authorization !== `Bearer ${expectedToken}`)
+      return send(401, { error: { code: 'Unauthorized', message: 'AKV10000: Request is missing a Bearer or PoP token.' } });
     if (forbidden > 0) {
       forbidden--;
-      return send(403, { error: { code: 'Forbidden', message: 'Caller is not authorized to perform action on resource. Action: Microsoft.KeyVault/vaults/secrets/getSecret/action', innererror: { code: 'ForbiddenByRbac' } } });
+      return send(403, {
+        error: {
+          code: 'Forbidden',
+          message: 'Caller is not authorized to perform action on resource. Action: Microsoft.KeyVault/vaults/secrets/getSecret/action',
+          innererror: { code: 'ForbiddenByRbac' },
+        },
+      });
     }
     if (url.searchParams.get('api-version') !== '7.4') return send(400, { error: { code: 'BadParameter', message: 'api-version' } });
     if (!match) return send(404, { error: { code: 'NotFound', message: 'Not found' } });
@@ -29,7 +36,12 @@ export async function startKeyVaultServer(expectedToken: string, options: { forb
     if (req.method === 'GET') {
       const latest = versions.get(name)?.at(-1);
       if (!latest) return send(404, { error: { code: 'SecretNotFound', message: `A secret with (name/id) ${name} was not found in this key vault.` } });
-      return send(200, { value: latest.value, id: `http://vault/secrets/${name}/${versions.get(name)!.length}`, attributes: { enabled: true }, tags: latest.tags });
+      return send(200, {
+        value: latest.value,
+        id: `http://vault/secrets/${name}/${versions.get(name)!.length}`,
+        attributes: { enabled: true },
+        tags: latest.tags,
+      });
     }
     if (req.method === 'PUT') {
       let body = '';

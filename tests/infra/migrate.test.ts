@@ -39,7 +39,9 @@ describe('npm run migrate', () => {
   });
 
   it('refuses --grant on SQLite and a half-given grant, exiting non-zero', async () => {
-    await expect(run(process.execPath, [SCRIPT, '--grant', 'id-abc', '--client-id', '00112233-4455-6677-8899-aabbccddeeff'], { env: envWith({ DATA_DIR: dataDir }) })).rejects.toMatchObject({
+    await expect(
+      run(process.execPath, [SCRIPT, '--grant', 'id-abc', '--client-id', '00112233-4455-6677-8899-aabbccddeeff'], { env: envWith({ DATA_DIR: dataDir }) }),
+    ).rejects.toMatchObject({
       code: 1,
       stderr: expect.stringContaining('--grant applies to Azure SQL only'),
     });

@@ -52,8 +52,21 @@ async function insertPayment(id: string, syncState: string, statusAt: string) {
   await paymentDb()
     .insertInto('payment_payments')
     .values({
-      id, user_id: `user-${id}`, plan_type: 'pro', amount: 2900, currency: 'usd', price_version: 'test', status: 'succeeded', status_at: statusAt,
-      failure_message: null, sync_state: syncState as never, sync_plan: 'pro', sync_attempts: 0, sync_next_at: statusAt, created_at: statusAt, updated_at: statusAt,
+      id,
+      user_id: `user-${id}`,
+      plan_type: 'pro',
+      amount: 2900,
+      currency: 'usd',
+      price_version: 'test',
+      status: 'succeeded',
+      status_at: statusAt,
+      failure_message: null,
+      sync_state: syncState as never,
+      sync_plan: 'pro',
+      sync_attempts: 0,
+      sync_next_at: statusAt,
+      created_at: statusAt,
+      updated_at: statusAt,
     } as never)
     .execute();
 }
@@ -91,7 +104,11 @@ describe('the orchestrator queue-depth line (poison queue)', () => {
     const { logger, lines } = captureLog();
     await reportQueueDepth(logger);
     expect(lines).toEqual([
-      { level: 'info', message: QUEUE_DEPTH_MESSAGE, fields: { queue: config().ORCHESTRATOR_QUEUE, queuedMessages: expect.any(Number), poisonQueue: poison, poisonMessages: 2 } },
+      {
+        level: 'info',
+        message: QUEUE_DEPTH_MESSAGE,
+        fields: { queue: config().ORCHESTRATOR_QUEUE, queuedMessages: expect.any(Number), poisonQueue: poison, poisonMessages: 2 },
+      },
     ]);
   });
 
@@ -104,7 +121,15 @@ describe('the orchestrator queue-depth line (poison queue)', () => {
 
 describe('the stuck-executions line', () => {
   it('is written with the count of executions failed, which the stuck-executions alert sums', async () => {
-    await insertExecution({ trackingId: 't-monitor-stuck', companyName: 'Acme', industryId: 'tech', submission: {}, requestedBy: 'u', plan: 'pro', now: new Date().toISOString() });
+    await insertExecution({
+      trackingId: 't-monitor-stuck',
+      companyName: 'Acme',
+      industryId: 'tech',
+      submission: {},
+      requestedBy: 'u',
+      plan: 'pro',
+      now: new Date().toISOString(),
+    });
     const { logger, lines } = captureLog();
     expect(await failStuckExecutions(new Date(Date.now() + 31 * 60_000), logger)).toEqual(['t-monitor-stuck']);
     expect(lines).toEqual([{ level: 'warn', message: STUCK_EXECUTIONS_MESSAGE, fields: { count: 1, trackingIds: ['t-monitor-stuck'] } }]);
@@ -120,7 +145,10 @@ describe('alerts.bicep', () => {
 
   it('runs every log-search query it declares, and puts each app in its server-error query', () => {
     const logAlerts = ALERTS.vars.get('logAlerts')!.value;
-    const used = logAlerts.kind === 'array' ? logAlerts.items.map((item) => (item.kind === 'object' ? item.entries.find((e) => e.key === 'query')?.value : undefined)) : [];
+    const used =
+      logAlerts.kind === 'array'
+        ? logAlerts.items.map((item) => (item.kind === 'object' ? item.entries.find((e) => e.key === 'query')?.value : undefined))
+        : [];
     const declared = [...ALERTS.vars.keys()].filter((name) => name.endsWith('Query') && name !== 'serverErrorQuery');
     expect(used.map((q) => (q?.kind === 'ident' ? q.name : '?')).sort()).toEqual(declared.sort());
     expect(query('serverErrorQuery')).toContain('cloud_RoleName =~ "{app}"');

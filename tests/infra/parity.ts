@@ -24,7 +24,10 @@ export function readBicepObject(bicep: string, name: string, nested: boolean): R
   let group = '';
   for (const line of lines.slice(start + 1)) {
     if (line.trim().startsWith('//')) continue;
-    const code = line.replace(/'(?:[^'\\]|\\.)*'/g, "''").replace(/\/\/.*$/, '').trim();
+    const code = line
+      .replace(/'(?:[^'\\]|\\.)*'/g, "''")
+      .replace(/\/\/.*$/, '')
+      .trim();
     const entry = /^(\w+):\s*(.*)$/.exec(line.trim());
     if (entry && depth === 1 && nested) {
       group = entry[1];
@@ -62,7 +65,8 @@ export function checkSettingsParity(bicep: string, settings: Record<string, Sett
     else if (!plain[group] || !secrets[group]) problems.push(`service group "${group}" missing in plainSettingsByService or keyVaultSecretsByService`);
   }
   for (const name of Object.keys(host)) {
-    if (!HOST_SETTING_PATTERNS.some((p) => p.test(name)) || name in settings) problems.push(`${name}: not a host setting (declare it in SETTINGS and set it per service)`);
+    if (!HOST_SETTING_PATTERNS.some((p) => p.test(name)) || name in settings)
+      problems.push(`${name}: not a host setting (declare it in SETTINGS and set it per service)`);
   }
   for (const service of SERVICE_NAMES) {
     const setPlain: Entries = { ...plain.all, ...plain[service] };
@@ -70,7 +74,8 @@ export function checkSettingsParity(bicep: string, settings: Record<string, Sett
     for (const [name, setting] of Object.entries(settings)) {
       if (!appliesTo(setting, service)) continue;
       if (setting.deploy === 'app' && !(name in setPlain)) problems.push(`${name}: read by ${service} (deploy 'app') but not in its plain app settings`);
-      if (setting.deploy === 'secret' && !(name in setSecret)) problems.push(`${name}: read by ${service} (deploy 'secret') but not a Key Vault reference in its app settings`);
+      if (setting.deploy === 'secret' && !(name in setSecret))
+        problems.push(`${name}: read by ${service} (deploy 'secret') but not a Key Vault reference in its app settings`);
     }
     for (const [name, value] of Object.entries({ ...setPlain, ...setSecret })) {
       const setting = settings[name];

@@ -23,7 +23,8 @@ async function startArm() {
     for await (const c of req) chunks.push(c as Buffer);
     const url = new URL(req.url ?? '/', 'http://arm');
     calls.push({ method: req.method ?? '', path: url.pathname, body: Buffer.concat(chunks).toString() });
-    if (req.headers.authorization !== `Bearer ${TOKEN}` || url.searchParams.get('api-version') !== '2023-08-01-preview') return void res.writeHead(401).end('{}');
+    if (req.headers.authorization !== `Bearer ${TOKEN}` || url.searchParams.get('api-version') !== '2023-08-01-preview')
+      return void res.writeHead(401).end('{}');
     res.writeHead(req.method === 'PUT' ? 201 : 200, { 'content-type': 'application/json' }).end('{}');
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -58,12 +59,23 @@ function deps(migrate: () => Promise<void>, operatorEnv: NodeJS.ProcessEnv = {})
   const vault = new KeyVaultSecrets(keyVault.uri, credential, { retryDelaysMs: [1, 1, 1], sleep: async () => {}, notice: (line) => lines.push(line) });
   return {
     lines,
-    deps: { credential, vault, armEndpoint: arm.url, publicIp: async () => '203.0.113.7', migrate, sleep: async () => {}, out: (line: string) => lines.push(line), operatorEnv, migrateRetryDelaysMs: [1, 1, 1, 1] },
+    deps: {
+      credential,
+      vault,
+      armEndpoint: arm.url,
+      publicIp: async () => '203.0.113.7',
+      migrate,
+      sleep: async () => {},
+      out: (line: string) => lines.push(line),
+      operatorEnv,
+      migrateRetryDelaysMs: [1, 1, 1, 1],
+    },
   };
 }
 
 const env = () => ({ ...ENV, AZURE_KEY_VAULT_ENDPOINT: keyVault.uri });
-const rulePath = (rule: string) => `/subscriptions/${ENV.AZURE_SUBSCRIPTION_ID}/resourceGroups/rg-test/providers/Microsoft.Sql/servers/sql-abc/firewallRules/${rule}`;
+const rulePath = (rule: string) =>
+  `/subscriptions/${ENV.AZURE_SUBSCRIPTION_ID}/resourceGroups/rg-test/providers/Microsoft.Sql/servers/sql-abc/firewallRules/${rule}`;
 
 it('creates the secrets (through the 403s of a new role), migrates through a temporary firewall rule, retrying, then removes the rule', async () => {
   let attempts = 0;
@@ -102,10 +114,14 @@ it('subscribes the Stripe webhook when a key is given, and reports a Stripe fail
   await stripeServer.stop();
   const again = deps(async () => {}, { STRIPE_SECRET_KEY: 'sk_test_operator_0123456789', STRIPE_API_BASE: stripeServer.url });
   const outcome = await postprovision(env(), again.deps);
-  expect(outcome.stripeProblem).toMatch(/^Stripe webhook NOT set up: .*run npm run stripe:webhook -- --url https:\/\/func-payment-abc\.azurewebsites\.net\/payment\/webhook$/);
+  expect(outcome.stripeProblem).toMatch(
+    /^Stripe webhook NOT set up: .*run npm run stripe:webhook -- --url https:\/\/func-payment-abc\.azurewebsites\.net\/payment\/webhook$/,
+  );
   stripeServer = await startStripeEmulator({ log: createLogger({ test: 'stripe' }) });
 });
 
 it('names the azd environment values it misses', () => {
-  expect(() => hookEnv({ AZURE_RESOURCE_GROUP: 'rg' })).toThrow(`missing ${HOOK_INPUTS.filter((n) => n !== 'AZURE_RESOURCE_GROUP').join(', ')}: run this as the azd postprovision hook`);
+  expect(() => hookEnv({ AZURE_RESOURCE_GROUP: 'rg' })).toThrow(
+    `missing ${HOOK_INPUTS.filter((n) => n !== 'AZURE_RESOURCE_GROUP').join(', ')}: run this as the azd postprovision hook`,
+  );
 });

@@ -2,7 +2,15 @@ import type { TokenCredential } from '@azure/identity';
 import { loadSigningKeys } from '../../shared/auth/keys';
 import { verifyServiceToken } from '../../shared/auth/service-token';
 import { parseConfig, SETTINGS } from '../../shared/config';
-import { ensureSecrets, finishRotation, FORBIDDEN_RETRY_DELAYS_MS, KeyVaultSecrets, missingOperatorSecrets, rotateServiceToken, SECRET } from '../../scripts/secrets';
+import {
+  ensureSecrets,
+  finishRotation,
+  FORBIDDEN_RETRY_DELAYS_MS,
+  KeyVaultSecrets,
+  missingOperatorSecrets,
+  rotateServiceToken,
+  SECRET,
+} from '../../scripts/secrets';
 import { webhookSecretProblem } from '../../functions/payment/webhook-secret';
 import { startKeyVaultServer } from './key-vault-server';
 import { readBicepObject } from './parity';
@@ -69,7 +77,10 @@ describe('npm run secrets', () => {
     await ensureSecrets(vault, { QUICKCHART_API_KEY: 'key-123' });
     expect(server.latest(SECRET.orchestratorAiApiKey)).toEqual({ value: ' ', tags: expect.objectContaining({ blank: 'true' }) });
     expect(value(SECRET.quickchartApiKey)).toBe('key-123');
-    const cfg = parseConfig({ ORCHESTRATOR_AI_API_KEY: value(SECRET.orchestratorAiApiKey), QUICKCHART_API_KEY: value(SECRET.quickchartApiKey) }, { requireFor: [] });
+    const cfg = parseConfig(
+      { ORCHESTRATOR_AI_API_KEY: value(SECRET.orchestratorAiApiKey), QUICKCHART_API_KEY: value(SECRET.quickchartApiKey) },
+      { requireFor: [] },
+    );
     expect([cfg.ORCHESTRATOR_AI_API_KEY, cfg.QUICKCHART_API_KEY]).toEqual([undefined, 'key-123']);
   });
 
@@ -110,7 +121,9 @@ describe('npm run secrets', () => {
     const patient = new KeyVaultSecrets(server.uri, credential, { sleep: async (ms) => void waits.push(ms), notice: (line) => notices.push(line) });
     expect(await patient.get(SECRET.otpHmacKey)).toBeUndefined();
     expect(waits).toEqual(FORBIDDEN_RETRY_DELAYS_MS.slice(0, 3));
-    expect(notices[0]).toMatch(/answered 403 to GET otp-hmac-key: the Key Vault Secrets Officer role this provisioning gave you can take a few minutes to apply; retrying in 5 s \(attempt 2 of 12\)/);
+    expect(notices[0]).toMatch(
+      /answered 403 to GET otp-hmac-key: the Key Vault Secrets Officer role this provisioning gave you can take a few minutes to apply; retrying in 5 s \(attempt 2 of 12\)/,
+    );
     expect(FORBIDDEN_RETRY_DELAYS_MS.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(4 * 60_000);
   });
 
@@ -118,12 +131,16 @@ describe('npm run secrets', () => {
     await server.stop();
     server = await startKeyVaultServer(TOKEN, { forbidFirst: 10 });
     const impatient = new KeyVaultSecrets(server.uri, credential, { retryDelaysMs: [1, 1], sleep: async () => {}, notice: () => {} });
-    await expect(impatient.set(SECRET.otpHmacKey, 'x')).rejects.toThrow(/still refuses PUT otp-hmac-key \(HTTP 403 Caller is not authorized.*\) after 3 attempts\. The signed-in principal needs the Key Vault Secrets Officer role/);
+    await expect(impatient.set(SECRET.otpHmacKey, 'x')).rejects.toThrow(
+      /still refuses PUT otp-hmac-key \(HTTP 403 Caller is not authorized.*\) after 3 attempts\. The signed-in principal needs the Key Vault Secrets Officer role/,
+    );
   });
 
   it('reports Key Vault errors with their message', async () => {
     const unauthorised = new KeyVaultSecrets(server.uri, { getToken: async () => ({ token: 'wrong', expiresOnTimestamp: Date.now() + 60_000 }) });
-    await expect(unauthorised.get(SECRET.otpHmacKey)).rejects.toThrow('reading secret otp-hmac-key: HTTP 401 AKV10000: Request is missing a Bearer or PoP token.');
+    await expect(unauthorised.get(SECRET.otpHmacKey)).rejects.toThrow(
+      'reading secret otp-hmac-key: HTTP 401 AKV10000: Request is missing a Bearer or PoP token.',
+    );
   });
 
   it('covers every Key Vault secret app-settings.bicep references', () => {

@@ -53,7 +53,9 @@ describe('Bicep app settings and SETTINGS agree', () => {
 
   it('fails when a service that reads a shared setting loses it', () => {
     const bicep = withoutBicepLine(APP_SETTINGS_BICEP, 'keyVaultSecretsByService', 'visual', 'VISUAL_API_TOKEN');
-    expect(checkSettingsParity(bicep, settings)).toEqual(["VISUAL_API_TOKEN: read by visual (deploy 'secret') but not a Key Vault reference in its app settings"]);
+    expect(checkSettingsParity(bicep, settings)).toEqual([
+      "VISUAL_API_TOKEN: read by visual (deploy 'secret') but not a Key Vault reference in its app settings",
+    ]);
   });
 
   it('fails when a setting is removed from SETTINGS but still set in the Bicep', () => {

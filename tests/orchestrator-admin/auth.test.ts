@@ -37,7 +37,9 @@ test.each(ROUTES)('%s: no token is 401 AUTH_REQUIRED', async (route) => {
 
 test.each(ROUTES)('%s: a token with a forged signature is 401 AUTH_TOKEN_INVALID', async (route) => {
   const [header, payload, signature] = client.adminToken.split('.');
-  const forgedPayload = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), role: 'super_admin', sub: 'someone' })).toString('base64url');
+  const forgedPayload = Buffer.from(
+    JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), role: 'super_admin', sub: 'someone' }),
+  ).toString('base64url');
   for (const token of [`${header}.${forgedPayload}.${signature}`, `${header}.${payload}.${signature.slice(0, -4)}AAAA`, 'not-a-jwt']) {
     const res = await client.get(path(route), token);
     expect(res.status).toBe(401);

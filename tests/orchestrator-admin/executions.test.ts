@@ -29,7 +29,11 @@ test('an execution processing for 11 minutes is long-running, one for 9 minutes 
 
 test('the running time counts from the start, or from creation while queued', async () => {
   const queued = await insertExecution({ processing_status: 'processing', createdAgo: 12 * MINUTE, started_at: null });
-  const startedLate = await insertExecution({ processing_status: 'processing', createdAgo: 15 * MINUTE, started_at: new Date(NOW.getTime() - 5 * MINUTE).toISOString() });
+  const startedLate = await insertExecution({
+    processing_status: 'processing',
+    createdAgo: 15 * MINUTE,
+    started_at: new Date(NOW.getTime() - 5 * MINUTE).toISOString(),
+  });
   const body = await executions();
   expect(body.executions.long_running.map((e: any) => [e.tracking_id, e.running_seconds])).toEqual([[queued, 720]]);
   expect(body.executions.recent.find((e: any) => e.tracking_id === startedLate)).toMatchObject({ running_seconds: 300, health_status: 'HEALTHY' });
@@ -56,7 +60,14 @@ test('summary counts the last 24 hours by status; average duration is over compl
 
 test('recent lists execution objects, newest first, with running_seconds only while processing', async () => {
   const done = await insertExecution({ createdAgo: 3 * HOUR, company_name: 'Done Inc', industry_id: '52', duration_ms: 42_000 });
-  const failed = await insertExecution({ createdAgo: 2 * HOUR, processing_status: 'failed', error_pattern: 'TIMEOUT', error_source: null, error_message: 'step timed out', error_step: 'PDF_ENHANCEMENT' });
+  const failed = await insertExecution({
+    createdAgo: 2 * HOUR,
+    processing_status: 'failed',
+    error_pattern: 'TIMEOUT',
+    error_source: null,
+    error_message: 'step timed out',
+    error_step: 'PDF_ENHANCEMENT',
+  });
   const running = await insertExecution({ createdAgo: MINUTE, processing_status: 'processing', progress_percentage: 37 });
   const { recent } = (await executions()).executions;
   expect(recent.map((e: any) => e.tracking_id)).toEqual([running, failed, done]);
@@ -75,9 +86,17 @@ test('recent lists execution objects, newest first, with running_seconds only wh
     completed_at: new Date(NOW.getTime() - 3 * HOUR + 42_000).toISOString(),
     error: null,
   });
-  expect(recent[1]).toMatchObject({ health_status: 'FAILED', error: { message: 'step timed out', error_pattern: 'TIMEOUT', error_source: null, step: 'PDF_ENHANCEMENT' } });
+  expect(recent[1]).toMatchObject({
+    health_status: 'FAILED',
+    error: { message: 'step timed out', error_pattern: 'TIMEOUT', error_source: null, step: 'PDF_ENHANCEMENT' },
+  });
   expect(recent[1]).not.toHaveProperty('running_seconds');
-  expect(recent[0]).toMatchObject({ progress_percentage: 37, running_seconds: 60, duration_ms: 60_000, current_step: { step_number: 4, step_name: 'AI_ORCHESTRATION' } });
+  expect(recent[0]).toMatchObject({
+    progress_percentage: 37,
+    running_seconds: 60,
+    duration_ms: 60_000,
+    current_step: { step_number: 4, step_name: 'AI_ORCHESTRATION' },
+  });
 });
 
 test('health_status: DEGRADED after a retry or with missing visuals, TIMEOUT when failed by the stuck timer, HEALTHY otherwise', async () => {
@@ -125,8 +144,11 @@ test('status=all (the default) lists every status', async () => {
   expect((await executions()).executions.recent).toHaveLength(3);
 });
 
-test.each(['limit=0', 'limit=101', 'limit=abc', 'limit=1.5', 'limit=-1', 'limit=', 'status=running', 'status=ALL', 'sort=asc'])('%s is a 400', async (query) => {
-  const res = await admin.client.get(`dashboard/executions?${query}`);
-  expect(res.status).toBe(400);
-  expect(res.body).toMatchObject({ error: 'Bad request', code: 'VALIDATION_FAILED', message: expect.any(String), timestamp: expect.any(String) });
-});
+test.each(['limit=0', 'limit=101', 'limit=abc', 'limit=1.5', 'limit=-1', 'limit=', 'status=running', 'status=ALL', 'sort=asc'])(
+  '%s is a 400',
+  async (query) => {
+    const res = await admin.client.get(`dashboard/executions?${query}`);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ error: 'Bad request', code: 'VALIDATION_FAILED', message: expect.any(String), timestamp: expect.any(String) });
+  },
+);

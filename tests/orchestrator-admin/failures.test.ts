@@ -12,7 +12,14 @@ const failures = async (query = '') => {
 async function spreadErrors() {
   await insertLog({ atAgo: HOUR, error_pattern: 'RATE_LIMIT', error_source: 'AI_SERVICE', error_message: 'rate limited (1h)' });
   await insertLog({ atAgo: 3 * DAY, error_pattern: 'RATE_LIMIT', error_source: 'AI_SERVICE', error_message: 'rate limited (3d)' });
-  await insertLog({ atAgo: 20 * DAY, error_pattern: 'SQL_CONNECTION', error_source: 'SQL_DATABASE', step_name: 'STATUS_UPDATE', step_number: 2, error_message: 'login failed (20d)' });
+  await insertLog({
+    atAgo: 20 * DAY,
+    error_pattern: 'SQL_CONNECTION',
+    error_source: 'SQL_DATABASE',
+    step_name: 'STATUS_UPDATE',
+    step_number: 2,
+    error_message: 'login failed (20d)',
+  });
   await insertLog({ atAgo: 40 * DAY, error_pattern: 'OTHER', error_source: null, error_message: 'ancient' });
 }
 
@@ -47,7 +54,12 @@ test('error_patterns: occurrences, latest occurrence and up to three distinct re
   await insertLog({ atAgo: MINUTE, error_pattern: 'SCHEMA_MISSING', error_source: 'SQL_DATABASE', error_message: 'Invalid column name processing_step' });
   const { failure_analysis: analysis } = await failures();
   expect(analysis.error_patterns).toEqual([
-    { error_pattern: 'TIMEOUT', occurrences: 5, latest_occurrence: ago(2 * HOUR), sample_messages: 'AI call timed out | render timed out | step timed out after 120 s' },
+    {
+      error_pattern: 'TIMEOUT',
+      occurrences: 5,
+      latest_occurrence: ago(2 * HOUR),
+      sample_messages: 'AI call timed out | render timed out | step timed out after 120 s',
+    },
     { error_pattern: 'SCHEMA_MISSING', occurrences: 1, latest_occurrence: ago(MINUTE), sample_messages: 'Invalid column name processing_step' },
   ]);
   expect(analysis.troubleshooting_recommendations).toEqual([
@@ -64,7 +76,15 @@ test('error_patterns: occurrences, latest occurrence and up to three distinct re
 test('step failures: which steps fail, how often and when last', async () => {
   await insertLogs(3, { atAgo: 2 * HOUR, step_name: 'AI_ORCHESTRATION', step_number: 4 });
   await insertLog({ atAgo: HOUR, step_name: 'STORAGE_PROCESSING', step_number: 12, error_pattern: 'BLOB_CONNECTION', error_source: 'BLOB_STORAGE' });
-  await insertLog({ atAgo: HOUR, status: 'completed', step_name: 'PDF_ENHANCEMENT', step_number: 11, error_pattern: null, error_source: null, error_message: null });
+  await insertLog({
+    atAgo: HOUR,
+    status: 'completed',
+    step_name: 'PDF_ENHANCEMENT',
+    step_number: 11,
+    error_pattern: null,
+    error_source: null,
+    error_message: null,
+  });
   expect((await failures()).failure_analysis.step_failures).toEqual([
     { step_number: 4, step_name: 'AI_ORCHESTRATION', failures: 3, percentage: 75, latest_failure: ago(2 * HOUR) },
     { step_number: 12, step_name: 'STORAGE_PROCESSING', failures: 1, percentage: 25, latest_failure: ago(HOUR) },
@@ -73,7 +93,16 @@ test('step failures: which steps fail, how often and when last', async () => {
 
 test('affected clients: the failed executions of the window, newest first, with what failed', async () => {
   const first = await insertExecution({ createdAgo: 3 * HOUR, processing_status: 'failed', company_name: 'Beta LLC', duration_ms: 5000 });
-  const second = await insertExecution({ createdAgo: HOUR, processing_status: 'failed', company_name: 'Acme Corp', error_pattern: 'BLOB_CONNECTION', error_source: 'BLOB_STORAGE', error_step: 'STORAGE_PROCESSING', error_message: 'container unreachable', duration_ms: 7000 });
+  const second = await insertExecution({
+    createdAgo: HOUR,
+    processing_status: 'failed',
+    company_name: 'Acme Corp',
+    error_pattern: 'BLOB_CONNECTION',
+    error_source: 'BLOB_STORAGE',
+    error_step: 'STORAGE_PROCESSING',
+    error_message: 'container unreachable',
+    duration_ms: 7000,
+  });
   await insertExecution({ createdAgo: 2 * HOUR, processing_status: 'completed' });
   await insertExecution({ createdAgo: 2 * DAY, processing_status: 'failed' });
   const { affected_clients } = (await failures()).failure_analysis;

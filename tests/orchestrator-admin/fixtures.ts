@@ -18,7 +18,9 @@ export const ago = (ms: number) => new Date(NOW.getTime() - ms).toISOString();
 
 /** Fakes Date only (the in-process host keeps real timers), pinned at NOW. */
 export function useFakeClock(at: Date = NOW): void {
-  jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'setTimeout', 'setInterval', 'clearTimeout', 'clearInterval', 'queueMicrotask', 'hrtime', 'performance'] });
+  jest.useFakeTimers({
+    doNotFake: ['nextTick', 'setImmediate', 'setTimeout', 'setInterval', 'clearTimeout', 'clearInterval', 'queueMicrotask', 'hrtime', 'performance'],
+  });
   jest.setSystemTime(at);
 }
 

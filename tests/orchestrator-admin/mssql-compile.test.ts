@@ -5,9 +5,24 @@ import { expectValidTsql, recordAzureSql } from '../helpers/tsql';
  * query and answers one placeholder row, enough for the domain code to go on to its next query.
  */
 const placeholderRow = {
-  tracking_id: 'trk_1', company_name: 'Acme', industry_id: '54', processing_status: 'processing', progress_percentage: 10, attempts: 1,
-  created_at: new Date(), started_at: new Date(), completed_at: null, updated_at: new Date(), submission: '{}', assets: null,
-  count: 0, total: 1, value: 'AI_SERVICE', latest: new Date(), hour: '2026-01-01T00', bucket: '2026-01-01',
+  tracking_id: 'trk_1',
+  company_name: 'Acme',
+  industry_id: '54',
+  processing_status: 'processing',
+  progress_percentage: 10,
+  attempts: 1,
+  created_at: new Date(),
+  started_at: new Date(),
+  completed_at: null,
+  updated_at: new Date(),
+  submission: '{}',
+  assets: null,
+  count: 0,
+  total: 1,
+  value: 'AI_SERVICE',
+  latest: new Date(),
+  hour: '2026-01-01T00',
+  bucket: '2026-01-01',
 };
 const { statements: compiled } = recordAzureSql(placeholderRow);
 

@@ -134,7 +134,14 @@ describe('alerts: each threshold just under and just over', () => {
     await insertLogs(6, { error_source: 'SQL_DATABASE', error_pattern: 'SCHEMA_MISSING' });
     await insertLogs(4, { error_source: 'BLOB_STORAGE', error_pattern: 'BLOB_CONNECTION' });
     await insertExecution({ processing_status: 'processing', createdAgo: 30 * MINUTE });
-    expect(await types()).toEqual(['HIGH:FAILURE_RATE', 'HIGH:AI_SERVICE_ISSUES', 'HIGH:SCHEMA_MISSING', 'MEDIUM:DATABASE_ISSUES', 'MEDIUM:STORAGE_ISSUES', 'MEDIUM:LONG_RUNNING']);
+    expect(await types()).toEqual([
+      'HIGH:FAILURE_RATE',
+      'HIGH:AI_SERVICE_ISSUES',
+      'HIGH:SCHEMA_MISSING',
+      'MEDIUM:DATABASE_ISSUES',
+      'MEDIUM:STORAGE_ISSUES',
+      'MEDIUM:LONG_RUNNING',
+    ]);
     expect((await overview()).dashboard.health.score).toBe(0);
   });
 });
@@ -177,8 +184,22 @@ test('hourly trends: 24 buckets ending with the current hour, by creation time, 
   expect(hourly).toHaveLength(24);
   const currentHour = new Date(NOW.getTime() - 30 * MINUTE);
   expect(hourly[23]).toEqual({ hour: currentHour.toISOString(), executions: 3, completed: 2, failed: 0, processing: 1, avg_duration_ms: 2000 });
-  expect(hourly[20]).toEqual({ hour: new Date(currentHour.getTime() - 3 * HOUR).toISOString(), executions: 1, completed: 0, failed: 1, processing: 0, avg_duration_ms: null });
-  expect(hourly[0]).toEqual({ hour: new Date(currentHour.getTime() - 23 * HOUR).toISOString(), executions: 1, completed: 1, failed: 0, processing: 0, avg_duration_ms: 7000 });
+  expect(hourly[20]).toEqual({
+    hour: new Date(currentHour.getTime() - 3 * HOUR).toISOString(),
+    executions: 1,
+    completed: 0,
+    failed: 1,
+    processing: 0,
+    avg_duration_ms: null,
+  });
+  expect(hourly[0]).toEqual({
+    hour: new Date(currentHour.getTime() - 23 * HOUR).toISOString(),
+    executions: 1,
+    completed: 1,
+    failed: 0,
+    processing: 0,
+    avg_duration_ms: 7000,
+  });
   expect(hourly.reduce((sum: number, h: any) => sum + h.executions, 0)).toBe(5);
 });
 

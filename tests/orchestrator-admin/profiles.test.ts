@@ -91,8 +91,11 @@ test('no match: total 0 and no pages', async () => {
   expect((await profiles('?search=nothing-like-this&page=2')).pagination).toEqual({ page: 2, limit: 20, total: 0, totalPages: 0 });
 });
 
-test.each(['page=0', 'page=-1', 'page=abc', 'page=1.5', 'page=', 'limit=0', 'limit=101', 'limit=x', 'status=done', `search=${'a'.repeat(101)}`, 'q=acme'])('%s is a 400', async (query) => {
-  const res = await client.get(`profiles?${query}`);
-  expect(res.status).toBe(400);
-  expect(res.body).toMatchObject({ error: 'Bad request', message: expect.any(String) });
-});
+test.each(['page=0', 'page=-1', 'page=abc', 'page=1.5', 'page=', 'limit=0', 'limit=101', 'limit=x', 'status=done', `search=${'a'.repeat(101)}`, 'q=acme'])(
+  '%s is a 400',
+  async (query) => {
+    const res = await client.get(`profiles?${query}`);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ error: 'Bad request', message: expect.any(String) });
+  },
+);

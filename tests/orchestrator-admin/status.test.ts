@@ -16,13 +16,49 @@ test('a completed execution: submission, ordered logs, metrics in both places an
     duration_ms: 90_000,
     assets: JSON.stringify([
       { kind: 'pdf', blob: 'trk/report.pdf', contentType: 'application/pdf', fileName: 'report.pdf', size: 13 },
-      { kind: 'presentation', blob: 'trk/deck.pptx', contentType: 'application/vnd.openxmlformats-officedocument.presentationml.presentation', fileName: 'deck.pptx', size: 7 },
+      {
+        kind: 'presentation',
+        blob: 'trk/deck.pptx',
+        contentType: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+        fileName: 'deck.pptx',
+        size: 7,
+      },
     ]),
   });
-  const steps: [number, string][] = [[0, 'WORKFLOW_START'], [1, 'PROFILE_RETRIEVAL'], [2, 'STATUS_UPDATE'], [3, 'DATA_PREPARATION'], [4, 'AI_ORCHESTRATION'], [5, 'EXECUTIVE_SUMMARY'], [11, 'PDF_ENHANCEMENT'], [12, 'STORAGE_PROCESSING'], [99, 'WORKFLOW_COMPLETE']];
+  const steps: [number, string][] = [
+    [0, 'WORKFLOW_START'],
+    [1, 'PROFILE_RETRIEVAL'],
+    [2, 'STATUS_UPDATE'],
+    [3, 'DATA_PREPARATION'],
+    [4, 'AI_ORCHESTRATION'],
+    [5, 'EXECUTIVE_SUMMARY'],
+    [11, 'PDF_ENHANCEMENT'],
+    [12, 'STORAGE_PROCESSING'],
+    [99, 'WORKFLOW_COMPLETE'],
+  ];
   for (const [i, [number, name]] of steps.entries()) {
-    await insertLog({ tracking_id: trackingId, step_number: number, step_name: name, status: 'started', atAgo: HOUR - i * 1000, error_pattern: null, error_source: null, error_message: null });
-    await insertLog({ tracking_id: trackingId, step_number: number, step_name: name, status: 'completed', atAgo: HOUR - i * 1000 - 500, tokens_used: number === 4 ? 900 : null, metadata: JSON.stringify({ step: name }), error_pattern: null, error_source: null, error_message: null });
+    await insertLog({
+      tracking_id: trackingId,
+      step_number: number,
+      step_name: name,
+      status: 'started',
+      atAgo: HOUR - i * 1000,
+      error_pattern: null,
+      error_source: null,
+      error_message: null,
+    });
+    await insertLog({
+      tracking_id: trackingId,
+      step_number: number,
+      step_name: name,
+      status: 'completed',
+      atAgo: HOUR - i * 1000 - 500,
+      tokens_used: number === 4 ? 900 : null,
+      metadata: JSON.stringify({ step: name }),
+      error_pattern: null,
+      error_source: null,
+      error_message: null,
+    });
   }
   await insertLog({ tracking_id: 'someone-else', step_number: 4 });
 
@@ -61,7 +97,14 @@ test('a completed execution: submission, ordered logs, metrics in both places an
   expect(body.downloadLinks).toHaveLength(2);
   expect(body.data.downloadLinks).toEqual(body.downloadLinks);
   expect(body.data.downloads).toEqual([
-    { kind: 'pdf', fileName: 'report.pdf', contentType: 'application/pdf', size: 13, url: body.downloadLinks[0], expiresAt: new Date(REAL_START.getTime() + HOUR).toISOString() },
+    {
+      kind: 'pdf',
+      fileName: 'report.pdf',
+      contentType: 'application/pdf',
+      size: 13,
+      url: body.downloadLinks[0],
+      expiresAt: new Date(REAL_START.getTime() + HOUR).toISOString(),
+    },
     expect.objectContaining({ kind: 'presentation', fileName: 'deck.pptx', url: body.downloadLinks[1] }),
   ]);
   jest.useRealTimers();
@@ -80,10 +123,30 @@ test('a completed execution: submission, ordered logs, metrics in both places an
 
 test('a processing execution reports its current step and counts completed steps', async () => {
   const trackingId = await insertExecution({ processing_status: 'processing', createdAgo: 2 * MINUTE, progress_percentage: 38 });
-  for (const [number, name] of [[0, 'WORKFLOW_START'], [1, 'PROFILE_RETRIEVAL'], [2, 'STATUS_UPDATE']] as const) {
-    await insertLog({ tracking_id: trackingId, step_number: number, step_name: name, status: 'completed', error_pattern: null, error_source: null, error_message: null });
+  for (const [number, name] of [
+    [0, 'WORKFLOW_START'],
+    [1, 'PROFILE_RETRIEVAL'],
+    [2, 'STATUS_UPDATE'],
+  ] as const) {
+    await insertLog({
+      tracking_id: trackingId,
+      step_number: number,
+      step_name: name,
+      status: 'completed',
+      error_pattern: null,
+      error_source: null,
+      error_message: null,
+    });
   }
-  await insertLog({ tracking_id: trackingId, step_number: 4, step_name: 'AI_ORCHESTRATION', status: 'started', error_pattern: null, error_source: null, error_message: null });
+  await insertLog({
+    tracking_id: trackingId,
+    step_number: 4,
+    step_name: 'AI_ORCHESTRATION',
+    status: 'started',
+    error_pattern: null,
+    error_source: null,
+    error_message: null,
+  });
   const { body } = await admin.client.get(`status/${trackingId}`);
   expect(body.status).toBe('processing');
   const metrics = { progress_percentage: 38, completed_steps: 3, total_steps: 8, current_step: 'AI_ORCHESTRATION', current_step_number: 4 };
@@ -94,11 +157,19 @@ test('a processing execution reports its current step and counts completed steps
 });
 
 test('a failed execution shows its classified error and the failed log step', async () => {
-  const trackingId = await insertExecution({ processing_status: 'failed', error_pattern: 'RATE_LIMIT', error_message: '429 Too Many Requests', error_step: 'AI_ORCHESTRATION' });
+  const trackingId = await insertExecution({
+    processing_status: 'failed',
+    error_pattern: 'RATE_LIMIT',
+    error_message: '429 Too Many Requests',
+    error_step: 'AI_ORCHESTRATION',
+  });
   await insertLog({ tracking_id: trackingId, error_pattern: 'RATE_LIMIT', error_message: '429 Too Many Requests', error_details: '{"retryAfter":20}' });
   const { body } = await admin.client.get(`status/${trackingId}`);
   expect(body.status).toBe('failed');
-  expect(body.data.execution).toMatchObject({ health_status: 'FAILED', error: { message: '429 Too Many Requests', error_pattern: 'RATE_LIMIT', error_source: 'AI_SERVICE', step: 'AI_ORCHESTRATION' } });
+  expect(body.data.execution).toMatchObject({
+    health_status: 'FAILED',
+    error: { message: '429 Too Many Requests', error_pattern: 'RATE_LIMIT', error_source: 'AI_SERVICE', step: 'AI_ORCHESTRATION' },
+  });
   expect(body.data.logs).toEqual([expect.objectContaining({ status: 'failed', error_pattern: 'RATE_LIMIT', error_details: '{"retryAfter":20}' })]);
   expect(body.processing_metrics.current_step).toBeNull();
 });

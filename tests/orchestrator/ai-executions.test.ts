@@ -10,7 +10,13 @@ describe('executions with the openai provider (local chat-completions server)', 
   beforeAll(async () => {
     chat = await startChatServer();
     host = await startTestHost({
-      env: { VISUAL_URL: `http://127.0.0.1:${await deadPort()}/visual`, ORCHESTRATOR_AI_ENDPOINT: chat.url, ORCHESTRATOR_AI_MAX_RETRIES: '2', ORCHESTRATOR_AI_TIMEOUT_MS: '2000', ORCHESTRATOR_LOG_FLUSH_MS: '20' },
+      env: {
+        VISUAL_URL: `http://127.0.0.1:${await deadPort()}/visual`,
+        ORCHESTRATOR_AI_ENDPOINT: chat.url,
+        ORCHESTRATOR_AI_MAX_RETRIES: '2',
+        ORCHESTRATOR_AI_TIMEOUT_MS: '2000',
+        ORCHESTRATOR_LOG_FLUSH_MS: '20',
+      },
     });
   });
   afterAll(async () => {
@@ -24,7 +30,11 @@ describe('executions with the openai provider (local chat-completions server)', 
     await waitForStatus('ai-ok', 'completed');
     const rows = await waitForRows('ai-ok', stepsFor('free').length * 2);
     const completed = rows.filter((r) => r.status === 'completed');
-    expect(completed.filter((r) => r.step_number! >= 5 && r.step_number! <= 10).map((r) => [r.step_number, r.tokens_used])).toEqual([[5, 100], [6, 100], [10, 100]]);
+    expect(completed.filter((r) => r.step_number! >= 5 && r.step_number! <= 10).map((r) => [r.step_number, r.tokens_used])).toEqual([
+      [5, 100],
+      [6, 100],
+      [10, 100],
+    ]);
     expect(completed.find((r) => r.step_number === 4)!.tokens_used).toBe(300);
     expect(JSON.parse(completed.find((r) => r.step_number === 5)!.metadata!)).toMatchObject({ provider: 'openai', tokens_used: 100 });
   });

@@ -12,7 +12,17 @@ const analysis = analyse(ACME);
 describe('openai provider against a local chat-completions server', () => {
   let server: ChatServer;
   const provider = (env: Record<string, string> = {}) =>
-    new OpenAiProvider('openai', parseConfig({ SERVICES: 'orchestrator', ORCHESTRATOR_AI_ENDPOINT: server.url, ORCHESTRATOR_AI_MODEL: 'test-model', ORCHESTRATOR_AI_MAX_RETRIES: '2', ORCHESTRATOR_AI_TIMEOUT_MS: '2000', ...env }));
+    new OpenAiProvider(
+      'openai',
+      parseConfig({
+        SERVICES: 'orchestrator',
+        ORCHESTRATOR_AI_ENDPOINT: server.url,
+        ORCHESTRATOR_AI_MODEL: 'test-model',
+        ORCHESTRATOR_AI_MAX_RETRIES: '2',
+        ORCHESTRATOR_AI_TIMEOUT_MS: '2000',
+        ...env,
+      }),
+    );
 
   beforeAll(async () => {
     server = await startChatServer();
@@ -32,7 +42,10 @@ describe('openai provider against a local chat-completions server', () => {
   });
 
   it('retries a 429 after the Retry-After the server asks for, then succeeds', async () => {
-    server.script([{ status: 429, retryAfter: '1' }, { status: 200, tokens: 50 }]);
+    server.script([
+      { status: 429, retryAfter: '1' },
+      { status: 200, tokens: 50 },
+    ]);
     const draft = await provider().writeSection(section, analysis);
     expect(draft.tokensUsed).toBe(50);
     expect(server.requests).toHaveLength(2);
@@ -42,7 +55,9 @@ describe('openai provider against a local chat-completions server', () => {
 
   it('a persistent 429 fails after the retries and is classified RATE_LIMIT from AI_SERVICE', async () => {
     server.script([{ status: 429, retryAfter: '0' }]);
-    const error = await provider().writeSection(section, analysis).catch((e: unknown) => e);
+    const error = await provider()
+      .writeSection(section, analysis)
+      .catch((e: unknown) => e);
     expect(server.requests).toHaveLength(3);
     expect(classifyError(error)).toEqual({ pattern: 'RATE_LIMIT', source: 'AI_SERVICE' });
   });
@@ -56,7 +71,9 @@ describe('openai provider against a local chat-completions server', () => {
 
   it('a persistent 500 is classified AI_SERVICE', async () => {
     server.script([{ status: 500 }]);
-    const error = await provider({ ORCHESTRATOR_AI_MAX_RETRIES: '0' }).writeSection(section, analysis).catch((e: unknown) => e);
+    const error = await provider({ ORCHESTRATOR_AI_MAX_RETRIES: '0' })
+      .writeSection(section, analysis)
+      .catch((e: unknown) => e);
     expect(server.requests).toHaveLength(1);
     expect(classifyError(error)).toEqual({ pattern: 'AI_SERVICE', source: 'AI_SERVICE' });
   });
@@ -64,7 +81,9 @@ describe('openai provider against a local chat-completions server', () => {
   it('a server that never answers times out, is retried, and is classified TIMEOUT', async () => {
     server.script(['hang']);
     const started = Date.now();
-    const error = await provider({ ORCHESTRATOR_AI_TIMEOUT_MS: '300', ORCHESTRATOR_AI_MAX_RETRIES: '1' }).writeSection(section, analysis).catch((e: unknown) => e);
+    const error = await provider({ ORCHESTRATOR_AI_TIMEOUT_MS: '300', ORCHESTRATOR_AI_MAX_RETRIES: '1' })
+      .writeSection(section, analysis)
+      .catch((e: unknown) => e);
     expect(server.requests).toHaveLength(2);
     expect(Date.now() - started).toBeLessThan(5000);
     expect(classifyError(error)).toEqual({ pattern: 'TIMEOUT', source: 'AI_SERVICE' });

@@ -38,22 +38,38 @@ export async function startChatServer(): Promise<ChatServer> {
       if (reply.status !== 200) {
         const headers: Record<string, string> = { 'content-type': 'application/json' };
         if ('retryAfter' in reply && reply.retryAfter !== undefined) headers['retry-after'] = reply.retryAfter;
-        res.writeHead(reply.status, headers).end(JSON.stringify(('body' in reply && reply.body) || { error: { message: reply.status === 429 ? 'Rate limit reached for requests' : 'The server had an error', type: 'server_error' } }));
+        res.writeHead(reply.status, headers).end(
+          JSON.stringify(
+            ('body' in reply && reply.body) || {
+              error: { message: reply.status === 429 ? 'Rate limit reached for requests' : 'The server had an error', type: 'server_error' },
+            },
+          ),
+        );
         return;
       }
       const section = /Section: (.*)/.exec(body.messages[1]?.content ?? '')?.[1] ?? 'section';
       const tokens = ('tokens' in reply && reply.tokens) || 120;
       const delayMs = ('delayMs' in reply && reply.delayMs) || 0;
-      setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(
-        JSON.stringify({
-          id: `chatcmpl-${requests.length}`,
-          object: 'chat.completion',
-          created: Math.floor(Date.now() / 1000),
-          model: body.model,
-          choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: ('content' in reply && reply.content) || `AI text for ${section}.` } }],
-          usage: { prompt_tokens: tokens - 20, completion_tokens: 20, total_tokens: tokens },
-        }),
-      ), delayMs);
+      setTimeout(
+        () =>
+          res.writeHead(200, { 'content-type': 'application/json' }).end(
+            JSON.stringify({
+              id: `chatcmpl-${requests.length}`,
+              object: 'chat.completion',
+              created: Math.floor(Date.now() / 1000),
+              model: body.model,
+              choices: [
+                {
+                  index: 0,
+                  finish_reason: 'stop',
+                  message: { role: 'assistant', content: ('content' in reply && reply.content) || `AI text for ${section}.` },
+                },
+              ],
+              usage: { prompt_tokens: tokens - 20, completion_tokens: 20, total_tokens: tokens },
+            }),
+          ),
+        delayMs,
+      );
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

@@ -16,7 +16,13 @@ describe('orchestrator test endpoints (admin)', () => {
   it('POST /orchestrator/test-workflow-logger logs every stage and finds its rows', async () => {
     const response = await host.fetch('/orchestrator/test-workflow-logger', { method: 'POST', headers: bearer(adminToken) });
     expect(response.status).toBe(200);
-    const body = (await response.json()) as { success: boolean; trackingId: string; steps: { step_number: number; console_message: string }[]; persistence: { expectedRows: number; persistedRows: number; tableAvailable: boolean }; logSearchTips: string[] };
+    const body = (await response.json()) as {
+      success: boolean;
+      trackingId: string;
+      steps: { step_number: number; console_message: string }[];
+      persistence: { expectedRows: number; persistedRows: number; tableAvailable: boolean };
+      logSearchTips: string[];
+    };
     expect(body.success).toBe(true);
     expect(body.steps.map((s) => s.step_number)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 99]);
     expect(body.steps[0].console_message).toBe('WORKFLOW_0_WORKFLOW_START');
@@ -29,7 +35,13 @@ describe('orchestrator test endpoints (admin)', () => {
   it('POST /orchestrator/test-enhanced-orchestrator runs a real execution and reports its tracking', async () => {
     const response = await host.fetch('/orchestrator/test-enhanced-orchestrator', { method: 'POST', headers: bearer(adminToken) });
     expect(response.status).toBe(200);
-    const body = (await response.json()) as { success: boolean; trackingId: string; message: string; diagnostic: unknown; workflowTracking: { totalSteps: number; completedSteps: number; totalDuration: number } };
+    const body = (await response.json()) as {
+      success: boolean;
+      trackingId: string;
+      message: string;
+      diagnostic: unknown;
+      workflowTracking: { totalSteps: number; completedSteps: number; totalDuration: number };
+    };
     expect(body).toMatchObject({
       success: true,
       diagnostic: { enhancedAdminHandlerUsed: true, workflowLoggerActive: true, version: 'enhanced-v1.0' },

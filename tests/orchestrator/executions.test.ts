@@ -47,11 +47,20 @@ describe('report executions from the queue (visual service down, offline AI)', (
     const steps = stepsFor('pro');
     const rows = await waitForRows('t-order', steps.length * 2);
     const expected = [
-      ...[0, 1, 2, 3].flatMap((n) => [[n, 'started'], [n, 'completed']]),
+      ...[0, 1, 2, 3].flatMap((n) => [
+        [n, 'started'],
+        [n, 'completed'],
+      ]),
       [4, 'started'],
-      ...[5, 6, 7, 8, 9, 10].flatMap((n) => [[n, 'started'], [n, 'completed']]),
+      ...[5, 6, 7, 8, 9, 10].flatMap((n) => [
+        [n, 'started'],
+        [n, 'completed'],
+      ]),
       [4, 'completed'],
-      ...[11, 12, 99].flatMap((n) => [[n, 'started'], [n, 'completed']]),
+      ...[11, 12, 99].flatMap((n) => [
+        [n, 'started'],
+        [n, 'completed'],
+      ]),
     ];
     expect(rows.map((r) => [r.step_number, r.status])).toEqual(expected);
     expect(rows.filter((r) => r.status === 'completed').every((r) => typeof r.duration_ms === 'number')).toBe(true);
@@ -94,9 +103,21 @@ describe('report executions from the queue (visual service down, offline AI)', (
 
   it('an execution whose run died midway is restarted cleanly by the redelivered message', async () => {
     const longAgo = new Date(Date.now() - 20 * 60_000).toISOString();
-    await insertExecution({ trackingId: 't-died', companyName: ACME.company_name, industryId: ACME.industry_id, submission: ACME, requestedBy: 'u', plan: 'free', now: longAgo });
+    await insertExecution({
+      trackingId: 't-died',
+      companyName: ACME.company_name,
+      industryId: ACME.industry_id,
+      submission: ACME,
+      requestedBy: 'u',
+      plan: 'free',
+      now: longAgo,
+    });
     // The first run got to DATA_PREPARATION, then its instance disappeared.
-    await db().updateTable('orchestrator_executions').set({ attempts: 1, started_at: longAgo, current_step: 3, current_step_name: 'DATA_PREPARATION', progress_percentage: 36 }).where('tracking_id', '=', 't-died').execute();
+    await db()
+      .updateTable('orchestrator_executions')
+      .set({ attempts: 1, started_at: longAgo, current_step: 3, current_step_name: 'DATA_PREPARATION', progress_percentage: 36 })
+      .where('tracking_id', '=', 't-died')
+      .execute();
     await enqueueJson(config().ORCHESTRATOR_QUEUE, { trackingId: 't-died' });
     const done = await waitForStatus('t-died', 'completed');
     expect(done.attempts).toBe(2);
@@ -107,10 +128,24 @@ describe('report executions from the queue (visual service down, offline AI)', (
 
   it('the timer fails an execution stuck in processing past the threshold with a TIMEOUT error', async () => {
     // Stored but never enqueued: a lost message.
-    await insertExecution({ trackingId: 't-stuck', companyName: ACME.company_name, industryId: ACME.industry_id, submission: ACME, requestedBy: 'u', plan: 'pro', now: new Date().toISOString() });
+    await insertExecution({
+      trackingId: 't-stuck',
+      companyName: ACME.company_name,
+      industryId: ACME.industry_id,
+      submission: ACME,
+      requestedBy: 'u',
+      plan: 'pro',
+      now: new Date().toISOString(),
+    });
     const timer = orchestrator.functions.find((f): f is TimerFunction => f.kind === 'timer' && f.name === 'orchestrator-fail-stuck-executions')!;
-    const tick = () => timer.handler({ isPastDue: false, schedule: { adjustForDST: false }, scheduleStatus: { last: '', next: '', lastUpdated: '' } }, new InvocationContext({ functionName: timer.name }));
-    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'setTimeout', 'setInterval', 'clearTimeout', 'clearInterval', 'queueMicrotask', 'hrtime', 'performance'] });
+    const tick = () =>
+      timer.handler(
+        { isPastDue: false, schedule: { adjustForDST: false }, scheduleStatus: { last: '', next: '', lastUpdated: '' } },
+        new InvocationContext({ functionName: timer.name }),
+      );
+    jest.useFakeTimers({
+      doNotFake: ['nextTick', 'setImmediate', 'setTimeout', 'setInterval', 'clearTimeout', 'clearInterval', 'queueMicrotask', 'hrtime', 'performance'],
+    });
     try {
       jest.setSystemTime(Date.now() + 29 * 60_000);
       await tick();
@@ -131,11 +166,23 @@ describe('report executions from the queue (visual service down, offline AI)', (
     const seen: number[] = [];
     const offline = new OfflineProvider();
     // The offline writer, observing the stored progress each time a section starts.
-    const observing = { name: 'offline' as const, offline: true, writeSection: async (...args: Parameters<typeof offline.writeSection>) => {
-      seen.push((await execution('t-progress'))!.progress_percentage);
-      return offline.writeSection(...args);
-    } };
-    await insertExecution({ trackingId: 't-progress', companyName: ACME.company_name, industryId: ACME.industry_id, submission: ACME, requestedBy: 'u', plan: 'pro', now: new Date().toISOString() });
+    const observing = {
+      name: 'offline' as const,
+      offline: true,
+      writeSection: async (...args: Parameters<typeof offline.writeSection>) => {
+        seen.push((await execution('t-progress'))!.progress_percentage);
+        return offline.writeSection(...args);
+      },
+    };
+    await insertExecution({
+      trackingId: 't-progress',
+      companyName: ACME.company_name,
+      industryId: ACME.industry_id,
+      submission: ACME,
+      requestedBy: 'u',
+      plan: 'pro',
+      now: new Date().toISOString(),
+    });
     const result = await runExecution('t-progress', { ai: observing });
     expect(result.outcome).toBe('completed');
     // 14 steps; sections start after 4, 5, ... 9 completed steps.

@@ -34,27 +34,45 @@ export { waitFor };
 
 /** Stores an execution as POST /api/reports would (requested by `userId`) and enqueues its message. */
 export async function submitDirect(trackingId: string, plan: Plan, request: ReportRequest = ACME, userId = 'user-direct'): Promise<void> {
-  await insertExecution({ trackingId, companyName: request.company_name, industryId: request.industry_id, submission: request, requestedBy: userId, plan, now: new Date().toISOString() });
+  await insertExecution({
+    trackingId,
+    companyName: request.company_name,
+    industryId: request.industry_id,
+    submission: request,
+    requestedBy: userId,
+    plan,
+    now: new Date().toISOString(),
+  });
   await enqueueJson(config().ORCHESTRATOR_QUEUE, { trackingId });
 }
 
-export const execution = (trackingId: string) => db().selectFrom('orchestrator_executions').selectAll().where('tracking_id', '=', trackingId).executeTakeFirst();
+export const execution = (trackingId: string) =>
+  db().selectFrom('orchestrator_executions').selectAll().where('tracking_id', '=', trackingId).executeTakeFirst();
 
-export const logRows = (trackingId: string) => db().selectFrom('orchestrator_processing_log').selectAll().where('tracking_id', '=', trackingId).orderBy('id').execute();
+export const logRows = (trackingId: string) =>
+  db().selectFrom('orchestrator_processing_log').selectAll().where('tracking_id', '=', trackingId).orderBy('id').execute();
 
 export function waitForStatus(trackingId: string, status: 'completed' | 'failed', timeoutMs = 30_000) {
-  return waitFor(async () => {
-    const row = await execution(trackingId);
-    return row?.processing_status === status ? row : undefined;
-  }, timeoutMs, `${trackingId} ${status}`);
+  return waitFor(
+    async () => {
+      const row = await execution(trackingId);
+      return row?.processing_status === status ? row : undefined;
+    },
+    timeoutMs,
+    `${trackingId} ${status}`,
+  );
 }
 
 /** Rows of a finished execution (the runner flushes them at the end of its invocation). */
 export function waitForRows(trackingId: string, count: number) {
-  return waitFor(async () => {
-    const rows = await logRows(trackingId);
-    return rows.length >= count ? rows : undefined;
-  }, 10_000, `${count} log rows of ${trackingId}`);
+  return waitFor(
+    async () => {
+      const rows = await logRows(trackingId);
+      return rows.length >= count ? rows : undefined;
+    },
+    10_000,
+    `${count} log rows of ${trackingId}`,
+  );
 }
 
 /** Captures the workflow logger's console lines (stdout), swallowing the host's other JSON log lines meanwhile. */

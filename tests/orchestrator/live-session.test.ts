@@ -20,8 +20,13 @@ describe('the orchestrator judges access tokens by live state at identity', () =
   afterEach(() => jest.useRealTimers());
 
   const idCall = (token: string, method: string, path: string, body?: unknown) =>
-    host.fetch(`/identity${path}`, { method, headers: { ...bearer(token), 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-  const submit = (token: string) => host.fetch('/orchestrator/api/reports', { method: 'POST', headers: { ...bearer(token), 'content-type': 'application/json' }, body: JSON.stringify(ACME) });
+    host.fetch(`/identity${path}`, {
+      method,
+      headers: { ...bearer(token), 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  const submit = (token: string) =>
+    host.fetch('/orchestrator/api/reports', { method: 'POST', headers: { ...bearer(token), 'content-type': 'application/json' }, body: JSON.stringify(ACME) });
   const status = (token: string, trackingId: string) => host.fetch(`/orchestrator/api/reports/${trackingId}`, { headers: bearer(token) });
   const dashboard = (token: string) => host.fetch('/orchestrator/api/admin/dashboard/overview', { headers: bearer(token) });
   const loggerTest = (token: string) => host.fetch('/orchestrator/test-workflow-logger', { method: 'POST', headers: bearer(token) });
@@ -48,7 +53,7 @@ describe('the orchestrator judges access tokens by live state at identity', () =
     expect((await submit(user.accessToken)).status).toBe(401);
   });
 
-  test('an admin whose role was removed loses the dashboard, another user\'s status and the test endpoints', async () => {
+  test("an admin whose role was removed loses the dashboard, another user's status and the test endpoints", async () => {
     const customer = await signIn(host, 'customer-of-admin@example.com');
     const { trackingId } = (await (await submit(customer.accessToken)).json()) as { trackingId: string };
     expect((await idCall(superAdmin.accessToken, 'POST', '/admin/users', { email: 'temp-admin@example.com', role: 'admin' })).status).toBe(201);
@@ -62,7 +67,7 @@ describe('the orchestrator judges access tokens by live state at identity', () =
     }
   });
 
-  test('the plan of a report is the user\'s plan now, not the one in the token', async () => {
+  test("the plan of a report is the user's plan now, not the one in the token", async () => {
     const user = await signIn(host, 'upgrader@example.com');
     const setPlan = (plan: string) => idCall(superAdmin.accessToken, 'PUT', `/admin/users/${user.user.id}/plan`, { plan });
     const planOfNewReport = async () => {

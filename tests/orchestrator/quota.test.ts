@@ -15,7 +15,12 @@ describe('report quotas per plan and calendar month (UTC)', () => {
   afterAll(() => host.stop());
   afterEach(() => jest.useRealTimers());
 
-  const submit = (user: SignedIn) => host.fetch('/orchestrator/api/reports', { method: 'POST', headers: { ...bearer(user.accessToken), 'content-type': 'application/json' }, body: JSON.stringify(ACME) });
+  const submit = (user: SignedIn) =>
+    host.fetch('/orchestrator/api/reports', {
+      method: 'POST',
+      headers: { ...bearer(user.accessToken), 'content-type': 'application/json' },
+      body: JSON.stringify(ACME),
+    });
 
   test('the free plan advertises the quota it is held to, and the next report is refused with 429 until the month turns', async () => {
     const plans = (await (await host.fetch('/payment/plans')).json()) as { plans: { id: string; features: string[] }[] };
@@ -33,8 +38,14 @@ describe('report quotas per plan and calendar month (UTC)', () => {
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toBe('60');
     expect(await refused.json()).toEqual({
-      error: 'Too many requests', message: expect.stringContaining('2 reports per month'), code: 'REPORT_QUOTA_EXCEEDED', timestamp: expect.any(String),
-      plan: 'free', limit: 2, count: 2, resetsAt: '2031-07-01T00:00:00.000Z',
+      error: 'Too many requests',
+      message: expect.stringContaining('2 reports per month'),
+      code: 'REPORT_QUOTA_EXCEEDED',
+      timestamp: expect.any(String),
+      plan: 'free',
+      limit: 2,
+      count: 2,
+      resetsAt: '2031-07-01T00:00:00.000Z',
     });
 
     jest.setSystemTime(new Date('2031-07-01T00:00:01Z'));
@@ -51,7 +62,11 @@ describe('report quotas per plan and calendar month (UTC)', () => {
   test('an unlimited plan is never refused', async () => {
     const user = await signIn(host, 'quota-enterprise@example.com');
     const admin = await signIn(host, 'admin@example.com');
-    const put = await host.fetch(`/identity/admin/users/${user.user.id}/plan`, { method: 'PUT', headers: { ...bearer(admin.accessToken), 'content-type': 'application/json' }, body: JSON.stringify({ plan: 'enterprise' }) });
+    const put = await host.fetch(`/identity/admin/users/${user.user.id}/plan`, {
+      method: 'PUT',
+      headers: { ...bearer(admin.accessToken), 'content-type': 'application/json' },
+      body: JSON.stringify({ plan: 'enterprise' }),
+    });
     expect(put.status).toBe(200);
     for (let i = 0; i < 4; i++) {
       const accepted = await submit(user);

@@ -4,7 +4,12 @@ import { bearer, signIn, signInAdmin } from '../helpers/identity';
 import { stepsFor } from '../../functions/orchestrator/workflow/stages';
 import { ACME, logRows, parsePdf, waitFor, waitForRows } from './helpers';
 
-type Status = { status: string; progress_percentage: number; visuals: { status: string; error: string | null }; downloadLinks: { kind: string; url: string; fileName: string; contentType: string; expiresAt: string }[] } & Record<string, unknown>;
+type Status = {
+  status: string;
+  progress_percentage: number;
+  visuals: { status: string; error: string | null };
+  downloadLinks: { kind: string; url: string; fileName: string; contentType: string; expiresAt: string }[];
+} & Record<string, unknown>;
 
 describe('report requests over HTTP (identity JWT, visual service up, Azurite, SQLite)', () => {
   let host: TestHost;
@@ -22,16 +27,24 @@ describe('report requests over HTTP (identity JWT, visual service up, Azurite, S
   }
 
   const post = (token: string | undefined, body: unknown, headers: Record<string, string> = {}) =>
-    host.fetch('/orchestrator/api/reports', { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? bearer(token) : {}), ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+    host.fetch('/orchestrator/api/reports', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token ? bearer(token) : {}), ...headers },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
 
   async function finished(token: string, trackingId: string): Promise<Status> {
-    return waitFor(async () => {
-      // A pooled keep-alive socket the server just closed resets; the next poll opens a new one.
-      const response = await host.fetch(`/orchestrator/api/reports/${trackingId}`, { headers: bearer(token) }).catch(() => undefined);
-      if (!response) return undefined;
-      const body = (await response.json()) as Status;
-      return body.status === 'completed' || body.status === 'failed' ? body : undefined;
-    }, 60_000, `report ${trackingId}`);
+    return waitFor(
+      async () => {
+        // A pooled keep-alive socket the server just closed resets; the next poll opens a new one.
+        const response = await host.fetch(`/orchestrator/api/reports/${trackingId}`, { headers: bearer(token) }).catch(() => undefined);
+        if (!response) return undefined;
+        const body = (await response.json()) as Status;
+        return body.status === 'completed' || body.status === 'failed' ? body : undefined;
+      },
+      60_000,
+      `report ${trackingId}`,
+    );
   }
 
   it('a pro report runs to completed; its PDF downloads through a read-only link and has cover, figures, charts and six sections', async () => {
@@ -40,12 +53,22 @@ describe('report requests over HTTP (identity JWT, visual service up, Azurite, S
     expect(accepted.status).toBe(202);
     const body = (await accepted.json()) as { success: boolean; trackingId: string; status: string; statusUrl: string };
     expect(body).toEqual({
-      success: true, trackingId: expect.stringMatching(/^rpt-/), status: 'processing', statusUrl: `${host.url}/orchestrator/api/reports/${body.trackingId}`,
+      success: true,
+      trackingId: expect.stringMatching(/^rpt-/),
+      status: 'processing',
+      statusUrl: `${host.url}/orchestrator/api/reports/${body.trackingId}`,
       quota: { limit: 50, count: 1, resetsAt: expect.stringMatching(/^\d{4}-\d{2}-01T00:00:00\.000Z$/) },
     });
 
     const status = await finished(user.accessToken, body.trackingId);
-    expect(status).toMatchObject({ status: 'completed', progress_percentage: 100, plan: 'pro', company_name: ACME.company_name, industry_id: '31-33', error: null });
+    expect(status).toMatchObject({
+      status: 'completed',
+      progress_percentage: 100,
+      plan: 'pro',
+      company_name: ACME.company_name,
+      industry_id: '31-33',
+      error: null,
+    });
     expect(status.visuals).toEqual({ status: 'included', error: null });
     expect(status.downloadLinks).toHaveLength(1);
     const [link] = status.downloadLinks;
@@ -112,14 +135,31 @@ describe('report requests over HTTP (identity JWT, visual service up, Azurite, S
 
   it('rejects bad requests with a 4xx JSON body naming the problem, and stores nothing', async () => {
     const user = await signIn(host, 'validator@example.com');
-    const before = await db().selectFrom('orchestrator_executions').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const before = await db()
+      .selectFrom('orchestrator_executions')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     const cases: [unknown, number, string, RegExp][] = [
       ['{"company_name":', 400, 'INVALID_JSON', /not valid JSON/],
       [{ ...ACME, industry_id: '99' }, 400, 'VALIDATION_FAILED', /industry_id/],
       [{ ...ACME, company_name: '' }, 400, 'VALIDATION_FAILED', /company_name/],
       [{ company_name: 'X', industry_id: '52' }, 400, 'VALIDATION_FAILED', /profile is required/],
       [{ ...ACME, profile: { ...ACME.profile, employees: 'many' } }, 400, 'VALIDATION_FAILED', /profile\.employees/],
-      [{ ...ACME, profile: { ...ACME.profile, revenue_history: [{ year: 2020, revenue: 1 }, { year: 2020, revenue: 2 }] } }, 400, 'VALIDATION_FAILED', /year 2020 more than once/],
+      [
+        {
+          ...ACME,
+          profile: {
+            ...ACME.profile,
+            revenue_history: [
+              { year: 2020, revenue: 1 },
+              { year: 2020, revenue: 2 },
+            ],
+          },
+        },
+        400,
+        'VALIDATION_FAILED',
+        /year 2020 more than once/,
+      ],
       [{ ...ACME, extra: true }, 400, 'VALIDATION_FAILED', /extra is not an allowed field/],
       [{ ...ACME, profile: { ...ACME.profile, description: 'x'.repeat(70_000) } }, 413, 'PAYLOAD_TOO_LARGE', /limit/],
     ];
@@ -133,7 +173,10 @@ describe('report requests over HTTP (identity JWT, visual service up, Azurite, S
     }
     expect((await post(undefined, ACME)).status).toBe(401);
     expect((await post('not-a-jwt', ACME)).status).toBe(401);
-    const after = await db().selectFrom('orchestrator_executions').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const after = await db()
+      .selectFrom('orchestrator_executions')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     expect(Number(after.n)).toBe(Number(before.n));
   });
 

@@ -8,7 +8,14 @@ import { db } from '../../shared/sql/db';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { bearer, signIn, signInAdmin } from '../helpers/identity';
 
-type Check = { isWorkflowLoggerCompatible: boolean; missingColumns: string[]; mismatchedColumns: { column: string; problem: string }[]; recommendations: { issue: string; sql: string }[]; migrationScript: string | null; tableExists: boolean };
+type Check = {
+  isWorkflowLoggerCompatible: boolean;
+  missingColumns: string[];
+  mismatchedColumns: { column: string; problem: string }[];
+  recommendations: { issue: string; sql: string }[];
+  migrationScript: string | null;
+  tableExists: boolean;
+};
 
 describe('GET /orchestrator/health?schema=check and the legacy log table upgrade', () => {
   let host: TestHost;
@@ -30,7 +37,11 @@ describe('GET /orchestrator/health?schema=check and the legacy log table upgrade
   it('plain health is public; the schema check needs an admin', async () => {
     const plain = await host.fetch('/orchestrator/health');
     expect(plain.status).toBe(200);
-    expect(await plain.json()).toMatchObject({ service: 'orchestrator', status: 'healthy', dependencies: { sql: { ok: true }, storage: { ok: true }, workflowLog: { ok: true } } });
+    expect(await plain.json()).toMatchObject({
+      service: 'orchestrator',
+      status: 'healthy',
+      dependencies: { sql: { ok: true }, storage: { ok: true }, workflowLog: { ok: true } },
+    });
     expect((await host.fetch('/orchestrator/health?schema=check')).status).toBe(401);
     const user = await signIn(host, 'plain-user@example.com');
     expect((await schemaCheck(user.accessToken)).status).toBe(403);
@@ -40,7 +51,14 @@ describe('GET /orchestrator/health?schema=check and the legacy log table upgrade
   it('is compatible on a migrated database', async () => {
     const { status, body } = await schemaCheck();
     expect(status).toBe(200);
-    expect(body).toMatchObject({ isWorkflowLoggerCompatible: true, tableExists: true, missingColumns: [], mismatchedColumns: [], recommendations: [], migrationScript: null });
+    expect(body).toMatchObject({
+      isWorkflowLoggerCompatible: true,
+      tableExists: true,
+      missingColumns: [],
+      mismatchedColumns: [],
+      recommendations: [],
+      migrationScript: null,
+    });
   });
 
   it('flags a legacy table, and the sql/upgrade script turns the flag true, keeping the rows', async () => {
@@ -54,11 +72,15 @@ describe('GET /orchestrator/health?schema=check and the legacy log table upgrade
       metadata text,
       timestamp text not null default (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
     )`.execute(db());
-    await sql`insert into orchestrator_processing_log (tracking_id, processing_step, status) values ('legacy-1', 'AI_ORCHESTRATION', 'completed')`.execute(db());
+    await sql`insert into orchestrator_processing_log (tracking_id, processing_step, status) values ('legacy-1', 'AI_ORCHESTRATION', 'completed')`.execute(
+      db(),
+    );
 
     const before = await schemaCheck();
     expect(before.body.isWorkflowLoggerCompatible).toBe(false);
-    expect(before.body.missingColumns.sort()).toEqual(['duration_ms', 'error_details', 'error_pattern', 'error_source', 'step_name', 'step_number', 'tokens_used'].sort());
+    expect(before.body.missingColumns.sort()).toEqual(
+      ['duration_ms', 'error_details', 'error_pattern', 'error_source', 'step_name', 'step_number', 'tokens_used'].sort(),
+    );
     expect(before.body.mismatchedColumns).toEqual([expect.objectContaining({ column: 'processing_step', problem: 'blocking_legacy_column' })]);
     expect(before.body.recommendations).toContainEqual({ issue: 'add step_name', sql: 'ALTER TABLE orchestrator_processing_log ADD COLUMN step_name text;' });
     expect(before.body.migrationScript).toBe('sql/upgrade/legacy-processing-log.sqlite.sql');
@@ -79,7 +101,17 @@ describe('GET /orchestrator/health?schema=check and the legacy log table upgrade
 
   it('the T-SQL upgrade covers every column the logger needs', () => {
     const tsql = fs.readFileSync(path.join(PROJECT_ROOT, 'sql/upgrade/legacy-processing-log.sql'), 'utf8');
-    for (const column of ['step_name', 'step_number', 'duration_ms', 'tokens_used', 'error_message', 'metadata', 'error_pattern', 'error_source', 'error_details']) {
+    for (const column of [
+      'step_name',
+      'step_number',
+      'duration_ms',
+      'tokens_used',
+      'error_message',
+      'metadata',
+      'error_pattern',
+      'error_source',
+      'error_details',
+    ]) {
       expect(tsql).toMatch(new RegExp(`ADD \\[${column}\\]`));
     }
     expect(tsql).toMatch(/ALTER COLUMN \[processing_step\] nvarchar\(100\) NULL/);

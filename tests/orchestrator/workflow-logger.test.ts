@@ -16,7 +16,14 @@ async function sqlite(migrated: boolean) {
   const file = path.join(dir, 'db.sqlite');
   const kysely = new Kysely<PlatformTables>({ dialect: new SqliteDialect({ database: new Database(file) }) });
   if (migrated) await migrateToLatest(kysely);
-  return { file, kysely, cleanup: async () => { await kysely.destroy(); fs.rmSync(dir, { recursive: true, force: true }); } };
+  return {
+    file,
+    kysely,
+    cleanup: async () => {
+      await kysely.destroy();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 function collector() {
@@ -30,7 +37,11 @@ function selfLog() {
   const logger = createLogger();
   return {
     entries,
-    log: { ...logger, warn: (message: string) => void entries.push({ level: 'warn', message }), error: (message: string) => void entries.push({ level: 'error', message }) },
+    log: {
+      ...logger,
+      warn: (message: string) => void entries.push({ level: 'warn', message }),
+      error: (message: string) => void entries.push({ level: 'error', message }),
+    },
   };
 }
 
@@ -42,7 +53,9 @@ describe('workflow logger', () => {
       const out = collector();
       const logger = new WorkflowLogger('t-1', writer, out.write);
       logger.start(STAGES.AI_ORCHESTRATION, { provider: 'openai' });
-      const classification = logger.fail(STAGES.AI_ORCHESTRATION, Object.assign(new Error('429 Rate limit reached for requests'), { status: 429 }), { durationMs: 12 });
+      const classification = logger.fail(STAGES.AI_ORCHESTRATION, Object.assign(new Error('429 Rate limit reached for requests'), { status: 429 }), {
+        durationMs: 12,
+      });
       expect(classification).toEqual({ pattern: 'RATE_LIMIT', source: null });
       expect(out.lines.map((l) => [l.message, l.level, l.data.status])).toEqual([
         ['🚀 WORKFLOW_4_AI_ORCHESTRATION', 'INFO', 'started'],
@@ -109,7 +122,11 @@ describe('workflow logger', () => {
       await writer.close();
       expect(writer.getStats()).toMatchObject({ pending: 0, persisted: 3 });
       const rows = await healthy.kysely.selectFrom('orchestrator_processing_log').select(['step_number', 'status']).orderBy('id').execute();
-      expect(rows).toEqual([{ step_number: 0, status: 'started' }, { step_number: 0, status: 'completed' }, { step_number: 1, status: 'started' }]);
+      expect(rows).toEqual([
+        { step_number: 0, status: 'started' },
+        { step_number: 0, status: 'completed' },
+        { step_number: 1, status: 'started' },
+      ]);
     } finally {
       await readonly.destroy();
       await healthy.cleanup();
@@ -117,8 +134,16 @@ describe('workflow logger', () => {
   });
 
   it('console logging never throws, even when stdout does', () => {
-    const writer = new LogWriter({ database: () => { throw new Error('no database'); }, batchSize: 100, flushIntervalMs: 10_000 });
-    const logger = new WorkflowLogger('t-stdout', writer, () => { throw new Error('EPIPE'); });
+    const writer = new LogWriter({
+      database: () => {
+        throw new Error('no database');
+      },
+      batchSize: 100,
+      flushIntervalMs: 10_000,
+    });
+    const logger = new WorkflowLogger('t-stdout', writer, () => {
+      throw new Error('EPIPE');
+    });
     expect(() => logger.fail(STAGES.STORAGE_PROCESSING, new Error('boom'))).not.toThrow();
   });
 });

@@ -14,12 +14,17 @@ beforeAll(async () => {
 afterAll(() => host.stop());
 
 const command = (name: string, args: string[]) =>
-  run(process.execPath, [cli(name), ...args], { cwd: host.dir, env: { ...process.env, DATA_DIR: host.dataDir, IDENTITY_URL: host.serviceUrls.identity, LOG_LEVEL: 'error' } });
+  run(process.execPath, [cli(name), ...args], {
+    cwd: host.dir,
+    env: { ...process.env, DATA_DIR: host.dataDir, IDENTITY_URL: host.serviceUrls.identity, LOG_LEVEL: 'error' },
+  });
 
 test('stripe:trigger confirms an intent on the local Stripe, which delivers the signed event; payments:replay finds nothing left', async () => {
   const user = await signIn(host, 'cli@example.com');
   const created = await host.fetch('/payment/create-payment-intent', {
-    method: 'POST', headers: { 'content-type': 'application/json', ...bearer(user.accessToken) }, body: JSON.stringify({ amount: 2900, planType: 'pro', userId: user.user.id }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...bearer(user.accessToken) },
+    body: JSON.stringify({ amount: 2900, planType: 'pro', userId: user.user.id }),
   });
   const { paymentIntentId } = (await created.json()) as any;
 
@@ -47,7 +52,10 @@ test('a command run where there is no local.settings.json reads the environment 
   const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'cli-no-settings-'));
   try {
     const settings = JSON.parse(fs.readFileSync(path.join(host.dir, 'local.settings.json'), 'utf8')).Values as Record<string, string>;
-    const replay = await run(process.execPath, [cli('payments-replay'), '--apply'], { cwd: empty, env: { ...process.env, ...settings, DATA_DIR: host.dataDir, IDENTITY_URL: host.serviceUrls.identity, LOG_LEVEL: 'error' } });
+    const replay = await run(process.execPath, [cli('payments-replay'), '--apply'], {
+      cwd: empty,
+      env: { ...process.env, ...settings, DATA_DIR: host.dataDir, IDENTITY_URL: host.serviceUrls.identity, LOG_LEVEL: 'error' },
+    });
     expect(replay.stdout).toContain('Every payment is synced with identity.');
     expect(fs.existsSync(path.join(empty, 'local.settings.json'))).toBe(false);
   } finally {

@@ -23,7 +23,9 @@ const plansPushed = (userId: string) => front.state.planUpdates.filter((u) => u.
 /** Checkout through the API: the payment record exists (pending) before Stripe sends anything. */
 async function checkout(user: SignedIn, planType: string, amount: number): Promise<string> {
   const res = await host.fetch('/payment/create-payment-intent', {
-    method: 'POST', headers: { 'content-type': 'application/json', ...bearer(user.accessToken) }, body: JSON.stringify({ amount, planType, userId: user.user.id }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...bearer(user.accessToken) },
+    body: JSON.stringify({ amount, planType, userId: user.user.id }),
   });
   expect(res.status).toBe(200);
   return ((await res.json()) as any).paymentIntentId;
@@ -53,7 +55,9 @@ test('out of order: an older purchase delivered after a newer one never overwrit
   const userId = user.user.id;
   const t = Math.floor(Date.now() / 1000);
   const older = stripeEvent('payment_intent.succeeded', paymentIntentObject('pi_old_pro', { userId, planType: 'pro', amount: 2900 }), { created: t - 600 });
-  const newer = stripeEvent('payment_intent.succeeded', paymentIntentObject('pi_new_ent', { userId, planType: 'enterprise', amount: 9900 }), { created: t - 60 });
+  const newer = stripeEvent('payment_intent.succeeded', paymentIntentObject('pi_new_ent', { userId, planType: 'enterprise', amount: 9900 }), {
+    created: t - 60,
+  });
   expect((await deliver(host, newer)).body.sync).toMatchObject({ success: true, plan: 'enterprise' });
   const late = await deliver(host, older);
   expect(late.status).toBe(200);
@@ -72,7 +76,10 @@ test('a full refund returns the user to free through the same sync path', async 
   const user = await signIn(host, 'refund@example.com');
   const userId = user.user.id;
   const t = Math.floor(Date.now() / 1000);
-  await deliver(host, stripeEvent('payment_intent.succeeded', paymentIntentObject('pi_refund', { userId, planType: 'pro', amount: 2900 }), { created: t - 100 }));
+  await deliver(
+    host,
+    stripeEvent('payment_intent.succeeded', paymentIntentObject('pi_refund', { userId, planType: 'pro', amount: 2900 }), { created: t - 100 }),
+  );
   expect(await planInIdentity(host, user)).toBe('pro');
   const partial = await deliver(host, stripeEvent('charge.refunded', chargeObject('pi_refund', 2900, 1000), { created: t - 50 }));
   expect(partial.body).toMatchObject({ action: 'partial_refund' });
@@ -103,7 +110,10 @@ test('payment_intent.payment_failed is recorded; a later success on the same int
   const user = await signIn(host, 'retry-card@example.com');
   const userId = user.user.id;
   const t = Math.floor(Date.now() / 1000);
-  const failedIntent = { ...paymentIntentObject('pi_retry', { userId, planType: 'pro', amount: 2900, status: 'requires_payment_method' }), last_payment_error: { message: 'Your card was declined.' } };
+  const failedIntent = {
+    ...paymentIntentObject('pi_retry', { userId, planType: 'pro', amount: 2900, status: 'requires_payment_method' }),
+    last_payment_error: { message: 'Your card was declined.' },
+  };
   const failed = await deliver(host, stripeEvent('payment_intent.payment_failed', failedIntent, { created: t - 30 }));
   expect(failed.body).toMatchObject({ action: 'applied' });
   expect(failed.body.sync).toBeUndefined();
@@ -120,12 +130,18 @@ test('a signed event that contradicts the payment record is not synced and goes 
   expect(res.response.status).toBe(200);
   expect(res.response.body).toMatchObject({ action: 'contradicts_record' });
   expect(res.response.body.sync).toBeUndefined();
-  expect(await findPayment(res.paymentIntentId)).toMatchObject({ status: 'succeeded', sync: { state: 'manual_review', error: expect.stringContaining('metadata.planType') } });
+  expect(await findPayment(res.paymentIntentId)).toMatchObject({
+    status: 'succeeded',
+    sync: { state: 'manual_review', error: expect.stringContaining('metadata.planType') },
+  });
   expect(await planInIdentity(host, res.user)).toBe('free');
 });
 
 test('an event without usable metadata is acknowledged and not attributed to anyone', async () => {
-  const res = await deliver(host, stripeEvent('payment_intent.succeeded', { id: 'pi_nometa', object: 'payment_intent', amount: 2900, currency: 'usd', metadata: {} }));
+  const res = await deliver(
+    host,
+    stripeEvent('payment_intent.succeeded', { id: 'pi_nometa', object: 'payment_intent', amount: 2900, currency: 'usd', metadata: {} }),
+  );
   expect(res.status).toBe(200);
   expect(res.body).toMatchObject({ action: 'unattributable' });
   expect(await findPayment('pi_nometa')).toBeUndefined();

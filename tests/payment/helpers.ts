@@ -26,13 +26,29 @@ export function stripeEvent(type: string, object: Record<string, unknown>, optio
 
 export function paymentIntentObject(id: string, fields: { userId: string; planType: string; amount: number; currency?: string; status?: string }) {
   return {
-    id, object: 'payment_intent', amount: fields.amount, amount_received: fields.amount, currency: fields.currency ?? 'usd', status: fields.status ?? 'succeeded',
-    metadata: { userId: fields.userId, planType: fields.planType, priceVersion: '2026-01' }, last_payment_error: null, created: Math.floor(Date.now() / 1000),
+    id,
+    object: 'payment_intent',
+    amount: fields.amount,
+    amount_received: fields.amount,
+    currency: fields.currency ?? 'usd',
+    status: fields.status ?? 'succeeded',
+    metadata: { userId: fields.userId, planType: fields.planType, priceVersion: '2026-01' },
+    last_payment_error: null,
+    created: Math.floor(Date.now() / 1000),
   };
 }
 
 export function chargeObject(paymentIntentId: string, amount: number, refunded: number) {
-  return { id: `ch_${paymentIntentId}`, object: 'charge', amount, amount_refunded: refunded, refunded: refunded >= amount, currency: 'usd', payment_intent: paymentIntentId, status: 'succeeded' };
+  return {
+    id: `ch_${paymentIntentId}`,
+    object: 'charge',
+    amount,
+    amount_refunded: refunded,
+    refunded: refunded >= amount,
+    currency: 'usd',
+    payment_intent: paymentIntentId,
+    status: 'succeeded',
+  };
 }
 
 /** Posts an event signed exactly as Stripe signs it (or with the header given). */
@@ -40,7 +56,11 @@ export async function deliver(host: TestHost, event: object, options: { secret?:
   const payload = options.body ?? JSON.stringify(event);
   const header =
     options.header === undefined
-      ? signer.webhooks.generateTestHeaderString({ payload: JSON.stringify(event), secret: options.secret ?? config().STRIPE_WEBHOOK_SECRET, timestamp: options.timestamp })
+      ? signer.webhooks.generateTestHeaderString({
+          payload: JSON.stringify(event),
+          secret: options.secret ?? config().STRIPE_WEBHOOK_SECRET,
+          timestamp: options.timestamp,
+        })
       : options.header;
   const response = await host.fetch('/payment/webhook', {
     method: 'POST',
@@ -64,17 +84,27 @@ export async function startIdentityFront(target: () => string) {
     for await (const c of req) chunks.push(c as Buffer);
     const body = Buffer.concat(chunks);
     const plan = /^\/identity\/admin\/users\/([^/]+)\/plan$/.exec(req.url ?? '');
-    if (plan && req.method === 'PUT') state.planUpdates.push({ userId: decodeURIComponent(plan[1]), body: JSON.parse(body.toString() || '{}'), headers: req.headers });
+    if (plan && req.method === 'PUT')
+      state.planUpdates.push({ userId: decodeURIComponent(plan[1]), body: JSON.parse(body.toString() || '{}'), headers: req.headers });
     if (plan && state.mode === 'hang') {
       hanging.add(res);
       return;
     }
     if (plan && state.mode === 'unauthorized') {
-      res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'Invalid service token', message: 'Invalid service token', code: 'AUTH_SERVICE_TOKEN_INVALID', timestamp: new Date().toISOString() }));
+      res.writeHead(401, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          error: 'Invalid service token',
+          message: 'Invalid service token',
+          code: 'AUTH_SERVICE_TOKEN_INVALID',
+          timestamp: new Date().toISOString(),
+        }),
+      );
       return;
     }
     if (plan && state.mode === 'not_found') {
-      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'Not found', message: 'User not found', code: 'USER_NOT_FOUND', timestamp: new Date().toISOString() }));
+      res
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: 'Not found', message: 'User not found', code: 'USER_NOT_FOUND', timestamp: new Date().toISOString() }));
       return;
     }
     const headers: Record<string, string> = {};

@@ -5,14 +5,33 @@ import { expectValidTsql, recordAzureSql } from '../helpers/tsql';
  * query and answers one placeholder payment row, enough for the domain code to reach its next query.
  */
 const placeholderRow = {
-  id: 'pi_1', user_id: 'u1', plan_type: 'pro', amount: 2900, currency: 'usd', price_version: '2026-01', status: 'pending', status_at: null, failure_message: null,
-  sync_state: 'pending', sync_plan: 'pro', sync_attempts: 1, sync_error: 'x', sync_next_at: new Date(), synced_at: null, created_at: new Date(), updated_at: new Date(),
+  id: 'pi_1',
+  user_id: 'u1',
+  plan_type: 'pro',
+  amount: 2900,
+  currency: 'usd',
+  price_version: '2026-01',
+  status: 'pending',
+  status_at: null,
+  failure_message: null,
+  sync_state: 'pending',
+  sync_plan: 'pro',
+  sync_attempts: 1,
+  sync_error: 'x',
+  sync_next_at: new Date(),
+  synced_at: null,
+  created_at: new Date(),
+  updated_at: new Date(),
 };
 const { statements: compiled } = recordAzureSql(placeholderRow);
 
 beforeAll(() => {
   // A payment-only app: only payment's required settings are needed (the grace period reads config).
-  require('../../shared/config').useProcessSettings({ SERVICES: 'payment', AUTH_ADMIN_TOKEN: 'token-for-compiling', STRIPE_WEBHOOK_SECRET: 'whsec_compile_only_secret_0123' });
+  require('../../shared/config').useProcessSettings({
+    SERVICES: 'payment',
+    AUTH_ADMIN_TOKEN: 'token-for-compiling',
+    STRIPE_WEBHOOK_SECRET: 'whsec_compile_only_secret_0123',
+  });
 });
 afterAll(() => {
   require('../../shared/platform').setProcessPlatform(undefined);
@@ -22,11 +41,22 @@ beforeEach(() => {
 });
 
 const payments = () => require('../../functions/payment/payments');
-const log = { debug() {}, info() {}, warn() {}, error() {}, child() { return log; } };
+const log = {
+  debug() {},
+  info() {},
+  warn() {},
+  error() {},
+  child() {
+    return log;
+  },
+};
 const payment = { id: 'pi_1', userId: 'u1', planType: 'pro', statusAt: '2026-11-22T00:00:00.000Z', sync: { attempts: 1, error: 'x' } };
 
 const queries: [string, () => Promise<unknown>][] = [
-  ['insert pending payment', () => payments().insertPendingPayment({ id: 'pi_1', userId: 'u1', planType: 'pro', amount: 2900, currency: 'usd', priceVersion: '2026-01' })],
+  [
+    'insert pending payment',
+    () => payments().insertPendingPayment({ id: 'pi_1', userId: 'u1', planType: 'pro', amount: 2900, currency: 'usd', priceVersion: '2026-01' }),
+  ],
   ['recent payments', () => payments().recentPaymentsOf('u1', 10)],
   ['plan-deciding payment', () => payments().planDecidingPayment('u1')],
   ['unsynced payments', () => payments().unsyncedPayments(100)],
@@ -34,15 +64,26 @@ const queries: [string, () => Promise<unknown>][] = [
   ['mark synced and supersede', () => payments().markSynced(payment, new Date())],
   ['mark failed', () => payments().markSyncFailed(payment, { state: 'failed', attempts: 2, error: 'e', nextAt: new Date() }, new Date())],
   ['reopen for replay', () => payments().reopenForReplay(['pi_1', 'pi_2'], new Date())],
-  ['acquire and release lease', async () => {
-    await payments().acquireSyncLease('u1', 'h', new Date(), 1000);
-    await payments().releaseSyncLease('u1', 'h');
-  }],
-  ['record a webhook event', () =>
-    require('../../functions/payment/webhook-events').recordEvent(
-      { id: 'evt_1', type: 'payment_intent.succeeded', created: 1795000000, data: { object: { id: 'pi_1', amount: 2900, currency: 'usd', metadata: { userId: 'u1', planType: 'pro' } } } },
-      log,
-    )],
+  [
+    'acquire and release lease',
+    async () => {
+      await payments().acquireSyncLease('u1', 'h', new Date(), 1000);
+      await payments().releaseSyncLease('u1', 'h');
+    },
+  ],
+  [
+    'record a webhook event',
+    () =>
+      require('../../functions/payment/webhook-events').recordEvent(
+        {
+          id: 'evt_1',
+          type: 'payment_intent.succeeded',
+          created: 1795000000,
+          data: { object: { id: 'pi_1', amount: 2900, currency: 'usd', metadata: { userId: 'u1', planType: 'pro' } } },
+        },
+        log,
+      ),
+  ],
 ];
 
 test.each(queries)('%s: every query is valid T-SQL, pages with TOP, never LIMIT', async (_name, run) => {

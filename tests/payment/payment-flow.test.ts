@@ -26,10 +26,23 @@ test('happy path: create intent, confirm on Stripe, signed payment_intent.succee
   const res = await createIntent(alice, { amount: 2900, planType: 'pro', userId: alice.user.id });
   expect(res.status).toBe(200);
   const body = (await res.json()) as any;
-  expect(body).toEqual({ clientSecret: expect.stringMatching(/^pi_.+_secret_/), paymentIntentId: expect.stringMatching(/^pi_/), amount: 2900, currency: 'usd', planType: 'pro' });
+  expect(body).toEqual({
+    clientSecret: expect.stringMatching(/^pi_.+_secret_/),
+    paymentIntentId: expect.stringMatching(/^pi_/),
+    amount: 2900,
+    currency: 'usd',
+    planType: 'pro',
+  });
 
   const pending = await findPayment(body.paymentIntentId);
-  expect(pending).toMatchObject({ userId: alice.user.id, planType: 'pro', amount: 2900, status: 'pending', priceVersion: '2026-01', sync: { state: 'not_required' } });
+  expect(pending).toMatchObject({
+    userId: alice.user.id,
+    planType: 'pro',
+    amount: 2900,
+    status: 'pending',
+    priceVersion: '2026-01',
+    sync: { state: 'not_required' },
+  });
   const intent = await stripe().paymentIntents.retrieve(body.paymentIntentId);
   expect(intent.metadata).toEqual({ userId: alice.user.id, planType: 'pro', priceVersion: '2026-01' });
   expect(intent.allowed_payment_method_types).toEqual(['card']);
@@ -44,15 +57,29 @@ test('happy path: create intent, confirm on Stripe, signed payment_intent.succee
   expect(await planInIdentity(host, alice)).toBe('pro');
   expect(await findPayment(body.paymentIntentId)).toMatchObject({ status: 'succeeded', sync: { state: 'synced', plan: 'pro' } });
   const status = (await (await host.fetch('/payment/user-status', { headers: bearer(alice.accessToken) })).json()) as any;
-  expect(status).toMatchObject({ userId: alice.user.id, email: 'alice@example.com', plan: 'pro', status: 'active', planSource: 'identity', sync: { state: 'synced', plan: 'pro' }, failedSyncRecord: null });
+  expect(status).toMatchObject({
+    userId: alice.user.id,
+    email: 'alice@example.com',
+    plan: 'pro',
+    status: 'active',
+    planSource: 'identity',
+    sync: { state: 'synced', plan: 'pro' },
+    failedSyncRecord: null,
+  });
   expect(status.payments[0]).toMatchObject({ paymentIntentId: body.paymentIntentId, status: 'succeeded', amount: 2900, syncState: 'synced' });
 });
 
 test('a declined card records the payment as failed and leaves the plan alone', async () => {
   const body = (await (await createIntent(bob, { amount: 9900, planType: 'enterprise', userId: bob.user.id })).json()) as any;
-  const error = await stripe().paymentIntents.confirm(body.paymentIntentId, { payment_method: 'pm_card_chargeDeclined' }).catch((e) => e);
+  const error = await stripe()
+    .paymentIntents.confirm(body.paymentIntentId, { payment_method: 'pm_card_chargeDeclined' })
+    .catch((e) => e);
   expect(error).toBeInstanceOf(Stripe.errors.StripeCardError);
-  expect(await findPayment(body.paymentIntentId)).toMatchObject({ status: 'failed', failureMessage: 'Your card was declined.', sync: { state: 'not_required' } });
+  expect(await findPayment(body.paymentIntentId)).toMatchObject({
+    status: 'failed',
+    failureMessage: 'Your card was declined.',
+    sync: { state: 'not_required' },
+  });
   expect(await planInIdentity(host, bob)).toBe('free');
 });
 
@@ -68,7 +95,14 @@ test('the same Idempotency-Key returns the same PaymentIntent; without one each 
 test('the server never trusts the client price: a wrong amount is 400 naming the expected amount', async () => {
   const res = await createIntent(alice, { amount: 100, planType: 'pro', userId: alice.user.id });
   expect(res.status).toBe(400);
-  expect(await res.json()).toMatchObject({ error: 'Bad request', code: 'AMOUNT_MISMATCH', expectedAmount: 2900, currency: 'usd', message: expect.stringContaining('2900'), timestamp: expect.any(String) });
+  expect(await res.json()).toMatchObject({
+    error: 'Bad request',
+    code: 'AMOUNT_MISMATCH',
+    expectedAmount: 2900,
+    currency: 'usd',
+    message: expect.stringContaining('2900'),
+    timestamp: expect.any(String),
+  });
 });
 
 test('the free plan cannot be bought and unknown plans are named', async () => {

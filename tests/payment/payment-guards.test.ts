@@ -12,7 +12,7 @@ beforeAll(async () => {
 afterAll(() => host.stop());
 
 describe('a signed success event for a PaymentIntent this service never created', () => {
-  test('that paid less than the plan\'s price goes to manual review: logged, listed for admins, plan unchanged', async () => {
+  test("that paid less than the plan's price goes to manual review: logged, listed for admins, plan unchanged", async () => {
     const user = await signIn(host, 'one-cent@example.com');
     const event = stripeEvent('payment_intent.succeeded', paymentIntentObject('pi_one_cent', { userId: user.user.id, planType: 'enterprise', amount: 1 }));
     const res = await deliver(host, event);
@@ -20,20 +20,33 @@ describe('a signed success event for a PaymentIntent this service never created'
     expect(res.body).toMatchObject({ received: true, duplicate: false, action: 'manual_review' });
     expect(res.body.sync).toBeUndefined();
     expect(await planInIdentity(host, user)).toBe('free');
-    expect(await findPayment('pi_one_cent')).toMatchObject({ status: 'succeeded', amount: 1, sync: { state: 'manual_review', plan: 'enterprise', error: expect.stringContaining('costs 9900 usd') } });
+    expect(await findPayment('pi_one_cent')).toMatchObject({
+      status: 'succeeded',
+      amount: 1,
+      sync: { state: 'manual_review', plan: 'enterprise', error: expect.stringContaining('costs 9900 usd') },
+    });
     expect((await unsyncedPayments()).map((p) => p.id)).toContain('pi_one_cent');
   });
 
   test('in another currency goes to manual review too', async () => {
     const user = await signIn(host, 'wrong-currency@example.com');
-    const res = await deliver(host, stripeEvent('payment_intent.succeeded', paymentIntentObject('pi_wrong_currency', { userId: user.user.id, planType: 'pro', amount: 2900, currency: 'jpy' })));
+    const res = await deliver(
+      host,
+      stripeEvent(
+        'payment_intent.succeeded',
+        paymentIntentObject('pi_wrong_currency', { userId: user.user.id, planType: 'pro', amount: 2900, currency: 'jpy' }),
+      ),
+    );
     expect(res.body).toMatchObject({ action: 'manual_review' });
     expect(await planInIdentity(host, user)).toBe('free');
   });
 
-  test('that paid exactly the plan\'s price grants it', async () => {
+  test("that paid exactly the plan's price grants it", async () => {
     const user = await signIn(host, 'exact@example.com');
-    const res = await deliver(host, stripeEvent('payment_intent.succeeded', paymentIntentObject('pi_exact', { userId: user.user.id, planType: 'pro', amount: 2900 })));
+    const res = await deliver(
+      host,
+      stripeEvent('payment_intent.succeeded', paymentIntentObject('pi_exact', { userId: user.user.id, planType: 'pro', amount: 2900 })),
+    );
     expect(res.body).toMatchObject({ action: 'applied', sync: { success: true, plan: 'pro' } });
     expect(await planInIdentity(host, user)).toBe('pro');
   });
@@ -50,7 +63,10 @@ describe('plan syncs are ordered by request time', () => {
       body: JSON.stringify({ plan: 'enterprise', status: 'active', updatedBy: 'payment-service', timestamp: later }),
     });
     expect(put.status).toBe(200);
-    const res = await deliver(host, stripeEvent('payment_intent.succeeded', paymentIntentObject('pi_raced', { userId: user.user.id, planType: 'pro', amount: 2900 })));
+    const res = await deliver(
+      host,
+      stripeEvent('payment_intent.succeeded', paymentIntentObject('pi_raced', { userId: user.user.id, planType: 'pro', amount: 2900 })),
+    );
     expect(res.body).toMatchObject({ action: 'applied', sync: { success: true, superseded: true, plan: 'enterprise' } });
     expect(await findPayment('pi_raced')).toMatchObject({ sync: { state: 'superseded' } });
     expect(await readFailedSync(user.user.id)).toBeUndefined();

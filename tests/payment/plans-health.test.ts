@@ -16,13 +16,29 @@ test('GET /payment/plans lists free, pro and enterprise with price in cents, cur
   const res = await host.fetch('/payment/plans');
   expect(res.status).toBe(200);
   const body = (await res.json()) as any;
-  expect(body.plans.map((p: any) => [p.id, p.price, p.currency])).toEqual([['free', 0, 'usd'], ['pro', 2900, 'usd'], ['enterprise', 9900, 'usd']]);
+  expect(body.plans.map((p: any) => [p.id, p.price, p.currency])).toEqual([
+    ['free', 0, 'usd'],
+    ['pro', 2900, 'usd'],
+    ['enterprise', 9900, 'usd'],
+  ]);
   for (const plan of body.plans) {
-    expect(plan).toEqual({ id: expect.any(String), name: expect.any(String), price: expect.any(Number), currency: 'usd', reportsPerMonth: plan.reportsPerMonth === null ? null : expect.any(Number), features: expect.any(Array), priceVersion: expect.any(String) });
+    expect(plan).toEqual({
+      id: expect.any(String),
+      name: expect.any(String),
+      price: expect.any(Number),
+      currency: 'usd',
+      reportsPerMonth: plan.reportsPerMonth === null ? null : expect.any(Number),
+      features: expect.any(Array),
+      priceVersion: expect.any(String),
+    });
     expect(plan.features.length).toBeGreaterThan(1);
   }
   // The advertised quota is written from the number the orchestrator enforces.
-  expect(body.plans.map((p: any) => [p.reportsPerMonth, p.features[0]])).toEqual([[3, '3 reports per month'], [50, '50 reports per month'], [null, 'Unlimited reports']]);
+  expect(body.plans.map((p: any) => [p.reportsPerMonth, p.features[0]])).toEqual([
+    [3, '3 reports per month'],
+    [50, '50 reports per month'],
+    [null, 'Unlimited reports'],
+  ]);
 });
 
 test('PLANS_JSON overrides the plan table, and create-payment-intent charges the overridden price', async () => {
@@ -32,7 +48,11 @@ test('PLANS_JSON overrides the plan table, and create-payment-intent charges the
   expect(body.plans.find((p: any) => p.id === 'pro')).toMatchObject({ price: 1500, currency: 'eur', priceVersion: '2027-01' });
   const user = await signIn(host, 'euro@example.com');
   const create = (amount: number) =>
-    host.fetch('/payment/create-payment-intent', { method: 'POST', headers: { 'content-type': 'application/json', ...bearer(user.accessToken) }, body: JSON.stringify({ amount, planType: 'pro', userId: user.user.id }) });
+    host.fetch('/payment/create-payment-intent', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...bearer(user.accessToken) },
+      body: JSON.stringify({ amount, planType: 'pro', userId: user.user.id }),
+    });
   const old = await create(2900);
   expect(old.status).toBe(400);
   expect(await old.json()).toMatchObject({ code: 'AMOUNT_MISMATCH', expectedAmount: 1500, currency: 'eur' });
@@ -63,7 +83,9 @@ test('health reports SQL, storage, Table Storage, identity and Stripe (offline) 
   expect(res.status).toBe(200);
   expect(body).toMatchObject({ service: 'payment', status: 'healthy' });
   expect(body.dependencies).toMatchObject({
-    sql: { ok: true }, storage: { ok: true }, tableStorage: { ok: true, detail: 'paymentfailedsyncs' },
+    sql: { ok: true },
+    storage: { ok: true },
+    tableStorage: { ok: true, detail: 'paymentfailedsyncs' },
     identity: { ok: true, detail: expect.stringMatching(/\/identity\/health$/) },
     stripe: { ok: true, detail: expect.stringMatching(/^offline: local Stripe API server http:\/\/127\.0\.0\.1:\d+$/) },
   });

@@ -50,8 +50,23 @@ const payWith = async (method = 'pm_card_visa') => {
 };
 
 test('create answers the endpoint with its signing secret, which no later answer carries', async () => {
-  const created = await stripe.webhookEndpoints.create({ url: `${base}/a`, enabled_events: ['payment_intent.succeeded'], api_version: '2026-10-28.endive', description: 'ours', metadata: { managed_by: 'x' } });
-  expect(created).toMatchObject({ object: 'webhook_endpoint', url: `${base}/a`, enabled_events: ['payment_intent.succeeded'], api_version: '2026-10-28.endive', status: 'enabled', description: 'ours', metadata: { managed_by: 'x' }, livemode: false });
+  const created = await stripe.webhookEndpoints.create({
+    url: `${base}/a`,
+    enabled_events: ['payment_intent.succeeded'],
+    api_version: '2026-10-28.endive',
+    description: 'ours',
+    metadata: { managed_by: 'x' },
+  });
+  expect(created).toMatchObject({
+    object: 'webhook_endpoint',
+    url: `${base}/a`,
+    enabled_events: ['payment_intent.succeeded'],
+    api_version: '2026-10-28.endive',
+    status: 'enabled',
+    description: 'ours',
+    metadata: { managed_by: 'x' },
+    livemode: false,
+  });
   expect(created.id).toMatch(/^we_/);
   expect(created.secret).toMatch(/^whsec_\w{30,}$/);
   expect(await stripe.webhookEndpoints.retrieve(created.id)).not.toHaveProperty('secret');
@@ -73,8 +88,20 @@ test('list is newest first and pages with limit and starting_after, as the clien
 
 test('update changes url, events, status, description and metadata; the API version cannot change', async () => {
   const created = await stripe.webhookEndpoints.create({ url: `${base}/u`, enabled_events: ['charge.refunded'], metadata: { a: '1', b: '2' } });
-  const updated = await stripe.webhookEndpoints.update(created.id, { url: `${base}/u2`, enabled_events: ['payment_intent.succeeded', 'charge.refunded'], disabled: true, description: 'd', metadata: { b: '', c: '3' } });
-  expect(updated).toMatchObject({ url: `${base}/u2`, enabled_events: ['payment_intent.succeeded', 'charge.refunded'], status: 'disabled', description: 'd', metadata: { a: '1', c: '3' } });
+  const updated = await stripe.webhookEndpoints.update(created.id, {
+    url: `${base}/u2`,
+    enabled_events: ['payment_intent.succeeded', 'charge.refunded'],
+    disabled: true,
+    description: 'd',
+    metadata: { b: '', c: '3' },
+  });
+  expect(updated).toMatchObject({
+    url: `${base}/u2`,
+    enabled_events: ['payment_intent.succeeded', 'charge.refunded'],
+    status: 'disabled',
+    description: 'd',
+    metadata: { a: '1', c: '3' },
+  });
   expect((await stripe.webhookEndpoints.update(created.id, { disabled: false })).status).toBe('enabled');
   const error = await stripe.webhookEndpoints.update(created.id, { api_version: '2020-08-27' } as never).catch((e) => e);
   expect(error).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
@@ -83,9 +110,19 @@ test('update changes url, events, status, description and metadata; the API vers
 
 test('bad parameters answer 400 naming them; delete answers deleted, then the id is unknown', async () => {
   await expect(stripe.webhookEndpoints.create({ url: 'not a url', enabled_events: ['*'] })).rejects.toMatchObject({ statusCode: 400, param: 'url' });
-  await expect(stripe.webhookEndpoints.create({ url: `${base}/x`, enabled_events: [] as never })).rejects.toMatchObject({ statusCode: 400, code: 'parameter_missing', param: 'enabled_events' });
-  await expect(stripe.webhookEndpoints.create({ url: `${base}/x`, enabled_events: ['Not An Event'] as never })).rejects.toMatchObject({ statusCode: 400, param: 'enabled_events' });
-  await expect(stripe.webhookEndpoints.create({ url: `${base}/x`, enabled_events: ['*'], api_version: 'latest' as never })).rejects.toMatchObject({ statusCode: 400, param: 'api_version' });
+  await expect(stripe.webhookEndpoints.create({ url: `${base}/x`, enabled_events: [] as never })).rejects.toMatchObject({
+    statusCode: 400,
+    code: 'parameter_missing',
+    param: 'enabled_events',
+  });
+  await expect(stripe.webhookEndpoints.create({ url: `${base}/x`, enabled_events: ['Not An Event'] as never })).rejects.toMatchObject({
+    statusCode: 400,
+    param: 'enabled_events',
+  });
+  await expect(stripe.webhookEndpoints.create({ url: `${base}/x`, enabled_events: ['*'], api_version: 'latest' as never })).rejects.toMatchObject({
+    statusCode: 400,
+    param: 'api_version',
+  });
   const created = await stripe.webhookEndpoints.create({ url: `${base}/d`, enabled_events: ['*'] });
   expect(await stripe.webhookEndpoints.del(created.id)).toMatchObject({ id: created.id, object: 'webhook_endpoint', deleted: true });
   await expect(stripe.webhookEndpoints.retrieve(created.id)).rejects.toMatchObject({ statusCode: 404, code: 'resource_missing' });
@@ -98,7 +135,11 @@ test(`an account holds at most ${MAX_ENDPOINTS} endpoints`, async () => {
 });
 
 test('an event goes only to enabled endpoints subscribed to its type, each signed with its own secret and rendered in its API version', async () => {
-  const succeeded = await stripe.webhookEndpoints.create({ url: `${base}/succeeded`, enabled_events: ['payment_intent.succeeded'], api_version: '2025-01-27.acacia' });
+  const succeeded = await stripe.webhookEndpoints.create({
+    url: `${base}/succeeded`,
+    enabled_events: ['payment_intent.succeeded'],
+    api_version: '2025-01-27.acacia',
+  });
   const everything = await stripe.webhookEndpoints.create({ url: `${base}/all`, enabled_events: ['*'] });
   const refunds = await stripe.webhookEndpoints.create({ url: `${base}/refunds`, enabled_events: ['charge.refunded'] });
   const disabled = await stripe.webhookEndpoints.create({ url: `${base}/disabled`, enabled_events: ['*'] });
@@ -118,7 +159,9 @@ test('an event goes only to enabled endpoints subscribed to its type, each signe
   expect(all.api_version).toBe(Stripe.API_VERSION);
   expect((all as unknown as { pending_webhooks: number }).pending_webhooks).toBe(2);
   // Another endpoint's secret does not verify the delivery.
-  expect(() => stripe.webhooks.constructEvent(at('/succeeded').body, at('/succeeded').signature, everything.secret!)).toThrow(Stripe.errors.StripeSignatureVerificationError);
+  expect(() => stripe.webhooks.constructEvent(at('/succeeded').body, at('/succeeded').signature, everything.secret!)).toThrow(
+    Stripe.errors.StripeSignatureVerificationError,
+  );
   expect(() => stripe.webhooks.constructEvent(at('/succeeded').body, at('/succeeded').signature, refunds.secret!)).toThrow();
 });
 
@@ -126,7 +169,9 @@ test('with no endpoint for its type, an event is recorded but delivered nowhere'
   await stripe.webhookEndpoints.create({ url: `${base}/refunds`, enabled_events: ['charge.refunded'] });
   const confirmed = await payWith();
   expect(received).toEqual([]);
-  expect(decodeURIComponent(confirmed.lastResponse.headers['emulator-webhook-delivery'])).toMatch(/not delivered \(no enabled webhook endpoint subscribes to payment_intent\.succeeded\)$/);
+  expect(decodeURIComponent(confirmed.lastResponse.headers['emulator-webhook-delivery'])).toMatch(
+    /not delivered \(no enabled webhook endpoint subscribes to payment_intent\.succeeded\)$/,
+  );
 });
 
 test('npm run stripe:local starts the server for func start with the payment webhook registered, and cleans up on SIGTERM', async () => {
@@ -150,7 +195,10 @@ test('npm run stripe:local starts the server for func start with the payment web
     const local = new URL(url);
     const client = new Stripe('sk_test_local', { host: local.hostname, port: Number(local.port), protocol: 'http', maxNetworkRetries: 0 });
     const [endpoint] = (await client.webhookEndpoints.list()).data;
-    expect(endpoint).toMatchObject({ url: `${base}/payment/webhook`, enabled_events: ['payment_intent.succeeded', 'payment_intent.payment_failed', 'charge.refunded'] });
+    expect(endpoint).toMatchObject({
+      url: `${base}/payment/webhook`,
+      enabled_events: ['payment_intent.succeeded', 'payment_intent.payment_failed', 'charge.refunded'],
+    });
     // It signs with STRIPE_WEBHOOK_SECRET of local.settings.json, as the payment app reads it.
     const settings = JSON.parse(fs.readFileSync(path.join(dir, 'local.settings.json'), 'utf8')).Values as Record<string, string>;
     const pi = await client.paymentIntents.create({ amount: 2900, currency: 'usd' });

@@ -34,11 +34,21 @@ beforeEach(() => {
 });
 
 const create = (extra: Partial<Stripe.PaymentIntentCreateParams> = {}, options?: Stripe.RequestOptions) =>
-  stripe.paymentIntents.create({ amount: 2900, currency: 'usd', allowed_payment_method_types: ['card'], metadata: { userId: 'u1', planType: 'pro' }, ...extra }, options);
+  stripe.paymentIntents.create(
+    { amount: 2900, currency: 'usd', allowed_payment_method_types: ['card'], metadata: { userId: 'u1', planType: 'pro' }, ...extra },
+    options,
+  );
 
 test('create returns a PaymentIntent in Stripe shape; retrieve returns the same object', async () => {
   const pi = await create();
-  expect(pi).toMatchObject({ object: 'payment_intent', amount: 2900, currency: 'usd', status: 'requires_payment_method', metadata: { userId: 'u1', planType: 'pro' }, livemode: false });
+  expect(pi).toMatchObject({
+    object: 'payment_intent',
+    amount: 2900,
+    currency: 'usd',
+    status: 'requires_payment_method',
+    metadata: { userId: 'u1', planType: 'pro' },
+    livemode: false,
+  });
   expect(pi.id).toMatch(/^pi_/);
   expect(pi.client_secret).toMatch(new RegExp(`^${pi.id}_secret_`));
   const again = await stripe.paymentIntents.retrieve(pi.id);
@@ -122,10 +132,16 @@ test('a full refund delivers charge.refunded with refunded true', async () => {
 
 test('the form decoder reads nested keys and arrays as Stripe encodes them', () => {
   expect(parseStripeForm('amount=2900&metadata[userId]=u%201&allowed_payment_method_types[0]=card&expand[]=a&expand[]=b')).toEqual({
-    amount: '2900', metadata: { userId: 'u 1' }, allowed_payment_method_types: ['card'], expand: ['a', 'b'],
+    amount: '2900',
+    metadata: { userId: 'u 1' },
+    allowed_payment_method_types: ['card'],
+    expand: ['a', 'b'],
   });
   // Stripe's client writes arrays of objects with indices, and empty values to clear a field.
-  expect(parseStripeForm('line_items[0][price]=p1&line_items[1][price]=p2&metadata[note]=')).toEqual({ line_items: [{ price: 'p1' }, { price: 'p2' }], metadata: { note: '' } });
+  expect(parseStripeForm('line_items[0][price]=p1&line_items[1][price]=p2&metadata[note]=')).toEqual({
+    line_items: [{ price: 'p1' }, { price: 'p2' }],
+    metadata: { note: '' },
+  });
   // A repeated plain key keeps its last value; prototype keys never reach an object.
   expect(parseStripeForm('currency=eur&currency=usd')).toEqual({ currency: 'usd' });
   const parsed = parseStripeForm('__proto__[polluted]=yes&metadata[__proto__][x]=1&constructor[prototype][y]=2');
@@ -134,7 +150,7 @@ test('the form decoder reads nested keys and arrays as Stripe encodes them', () 
   expect(parsed).not.toHaveProperty('__proto__.polluted');
 });
 
-test('a form past the decoder limits is Stripe\'s 400 invalid_request_error, not a 500', async () => {
+test("a form past the decoder limits is Stripe's 400 invalid_request_error, not a 500", async () => {
   expect(() => parseStripeForm('a[b][c][d][e][f][g]=deep')).toThrow(expect.objectContaining({ status: 400, type: 'invalid_request_error' }));
   expect(() => parseStripeForm(Array.from({ length: 1001 }, (_, i) => `k${i}=v`).join('&'))).toThrow(expect.objectContaining({ status: 400 }));
   const response = await fetch(`${emulator.url}/v1/payment_intents`, {

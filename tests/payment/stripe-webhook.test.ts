@@ -59,7 +59,9 @@ const health = async () => {
 /** Buys pro with a test card; returns the local Stripe server's account of each delivery (one line per endpoint). */
 async function pay(): Promise<string[]> {
   const created = await host.fetch('/payment/create-payment-intent', {
-    method: 'POST', headers: { 'content-type': 'application/json', ...bearer(buyer.accessToken) }, body: JSON.stringify({ amount: 2900, planType: 'pro', userId: buyer.user.id }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...bearer(buyer.accessToken) },
+    body: JSON.stringify({ amount: 2900, planType: 'pro', userId: buyer.user.id }),
   });
   expect(created.status).toBe(200);
   const { paymentIntentId } = (await created.json()) as { paymentIntentId: string };
@@ -71,15 +73,26 @@ const run = (options: { rotate?: boolean; finishRotation?: boolean } = {}) => ru
 const ourEndpoints = async () => (await stripe.webhookEndpoints.list({ limit: 100 })).data.filter((e) => e.url === webhookUrl);
 
 test('before the command, payment health is not ready because of the placeholder, and a payment reaches no webhook', async () => {
-  expect(await health()).toMatchObject({ status: 503, stripe: { ok: false, error: expect.stringMatching(/^not ready: STRIPE_WEBHOOK_SECRET is the placeholder npm run secrets created/) } });
-  expect(await pay()).toEqual([expect.stringMatching(/^payment_intent\.succeeded evt_\S+ not delivered \(no enabled webhook endpoint subscribes to payment_intent\.succeeded\)$/)]);
+  expect(await health()).toMatchObject({
+    status: 503,
+    stripe: { ok: false, error: expect.stringMatching(/^not ready: STRIPE_WEBHOOK_SECRET is the placeholder npm run secrets created/) },
+  });
+  expect(await pay()).toEqual([
+    expect.stringMatching(/^payment_intent\.succeeded evt_\S+ not delivered \(no enabled webhook endpoint subscribes to payment_intent\.succeeded\)$/),
+  ]);
 });
 
 test('the first run creates the endpoint with the handled events and the pinned API version, and stores its secret in Key Vault', async () => {
   const result = await run();
   expect(result.changed).toBe(true);
   const [endpoint] = await ourEndpoints();
-  expect(endpoint).toMatchObject({ id: result.endpointId, url: webhookUrl, status: 'enabled', api_version: STRIPE_API_VERSION, metadata: { managed_by: MANAGED_BY } });
+  expect(endpoint).toMatchObject({
+    id: result.endpointId,
+    url: webhookUrl,
+    status: 'enabled',
+    api_version: STRIPE_API_VERSION,
+    metadata: { managed_by: MANAGED_BY },
+  });
   expect([...endpoint.enabled_events].sort()).toEqual([...HANDLED_EVENT_TYPES].sort());
   const stored = keyVault.latest(SECRET.stripeWebhookSecret)!;
   expect(stored.value).toMatch(/^whsec_/);
@@ -102,7 +115,9 @@ test('a second run changes nothing and says so', async () => {
   const [endpoint] = await ourEndpoints();
   const result = await run();
   expect(result).toMatchObject({ changed: false, endpointId: endpoint.id });
-  expect(result.lines[0]).toBe(`Nothing to change: webhook endpoint ${endpoint.id} for ${webhookUrl} is enabled with 3 events (${HANDLED_EVENT_TYPES.join(', ')}), and Key Vault holds its signing secret.`);
+  expect(result.lines[0]).toBe(
+    `Nothing to change: webhook endpoint ${endpoint.id} for ${webhookUrl} is enabled with 3 events (${HANDLED_EVENT_TYPES.join(', ')}), and Key Vault holds its signing secret.`,
+  );
   expect(keyVault.versionCount(SECRET.stripeWebhookSecret)).toBe(before);
   expect(await ourEndpoints()).toHaveLength(1);
 });
@@ -180,7 +195,12 @@ test('every event type the endpoint subscribes to is one the webhook acts on', a
   expect(ignored.body.action).toBe('ignored_type');
   const objects: Record<string, Record<string, unknown>> = {
     'payment_intent.succeeded': paymentIntentObject('pi_types_1', { userId: buyer.user.id, planType: 'pro', amount: 2900 }),
-    'payment_intent.payment_failed': paymentIntentObject('pi_types_2', { userId: buyer.user.id, planType: 'pro', amount: 2900, status: 'requires_payment_method' }),
+    'payment_intent.payment_failed': paymentIntentObject('pi_types_2', {
+      userId: buyer.user.id,
+      planType: 'pro',
+      amount: 2900,
+      status: 'requires_payment_method',
+    }),
     'charge.refunded': chargeObject('pi_types_1', 2900, 2900),
   };
   for (const type of HANDLED_EVENT_TYPES) {

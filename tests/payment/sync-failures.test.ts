@@ -25,7 +25,9 @@ const FAKE_CLOCK: Parameters<typeof jest.useFakeTimers>[0] = {
 
 beforeAll(async () => {
   front = await startIdentityFront(() => host.url);
-  host = await startTestHost({ env: { LOG_LEVEL: 'warn', IDENTITY_URL: front.url, PAYMENT_SYNC_TIMEOUT_MS: '800', PAYMENT_SYNC_MAX_ATTEMPTS: '3', PAYMENT_SYNC_RETRY_BASE_SECONDS: '30' } });
+  host = await startTestHost({
+    env: { LOG_LEVEL: 'warn', IDENTITY_URL: front.url, PAYMENT_SYNC_TIMEOUT_MS: '800', PAYMENT_SYNC_MAX_ATTEMPTS: '3', PAYMENT_SYNC_RETRY_BASE_SECONDS: '30' },
+  });
 });
 afterAll(async () => {
   await host.stop();
@@ -51,65 +53,109 @@ async function rawRecord(userId: string) {
 }
 
 const scenarios: { name: string; mode: IdentityMode | 'down'; error: string; details: RegExp; logged: RegExp }[] = [
-  { name: 'identity down (connection refused)', mode: 'down', error: 'Identity service unavailable', details: /ECONNREFUSED/, logged: /"level":"warn".*"msg":"plan sync to identity failed; will retry"/ },
-  { name: 'identity answering 401 (service token refused)', mode: 'unauthorized', error: 'Identity rejected the service token', details: /Invalid service token/, logged: /"level":"error".*"category":"security".*"msg":"SECURITY INCIDENT/ },
-  { name: 'identity answering 404 (user unknown)', mode: 'not_found', error: 'User not found in identity', details: /User not found/, logged: /"level":"error".*"category":"inconsistency".*"msg":"INCONSISTENCY/ },
-  { name: 'identity hanging past the timeout', mode: 'hang', error: 'Identity service unavailable', details: /no answer within 800 ms/, logged: /no answer within 800 ms.*"msg":"plan sync to identity failed; will retry"/ },
+  {
+    name: 'identity down (connection refused)',
+    mode: 'down',
+    error: 'Identity service unavailable',
+    details: /ECONNREFUSED/,
+    logged: /"level":"warn".*"msg":"plan sync to identity failed; will retry"/,
+  },
+  {
+    name: 'identity answering 401 (service token refused)',
+    mode: 'unauthorized',
+    error: 'Identity rejected the service token',
+    details: /Invalid service token/,
+    logged: /"level":"error".*"category":"security".*"msg":"SECURITY INCIDENT/,
+  },
+  {
+    name: 'identity answering 404 (user unknown)',
+    mode: 'not_found',
+    error: 'User not found in identity',
+    details: /User not found/,
+    logged: /"level":"error".*"category":"inconsistency".*"msg":"INCONSISTENCY/,
+  },
+  {
+    name: 'identity hanging past the timeout',
+    mode: 'hang',
+    error: 'Identity service unavailable',
+    details: /no answer within 800 ms/,
+    logged: /no answer within 800 ms.*"msg":"plan sync to identity failed; will retry"/,
+  },
 ];
 
-test.each(scenarios)('$name: payment succeeds, failed-sync record stored, timer retries successfully once identity is back', async ({ mode, error, details, logged }) => {
-  const user = await signIn(host, `sync-${mode}@example.com`);
-  const userId = user.user.id;
-  if (mode === 'down') pointIdentityAt(await deadUrl());
-  else front.state.mode = mode;
+test.each(scenarios)(
+  '$name: payment succeeds, failed-sync record stored, timer retries successfully once identity is back',
+  async ({ mode, error, details, logged }) => {
+    const user = await signIn(host, `sync-${mode}@example.com`);
+    const userId = user.user.id;
+    if (mode === 'down') pointIdentityAt(await deadUrl());
+    else front.state.mode = mode;
 
-  const started = Date.now();
-  const event = stripeEvent('payment_intent.succeeded', paymentIntentObject(`pi_${mode}_1`, { userId, planType: 'pro', amount: 2900 }));
-  const lines: string[] = [];
-  const stderr = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: any) => {
-    lines.push(String(chunk));
-    return true;
-  });
-  const res = await deliver(host, event).finally(() => stderr.mockRestore());
-  expect(res.status).toBe(200);
-  expect(res.body.sync).toEqual({ success: false, error, details: expect.stringMatching(details), userId, retryStored: true, state: 'failed', nextAttemptAt: expect.any(String) });
-  expect(lines.join('')).toMatch(logged);
-  expect(lines.join('')).not.toContain(config().AUTH_ADMIN_TOKEN);
+    const started = Date.now();
+    const event = stripeEvent('payment_intent.succeeded', paymentIntentObject(`pi_${mode}_1`, { userId, planType: 'pro', amount: 2900 }));
+    const lines: string[] = [];
+    const stderr = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: any) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    const res = await deliver(host, event).finally(() => stderr.mockRestore());
+    expect(res.status).toBe(200);
+    expect(res.body.sync).toEqual({
+      success: false,
+      error,
+      details: expect.stringMatching(details),
+      userId,
+      retryStored: true,
+      state: 'failed',
+      nextAttemptAt: expect.any(String),
+    });
+    expect(lines.join('')).toMatch(logged);
+    expect(lines.join('')).not.toContain(config().AUTH_ADMIN_TOKEN);
 
-  const payment1 = await findPayment(`pi_${mode}_1`);
-  expect(payment1).toMatchObject({ status: 'succeeded', userId, planType: 'pro', sync: { state: 'failed', plan: 'pro', attempts: 1 } });
+    const payment1 = await findPayment(`pi_${mode}_1`);
+    expect(payment1).toMatchObject({ status: 'succeeded', userId, planType: 'pro', sync: { state: 'failed', plan: 'pro', attempts: 1 } });
 
-  const entity = await rawRecord(userId);
-  expect(entity).toBeDefined();
-  expect(entity!.partitionKey).toBe('auth_sync_failed');
-  expect(entity!.rowKey).toBe(`auth_sync_failed:${userId}`);
-  const value = JSON.parse(entity!.value);
-  expect(Object.keys(value).sort()).toEqual(['error', 'planType', 'retryCount', 'timestamp', 'userId']);
-  expect(value).toEqual({ userId, planType: 'pro', error, timestamp: expect.any(String), retryCount: 0 });
-  expect(new Date(value.timestamp).toISOString()).toBe(value.timestamp);
-  expect(new Date(value.timestamp).getTime()).toBeGreaterThanOrEqual(started - 1000);
-  expect(new Date(entity!.expiresAt).getTime() - new Date(value.timestamp).getTime()).toBe(86_400_000);
-  expect(await planInIdentity(host, user)).toBe('free');
+    const entity = await rawRecord(userId);
+    expect(entity).toBeDefined();
+    expect(entity!.partitionKey).toBe('auth_sync_failed');
+    expect(entity!.rowKey).toBe(`auth_sync_failed:${userId}`);
+    const value = JSON.parse(entity!.value);
+    expect(Object.keys(value).sort()).toEqual(['error', 'planType', 'retryCount', 'timestamp', 'userId']);
+    expect(value).toEqual({ userId, planType: 'pro', error, timestamp: expect.any(String), retryCount: 0 });
+    expect(new Date(value.timestamp).toISOString()).toBe(value.timestamp);
+    expect(new Date(value.timestamp).getTime()).toBeGreaterThanOrEqual(started - 1000);
+    expect(new Date(entity!.expiresAt).getTime() - new Date(value.timestamp).getTime()).toBe(86_400_000);
+    expect(await planInIdentity(host, user)).toBe('free');
 
-  // Identity comes back; the retry is due at the latest base * 2^0 = 30 s later (full jitter).
-  front.state.mode = 'forward';
-  pointIdentityAt(front.url);
-  jest.useFakeTimers(FAKE_CLOCK);
-  jest.setSystemTime(Date.now() + 31_000);
-  await runTimer(syncRetryTimer);
-  jest.useRealTimers();
+    // Identity comes back; the retry is due at the latest base * 2^0 = 30 s later (full jitter).
+    front.state.mode = 'forward';
+    pointIdentityAt(front.url);
+    jest.useFakeTimers(FAKE_CLOCK);
+    jest.setSystemTime(Date.now() + 31_000);
+    await runTimer(syncRetryTimer);
+    jest.useRealTimers();
 
-  expect(await planInIdentity(host, user)).toBe('pro');
-  expect(await findPayment(`pi_${mode}_1`)).toMatchObject({ status: 'succeeded', sync: { state: 'synced', attempts: 1, error: null } });
-  expect(await rawRecord(userId)).toBeUndefined();
-  const status = (await (await host.fetch('/payment/user-status', { headers: bearer(user.accessToken) })).json()) as any;
-  expect(status).toMatchObject({ userId, plan: 'pro', planSource: 'identity', sync: { state: 'synced', plan: 'pro', paymentIntentId: `pi_${mode}_1` }, failedSyncRecord: null });
-});
+    expect(await planInIdentity(host, user)).toBe('pro');
+    expect(await findPayment(`pi_${mode}_1`)).toMatchObject({ status: 'succeeded', sync: { state: 'synced', attempts: 1, error: null } });
+    expect(await rawRecord(userId)).toBeUndefined();
+    const status = (await (await host.fetch('/payment/user-status', { headers: bearer(user.accessToken) })).json()) as any;
+    expect(status).toMatchObject({
+      userId,
+      plan: 'pro',
+      planSource: 'identity',
+      sync: { state: 'synced', plan: 'pro', paymentIntentId: `pi_${mode}_1` },
+      failedSyncRecord: null,
+    });
+  },
+);
 
 test('the PUT carries the service token, X-Service and the four body fields (plan, status active, updatedBy, timestamp)', async () => {
   const user = await signIn(host, 'headers@example.com');
   front.state.planUpdates.length = 0;
-  const res = await deliver(host, stripeEvent('payment_intent.succeeded', paymentIntentObject('pi_headers', { userId: user.user.id, planType: 'enterprise', amount: 9900 })));
+  const res = await deliver(
+    host,
+    stripeEvent('payment_intent.succeeded', paymentIntentObject('pi_headers', { userId: user.user.id, planType: 'enterprise', amount: 9900 })),
+  );
   expect(res.body.sync).toEqual({ success: true, userId: user.user.id, plan: 'enterprise', paymentIntentId: 'pi_headers' });
   expect(front.state.planUpdates).toHaveLength(1);
   const [put] = front.state.planUpdates;
@@ -175,10 +221,16 @@ test("a newer purchase that syncs supersedes an older failed one and clears the 
   const userId = user.user.id;
   const t = Math.floor(Date.now() / 1000);
   front.state.mode = 'not_found';
-  await deliver(host, stripeEvent('payment_intent.succeeded', paymentIntentObject('pi_sup_old', { userId, planType: 'pro', amount: 2900 }), { created: t - 60 }));
+  await deliver(
+    host,
+    stripeEvent('payment_intent.succeeded', paymentIntentObject('pi_sup_old', { userId, planType: 'pro', amount: 2900 }), { created: t - 60 }),
+  );
   expect(await rawRecord(userId)).toBeDefined();
   front.state.mode = 'forward';
-  const newer = await deliver(host, stripeEvent('payment_intent.succeeded', paymentIntentObject('pi_sup_new', { userId, planType: 'enterprise', amount: 9900 }), { created: t - 5 }));
+  const newer = await deliver(
+    host,
+    stripeEvent('payment_intent.succeeded', paymentIntentObject('pi_sup_new', { userId, planType: 'enterprise', amount: 9900 }), { created: t - 5 }),
+  );
   expect(newer.body.sync).toMatchObject({ success: true, plan: 'enterprise' });
   expect(await findPayment('pi_sup_old')).toMatchObject({ sync: { state: 'superseded' } });
   expect(await rawRecord(userId)).toBeUndefined();
@@ -187,9 +239,15 @@ test("a newer purchase that syncs supersedes an older failed one and clears the 
 
 test('expired failed-sync records are ignored on read and deleted by the cleanup timer; live ones stay', async () => {
   const base = new Date('2026-11-22T08:00:00.000Z');
-  await storeFailedSync({ userId: 'expiring-user', planType: 'pro', error: 'Identity service unavailable', timestamp: base.toISOString(), retryCount: 0 }, base);
+  await storeFailedSync(
+    { userId: 'expiring-user', planType: 'pro', error: 'Identity service unavailable', timestamp: base.toISOString(), retryCount: 0 },
+    base,
+  );
   const later = new Date(base.getTime() + 3_600_000);
-  await storeFailedSync({ userId: 'fresh-user', planType: 'enterprise', error: 'Identity service unavailable', timestamp: later.toISOString(), retryCount: 0 }, later);
+  await storeFailedSync(
+    { userId: 'fresh-user', planType: 'enterprise', error: 'Identity service unavailable', timestamp: later.toISOString(), retryCount: 0 },
+    later,
+  );
 
   const justBefore = new Date(base.getTime() + 86_400_000 - 1000);
   expect(await readFailedSync('expiring-user', justBefore)).toMatchObject({ userId: 'expiring-user', planType: 'pro' });
@@ -211,7 +269,11 @@ test('expired failed-sync records are ignored on read and deleted by the cleanup
 
 test('cleanup deletes more than one batch of 100 expired records', async () => {
   const base = new Date('2026-11-20T00:00:00.000Z');
-  await Promise.all(Array.from({ length: 130 }, (_, i) => storeFailedSync({ userId: `bulk-${i}`, planType: 'pro', error: 'x', timestamp: base.toISOString(), retryCount: 0 }, base)));
+  await Promise.all(
+    Array.from({ length: 130 }, (_, i) =>
+      storeFailedSync({ userId: `bulk-${i}`, planType: 'pro', error: 'x', timestamp: base.toISOString(), retryCount: 0 }, base),
+    ),
+  );
   expect(await cleanUpExpiredRecords(createLogger(), new Date(base.getTime() + 86_401_000))).toBe(130);
   expect(await rawRecord('bulk-0')).toBeUndefined();
   expect(await rawRecord('bulk-129')).toBeUndefined();

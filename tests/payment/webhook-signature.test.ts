@@ -17,7 +17,14 @@ afterAll(async () => {
 afterEach(() => jest.useRealTimers());
 
 const count = async (tableName: 'payment_payments' | 'payment_webhook_events') =>
-  Number((await (db() as any).selectFrom(tableName).select((eb: any) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  Number(
+    (
+      await (db() as any)
+        .selectFrom(tableName)
+        .select((eb: any) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 async function expectNothingWritten(userId: string) {
   expect(await count('payment_payments')).toBe(0);
@@ -25,7 +32,8 @@ async function expectNothingWritten(userId: string) {
   expect(await readFailedSync(userId)).toBeUndefined();
 }
 
-const succeeded = (userId: string) => stripeEvent('payment_intent.succeeded', paymentIntentObject(`pi_sig_${userId}`, { userId, planType: 'pro', amount: 2900 }));
+const succeeded = (userId: string) =>
+  stripeEvent('payment_intent.succeeded', paymentIntentObject(`pi_sig_${userId}`, { userId, planType: 'pro', amount: 2900 }));
 
 test('a wrong signing secret is refused with 400 and writes nothing', async () => {
   const res = await deliver(host, succeeded('u-secret'), { secret: 'whsec_not_the_endpoint_secret_at_all' });
@@ -60,9 +68,14 @@ test('a signature older than 300 s is refused (stale timestamp)', async () => {
 test('an event replayed after the clock moved past the tolerance is refused (fake clock)', async () => {
   const event = succeeded('u-clock');
   const signedAt = new Date('2026-11-22T10:00:00Z');
-  jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'setTimeout', 'setInterval', 'clearTimeout', 'clearInterval', 'queueMicrotask', 'hrtime', 'performance'] });
+  jest.useFakeTimers({
+    doNotFake: ['nextTick', 'setImmediate', 'setTimeout', 'setInterval', 'clearTimeout', 'clearInterval', 'queueMicrotask', 'hrtime', 'performance'],
+  });
   jest.setSystemTime(signedAt);
-  const header = new (require('stripe'))('sk_test_x').webhooks.generateTestHeaderString({ payload: JSON.stringify(event), secret: config().STRIPE_WEBHOOK_SECRET });
+  const header = new (require('stripe'))('sk_test_x').webhooks.generateTestHeaderString({
+    payload: JSON.stringify(event),
+    secret: config().STRIPE_WEBHOOK_SECRET,
+  });
   jest.setSystemTime(new Date(signedAt.getTime() + 301_000));
   const res = await deliver(host, event, { header });
   expect(res.status).toBe(400);

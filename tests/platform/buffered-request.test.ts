@@ -45,7 +45,12 @@ test.each([
 test('form bodies, headers, method and url match', async () => {
   const form = Buffer.from('a=1&b=two');
   const [[, buffered], [, real]] = both('POST', form);
-  expect([buffered.method, buffered.url, buffered.headers.get('authorization'), buffered.query.get('x')]).toEqual([real.method, real.url, real.headers.get('authorization'), real.query.get('x')]);
+  expect([buffered.method, buffered.url, buffered.headers.get('authorization'), buffered.query.get('x')]).toEqual([
+    real.method,
+    real.url,
+    real.headers.get('authorization'),
+    real.query.get('x'),
+  ]);
   const formHeaders = { ...HEADERS, 'content-type': 'application/x-www-form-urlencoded' };
   const bufferedForm = await new BufferedRequest(URL, 'POST', formHeaders, form).formData();
   const realForm = await new Request(URL, { method: 'POST', headers: formHeaders, body: form }).formData();
@@ -53,8 +58,13 @@ test('form bodies, headers, method and url match', async () => {
 });
 
 test('GET and bodiless requests read as empty and are never used up', async () => {
-  for (const [method, body] of [['GET', undefined], ['POST', undefined]] as const) {
-    const results = await Promise.all(both(method, body).map(async ([, r]) => [r.body, await outcome(() => r.text()), await outcome(() => r.arrayBuffer()), r.bodyUsed]));
+  for (const [method, body] of [
+    ['GET', undefined],
+    ['POST', undefined],
+  ] as const) {
+    const results = await Promise.all(
+      both(method, body).map(async ([, r]) => [r.body, await outcome(() => r.text()), await outcome(() => r.arrayBuffer()), r.bodyUsed]),
+    );
     expect(results[0]).toEqual(results[1]);
   }
 });

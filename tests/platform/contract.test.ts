@@ -17,7 +17,7 @@ describe('the contract', () => {
   });
   afterAll(() => host.stop());
 
-  test.each(SERVICE_NAMES)('%s: openapi.json is served and passes Redocly\'s lint with no errors', async (service) => {
+  test.each(SERVICE_NAMES)("%s: openapi.json is served and passes Redocly's lint with no errors", async (service) => {
     const res = await host.fetch(`/${service}/openapi.json`);
     expect(res.status).toBe(200);
     const document = (await res.json()) as { openapi: string; paths: Record<string, unknown>; components: { securitySchemes: object } };
@@ -25,7 +25,9 @@ describe('the contract', () => {
     expect(Object.keys(document.paths).length).toBeGreaterThan(2);
     const file = path.join(host.dir, `${service}.openapi.json`);
     fs.writeFileSync(file, JSON.stringify(document));
-    const lint = await run(path.join(PROJECT_ROOT, 'node_modules', '.bin', 'redocly'), ['lint', '--format', 'json', file], { cwd: host.dir }).catch((error) => error as { stdout: string; code: number });
+    const lint = await run(path.join(PROJECT_ROOT, 'node_modules', '.bin', 'redocly'), ['lint', '--format', 'json', file], { cwd: host.dir }).catch(
+      (error) => error as { stdout: string; code: number },
+    );
     const report = JSON.parse((lint as { stdout: string }).stdout) as { totals: { errors: number }; problems: { message: string; severity: string }[] };
     expect(report.problems.filter((p) => p.severity === 'error').map((p) => p.message)).toEqual([]);
     expect(report.totals.errors).toBe(0);
@@ -38,7 +40,11 @@ describe('the contract', () => {
     const html = await page.text();
     expect(html).toContain('docs/swagger-ui-bundle.js');
     expect(html).not.toMatch(/<script>[^<]/);
-    for (const [file, type] of [['swagger-ui-bundle.js', 'text/javascript'], ['swagger-ui.css', 'text/css'], ['init.js', 'text/javascript']]) {
+    for (const [file, type] of [
+      ['swagger-ui-bundle.js', 'text/javascript'],
+      ['swagger-ui.css', 'text/css'],
+      ['init.js', 'text/javascript'],
+    ]) {
       const asset = await host.fetch(`/identity/docs/${file}`);
       expect([asset.status, asset.headers.get('content-type')?.split(';')[0]]).toEqual([200, type]);
     }
@@ -50,6 +56,14 @@ describe('the contract', () => {
     expect(() => checkAnswer('GET', url, 200, 'application/json', JSON.stringify({ valid: true }))).toThrow(ContractViolation);
     expect(() => checkAnswer('GET', url, 202, 'application/json', '{}')).toThrow(/a status its API document does not list/);
     expect(() => checkAnswer('GET', url, 401, 'application/json', JSON.stringify({ message: 'no' }))).toThrow(ContractViolation);
-    expect(() => checkAnswer('GET', url, 401, 'application/json', JSON.stringify({ error: 'Unauthorized', message: 'no', code: 'AUTH_REQUIRED', timestamp: new Date().toISOString() }))).not.toThrow();
+    expect(() =>
+      checkAnswer(
+        'GET',
+        url,
+        401,
+        'application/json',
+        JSON.stringify({ error: 'Unauthorized', message: 'no', code: 'AUTH_REQUIRED', timestamp: new Date().toISOString() }),
+      ),
+    ).not.toThrow();
   });
 });

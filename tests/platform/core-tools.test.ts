@@ -64,7 +64,11 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 /** `func start --port <port>`: resolves with the origin it serves once the worker has started. */
 function startFuncStart(port: number): Promise<{ origin: string; functions: number; output: () => string }> {
   let output = '';
-  funcStart = spawn(process.execPath, [dist('devhost', 'core-tools', 'cli.js'), '--port', String(port)], { cwd: dir, env: shellEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  funcStart = spawn(process.execPath, [dist('devhost', 'core-tools', 'cli.js'), '--port', String(port)], {
+    cwd: dir,
+    env: shellEnv(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   return new Promise((resolve, reject) => {
     funcStart!.stdout!.on('data', (chunk: Buffer) => {
       output += chunk.toString();
@@ -88,8 +92,13 @@ test('npm run func:prepare, then func start: sign in, pay for pro, get the repor
   expect(first.stdout).toMatch(/Azurite: started in the background \(pid \d+\) on 10000, 10001, 10002/);
   expect(first.stdout).toContain(`func start --port ${port}`);
   const settings = JSON.parse(fs.readFileSync(path.join(dir, 'local.settings.json'), 'utf8')).Values;
-  expect(settings).toMatchObject({ FUNCTIONS_WORKER_RUNTIME: 'node', AzureWebJobsStorage: 'UseDevelopmentStorage=true', PUBLIC_URL: `http://localhost:${port}` });
-  for (const secret of ['JWT_SIGNING_KEYS', 'SERVICE_TOKEN_SECRET', 'OTP_HMAC_KEY', 'AUTH_ADMIN_TOKEN', 'STRIPE_WEBHOOK_SECRET', 'VISUAL_API_TOKEN']) expect(settings[secret]).not.toBe('');
+  expect(settings).toMatchObject({
+    FUNCTIONS_WORKER_RUNTIME: 'node',
+    AzureWebJobsStorage: 'UseDevelopmentStorage=true',
+    PUBLIC_URL: `http://localhost:${port}`,
+  });
+  for (const secret of ['JWT_SIGNING_KEYS', 'SERVICE_TOKEN_SECRET', 'OTP_HMAC_KEY', 'AUTH_ADMIN_TOKEN', 'STRIPE_WEBHOOK_SECRET', 'VISUAL_API_TOKEN'])
+    expect(settings[secret]).not.toBe('');
   expect(fs.statSync(path.join(dir, 'local.settings.json')).mode & 0o777).toBe(0o600);
   expect((await probeStoragePorts(WELL_KNOWN_PORTS)).state).toBe('azurite');
 
@@ -110,7 +119,13 @@ test('npm run func:prepare, then func start: sign in, pay for pro, get the repor
   // localhost), payment syncs the plan into identity over http://localhost, the queue-triggered report runs on
   // Azurite's queue and calls the visual service, the PDF downloads through its SAS link from Azurite's blobs.
   const steps: Step[] = [];
-  const journey = await runJourney({ baseUrl: host.origin, dataDir: path.join(dir, '.data'), email: 'core-tools@example.com', company: 'Harbour Lights Ltd', onStep: (s) => steps.push(s) });
+  const journey = await runJourney({
+    baseUrl: host.origin,
+    dataDir: path.join(dir, '.data'),
+    email: 'core-tools@example.com',
+    company: 'Harbour Lights Ltd',
+    onStep: (s) => steps.push(s),
+  });
   expect(journey.user.user).toMatchObject({ email: 'core-tools@example.com', plan: 'free' });
   expect(journey.confirmed.status).toBe('succeeded');
   expect(journey.validated).toMatchObject({ valid: true, user: { plan: 'pro', status: 'active' } });
@@ -133,7 +148,9 @@ test('npm run func:prepare, then func start: sign in, pay for pro, get the repor
   const devhost = await startHostProcess(dir, { AzureWebJobsStorage: 'UseDevelopmentStorage=true', PUBLIC_URL: '' });
   try {
     expect(devhost.output()).toContain('Azurite already running on 10000, 10001, 10002');
-    const status = await fetch(`${devhost.urls.orchestrator}/api/reports/${journey.order.trackingId}`, { headers: { authorization: `Bearer ${journey.refreshed.accessToken}` } });
+    const status = await fetch(`${devhost.urls.orchestrator}/api/reports/${journey.order.trackingId}`, {
+      headers: { authorization: `Bearer ${journey.refreshed.accessToken}` },
+    });
     expect(status.status).toBe(200);
     expect(await status.json()).toMatchObject({ status: 'completed' });
   } finally {

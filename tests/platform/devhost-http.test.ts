@@ -24,23 +24,38 @@ const echo: HttpFunction = {
   },
 };
 const methodNotAllowed: HttpFunction = {
-  kind: 'http', name: 'test-405', route: 'test/own-405', methods: ['GET', 'POST', 'PUT', 'DELETE'],
+  kind: 'http',
+  name: 'test-405',
+  route: 'test/own-405',
+  methods: ['GET', 'POST', 'PUT', 'DELETE'],
   handler: async (request) => (request.method === 'POST' ? { status: 200 } : { status: 405, jsonBody: { error: 'Method not allowed' } }),
 };
 const throws: HttpFunction = {
-  kind: 'http', name: 'test-throws', route: 'test/throws', methods: ['GET'],
+  kind: 'http',
+  name: 'test-throws',
+  route: 'test/throws',
+  methods: ['GET'],
   handler: async () => {
     throw new Error('boom with a secret inside');
   },
 };
 
 const validated: HttpFunction = {
-  kind: 'http', name: 'test-json', route: 'test/json', methods: ['POST'],
+  kind: 'http',
+  name: 'test-json',
+  route: 'test/json',
+  methods: ['POST'],
   handler: http('test', async (request) => {
-    const body = await readJson<{ name: string; count: number }>(request, {
-      type: 'object', required: ['name', 'count'], additionalProperties: false,
-      properties: { name: { type: 'string', minLength: 1 }, count: { type: 'integer', minimum: 0 } },
-    }, 1024);
+    const body = await readJson<{ name: string; count: number }>(
+      request,
+      {
+        type: 'object',
+        required: ['name', 'count'],
+        additionalProperties: false,
+        properties: { name: { type: 'string', minLength: 1 }, count: { type: 'integer', minimum: 0 } },
+      },
+      1024,
+    );
     return json(200, body);
   }),
 };
@@ -65,7 +80,11 @@ test('raw body bytes reach the handler unchanged, with params, query and headers
 });
 
 test('a constraint that fails, an unknown path and a method the route does not accept all answer 404 with no body', async () => {
-  for (const [path, method] of [['/test/echo/abc/x', 'POST'], ['/nowhere', 'GET'], ['/test/echo/1/x', 'GET']] as const) {
+  for (const [path, method] of [
+    ['/test/echo/abc/x', 'POST'],
+    ['/nowhere', 'GET'],
+    ['/test/echo/1/x', 'GET'],
+  ] as const) {
     const res = await host.fetch(path, { method });
     expect(res.status).toBe(404);
     expect(await res.text()).toBe('');
@@ -103,7 +122,12 @@ describe('JSON bodies (shared/http)', () => {
   test('malformed JSON is a 400 INVALID_JSON with the standard error body', async () => {
     const res = await post('{"name": ');
     expect(res.status).toBe(400);
-    expect(await res.json()).toMatchObject({ error: 'Bad request', code: 'INVALID_JSON', message: expect.stringMatching(/not valid JSON/), timestamp: expect.any(String) });
+    expect(await res.json()).toMatchObject({
+      error: 'Bad request',
+      code: 'INVALID_JSON',
+      message: expect.stringMatching(/not valid JSON/),
+      timestamp: expect.any(String),
+    });
   });
 
   test('a wrong type is a 400 naming the field', async () => {
@@ -117,7 +141,12 @@ describe('JSON bodies (shared/http)', () => {
 
   test('missing and unknown fields are named', async () => {
     const body = (await (await post(JSON.stringify({ count: 1, extra: true }))).json()) as any;
-    expect(body.details).toEqual(expect.arrayContaining([{ field: 'name', message: 'is required' }, { field: 'extra', message: 'is not an allowed field' }]));
+    expect(body.details).toEqual(
+      expect.arrayContaining([
+        { field: 'name', message: 'is required' },
+        { field: 'extra', message: 'is not an allowed field' },
+      ]),
+    );
   });
 
   test('an oversize body is a 413', async () => {
@@ -126,7 +155,7 @@ describe('JSON bodies (shared/http)', () => {
     expect(await res.json()).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
   });
 
-  test('every response carries a request id, echoing the caller\'s', async () => {
+  test("every response carries a request id, echoing the caller's", async () => {
     const res = await host.fetch('/test/json', { method: 'POST', body: '{}', headers: { 'x-request-id': 'abc-123' } });
     expect(res.headers.get('x-request-id')).toBe('abc-123');
   });

@@ -8,7 +8,14 @@ import { FunctionsWorker } from '../../devhost/core-tools/core-api';
 import { PROJECT_ROOT } from '../../devhost/paths';
 
 const SERVICE_CODE = /[\\/]dist[\\/]functions[\\/](identity|payment|orchestrator|visual)[\\/]/;
-const loadedServices = () => [...new Set(Object.keys(require.cache).map((file) => SERVICE_CODE.exec(file)?.[1]).filter(Boolean))].sort();
+const loadedServices = () =>
+  [
+    ...new Set(
+      Object.keys(require.cache)
+        .map((file) => SERVICE_CODE.exec(file)?.[1])
+        .filter(Boolean),
+    ),
+  ].sort();
 
 async function main() {
   const invocations = JSON.parse(process.argv[2] ?? '[]') as { name: string; path: string }[];
@@ -17,10 +24,17 @@ async function main() {
   const loadedAtStart = loadedServices();
   const results = [];
   for (const { name, path } of invocations) {
-    const result = await worker.invoke(name, { trigger: { http: { method: 'GET', url: `http://localhost:7071/${path}`, headers: {}, query: {}, params: {} } } });
+    const result = await worker.invoke(name, {
+      trigger: { http: { method: 'GET', url: `http://localhost:7071/${path}`, headers: {}, query: {}, params: {} } },
+    });
     const http = result.returnValue?.http;
     const body = http?.body?.bytes ? Buffer.from(http.body.bytes).toString('utf8') : http?.body?.string;
-    results.push({ name, status: http ? Number(http.statusCode) : undefined, body: body ? JSON.parse(body) : undefined, error: (result.error as Error | undefined)?.message });
+    results.push({
+      name,
+      status: http ? Number(http.statusCode) : undefined,
+      body: body ? JSON.parse(body) : undefined,
+      error: (result.error as Error | undefined)?.message,
+    });
   }
   const report = {
     functions: [...worker.functions.values()].map(({ metadata, trigger }) => ({ name: metadata.name, trigger })),

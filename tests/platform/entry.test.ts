@@ -41,7 +41,7 @@ async function loadEntry(env: Record<string, string>, invocations: { name: strin
 
 const indexed = (services: string[]) => services.flatMap((s) => (FUNCTION_INDEX as Record<string, { name: string }[]>)[s].map((f) => f.name)).sort();
 
-test('with SERVICES=payment it registers exactly payment\'s functions, loads no service code at start-up, and the first invocation loads payment alone', async () => {
+test("with SERVICES=payment it registers exactly payment's functions, loads no service code at start-up, and the first invocation loads payment alone", async () => {
   const { report } = await loadEntry({ SERVICES: 'payment' }, [{ name: 'payment-plans', path: 'payment/plans' }]);
   expect(report.functions.map((f) => f.name).sort()).toEqual(indexed(['payment']));
   expect(report.loadedAtStart).toEqual([]);
@@ -60,7 +60,10 @@ test('with every service it registers every indexed function as the host expects
   expect(report.functions.filter((f) => f.trigger.type === 'queueTrigger').map((f) => f.trigger)).toEqual([
     expect.objectContaining({ queueName: '%ORCHESTRATOR_QUEUE%', connection: 'AzureWebJobsStorage' }),
   ]);
-  expect(report.functions.find((f) => f.name === 'payment-sync-retry')!.trigger).toMatchObject({ type: 'timerTrigger', schedule: '%PAYMENT_SYNC_RETRY_SCHEDULE%' });
+  expect(report.functions.find((f) => f.name === 'payment-sync-retry')!.trigger).toMatchObject({
+    type: 'timerTrigger',
+    schedule: '%PAYMENT_SYNC_RETRY_SCHEDULE%',
+  });
   expect(report.hooks).toMatchObject({ appStart: 0, appTerminate: 1 });
   expect(report.loadedAtStart).toEqual([]);
   // Without a connection string no telemetry is set up, and the host keeps forwarding logs.
@@ -75,7 +78,10 @@ test('a secret that is still a Key Vault reference stops the services that read 
     { name: 'identity-jwks', path: 'identity/.well-known/jwks.json' },
   ]);
   const [health, plans, jwks] = report.results;
-  expect(health).toMatchObject({ status: 503, body: { service: 'payment', status: 'stopped', problems: [expect.stringContaining('STRIPE_WEBHOOK_SECRET is an unresolved Key Vault reference')] } });
+  expect(health).toMatchObject({
+    status: 503,
+    body: { service: 'payment', status: 'stopped', problems: [expect.stringContaining('STRIPE_WEBHOOK_SECRET is an unresolved Key Vault reference')] },
+  });
   expect(plans).toMatchObject({ status: 503, body: { code: 'SERVICE_MISCONFIGURED', message: expect.stringContaining('STRIPE_WEBHOOK_SECRET') } });
   expect(JSON.stringify(report.results)).not.toContain('kv-report-x7');
   // Payment's timers are not registered (nothing runs with a forged-able secret); its routes answer 503.

@@ -14,8 +14,10 @@ describe('the shared HTTP wrapper', () => {
   });
   afterAll(() => host.stop());
 
-  const post = (path: string, body: string, headers: Record<string, string> = {}) => host.fetch(path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
-  const nested = (levels: number) => `{"charts":[{"type":"bar","data":{"labels":["a"],"datasets":[{"data":[1]}]},"options":{"plugins":${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}}}]}`;
+  const post = (path: string, body: string, headers: Record<string, string> = {}) =>
+    host.fetch(path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+  const nested = (levels: number) =>
+    `{"charts":[{"type":"bar","data":{"labels":["a"],"datasets":[{"data":[1]}]},"options":{"plugins":${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}}}]}`;
 
   describe('JSON nesting is capped for every JSON body (64 levels)', () => {
     // As deep as each route's body size limit lets a body be.
@@ -48,7 +50,11 @@ describe('the shared HTTP wrapper', () => {
       const user = await signIn(host, 'headers@example.com');
       const refreshed = await post('/identity/auth/refresh', JSON.stringify({ refreshToken: user.refreshToken }));
       const validated = await host.fetch('/identity/auth/validate', { headers: bearer(user.accessToken) });
-      const intent = await post('/payment/create-payment-intent', JSON.stringify({ amount: 2900, planType: 'pro', userId: user.user.id }), bearer(user.accessToken));
+      const intent = await post(
+        '/payment/create-payment-intent',
+        JSON.stringify({ amount: 2900, planType: 'pro', userId: user.user.id }),
+        bearer(user.accessToken),
+      );
       const users = await host.fetch('/identity/admin/users', { headers: bearer(admin.accessToken) });
       const audit = await host.fetch('/identity/admin/audit', { headers: bearer(admin.accessToken) });
       const refused = await host.fetch('/identity/admin/users', { headers: bearer('not-a-token') });
@@ -68,7 +74,10 @@ describe('the shared HTTP wrapper', () => {
 
   describe('CORS', () => {
     test('a preflight from a listed origin is answered with what the browser needs', async () => {
-      const res = await host.fetch('/orchestrator/api/admin/dashboard/overview', { method: 'OPTIONS', headers: { origin: CONSOLE, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' } });
+      const res = await host.fetch('/orchestrator/api/admin/dashboard/overview', {
+        method: 'OPTIONS',
+        headers: { origin: CONSOLE, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' },
+      });
       expect(res.status).toBe(204);
       expect(res.headers.get('access-control-allow-origin')).toBe(CONSOLE);
       expect(res.headers.get('access-control-allow-methods')).toBe('GET');
@@ -77,7 +86,10 @@ describe('the shared HTTP wrapper', () => {
     });
 
     test('a preflight or a request from any other origin gets no CORS headers', async () => {
-      const pre = await host.fetch('/identity/auth/login', { method: 'OPTIONS', headers: { origin: 'https://evil.example.test', 'access-control-request-method': 'POST' } });
+      const pre = await host.fetch('/identity/auth/login', {
+        method: 'OPTIONS',
+        headers: { origin: 'https://evil.example.test', 'access-control-request-method': 'POST' },
+      });
       expect(pre.status).toBe(204);
       expect(pre.headers.get('access-control-allow-origin')).toBeNull();
       const get = await host.fetch('/payment/plans', { headers: { origin: 'https://evil.example.test' } });
@@ -86,7 +98,9 @@ describe('the shared HTTP wrapper', () => {
     });
 
     test('an actual request from a listed origin may read the answer and its request id', async () => {
-      const res = await host.fetch('/orchestrator/api/admin/dashboard/overview', { headers: { origin: 'https://ops.example.test', ...bearer(admin.accessToken) } });
+      const res = await host.fetch('/orchestrator/api/admin/dashboard/overview', {
+        headers: { origin: 'https://ops.example.test', ...bearer(admin.accessToken) },
+      });
       expect(res.status).toBe(200);
       expect(res.headers.get('access-control-allow-origin')).toBe('https://ops.example.test');
       expect(res.headers.get('access-control-expose-headers')).toMatch(/X-Request-Id/);

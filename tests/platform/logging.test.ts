@@ -14,7 +14,11 @@ function capture(run: () => void): { stdout: Record<string, any>[]; stderr: Reco
   } finally {
     spies.forEach((spy) => spy.mockRestore());
   }
-  const parse = (text: string) => text.split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  const parse = (text: string) =>
+    text
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
   return { stdout: parse(out.stdout), stderr: parse(out.stderr) };
 }
 
@@ -53,7 +57,11 @@ test('authorization, token and code values at the redacted paths never reach a l
   const secrets = ['Bearer eyJhbGciOi.secret', '493817', 'rt_9f8e7d6c5b4a', 'whsec_abcdef0123456789', 'sk_test_51Abc', 'eyJ.service.token', 'sig=1234'];
   const { stdout, stderr } = capture(() => {
     const log = createLogger({ service: 'payment', authorization: secrets[0] }).child({ requestId: 'r-1' });
-    log.info('login', { code: secrets[1], refreshToken: secrets[2], headers: { authorization: secrets[0], 'stripe-signature': secrets[6], 'content-type': 'application/json' } });
+    log.info('login', {
+      code: secrets[1],
+      refreshToken: secrets[2],
+      headers: { authorization: secrets[0], 'stripe-signature': secrets[6], 'content-type': 'application/json' },
+    });
     log.warn('webhook', { secret: secrets[3], request: { apiKey: secrets[4], token: secrets[5], code: secrets[1] } });
     log.error('failed', { error: new Error('identity answered 401'), token: secrets[5] });
   });
@@ -62,7 +70,13 @@ test('authorization, token and code values at the redacted paths never reach a l
 
   expect(stdout).toHaveLength(1);
   expect(stdout[0]).toMatchObject({
-    level: 'info', msg: 'login', service: 'payment', requestId: 'r-1', authorization: REDACTED, code: REDACTED, refreshToken: REDACTED,
+    level: 'info',
+    msg: 'login',
+    service: 'payment',
+    requestId: 'r-1',
+    authorization: REDACTED,
+    code: REDACTED,
+    refreshToken: REDACTED,
     headers: { authorization: REDACTED, 'stripe-signature': REDACTED, 'content-type': 'application/json' },
   });
   // warn and error go to stderr, as before; errors keep their name and message only.

@@ -28,13 +28,16 @@ async function answer(path: string, query: string) {
   return { status: res.status, error: body.error, code: body.code, message: body.message, details: body.details };
 }
 
-test.each(['limit=0', 'limit=101', 'limit=-1', 'limit=abc', 'limit=1.5', 'limit=', 'limit=1e3'])('%s: the same 400 VALIDATION_FAILED on every paged list', async (query) => {
-  const answers = await Promise.all(PAGED_LISTS.map((path) => answer(path, query)));
-  const first = answers[0];
-  expect(first).toMatchObject({ status: 400, error: 'Bad request', code: 'VALIDATION_FAILED', message: expect.stringMatching(/^Invalid query: limit /) });
-  expect(first.details).toEqual([expect.objectContaining({ field: 'limit' })]);
-  for (const [i, other] of answers.entries()) expect({ path: PAGED_LISTS[i], ...other }).toEqual({ path: PAGED_LISTS[i], ...first });
-});
+test.each(['limit=0', 'limit=101', 'limit=-1', 'limit=abc', 'limit=1.5', 'limit=', 'limit=1e3'])(
+  '%s: the same 400 VALIDATION_FAILED on every paged list',
+  async (query) => {
+    const answers = await Promise.all(PAGED_LISTS.map((path) => answer(path, query)));
+    const first = answers[0];
+    expect(first).toMatchObject({ status: 400, error: 'Bad request', code: 'VALIDATION_FAILED', message: expect.stringMatching(/^Invalid query: limit /) });
+    expect(first.details).toEqual([expect.objectContaining({ field: 'limit' })]);
+    for (const [i, other] of answers.entries()) expect({ path: PAGED_LISTS[i], ...other }).toEqual({ path: PAGED_LISTS[i], ...first });
+  },
+);
 
 test('the bounds themselves are accepted everywhere', async () => {
   for (const query of ['limit=1', 'limit=100']) {

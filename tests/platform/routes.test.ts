@@ -3,7 +3,11 @@ import { assertRouteAllowed, compileRoute } from '../../devhost/routes';
 import type { HttpFunction } from '../../shared/functions';
 
 const fn = (name: string, route: string, methods: HttpFunction['methods'] = ['GET']): HttpFunction => ({
-  kind: 'http', name, route, methods, handler: async () => ({ status: 200 }),
+  kind: 'http',
+  name,
+  route,
+  methods,
+  handler: async () => ({ status: 200 }),
 });
 
 describe('ASP.NET route templates', () => {

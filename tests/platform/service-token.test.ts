@@ -5,10 +5,16 @@ const PREVIOUS = 'previous-service-token-secret-0123456789abcdef';
 const PARTIES = { issuer: 'payment-service', audience: 'identity-service' };
 const now = new Date('2026-11-22T12:00:00Z');
 
-const verify = (token: string, secrets: string[], at = now) => () => verifyServiceToken(token, { ...PARTIES, secrets, now: at });
+const verify =
+  (token: string, secrets: string[], at = now) =>
+  () =>
+    verifyServiceToken(token, { ...PARTIES, secrets, now: at });
 
 test('a token verifies under the current or the previous secret', () => {
-  expect(verify(mintServiceToken({ secret: CURRENT, ...PARTIES, now }), [CURRENT, PREVIOUS])()).toMatchObject({ iss: 'payment-service', role: 'service_admin' });
+  expect(verify(mintServiceToken({ secret: CURRENT, ...PARTIES, now }), [CURRENT, PREVIOUS])()).toMatchObject({
+    iss: 'payment-service',
+    role: 'service_admin',
+  });
   expect(verify(mintServiceToken({ secret: PREVIOUS, ...PARTIES, now }), [CURRENT, PREVIOUS])()).toMatchObject({ aud: 'identity-service' });
 });
 
@@ -41,5 +47,7 @@ test('wrong parties are refused on every call, cached or not', () => {
 
 test('a refusal for a missing permission names the permission that is missing', () => {
   const token = mintServiceToken({ secret: CURRENT, ...PARTIES, now });
-  expect(() => verifyServiceToken(token, { ...PARTIES, secrets: [CURRENT], now, requiredPermission: 'admin:users:delete' })).toThrow('token lacks the admin:users:delete permission');
+  expect(() => verifyServiceToken(token, { ...PARTIES, secrets: [CURRENT], now, requiredPermission: 'admin:users:delete' })).toThrow(
+    'token lacks the admin:users:delete permission',
+  );
 });

@@ -29,7 +29,11 @@ describe('local.settings.json generation', () => {
     expect(key).toMatchObject({ alg: 'ES256' });
     expect(key.publicJwk.d).toBeUndefined();
     // The payment side's token verifies under the identity side's secret.
-    const claims = verifyServiceToken(values.AUTH_ADMIN_TOKEN, { secrets: [values.SERVICE_TOKEN_SECRET], issuer: 'payment-service', audience: 'identity-service' });
+    const claims = verifyServiceToken(values.AUTH_ADMIN_TOKEN, {
+      secrets: [values.SERVICE_TOKEN_SECRET],
+      issuer: 'payment-service',
+      audience: 'identity-service',
+    });
     expect(claims.exp - claims.iat).toBe(365 * 24 * 3600);
     // The whole generated file is a valid configuration.
     expect(() => parseConfig(values)).not.toThrow();
@@ -64,7 +68,9 @@ describe('config', () => {
 
   test('every missing required setting of the selected services is named at once', () => {
     const found = problems({});
-    const required = Object.entries(SETTINGS).filter(([, s]) => s.kind === 'required').map(([name]) => name);
+    const required = Object.entries(SETTINGS)
+      .filter(([, s]) => s.kind === 'required')
+      .map(([name]) => name);
     expect(required.length).toBeGreaterThan(3);
     for (const name of required) expect(found.some((p) => p.startsWith(`${name}: missing`))).toBe(true);
   });
@@ -72,7 +78,11 @@ describe('config', () => {
   test('a setting is required only for the services that read it', () => {
     const found = problems({ SERVICES: 'visual' });
     expect(found).toEqual([]);
-    expect(problems({ SERVICES: 'payment' }).map((p) => p.split(':')[0]).sort()).toEqual(['AUTH_ADMIN_TOKEN', 'STRIPE_WEBHOOK_SECRET']);
+    expect(
+      problems({ SERVICES: 'payment' })
+        .map((p) => p.split(':')[0])
+        .sort(),
+    ).toEqual(['AUTH_ADMIN_TOKEN', 'STRIPE_WEBHOOK_SECRET']);
   });
 
   test('invalid values are reported with what was expected', () => {
@@ -106,13 +116,16 @@ describe('where the app runs', () => {
   const { publicUrl, runsInAzure, serviceUrl } = require('../../shared/config') as typeof import('../../shared/config');
   const { stripeMode } = require('../../functions/payment/stripe-client') as typeof import('../../functions/payment/stripe-client');
 
-  test.each(['localhost:7071', 'localhost:8080', '127.0.0.1:7071', 'LOCALHOST:7071'])('WEBSITE_HOSTNAME=%s (Core Tools) is local: http URLs, the local Stripe server', (hostname) => {
-    const cfg = parseConfig({ ...base, WEBSITE_HOSTNAME: hostname });
-    expect(runsInAzure(cfg)).toBe(false);
-    expect(publicUrl(cfg)).toBe(`http://${hostname}`);
-    expect(serviceUrl('identity', cfg)).toBe(`http://${hostname}/identity`);
-    expect(stripeMode(cfg)).toEqual({ mode: 'offline' });
-  });
+  test.each(['localhost:7071', 'localhost:8080', '127.0.0.1:7071', 'LOCALHOST:7071'])(
+    'WEBSITE_HOSTNAME=%s (Core Tools) is local: http URLs, the local Stripe server',
+    (hostname) => {
+      const cfg = parseConfig({ ...base, WEBSITE_HOSTNAME: hostname });
+      expect(runsInAzure(cfg)).toBe(false);
+      expect(publicUrl(cfg)).toBe(`http://${hostname}`);
+      expect(serviceUrl('identity', cfg)).toBe(`http://${hostname}/identity`);
+      expect(stripeMode(cfg)).toEqual({ mode: 'offline' });
+    },
+  );
 
   test('an Azure host name is Azure: https, and without a Stripe key payment is unconfigured rather than offline', () => {
     const cfg = parseConfig({ ...base, WEBSITE_HOSTNAME: 'func-report-x7.azurewebsites.net' });
@@ -124,7 +137,11 @@ describe('where the app runs', () => {
 
   test('a Key Vault reference is never taken as the value, nor reported missing: the setting is named as unresolved with the services that read it', () => {
     const { unresolvedSettings } = require('../../shared/config') as typeof import('../../shared/config');
-    const env = { ...base, STRIPE_WEBHOOK_SECRET: '@Microsoft.KeyVault(SecretUri=https://kv.vault.azure.net/secrets/stripe-webhook-secret/)', SERVICE_TOKEN_SECRET: ' @microsoft.keyvault(VaultName=kv;SecretName=x)' };
+    const env = {
+      ...base,
+      STRIPE_WEBHOOK_SECRET: '@Microsoft.KeyVault(SecretUri=https://kv.vault.azure.net/secrets/stripe-webhook-secret/)',
+      SERVICE_TOKEN_SECRET: ' @microsoft.keyvault(VaultName=kv;SecretName=x)',
+    };
     const cfg = parseConfig(env);
     expect(cfg.STRIPE_WEBHOOK_SECRET).toBeUndefined();
     expect(unresolvedSettings(env).map((u) => [u.name, u.services])).toEqual([

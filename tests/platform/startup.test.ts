@@ -30,7 +30,11 @@ test('with SQL unavailable at start-up the host still starts, says so on health,
     // SQL comes back: the next retry creates the bootstrap super admin, and sign-in works.
     fs.rmSync(blocker, { recursive: true });
     await waitFor(async () => (await host.fetch('/identity/health')).status === 200, 20_000, 'identity health 200');
-    const admin = await waitFor(() => signInAdmin(host).then((signedIn) => (signedIn.user.role === 'super_admin' ? signedIn : undefined)), 20_000, 'the bootstrap admin');
+    const admin = await waitFor(
+      () => signInAdmin(host).then((signedIn) => (signedIn.user.role === 'super_admin' ? signedIn : undefined)),
+      20_000,
+      'the bootstrap admin',
+    );
     expect(admin.user).toMatchObject({ email: 'admin@example.com', role: 'super_admin', status: 'active' });
   } finally {
     await host.stop();
@@ -79,7 +83,11 @@ test('a Key Vault reference that did not resolve stops only the services that re
     for (const service of ['orchestrator', 'visual']) {
       const res = await host.fetch(`/${service}/health`);
       expect(res.status).toBe(503);
-      expect(await res.json()).toMatchObject({ service, status: 'stopped', problems: [expect.stringContaining('VISUAL_API_TOKEN is an unresolved Key Vault reference')] });
+      expect(await res.json()).toMatchObject({
+        service,
+        status: 'stopped',
+        problems: [expect.stringContaining('VISUAL_API_TOKEN is an unresolved Key Vault reference')],
+      });
     }
     const render = await host.fetch('/visual/api/v1/charts/render', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(render.status).toBe(503);

@@ -24,7 +24,21 @@ interface Envelope {
   name: string;
   iKey?: string;
   tags: Record<string, string>;
-  data: { baseType: string; baseData: { id?: string; name?: string; message?: string; url?: string; type?: string; target?: string; data?: string; responseCode?: string; resultCode?: string; properties?: Record<string, string> } };
+  data: {
+    baseType: string;
+    baseData: {
+      id?: string;
+      name?: string;
+      message?: string;
+      url?: string;
+      type?: string;
+      target?: string;
+      data?: string;
+      responseCode?: string;
+      resultCode?: string;
+      properties?: Record<string, string>;
+    };
+  };
 }
 
 const IKEY = '11111111-2222-4333-8444-555555555555';
@@ -50,7 +64,12 @@ function startIngestion(): Promise<typeof ingestion> {
   });
   return new Promise((resolve) =>
     server.listen(0, '127.0.0.1', () =>
-      resolve({ url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`, envelopes, paths, close: () => new Promise((r) => server.close(() => r())) }),
+      resolve({
+        url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        envelopes,
+        paths,
+        close: () => new Promise((r) => server.close(() => r())),
+      }),
     ),
   );
 }
@@ -84,8 +103,16 @@ test('a payment journey is one operation across payment and identity (requests, 
   const settings = JSON.parse(fs.readFileSync(path.join(dir, 'local.settings.json'), 'utf8')).Values as Record<string, string>;
   const secrets = [
     latestCode(path.join(dir, '.data'), 'traced@example.com'),
-    journey.user.accessToken, journey.user.refreshToken, journey.refreshed.accessToken, journey.refreshed.refreshToken, journey.intent.clientSecret,
-    settings.AUTH_ADMIN_TOKEN, settings.STRIPE_WEBHOOK_SECRET, settings.SERVICE_TOKEN_SECRET, settings.OTP_HMAC_KEY, settings.VISUAL_API_TOKEN,
+    journey.user.accessToken,
+    journey.user.refreshToken,
+    journey.refreshed.accessToken,
+    journey.refreshed.refreshToken,
+    journey.intent.clientSecret,
+    settings.AUTH_ADMIN_TOKEN,
+    settings.STRIPE_WEBHOOK_SECRET,
+    settings.SERVICE_TOKEN_SECRET,
+    settings.OTP_HMAC_KEY,
+    settings.VISUAL_API_TOKEN,
     ...(JSON.parse(settings.JWT_SIGNING_KEYS) as { d: string }[]).map((k) => k.d),
   ];
   expect(secrets.every(Boolean)).toBe(true);
@@ -103,7 +130,9 @@ test('a payment journey is one operation across payment and identity (requests, 
   const webhook = requests.find((r) => r.data.baseData.name === 'POST /payment/webhook')!;
   expect(webhook).toBeDefined();
   const operation = op(webhook);
-  const push = dependencies.find((d) => op(d) === operation && d.data.baseData.type === 'Http' && /^PUT \/identity\/admin\/users\/[^/]+\/plan$/.test(d.data.baseData.name!))!;
+  const push = dependencies.find(
+    (d) => op(d) === operation && d.data.baseData.type === 'Http' && /^PUT \/identity\/admin\/users\/[^/]+\/plan$/.test(d.data.baseData.name!),
+  )!;
   expect(push).toBeDefined();
   expect(parent(push)).toBe(webhook.data.baseData.id);
   expect(push.data.baseData.resultCode).toBe('200');
@@ -119,13 +148,20 @@ test('a payment journey is one operation across payment and identity (requests, 
   const synced = traces.find((t) => t.data.baseData.message === 'plan synced to identity')!;
   expect(synced).toBeDefined();
   expect(op(synced)).toBe(operation);
-  expect(synced.data.baseData.properties).toMatchObject({ service: 'payment', userId: journey.user.user.id, plan: 'pro', paymentIntentId: journey.intent.paymentIntentId });
+  expect(synced.data.baseData.properties).toMatchObject({
+    service: 'payment',
+    userId: journey.user.user.id,
+    plan: 'pro',
+    paymentIntentId: journey.intent.paymentIntentId,
+  });
 
   // Creating the intent: payment validated the token at identity, in the same operation.
   const create = requests.find((r) => r.data.baseData.name === 'POST /payment/create-payment-intent')!;
   const validate = requests.find((r) => r.data.baseData.name === 'GET /identity/auth/validate' && op(r) === op(create));
   expect(validate).toBeDefined();
-  expect(traces.find((t) => t.data.baseData.message === 'payment intent created')).toMatchObject({ tags: expect.objectContaining({ 'ai.operation.id': op(create) }) });
+  expect(traces.find((t) => t.data.baseData.message === 'payment intent created')).toMatchObject({
+    tags: expect.objectContaining({ 'ai.operation.id': op(create) }),
+  });
   // Storage calls are dependencies too (Azurite's blob, queue and table endpoints).
   expect(dependencies.some((d) => d.data.baseData.type === 'Http' && /devstoreaccount1/.test(d.data.baseData.name!))).toBe(true);
 
@@ -134,7 +170,9 @@ test('a payment journey is one operation across payment and identity (requests, 
   expect(run).toBeDefined();
   const renders = requests.filter((r) => r.data.baseData.name?.startsWith('POST /visual/') && op(r) === op(run));
   expect(renders.length).toBeGreaterThan(0);
-  expect(traces.find((t) => t.data.baseData.message === 'execution run finished')).toMatchObject({ tags: expect.objectContaining({ 'ai.operation.id': op(run) }) });
+  expect(traces.find((t) => t.data.baseData.message === 'execution run finished')).toMatchObject({
+    tags: expect.objectContaining({ 'ai.operation.id': op(run) }),
+  });
 
   // Nothing recorded carries a secret, a token or the sign-in code; URLs go without their query strings.
   const text = JSON.stringify(all);

@@ -16,12 +16,19 @@ describe('timer triggers', () => {
     jest.useFakeTimers({ now: new Date('2026-01-01T00:00:00.500Z') });
     const fired: { name: string; at: string }[] = [];
     const timer = (name: string, schedule: string, runOnStartup = false): TimerFunction => ({
-      kind: 'timer', name, schedule, runOnStartup,
+      kind: 'timer',
+      name,
+      schedule,
+      runOnStartup,
       handler: async () => {
         fired.push({ name, at: new Date().toISOString() });
       },
     });
-    const handle = startTimers([timer('every-10s', '*/10 * * * * *'), timer('hourly', '0 0 * * * *', true)], quiet, new Platform({}, undefined, { requireFor: [] }));
+    const handle = startTimers(
+      [timer('every-10s', '*/10 * * * * *'), timer('hourly', '0 0 * * * *', true)],
+      quiet,
+      new Platform({}, undefined, { requireFor: [] }),
+    );
     await jest.advanceTimersByTimeAsync(0);
     expect(fired).toEqual([{ name: 'hourly', at: '2026-01-01T00:00:00.500Z' }]);
     await jest.advanceTimersByTimeAsync(25_000);
@@ -36,14 +43,18 @@ describe('storage-queue triggers', () => {
   const attempts: number[] = [];
   const handled: unknown[] = [];
   const failing: QueueFunction = {
-    kind: 'queue', name: 'test-failing', queueName: 'test-failing',
+    kind: 'queue',
+    name: 'test-failing',
+    queueName: 'test-failing',
     handler: async (_message, context) => {
       attempts.push(Number(context.triggerMetadata?.dequeueCount));
       throw new Error('always fails');
     },
   };
   const working: QueueFunction = {
-    kind: 'queue', name: 'test-working', queueName: 'test-working',
+    kind: 'queue',
+    name: 'test-working',
+    queueName: 'test-working',
     handler: async (message) => {
       handled.push(message);
     },
@@ -53,7 +64,6 @@ describe('storage-queue triggers', () => {
     host = await startTestHost({ functions: [failing, working] });
   });
   afterAll(() => host.stop());
-
 
   test('a JSON message is delivered parsed and then deleted', async () => {
     await enqueueJson('test-working', { hello: 'world', n: 1 });

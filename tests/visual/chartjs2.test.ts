@@ -38,7 +38,11 @@ afterAll(() => charts.forEach((c: AnyChart) => c.destroy()));
 const LABELS = ['a', 'b', 'c'];
 
 test('horizontalBar is a bar chart on the y index axis: category axis vertical, values horizontal', () => {
-  const chart = drawn({ type: 'horizontalBar', data: { labels: LABELS, datasets: [{ data: [1, 2, 3] }] }, options: { scales: { xAxes: [{ ticks: { beginAtZero: true } }] } } });
+  const chart = drawn({
+    type: 'horizontalBar',
+    data: { labels: LABELS, datasets: [{ data: [1, 2, 3] }] },
+    options: { scales: { xAxes: [{ ticks: { beginAtZero: true } }] } },
+  });
   expect(chart.config.type).toBe('bar');
   expect(chart.options.indexAxis).toBe('y');
   expect(chart.scales.y.type).toBe('category');
@@ -61,7 +65,10 @@ test('top-level title and legend move under plugins with their fonts and colours
   const chart = drawn({
     type: 'line',
     data: { labels: LABELS, datasets: [{ label: 'x', data: [1, 2, 3] }] },
-    options: { title: { display: true, text: 'Revenue', fontSize: 20, fontColor: '#ff0000', fontStyle: 'bold' }, legend: { position: 'bottom', labels: { fontColor: '#00ff00', boxWidth: 10 } } },
+    options: {
+      title: { display: true, text: 'Revenue', fontSize: 20, fontColor: '#ff0000', fontStyle: 'bold' },
+      legend: { position: 'bottom', labels: { fontColor: '#00ff00', boxWidth: 10 } },
+    },
   });
   expect(chart.options.plugins.title).toMatchObject({ display: true, text: 'Revenue', color: '#ff0000', font: { size: 20, weight: 'bold' } });
   expect((chart as any).titleBlock.options.text).toBe('Revenue');
@@ -75,7 +82,13 @@ test('scaleLabel, gridLines and ticks (min, max, stepSize, fontColor) become tit
     data: { labels: LABELS, datasets: [{ data: [10, 50, 70] }] },
     options: {
       scales: {
-        yAxes: [{ scaleLabel: { display: true, labelString: 'Units', fontColor: '#123456' }, gridLines: { display: false, drawBorder: false }, ticks: { min: 0, max: 100, stepSize: 25, fontColor: '#654321' } }],
+        yAxes: [
+          {
+            scaleLabel: { display: true, labelString: 'Units', fontColor: '#123456' },
+            gridLines: { display: false, drawBorder: false },
+            ticks: { min: 0, max: 100, stepSize: 25, fontColor: '#654321' },
+          },
+        ],
       },
     },
   });
@@ -91,12 +104,25 @@ test('scaleLabel, gridLines and ticks (min, max, stepSize, fontColor) become tit
 test('a time axis keeps its type, unit and display formats (moment tokens), and the ticks read them', () => {
   const chart = drawn({
     type: 'line',
-    data: { datasets: [{ data: [{ x: '2024-01-01', y: 1 }, { x: '2024-03-01', y: 3 }] }] },
+    data: {
+      datasets: [
+        {
+          data: [
+            { x: '2024-01-01', y: 1 },
+            { x: '2024-03-01', y: 3 },
+          ],
+        },
+      ],
+    },
     options: { scales: { xAxes: [{ type: 'time', distribution: 'linear', time: { unit: 'month', displayFormats: { month: 'MMM YYYY' } } }] } },
   });
   expect(chart.scales.x.type).toBe('time');
   expect(chart.scales.x.ticks.map((t: { label: string }) => t.label)).toEqual(['Jan 2024', 'Feb 2024', 'Mar 2024']);
-  const series = draw({ type: 'line', data: { labels: ['2024-01-01', '2024-01-09'], datasets: [{ data: [1, 2] }] }, options: { scales: { xAxes: [{ type: 'time', distribution: 'series' }] } } });
+  const series = draw({
+    type: 'line',
+    data: { labels: ['2024-01-01', '2024-01-09'], datasets: [{ data: [1, 2] }] },
+    options: { scales: { xAxes: [{ type: 'time', distribution: 'series' }] } },
+  });
   expect(series.scales.x.type).toBe('timeseries');
   series.destroy();
 });
@@ -104,8 +130,21 @@ test('a time axis keeps its type, unit and display formats (moment tokens), and 
 test('several y axes keep their ids; datasets refer to them; default axis ids x-axis-0/y-axis-0 become x/y', () => {
   const chart = drawn({
     type: 'bar',
-    data: { labels: LABELS, datasets: [{ data: [1, 2, 3], yAxisID: 'left' }, { type: 'line', data: [0.1, 0.2, 0.3], yAxisID: 'right', xAxisID: 'x-axis-0' }] },
-    options: { scales: { yAxes: [{ id: 'left', position: 'left' }, { id: 'right', position: 'right', gridLines: { drawOnChartArea: false } }] } },
+    data: {
+      labels: LABELS,
+      datasets: [
+        { data: [1, 2, 3], yAxisID: 'left' },
+        { type: 'line', data: [0.1, 0.2, 0.3], yAxisID: 'right', xAxisID: 'x-axis-0' },
+      ],
+    },
+    options: {
+      scales: {
+        yAxes: [
+          { id: 'left', position: 'left' },
+          { id: 'right', position: 'right', gridLines: { drawOnChartArea: false } },
+        ],
+      },
+    },
   });
   expect(chart.getDatasetMeta(0).yAxisID).toBe('left');
   expect(chart.getDatasetMeta(1).yAxisID).toBe('right');
@@ -115,7 +154,11 @@ test('several y axes keep their ids; datasets refer to them; default axis ids x-
 });
 
 test('doughnut cutoutPercentage and rotation/circumference in radians become cutout and degrees', () => {
-  const chart = drawn({ type: 'doughnut', data: { datasets: [{ data: [1, 1] }] }, options: { cutoutPercentage: 60, rotation: -0.5 * Math.PI, circumference: Math.PI } });
+  const chart = drawn({
+    type: 'doughnut',
+    data: { datasets: [{ data: [1, 1] }] },
+    options: { cutoutPercentage: 60, rotation: -0.5 * Math.PI, circumference: Math.PI },
+  });
   expect(chart.options.cutout).toBe('60%');
   expect(chart.options.rotation).toBe(0);
   expect(chart.options.circumference).toBe(180);
@@ -124,13 +167,30 @@ test('doughnut cutoutPercentage and rotation/circumference in radians become cut
 });
 
 test('dataset renames (lineTension, steppedLine), elements.rectangle, radial options.scale and bar sizing on axes', () => {
-  const line = drawn({ type: 'line', data: { labels: LABELS, datasets: [{ data: [1, 2, 3], lineTension: 0.4 }, { data: [1, 2, 3], steppedLine: true }] } });
+  const line = drawn({
+    type: 'line',
+    data: {
+      labels: LABELS,
+      datasets: [
+        { data: [1, 2, 3], lineTension: 0.4 },
+        { data: [1, 2, 3], steppedLine: true },
+      ],
+    },
+  });
   expect((line.getDatasetMeta(0).dataset as any).options.tension).toBe(0.4);
   expect((line.getDatasetMeta(1).dataset as any).options.stepped).toBe(true);
-  const bar = drawn({ type: 'bar', data: { labels: LABELS, datasets: [{ data: [1, 2, 3] }] }, options: { elements: { rectangle: { borderWidth: 4 } }, scales: { xAxes: [{ barPercentage: 0.5 }] } } });
+  const bar = drawn({
+    type: 'bar',
+    data: { labels: LABELS, datasets: [{ data: [1, 2, 3] }] },
+    options: { elements: { rectangle: { borderWidth: 4 } }, scales: { xAxes: [{ barPercentage: 0.5 }] } },
+  });
   expect((bar.getDatasetMeta(0).data[0] as any).options.borderWidth).toBe(4);
   expect((bar.options as any).datasets.bar.barPercentage).toBe(0.5);
-  const radar = drawn({ type: 'radar', data: { labels: LABELS, datasets: [{ data: [1, 2, 3] }] }, options: { scale: { ticks: { beginAtZero: true, max: 10 }, pointLabels: { fontColor: '#ff0000' } } } });
+  const radar = drawn({
+    type: 'radar',
+    data: { labels: LABELS, datasets: [{ data: [1, 2, 3] }] },
+    options: { scale: { ticks: { beginAtZero: true, max: 10 }, pointLabels: { fontColor: '#ff0000' } } },
+  });
   expect(radar.scales.r.max).toBe(10);
   expect(radar.scales.r.min).toBe(0);
   expect((radar.scales.r.options as any).pointLabels.color).toBe('#ff0000');
@@ -140,18 +200,43 @@ test('annotations (Chart.js 2 plugin syntax) move under plugins with Chart.js 4 
   const config = translateChartJs2({
     type: 'line',
     data: { datasets: [{ data: [1] }] },
-    options: { annotation: { annotations: [{ type: 'line', mode: 'horizontal', scaleID: 'y-axis-0', value: 5, label: { enabled: true, content: 'Target', position: 'left', fontColor: '#fff', fontSize: 14 } }] } },
+    options: {
+      annotation: {
+        annotations: [
+          {
+            type: 'line',
+            mode: 'horizontal',
+            scaleID: 'y-axis-0',
+            value: 5,
+            label: { enabled: true, content: 'Target', position: 'left', fontColor: '#fff', fontSize: 14 },
+          },
+        ],
+      },
+    },
   }) as Json;
   expect(config.options.annotation).toBeUndefined();
-  expect(config.options.plugins.annotation.annotations[0]).toEqual({ type: 'line', scaleID: 'y', value: 5, label: { display: true, content: 'Target', position: 'start', color: '#fff', font: { size: 14 } } });
+  expect(config.options.plugins.annotation.annotations[0]).toEqual({
+    type: 'line',
+    scaleID: 'y',
+    value: 5,
+    label: { display: true, content: 'Target', position: 'start', color: '#fff', font: { size: 14 } },
+  });
 });
 
 test('an option with no Chart.js 4 equivalent is refused by its path', () => {
-  expect(() => translateChartJs2({ type: 'bar', data: { datasets: [] }, options: { scales: { yAxes: [{ gridLines: { zeroLineBorderDash: [2, 2] } }] } } })).toThrow(UntranslatableOption);
-  expect(() => translateChartJs2({ type: 'bar', data: { datasets: [] }, options: { scales: { yAxes: [{ gridLines: { zeroLineBorderDash: [2, 2] } }] } } })).toThrow('options.scales.yAxes[0].gridLines.zeroLineBorderDash has no Chart.js 4 equivalent');
+  expect(() =>
+    translateChartJs2({ type: 'bar', data: { datasets: [] }, options: { scales: { yAxes: [{ gridLines: { zeroLineBorderDash: [2, 2] } }] } } }),
+  ).toThrow(UntranslatableOption);
+  expect(() =>
+    translateChartJs2({ type: 'bar', data: { datasets: [] }, options: { scales: { yAxes: [{ gridLines: { zeroLineBorderDash: [2, 2] } }] } } }),
+  ).toThrow('options.scales.yAxes[0].gridLines.zeroLineBorderDash has no Chart.js 4 equivalent');
 });
 
 test('a configuration already in Chart.js 3/4 form passes through unchanged', () => {
-  const v4 = { type: 'bar', data: { labels: LABELS, datasets: [{ data: [1, 2, 3] }] }, options: { indexAxis: 'y', scales: { x: { stacked: true } }, plugins: { title: { display: true, text: 'T' }, legend: { position: 'right' } } } };
+  const v4 = {
+    type: 'bar',
+    data: { labels: LABELS, datasets: [{ data: [1, 2, 3] }] },
+    options: { indexAxis: 'y', scales: { x: { stacked: true } }, plugins: { title: { display: true, text: 'T' }, legend: { position: 'right' } } },
+  };
   expect(translateChartJs2(deepFreeze(structuredClone(v4)))).toEqual(v4);
 });

@@ -165,7 +165,10 @@ describe('rendering', () => {
   });
 
   test('a label "process.env" is literal text, never evaluated', async () => {
-    const chart = { ...barChart('env', { title: 'process.env.HOME' }), data: { labels: ['process.env', '${process.env.HOME}'], datasets: [{ label: 'require("fs")', data: [1, 2] }] } };
+    const chart = {
+      ...barChart('env', { title: 'process.env.HOME' }),
+      data: { labels: ['process.env', '${process.env.HOME}'], datasets: [{ label: 'require("fs")', data: [1, 2] }] },
+    };
     const res = await render({ charts: [chart], format: 'svg' });
     const svg = await (await fetchFresh(((await res.json()) as any).charts[0].imageUrl)).text();
     expect(svg).toMatch(/<text[^>]*>process\.env<\/text>/);
@@ -189,7 +192,10 @@ describe('rendering', () => {
   });
 
   test('charts of one request render in parallel on more than one thread', async () => {
-    const charts = Array.from({ length: 6 }, (_, i) => ({ ...chartOfType('line', `p${i}`), data: { labels: ['a', 'b', 'c'], datasets: [{ label: `parallel ${i}`, data: [i, i + 1, i + 2] }] } }));
+    const charts = Array.from({ length: 6 }, (_, i) => ({
+      ...chartOfType('line', `p${i}`),
+      data: { labels: ['a', 'b', 'c'], datasets: [{ label: `parallel ${i}`, data: [i, i + 1, i + 2] }] },
+    }));
     const res = await render({ charts, format: 'png' });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-render-count')).toBe('6');

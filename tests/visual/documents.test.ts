@@ -72,8 +72,15 @@ describe('diagrams/render', () => {
     type: 'flowchart',
     title: 'Order "flow"',
     direction: 'LR',
-    nodes: [{ id: 'start', label: 'Start <here>' }, { id: 'check', label: 'Paid?', shape: 'diamond' }, { id: 'ship', label: 'Ship \\N' }],
-    edges: [{ from: 'start', to: 'check' }, { from: 'check', to: 'ship', label: 'yes & go' }],
+    nodes: [
+      { id: 'start', label: 'Start <here>' },
+      { id: 'check', label: 'Paid?', shape: 'diamond' },
+      { id: 'ship', label: 'Ship \\N' },
+    ],
+    edges: [
+      { from: 'start', to: 'check' },
+      { from: 'check', to: 'ship', label: 'yes & go' },
+    ],
   };
 
   test('a flowchart renders to SVG with escaped labels, themed', async () => {
@@ -92,7 +99,10 @@ describe('diagrams/render', () => {
   });
 
   test('DOT source renders to PNG', async () => {
-    const res = await post('diagrams/render', { diagrams: [{ id: 'dot', type: 'dot', source: 'digraph { rankdir=LR; a -> b -> c; a [style=filled, fillcolor="#FF0000"] }' }], format: 'png' });
+    const res = await post('diagrams/render', {
+      diagrams: [{ id: 'dot', type: 'dot', source: 'digraph { rankdir=LR; a -> b -> c; a [style=filled, fillcolor="#FF0000"] }' }],
+      format: 'png',
+    });
     const result = ((await res.json()) as any).diagrams[0];
     const png = decodePng(await fetchBytes(result.imageUrl));
     expect([png.width, png.height]).toEqual([result.metadata.width, result.metadata.height]);
@@ -136,7 +146,14 @@ describe('presentations/generate', () => {
     // A .pptx is a zip; entry names are stored uncompressed in its directory.
     expect(bytes.subarray(0, 2).toString()).toBe('PK');
     const names = bytes.toString('latin1');
-    for (const entry of ['ppt/slides/slide1.xml', 'ppt/slides/slide2.xml', 'ppt/slides/slide3.xml', 'ppt/notesSlides/notesSlide2.xml', 'ppt/media/image-2-1.png']) expect(names).toContain(entry);
+    for (const entry of [
+      'ppt/slides/slide1.xml',
+      'ppt/slides/slide2.xml',
+      'ppt/slides/slide3.xml',
+      'ppt/notesSlides/notesSlide2.xml',
+      'ppt/media/image-2-1.png',
+    ])
+      expect(names).toContain(entry);
     expect(names).not.toContain('ppt/slides/slide4.xml');
 
     const again = await post('presentations/generate', deck);

@@ -20,10 +20,16 @@ afterAll(async () => {
 const HOUR = 3600_000;
 // Only Date is faked: the host, Azurite's client and the render pool keep real timers.
 beforeEach(() => {
-  jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'setTimeout', 'setInterval', 'clearTimeout', 'clearInterval', 'queueMicrotask', 'hrtime', 'performance'] });
+  jest.useFakeTimers({
+    doNotFake: ['nextTick', 'setImmediate', 'setTimeout', 'setInterval', 'clearTimeout', 'clearInterval', 'queueMicrotask', 'hrtime', 'performance'],
+  });
 });
 const cleanup = visual.functions.find((f): f is TimerFunction => f.kind === 'timer' && f.name === 'visual-cache-cleanup')!;
-const runCleanup = () => cleanup.handler({ isPastDue: false, schedule: { adjustForDST: false }, scheduleStatus: { last: '', next: '', lastUpdated: '' } }, new InvocationContext({ functionName: cleanup.name }));
+const runCleanup = () =>
+  cleanup.handler(
+    { isPastDue: false, schedule: { adjustForDST: false }, scheduleStatus: { last: '', next: '', lastUpdated: '' } },
+    new InvocationContext({ functionName: cleanup.name }),
+  );
 
 test('an entry expires after 12 hours (plus the renewal interval): the URL answers 404, the next request renders again with identical bytes, cleanup deletes it', async () => {
   const start = Date.parse('2026-11-22T08:00:00Z');

@@ -36,7 +36,11 @@ function runWithoutSystemFonts(env: Record<string, string> = {}): Seen {
   const script = '[ ! -d /usr/share/fonts ] || mount -t tmpfs tmpfs /usr/share/fonts; exec "$0" "$1"';
   const args = ['sh', '-c', script, process.execPath, FIXTURE];
   const attempts: ReturnType<typeof run>[] = [];
-  for (const command of [['unshare', '-Urm'], ['unshare', '-m'], ['sudo', '-n', '--preserve-env', 'unshare', '-m']]) {
+  for (const command of [
+    ['unshare', '-Urm'],
+    ['unshare', '-m'],
+    ['sudo', '-n', '--preserve-env', 'unshare', '-m'],
+  ]) {
     const attempt = run(command[0], [...command.slice(1), ...args], env);
     if (attempt.status === 0) return JSON.parse(attempt.stdout);
     attempts.push(attempt);
@@ -45,7 +49,8 @@ function runWithoutSystemFonts(env: Record<string, string> = {}): Seen {
 }
 
 /** Pixels of a colour in the top rows (the chart title) or the whole image. */
-const textPixels = (png: PNG, color: string, rows = png.height) => countColor({ ...png, height: rows, data: png.data.subarray(0, png.width * rows * 4) } as PNG, color, 40);
+const textPixels = (png: PNG, color: string, rows = png.height) =>
+  countColor({ ...png, height: rows, data: png.data.subarray(0, png.width * rows * 4) } as PNG, color, 40);
 
 let hidden: Seen;
 let visible: Seen;
@@ -99,7 +104,7 @@ describe('VISUAL_EXTRA_FONTS: fonts for scripts DejaVu Sans lacks, from npm too'
     expect(thai.svg).toMatch(/font-family="DejaVu Sans"[^>]*>Revenue<\/text>/);
   });
 
-  test('Thai text is drawn from it instead of DejaVu\'s missing-glyph boxes', () => {
+  test("Thai text is drawn from it instead of DejaVu's missing-glyph boxes", () => {
     const withFont = decodePng(Buffer.from(thai.chart, 'base64'));
     const without = decodePng(Buffer.from(thaiWithoutFont.chart, 'base64'));
     expect(textPixels(withFont, THEMES.professional.textColor, 30)).toBeGreaterThan(50);

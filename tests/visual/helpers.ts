@@ -37,7 +37,13 @@ export function fetchFresh(url: string, init: { method?: string; headers?: Recor
         const status = res.statusCode ?? 0;
         const body = Buffer.concat(chunks);
         try {
-          checkAnswer(init.method ?? 'GET', url, status, headers.get('content-type'), headers.get('content-type')?.includes('json') ? body.toString('utf8') : '');
+          checkAnswer(
+            init.method ?? 'GET',
+            url,
+            status,
+            headers.get('content-type'),
+            headers.get('content-type')?.includes('json') ? body.toString('utf8') : '',
+          );
         } catch (error) {
           reject(error);
           return;
@@ -73,7 +79,13 @@ export function countColor(png: PNG, hex: string, tolerance = 2): number {
   const [r, g, b] = hexToRgb(hex);
   let count = 0;
   for (let i = 0; i < png.data.length; i += 4) {
-    if (png.data[i + 3] === 255 && Math.abs(png.data[i] - r) <= tolerance && Math.abs(png.data[i + 1] - g) <= tolerance && Math.abs(png.data[i + 2] - b) <= tolerance) count++;
+    if (
+      png.data[i + 3] === 255 &&
+      Math.abs(png.data[i] - r) <= tolerance &&
+      Math.abs(png.data[i + 1] - g) <= tolerance &&
+      Math.abs(png.data[i + 2] - b) <= tolerance
+    )
+      count++;
   }
   return count;
 }
@@ -92,7 +104,18 @@ export const barChart = (id = 'bar', extra: Record<string, unknown> = {}) => ({
 
 /** One valid specification of each chart type. */
 export function chartOfType(type: string, id = type) {
-  const points = type === 'bubble' ? [{ x: 1, y: 2, r: 8 }, { x: 3, y: 1, r: 12 }, { x: 2, y: 4, r: 6 }] : [{ x: 1, y: 2 }, { x: 3, y: 1 }, { x: 2, y: 4 }];
+  const points =
+    type === 'bubble'
+      ? [
+          { x: 1, y: 2, r: 8 },
+          { x: 3, y: 1, r: 12 },
+          { x: 2, y: 4, r: 6 },
+        ]
+      : [
+          { x: 1, y: 2 },
+          { x: 3, y: 1 },
+          { x: 2, y: 4 },
+        ];
   const data = type === 'scatter' || type === 'bubble' ? points : [12, 19, 7, 5];
   return { id, type, data: { labels: ['A', 'B', 'C', 'D'], datasets: [{ label: 'Series', data }] }, options: { title: `A ${type} chart` } };
 }

@@ -57,7 +57,11 @@ describe('QuickChart parameters', () => {
   });
 
   test('version selects the syntax: Chart.js 2 is translated (the default), 3 and 4 are read as they are; others are 400', async () => {
-    const v2 = { type: 'horizontalBar', data: { labels: ['a'], datasets: [{ data: [5], backgroundColor: '#2CA02C' }] }, options: { legend: { display: false } } } as any;
+    const v2 = {
+      type: 'horizontalBar',
+      data: { labels: ['a'], datasets: [{ data: [5], backgroundColor: '#2CA02C' }] },
+      options: { legend: { display: false } },
+    } as any;
     const png = decodePng(await client().setConfig(v2).setWidth(200).setHeight(100).toBinary());
     expect(countColor(png, '#2CA02C')).toBeGreaterThan(1000);
     // The Chart.js 2 legend option means nothing to Chart.js 4: under version 4 the legend stays.
@@ -65,7 +69,12 @@ describe('QuickChart parameters', () => {
     const svgOf = async (version: string) => (await client().setConfig(legend).setVersion(version).setFormat('svg').toBinary()).toString('utf8');
     expect(await svgOf('2.9.4')).not.toContain('>Units</text>');
     expect(await svgOf('4')).toContain('>Units</text>');
-    await expect(client().setConfig(BAR as any).setVersion('5').toBinary()).rejects.toThrow(/status code 400\s+version "5" is not supported/);
+    await expect(
+      client()
+        .setConfig(BAR as any)
+        .setVersion('5')
+        .toBinary(),
+    ).rejects.toThrow(/status code 400\s+version "5" is not supported/);
   });
 
   test('encoding=base64 decodes the chart; malformed base64 and unknown encodings are 400 naming the cause', async () => {
@@ -93,7 +102,12 @@ describe('every refusal names its real cause, and a configuration Chart.js refus
     const quick = await post({ chart: bad, version: '4' });
     expect(quick.status).toBe(400);
     expect(await quick.json()).toMatchObject({ code: 'CHART_NOT_RENDERABLE', details: expect.stringContaining('"nonsense" is not a registered scale') });
-    const api = await postJson(visual.host, '/visual/api/v1/charts/render', { charts: [{ id: 'c', type: 'bar', data: BAR.data, options: { scales: { x: { type: 'nonsense' } } } }] }, visual.token);
+    const api = await postJson(
+      visual.host,
+      '/visual/api/v1/charts/render',
+      { charts: [{ id: 'c', type: 'bar', data: BAR.data, options: { scales: { x: { type: 'nonsense' } } } }] },
+      visual.token,
+    );
     expect(api.status).toBe(400);
     expect(await api.json()).toMatchObject({ error: 'Invalid chart specification', code: 'CHART_NOT_RENDERABLE' });
   });
@@ -114,8 +128,23 @@ test('time scales render on the render API with ISO strings and epoch millisecon
   const chart = {
     id: 'ts',
     type: 'line',
-    data: { datasets: [{ label: 'Visits', data: [{ x: '2024-01-01', y: 1 }, { x: 1709251200000, y: 4 }], borderColor: '#D62728' }] },
-    options: { width: 400, height: 200, scales: { x: { type: 'time', time: { unit: 'month', displayFormats: { month: 'MMM YYYY' } }, ticks: { source: 'auto' } } } },
+    data: {
+      datasets: [
+        {
+          label: 'Visits',
+          data: [
+            { x: '2024-01-01', y: 1 },
+            { x: 1709251200000, y: 4 },
+          ],
+          borderColor: '#D62728',
+        },
+      ],
+    },
+    options: {
+      width: 400,
+      height: 200,
+      scales: { x: { type: 'time', time: { unit: 'month', displayFormats: { month: 'MMM YYYY' } }, ticks: { source: 'auto' } } },
+    },
   };
   const res = await postJson(visual.host, '/visual/api/v1/charts/render', { charts: [chart], format: 'svg' }, visual.token);
   expect(res.status).toBe(200);

@@ -24,7 +24,11 @@ test('toBinary() with an object-literal config answers a PNG of the requested si
 });
 
 test('a config object (quickchart-js stringifies it as JavaScript) renders too, at the requested pixel ratio', async () => {
-  const qc = client().setConfig({ type: 'line', data: { labels: ['a', 'b'], datasets: [{ label: 'x', data: [1, 2] }] } }).setWidth(400).setHeight(200).setDevicePixelRatio(2);
+  const qc = client()
+    .setConfig({ type: 'line', data: { labels: ['a', 'b'], datasets: [{ label: 'x', data: [1, 2] }] } })
+    .setWidth(400)
+    .setHeight(200)
+    .setDevicePixelRatio(2);
   const png = decodePng(await qc.toBinary());
   expect([png.width, png.height]).toEqual([800, 400]);
 });
@@ -52,7 +56,10 @@ test('getUrl() gives a GET URL that answers the image, and a repeat is a cache h
 });
 
 test.each([
-  ['a function', `{ type: 'bar', data: { datasets: [{ data: [1] }] }, options: { plugins: { tooltip: { callbacks: { label: function (c) { return process.env.HOME } } } } } }`],
+  [
+    'a function',
+    `{ type: 'bar', data: { datasets: [{ data: [1] }] }, options: { plugins: { tooltip: { callbacks: { label: function (c) { return process.env.HOME } } } } } }`,
+  ],
   ['an arrow function', `{ type: 'bar', data: { datasets: [{ data: [1] }] }, options: { onClick: (e) => fetchFresh('http://x') } }`],
   ['an expression', `{ type: 'bar', data: { labels: [process.env.HOME], datasets: [{ data: [1] }] } }`],
   ['a call', `{ type: 'bar', data: { datasets: [{ data: [1].map(x => x * 2) }] } }`],
@@ -61,7 +68,9 @@ test.each([
 });
 
 test('an unsupported chart type or format is 400 with the X-quickchart-error header', async () => {
-  await expect(client().setConfig(`{ type: 'sankey', data: { datasets: [{ data: [1] }] } }`).toBinary()).rejects.toThrow(/status code 400\s+Invalid chart: type/);
+  await expect(client().setConfig(`{ type: 'sankey', data: { datasets: [{ data: [1] }] } }`).toBinary()).rejects.toThrow(
+    /status code 400\s+Invalid chart: type/,
+  );
   await expect(client().setConfig(CONFIG_LITERAL).setFormat('gif').toBinary()).rejects.toThrow(/status code 400\s+format "gif" is not supported/);
   await expect(client().setConfig(CONFIG_LITERAL).setWidth(9000).toBinary()).rejects.toThrow(/status code 400\s+width must be/);
 });

@@ -8,7 +8,8 @@ import { fetchFresh, postJson, visualTestHost } from './helpers';
 http.globalAgent = new http.Agent({ keepAlive: false });
 
 const visual = visualTestHost();
-const renderDot = (source: string, format = 'svg') => postJson(visual.host, '/visual/api/v1/diagrams/render', { diagrams: [{ id: 'd', type: 'dot', source }], format }, visual.token);
+const renderDot = (source: string, format = 'svg') =>
+  postJson(visual.host, '/visual/api/v1/diagrams/render', { diagrams: [{ id: 'd', type: 'dot', source }], format }, visual.token);
 
 describe('diagram links: refused in DOT source in every spelling', () => {
   test.each([
@@ -59,7 +60,11 @@ describe('diagram links: refused in DOT source in every spelling', () => {
 describe('diagram links: the second layer strips what Graphviz produces', () => {
   // Graphviz's own output, from a plain Node process (the package is ESM, which Jest's module loader cannot require).
   const graphvizSvg = (source: string) =>
-    execFileSync(process.execPath, ['-e', "require('@hpcc-js/wasm-graphviz').Graphviz.load().then((g) => process.stdout.write(g.dot(process.argv[1])))", source], { encoding: 'utf8' });
+    execFileSync(
+      process.execPath,
+      ['-e', "require('@hpcc-js/wasm-graphviz').Graphviz.load().then((g) => process.stdout.write(g.dot(process.argv[1])))", source],
+      { encoding: 'utf8' },
+    );
 
   test('links Graphviz writes for every link attribute are gone; the drawing stays', () => {
     const raw = graphvizSvg(
@@ -113,7 +118,9 @@ describe('/quickchart/chart answers every bad request, whatever its characters',
 
   test('quickchart-js gets the error, not a dropped connection', async () => {
     const client = new QuickChart(visual.token).setHost(`${new URL(visual.host.url).host}/quickchart`).setScheme('http');
-    await expect(client.setConfig("{ type: 'bar', data: { labels: ['ünïcødé ✓'], datasets: [{ data: [💥] }] } }").toBinary()).rejects.toThrow(/status code 400\s+chart/);
+    await expect(client.setConfig("{ type: 'bar', data: { labels: ['ünïcødé ✓'], datasets: [{ data: [💥] }] } }").toBinary()).rejects.toThrow(
+      /status code 400\s+chart/,
+    );
   });
 
   test('an SVG answered directly carries the same no-script policy as the cache route', async () => {

@@ -20,14 +20,20 @@ async function main() {
   }
   process.stdout.write(`${unsynced.length} payment(s) not synced with identity (${serviceUrl('identity')}):\n`);
   for (const p of unsynced) {
-    process.stdout.write(`  ${p.id}  user ${p.userId}  ${p.status} -> plan ${p.sync.plan}  sync ${p.sync.state}, ${p.sync.attempts} attempt(s)${p.sync.error ? `, last error: ${p.sync.error}` : ''}\n`);
+    process.stdout.write(
+      `  ${p.id}  user ${p.userId}  ${p.status} -> plan ${p.sync.plan}  sync ${p.sync.state}, ${p.sync.attempts} attempt(s)${p.sync.error ? `, last error: ${p.sync.error}` : ''}\n`,
+    );
   }
   if (!apply) {
     process.stdout.write('Run again with --apply to replay them.\n');
     return;
   }
   for (const r of results) {
-    process.stdout.write(r.success ? `  synced   user ${r.userId}${r.plan ? ` -> ${r.plan}` : ' (already up to date)'}\n` : `  FAILED   user ${r.userId}: ${r.error} (${r.details})\n`);
+    process.stdout.write(
+      r.success
+        ? `  synced   user ${r.userId}${r.plan ? ` -> ${r.plan}` : ' (already up to date)'}\n`
+        : `  FAILED   user ${r.userId}: ${r.error} (${r.details})\n`,
+    );
   }
   if (results.some((r) => !r.success)) process.exitCode = 1;
 }

@@ -18,7 +18,9 @@ async function main(): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  process.stdout.write(`local Stripe API server ${local.url}\n  webhook endpoint ${local.webhookUrl} (signed with STRIPE_WEBHOOK_SECRET)\nPress Ctrl-C to stop.\n`);
+  process.stdout.write(
+    `local Stripe API server ${local.url}\n  webhook endpoint ${local.webhookUrl} (signed with STRIPE_WEBHOOK_SECRET)\nPress Ctrl-C to stop.\n`,
+  );
   const stop = () => void local.stop().then(() => process.exit(0));
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);

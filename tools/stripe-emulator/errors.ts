@@ -4,7 +4,14 @@ export type Fields = Record<string, unknown>;
 
 /** An error answered in Stripe's format: `{ error: { type, code, message, param, ... } }` with its HTTP status. */
 export class StripeApiError extends Error {
-  constructor(readonly status: number, readonly type: string, message: string, readonly code?: string, readonly param?: string, readonly extra: Fields = {}) {
+  constructor(
+    readonly status: number,
+    readonly type: string,
+    message: string,
+    readonly code?: string,
+    readonly param?: string,
+    readonly extra: Fields = {},
+  ) {
     super(message);
   }
 }
@@ -13,7 +20,8 @@ export class StripeApiError extends Error {
 export const newId = (prefix: string) => `${prefix}_${randomBytes(18).toString('base64url').replace(/[-_]/g, '').slice(0, 24)}`;
 export const nowSeconds = () => Math.floor(Date.now() / 1000);
 
-export const missing = (kind: string, id: string, param: string) => new StripeApiError(404, 'invalid_request_error', `No such ${kind}: '${id}'`, 'resource_missing', param);
+export const missing = (kind: string, id: string, param: string) =>
+  new StripeApiError(404, 'invalid_request_error', `No such ${kind}: '${id}'`, 'resource_missing', param);
 export const invalid = (message: string, param?: string, code = 'parameter_invalid') => new StripeApiError(400, 'invalid_request_error', message, code, param);
 
 /** Stripe refuses parameters an endpoint does not take. */

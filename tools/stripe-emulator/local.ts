@@ -29,7 +29,9 @@ export async function startLocalStripe(options: { webhookUrl?: string } = {}): P
   const webhookUrl = options.webhookUrl ?? `${serviceUrl('payment', cfg)}/webhook`;
   const emulator = await startStripeEmulator({
     port: cfg.STRIPE_EMULATOR_PORT,
-    endpoints: [{ url: webhookUrl, secret: cfg.STRIPE_WEBHOOK_SECRET, enabledEvents: [...HANDLED_EVENT_TYPES], description: 'payment webhook of the local host' }],
+    endpoints: [
+      { url: webhookUrl, secret: cfg.STRIPE_WEBHOOK_SECRET, enabledEvents: [...HANDLED_EVENT_TYPES], description: 'payment webhook of the local host' },
+    ],
     log: createLogger({ component: 'stripe-emulator' }),
   });
   const addressFile = emulatorAddressFile(cfg);

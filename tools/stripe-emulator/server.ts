@@ -148,8 +148,15 @@ export async function startStripeEmulator(options: StripeEmulatorOptions): Promi
   async function emit(type: string, object: PaymentIntent | Stripe.Charge): Promise<string> {
     const targets = endpoints.subscribers(type);
     const event = {
-      id: newId('evt'), object: 'event', api_version: Stripe.API_VERSION, created: nowSeconds(),
-      data: { object: structuredClone(object) }, livemode: false, pending_webhooks: targets.length, request: { id: newId('req'), idempotency_key: null }, type,
+      id: newId('evt'),
+      object: 'event',
+      api_version: Stripe.API_VERSION,
+      created: nowSeconds(),
+      data: { object: structuredClone(object) },
+      livemode: false,
+      pending_webhooks: targets.length,
+      request: { id: newId('req'), idempotency_key: null },
+      type,
     } as unknown as Stripe.Event;
     events.set(event.id, event);
     if (!targets.length) return `${type} ${event.id} not delivered (no enabled webhook endpoint subscribes to ${type})`;
@@ -169,7 +176,8 @@ export async function startStripeEmulator(options: StripeEmulatorOptions): Promi
       if (params.amount === undefined) throw invalid('Missing required param: amount.', 'amount', 'parameter_missing');
       if (!Number.isInteger(amount)) throw invalid('Invalid integer: ' + String(params.amount), 'amount', 'parameter_invalid_integer');
       if (amount < MINIMUM_AMOUNT) throw invalid(`Amount must be at least ${MINIMUM_AMOUNT} cents`, 'amount', 'amount_too_small');
-      if (typeof params.currency !== 'string' || !/^[a-z]{3}$/.test(params.currency)) throw invalid('Missing or invalid param: currency.', 'currency', 'parameter_missing');
+      if (typeof params.currency !== 'string' || !/^[a-z]{3}$/.test(params.currency))
+        throw invalid('Missing or invalid param: currency.', 'currency', 'parameter_missing');
       const pi = paymentIntentObject(params);
       intents.set(pi.id, pi);
       if (params.confirm === 'true') return confirm(pi, params);
@@ -180,7 +188,14 @@ export async function startStripeEmulator(options: StripeEmulatorOptions): Promi
     if (method === 'POST' && (m = /^\/v1\/payment_intents\/([^/]+)\/cancel$/.exec(path))) {
       const pi = getIntent(m[1]);
       if (pi.status === 'succeeded' || pi.status === 'canceled') {
-        throw new StripeApiError(400, 'invalid_request_error', `You cannot cancel this PaymentIntent because it has a status of ${pi.status}.`, 'payment_intent_unexpected_state', undefined, { payment_intent: pi });
+        throw new StripeApiError(
+          400,
+          'invalid_request_error',
+          `You cannot cancel this PaymentIntent because it has a status of ${pi.status}.`,
+          'payment_intent_unexpected_state',
+          undefined,
+          { payment_intent: pi },
+        );
       }
       Object.assign(pi, { status: 'canceled', canceled_at: nowSeconds(), cancellation_reason: (params.cancellation_reason as string) ?? null });
       const delivery = await emit('payment_intent.canceled', pi);
@@ -196,9 +211,25 @@ export async function startStripeEmulator(options: StripeEmulatorOptions): Promi
       if (pi.status !== 'succeeded') throw invalid(`PaymentIntent ${pi.id} has no successful charge to refund.`, 'payment_intent', 'charge_not_refundable');
       const already = refundedByIntent.get(pi.id) ?? 0;
       const amount = params.amount === undefined ? pi.amount - already : Number(params.amount);
-      if (!Number.isInteger(amount) || amount <= 0 || already + amount > pi.amount) throw invalid(`Refund amount ${String(params.amount)} is greater than unrefunded amount on charge (${pi.amount - already})`, 'amount', 'amount_too_large');
+      if (!Number.isInteger(amount) || amount <= 0 || already + amount > pi.amount)
+        throw invalid(
+          `Refund amount ${String(params.amount)} is greater than unrefunded amount on charge (${pi.amount - already})`,
+          'amount',
+          'amount_too_large',
+        );
       refundedByIntent.set(pi.id, already + amount);
-      const refund = { id: newId('re'), object: 'refund', amount, charge: pi.latest_charge, created: nowSeconds(), currency: pi.currency, metadata: {}, payment_intent: pi.id, reason: params.reason ?? null, status: 'succeeded' };
+      const refund = {
+        id: newId('re'),
+        object: 'refund',
+        amount,
+        charge: pi.latest_charge,
+        created: nowSeconds(),
+        currency: pi.currency,
+        metadata: {},
+        payment_intent: pi.id,
+        reason: params.reason ?? null,
+        status: 'succeeded',
+      };
       const delivery = await emit('charge.refunded', chargeObject(pi, pi.latest_charge as string, already + amount));
       return { body: refund, headers: deliveryHeader(delivery) };
     }
@@ -207,16 +238,34 @@ export async function startStripeEmulator(options: StripeEmulatorOptions): Promi
 
   async function confirm(pi: PaymentIntent, params: Fields) {
     if (!['requires_payment_method', 'requires_confirmation'].includes(pi.status)) {
-      throw new StripeApiError(400, 'invalid_request_error', `This PaymentIntent's status is ${pi.status}, so it cannot be confirmed.`, 'payment_intent_unexpected_state', undefined, { payment_intent: pi });
+      throw new StripeApiError(
+        400,
+        'invalid_request_error',
+        `This PaymentIntent's status is ${pi.status}, so it cannot be confirmed.`,
+        'payment_intent_unexpected_state',
+        undefined,
+        { payment_intent: pi },
+      );
     }
     const method = (params.payment_method as string) ?? (pi.payment_method as string | null);
-    if (!method) throw invalid('You cannot confirm this PaymentIntent because it is missing a payment method.', 'payment_method', 'payment_intent_unexpected_state');
+    if (!method)
+      throw invalid('You cannot confirm this PaymentIntent because it is missing a payment method.', 'payment_method', 'payment_intent_unexpected_state');
     pi.payment_method = method;
     if (DECLINING_METHODS.has(method)) {
-      const error = { type: 'card_error', code: 'card_declined', decline_code: method.includes('Insufficient') ? 'insufficient_funds' : 'generic_decline', message: 'Your card was declined.', payment_method: { id: method } };
+      const error = {
+        type: 'card_error',
+        code: 'card_declined',
+        decline_code: method.includes('Insufficient') ? 'insufficient_funds' : 'generic_decline',
+        message: 'Your card was declined.',
+        payment_method: { id: method },
+      };
       Object.assign(pi, { status: 'requires_payment_method', last_payment_error: error });
       const delivery = await emit('payment_intent.payment_failed', pi);
-      throw new StripeApiError(402, 'card_error', 'Your card was declined.', 'card_declined', undefined, { decline_code: error.decline_code, payment_intent: pi, delivery });
+      throw new StripeApiError(402, 'card_error', 'Your card was declined.', 'card_declined', undefined, {
+        decline_code: error.decline_code,
+        payment_intent: pi,
+        delivery,
+      });
     }
     Object.assign(pi, { status: 'succeeded', amount_received: pi.amount, latest_charge: newId('ch'), last_payment_error: null });
     const delivery = await emit('payment_intent.succeeded', pi);
@@ -236,7 +285,12 @@ export async function startStripeEmulator(options: StripeEmulatorOptions): Promi
     };
     const auth = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
     if (!auth) {
-      send(401, { error: { type: 'invalid_request_error', message: 'You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth.' } });
+      send(401, {
+        error: {
+          type: 'invalid_request_error',
+          message: 'You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth.',
+        },
+      });
       return;
     }
     const key = req.headers['idempotency-key'];
@@ -245,7 +299,12 @@ export async function startStripeEmulator(options: StripeEmulatorOptions): Promi
     if (scope) {
       const seen = idempotent.get(scope);
       if (seen && seen.fingerprint !== fingerprint) {
-        send(400, { error: { type: 'idempotency_error', message: `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${key}' if you meant to execute a different request.` } });
+        send(400, {
+          error: {
+            type: 'idempotency_error',
+            message: `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${key}' if you meant to execute a different request.`,
+          },
+        });
         return;
       }
       if (seen) {
@@ -268,7 +327,19 @@ export async function startStripeEmulator(options: StripeEmulatorOptions): Promi
       }
       status = error.status;
       const { delivery, ...extra } = error.extra as Fields & { delivery?: string };
-      text = send(status, { error: { type: error.type, message: error.message, ...(error.code ? { code: error.code } : {}), ...(error.param ? { param: error.param } : {}), ...extra } }, delivery ? deliveryHeader(delivery) : {});
+      text = send(
+        status,
+        {
+          error: {
+            type: error.type,
+            message: error.message,
+            ...(error.code ? { code: error.code } : {}),
+            ...(error.param ? { param: error.param } : {}),
+            ...extra,
+          },
+        },
+        delivery ? deliveryHeader(delivery) : {},
+      );
     }
     // Stripe stores the first result of a key, errors included (except 5xx), for 24 hours.
     if (scope && status < 500) idempotent.set(scope, { fingerprint, status, body: text });

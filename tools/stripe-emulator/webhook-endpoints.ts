@@ -49,7 +49,8 @@ function checkUrl(value: unknown): string {
 function checkEvents(value: unknown): string[] {
   const events = Array.isArray(value) ? value : value === undefined ? undefined : [value];
   if (!events || !events.length) throw invalid('Missing required param: enabled_events.', 'enabled_events', 'parameter_missing');
-  for (const event of events) if (typeof event !== 'string' || !EVENT_TYPE.test(event)) throw invalid(`Invalid enabled_events: ${String(event)} is not an event type.`, 'enabled_events');
+  for (const event of events)
+    if (typeof event !== 'string' || !EVENT_TYPE.test(event)) throw invalid(`Invalid enabled_events: ${String(event)} is not an event type.`, 'enabled_events');
   return [...new Set(events as string[])];
 }
 
@@ -66,7 +67,8 @@ export class WebhookEndpoints {
   }
 
   private add(params: Fields, secret: string): Stored {
-    if (this.stored.size >= MAX_ENDPOINTS) throw invalid(`You have reached the maximum of ${MAX_ENDPOINTS} test webhook endpoints.`, undefined, 'webhook_endpoint_limit');
+    if (this.stored.size >= MAX_ENDPOINTS)
+      throw invalid(`You have reached the maximum of ${MAX_ENDPOINTS} test webhook endpoints.`, undefined, 'webhook_endpoint_limit');
     const endpoint = {
       id: newId('we'),
       object: 'webhook_endpoint',
@@ -149,7 +151,9 @@ export class WebhookEndpoints {
 
   /** The enabled endpoints an event of this type goes to, each with the secret it is signed with. */
   subscribers(type: string): { endpoint: Stripe.WebhookEndpoint; secret: string }[] {
-    return [...this.stored.values()].filter(({ endpoint }) => endpoint.status === 'enabled' && (endpoint.enabled_events.includes('*') || endpoint.enabled_events.includes(type)));
+    return [...this.stored.values()].filter(
+      ({ endpoint }) => endpoint.status === 'enabled' && (endpoint.enabled_events.includes('*') || endpoint.enabled_events.includes(type)),
+    );
   }
 }
 

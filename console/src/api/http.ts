@@ -39,7 +39,8 @@ let bases: Record<ServiceName, string> | undefined;
 export async function loadConfig(): Promise<ConsoleConfig> {
   const url = new URL('config.json', document.baseURI).toString();
   const response = await fetch(url, { headers: { accept: 'application/json' }, cache: 'no-cache' }).catch(() => undefined);
-  if (!response?.ok) throw new ApiError(response?.status ?? 0, 'CONFIG_UNAVAILABLE', 'The console could not read its configuration (config.json). Is the orchestrator running?');
+  if (!response?.ok)
+    throw new ApiError(response?.status ?? 0, 'CONFIG_UNAVAILABLE', 'The console could not read its configuration (config.json). Is the orchestrator running?');
   const config = (await response.json()) as ConsoleConfig;
   bases = config.services;
   return config;

@@ -70,7 +70,10 @@ export const identityApi = {
   updateUser: (id: string, patch: Partial<Pick<UserView, 'plan' | 'status'>>) =>
     request<{ success: boolean; user: UserView }>('identity', `/admin/users/${encodeURIComponent(id)}`, { method: 'PATCH', body: patch }),
   grantRole: (id: string, roleId: string) =>
-    request<{ success: boolean; changed: boolean; user: UserView }>('identity', `/admin/users/${encodeURIComponent(id)}/roles`, { method: 'POST', body: { roleId } }),
+    request<{ success: boolean; changed: boolean; user: UserView }>('identity', `/admin/users/${encodeURIComponent(id)}/roles`, {
+      method: 'POST',
+      body: { roleId },
+    }),
   sessions: (userId: string, state: 'active' | 'all' = 'all') =>
     request<{ sessions: SessionView[] } & Paged>('identity', '/admin/sessions', { query: { userId, state, limit: 50 } }),
   revokeSession: (id: string) => request<{ success: boolean }>('identity', `/admin/sessions/${encodeURIComponent(id)}`, { method: 'DELETE' }),

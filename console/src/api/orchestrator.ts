@@ -24,7 +24,16 @@ export interface Overview {
   generated_at: string;
   version: string;
   dashboard: {
-    health: { score: number; status: string; total_executions: number; success_rate: number; avg_processing_time_ms: number; completed: number; failed: number; processing: number };
+    health: {
+      score: number;
+      status: string;
+      total_executions: number;
+      success_rate: number;
+      avg_processing_time_ms: number;
+      completed: number;
+      failed: number;
+      processing: number;
+    };
     failures: {
       total_errors: number;
       by_source: { error_source: string; error_count: number; percentage: number; latest_occurrence: string | null }[];
@@ -107,12 +116,22 @@ export interface FailuresAnswer {
     error_sources: { error_source: string; error_count: number }[];
     troubleshooting_recommendations: { issue: string; count: number; priority: 'HIGH' | 'MEDIUM' | 'LOW'; recommendation: string }[];
     step_failures: { step_number: number; step_name: string; failures: number; percentage: number; latest_failure: string }[];
-    affected_clients: { failed_executions: number; clients: { company_name: string; tracking_id: string; failed_at: string; error_pattern: string | null; error_message: string | null }[] };
+    affected_clients: {
+      failed_executions: number;
+      clients: { company_name: string; tracking_id: string; failed_at: string; error_pattern: string | null; error_message: string | null }[];
+    };
   };
 }
 
 export interface ProfilesAnswer {
-  profiles: { company_name: string; industry_id: string | null; execution_count: number; last_submission_at: string; latest_status: ExecutionStatus; latest_tracking_id: string }[];
+  profiles: {
+    company_name: string;
+    industry_id: string | null;
+    execution_count: number;
+    last_submission_at: string;
+    latest_status: ExecutionStatus;
+    latest_tracking_id: string;
+  }[];
   pagination: { page: number; limit: number; total: number; totalPages: number };
 }
 

@@ -38,7 +38,18 @@ export function Diagnostics() {
 }
 
 function ServiceHealth() {
-  const state = useAsync(() => Promise.all(SERVICES.map((s) => health(s).then((h) => ({ service: s, h }), (error: Error) => ({ service: s, error })))), []);
+  const state = useAsync(
+    () =>
+      Promise.all(
+        SERVICES.map((s) =>
+          health(s).then(
+            (h) => ({ service: s, h }),
+            (error: Error) => ({ service: s, error }),
+          ),
+        ),
+      ),
+    [],
+  );
   return (
     <section aria-labelledby="health-heading">
       <h2 id="health-heading">Service health</h2>
@@ -87,12 +98,19 @@ function SchemaCheck() {
       </p>
       <AsyncView state={check} what="the schema check">
         {(result) => {
-          const r = result as { isWorkflowLoggerCompatible?: boolean; dialect?: string; table?: string; timestamp?: string; recommendations?: { issue: string; sql: string }[] };
+          const r = result as {
+            isWorkflowLoggerCompatible?: boolean;
+            dialect?: string;
+            table?: string;
+            timestamp?: string;
+            recommendations?: { issue: string; sql: string }[];
+          };
           return (
             <>
               <p data-result="schema">
                 Table <code>{r.table}</code> ({r.dialect}):{' '}
-                {r.isWorkflowLoggerCompatible ? <StatusBadge status="compatible" /> : <StatusBadge status="incompatible" />} checked {formatDateTime(r.timestamp)}
+                {r.isWorkflowLoggerCompatible ? <StatusBadge status="compatible" /> : <StatusBadge status="incompatible" />} checked{' '}
+                {formatDateTime(r.timestamp)}
               </p>
               {!!r.recommendations?.length && (
                 <ol>
@@ -105,7 +123,9 @@ function SchemaCheck() {
               )}
               <details>
                 <summary>Full answer</summary>
-                <pre class="json" tabIndex={0}>{JSON.stringify(result, null, 2)}</pre>
+                <pre class="json" tabIndex={0}>
+                  {JSON.stringify(result, null, 2)}
+                </pre>
               </details>
             </>
           );
@@ -142,11 +162,18 @@ function TestRun({ id, title, description, run }: { id: string; title: string; d
         <div data-result={id}>
           <p role="status">
             {state.result.success ? <StatusBadge status="passed" /> : <StatusBadge status="failed" />} {String(state.result.message ?? '')}
-            {typeof state.result.trackingId === 'string' && <> Tracking id <code>{state.result.trackingId}</code>.</>}
+            {typeof state.result.trackingId === 'string' && (
+              <>
+                {' '}
+                Tracking id <code>{state.result.trackingId}</code>.
+              </>
+            )}
           </p>
           <details>
             <summary>Full answer</summary>
-            <pre class="json" tabIndex={0}>{JSON.stringify(state.result, null, 2)}</pre>
+            <pre class="json" tabIndex={0}>
+              {JSON.stringify(state.result, null, 2)}
+            </pre>
           </details>
         </div>
       )}

@@ -39,7 +39,8 @@ function Detail({ data }: { data: StatusAnswer }) {
           </dd>
           <dt>Progress</dt>
           <dd>
-            <progress max={100} value={metrics.progress_percentage} aria-label="Progress" /> {metrics.progress_percentage}% ({metrics.completed_steps} of {metrics.total_steps} steps)
+            <progress max={100} value={metrics.progress_percentage} aria-label="Progress" /> {metrics.progress_percentage}% ({metrics.completed_steps} of{' '}
+            {metrics.total_steps} steps)
             {metrics.current_step && `, now at ${metrics.current_step}`}
           </dd>
           <dt>Attempts</dt>
@@ -63,7 +64,8 @@ function Detail({ data }: { data: StatusAnswer }) {
             <>
               <dt>Error</dt>
               <dd>
-                {execution.error.error_pattern} {execution.error.error_source && `(${execution.error.error_source})`} at {execution.error.step ?? 'an unknown step'}: {execution.error.message}
+                {execution.error.error_pattern} {execution.error.error_source && `(${execution.error.error_source})`} at{' '}
+                {execution.error.step ?? 'an unknown step'}: {execution.error.message}
               </dd>
             </>
           )}
@@ -76,7 +78,11 @@ function Detail({ data }: { data: StatusAnswer }) {
       <section aria-labelledby="downloads-heading">
         <h2 id="downloads-heading">Downloads</h2>
         {downloads.length === 0 ? (
-          <Empty>{execution.processing_status === 'completed' ? 'No report files are stored for this execution.' : 'The report files appear here when the execution completes.'}</Empty>
+          <Empty>
+            {execution.processing_status === 'completed'
+              ? 'No report files are stored for this execution.'
+              : 'The report files appear here when the execution completes.'}
+          </Empty>
         ) : (
           <ul>
             {downloads.map((d) => (
@@ -92,7 +98,9 @@ function Detail({ data }: { data: StatusAnswer }) {
       </section>
       <section aria-labelledby="submission-heading">
         <h2 id="submission-heading">Submission</h2>
-        <pre class="json" tabIndex={0}>{JSON.stringify(submission, null, 2)}</pre>
+        <pre class="json" tabIndex={0}>
+          {JSON.stringify(submission, null, 2)}
+        </pre>
       </section>
     </>
   );

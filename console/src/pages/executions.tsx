@@ -23,7 +23,11 @@ export function Executions() {
   const filters = filtersFrom(query);
   const [search, setSearch] = useState(filters.search);
   const [limit, setLimit] = useState(String(filters.limit));
-  const executions = useAsync(() => orchestratorApi.executions(filters.status, filters.limit, filters.search), [filters.status, filters.limit, filters.search], REFRESH_MS);
+  const executions = useAsync(
+    () => orchestratorApi.executions(filters.status, filters.limit, filters.search),
+    [filters.status, filters.limit, filters.search],
+    REFRESH_MS,
+  );
 
   const apply = (next: Partial<typeof filters>) => {
     const merged = { ...filters, ...next };
@@ -164,8 +168,8 @@ function ExecutionsBody({ data, filtered }: { data: ExecutionsAnswer; filtered: 
           <ul>
             {longRunning.map((l) => (
               <li key={l.tracking_id}>
-                <a href={paths.execution(l.tracking_id)}>{l.tracking_id}</a> {l.company_name}: {formatDuration(l.running_seconds * 1000)} at {l.current_step ?? 'an unknown step'}, since{' '}
-                {formatDateTime(l.running_since)}
+                <a href={paths.execution(l.tracking_id)}>{l.tracking_id}</a> {l.company_name}: {formatDuration(l.running_seconds * 1000)} at{' '}
+                {l.current_step ?? 'an unknown step'}, since {formatDateTime(l.running_since)}
               </li>
             ))}
           </ul>

@@ -22,7 +22,8 @@ export function Failures() {
         <legend>Timeframe</legend>
         {TIMEFRAMES.map((t) => (
           <label key={t.value}>
-            <input type="radio" name="timeframe" value={t.value} checked={timeframe === t.value} onChange={() => route(`${path}?timeframe=${t.value}`, true)} /> {t.label}
+            <input type="radio" name="timeframe" value={t.value} checked={timeframe === t.value} onChange={() => route(`${path}?timeframe=${t.value}`, true)} />{' '}
+            {t.label}
           </label>
         ))}
       </fieldset>
@@ -41,7 +42,8 @@ function FailuresBody({ data }: { data: FailuresAnswer }) {
   return (
     <>
       <p>
-        {formatNumber(a.total_errors)} failed steps and {formatNumber(a.affected_clients.failed_executions)} failed executions since {formatDateTime(data.since)}.
+        {formatNumber(a.total_errors)} failed steps and {formatNumber(a.affected_clients.failed_executions)} failed executions since{' '}
+        {formatDateTime(data.since)}.
       </p>
       <section aria-labelledby="recommendations-heading">
         <h2 id="recommendations-heading">Troubleshooting recommendations</h2>
@@ -127,7 +129,8 @@ function FailuresBody({ data }: { data: FailuresAnswer }) {
           <ul>
             {a.affected_clients.clients.map((c) => (
               <li key={c.tracking_id}>
-                <a href={paths.execution(c.tracking_id)}>{c.tracking_id}</a> {c.company_name}, {formatDateTime(c.failed_at)}: {c.error_pattern ?? 'ERROR'} {c.error_message}
+                <a href={paths.execution(c.tracking_id)}>{c.tracking_id}</a> {c.company_name}, {formatDateTime(c.failed_at)}: {c.error_pattern ?? 'ERROR'}{' '}
+                {c.error_message}
               </li>
             ))}
           </ul>

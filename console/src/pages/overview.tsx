@@ -147,7 +147,13 @@ function TrendChart({ hourly, generatedAt }: { hourly: HourlyTrend[]; generatedA
       {image.error ? (
         <ErrorMessage error={image.error} retry={() => setAttempt((n) => n + 1)} what="the trend chart" />
       ) : image.url ? (
-        <img class="chart" src={image.url} alt={`Bar chart of executions per hour over the last 24 hours by status: ${total} in all. The table below has the numbers.`} width={960} height={320} />
+        <img
+          class="chart"
+          src={image.url}
+          alt={`Bar chart of executions per hour over the last 24 hours by status: ${total} in all. The table below has the numbers.`}
+          width={960}
+          height={320}
+        />
       ) : (
         <Loading what="the trend chart" />
       )}

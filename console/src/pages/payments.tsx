@@ -22,28 +22,28 @@ export function Payments() {
     <>
       <PageTitle title="Payments needing attention">Payments needing attention</PageTitle>
       <p>
-        A successful payment whose plan has not reached identity yet. The retry timer works through pending and failed syncs on its own; payments in manual review wait
-        for a replay.
+        A successful payment whose plan has not reached identity yet. The retry timer works through pending and failed syncs on its own; payments in manual
+        review wait for a replay.
       </p>
       <AsyncView state={list} what="payments needing attention">
         {(data) => (
           <>
             <section aria-labelledby="counts-heading">
-            <h2 id="counts-heading">Plan syncs owed to identity</h2>
-            <dl class="metrics">
-              <div>
-                <dt>Pending</dt>
-                <dd data-metric="pending">{formatNumber(data.summary.pending)}</dd>
-              </div>
-              <div>
-                <dt>Failed (retrying)</dt>
-                <dd data-metric="failed">{formatNumber(data.summary.failed)}</dd>
-              </div>
-              <div>
-                <dt>Manual review</dt>
-                <dd data-metric="manual-review">{formatNumber(data.summary.manual_review)}</dd>
-              </div>
-            </dl>
+              <h2 id="counts-heading">Plan syncs owed to identity</h2>
+              <dl class="metrics">
+                <div>
+                  <dt>Pending</dt>
+                  <dd data-metric="pending">{formatNumber(data.summary.pending)}</dd>
+                </div>
+                <div>
+                  <dt>Failed (retrying)</dt>
+                  <dd data-metric="failed">{formatNumber(data.summary.failed)}</dd>
+                </div>
+                <div>
+                  <dt>Manual review</dt>
+                  <dd data-metric="manual-review">{formatNumber(data.summary.manual_review)}</dd>
+                </div>
+              </dl>
             </section>
             <section aria-labelledby="replay-heading">
               <h2 id="replay-heading">Replay</h2>
@@ -59,8 +59,8 @@ export function Payments() {
               {replay.answer && (
                 <div class={replay.answer.success ? 'notice' : 'error'} role="status">
                   <p>
-                    Replayed {replay.answer.replayedPayments} payment(s) of {replay.answer.users} user(s): {replay.answer.users - replay.answer.failedUsers} synced,{' '}
-                    {replay.answer.failedUsers} failed.
+                    Replayed {replay.answer.replayedPayments} payment(s) of {replay.answer.users} user(s): {replay.answer.users - replay.answer.failedUsers}{' '}
+                    synced, {replay.answer.failedUsers} failed.
                   </p>
                   <ul>
                     {replay.answer.results.map((r) => (

@@ -54,7 +54,16 @@ export function SignIn({ notice }: { notice?: string }) {
       {step === 'email' ? (
         <form onSubmit={sendCode} aria-busy={busy}>
           <label for="email">Email address</label>
-          <input id="email" name="email" type="email" autoComplete="username" required maxLength={320} value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
+          <input
+            id="email"
+            name="email"
+            type="email"
+            autoComplete="username"
+            required
+            maxLength={320}
+            value={email}
+            onInput={(e) => setEmail(e.currentTarget.value)}
+          />
           <button type="submit" disabled={busy}>
             {busy ? 'Sending…' : 'Send me a code'}
           </button>

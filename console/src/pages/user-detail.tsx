@@ -144,7 +144,9 @@ function Account({ user, admin, onChanged }: { user: UserView; admin: PublicUser
           current={user.status}
           options={['active', 'inactive'] as const}
           allowed={canChangeStatus(admin, user)}
-          apply={async (status) => `Status changed to ${(await identityApi.updateUser(user.id, { status })).user.status}${status === 'inactive' ? '; the user’s sessions were ended' : ''}.`}
+          apply={async (status) =>
+            `Status changed to ${(await identityApi.updateUser(user.id, { status })).user.status}${status === 'inactive' ? '; the user’s sessions were ended' : ''}.`
+          }
           onChanged={onChanged}
         />
         <ChangeForm

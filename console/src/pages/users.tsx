@@ -17,7 +17,10 @@ export function Users() {
   const filters = { email: query.email ?? '', role: query.role ?? '', plan: query.plan ?? '', status: query.status ?? '' };
   const offset = Math.max(0, Number.parseInt(query.offset ?? '0', 10) || 0);
   const [email, setEmail] = useState(filters.email);
-  const users = useAsync(() => identityApi.users({ ...filters, limit: PAGE_SIZE, offset }), [filters.email, filters.role, filters.plan, filters.status, offset]);
+  const users = useAsync(
+    () => identityApi.users({ ...filters, limit: PAGE_SIZE, offset }),
+    [filters.email, filters.role, filters.plan, filters.status, offset],
+  );
 
   const go = (next: Partial<typeof filters> & { offset?: number }) => {
     const merged = { ...filters, offset: 0, ...next };

@@ -12,11 +12,14 @@ import { findUserById, listUsers, toUserView, type UserQuery } from '../users';
 type Paged = { limit: number; offset: number };
 type Id = { id: string };
 
-export const createUserOp = op<AdminCaller, { email: string; role?: string; permissions?: string[] }>('Creates a user (admin and super_admin roles need a super_admin)', async ({ principal, body, meta }) =>
-  json(201, { success: true, user: await createUser(principal.admin, body, meta) }),
+export const createUserOp = op<AdminCaller, { email: string; role?: string; permissions?: string[] }>(
+  'Creates a user (admin and super_admin roles need a super_admin)',
+  async ({ principal, body, meta }) => json(201, { success: true, user: await createUser(principal.admin, body, meta) }),
 );
 
-export const listUsersOp = op<AdminCaller, unknown, UserQuery>('Lists users, filtered by email, role, plan and status, a page at a time', async ({ query }) => json(200, await listUsers(query)));
+export const listUsersOp = op<AdminCaller, unknown, UserQuery>('Lists users, filtered by email, role, plan and status, a page at a time', async ({ query }) =>
+  json(200, await listUsers(query)),
+);
 
 export const readUserOp = op<AdminCaller, unknown, unknown, Id>('Reads one user', async ({ params }) => {
   const row = await findUserById(params.id);
@@ -24,20 +27,25 @@ export const readUserOp = op<AdminCaller, unknown, unknown, Id>('Reads one user'
   return json(200, { user: await toUserView(row) });
 });
 
-export const patchUserOp = op<AdminCaller, UserPatch, unknown, Id>("Changes a user's email, permissions, plan or status (the account rules apply)", async ({ principal, params, body, meta }) =>
-  json(200, { success: true, user: await patchUser(principal.admin, params.id, body, meta) }),
+export const patchUserOp = op<AdminCaller, UserPatch, unknown, Id>(
+  "Changes a user's email, permissions, plan or status (the account rules apply)",
+  async ({ principal, params, body, meta }) => json(200, { success: true, user: await patchUser(principal.admin, params.id, body, meta) }),
 );
 
-export const deleteUserOp = op<AdminCaller, unknown, unknown, Id>('Deletes a user (erasure: sessions revoked, the row removed)', async ({ principal, params, meta }) =>
-  json(200, { success: true, userId: params.id, deleted: 'hard', ...(await deleteUser(principal.admin, params.id, meta)) }),
+export const deleteUserOp = op<AdminCaller, unknown, unknown, Id>(
+  'Deletes a user (erasure: sessions revoked, the row removed)',
+  async ({ principal, params, meta }) =>
+    json(200, { success: true, userId: params.id, deleted: 'hard', ...(await deleteUser(principal.admin, params.id, meta)) }),
 );
 
-export const grantRoleOp = op<AdminCaller, { roleId: string }, unknown, Id>("Gives a user a role (it replaces the user's role; the user's sessions end)", async ({ principal, params, body, meta }) =>
-  json(200, { success: true, ...(await grantRole(principal.admin, params.id, body.roleId, meta)) }),
+export const grantRoleOp = op<AdminCaller, { roleId: string }, unknown, Id>(
+  "Gives a user a role (it replaces the user's role; the user's sessions end)",
+  async ({ principal, params, body, meta }) => json(200, { success: true, ...(await grantRole(principal.admin, params.id, body.roleId, meta)) }),
 );
 
-export const revokeRoleOp = op<AdminCaller, unknown, unknown, Id & { roleId: string }>('Takes a role away (back to user; the sessions end)', async ({ principal, params, meta }) =>
-  json(200, { success: true, ...(await revokeRole(principal.admin, params.id, params.roleId, meta)) }),
+export const revokeRoleOp = op<AdminCaller, unknown, unknown, Id & { roleId: string }>(
+  'Takes a role away (back to user; the sessions end)',
+  async ({ principal, params, meta }) => json(200, { success: true, ...(await revokeRole(principal.admin, params.id, params.roleId, meta)) }),
 );
 
 export const listRolesOp = op<AdminCaller>('Lists the roles with their permissions', async () => json(200, { roles: [...(await roles()).values()] }));
@@ -49,17 +57,26 @@ export const rolePermissionsOp = op<AdminCaller, unknown, unknown, Id>('The perm
 });
 
 type AuditQuery = Paged & { actor?: string; action?: string; target?: string; result?: 'success' | 'failure'; since?: string; until?: string };
-export const auditOp = op<AdminCaller, unknown, AuditQuery>('Reads the audit log, newest first, filtered by actor, action, target, result and time', async ({ query }) => {
-  const since = query.since ? new Date(query.since).toISOString() : undefined;
-  const until = query.until ? new Date(query.until).toISOString() : undefined;
-  if (since && until && since > until) throw badRequest('Invalid query: since is after until');
-  return json(200, await listAudit({ ...query, since, until }));
-});
-
-export const listSessionsOp = op<AdminCaller, unknown, Paged & { userId?: string; state: 'active' | 'all' }>('Lists sessions (active ones by default), of one user or all', async ({ query }) => json(200, await listSessions(query)));
-
-export const revokeSessionOp = op<AdminCaller, unknown, unknown, Id>("Ends one session (an admin's or super_admin's needs a super_admin)", async ({ principal, params, meta }) =>
-  json(200, { success: true, ...(await revokeSessionAsAdmin(principal.admin, params.id, meta)) }),
+export const auditOp = op<AdminCaller, unknown, AuditQuery>(
+  'Reads the audit log, newest first, filtered by actor, action, target, result and time',
+  async ({ query }) => {
+    const since = query.since ? new Date(query.since).toISOString() : undefined;
+    const until = query.until ? new Date(query.until).toISOString() : undefined;
+    if (since && until && since > until) throw badRequest('Invalid query: since is after until');
+    return json(200, await listAudit({ ...query, since, until }));
+  },
 );
 
-export const complianceOp = op<AdminCaller>('The compliance report: users, sign-in policy, keys, sessions, audit retention, admins', async () => json(200, await complianceReport()));
+export const listSessionsOp = op<AdminCaller, unknown, Paged & { userId?: string; state: 'active' | 'all' }>(
+  'Lists sessions (active ones by default), of one user or all',
+  async ({ query }) => json(200, await listSessions(query)),
+);
+
+export const revokeSessionOp = op<AdminCaller, unknown, unknown, Id>(
+  "Ends one session (an admin's or super_admin's needs a super_admin)",
+  async ({ principal, params, meta }) => json(200, { success: true, ...(await revokeSessionAsAdmin(principal.admin, params.id, meta)) }),
+);
+
+export const complianceOp = op<AdminCaller>('The compliance report: users, sign-in policy, keys, sessions, audit retention, admins', async () =>
+  json(200, await complianceReport()),
+);

@@ -6,27 +6,41 @@ import { publicUser } from '../public-user';
 import { jwks } from '../tokens';
 
 /** The answer of verify and refresh (tokens: never cached, set by the HTTP wrapper). */
-const tokenResponse = (t: SignedIn) => ({ success: true, accessToken: t.accessToken, refreshToken: t.refreshToken, tokenType: 'Bearer', expiresIn: t.expiresIn, user: publicUser(t.user) });
-
-export const login = op<undefined, { email: string }>('Starts an email sign-in: mails a one-time code (the same answer for every address)', async ({ body, meta }) => {
-  await startLogin(body.email, meta);
-  return json(200, { success: true, message: LOGIN_MESSAGE });
+const tokenResponse = (t: SignedIn) => ({
+  success: true,
+  accessToken: t.accessToken,
+  refreshToken: t.refreshToken,
+  tokenType: 'Bearer',
+  expiresIn: t.expiresIn,
+  user: publicUser(t.user),
 });
 
-export const verify = op<undefined, { email: string; code: string }>('Completes a sign-in with the mailed code: an access token and a refresh token', async ({ body, meta }) =>
-  json(200, tokenResponse(await completeLogin(body.email, body.code, meta))),
+export const login = op<undefined, { email: string }>(
+  'Starts an email sign-in: mails a one-time code (the same answer for every address)',
+  async ({ body, meta }) => {
+    await startLogin(body.email, meta);
+    return json(200, { success: true, message: LOGIN_MESSAGE });
+  },
+);
+
+export const verify = op<undefined, { email: string; code: string }>(
+  'Completes a sign-in with the mailed code: an access token and a refresh token',
+  async ({ body, meta }) => json(200, tokenResponse(await completeLogin(body.email, body.code, meta))),
 );
 
 export const refresh = op<undefined, { refreshToken: string }>('Exchanges a refresh token for a new pair (the old one is spent)', async ({ body, meta }) =>
   json(200, tokenResponse(await refreshSession(body.refreshToken, meta))),
 );
 
-export const logout = op<Authenticated, { scope?: 'current' | 'all' }>('Ends this session, or every session of the user (scope all)', async ({ body, principal, meta }) =>
-  json(200, { success: true, ...(await endSessions(principal.user, principal.sessionId, body.scope ?? 'current', meta)) }),
+export const logout = op<Authenticated, { scope?: 'current' | 'all' }>(
+  'Ends this session, or every session of the user (scope all)',
+  async ({ body, principal, meta }) => json(200, { success: true, ...(await endSessions(principal.user, principal.sessionId, body.scope ?? 'current', meta)) }),
 );
 
 export const validate = op<Authenticated>('Confirms an access token and its session, with the user as they are now', async ({ principal }) =>
   json(200, { valid: true, user: publicUser(principal.user), sessionId: principal.sessionId, expiresAt: new Date(principal.claims.exp * 1000).toISOString() }),
 );
 
-export const publishKeys = op('The public keys access tokens are signed with (JWKS)', async () => json(200, await jwks(), { 'Cache-Control': 'public, max-age=300' }));
+export const publishKeys = op('The public keys access tokens are signed with (JWKS)', async () =>
+  json(200, await jwks(), { 'Cache-Control': 'public, max-age=300' }),
+);

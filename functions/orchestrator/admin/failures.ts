@@ -15,7 +15,8 @@ export const TROUBLESHOOTING: Record<(typeof ERROR_PATTERNS)[number], { priority
   },
   DATABASE_CONSTRAINT: {
     priority: 'HIGH',
-    recommendation: 'A write broke a constraint; a missing-column constraint on processing_step is fixed by the schema migration that adds the workflow logger columns.',
+    recommendation:
+      'A write broke a constraint; a missing-column constraint on processing_step is fixed by the schema migration that adds the workflow logger columns.',
   },
   SQL_CONNECTION: {
     priority: 'HIGH',
@@ -95,7 +96,18 @@ async function affectedClients(since: string) {
     first(
       database,
       failed
-        .select(['tracking_id', 'company_name', 'industry_id', 'created_at', 'completed_at', 'updated_at', 'error_pattern', 'error_source', 'error_step', 'error_message'])
+        .select([
+          'tracking_id',
+          'company_name',
+          'industry_id',
+          'created_at',
+          'completed_at',
+          'updated_at',
+          'error_pattern',
+          'error_source',
+          'error_step',
+          'error_message',
+        ])
         .orderBy('created_at', 'desc')
         .orderBy('tracking_id', 'desc'),
       AFFECTED_CLIENTS_LIMIT,
@@ -129,7 +141,11 @@ async function timeline(since: string, now: Date, timeframe: Timeframe) {
   const bounds = buckets.map(({ start }, i) => ({ start, from: i === 0 ? since : start, to: buckets[i + 1]?.start }));
   const rows = await unionAll(
     bounds.map(({ start, from, to }) => {
-      let failed = database.selectFrom('orchestrator_processing_log').select(sql<number>`count(*)`.as('n')).where('status', '=', 'failed').where('timestamp', '>=', from);
+      let failed = database
+        .selectFrom('orchestrator_processing_log')
+        .select(sql<number>`count(*)`.as('n'))
+        .where('status', '=', 'failed')
+        .where('timestamp', '>=', from);
       if (to) failed = failed.where('timestamp', '<', to);
       return database.selectNoFrom([sql<string>`${start}`.as('period_start'), failed.$asScalar().as('failures')]);
     }),
@@ -166,7 +182,9 @@ export async function failureAnalysis(now: Date, timeframe: Timeframe) {
     failure_analysis: {
       total_errors: errorPatterns.reduce((sum, p) => sum + p.occurrences, 0),
       error_patterns: errorPatterns,
-      error_sources: ERROR_SOURCES.map((s) => ({ error_source: s, error_count: sources.get(s)?.count ?? 0 })).sort((a, b) => b.error_count - a.error_count || a.error_source.localeCompare(b.error_source)),
+      error_sources: ERROR_SOURCES.map((s) => ({ error_source: s, error_count: sources.get(s)?.count ?? 0 })).sort(
+        (a, b) => b.error_count - a.error_count || a.error_source.localeCompare(b.error_source),
+      ),
       troubleshooting_recommendations: recommendations,
       step_failures: steps,
       affected_clients: affected,

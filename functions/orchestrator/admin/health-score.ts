@@ -113,7 +113,8 @@ export function alertsFor(activity: RecentActivity): Alert[] {
       level: 'MEDIUM',
       type: 'LONG_RUNNING',
       message: `${activity.longRunning} executions have been processing for more than 10 minutes`,
-      recommendation: 'Inspect them in dashboard/executions (long_running) and their logs in status/{trackingId}; a stuck step usually waits on the AI service.',
+      recommendation:
+        'Inspect them in dashboard/executions (long_running) and their logs in status/{trackingId}; a stuck step usually waits on the AI service.',
     });
   }
   return alerts;

@@ -94,7 +94,12 @@ export async function dashboardOverview(now: Date) {
         total_errors: totalBySource,
         by_source: ERROR_SOURCES.map((name) => ({ name, count: countOf(sources, name) }))
           .sort(byCountThenName)
-          .map(({ name, count }) => ({ error_source: name, error_count: count, percentage: percentOf(count), latest_occurrence: sources.get(name)?.latest ?? null })),
+          .map(({ name, count }) => ({
+            error_source: name,
+            error_count: count,
+            percentage: percentOf(count),
+            latest_occurrence: sources.get(name)?.latest ?? null,
+          })),
         by_pattern: ERROR_PATTERNS.map((name) => ({ name, count: countOf(patterns, name) }))
           .filter((p) => p.count > 0)
           .sort(byCountThenName)

@@ -33,14 +33,23 @@ export function containsIgnoringCase(database: AnyKysely, column: string, text: 
  */
 export async function clientProfiles(query: ProfileQuery) {
   const database = db();
-  const ofCompany = (eb: ExpressionBuilder<PlatformTables & { c: { company_name: string } }, 'c'>) => eb.selectFrom('orchestrator_executions as x').whereRef('x.company_name', '=', 'c.company_name');
+  const ofCompany = (eb: ExpressionBuilder<PlatformTables & { c: { company_name: string } }, 'c'>) =>
+    eb.selectFrom('orchestrator_executions as x').whereRef('x.company_name', '=', 'c.company_name');
   let companies = database
     .selectFrom((eb) => eb.selectFrom('orchestrator_executions').select('company_name').distinct().as('c'))
     .select((eb) => [
       'c.company_name',
-      ofCompany(eb).select(sql<number>`count(*)`.as('n')).$asScalar().as('execution_count'),
-      ofCompany(eb).select(sql<string | Date>`max(x.created_at)`.as('t')).$asScalar().as('last_submission_at'),
-      first(database, ofCompany(eb).select('x.tracking_id').orderBy('x.created_at', 'desc').orderBy('x.tracking_id', 'desc'), 1).$asScalar().as('latest_tracking_id'),
+      ofCompany(eb)
+        .select(sql<number>`count(*)`.as('n'))
+        .$asScalar()
+        .as('execution_count'),
+      ofCompany(eb)
+        .select(sql<string | Date>`max(x.created_at)`.as('t'))
+        .$asScalar()
+        .as('last_submission_at'),
+      first(database, ofCompany(eb).select('x.tracking_id').orderBy('x.created_at', 'desc').orderBy('x.tracking_id', 'desc'), 1)
+        .$asScalar()
+        .as('latest_tracking_id'),
     ]);
   if (query.search) companies = companies.where(containsIgnoringCase(database, 'c.company_name', query.search));
 
@@ -63,7 +72,19 @@ export async function clientProfiles(query: ProfileQuery) {
   const rows = await page(database, ordered, query.limit, offset).execute();
 
   // Past the last page there is no row to carry the window count: count the companies on their own.
-  const total = rows.length > 0 ? Number(rows[0].total) : offset === 0 ? 0 : Number((await profiles.clearSelect().select(sql<number>`count(*)`.as('total')).executeTakeFirstOrThrow()).total);
+  const total =
+    rows.length > 0
+      ? Number(rows[0].total)
+      : offset === 0
+        ? 0
+        : Number(
+            (
+              await profiles
+                .clearSelect()
+                .select(sql<number>`count(*)`.as('total'))
+                .executeTakeFirstOrThrow()
+            ).total,
+          );
 
   return {
     success: true,

@@ -52,8 +52,14 @@ export async function errorCounts(column: 'error_source' | 'error_pattern', valu
       const matching = () => database.selectFrom('orchestrator_processing_log').where(sql.ref(column), '=', value).where('timestamp', '>=', since);
       return database.selectNoFrom([
         sql<string>`${value}`.as('value'),
-        matching().select(sql<number>`count(*)`.as('n')).$asScalar().as('count'),
-        matching().select(sql<string | Date>`max(${sql.ref('timestamp')})`.as('t')).$asScalar().as('latest'),
+        matching()
+          .select(sql<number>`count(*)`.as('n'))
+          .$asScalar()
+          .as('count'),
+        matching()
+          .select(sql<string | Date>`max(${sql.ref('timestamp')})`.as('t'))
+          .$asScalar()
+          .as('latest'),
       ]);
     }),
   ).execute();
@@ -78,7 +84,9 @@ function longRunningQuery(now: Date) {
 }
 
 export async function countLongRunning(now: Date): Promise<number> {
-  const row = await longRunningQuery(now).select(sql<number>`count(*)`.as('count')).executeTakeFirstOrThrow();
+  const row = await longRunningQuery(now)
+    .select(sql<number>`count(*)`.as('count'))
+    .executeTakeFirstOrThrow();
   return Number(row.count);
 }
 

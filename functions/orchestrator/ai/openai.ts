@@ -30,7 +30,10 @@ export class OpenAiProvider implements AiProvider {
   readonly offline = false;
   private readonly client: OpenAI;
 
-  constructor(readonly name: 'openai' | 'azure-openai', private readonly cfg: Config) {
+  constructor(
+    readonly name: 'openai' | 'azure-openai',
+    private readonly cfg: Config,
+  ) {
     const common = { timeout: cfg.ORCHESTRATOR_AI_TIMEOUT_MS, maxRetries: cfg.ORCHESTRATOR_AI_MAX_RETRIES, fetch: fetchWithTimeoutName };
     if (name === 'azure-openai') {
       const { getBearerTokenProvider } = require('@azure/identity') as typeof import('@azure/identity');

@@ -27,33 +27,41 @@ function serveAsset(request: HttpRequest, asset: Asset): HttpResponseInit {
 }
 
 /** GET|HEAD orchestrator/console/{*path}: the console's static files, with index.html for every page path of the single-page app. */
-export const consoleFiles = op<undefined, unknown, unknown, { path?: string }>('The administration console: its page and files', async ({ request, params }) => {
-  // orchestrator/console without the slash: relative asset URLs and the router need the folder form.
-  if (params.path === undefined && !new URL(request.url).pathname.endsWith('/')) {
-    return { status: 308, headers: { ...PAGE_HEADERS, Location: `${new URL(request.url).pathname}/`, 'Cache-Control': 'no-cache' } };
-  }
-  const found = lookupAsset(params.path);
-  if (found.kind === 'invalid') throw badRequest(`Console path refused: ${found.reason}`, Code.INVALID_PATH);
-  if (found.kind === 'not-found') throw notFound(`The console has no file ${params.path?.slice(0, 200)}`, Code.CONSOLE_FILE_NOT_FOUND);
-  if (found.kind === 'not-built') throw serviceUnavailable('The administration console is not built: run npm run build', Code.CONSOLE_NOT_BUILT);
-  return serveAsset(request, found.asset);
-});
+export const consoleFiles = op<undefined, unknown, unknown, { path?: string }>(
+  'The administration console: its page and files',
+  async ({ request, params }) => {
+    // orchestrator/console without the slash: relative asset URLs and the router need the folder form.
+    if (params.path === undefined && !new URL(request.url).pathname.endsWith('/')) {
+      return { status: 308, headers: { ...PAGE_HEADERS, Location: `${new URL(request.url).pathname}/`, 'Cache-Control': 'no-cache' } };
+    }
+    const found = lookupAsset(params.path);
+    if (found.kind === 'invalid') throw badRequest(`Console path refused: ${found.reason}`, Code.INVALID_PATH);
+    if (found.kind === 'not-found') throw notFound(`The console has no file ${params.path?.slice(0, 200)}`, Code.CONSOLE_FILE_NOT_FOUND);
+    if (found.kind === 'not-built') throw serviceUnavailable('The administration console is not built: run npm run build', Code.CONSOLE_NOT_BUILT);
+    return serveAsset(request, found.asset);
+  },
+);
 
 /** GET orchestrator/console/config.json: the services' base URLs (public information; no token needed to read it). */
-export const consoleConfigFile = op('Where the console finds each service (their base URLs)', async () => json(200, consoleConfig(), { ...PAGE_HEADERS, 'Cache-Control': 'no-cache' }));
+export const consoleConfigFile = op('Where the console finds each service (their base URLs)', async () =>
+  json(200, consoleConfig(), { ...PAGE_HEADERS, 'Cache-Control': 'no-cache' }),
+);
 
 /** GET orchestrator/api/admin/dashboard/trend-chart: the overview's 24-hour trend drawn by the visual service; SVG, sandboxed if opened directly, never stored (admin data). */
-export const trendChartSvg = op<LiveUser, unknown, { theme: TrendTheme; tz: string }>('The 24-hour hourly trend as an SVG chart drawn by the visual service (themed, cached there)', async ({ query }) => {
-  const chart = await trendChart(new Date(), query.theme, checkTimeZone(query.tz));
-  return {
-    status: 200,
-    body: chart.svg,
-    headers: {
-      'Content-Type': 'image/svg+xml',
-      'Cache-Control': 'no-store',
-      'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; sandbox",
-      'X-Content-Type-Options': 'nosniff',
-      'X-Cache': chart.cache,
-    },
-  };
-});
+export const trendChartSvg = op<LiveUser, unknown, { theme: TrendTheme; tz: string }>(
+  'The 24-hour hourly trend as an SVG chart drawn by the visual service (themed, cached there)',
+  async ({ query }) => {
+    const chart = await trendChart(new Date(), query.theme, checkTimeZone(query.tz));
+    return {
+      status: 200,
+      body: chart.svg,
+      headers: {
+        'Content-Type': 'image/svg+xml',
+        'Cache-Control': 'no-store',
+        'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; sandbox",
+        'X-Content-Type-Options': 'nosniff',
+        'X-Cache': chart.cache,
+      },
+    };
+  },
+);

@@ -25,7 +25,9 @@ export function checkTimeZone(timeZone: string): string {
     new Intl.DateTimeFormat('en-GB', { timeZone });
     return timeZone;
   } catch {
-    throw badRequest(`tz must be an IANA time zone name such as Europe/Berlin; got "${timeZone.slice(0, 64)}"`, Code.VALIDATION_FAILED, { details: [{ field: 'tz', message: 'must be an IANA time zone name' }] });
+    throw badRequest(`tz must be an IANA time zone name such as Europe/Berlin; got "${timeZone.slice(0, 64)}"`, Code.VALIDATION_FAILED, {
+      details: [{ field: 'tz', message: 'must be an IANA time zone name' }],
+    });
   }
 }
 
@@ -60,7 +62,11 @@ async function visual(path: string, init: RequestInit): Promise<Response> {
   const cfg = config();
   const token: Record<string, string> = path.startsWith('/api/') && cfg.VISUAL_API_TOKEN ? { authorization: `Bearer ${cfg.VISUAL_API_TOKEN}` } : {};
   try {
-    const response = await fetch(`${serviceUrl('visual', cfg)}${path}`, { ...init, headers: { ...token, ...(init.headers as Record<string, string>) }, signal: AbortSignal.timeout(cfg.ORCHESTRATOR_VISUAL_TIMEOUT_MS) });
+    const response = await fetch(`${serviceUrl('visual', cfg)}${path}`, {
+      ...init,
+      headers: { ...token, ...(init.headers as Record<string, string>) },
+      signal: AbortSignal.timeout(cfg.ORCHESTRATOR_VISUAL_TIMEOUT_MS),
+    });
     if (!response.ok) throw new Error(`answered ${response.status}: ${(await response.text()).slice(0, 200)}`);
     return response;
   } catch (error) {
@@ -86,6 +92,7 @@ export async function trendChart(now: Date, theme: TrendTheme, timeZone: string)
   if (!key) throw badGateway('The visual service answered without a cached image', Code.VISUAL_UNAVAILABLE);
   const image = await visual(`/cache/${key}`, { method: 'GET' });
   const svg = Buffer.from(await image.arrayBuffer());
-  if (!/^image\/svg\+xml/.test(image.headers.get('content-type') ?? '')) throw badGateway('The visual service did not return an SVG image', Code.VISUAL_UNAVAILABLE);
+  if (!/^image\/svg\+xml/.test(image.headers.get('content-type') ?? ''))
+    throw badGateway('The visual service did not return an SVG image', Code.VISUAL_UNAVAILABLE);
   return { svg, cache: render.headers.get('x-cache') ?? 'MISS', hourly };
 }

@@ -29,7 +29,11 @@ function heading(doc: PDFKit.PDFDocument, text: string): void {
 /** The report PDF: cover, key figures (with the KPI infographic), charts, then one page per section. */
 export function renderReportPdf(report: ReportDocument): Promise<Buffer> {
   const { analysis: a, visuals } = report;
-  const doc = new PDFDocument({ size: 'A4', margin: 50, info: { Title: `${a.companyName} business report`, Author: 'Report Platform', Subject: report.trackingId } });
+  const doc = new PDFDocument({
+    size: 'A4',
+    margin: 50,
+    info: { Title: `${a.companyName} business report`, Author: 'Report Platform', Subject: report.trackingId },
+  });
   const chunks: Buffer[] = [];
   doc.on('data', (chunk: Buffer) => chunks.push(chunk));
   const done = new Promise<Buffer>((resolve, reject) => {
@@ -43,9 +47,17 @@ export function renderReportPdf(report: ReportDocument): Promise<Buffer> {
   doc.moveDown(1).fontSize(12).fillColor(MUTED).text(`${a.industryName} (NAICS ${a.industryId})`, { width, align: 'center' });
   doc.text(`Generated ${report.generatedAt.toISOString().slice(0, 10)} - ${report.plan} plan - ${report.trackingId}`, { width, align: 'center' });
   doc.moveDown(3).fontSize(10);
-  if (report.offline) doc.text('Generated offline: the sections were written deterministically from the submitted figures, without an AI model.', { width, align: 'center' });
+  if (report.offline)
+    doc.text('Generated offline: the sections were written deterministically from the submitted figures, without an AI model.', { width, align: 'center' });
   if (visuals.status !== 'included') {
-    doc.moveDown(0.5).text(visuals.status === 'skipped' ? 'Produced without visuals: the visual service was unavailable.' : 'Some visuals were unavailable when this report was produced.', { width, align: 'center' });
+    doc
+      .moveDown(0.5)
+      .text(
+        visuals.status === 'skipped'
+          ? 'Produced without visuals: the visual service was unavailable.'
+          : 'Some visuals were unavailable when this report was produced.',
+        { width, align: 'center' },
+      );
   }
 
   doc.addPage();

@@ -17,12 +17,31 @@ async function buildPresentation(report: ReportDocument): Promise<Buffer> {
   const title = pptx.addSlide();
   title.addText(a.companyName, { x: 0.5, y: 2.2, w: 12.3, h: 1.2, fontSize: 40, bold: true, color: '1F4788', align: 'center' });
   title.addText(`Business Analysis - ${a.industryName}`, { x: 0.5, y: 3.5, w: 12.3, h: 0.6, fontSize: 20, align: 'center' });
-  title.addText(`${report.generatedAt.toISOString().slice(0, 10)} - ${report.trackingId}`, { x: 0.5, y: 4.3, w: 12.3, h: 0.4, fontSize: 12, color: '555555', align: 'center' });
+  title.addText(`${report.generatedAt.toISOString().slice(0, 10)} - ${report.trackingId}`, {
+    x: 0.5,
+    y: 4.3,
+    w: 12.3,
+    h: 0.4,
+    fontSize: 12,
+    color: '555555',
+    align: 'center',
+  });
 
   const figures = pptx.addSlide();
   figures.addText('Key Figures', { x: 0.5, y: 0.3, w: 12, h: 0.8, fontSize: 28, bold: true, color: '1F4788' });
-  figures.addTable(keyFigures(a).map((f) => [{ text: f.label }, { text: f.value, options: { bold: true } }]), { x: 0.5, y: 1.3, w: visuals.infographic ? 5.8 : 12, fontSize: 14 });
-  if (visuals.infographic) figures.addImage({ data: `data:image/png;base64,${visuals.infographic.toString('base64')}`, x: 6.6, y: 1.3, w: 6.2, h: 4.6, sizing: { type: 'contain', w: 6.2, h: 4.6 } });
+  figures.addTable(
+    keyFigures(a).map((f) => [{ text: f.label }, { text: f.value, options: { bold: true } }]),
+    { x: 0.5, y: 1.3, w: visuals.infographic ? 5.8 : 12, fontSize: 14 },
+  );
+  if (visuals.infographic)
+    figures.addImage({
+      data: `data:image/png;base64,${visuals.infographic.toString('base64')}`,
+      x: 6.6,
+      y: 1.3,
+      w: 6.2,
+      h: 4.6,
+      sizing: { type: 'contain', w: 6.2, h: 4.6 },
+    });
 
   for (const chart of visuals.charts) {
     const slide = pptx.addSlide();
@@ -57,9 +76,16 @@ if (!isMainThread && (workerData as { presentation?: ReportDocument } | null)?.p
   const toBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const report: ReportDocument = {
     ...input,
-    visuals: { ...input.visuals, infographic: input.visuals.infographic && toBuffer(input.visuals.infographic), charts: input.visuals.charts.map((c) => ({ ...c, png: toBuffer(c.png) })) },
+    visuals: {
+      ...input.visuals,
+      infographic: input.visuals.infographic && toBuffer(input.visuals.infographic),
+      charts: input.visuals.charts.map((c) => ({ ...c, png: toBuffer(c.png) })),
+    },
   };
-  buildPresentation(report).then((bytes) => parentPort!.postMessage(bytes), (error) => {
-    throw error;
-  });
+  buildPresentation(report).then(
+    (bytes) => parentPort!.postMessage(bytes),
+    (error) => {
+      throw error;
+    },
+  );
 }

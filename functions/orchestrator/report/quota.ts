@@ -51,7 +51,10 @@ export async function takeReportQuota(userId: string, plan: Plan, now: Date): Pr
   const count = row?.reports ?? 0;
   if (!taken) {
     const retryAfter = Math.max(1, Math.ceil((Date.parse(resetsAt) - now.getTime()) / 1000));
-    throw httpError(Code.REPORT_QUOTA_EXCEEDED, `The ${plan} plan allows ${limit} reports per month; ${count} were requested this month`, { extra: { plan, limit, count, resetsAt }, headers: { 'Retry-After': String(retryAfter) } });
+    throw httpError(Code.REPORT_QUOTA_EXCEEDED, `The ${plan} plan allows ${limit} reports per month; ${count} were requested this month`, {
+      extra: { plan, limit, count, resetsAt },
+      headers: { 'Retry-After': String(retryAfter) },
+    });
   }
   return { limit, count, resetsAt };
 }

@@ -24,7 +24,15 @@ export async function submitReport(user: LiveUser, request: ReportRequest, log: 
   const now = currentPlatform().clock.now();
   const quota = await takeReportQuota(user.id, user.plan, now);
   const trackingId = `rpt-${randomUUID()}`;
-  await insertExecution({ trackingId, companyName: request.company_name, industryId: request.industry_id, submission: request, requestedBy: user.id, plan: user.plan, now: now.toISOString() });
+  await insertExecution({
+    trackingId,
+    companyName: request.company_name,
+    industryId: request.industry_id,
+    submission: request,
+    requestedBy: user.id,
+    plan: user.plan,
+    now: now.toISOString(),
+  });
   try {
     await enqueueJson(config().ORCHESTRATOR_QUEUE, { trackingId });
   } catch (error) {

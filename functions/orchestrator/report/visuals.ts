@@ -80,7 +80,9 @@ const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0
 
 async function renderCharts(specs: ChartSpec[]): Promise<ChartImage[]> {
   if (!specs.length) return [];
-  const body = (await callVisual('/api/v1/charts/render', { charts: specs, format: 'base64', theme: 'professional' })) as { charts?: { id?: string; base64?: unknown }[] };
+  const body = (await callVisual('/api/v1/charts/render', { charts: specs, format: 'base64', theme: 'professional' })) as {
+    charts?: { id?: string; base64?: unknown }[];
+  };
   if (!Array.isArray(body.charts)) throw new Error('visual service answered without a charts array');
   return specs.map((spec, i) => {
     const result = body.charts!.find((c) => c.id === spec.id) ?? body.charts![i];
@@ -106,7 +108,9 @@ async function renderInfographic(a: ReportAnalysis): Promise<Buffer> {
 /** Charts and the KPI infographic from the visual service; any failure or timeout means "without visuals", never a failed report. */
 export async function fetchVisuals(a: ReportAnalysis): Promise<ReportVisuals> {
   const [charts, infographic] = await Promise.allSettled([renderCharts(chartSpecs(a)), renderInfographic(a)]);
-  const errors = [charts, infographic].filter((r): r is PromiseRejectedResult => r.status === 'rejected').map((r) => (r.reason as Error)?.message ?? String(r.reason));
+  const errors = [charts, infographic]
+    .filter((r): r is PromiseRejectedResult => r.status === 'rejected')
+    .map((r) => (r.reason as Error)?.message ?? String(r.reason));
   const chartImages = charts.status === 'fulfilled' ? charts.value : [];
   const kpi = infographic.status === 'fulfilled' ? infographic.value : null;
   const status = errors.length === 0 ? 'included' : chartImages.length || kpi ? 'partial' : 'skipped';

@@ -26,10 +26,13 @@ export const SAMPLE_REQUEST: ReportRequest = {
   },
 };
 
-
 async function persistedRows(trackingId: string): Promise<number | null> {
   try {
-    const row = await db().selectFrom('orchestrator_processing_log').select((eb) => eb.fn.countAll<number>().as('n')).where('tracking_id', '=', trackingId).executeTakeFirst();
+    const row = await db()
+      .selectFrom('orchestrator_processing_log')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('tracking_id', '=', trackingId)
+      .executeTakeFirst();
     return Number(row?.n ?? 0);
   } catch {
     return null;
@@ -57,7 +60,13 @@ export const testWorkflowLogger = op<LiveUser>('Logs every stage of a sample wor
     trackingId,
     totalDurationMs: Math.round(performance.now() - started),
     steps,
-    persistence: { expectedRows: steps.length * 2, persistedRows: rows, tableAvailable: !stats.tableMissing, pendingRows: stats.pending, lastError: stats.lastError },
+    persistence: {
+      expectedRows: steps.length * 2,
+      persistedRows: rows,
+      tableAvailable: !stats.tableMissing,
+      pendingRows: stats.pending,
+      lastError: stats.lastError,
+    },
     logSearchTips: [
       `SQL: SELECT * FROM orchestrator_processing_log WHERE tracking_id = '${trackingId}' ORDER BY id`,
       `Application Insights: traces | where message has "WORKFLOW_" and message has "${trackingId}" | order by timestamp asc`,
@@ -70,14 +79,29 @@ export const testWorkflowLogger = op<LiveUser>('Logs every stage of a sample wor
 /** POST orchestrator/test-enhanced-orchestrator (admin): one real execution of the sample company, run inline. */
 export const testEnhancedOrchestrator = op<LiveUser>('Runs one real execution of a sample company, inline, and reports it', async ({ principal: admin }) => {
   const trackingId = `diag-${randomUUID()}`;
-  await insertExecution({ trackingId, companyName: SAMPLE_REQUEST.company_name, industryId: SAMPLE_REQUEST.industry_id, submission: SAMPLE_REQUEST, requestedBy: admin.id, plan: 'pro', now: new Date().toISOString() });
+  await insertExecution({
+    trackingId,
+    companyName: SAMPLE_REQUEST.company_name,
+    industryId: SAMPLE_REQUEST.industry_id,
+    submission: SAMPLE_REQUEST,
+    requestedBy: admin.id,
+    plan: 'pro',
+    now: new Date().toISOString(),
+  });
   const result = await runExecution(trackingId);
   const stats = workflowLogWriter().getStats();
   return json(200, {
     success: result.outcome === 'completed',
-    message: result.outcome === 'completed' ? 'Enhanced orchestrator completed a sample execution through every stage' : `Sample execution ${result.outcome}: ${result.reason}`,
+    message:
+      result.outcome === 'completed'
+        ? 'Enhanced orchestrator completed a sample execution through every stage'
+        : `Sample execution ${result.outcome}: ${result.reason}`,
     trackingId,
     diagnostic: { enhancedAdminHandlerUsed: true, workflowLoggerActive: !stats.tableMissing, version: 'enhanced-v1.0' },
-    workflowTracking: { totalSteps: result.totalSteps, completedSteps: result.steps.filter((s) => s.status === 'completed').length, totalDuration: result.totalDurationMs },
+    workflowTracking: {
+      totalSteps: result.totalSteps,
+      completedSteps: result.steps.filter((s) => s.status === 'completed').length,
+      totalDuration: result.totalDurationMs,
+    },
   });
 });

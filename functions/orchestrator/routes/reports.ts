@@ -11,12 +11,14 @@ import { findExecution, parseAssets, type Execution } from '../workflow/executio
 import { stepsFor } from '../workflow/stages';
 import { healthStatus } from '../admin/execution-view';
 
-
 /** POST orchestrator/api/reports: stores the request, enqueues it, answers 202 with where to follow it. */
-export const createReport = op<LiveUser, ReportRequest>('Requests a report: takes one of the month\'s quota, queues the execution, answers where to follow it', async ({ principal, body, ctx }) => {
-  const { trackingId, statusUrl, quota } = await submitReport(principal, checkReportRequest(body), ctx.log);
-  return json(202, { success: true, trackingId, status: 'processing', statusUrl, quota }, { Location: statusUrl });
-});
+export const createReport = op<LiveUser, ReportRequest>(
+  "Requests a report: takes one of the month's quota, queues the execution, answers where to follow it",
+  async ({ principal, body, ctx }) => {
+    const { trackingId, statusUrl, quota } = await submitReport(principal, checkReportRequest(body), ctx.log);
+    return json(202, { success: true, trackingId, status: 'processing', statusUrl, quota }, { Location: statusUrl });
+  },
+);
 
 async function reportStatus(execution: Execution) {
   const completed = execution.processing_status === 'completed';
@@ -37,14 +39,19 @@ async function reportStatus(execution: Execution) {
     completed_at: toIso(execution.completed_at),
     duration_ms: execution.duration_ms,
     visuals: { status: execution.visuals_status, error: execution.visuals_error },
-    error: execution.error_message ? { message: execution.error_message, error_pattern: execution.error_pattern, error_source: execution.error_source, step: execution.error_step } : null,
+    error: execution.error_message
+      ? { message: execution.error_message, error_pattern: execution.error_pattern, error_source: execution.error_source, step: execution.error_step }
+      : null,
     downloadLinks: completed ? await downloadLinks(parseAssets(execution)) : [],
   };
 }
 
 /** GET orchestrator/api/reports/{trackingId}: the owner or an admin; anyone else gets the same 404 as an unknown id. */
-export const getReport = op<LiveUser, unknown, unknown, { trackingId: string }>('The status of a report: progress, health, error, download links (its owner or an admin)', async ({ principal, params }) => {
-  const execution = await findExecution(params.trackingId);
-  if (!execution || (execution.requested_by !== principal.id && !isAdmin(principal))) throw notFound(`No report ${params.trackingId}`, Code.REPORT_NOT_FOUND);
-  return json(200, await reportStatus(execution));
-});
+export const getReport = op<LiveUser, unknown, unknown, { trackingId: string }>(
+  'The status of a report: progress, health, error, download links (its owner or an admin)',
+  async ({ principal, params }) => {
+    const execution = await findExecution(params.trackingId);
+    if (!execution || (execution.requested_by !== principal.id && !isAdmin(principal))) throw notFound(`No report ${params.trackingId}`, Code.REPORT_NOT_FOUND);
+    return json(200, await reportStatus(execution));
+  },
+);

@@ -1,5 +1,14 @@
 /** Every failure is classified once, when it is logged, so dashboards aggregate columns instead of parsing messages. */
-export const ERROR_PATTERNS = ['DATABASE_CONSTRAINT', 'SCHEMA_MISSING', 'SQL_CONNECTION', 'BLOB_CONNECTION', 'AI_SERVICE', 'TIMEOUT', 'RATE_LIMIT', 'OTHER'] as const;
+export const ERROR_PATTERNS = [
+  'DATABASE_CONSTRAINT',
+  'SCHEMA_MISSING',
+  'SQL_CONNECTION',
+  'BLOB_CONNECTION',
+  'AI_SERVICE',
+  'TIMEOUT',
+  'RATE_LIMIT',
+  'OTHER',
+] as const;
 export const ERROR_SOURCES = ['SQL_DATABASE', 'AI_SERVICE', 'BLOB_STORAGE'] as const;
 export type ErrorPattern = (typeof ERROR_PATTERNS)[number];
 export type ErrorSource = (typeof ERROR_SOURCES)[number];
@@ -12,7 +21,11 @@ export interface Classification {
 
 /** An error raised while talking to one dependency: the source is known where it happens, not guessed later. */
 export class DependencyError extends Error {
-  constructor(readonly source: ErrorSource, readonly cause: unknown, message = messageOf(cause)) {
+  constructor(
+    readonly source: ErrorSource,
+    readonly cause: unknown,
+    message = messageOf(cause),
+  ) {
     super(message);
     this.name = 'DependencyError';
   }
@@ -22,7 +35,7 @@ export class DependencyError extends Error {
 export function messageOf(error: unknown): string {
   const message = (error as { message?: unknown } | null)?.message;
   if (typeof message === 'string') return message;
-  return typeof error === 'string' ? error : JSON.stringify(error) ?? String(error);
+  return typeof error === 'string' ? error : (JSON.stringify(error) ?? String(error));
 }
 
 function statusOf(error: unknown): number | undefined {
@@ -39,9 +52,24 @@ function codeOf(error: unknown): string {
 const RULES: { pattern: ErrorPattern; source: ErrorSource | null; test: (text: string, status?: number) => boolean }[] = [
   { pattern: 'RATE_LIMIT', source: null, test: (t, s) => s === 429 || /rate.?limit|too many requests|\b429\b/i.test(t) },
   { pattern: 'TIMEOUT', source: null, test: (t, s) => s === 408 || s === 504 || /time[d]?.?out|ETIMEDOUT|ESOCKETTIMEDOUT|deadline|aborted/i.test(t) },
-  { pattern: 'SCHEMA_MISSING', source: 'SQL_DATABASE', test: (t) => /no such (table|column)|invalid (object|column) name|has no column named|processing_step/i.test(t) },
-  { pattern: 'DATABASE_CONSTRAINT', source: 'SQL_DATABASE', test: (t) => /constraint|NOT NULL|UNIQUE|FOREIGN KEY|duplicate key|cannot insert the value null/i.test(t) },
-  { pattern: 'SQL_CONNECTION', source: 'SQL_DATABASE', test: (t) => /SQLITE_(BUSY|CANTOPEN|IOERR|READONLY)|database is locked|readonly database|connection is not open|ConnectionError|Failed to connect|login failed|ESOCKET|tedious/i.test(t) },
+  {
+    pattern: 'SCHEMA_MISSING',
+    source: 'SQL_DATABASE',
+    test: (t) => /no such (table|column)|invalid (object|column) name|has no column named|processing_step/i.test(t),
+  },
+  {
+    pattern: 'DATABASE_CONSTRAINT',
+    source: 'SQL_DATABASE',
+    test: (t) => /constraint|NOT NULL|UNIQUE|FOREIGN KEY|duplicate key|cannot insert the value null/i.test(t),
+  },
+  {
+    pattern: 'SQL_CONNECTION',
+    source: 'SQL_DATABASE',
+    test: (t) =>
+      /SQLITE_(BUSY|CANTOPEN|IOERR|READONLY)|database is locked|readonly database|connection is not open|ConnectionError|Failed to connect|login failed|ESOCKET|tedious/i.test(
+        t,
+      ),
+  },
   { pattern: 'BLOB_CONNECTION', source: 'BLOB_STORAGE', test: (t) => /RestError|blob|container|storage account|AuthorizationFailure/i.test(t) },
   { pattern: 'AI_SERVICE', source: 'AI_SERVICE', test: (t) => /openai|APIError|chat\.completions|completion/i.test(t) },
 ];

@@ -20,7 +20,15 @@ export interface ReportAsset {
   size: number;
 }
 
-export async function insertExecution(row: { trackingId: string; companyName: string; industryId: string; submission: unknown; requestedBy: string; plan: Plan; now: string }): Promise<void> {
+export async function insertExecution(row: {
+  trackingId: string;
+  companyName: string;
+  industryId: string;
+  submission: unknown;
+  requestedBy: string;
+  plan: Plan;
+  now: string;
+}): Promise<void> {
   await db()
     .insertInto('orchestrator_executions')
     .values({
@@ -57,7 +65,14 @@ export async function claimExecution(execution: Execution, now: Date, leaseSecon
   const staleBefore = new Date(now.getTime() - leaseSeconds * 1000).toISOString();
   const result = await db()
     .updateTable('orchestrator_executions')
-    .set({ attempts: execution.attempts + 1, updated_at: now.toISOString(), started_at: toIso(execution.started_at) ?? now.toISOString(), progress_percentage: 0, current_step: null, current_step_name: null })
+    .set({
+      attempts: execution.attempts + 1,
+      updated_at: now.toISOString(),
+      started_at: toIso(execution.started_at) ?? now.toISOString(),
+      progress_percentage: 0,
+      current_step: null,
+      current_step_name: null,
+    })
     .where('tracking_id', '=', execution.tracking_id)
     .where('processing_status', '=', 'processing')
     .where('attempts', '=', execution.attempts)
@@ -74,10 +89,12 @@ async function withLogRows<T>(rows: LogRow[], write: (trx: Transaction<PlatformT
   const writer = workflowLogWriter();
   if (rows.length && !writer.tableMissing()) {
     try {
-      return await db().transaction().execute(async (trx) => {
-        await insertLogRows(trx, rows);
-        return write(trx);
-      });
+      return await db()
+        .transaction()
+        .execute(async (trx) => {
+          await insertLogRows(trx, rows);
+          return write(trx);
+        });
     } catch (error) {
       if (classifyError(error).pattern !== 'SCHEMA_MISSING') throw error;
       writer.reportMissingTable(error, rows.length);
@@ -123,7 +140,11 @@ export async function completeExecution(trackingId: string, startedAt: string | 
 }
 
 /** The execution failed at `failure.step`; `rows` (the failed step's log) are written in the same transaction. */
-export async function failExecution(trackingId: string, failure: { step: Step; message: string; classification: Classification; healthStatus?: string }, rows: LogRow[] = []): Promise<boolean> {
+export async function failExecution(
+  trackingId: string,
+  failure: { step: Step; message: string; classification: Classification; healthStatus?: string },
+  rows: LogRow[] = [],
+): Promise<boolean> {
   const now = new Date();
   const execution = await findExecution(trackingId);
   if (!execution || execution.processing_status !== 'processing') return false;

@@ -10,7 +10,11 @@ export type LogRow = Insertable<PlatformTables['orchestrator_processing_log']>;
 export async function insertLogRows(database: Kysely<PlatformTables>, rows: LogRow[]): Promise<void> {
   // Azure SQL allows 2,100 parameters per statement (13 columns a row); SQLite 32,766.
   const chunk = isMssql(database) ? 150 : 2000;
-  for (let i = 0; i < rows.length; i += chunk) await database.insertInto('orchestrator_processing_log').values(rows.slice(i, i + chunk)).execute();
+  for (let i = 0; i < rows.length; i += chunk)
+    await database
+      .insertInto('orchestrator_processing_log')
+      .values(rows.slice(i, i + chunk))
+      .execute();
 }
 
 export interface LogWriterOptions {
@@ -108,7 +112,10 @@ export class LogWriter {
   }
 
   private async insert(rows: LogRow[]): Promise<void> {
-    await this.options.database().transaction().execute((trx) => insertLogRows(trx, rows));
+    await this.options
+      .database()
+      .transaction()
+      .execute((trx) => insertLogRows(trx, rows));
   }
 
   /** Whether the log table was found missing recently: rows are then not written, only the console lines. */
@@ -122,7 +129,11 @@ export class LogWriter {
     this.stats.lastError = messageOf(error);
     const wasMissing = this.tableMissing();
     this.missingUntil = Date.now() + (this.options.missingTableRecheckMs ?? 60_000);
-    if (!wasMissing) this.log.warn('workflow log table is missing or incompatible; logging to the console only', { error_pattern: 'SCHEMA_MISSING', error: this.stats.lastError });
+    if (!wasMissing)
+      this.log.warn('workflow log table is missing or incompatible; logging to the console only', {
+        error_pattern: 'SCHEMA_MISSING',
+        error: this.stats.lastError,
+      });
   }
 
   private onFailure(rows: number, error: unknown): void {
@@ -137,7 +148,13 @@ export class LogWriter {
     }
     this.backoffMs = Math.min(MAX_BACKOFF_MS, this.backoffMs ? this.backoffMs * 2 : 1000);
     this.retryAt = Date.now() + this.backoffMs;
-    this.log.error('workflow log rows not persisted; will retry', { rows, buffered: this.buffer.length, retryInMs: this.backoffMs, error_pattern: pattern, error: this.stats.lastError });
+    this.log.error('workflow log rows not persisted; will retry', {
+      rows,
+      buffered: this.buffer.length,
+      retryInMs: this.backoffMs,
+      error_pattern: pattern,
+      error: this.stats.lastError,
+    });
     this.schedule(this.backoffMs);
   }
 

@@ -23,7 +23,13 @@ export async function runQueuedExecution(message: unknown, context: InvocationCo
   }
   try {
     const result = await runExecution(message.trackingId);
-    log.info('execution run finished', { trackingId: message.trackingId, outcome: result.outcome, reason: result.reason, durationMs: result.totalDurationMs, dequeueCount: context.triggerMetadata?.dequeueCount });
+    log.info('execution run finished', {
+      trackingId: message.trackingId,
+      outcome: result.outcome,
+      reason: result.reason,
+      durationMs: result.totalDurationMs,
+      dequeueCount: context.triggerMetadata?.dequeueCount,
+    });
   } finally {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([workflowLogWriter().flush(), new Promise((resolve) => (timer = setTimeout(resolve, FINAL_FLUSH_MS)))]);

@@ -33,7 +33,11 @@ export interface RunResult {
 }
 
 class StepFailed extends Error {
-  constructor(readonly step: Step, readonly error: unknown, readonly classification: Classification) {
+  constructor(
+    readonly step: Step,
+    readonly error: unknown,
+    readonly classification: Classification,
+  ) {
     super(messageOf(error));
   }
 }
@@ -48,7 +52,11 @@ interface StepWork<T> {
   assets?: ReportAsset[];
 }
 
-const slug = (name: string) => name.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60) || 'company';
+const slug = (name: string) =>
+  name
+    .replace(/[^A-Za-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '')
+    .slice(0, 60) || 'company';
 
 /** One run of one execution through every stage, WORKFLOW_START to WORKFLOW_COMPLETE. */
 class Run {
@@ -60,7 +68,10 @@ class Run {
   readonly pending = new PendingRows();
   private readonly logger: WorkflowLogger;
 
-  constructor(private readonly execution: Execution, private readonly ai: AiProvider) {
+  constructor(
+    private readonly execution: Execution,
+    private readonly ai: AiProvider,
+  ) {
     this.steps = stepsFor(execution.plan);
     this.logger = new WorkflowLogger(execution.tracking_id, this.pending);
   }
@@ -90,7 +101,13 @@ class Run {
       this.pending.written(rows.length - 1);
       completion.announce();
       this.completed++;
-      this.results.push({ step_number: step.number, step_name: step.name, status: 'completed', duration_ms: durationMs, tokens_used: outcome.tokensUsed ?? null });
+      this.results.push({
+        step_number: step.number,
+        step_name: step.name,
+        status: 'completed',
+        duration_ms: durationMs,
+        tokens_used: outcome.tokensUsed ?? null,
+      });
       return outcome.value;
     } catch (error) {
       const durationMs = elapsed();
@@ -103,59 +120,101 @@ class Run {
 
   async execute(): Promise<void> {
     const ex = this.execution;
-    await this.step(STAGES.WORKFLOW_START, async () => ({ value: undefined, metadata: { attempt: ex.attempts, plan: ex.plan, total_steps: this.steps.length } }));
+    await this.step(STAGES.WORKFLOW_START, async () => ({
+      value: undefined,
+      metadata: { attempt: ex.attempts, plan: ex.plan, total_steps: this.steps.length },
+    }));
 
     const request = await this.step(STAGES.PROFILE_RETRIEVAL, async () => {
       const submission = validate<ReportRequest>(reportRequestSchema, JSON.parse(ex.submission), 'stored submission');
-      return { value: submission, metadata: { company_name: submission.company_name, industry_id: submission.industry_id, profile_fields: Object.keys(submission.profile) } };
+      return {
+        value: submission,
+        metadata: { company_name: submission.company_name, industry_id: submission.industry_id, profile_fields: Object.keys(submission.profile) },
+      };
     });
 
-    await this.step(STAGES.STATUS_UPDATE, async () => ({ value: undefined, metadata: { processing_status: 'processing', health_status: 'HEALTHY' }, columns: { health_status: 'HEALTHY' } }));
+    await this.step(STAGES.STATUS_UPDATE, async () => ({
+      value: undefined,
+      metadata: { processing_status: 'processing', health_status: 'HEALTHY' },
+      columns: { health_status: 'HEALTHY' },
+    }));
 
     const analysis = await this.step(STAGES.DATA_PREPARATION, async () => {
       const value = analyse(request);
       return { value, metadata: { years: value.years.length, cagr_pct: value.cagrPct, trend: value.trend } };
     });
 
-    const sections = await this.step(STAGES.AI_ORCHESTRATION, async () => {
-      const written: WrittenSection[] = [];
-      let tokens = 0;
-      for (const section of sectionsFor(ex.plan)) {
-        const draft = await this.step(section, async () => {
-          const value = await this.ai.writeSection(section, analysis);
-          return { value, tokensUsed: value.tokensUsed, metadata: { provider: this.ai.name, model: value.model, characters: value.text.length } };
-        });
-        tokens += draft.tokensUsed ?? 0;
-        written.push({ title: section.title, text: draft.text });
-      }
-      return { value: written, tokensUsed: tokens || null, metadata: { provider: this.ai.name, sections: written.length } };
-    }, { provider: this.ai.name, sections: sectionsFor(ex.plan).length });
+    const sections = await this.step(
+      STAGES.AI_ORCHESTRATION,
+      async () => {
+        const written: WrittenSection[] = [];
+        let tokens = 0;
+        for (const section of sectionsFor(ex.plan)) {
+          const draft = await this.step(section, async () => {
+            const value = await this.ai.writeSection(section, analysis);
+            return { value, tokensUsed: value.tokensUsed, metadata: { provider: this.ai.name, model: value.model, characters: value.text.length } };
+          });
+          tokens += draft.tokensUsed ?? 0;
+          written.push({ title: section.title, text: draft.text });
+        }
+        return { value: written, tokensUsed: tokens || null, metadata: { provider: this.ai.name, sections: written.length } };
+      },
+      { provider: this.ai.name, sections: sectionsFor(ex.plan).length },
+    );
 
     const files = await this.step(STAGES.PDF_ENHANCEMENT, () => this.render(ex, analysis, sections));
 
     const assets = await this.step(STAGES.STORAGE_PROCESSING, async () => {
       const stored: ReportAsset[] = [];
       for (const file of files) stored.push(await storeReportFile(ex.tracking_id, file.asset, file.content));
-      return { value: stored, metadata: { container: config().ORCHESTRATOR_REPORTS_CONTAINER, blobs: stored.map((a) => a.blob), bytes: stored.reduce((n, a) => n + a.size, 0) }, columns: { assets: JSON.stringify(stored) } };
+      return {
+        value: stored,
+        metadata: { container: config().ORCHESTRATOR_REPORTS_CONTAINER, blobs: stored.map((a) => a.blob), bytes: stored.reduce((n, a) => n + a.size, 0) },
+        columns: { assets: JSON.stringify(stored) },
+      };
     });
 
     await this.step(STAGES.WORKFLOW_COMPLETE, async () => ({ value: undefined, assets, metadata: { processing_status: 'completed', assets: assets.length } }));
   }
 
-  private async render(ex: Execution, analysis: ReportAnalysis, sections: WrittenSection[]): Promise<StepWork<{ asset: Omit<ReportAsset, 'blob' | 'size'>; content: Buffer }[]>> {
+  private async render(
+    ex: Execution,
+    analysis: ReportAnalysis,
+    sections: WrittenSection[],
+  ): Promise<StepWork<{ asset: Omit<ReportAsset, 'blob' | 'size'>; content: Buffer }[]>> {
     const visuals = await fetchVisuals(analysis);
-    const document: ReportDocument = { trackingId: ex.tracking_id, plan: ex.plan, generatedAt: new Date(), analysis, sections, visuals, offline: this.ai.offline };
+    const document: ReportDocument = {
+      trackingId: ex.tracking_id,
+      plan: ex.plan,
+      generatedAt: new Date(),
+      analysis,
+      sections,
+      visuals,
+      offline: this.ai.offline,
+    };
     const name = slug(analysis.companyName);
-    const files: { asset: Omit<ReportAsset, 'blob' | 'size'>; content: Buffer }[] = [{ asset: { kind: 'pdf', fileName: `${name}-report.pdf`, contentType: 'application/pdf' }, content: await renderReportPdf(document) }];
+    const files: { asset: Omit<ReportAsset, 'blob' | 'size'>; content: Buffer }[] = [
+      { asset: { kind: 'pdf', fileName: `${name}-report.pdf`, contentType: 'application/pdf' }, content: await renderReportPdf(document) },
+    ];
     if (PLAN_REPORTS[ex.plan].presentation) {
       files.push({
-        asset: { kind: 'presentation', fileName: `${name}-presentation.pptx`, contentType: 'application/vnd.openxmlformats-officedocument.presentationml.presentation' },
+        asset: {
+          kind: 'presentation',
+          fileName: `${name}-presentation.pptx`,
+          contentType: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+        },
         content: await renderPresentation(document),
       });
     }
     return {
       value: files,
-      metadata: { visuals_status: visuals.status, visuals_error: visuals.error, charts: visuals.charts.length, infographic: visuals.infographic !== null, files: files.map((f) => ({ kind: f.asset.kind, bytes: f.content.length })) },
+      metadata: {
+        visuals_status: visuals.status,
+        visuals_error: visuals.error,
+        charts: visuals.charts.length,
+        infographic: visuals.infographic !== null,
+        files: files.map((f) => ({ kind: f.asset.kind, bytes: f.content.length })),
+      },
       columns: { visuals_status: visuals.status, visuals_error: visuals.error },
     };
   }
@@ -196,6 +255,13 @@ export async function runExecution(trackingId: string, options: { ai?: AiProvide
       for (const row of rows) workflowLogWriter().add(row);
       throw failure;
     }
-    return { trackingId, outcome: 'failed', reason: error.message, steps: run.results, totalSteps: run.totalSteps, totalDurationMs: Math.round(performance.now() - started) };
+    return {
+      trackingId,
+      outcome: 'failed',
+      reason: error.message,
+      steps: run.results,
+      totalSteps: run.totalSteps,
+      totalDurationMs: Math.round(performance.now() - started),
+    };
   }
 }

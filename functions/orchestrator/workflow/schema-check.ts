@@ -62,8 +62,14 @@ export async function checkLogSchema(database: AnyKysely): Promise<SchemaCheck> 
   const qualified = mssql ? `[dbo].[${TABLE}]` : TABLE;
   if (!table) {
     return {
-      table: TABLE, dialect, tableExists: false, isWorkflowLoggerCompatible: false, columns: [], missingColumns: LOGGER_COLUMNS.map((c) => c.name),
-      mismatchedColumns: [], issues: [{ column: '*', problem: 'missing', detail: `table ${TABLE} does not exist` }],
+      table: TABLE,
+      dialect,
+      tableExists: false,
+      isWorkflowLoggerCompatible: false,
+      columns: [],
+      missingColumns: LOGGER_COLUMNS.map((c) => c.name),
+      mismatchedColumns: [],
+      issues: [{ column: '*', problem: 'missing', detail: `table ${TABLE} does not exist` }],
       recommendations: [{ issue: `table ${TABLE} is missing`, sql: 'Run the migrations: npm run migrate (or apply sql/ in order to Azure SQL).' }],
       migrationScript: null,
     };
@@ -77,24 +83,44 @@ export async function checkLogSchema(database: AnyKysely): Promise<SchemaCheck> 
       issues.push({ column: column.name, problem: 'missing', expected: column.family, detail: `column ${column.name} is missing` });
       recommendations.push({
         issue: `add ${column.name}`,
-        sql: mssql ? `ALTER TABLE ${qualified} ADD [${column.name}] ${column.mssqlType.replace(' NOT NULL', ' NULL')};` : `ALTER TABLE ${TABLE} ADD COLUMN ${column.name} ${sqliteType[column.family]};`,
+        sql: mssql
+          ? `ALTER TABLE ${qualified} ADD [${column.name}] ${column.mssqlType.replace(' NOT NULL', ' NULL')};`
+          : `ALTER TABLE ${TABLE} ADD COLUMN ${column.name} ${sqliteType[column.family]};`,
       });
       continue;
     }
     const family = familyOf(found.dataType);
     if (family !== column.family && !(column.family === 'timestamp' && family === 'text' && !mssql)) {
-      issues.push({ column: column.name, problem: 'type_mismatch', expected: column.family, actual: found.dataType, detail: `column ${column.name} is ${found.dataType}; the logger writes ${column.family}` });
-      recommendations.push({ issue: `retype ${column.name}`, sql: mssql ? `ALTER TABLE ${qualified} ALTER COLUMN [${column.name}] ${column.mssqlType};` : `-- SQLite cannot retype a column: rebuild ${TABLE} (see sql/upgrade/legacy-processing-log.sqlite.sql)` });
+      issues.push({
+        column: column.name,
+        problem: 'type_mismatch',
+        expected: column.family,
+        actual: found.dataType,
+        detail: `column ${column.name} is ${found.dataType}; the logger writes ${column.family}`,
+      });
+      recommendations.push({
+        issue: `retype ${column.name}`,
+        sql: mssql
+          ? `ALTER TABLE ${qualified} ALTER COLUMN [${column.name}] ${column.mssqlType};`
+          : `-- SQLite cannot retype a column: rebuild ${TABLE} (see sql/upgrade/legacy-processing-log.sqlite.sql)`,
+      });
     }
   }
   // A NOT NULL column the logger does not write (the legacy processing_step) makes every insert fail: the fix is the migration that adds the logger's columns.
   const written = new Set(LOGGER_COLUMNS.map((c) => c.name));
   for (const column of table.columns) {
     if (written.has(column.name.toLowerCase()) || column.isNullable || column.hasDefaultValue || column.isAutoIncrementing) continue;
-    issues.push({ column: column.name, problem: 'blocking_legacy_column', actual: column.dataType, detail: `column ${column.name} is NOT NULL without a default; the logger does not write it, so every insert fails` });
+    issues.push({
+      column: column.name,
+      problem: 'blocking_legacy_column',
+      actual: column.dataType,
+      detail: `column ${column.name} is NOT NULL without a default; the logger does not write it, so every insert fails`,
+    });
     recommendations.push({
       issue: `make ${column.name} nullable`,
-      sql: mssql ? `ALTER TABLE ${qualified} ALTER COLUMN [${column.name}] nvarchar(100) NULL;` : `-- SQLite cannot drop NOT NULL in place: rebuild ${TABLE} (see sql/upgrade/legacy-processing-log.sqlite.sql)`,
+      sql: mssql
+        ? `ALTER TABLE ${qualified} ALTER COLUMN [${column.name}] nvarchar(100) NULL;`
+        : `-- SQLite cannot drop NOT NULL in place: rebuild ${TABLE} (see sql/upgrade/legacy-processing-log.sqlite.sql)`,
     });
   }
   const legacy = live.has('processing_step');

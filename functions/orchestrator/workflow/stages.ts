@@ -28,12 +28,48 @@ export interface SectionDefinition extends Step {
 
 /** The report sections, each with a fixed step number so dashboards can compare runs across plans. */
 export const SECTIONS: readonly SectionDefinition[] = [
-  { id: 'executive_summary', number: 5, name: 'SECTION_EXECUTIVE_SUMMARY', title: 'Executive Summary', brief: 'The company, its size, its revenue trajectory and the main conclusion in a few sentences.' },
-  { id: 'financial_analysis', number: 6, name: 'SECTION_FINANCIAL_ANALYSIS', title: 'Financial Analysis', brief: 'Revenue by year, year-over-year growth, compound annual growth, margins and what drives them.' },
-  { id: 'market_position', number: 7, name: 'SECTION_MARKET_POSITION', title: 'Market Position', brief: 'The industry sector, how the company compares with typical growth in it, and its stated goals.' },
-  { id: 'operations', number: 8, name: 'SECTION_OPERATIONS', title: 'Operations and Productivity', brief: 'Headcount, revenue per employee and the key operating metrics supplied.' },
-  { id: 'risks_and_challenges', number: 9, name: 'SECTION_RISKS_AND_CHALLENGES', title: 'Risks and Challenges', brief: 'The challenges supplied and the risks the numbers reveal (volatility, declining margins).' },
-  { id: 'recommendations', number: 10, name: 'SECTION_RECOMMENDATIONS', title: 'Recommendations', brief: 'Concrete, prioritised actions tied to the goals, challenges and figures.' },
+  {
+    id: 'executive_summary',
+    number: 5,
+    name: 'SECTION_EXECUTIVE_SUMMARY',
+    title: 'Executive Summary',
+    brief: 'The company, its size, its revenue trajectory and the main conclusion in a few sentences.',
+  },
+  {
+    id: 'financial_analysis',
+    number: 6,
+    name: 'SECTION_FINANCIAL_ANALYSIS',
+    title: 'Financial Analysis',
+    brief: 'Revenue by year, year-over-year growth, compound annual growth, margins and what drives them.',
+  },
+  {
+    id: 'market_position',
+    number: 7,
+    name: 'SECTION_MARKET_POSITION',
+    title: 'Market Position',
+    brief: 'The industry sector, how the company compares with typical growth in it, and its stated goals.',
+  },
+  {
+    id: 'operations',
+    number: 8,
+    name: 'SECTION_OPERATIONS',
+    title: 'Operations and Productivity',
+    brief: 'Headcount, revenue per employee and the key operating metrics supplied.',
+  },
+  {
+    id: 'risks_and_challenges',
+    number: 9,
+    name: 'SECTION_RISKS_AND_CHALLENGES',
+    title: 'Risks and Challenges',
+    brief: 'The challenges supplied and the risks the numbers reveal (volatility, declining margins).',
+  },
+  {
+    id: 'recommendations',
+    number: 10,
+    name: 'SECTION_RECOMMENDATIONS',
+    title: 'Recommendations',
+    brief: 'Concrete, prioritised actions tied to the goals, challenges and figures.',
+  },
 ];
 
 /** What each plan gets: free a short report, pro the full report, enterprise the full report and a presentation. */

@@ -23,7 +23,9 @@ export async function failStuckExecutions(now = new Date(), logger: Logger = log
     const error = Object.assign(new Error(`Execution timed out: no progress for more than ${minutes} minutes (last step ${step.name})`), { code: 'TIMEOUT' });
     const classification = { pattern: 'TIMEOUT' as const, source: null };
     if (await failExecution(execution.tracking_id, { step, message: error.message, classification, healthStatus: 'TIMEOUT' })) {
-      new WorkflowLogger(execution.tracking_id).fail(STAGES.WORKFLOW_COMPLETE, error, { metadata: { reason: 'stuck', last_step: step.name, stuck_minutes: minutes } });
+      new WorkflowLogger(execution.tracking_id).fail(STAGES.WORKFLOW_COMPLETE, error, {
+        metadata: { reason: 'stuck', last_step: step.name, stuck_minutes: minutes },
+      });
       failed.push(execution.tracking_id);
     }
   }

@@ -131,7 +131,11 @@ export class WorkflowLogger {
 
   private build(step: Step, status: StepStatus, outcome: StepOutcome, failure?: Failure): { line: WorkflowConsoleLine; row: LogRow } {
     const timestamp = new Date().toISOString();
-    const metadata = { ...outcome.metadata, ...(outcome.durationMs !== undefined ? { duration_ms: outcome.durationMs } : {}), ...(outcome.tokensUsed ? { tokens_used: outcome.tokensUsed } : {}) };
+    const metadata = {
+      ...outcome.metadata,
+      ...(outcome.durationMs !== undefined ? { duration_ms: outcome.durationMs } : {}),
+      ...(outcome.tokensUsed ? { tokens_used: outcome.tokensUsed } : {}),
+    };
     const line: WorkflowConsoleLine = {
       message: `${SYMBOL[status]} WORKFLOW_${step.number}_${step.name}`,
       level: status === 'failed' ? 'ERROR' : 'INFO',

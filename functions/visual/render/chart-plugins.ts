@@ -167,7 +167,17 @@ function withZeroLines(scales: unknown): unknown {
       const isZero = (ctx: { tick?: { value: number } }) => ctx.tick?.value === 0;
       const color = rest.color ?? 'rgba(0, 0, 0, 0.1)';
       const width = rest.lineWidth ?? 1;
-      return [id, { ...(scale as Json), grid: { ...rest, color: (ctx: { tick?: { value: number } }) => (isZero(ctx) && zeroLineColor !== undefined ? zeroLineColor : color), lineWidth: (ctx: { tick?: { value: number } }) => (isZero(ctx) && zeroLineWidth !== undefined ? zeroLineWidth : width) } }];
+      return [
+        id,
+        {
+          ...(scale as Json),
+          grid: {
+            ...rest,
+            color: (ctx: { tick?: { value: number } }) => (isZero(ctx) && zeroLineColor !== undefined ? zeroLineColor : color),
+            lineWidth: (ctx: { tick?: { value: number } }) => (isZero(ctx) && zeroLineWidth !== undefined ? zeroLineWidth : width),
+          },
+        },
+      ];
     }),
   );
 }

@@ -27,7 +27,10 @@ export function bundledFontDir(): string {
 export function fontFiles(dir: string): string[] {
   const files = FILES.map((name) => path.join(dir, name));
   const missing = files.filter((file) => !fs.existsSync(file));
-  if (missing.length) throw new Error(`Font file(s) ${missing.join(', ')} missing: VISUAL_FONT_DIR must name a folder holding ${FILES.join(' and ')} (unset, the fonts of the dejavu-fonts-ttf package are used)`);
+  if (missing.length)
+    throw new Error(
+      `Font file(s) ${missing.join(', ')} missing: VISUAL_FONT_DIR must name a folder holding ${FILES.join(' and ')} (unset, the fonts of the dejavu-fonts-ttf package are used)`,
+    );
   return files;
 }
 
@@ -58,4 +61,5 @@ export function extraFontFiles(setting: string | undefined): string[] {
 export const extraFontFamily = (file: string) => path.basename(file).replace(/\.[^.]+$/, '');
 
 /** Appends the extra families to a CSS font-family list, so each glyph the first fonts lack is looked up in them. */
-export const withFallbackFamilies = (family: string, extras: readonly string[]) => (extras.length ? `${family}, ${extras.map((f) => `"${f}"`).join(', ')}` : family);
+export const withFallbackFamilies = (family: string, extras: readonly string[]) =>
+  extras.length ? `${family}, ${extras.map((f) => `"${f}"`).join(', ')}` : family;

@@ -41,5 +41,11 @@ export function encodePng(rgba: Uint8Array | Uint8ClampedArray, width: number, h
   density.writeUInt32BE(pixelsPerMetre, 4);
   density.writeUInt8(1, 8); // unit: metre
 
-  return Buffer.concat([SIGNATURE, chunk('IHDR', header), chunk('pHYs', density), chunk('IDAT', deflateSync(rows, { level: DEFLATE_LEVEL })), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    SIGNATURE,
+    chunk('IHDR', header),
+    chunk('pHYs', density),
+    chunk('IDAT', deflateSync(rows, { level: DEFLATE_LEVEL })),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }

@@ -30,7 +30,8 @@ function withExtraFamilies<T>(value: T): T {
   if (!extraFamilies.length || !value || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map(withExtraFamilies) as T;
   const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) out[key] = key === 'family' && typeof item === 'string' ? withFallbackFamilies(item, extraFamilies) : withExtraFamilies(item);
+  for (const [key, item] of Object.entries(value))
+    out[key] = key === 'family' && typeof item === 'string' ? withFallbackFamilies(item, extraFamilies) : withExtraFamilies(item);
   return out as T;
 }
 
@@ -107,7 +108,7 @@ function renderChart(task: ChartTask): Buffer {
 /** A one-page PDF holding the chart as a PNG, the page the chart's layout size (QuickChart's pdf format). */
 async function chartPdf(task: ChartTask): Promise<Buffer> {
   const png = renderChart({ ...task, format: 'png' });
-  const PDFDocument = (require('pdfkit') as typeof import('pdfkit'));
+  const PDFDocument = require('pdfkit') as typeof import('pdfkit');
   const width = task.width * 0.75; // CSS pixels to points
   const height = task.height * 0.75;
   const doc = new PDFDocument({ size: [width, height], margin: 0, info: { Title: 'Chart', Producer: 'visual' } });
@@ -125,7 +126,12 @@ async function chartPdf(task: ChartTask): Promise<Buffer> {
 function svgToPng(svg: string, pixelRatio: number): Buffer {
   const resvg = new Resvg(svg, {
     fitTo: { mode: 'zoom', value: pixelRatio },
-    font: { fontFiles: [...files, ...fonts.extra.filter((file) => /\.(ttf|otf|ttc)$/i.test(file))], loadSystemFonts: false, defaultFontFamily: 'DejaVu Sans', sansSerifFamily: 'DejaVu Sans' },
+    font: {
+      fontFiles: [...files, ...fonts.extra.filter((file) => /\.(ttf|otf|ttc)$/i.test(file))],
+      loadSystemFonts: false,
+      defaultFontFamily: 'DejaVu Sans',
+      sansSerifFamily: 'DejaVu Sans',
+    },
   });
   return resvg.render().asPng();
 }

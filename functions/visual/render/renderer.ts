@@ -11,7 +11,12 @@ export function renderPool(): RenderPool {
   if (!pool) {
     const cfg = config();
     try {
-      pool = new RenderPool(RenderPool.defaultSize(cfg.VISUAL_RENDER_WORKERS), cfg.VISUAL_RENDER_TIMEOUT_MS, { dir: cfg.VISUAL_FONT_DIR ?? bundledFontDir(), extra: extraFontFiles(cfg.VISUAL_EXTRA_FONTS) }, cfg.VISUAL_RENDER_QUEUE_MAX);
+      pool = new RenderPool(
+        RenderPool.defaultSize(cfg.VISUAL_RENDER_WORKERS),
+        cfg.VISUAL_RENDER_TIMEOUT_MS,
+        { dir: cfg.VISUAL_FONT_DIR ?? bundledFontDir(), extra: extraFontFiles(cfg.VISUAL_EXTRA_FONTS) },
+        cfg.VISUAL_RENDER_QUEUE_MAX,
+      );
     } catch (error) {
       // A misconfigured VISUAL_FONT_DIR or VISUAL_EXTRA_FONTS: every render answers 500 Chart rendering failed naming it.
       throw new RenderError((error as Error).message);

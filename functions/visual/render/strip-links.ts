@@ -29,5 +29,10 @@ function cleanAttributes(attributes: string): string {
 }
 
 export function stripLinks(svg: string): string {
-  return svg.replace(A_TAG, '').replace(START_TAG, (_whole, name: string, attributes: string | undefined, selfClosing: string) => `<${name}${cleanAttributes(attributes ?? '')}${selfClosing}>`);
+  return svg
+    .replace(A_TAG, '')
+    .replace(
+      START_TAG,
+      (_whole, name: string, attributes: string | undefined, selfClosing: string) => `<${name}${cleanAttributes(attributes ?? '')}${selfClosing}>`,
+    );
 }
