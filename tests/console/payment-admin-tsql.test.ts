@@ -1,18 +1,9 @@
-import { expectValidTsql, recordAzureSql } from '../helpers/tsql';
+import { expectValidTsql, recordAzureSql, usePaymentCompileSettings } from '../helpers/tsql';
 
 /** The payment admin routes' own query (the per-state count; the list is unsyncedPayments, compiled in tests/payment) for Azure SQL, parsed as T-SQL. */
 const { statements } = recordAzureSql({ sync_state: 'failed', count: 3 });
 
-beforeAll(() => {
-  require('../../shared/config').useProcessSettings({
-    SERVICES: 'payment',
-    AUTH_ADMIN_TOKEN: 'token-for-compiling',
-    STRIPE_WEBHOOK_SECRET: 'whsec_compile_only_secret_0123',
-  });
-});
-afterAll(() => {
-  require('../../shared/platform').setProcessPlatform(undefined);
-});
+usePaymentCompileSettings();
 
 test('counts by sync state: one grouped statement, valid T-SQL', async () => {
   const { countsByState } = require('../../functions/payment/admin');

@@ -23,3 +23,17 @@ export function expectValidTsql(statements: CompiledQuery[]): void {
     expect(() => parser.astify(inlineParameters(query), { database: 'transactsql' })).not.toThrow();
   }
 }
+
+/** A payment-only app's settings for tests that only compile payment's statements (nothing is served or signed). */
+export function usePaymentCompileSettings(): void {
+  beforeAll(() => {
+    require('../../shared/config').useProcessSettings({
+      SERVICES: 'payment',
+      AUTH_ADMIN_TOKEN: 'token-for-compiling',
+      STRIPE_WEBHOOK_SECRET: 'whsec_compile_only_secret_0123',
+    });
+  });
+  afterAll(() => {
+    require('../../shared/platform').setProcessPlatform(undefined);
+  });
+}

@@ -6,12 +6,12 @@ import { db } from '../../shared/sql/db';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { downloadLinks } from '../../functions/orchestrator/report/report-store';
 import { OfflineProvider } from '../../functions/orchestrator/ai/offline';
-import { insertExecution, parseAssets } from '../../functions/orchestrator/workflow/executions';
+import { parseAssets } from '../../functions/orchestrator/workflow/executions';
 import { runExecution } from '../../functions/orchestrator/workflow/runner';
 import { workflowLogWriter } from '../../functions/orchestrator/workflow/workflow-logger';
 import { config } from '../../shared/config';
 import { enqueueJson } from '../../shared/storage';
-import { ACME, captureWorkflowLines, deadPort, execution, logRows, parsePdf, submitDirect, waitFor, waitForRows, waitForStatus } from './helpers';
+import { captureWorkflowLines, deadPort, execution, logRows, parsePdf, storeExecution, submitDirect, waitFor, waitForRows, waitForStatus } from './helpers';
 
 describe('report executions from the queue (visual service down, offline AI)', () => {
   let host: TestHost;
@@ -103,15 +103,7 @@ describe('report executions from the queue (visual service down, offline AI)', (
 
   it('an execution whose run died midway is restarted cleanly by the redelivered message', async () => {
     const longAgo = new Date(Date.now() - 20 * 60_000).toISOString();
-    await insertExecution({
-      trackingId: 't-died',
-      companyName: ACME.company_name,
-      industryId: ACME.industry_id,
-      submission: ACME,
-      requestedBy: 'u',
-      plan: 'free',
-      now: longAgo,
-    });
+    await storeExecution('t-died', 'free', { now: longAgo });
     // The first run got to DATA_PREPARATION, then its instance disappeared.
     await db()
       .updateTable('orchestrator_executions')
@@ -128,15 +120,7 @@ describe('report executions from the queue (visual service down, offline AI)', (
 
   it('the timer fails an execution stuck in processing past the threshold with a TIMEOUT error', async () => {
     // Stored but never enqueued: a lost message.
-    await insertExecution({
-      trackingId: 't-stuck',
-      companyName: ACME.company_name,
-      industryId: ACME.industry_id,
-      submission: ACME,
-      requestedBy: 'u',
-      plan: 'pro',
-      now: new Date().toISOString(),
-    });
+    await storeExecution('t-stuck', 'pro');
     const timer = orchestrator.functions.find((f): f is TimerFunction => f.kind === 'timer' && f.name === 'orchestrator-fail-stuck-executions')!;
     const tick = () =>
       timer.handler(
@@ -174,15 +158,7 @@ describe('report executions from the queue (visual service down, offline AI)', (
         return offline.writeSection(...args);
       },
     };
-    await insertExecution({
-      trackingId: 't-progress',
-      companyName: ACME.company_name,
-      industryId: ACME.industry_id,
-      submission: ACME,
-      requestedBy: 'u',
-      plan: 'pro',
-      now: new Date().toISOString(),
-    });
+    await storeExecution('t-progress', 'pro');
     const result = await runExecution('t-progress', { ai: observing });
     expect(result.outcome).toBe('completed');
     // 14 steps; sections start after 4, 5, ... 9 completed steps.

@@ -33,16 +33,22 @@ import { waitFor } from '../helpers/wait';
 export { waitFor };
 
 /** Stores an execution as POST /api/reports would (requested by `userId`) and enqueues its message. */
-export async function submitDirect(trackingId: string, plan: Plan, request: ReportRequest = ACME, userId = 'user-direct'): Promise<void> {
-  await insertExecution({
+/** Stores an execution as the report route would, without enqueueing it (a lost message, or a run the test drives itself). */
+export function storeExecution(trackingId: string, plan: Plan, options: { request?: ReportRequest; userId?: string; now?: string } = {}): Promise<void> {
+  const request = options.request ?? ACME;
+  return insertExecution({
     trackingId,
     companyName: request.company_name,
     industryId: request.industry_id,
     submission: request,
-    requestedBy: userId,
+    requestedBy: options.userId ?? 'user-direct',
     plan,
-    now: new Date().toISOString(),
+    now: options.now ?? new Date().toISOString(),
   });
+}
+
+export async function submitDirect(trackingId: string, plan: Plan, request: ReportRequest = ACME, userId = 'user-direct'): Promise<void> {
+  await storeExecution(trackingId, plan, { request, userId });
   await enqueueJson(config().ORCHESTRATOR_QUEUE, { trackingId });
 }
 

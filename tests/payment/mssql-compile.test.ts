@@ -1,4 +1,4 @@
-import { expectValidTsql, recordAzureSql } from '../helpers/tsql';
+import { expectValidTsql, recordAzureSql, usePaymentCompileSettings } from '../helpers/tsql';
 
 /**
  * Every payment query compiled for Azure SQL and parsed as T-SQL. The driver records each compiled
@@ -25,17 +25,8 @@ const placeholderRow = {
 };
 const { statements: compiled } = recordAzureSql(placeholderRow);
 
-beforeAll(() => {
-  // A payment-only app: only payment's required settings are needed (the grace period reads config).
-  require('../../shared/config').useProcessSettings({
-    SERVICES: 'payment',
-    AUTH_ADMIN_TOKEN: 'token-for-compiling',
-    STRIPE_WEBHOOK_SECRET: 'whsec_compile_only_secret_0123',
-  });
-});
-afterAll(() => {
-  require('../../shared/platform').setProcessPlatform(undefined);
-});
+// A payment-only app: only payment's required settings are needed (the grace period reads config).
+usePaymentCompileSettings();
 beforeEach(() => {
   compiled.length = 0;
 });
