@@ -1369,7 +1369,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        services: {
+                            identity: string;
+                            payment: string;
+                            orchestrator: string;
+                            visual: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
             /** @description Any other error, in the same envelope */
