@@ -4,56 +4,18 @@ import { call } from './http';
 /** The users list's filters, as its API document types them. */
 export type UsersQuery = NonNullable<operations['admin-users-list']['parameters']['query']>;
 
-export type Role = 'user' | 'admin' | 'super_admin' | string;
-export type Plan = 'free' | 'pro' | 'enterprise';
-export type UserStatus = 'active' | 'inactive';
+/** The JSON body of an operation's 200 answer, as its API document types it. */
+type Ok<Operation> = Operation extends { responses: { 200: { content: { 'application/json': infer Body } } } } ? Body : never;
 
-export interface PublicUser {
-  id: string;
-  email: string;
-  role: Role;
-  permissions: string[];
-  plan: Plan;
-  status: UserStatus;
-}
-
-export interface TokenAnswer {
-  accessToken: string;
-  refreshToken: string;
-  expiresIn: number;
-  user: PublicUser;
-}
-
-export interface UserView extends PublicUser {
-  explicitPermissions: string[];
-  createdAt: string | null;
-  updatedAt: string | null;
-}
-
-export interface SessionView {
-  id: string;
-  userId: string;
-  createdAt: string;
-  lastRefreshedAt: string | null;
-  expiresAt: string;
-  revokedAt: string | null;
-  revokedReason: string | null;
-  active: boolean;
-  ip: string | null;
-  userAgent: string | null;
-}
-
-export interface AuditEntry {
-  id: number;
-  timestamp: string;
-  actor: { type: string; id: string | null };
-  action: string;
-  target: { type: string; id: string | null } | null;
-  result: 'success' | 'failure';
-  reason: string | null;
-  ip: string | null;
-  details: unknown;
-}
+/** Identity's answers are fully described by its document: the console's views are its types. */
+export type TokenAnswer = Ok<operations['verify']>;
+export type PublicUser = TokenAnswer['user'];
+export type Role = PublicUser['role'];
+export type Plan = PublicUser['plan'];
+export type UserStatus = PublicUser['status'];
+export type UserView = Ok<operations['admin-users-read']>['user'];
+export type SessionView = Ok<operations['admin-sessions-list']>['sessions'][number];
+export type AuditEntry = Ok<operations['admin-audit']>['entries'][number];
 
 export interface Paged {
   total: number;
