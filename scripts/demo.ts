@@ -1,12 +1,14 @@
 /**
- * `npm run demo`: the whole journey against a running `npm start` (another terminal), printing
- * each step with what it called and what came back, ending with the PDF's path and the dashboard.
+ * `npm run demo`: the whole journey against a running `npm start` (another terminal), every call to
+ * the platform through the typed client (client/index.ts), printing each step with what it called
+ * and what came back, ending with the PDF's path and the dashboard.
  * DEMO_URL overrides the host (default http://127.0.0.1:7071); the data directory comes from
  * local.settings.json as the dev host reads it.
  */
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { applyLocalSettings } from '../shared/config/local-settings';
+import { platformClient } from '../client';
 import { runJourney, type Step } from './journey';
 
 /** Where the platform keeps its outbox: local.settings.json under the environment, read as every local entry point reads it. */
@@ -18,7 +20,7 @@ function dataDir(): string {
 async function main(): Promise<void> {
   const baseUrl = (process.env.DEMO_URL ?? `http://127.0.0.1:${process.env.PORT ?? 7071}`).replace(/\/+$/, '');
   try {
-    await fetch(`${baseUrl}/identity/health`);
+    await platformClient({ baseUrl }).identity.GET('/identity/health');
   } catch {
     throw new Error(`nothing answers at ${baseUrl}: start the platform with \`npm start\` in another terminal first`);
   }

@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Stripe from 'stripe';
+import { platformClient } from '../client';
 import { latestCode, outboxDir } from '../tools/outbox';
 
 export interface Step {
@@ -33,53 +34,16 @@ export interface JourneyOptions {
 
 export class JourneyError extends Error {}
 
-/** The parts of the platform's answers the journey reads (the API documents hold the full shapes). */
-interface SignedIn {
-  accessToken: string;
-  refreshToken: string;
-  expiresIn: number;
-  user: { id: string; email: string; role: string; plan: string; status: string };
-}
-interface PlanRow {
-  id: string;
-  price: number;
-  currency: string;
-}
-interface Report {
-  status: string;
-  progress_percentage: number;
-  duration_ms: number | null;
-  visuals?: { status: string; error?: string };
-  error?: unknown;
-  downloadLinks: (string | { url: string; contentType?: string; type?: string })[];
-}
-interface Overview {
-  dashboard: { health: { score: number; status: string; total_executions: number; success_rate: number; avg_processing_time_ms: number | null } };
-}
-interface Executions {
-  executions: { summary: { total: number; completed: number; failed: number }; recent: { tracking_id: string; company_name: string }[] };
-}
-interface ExecutionStatus {
-  status: string;
-  data: { logs: unknown[]; processing_metrics: { completed_steps: number; total_steps: number } };
-}
-interface Profiles {
-  profiles: { company_name: string; execution_count: number; latest_status: string }[];
-}
-interface Audit {
-  entries: { timestamp: string; actor: { type: string; id: string }; result: string; details: unknown }[];
-}
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** What every call of the typed client answers. */
+type Answer<T> = Promise<{ data?: T; error?: unknown; response: Response }>;
 
 export async function runJourney(options: JourneyOptions) {
   const { dataDir, email, company } = options;
-  /** `/identity/auth/login` -> the identity service's base URL + `/auth/login`. */
-  const urlFor = (pathname: string) => {
-    const [, service] = pathname.split('/');
-    const base = options.serviceUrls?.[service];
-    return base ? `${base}${pathname.slice(service.length + 1)}` : `${options.baseUrl}${pathname}`;
-  };
+  const platform = platformClient({ baseUrl: options.baseUrl, serviceUrls: options.serviceUrls });
+  /** The same client with a user's token. */
+  const as = (token: string) => platformClient({ baseUrl: options.baseUrl, serviceUrls: options.serviceUrls, token });
   const adminEmail = options.adminEmail ?? 'admin@example.com';
   const steps: Step[] = [];
   const record = (step: Step) => {
@@ -87,57 +51,49 @@ export async function runJourney(options: JourneyOptions) {
     options.onStep?.(step);
   };
 
-  /** One HTTP call; anything but the expected status ends the journey with what came back. */
-  async function call<T>(
-    name: string,
-    method: string,
-    pathname: string,
-    init: { token?: string; body?: unknown; expect?: number; summary?: (body: T) => string } = {},
-  ): Promise<T> {
-    const res = await fetch(urlFor(pathname), {
-      method,
-      headers: { ...(init.body === undefined ? {} : { 'content-type': 'application/json' }), ...(init.token ? { authorization: `Bearer ${init.token}` } : {}) },
-      body: init.body === undefined ? undefined : JSON.stringify(init.body),
-    });
-    const text = await res.text();
-    const body = (text && res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text) as T;
-    const expected = init.expect ?? 200;
-    if (res.status !== expected) {
-      record({ name, call: `${method} ${pathname}`, status: res.status, summary: text.slice(0, 300) });
-      throw new JourneyError(`${name}: ${method} ${pathname} answered ${res.status}, expected ${expected}: ${text.slice(0, 500)}`);
+  /** One call of the typed client (`call` names it for the printout); an error answer ends the journey with what came back. */
+  async function call<T>(name: string, call: string, pending: Answer<T>, summary?: (body: T) => string): Promise<T> {
+    const { data, error, response } = await pending;
+    if (!response.ok) {
+      const text = JSON.stringify(error);
+      record({ name, call, status: response.status, summary: text.slice(0, 300) });
+      throw new JourneyError(`${name}: ${call} answered ${response.status}: ${text.slice(0, 500)}`);
     }
-    record({ name, call: `${method} ${pathname}`, status: res.status, summary: init.summary ? init.summary(body) : '' });
-    return body;
+    record({ name, call, status: response.status, summary: summary ? summary(data as T) : '' });
+    return data as T;
   }
 
   async function signIn(who: string, label: string) {
-    await call(`${label}: ask for a sign-in code`, 'POST', '/identity/auth/login', { body: { email: who }, summary: (b: { message: string }) => b.message });
+    await call(
+      `${label}: ask for a sign-in code`,
+      'POST /identity/auth/login',
+      platform.identity.POST('/identity/auth/login', { body: { email: who } }),
+      (b) => b.message,
+    );
     const code = latestCode(dataDir, who);
     record({ name: `${label}: read the code from the outbox`, call: outboxDir(dataDir), status: 'ok', summary: `code of ${code.length} digits` });
-    return call<SignedIn>(`${label}: sign in with the code`, 'POST', '/identity/auth/verify', {
-      body: { email: who, code },
-      summary: (b) => `${b.user.email}: role ${b.user.role}, plan ${b.user.plan}, token expires in ${b.expiresIn}s`,
-    });
+    return call(
+      `${label}: sign in with the code`,
+      'POST /identity/auth/verify',
+      platform.identity.POST('/identity/auth/verify', { body: { email: who, code } }),
+      (b) => `${b.user.email}: role ${b.user.role}, plan ${b.user.plan}, token expires in ${b.expiresIn}s`,
+    );
   }
 
   // 1. A new user signs in.
   const user = await signIn(email, 'user');
 
   // 2. Plans and payment.
-  const plans = await call<{ plans: PlanRow[] }>('read the plans', 'GET', '/payment/plans', {
-    summary: (b) => b.plans.map((p) => `${p.id} ${p.price} ${p.currency}`).join(', '),
-  });
+  const plans = await call('read the plans', 'GET /payment/plans', platform.payment.GET('/payment/plans'), (b) =>
+    b.plans.map((p) => `${p.id} ${p.price} ${p.currency}`).join(', '),
+  );
   const pro = plans.plans.find((p) => p.id === 'pro');
   if (!pro) throw new JourneyError('the plan table has no pro plan');
-  const intent = await call<{ paymentIntentId: string; amount: number; currency: string; clientSecret: string }>(
+  const intent = await call(
     'create a payment intent for pro',
-    'POST',
-    '/payment/create-payment-intent',
-    {
-      token: user.accessToken,
-      body: { amount: pro.price, planType: 'pro', userId: user.user.id },
-      summary: (b) => `${b.paymentIntentId}: ${b.amount} ${b.currency}`,
-    },
+    'POST /payment/create-payment-intent',
+    as(user.accessToken).payment.POST('/payment/create-payment-intent', { body: { amount: pro.price, planType: 'pro', userId: user.user.id } }),
+    (b) => `${b.paymentIntentId}: ${b.amount} ${b.currency}`,
   );
 
   const stripeBase = JSON.parse(fs.readFileSync(path.join(dataDir, 'stripe-emulator.json'), 'utf8')).url as string;
@@ -154,50 +110,58 @@ export async function runJourney(options: JourneyOptions) {
   if (confirmed.status !== 'succeeded') throw new JourneyError(`payment ${intent.paymentIntentId} is ${confirmed.status}`);
 
   // 3. The plan is pro in identity (after a refresh, the new token carries it) and in payment.
-  const refreshed = await call<SignedIn>('refresh the session', 'POST', '/identity/auth/refresh', {
-    body: { refreshToken: user.refreshToken },
-    summary: (b) => `plan in the new token: ${b.user?.plan}`,
-  });
-  const validated = await call<{ user: { plan: string; status: string } }>('validate the new token at identity', 'GET', '/identity/auth/validate', {
-    token: refreshed.accessToken,
-    summary: (b) => `plan ${b.user.plan}, status ${b.user.status}`,
-  });
-  const userStatus = await call<{ plan: string; status: string; sync?: { state: string }; payments: { paymentIntentId: string; status: string }[] }>(
+  const refreshed = await call(
+    'refresh the session',
+    'POST /identity/auth/refresh',
+    platform.identity.POST('/identity/auth/refresh', { body: { refreshToken: user.refreshToken } }),
+    (b) => `plan in the new token: ${b.user?.plan}`,
+  );
+  const signedIn = as(refreshed.accessToken);
+  const validated = await call(
+    'validate the new token at identity',
+    'GET /identity/auth/validate',
+    signedIn.identity.GET('/identity/auth/validate'),
+    (b) => `plan ${b.user.plan}, status ${b.user.status}`,
+  );
+  const userStatus = await call(
     'read the user status at payment',
-    'GET',
-    '/payment/user-status',
-    { token: refreshed.accessToken, summary: (b) => `plan ${b.plan}, status ${b.status}, sync ${b.sync?.state}` },
+    'GET /payment/user-status',
+    signedIn.payment.GET('/payment/user-status'),
+    (b) => `plan ${b.plan}, status ${b.status}, sync ${b.sync?.state}`,
   );
 
   // 4. Order a report and follow it.
-  const order = await call<{ trackingId: string; status: string }>('order a report', 'POST', '/orchestrator/api/reports', {
-    token: refreshed.accessToken,
-    expect: 202,
-    body: {
-      company_name: company,
-      industry_id: '54',
-      profile: {
-        description: 'Engineering consultancy for water utilities',
-        employees: 42,
-        founded_year: 2012,
-        currency: 'USD',
-        revenue_history: [
-          { year: 2022, revenue: 3_100_000, net_income: 240_000 },
-          { year: 2023, revenue: 3_650_000, net_income: 310_000 },
-          { year: 2024, revenue: 4_420_000, net_income: 455_000 },
-        ],
-        goals: ['Open a second office', 'Grow recurring maintenance contracts'],
-        challenges: ['Hiring senior engineers'],
-        key_metrics: { gross_margin_pct: 38.5, customer_retention_pct: 91 },
+  const order = await call(
+    'order a report',
+    'POST /orchestrator/api/reports',
+    signedIn.orchestrator.POST('/orchestrator/api/reports', {
+      body: {
+        company_name: company,
+        industry_id: '54',
+        profile: {
+          description: 'Engineering consultancy for water utilities',
+          employees: 42,
+          founded_year: 2012,
+          currency: 'USD',
+          revenue_history: [
+            { year: 2022, revenue: 3_100_000, net_income: 240_000 },
+            { year: 2023, revenue: 3_650_000, net_income: 310_000 },
+            { year: 2024, revenue: 4_420_000, net_income: 455_000 },
+          ],
+          goals: ['Open a second office', 'Grow recurring maintenance contracts'],
+          challenges: ['Hiring senior engineers'],
+          key_metrics: { gross_margin_pct: 38.5, customer_retention_pct: 91 },
+        },
       },
-    },
-    summary: (b) => `tracking id ${b.trackingId}, status ${b.status}`,
-  });
+    }),
+    (b) => `tracking id ${b.trackingId}, status ${b.status}`,
+  );
   const deadline = Date.now() + (options.reportTimeoutMs ?? 90_000);
-  let report: Report;
+  let report;
   for (;;) {
-    const res = await fetch(urlFor(`/orchestrator/api/reports/${order.trackingId}`), { headers: { authorization: `Bearer ${refreshed.accessToken}` } });
-    report = (await res.json()) as Report;
+    const followed = await signedIn.orchestrator.GET('/orchestrator/api/reports/{trackingId}', { params: { path: { trackingId: order.trackingId } } });
+    if (!followed.data) throw new JourneyError(`following report ${order.trackingId} answered ${followed.response.status}: ${JSON.stringify(followed.error)}`);
+    report = followed.data;
     if (report.status !== 'processing' || Date.now() > deadline) break;
     await sleep(250);
   }
@@ -226,27 +190,38 @@ export async function runJourney(options: JourneyOptions) {
 
   // 5. The admin finds it all.
   const admin = await signIn(adminEmail, 'admin');
-  const overview = await call<Overview>('admin: dashboard overview', 'GET', '/orchestrator/api/admin/dashboard/overview', {
-    token: admin.accessToken,
-    summary: (b) =>
+  const staff = as(admin.accessToken);
+  const overview = await call(
+    'admin: dashboard overview',
+    'GET /orchestrator/api/admin/dashboard/overview',
+    staff.orchestrator.GET('/orchestrator/api/admin/dashboard/overview'),
+    (b) =>
       `health ${b.dashboard.health.score} ${b.dashboard.health.status}, ${b.dashboard.health.total_executions} executions, success rate ${b.dashboard.health.success_rate}%`,
-  });
-  const executions = await call<Executions>('admin: executions list', 'GET', '/orchestrator/api/admin/dashboard/executions?limit=100', {
-    token: admin.accessToken,
-    summary: (b) => `${b.executions.summary.total} total, ${b.executions.summary.completed} completed, ${b.executions.summary.failed} failed`,
-  });
-  const status = await call<ExecutionStatus>('admin: execution status', 'GET', `/orchestrator/api/admin/status/${order.trackingId}`, {
-    token: admin.accessToken,
-    summary: (b) => `${b.status}, ${b.data.logs.length} log rows, ${b.data.processing_metrics.completed_steps}/${b.data.processing_metrics.total_steps} steps`,
-  });
-  const profiles = await call<Profiles>('admin: client profiles', 'GET', `/orchestrator/api/admin/profiles?search=${encodeURIComponent(company)}`, {
-    token: admin.accessToken,
-    summary: (b) => b.profiles.map((p) => `${p.company_name}: ${p.execution_count} execution(s), latest ${p.latest_status}`).join('; '),
-  });
-  const audit = await call<Audit>('admin: audit of plan changes for the user', 'GET', `/identity/admin/audit?action=user.plan.update&target=${user.user.id}`, {
-    token: admin.accessToken,
-    summary: (b) => b.entries.map((e) => `${e.timestamp} ${e.actor.type}:${e.actor.id} ${e.result} ${JSON.stringify(e.details)}`).join('; '),
-  });
+  );
+  const executions = await call(
+    'admin: executions list',
+    'GET /orchestrator/api/admin/dashboard/executions?limit=100',
+    staff.orchestrator.GET('/orchestrator/api/admin/dashboard/executions', { params: { query: { limit: 100 } } }),
+    (b) => `${b.executions.summary.total} total, ${b.executions.summary.completed} completed, ${b.executions.summary.failed} failed`,
+  );
+  const status = await call(
+    'admin: execution status',
+    `GET /orchestrator/api/admin/status/${order.trackingId}`,
+    staff.orchestrator.GET('/orchestrator/api/admin/status/{trackingId}', { params: { path: { trackingId: order.trackingId } } }),
+    (b) => `${b.status}, ${b.data.logs.length} log rows, ${b.processing_metrics.completed_steps}/${b.processing_metrics.total_steps} steps`,
+  );
+  const profiles = await call(
+    'admin: client profiles',
+    `GET /orchestrator/api/admin/profiles?search=${encodeURIComponent(company)}`,
+    staff.orchestrator.GET('/orchestrator/api/admin/profiles', { params: { query: { search: company } } }),
+    (b) => b.profiles.map((p) => `${p.company_name}: ${p.execution_count} execution(s), latest ${p.latest_status}`).join('; '),
+  );
+  const audit = await call(
+    'admin: audit of plan changes for the user',
+    `GET /identity/admin/audit?action=user.plan.update&target=${user.user.id}`,
+    staff.identity.GET('/identity/admin/audit', { params: { query: { action: 'user.plan.update', target: user.user.id } } }),
+    (b) => b.entries.map((e) => `${e.timestamp} ${e.actor.type}:${e.actor.id} ${e.result} ${JSON.stringify(e.details)}`).join('; '),
+  );
 
   return {
     steps,

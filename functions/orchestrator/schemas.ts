@@ -127,7 +127,7 @@ export const PROFILES = obj({
   ),
   pagination: obj({ page: int(), limit: int(), total: int(), totalPages: int() }),
 });
-export const CONSOLE_CONFIG = anyObject();
+export const CONSOLE_CONFIG = obj({ services: obj({ identity: str(), payment: str(), orchestrator: str(), visual: str() }) });
 export const CONSOLE_FILE = {
   description: 'A file of the console (index.html for every page path)',
   content: {

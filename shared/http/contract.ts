@@ -51,6 +51,19 @@ function asset(file: string): Buffer {
   return bytes;
 }
 
+/** Each service's document builder, registered when the service's module loads (its contractRoutes call). */
+const DOCUMENTS = new Map<ServiceName, (server: string) => object>();
+
+/**
+ * The OpenAPI document of a loaded service, built in process (npm run client:generate loads every
+ * service and writes the typed client from these); `server` is the service's base URL.
+ */
+export function serviceDocument(service: ServiceName, server: string = serviceUrl(service)): object {
+  const build = DOCUMENTS.get(service);
+  if (!build) throw new Error(`the ${service} service is not loaded: load it (functions/registry) before asking for its document`);
+  return build(server);
+}
+
 /**
  * Every service's contract routes: `<service>/openapi.json`, the OpenAPI 3.1 document generated
  * from the service's own route table, and `<service>/docs`, an API reference page (Swagger UI,
@@ -59,8 +72,9 @@ function asset(file: string): Buffer {
 export function contractRoutes(service: ServiceName, description: string, functions: () => readonly FunctionDefinition[]): RoutedFunction[] {
   const route = routes(service);
   let document: object | undefined;
+  DOCUMENTS.set(service, (server) => openApiDocument(service, functions(), server, description));
   const openapi = op('The OpenAPI 3.1 document of this service, generated from its route table', async () =>
-    json(200, (document ??= openApiDocument(service, functions(), serviceUrl(service), description)), { 'Cache-Control': 'public, max-age=300' }),
+    json(200, (document ??= serviceDocument(service)), { 'Cache-Control': 'public, max-age=300' }),
   );
   const docsPage = op('The API reference page of this service (Swagger UI)', async () => ({
     status: 200,

@@ -74,6 +74,12 @@ export async function waitForText(page: Page, text: string, timeout = 15_000): P
   await page.waitForFunction((t) => (globalThis as any).document.body.innerText.includes(t), { timeout }, text);
 }
 
+/** Follows the console's navigation link `label` and waits for that page's title. */
+export async function goToPage(page: Page, label: string): Promise<void> {
+  await page.click(`nav[aria-label=Console] a ::-p-text(${label})`);
+  await page.waitForFunction((l) => (globalThis as any).document.title.startsWith(l), {}, label === 'Payments' ? 'Payments needing attention' : label);
+}
+
 /** Signs in through the console's form: email, the code from the outbox, as a person would. */
 export async function signInThroughPage(page: Page, host: TestHost, email: string): Promise<void> {
   await page.waitForSelector('#email');

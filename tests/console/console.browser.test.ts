@@ -6,7 +6,7 @@ import { startChatServer, type ChatServer } from '../orchestrator/chat-server';
 import { ACME } from '../orchestrator/helpers';
 import { HOUR, insertExecution, insertLog } from '../orchestrator-admin/fixtures';
 import { deadUrl, deliver, paymentIntentObject, pointIdentityAt, stripeEvent } from '../payment/helpers';
-import { accessibilityViolations, launchBrowser, screenshot, signInThroughPage, textOf, waitForText, watchPage } from './browser';
+import { accessibilityViolations, goToPage, launchBrowser, screenshot, signInThroughPage, textOf, waitForText, watchPage } from './browser';
 
 /**
  * The administration console in headless Chromium against the dev host: real sign-in with the
@@ -34,10 +34,7 @@ const api = async (path: string, token: string) => {
   expect(res.status).toBe(200);
   return (await res.json()) as any;
 };
-const goTo = async (label: string) => {
-  await page.click(`nav[aria-label=Console] a ::-p-text(${label})`);
-  await page.waitForFunction((l) => (globalThis as any).document.title.startsWith(l), {}, label === 'Payments' ? 'Payments needing attention' : label);
-};
+const goTo = (label: string) => goToPage(page, label);
 const expectAccessible = async () => expect(await accessibilityViolations(page)).toEqual([]);
 
 beforeAll(async () => {

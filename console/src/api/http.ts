@@ -1,49 +1,16 @@
 /**
- * The one place the console talks HTTP. Every page calls the typed functions of identity.ts,
- * orchestrator.ts and payment.ts, which call `request` here; the contract work will replace those
- * modules with the generated client without touching the pages.
+ * The one place the console talks HTTP: every call goes to a service's public API through the
+ * platform's typed client (client/index.ts, generated from the services' OpenAPI documents), so a
+ * route that changes shape breaks the console's build, not its pages at run time. Pages call the
+ * functions of identity.ts, orchestrator.ts and payment.ts, which call `call` here.
  */
+import { answer, ApiError, serviceClient, platformClient, type PlatformClient, type ServiceName } from '../../../client';
 
-/** The platform's error body: `{ error, message, code, timestamp, ...details }`. */
-export interface ErrorBody {
-  error?: string;
-  message?: string;
-  code?: string;
-  details?: { field: string; message: string }[];
-  retryAfter?: number;
-}
+export { ApiError, type ServiceName };
 
-/** A failed call: the HTTP status (0 when the service could not be reached) and the platform's error body. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly body: ErrorBody = {},
-  ) {
-    super(message);
-    this.name = 'ApiError';
-  }
-}
-
-export type ServiceName = 'identity' | 'payment' | 'orchestrator' | 'visual';
-
-/** Where each service's API is (from orchestrator/console/config.json). */
+/** Where each service's API is (from orchestrator/console/config.json): a path on the console's origin, or another origin's URL. */
 export interface ConsoleConfig {
   services: Record<ServiceName, string>;
-}
-
-let bases: Record<ServiceName, string> | undefined;
-
-/** Reads orchestrator/console/config.json, which sits beside the page. */
-export async function loadConfig(): Promise<ConsoleConfig> {
-  const url = new URL('config.json', document.baseURI).toString();
-  const response = await fetch(url, { headers: { accept: 'application/json' }, cache: 'no-cache' }).catch(() => undefined);
-  if (!response?.ok)
-    throw new ApiError(response?.status ?? 0, 'CONFIG_UNAVAILABLE', 'The console could not read its configuration (config.json). Is the orchestrator running?');
-  const config = (await response.json()) as ConsoleConfig;
-  bases = config.services;
-  return config;
 }
 
 /** Supplies the access token for a call and renews it once when a service says it expired. */
@@ -58,64 +25,70 @@ export const useTokenSource = (source: TokenSource | undefined) => {
   tokens = source;
 };
 
-export interface RequestOptions {
-  method?: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
-  query?: Record<string, string | number | undefined>;
-  body?: unknown;
-  /** Send the admin's access token (default true). */
-  auth?: boolean;
-  /** Answer the raw Response (images). */
-  raw?: boolean;
-  signal?: AbortSignal;
+/** Answers carry admin data and tokens: never cached, never sent with cookies (the token is in the Authorization header). */
+const INIT = { cache: 'no-store', credentials: 'omit' } as const;
+
+let clients: { signedIn: PlatformClient; anonymous: PlatformClient } | undefined;
+
+/** A base as config.json gives it (`/identity` or `https://id.example.net/identity`), made absolute against the page. */
+const absolute = (base: string) => new URL(base, document.baseURI).toString();
+
+/**
+ * Reads orchestrator/console/config.json from the orchestrator that serves this page (the page sits
+ * under <orchestrator>/console/, so the orchestrator's base is the folder above), then makes the
+ * clients of the four services from it.
+ */
+export async function loadConfig(): Promise<ConsoleConfig> {
+  const orchestrator = serviceClient('orchestrator', {
+    serviceUrls: { orchestrator: absolute('..').replace(/\/$/, '') },
+    init: { ...INIT, cache: 'no-cache' },
+  });
+  const config = await answer(orchestrator.GET('/orchestrator/console/config.json'), 'orchestrator').catch((error: ApiError) => {
+    throw new ApiError(
+      error.status,
+      { code: 'CONFIG_UNAVAILABLE' },
+      'The console could not read its configuration (config.json). Is the orchestrator running?',
+    );
+  });
+  const services = config.services;
+  const serviceUrls = {
+    identity: absolute(services.identity),
+    payment: absolute(services.payment),
+    orchestrator: absolute(services.orchestrator),
+    visual: absolute(services.visual),
+  };
+  clients = {
+    signedIn: platformClient({ serviceUrls, init: INIT, token: () => tokens?.accessToken() }),
+    anonymous: platformClient({ serviceUrls, init: INIT }),
+  };
+  return { services: serviceUrls };
 }
 
-export function serviceUrl(service: ServiceName, path: string, query?: RequestOptions['query']): string {
-  if (!bases) throw new Error('loadConfig() first');
-  const url = new URL(`${bases[service]}${path}`, document.baseURI);
-  for (const [key, value] of Object.entries(query ?? {})) if (value !== undefined && value !== '') url.searchParams.set(key, String(value));
-  return url.toString();
-}
+/**
+ * The console's view of an answer whose API document describes only part of it (the schema leaves
+ * objects open: further properties allowed). The call itself (path, parameters, body) is checked by
+ * the typed client; `View` names what the console reads beyond the documented fields.
+ */
+export const asView =
+  <View>() =>
+  (answer: object): View =>
+    answer as View;
 
-async function errorOf(response: Response): Promise<ApiError> {
-  let body: ErrorBody = {};
+/** What every call of the typed client answers. */
+type Answer<T> = Promise<{ data?: T; error?: unknown; response: Response }>;
+
+/**
+ * One API call through the typed client: the admin's access token attached (unless `auth` is
+ * false), renewed once on a 401; an error answer throws ApiError with the platform's envelope.
+ */
+export async function call<T>(service: ServiceName, send: (client: PlatformClient) => Answer<T>, auth = true): Promise<T> {
+  if (!clients) throw new Error('loadConfig() first');
+  const client = auth ? clients.signedIn : clients.anonymous;
+  const hadToken = auth && Boolean(await tokens?.accessToken());
   try {
-    body = (await response.json()) as ErrorBody;
-  } catch {
-    // Not JSON (a proxy's page, an empty 404 of the host): the status says enough.
-  }
-  const message = body.message ?? `The service answered ${response.status} ${response.statusText}`.trim();
-  return new ApiError(response.status, body.code ?? `HTTP_${response.status}`, message, body);
-}
-
-async function send(service: ServiceName, path: string, options: RequestOptions, token: string | undefined): Promise<Response> {
-  const headers: Record<string, string> = { accept: options.raw ? '*/*' : 'application/json' };
-  if (token) headers.authorization = `Bearer ${token}`;
-  if (options.body !== undefined) headers['content-type'] = 'application/json';
-  try {
-    return await fetch(serviceUrl(service, path, options.query), {
-      method: options.method ?? 'GET',
-      headers,
-      body: options.body === undefined ? undefined : JSON.stringify(options.body),
-      cache: 'no-store',
-      credentials: 'omit',
-      signal: options.signal,
-    });
+    return await answer(send(client), service);
   } catch (error) {
-    if ((error as Error).name === 'AbortError') throw error;
-    throw new ApiError(0, 'NETWORK_ERROR', `The ${service} service could not be reached. Check the connection and try again.`);
+    if (!(error instanceof ApiError && error.status === 401 && hadToken && tokens && (await tokens.renew()))) throw error;
+    return answer(send(client), service);
   }
-}
-
-/** One API call: JSON in and out, the access token attached, renewed once on a 401. */
-export async function request<T>(service: ServiceName, path: string, options: RequestOptions = {}): Promise<T> {
-  const auth = options.auth !== false;
-  const token = auth ? await tokens?.accessToken() : undefined;
-  let response = await send(service, path, options, token);
-  if (response.status === 401 && token && tokens) {
-    const renewed = await tokens.renew();
-    if (renewed) response = await send(service, path, options, renewed);
-  }
-  if (!response.ok) throw await errorOf(response);
-  if (options.raw) return response as unknown as T;
-  return (await response.json()) as T;
 }

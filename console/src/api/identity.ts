@@ -1,55 +1,21 @@
-import { request } from './http';
+import type { operations } from '../../../client/openapi/identity';
+import { call } from './http';
 
-export type Role = 'user' | 'admin' | 'super_admin' | string;
-export type Plan = 'free' | 'pro' | 'enterprise';
-export type UserStatus = 'active' | 'inactive';
+/** The users list's filters, as its API document types them. */
+export type UsersQuery = NonNullable<operations['admin-users-list']['parameters']['query']>;
 
-export interface PublicUser {
-  id: string;
-  email: string;
-  role: Role;
-  permissions: string[];
-  plan: Plan;
-  status: UserStatus;
-}
+/** The JSON body of an operation's 200 answer, as its API document types it. */
+type Ok<Operation> = Operation extends { responses: { 200: { content: { 'application/json': infer Body } } } } ? Body : never;
 
-export interface TokenAnswer {
-  accessToken: string;
-  refreshToken: string;
-  expiresIn: number;
-  user: PublicUser;
-}
-
-export interface UserView extends PublicUser {
-  explicitPermissions: string[];
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface SessionView {
-  id: string;
-  userId: string;
-  createdAt: string;
-  lastRefreshedAt: string | null;
-  expiresAt: string;
-  revokedAt: string | null;
-  revokedReason: string | null;
-  active: boolean;
-  ip: string | null;
-  userAgent: string | null;
-}
-
-export interface AuditEntry {
-  id: number;
-  timestamp: string;
-  actor: { type: string; id: string | null };
-  action: string;
-  target: { type: string; id: string | null } | null;
-  result: 'success' | 'failure';
-  reason: string | null;
-  ip: string | null;
-  details: unknown;
-}
+/** Identity's answers are fully described by its document: the console's views are its types. */
+export type TokenAnswer = Ok<operations['verify']>;
+export type PublicUser = TokenAnswer['user'];
+export type Role = PublicUser['role'];
+export type Plan = PublicUser['plan'];
+export type UserStatus = PublicUser['status'];
+export type UserView = Ok<operations['admin-users-read']>['user'];
+export type SessionView = Ok<operations['admin-sessions-list']>['sessions'][number];
+export type AuditEntry = Ok<operations['admin-audit']>['entries'][number];
 
 export interface Paged {
   total: number;
@@ -57,26 +23,46 @@ export interface Paged {
   offset: number;
 }
 
-const post = <T>(path: string, body: unknown, auth = false) => request<T>('identity', path, { method: 'POST', body, auth });
+const PLANS: readonly Plan[] = ['free', 'pro', 'enterprise'];
+const STATUSES: readonly UserStatus[] = ['active', 'inactive'];
+const id = (value: string) => ({ params: { path: { id: value } } });
 
 export const identityApi = {
-  login: (email: string) => post<{ success: boolean; message: string }>('/auth/login', { email }),
-  verify: (email: string, code: string) => post<TokenAnswer>('/auth/verify', { email, code }),
-  refresh: (refreshToken: string) => post<TokenAnswer>('/auth/refresh', { refreshToken }),
-  logout: () => request<{ success: boolean }>('identity', '/auth/logout', { method: 'POST', body: {} }),
-  users: (query: { email?: string; role?: string; plan?: string; status?: string; limit?: number; offset?: number }) =>
-    request<{ users: UserView[] } & Paged>('identity', '/admin/users', { query }),
-  user: (id: string) => request<{ user: UserView }>('identity', `/admin/users/${encodeURIComponent(id)}`),
-  updateUser: (id: string, patch: Partial<Pick<UserView, 'plan' | 'status'>>) =>
-    request<{ success: boolean; user: UserView }>('identity', `/admin/users/${encodeURIComponent(id)}`, { method: 'PATCH', body: patch }),
-  grantRole: (id: string, roleId: string) =>
-    request<{ success: boolean; changed: boolean; user: UserView }>('identity', `/admin/users/${encodeURIComponent(id)}/roles`, {
-      method: 'POST',
-      body: { roleId },
-    }),
-  sessions: (userId: string, state: 'active' | 'all' = 'all') =>
-    request<{ sessions: SessionView[] } & Paged>('identity', '/admin/sessions', { query: { userId, state, limit: 50 } }),
-  revokeSession: (id: string) => request<{ success: boolean }>('identity', `/admin/sessions/${encodeURIComponent(id)}`, { method: 'DELETE' }),
-  audit: (query: { target?: string; actor?: string; limit?: number; offset?: number }) =>
-    request<{ entries: AuditEntry[] } & Paged>('identity', '/admin/audit', { query }),
+  login: (email: string): Promise<{ success: boolean; message: string }> =>
+    call('identity', (c) => c.identity.POST('/identity/auth/login', { body: { email } }), false),
+  verify: (email: string, code: string): Promise<TokenAnswer> =>
+    call('identity', (c) => c.identity.POST('/identity/auth/verify', { body: { email, code } }), false),
+  refresh: (refreshToken: string): Promise<TokenAnswer> =>
+    call('identity', (c) => c.identity.POST('/identity/auth/refresh', { body: { refreshToken } }), false),
+  logout: (): Promise<{ success: boolean }> => call('identity', (c) => c.identity.POST('/identity/auth/logout', { body: {} })),
+  /** The users page's filters as its URL holds them: an empty or unknown value filters nothing. */
+  users: (filters: {
+    email?: string;
+    role?: string;
+    plan?: string;
+    status?: string;
+    limit?: number;
+    offset?: number;
+  }): Promise<{ users: UserView[] } & Paged> => {
+    const query: UsersQuery = {
+      email: filters.email || undefined,
+      role: filters.role || undefined,
+      plan: PLANS.find((p) => p === filters.plan),
+      status: STATUSES.find((s) => s === filters.status),
+      limit: filters.limit,
+      offset: filters.offset,
+    };
+    return call('identity', (c) => c.identity.GET('/identity/admin/users', { params: { query } }));
+  },
+  user: (userId: string): Promise<{ user: UserView }> => call('identity', (c) => c.identity.GET('/identity/admin/users/{id}', id(userId))),
+  updateUser: (userId: string, patch: Partial<Pick<UserView, 'plan' | 'status'>>): Promise<{ success: boolean; user: UserView }> =>
+    call('identity', (c) => c.identity.PATCH('/identity/admin/users/{id}', { ...id(userId), body: patch })),
+  grantRole: (userId: string, roleId: string): Promise<{ success: boolean; changed: boolean; user: UserView }> =>
+    call('identity', (c) => c.identity.POST('/identity/admin/users/{id}/roles', { ...id(userId), body: { roleId } })),
+  sessions: (userId: string, state: 'active' | 'all' = 'all'): Promise<{ sessions: SessionView[] } & Paged> =>
+    call('identity', (c) => c.identity.GET('/identity/admin/sessions', { params: { query: { userId, state, limit: 50 } } })),
+  revokeSession: (sessionId: string): Promise<{ success: boolean }> =>
+    call('identity', (c) => c.identity.DELETE('/identity/admin/sessions/{id}', id(sessionId))),
+  audit: (query: { target?: string; actor?: string; limit?: number; offset?: number }): Promise<{ entries: AuditEntry[] } & Paged> =>
+    call('identity', (c) => c.identity.GET('/identity/admin/audit', { params: { query } })),
 };

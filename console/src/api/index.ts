@@ -1,4 +1,4 @@
-export { ApiError, loadConfig, request, serviceUrl, useTokenSource, type ConsoleConfig, type ServiceName } from './http';
+export { ApiError, call, loadConfig, useTokenSource, type ConsoleConfig, type ServiceName } from './http';
 export * from './identity';
 export * from './orchestrator';
 export * from './payment';

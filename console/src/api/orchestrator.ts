@@ -1,8 +1,10 @@
-import { request } from './http';
+import type { PlatformClient } from '../../../client';
+import { ApiError, asView, call, type ServiceName } from './http';
 
 export type ExecutionStatus = 'processing' | 'completed' | 'failed';
 export type StatusFilter = 'all' | ExecutionStatus;
 export type Timeframe = '24h' | '7d' | '30d';
+export type TrendTheme = 'professional' | 'executive' | 'corporate';
 
 export interface HourlyTrend {
   hour: string;
@@ -22,7 +24,6 @@ export interface Alert {
 
 export interface Overview {
   generated_at: string;
-  version: string;
   dashboard: {
     health: {
       score: number;
@@ -72,7 +73,7 @@ export interface ExecutionRow {
 export interface ExecutionsAnswer {
   generated_at: string;
   executions: {
-    summary: { total: number; completed: number; failed: number; processing: number; average_duration_ms: number; long_running_count: number };
+    summary: { total: number; completed: number; failed: number; processing: number; average_duration_ms: number | null; long_running_count: number };
     recent: ExecutionRow[];
     long_running: { tracking_id: string; running_seconds: number; company_name: string; current_step: string | null; running_since: string }[];
   };
@@ -128,7 +129,7 @@ export interface ProfilesAnswer {
     company_name: string;
     industry_id: string | null;
     execution_count: number;
-    last_submission_at: string;
+    last_submission_at: string | null;
     latest_status: ExecutionStatus;
     latest_tracking_id: string;
   }[];
@@ -142,16 +143,59 @@ export interface HealthAnswer {
   dependencies: Record<string, { ok: boolean; latencyMs: number; detail?: string; error?: string }>;
 }
 
+const tracking = (trackingId: string) => ({ params: { path: { trackingId } } });
+
+/*
+ * The API documents leave parts of some answers open (the overview's trends, the executions' rows,
+ * the execution status's `data`, the failure analysis's `since`, the health checks): those are read
+ * as the console's views above (asView).
+ */
 export const orchestratorApi = {
-  overview: () => request<Overview>('orchestrator', '/api/admin/dashboard/overview'),
-  trendChart: (theme: string, tz: string) => request<Response>('orchestrator', '/api/admin/dashboard/trend-chart', { query: { theme, tz }, raw: true }),
-  executions: (status: StatusFilter, limit: number, search: string) =>
-    request<ExecutionsAnswer>('orchestrator', '/api/admin/dashboard/executions', { query: { status, limit, search } }),
-  profiles: (search: string, status: StatusFilter, limit: number) =>
-    request<ProfilesAnswer>('orchestrator', '/api/admin/profiles', { query: { search, status, limit } }),
-  status: (trackingId: string) => request<StatusAnswer>('orchestrator', `/api/admin/status/${encodeURIComponent(trackingId)}`),
-  failures: (timeframe: Timeframe) => request<FailuresAnswer>('orchestrator', '/api/admin/dashboard/failures', { query: { timeframe } }),
-  schemaCheck: () => request<Record<string, unknown>>('orchestrator', '/health', { query: { schema: 'check' } }),
-  testWorkflowLogger: () => request<Record<string, unknown>>('orchestrator', '/test-workflow-logger', { method: 'POST', body: {} }),
-  testEnhancedOrchestrator: () => request<Record<string, unknown>>('orchestrator', '/test-enhanced-orchestrator', { method: 'POST', body: {} }),
+  overview: (): Promise<Overview> => call('orchestrator', (c) => c.orchestrator.GET('/orchestrator/api/admin/dashboard/overview')).then(asView<Overview>()),
+  /** The overview's trend chart (SVG), shown from a blob: an <img> could not send the token. */
+  trendChart: (theme: TrendTheme, tz: string): Promise<Blob> =>
+    call('orchestrator', (c) =>
+      c.orchestrator.GET('/orchestrator/api/admin/dashboard/trend-chart', { params: { query: { theme, tz } }, parseAs: 'text' }),
+    ).then((svg) => new Blob([svg], { type: 'image/svg+xml' })),
+  executions: (status: StatusFilter, limit: number, search: string): Promise<ExecutionsAnswer> =>
+    call('orchestrator', (c) =>
+      c.orchestrator.GET('/orchestrator/api/admin/dashboard/executions', { params: { query: { status, limit, search: search || undefined } } }),
+    ).then(asView<ExecutionsAnswer>()),
+  profiles: (search: string, status: StatusFilter, limit: number): Promise<ProfilesAnswer> =>
+    call('orchestrator', (c) => c.orchestrator.GET('/orchestrator/api/admin/profiles', { params: { query: { search: search || undefined, status, limit } } })),
+  status: (trackingId: string): Promise<StatusAnswer> =>
+    call('orchestrator', (c) => c.orchestrator.GET('/orchestrator/api/admin/status/{trackingId}', tracking(trackingId))).then(asView<StatusAnswer>()),
+  failures: (timeframe: Timeframe): Promise<FailuresAnswer> =>
+    call('orchestrator', (c) => c.orchestrator.GET('/orchestrator/api/admin/dashboard/failures', { params: { query: { timeframe } } })).then(
+      asView<FailuresAnswer>(),
+    ),
+  schemaCheck: (): Promise<Record<string, unknown>> =>
+    call('orchestrator', (c) => c.orchestrator.GET('/orchestrator/health', { params: { query: { schema: 'check' } } })),
+  testWorkflowLogger: (): Promise<Record<string, unknown>> =>
+    call('orchestrator', (c) => c.orchestrator.POST('/orchestrator/test-workflow-logger', { body: {} })),
+  testEnhancedOrchestrator: (): Promise<Record<string, unknown>> =>
+    call('orchestrator', (c) => c.orchestrator.POST('/orchestrator/test-enhanced-orchestrator', { body: {} })),
 };
+
+/** A service's public health: an unhealthy one answers 503 with the same body, which is what the diagnostics page shows. */
+export async function serviceHealth(service: ServiceName): Promise<HealthAnswer> {
+  const health = (c: PlatformClient) => {
+    switch (service) {
+      case 'identity':
+        return c.identity.GET('/identity/health');
+      case 'payment':
+        return c.payment.GET('/payment/health');
+      case 'orchestrator':
+        return c.orchestrator.GET('/orchestrator/health');
+      case 'visual':
+        return c.visual.GET('/visual/health');
+    }
+  };
+  return call<object>(service, health, false).then(
+    (a) => a as HealthAnswer,
+    (error: unknown) => {
+      if (error instanceof ApiError && error.body.dependencies) return error.body as unknown as HealthAnswer;
+      throw error;
+    },
+  );
+}

@@ -1,4 +1,4 @@
-import { request } from './http';
+import { asView, call } from './http';
 
 export type SyncState = 'pending' | 'failed' | 'manual_review';
 
@@ -32,6 +32,7 @@ export interface ReplayAnswer {
 }
 
 export const paymentApi = {
-  unsynced: () => request<UnsyncedAnswer>('payment', '/admin/unsynced'),
-  replay: () => request<ReplayAnswer>('payment', '/admin/replay', { method: 'POST', body: {} }),
+  // The document leaves each payment and each replay result open: the console reads them as the views above.
+  unsynced: (): Promise<UnsyncedAnswer> => call('payment', (c) => c.payment.GET('/payment/admin/unsynced')).then(asView<UnsyncedAnswer>()),
+  replay: (): Promise<ReplayAnswer> => call('payment', (c) => c.payment.POST('/payment/admin/replay', { body: {} })).then(asView<ReplayAnswer>()),
 };

@@ -1,19 +1,10 @@
 import { useState } from 'preact/hooks';
-import { orchestratorApi, request, type HealthAnswer, type ServiceName } from '../api';
+import { orchestratorApi, serviceHealth, type ServiceName } from '../api';
 import { AsyncView, ErrorMessage, useAsync } from '../components/async';
 import { PageTitle, StatusBadge } from '../components/layout';
 import { formatDateTime } from '../format';
 
 const SERVICES: ServiceName[] = ['identity', 'payment', 'orchestrator', 'visual'];
-
-/** Public health of each service; an unhealthy one answers 503 with the same body, which is what we want to show. */
-async function health(service: ServiceName): Promise<HealthAnswer> {
-  const response = await request<Response>(service, '/health', { auth: false, raw: true }).catch((error) => {
-    if (error?.body?.dependencies) return { json: async () => error.body } as Response;
-    throw error;
-  });
-  return (await response.json()) as HealthAnswer;
-}
 
 export function Diagnostics() {
   return (
@@ -42,7 +33,7 @@ function ServiceHealth() {
     () =>
       Promise.all(
         SERVICES.map((s) =>
-          health(s).then(
+          serviceHealth(s).then(
             (h) => ({ service: s, h }),
             (error: Error) => ({ service: s, error }),
           ),

@@ -115,16 +115,13 @@ function TrendChart({ hourly, generatedAt }: { hourly: HourlyTrend[]; generatedA
     let url: string | undefined;
     let live = true;
     setImage((s) => ({ url: s.url, loading: true }));
-    orchestratorApi
-      .trendChart(theme, browserTimeZone())
-      .then((response) => response.blob())
-      .then(
-        (blob) => {
-          url = URL.createObjectURL(blob);
-          if (live) setImage({ url, loading: false });
-        },
-        (error: Error) => live && setImage({ error, loading: false }),
-      );
+    orchestratorApi.trendChart(theme, browserTimeZone()).then(
+      (blob) => {
+        url = URL.createObjectURL(blob);
+        if (live) setImage({ url, loading: false });
+      },
+      (error: Error) => live && setImage({ error, loading: false }),
+    );
     return () => {
       live = false;
       if (url) URL.revokeObjectURL(url);
