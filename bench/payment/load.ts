@@ -3,7 +3,8 @@
  * the host's CPU is measured alone and the two can use both cores. It reads the pre-signed events
  * from the file named by the parent and posts each once through autocannon: the first
  * `warmupEvents` as a warm-up (JIT, statement caches, connection pools), then the rest, timed from
- * the first measured request to the last measured answer. It sends back the measured result and
+ * the first measured request to the last measured answer (autocannon's own end comes on its
+ * one-second tick, which would round the window up by as much as a second). It sends back the measured result and
  * how many responses did not report a successful plan sync.
  */
 import fs from 'node:fs';
@@ -41,9 +42,11 @@ export interface LoadReport {
 }
 
 /** Posts each event once, `connections` at a time; `failedSyncs` counts answers without a successful sync. */
-async function post(url: string, connections: number, events: SignedEvent[]): Promise<{ result: LoadResult; failedSyncs: number }> {
+async function post(url: string, connections: number, events: SignedEvent[]): Promise<{ result: LoadResult; failedSyncs: number; seconds: number }> {
   let next = 0;
   let failedSyncs = 0;
+  let firstSent = 0;
+  let lastAnswered = 0;
   const result = await autocannon({
     url,
     connections: Math.min(connections, events.length),
@@ -52,24 +55,24 @@ async function post(url: string, connections: number, events: SignedEvent[]): Pr
       {
         method: 'POST',
         setupRequest: (request) => {
+          if (next === 0) firstSent = performance.now();
           const event = events[next++ % events.length];
           return { ...request, body: event.body, headers: { 'content-type': 'application/json', 'stripe-signature': event.signature } };
         },
         onResponse: (status, body) => {
+          lastAnswered = performance.now();
           if (status !== 200 || !JSON.parse(body).sync?.success) failedSyncs++;
         },
       },
     ],
   });
-  return { result, failedSyncs };
+  return { result, failedSyncs, seconds: (lastAnswered - firstSent) / 1000 };
 }
 
 process.once('message', async (order: LoadOrder) => {
   const events = JSON.parse(fs.readFileSync(order.eventsFile, 'utf8')) as SignedEvent[];
   await post(order.url, order.connections, events.slice(0, order.warmupEvents));
   process.send!('measuring');
-  const started = performance.now();
-  const { result, failedSyncs } = await post(order.url, order.connections, events.slice(order.warmupEvents));
-  const report: LoadReport = { result, seconds: (performance.now() - started) / 1000, failedSyncs };
+  const report: LoadReport = await post(order.url, order.connections, events.slice(order.warmupEvents));
   process.send!(report, () => process.exit(0));
 });

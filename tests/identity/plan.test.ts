@@ -1,5 +1,5 @@
-import { createHmac } from 'node:crypto';
 import { mintServiceToken, SERVICE_TOKEN_PREFIX } from '../../shared/auth/service-token';
+import { serviceTokenClaims, signByHand } from '../helpers/service-token';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { bearer, signIn, signInAdmin, type SignedIn } from '../helpers/identity';
 import { auditEntries, call, expectError } from './support';
@@ -23,24 +23,9 @@ const serviceHeaders = (token: string, service = 'payment-service') => ({ ...bea
 const putPlan = (userId: string, body: unknown, headers: Record<string, string>) => call(host, 'PUT', `/admin/users/${userId}/plan`, { body, headers });
 const paymentBody = () => ({ plan: 'pro', status: 'active', updatedBy: 'payment-service', timestamp: new Date().toISOString() });
 
-/** A token with the right header prefix whose payload and signature we choose. */
-function craft(payload: object, secret = SECRET): string {
-  const body = `${SERVICE_TOKEN_PREFIX}${Buffer.from(JSON.stringify(payload)).toString('base64url')}`;
-  return `${body}.${createHmac('sha256', secret).update(body).digest('base64url')}`;
-}
-const claims = (overrides: object = {}) => {
-  const iat = Math.floor(Date.now() / 1000);
-  return {
-    iss: 'payment-service',
-    aud: 'identity-service',
-    sub: 'admin',
-    role: 'service_admin',
-    permissions: ['admin:users:update', 'admin:users:read'],
-    iat,
-    exp: iat + 3600,
-    ...overrides,
-  };
-};
+/** A token with the right header whose payload and signature we choose. */
+const craft = (payload: object, secret = SECRET) => signByHand(payload, secret);
+const claims = (overrides: object = {}) => serviceTokenClaims(overrides);
 
 const expectInvalidServiceToken = (res: { status: number; body: any }) => {
   expect(res.status).toBe(401);

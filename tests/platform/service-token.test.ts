@@ -1,6 +1,6 @@
-import { createHmac } from 'node:crypto';
 import { decodeProtectedHeader, jwtVerify } from 'jose';
 import { mintServiceToken, SERVICE_TOKEN_PREFIX, verifyServiceToken } from '../../shared/auth/service-token';
+import { serviceTokenClaims, signByHand } from '../helpers/service-token';
 
 const CURRENT = 'current-service-token-secret-0123456789abcdef';
 const PREVIOUS = 'previous-service-token-secret-0123456789abcdef';
@@ -10,26 +10,10 @@ const now = new Date('2026-11-22T12:00:00Z');
 const verify = (token: string, secrets: string[], at = now) => verifyServiceToken(token, { ...PARTIES, secrets, now: at });
 const mint = (secret: string, extra: { now?: Date; lifetimeSeconds?: number; issuer?: string } = {}) => mintServiceToken({ secret, ...PARTIES, now, ...extra });
 
-/** A token signed by hand, the way tokens were minted before jose: the same bytes must keep verifying. */
-function handSigned(payload: object, header: object = { alg: 'HS256', typ: 'JWT', service: 'payment' }, secret = CURRENT): string {
-  const body = `${Buffer.from(JSON.stringify(header)).toString('base64url')}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}`;
-  return `${body}.${createHmac('sha256', secret).update(body).digest('base64url')}`;
-}
-function signedRaw(payload: string): string {
-  const body = `${SERVICE_TOKEN_PREFIX}${Buffer.from(payload).toString('base64url')}`;
-  return `${body}.${createHmac('sha256', CURRENT).update(body).digest('base64url')}`;
-}
 const iat = Math.floor(now.getTime() / 1000);
-const claims = (overrides: object = {}) => ({
-  iss: 'payment-service',
-  aud: 'identity-service',
-  sub: 'admin',
-  role: 'service_admin',
-  permissions: ['admin:users:update', 'admin:users:read'],
-  iat,
-  exp: iat + 3600,
-  ...overrides,
-});
+const claims = (overrides: object = {}) => serviceTokenClaims(overrides, iat);
+const handSigned = (payload: object, header?: object) => signByHand(payload, CURRENT, header);
+const signedRaw = (payload: string) => signByHand(payload, CURRENT);
 
 test('the token carries exactly the header {"alg":"HS256","typ":"JWT","service":"payment"} and is a standard HS256 JWT', async () => {
   const token = await mint(CURRENT);
