@@ -146,7 +146,7 @@ async function errorMessage(response: Response): Promise<string> {
 const randomSecret = () => randomBytes(32).toString('base64url');
 const webhookSecretPlaceholder = () => `${WEBHOOK_SECRET_PLACEHOLDER_PREFIX}${randomSecret()}`;
 
-function mintFor(secret: string): string {
+function mintFor(secret: string): Promise<string> {
   return mintServiceToken({ secret, issuer: SETTINGS.PAYMENT_SERVICE_ID.default!, audience: SETTINGS.IDENTITY_SERVICE_ID.default! });
 }
 
@@ -196,7 +196,7 @@ export async function rotateServiceToken(vault: KeyVaultSecrets): Promise<void> 
   const current = await vault.get(SECRET.serviceTokenSecret);
   if (!current) throw new Error(`${SECRET.serviceTokenSecret} does not exist; run npm run secrets first`);
   const next = randomSecret();
-  await vault.set(SECRET.authAdminToken, mintFor(next));
+  await vault.set(SECRET.authAdminToken, await mintFor(next));
   await vault.set(SECRET.serviceTokenSecretPrevious, current);
   await vault.set(SECRET.serviceTokenSecret, next);
 }

@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,76 +6,71 @@ import { mintServiceToken } from '../../shared/auth/service-token';
 import { config } from '../../shared/config';
 import { sqliteFile } from '../../shared/sql/db';
 import { signIn } from '../../tests/helpers/identity';
-import { stealMeter } from '../cpu-steal';
+import { formatSteal, stealMeter } from '../cpu-steal';
+import { runLoad, type LoadOrder, type LoadResult } from '../load';
 import { startFloorServer } from './floor';
 
 const CONNECTIONS = 32;
 const DURATION_SECONDS = Number(process.env.BENCH_DURATION ?? 10);
-const AUTOCANNON = require.resolve('autocannon/autocannon.js');
+const OPEN_LOOP_RATE = Number(process.env.BENCH_RATE ?? 1000);
 
-interface Load {
-  url: string;
-  method?: 'GET' | 'PUT';
-  headers: Record<string, string>;
-  body?: string;
+type Load = Omit<LoadOrder, 'connections' | 'durationSeconds'>;
+
+interface Row {
+  name: string;
+  result: LoadResult;
+  hostCpuMicrosPerRequest: number;
+  steal: number | undefined;
 }
 
-interface AutocannonResult {
-  requests: { average: number; total: number };
-  latency: { p50: number; p99: number; max: number };
-  non2xx: number;
-  errors: number;
-  timeouts: number;
-}
-
-/** autocannon in its own process, so the host's CPU time is measured alone and the two can use both cores. */
-function autocannon(load: Load, seconds: number): Promise<AutocannonResult> {
-  const args = [AUTOCANNON, '-j', '-c', String(CONNECTIONS), '-d', String(seconds), '-m', load.method ?? 'GET'];
-  for (const [key, value] of Object.entries(load.headers)) args.push('-H', `${key}=${value}`);
-  if (load.body) args.push('-b', load.body);
-  args.push(load.url);
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, args, { maxBuffer: 16 * 1024 * 1024 }, (error, stdout) =>
-      error ? reject(error) : resolve(JSON.parse(stdout) as AutocannonResult),
-    );
-  });
-}
-
-const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
-
-async function run(name: string, target: number, load: Load) {
-  await autocannon(load, 2); // warm-up: JIT, statement caches
+/** One measured run: a 2 s warm-up (JIT, statement caches), then the load with the host's CPU time and the steal. */
+async function measure(name: string, load: Load, ratePerSecond?: number): Promise<Row> {
+  await runLoad({ ...load, connections: CONNECTIONS, durationSeconds: 2, ratePerSecond });
   const cpuBefore = process.cpuUsage();
   const steal = stealMeter();
-  const result = await autocannon(load, DURATION_SECONDS);
-  const cpuStealPercent = steal();
+  const result = await runLoad({ ...load, connections: CONNECTIONS, durationSeconds: DURATION_SECONDS, ratePerSecond });
+  const stealPercent = steal();
   const cpu = process.cpuUsage(cpuBefore);
-  const memory = process.memoryUsage();
-  const line = {
-    benchmark: name,
-    requestsPerSecond: Math.round(result.requests.average),
-    target,
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    maxMs: result.latency.max,
-    total: result.requests.total,
-    non2xx: result.non2xx,
-    errors: result.errors + result.timeouts,
-    // The host's own CPU per request (the load generator runs in another process): what bounds throughput on idle cores.
-    hostCpuMicrosPerRequest: Math.round((cpu.user + cpu.system) / Math.max(1, result.requests.total)),
-    loadAverage: os.loadavg()[0].toFixed(1),
-    cpuStealPercent,
-    rss: mb(memory.rss),
-    heapUsed: mb(memory.heapUsed),
-    meetsTarget: result.requests.average >= target && result.latency.p99 < 20 && result.non2xx === 0,
-  };
-  process.stdout.write(`${JSON.stringify(line)}\n`);
+  // The host's own CPU per request (the load generator runs in another process): what bounds throughput on idle cores.
+  return { name, result, hostCpuMicrosPerRequest: Math.round((cpu.user + cpu.system) / Math.max(1, result.requests.total)), steal: stealPercent };
+}
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+
+function closedTable(rows: Row[], floor: Row): string {
+  const lines = [
+    `| Closed loop, ${CONNECTIONS} connections, ${DURATION_SECONDS} s | req/s | ÷ floor (SQL) | p50 ms | p99 ms | max ms | host CPU µs/req | non-2xx, errors | CPU steal |`,
+    '|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const { name, result, hostCpuMicrosPerRequest, steal } of rows) {
+    // The floor is a plan update: the ratio means nothing for another route.
+    const ratio = name.startsWith('GET') ? '' : (result.requests.average / floor.result.requests.average).toFixed(2);
+    lines.push(
+      `| ${name} | ${fmt(result.requests.average)} | ${ratio} | ${result.latency.p50} | ${result.latency.p99} | ${result.latency.max} | ${hostCpuMicrosPerRequest} | ${result.non2xx}, ${result.errors} | ${formatSteal(steal)} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+function openTable(rows: Row[]): string {
+  const lines = [
+    `| Open loop, ${fmt(OPEN_LOOP_RATE)} req/s offered, up to ${CONNECTIONS} connections, ${DURATION_SECONDS} s | offered/s | achieved/s | p50 ms | p90 ms | p99 ms | max ms | unanswered | non-2xx, errors | CPU steal |`,
+    '|---|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const { name, result, steal } of rows) {
+    lines.push(
+      `| ${name} | ${fmt(result.offeredPerSecond!)} | ${fmt(result.achievedPerSecond!)} | ${result.latency.p50} | ${result.latency.p90} | ${result.latency.p99} | ${result.latency.max} | ${result.unanswered} | ${result.non2xx}, ${result.errors} | ${formatSteal(steal)} |`,
+    );
+  }
+  return lines.join('\n');
 }
 
 /**
  * `npm run bench:identity`: GET /auth/validate with a user token and PUT /admin/users/{id}/plan with
  * the service token, over HTTP against an in-process dev host (SQLite), 32 connections each; then the
- * same plan update against the floor servers of `./floor.ts`, which run none of the platform's code.
+ * same plan update against the floor servers of `./floor.ts`, which run none of the platform's code;
+ * then the plan update and the floor at a fixed offered rate (open loop) for latency. Targets: plan
+ * update ≥ 0.85 of the floor with SQL in the same run; open-loop p99 under 20 ms.
  */
 async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-identity-'));
@@ -87,36 +81,39 @@ async function main() {
   try {
     const user = await signIn({ ...host, dir, fetch: (p: string, init?: RequestInit) => fetch(`${host.url}${p}`, init) }, 'bench@example.com');
     const cfg = config();
-    const serviceToken = mintServiceToken({ secret: cfg.SERVICE_TOKEN_SECRET, issuer: cfg.PAYMENT_SERVICE_ID, audience: cfg.IDENTITY_SERVICE_ID });
+    const serviceToken = await mintServiceToken({ secret: cfg.SERVICE_TOKEN_SECRET, issuer: cfg.PAYMENT_SERVICE_ID, audience: cfg.IDENTITY_SERVICE_ID });
     process.stdout.write(
-      `identity bench: ${os.cpus().length} cores (${os.cpus()[0]?.model}), node ${process.version}, ${CONNECTIONS} connections, ${DURATION_SECONDS} s each, SQLite\n`,
+      `identity bench: ${os.cpus().length} cores (${os.cpus()[0]?.model}), node ${process.version}, SQLite, load generator in its own process, load average ${os.loadavg()[0].toFixed(1)}\n\n`,
     );
-    await run('GET /identity/auth/validate', 5000, {
-      url: `${host.url}/identity/auth/validate`,
-      headers: { authorization: `Bearer ${user.accessToken}` },
-    });
     const planUpdate = (base: string): Load => ({
       url: `${base}/identity/admin/users/${user.user.id}/plan`,
       method: 'PUT',
       headers: { authorization: `Bearer ${serviceToken}`, 'x-service': cfg.PAYMENT_SERVICE_ID, 'content-type': 'application/json' },
       body: JSON.stringify({ plan: 'pro', status: 'active', updatedBy: cfg.PAYMENT_SERVICE_ID, timestamp: new Date().toISOString() }),
     });
-    await run('PUT /identity/admin/users/{id}/plan (service token)', 2000, planUpdate(host.url));
+    const validate = await measure('GET /identity/auth/validate (target 5,000/s)', {
+      url: `${host.url}/identity/auth/validate`,
+      headers: { authorization: `Bearer ${user.accessToken}` },
+    });
+    const plan = await measure('PUT /identity/admin/users/{id}/plan, service token (target ≥ 0.85 of the floor)', planUpdate(host.url));
     // The same request against bare node:http, without and with the same SQL: what no platform code can beat here.
-    for (const [name, file] of [
-      ['floor: bare node:http, same request, no SQL', undefined],
-      ['floor: bare node:http + the same 3 statements (better-sqlite3)', sqliteFile(cfg)],
-    ] as const) {
-      const floor = await startFloorServer(file);
-      try {
-        await run(name, 2000, planUpdate(floor.url));
-      } finally {
-        await floor.close();
-      }
-    }
+    const floorNoSql = await withFloor(undefined, (url) => measure('floor: bare node:http, same request, no SQL', planUpdate(url)));
+    const floor = await withFloor(sqliteFile(cfg), (url) => measure('floor: bare node:http + the same 3 statements (better-sqlite3)', planUpdate(url)));
+    const planOpen = await measure('PUT plan, service token (target p99 < 20 ms)', planUpdate(host.url), OPEN_LOOP_RATE);
+    const floorOpen = await withFloor(sqliteFile(cfg), (url) => measure('floor with the same 3 statements', planUpdate(url), OPEN_LOOP_RATE));
+    process.stdout.write(`${closedTable([validate, plan, floorNoSql, floor], floor)}\n\n${openTable([planOpen, floorOpen])}\n`);
   } finally {
     await host.stop();
     fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function withFloor<T>(sqlite: string | undefined, run: (url: string) => Promise<T>): Promise<T> {
+  const floor = await startFloorServer(sqlite);
+  try {
+    return await run(floor.url);
+  } finally {
+    await floor.close();
   }
 }
 

@@ -1,8 +1,11 @@
 /**
  * The payment bench's load generator, run in its own process (bench/payment/run.ts forks it) so
  * the host's CPU is measured alone and the two can use both cores. It reads the pre-signed events
- * from the file named by the parent, posts each once through autocannon, and sends back the result
- * and how many responses did not report a successful plan sync.
+ * from the file named by the parent and posts each once through autocannon: the first
+ * `warmupEvents` as a warm-up (JIT, statement caches, connection pools), then the rest, timed from
+ * the first measured request to the last measured answer (autocannon's own end comes on its
+ * one-second tick, which would round the window up by as much as a second). It sends back the measured result and
+ * how many responses did not report a successful plan sync.
  */
 import fs from 'node:fs';
 
@@ -26,6 +29,7 @@ export interface LoadOrder {
   url: string;
   connections: number;
   eventsFile: string;
+  warmupEvents: number;
 }
 export interface SignedEvent {
   body: string;
@@ -37,28 +41,38 @@ export interface LoadReport {
   failedSyncs: number;
 }
 
-process.once('message', async (order: LoadOrder) => {
-  const events = JSON.parse(fs.readFileSync(order.eventsFile, 'utf8')) as SignedEvent[];
+/** Posts each event once, `connections` at a time; `failedSyncs` counts answers without a successful sync. */
+async function post(url: string, connections: number, events: SignedEvent[]): Promise<{ result: LoadResult; failedSyncs: number; seconds: number }> {
   let next = 0;
   let failedSyncs = 0;
-  const started = performance.now();
+  let firstSent = 0;
+  let lastAnswered = 0;
   const result = await autocannon({
-    url: order.url,
-    connections: order.connections,
+    url,
+    connections: Math.min(connections, events.length),
     amount: events.length,
     requests: [
       {
         method: 'POST',
         setupRequest: (request) => {
+          if (next === 0) firstSent = performance.now();
           const event = events[next++ % events.length];
           return { ...request, body: event.body, headers: { 'content-type': 'application/json', 'stripe-signature': event.signature } };
         },
         onResponse: (status, body) => {
+          lastAnswered = performance.now();
           if (status !== 200 || !JSON.parse(body).sync?.success) failedSyncs++;
         },
       },
     ],
   });
-  const report: LoadReport = { result, seconds: (performance.now() - started) / 1000, failedSyncs };
+  return { result, failedSyncs, seconds: (lastAnswered - firstSent) / 1000 };
+}
+
+process.once('message', async (order: LoadOrder) => {
+  const events = JSON.parse(fs.readFileSync(order.eventsFile, 'utf8')) as SignedEvent[];
+  await post(order.url, order.connections, events.slice(0, order.warmupEvents));
+  process.send!('measuring');
+  const report: LoadReport = await post(order.url, order.connections, events.slice(order.warmupEvents));
   process.send!(report, () => process.exit(0));
 });

@@ -6,7 +6,10 @@
  * dev host (SQLite, Azurite, real identity) serves everything; afterwards every payment is checked
  * as synced and every user's plan in identity.
  *
- * Options (env): BENCH_EVENTS (default 6000), BENCH_USERS (default 500), BENCH_CONNECTIONS (default 16).
+ * Then it profiles one event at a time (./profile.ts): signature, SQL, the identity call.
+ *
+ * Options (env): BENCH_EVENTS (default 6000, after a warm-up of BENCH_WARMUP, default 1000),
+ * BENCH_USERS (default 500), BENCH_CONNECTIONS (default 16), BENCH_PROFILE_SAMPLES (default 300).
  */
 import { fork } from 'node:child_process';
 import fs from 'node:fs';
@@ -18,21 +21,80 @@ import { config } from '../../shared/config';
 import { db } from '../../shared/sql/db';
 import { insertUser } from '../../functions/identity/users';
 import type { LoadOrder, LoadReport, SignedEvent } from './load';
+import { profileEvent, type EventProfile } from './profile';
+import type { Plan } from '../../shared/auth/access-token';
 import { formatSteal, stealMeter } from '../cpu-steal';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 6000);
 const USERS = Number(process.env.BENCH_USERS ?? 500);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 1000);
+const PROFILE_SAMPLES = Number(process.env.BENCH_PROFILE_SAMPLES ?? 300);
+const TARGET_PER_SECOND = 600;
 
-/** Runs the load generator (./load) in its own process and waits for its report. */
-function load(order: LoadOrder): Promise<LoadReport> {
+/**
+ * Runs the load generator (./load) in its own process; `measuring` is called when its warm-up is
+ * over, so the host's CPU and the steal are read over the same window as the throughput.
+ */
+function load(order: LoadOrder, measuring: () => void): Promise<LoadReport> {
   return new Promise((resolve, reject) => {
     const child = fork(path.join(__dirname, 'load.js'));
-    child.once('message', (report) => resolve(report as LoadReport));
+    child.on('message', (message) => (message === 'measuring' ? measuring() : resolve(message as LoadReport)));
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`the load generator exited with code ${code} before reporting`)));
     child.send(order);
   });
+}
+
+/** Distinct signed payment_intent.succeeded events, one payment each, signed up front (valid for 300 s). */
+function signEvents(prefix: string, count: number, userIds: string[]): SignedEvent[] {
+  const signer = new Stripe('sk_test_bench');
+  const secret = config().STRIPE_WEBHOOK_SECRET;
+  const created = Math.floor(Date.now() / 1000);
+  return Array.from({ length: count }, (_, i) => {
+    const userId = userIds[i % userIds.length];
+    const planType = planOf(i);
+    const body = JSON.stringify({
+      id: `evt_${prefix}_${i}`,
+      object: 'event',
+      api_version: Stripe.API_VERSION,
+      created: created + Math.floor(i / userIds.length),
+      type: 'payment_intent.succeeded',
+      livemode: false,
+      pending_webhooks: 1,
+      data: {
+        object: {
+          id: `pi_${prefix}_${i}`,
+          object: 'payment_intent',
+          amount: planType === 'pro' ? 2900 : 9900,
+          currency: 'usd',
+          status: 'succeeded',
+          metadata: { userId, planType, priceVersion: '2026-01' },
+        },
+      },
+    });
+    return { body, signature: signer.webhooks.generateTestHeaderString({ payload: body, secret }) };
+  });
+}
+const planOf = (i: number): Plan => (i % 3 === 0 ? 'enterprise' : 'pro');
+
+const mb = (n: number) => `${(n / 1024 / 1024).toFixed(0)} MB`;
+const us = (micros: number) => `${Math.round(micros).toLocaleString('en-US')} µs`;
+const share = (part: number, whole: number) => `${Math.round((100 * part) / whole)} %`;
+
+function profileTable(p: EventProfile): string {
+  const rows: [string, number][] = [
+    ['Stripe signature check (HMAC-SHA256, constructEvent)', p.signatureMicros],
+    ["payment's SQL (event row, payment row, sync lease, mark synced)", p.paymentSqlMicros],
+    [`the call to identity (HTTP, route, token, validation; of it ${us(p.identitySqlMicros)} identity's SQL)`, p.identityCallMicros],
+    ['the rest of the webhook (its HTTP both ways, the client included; routing, JSON, validation, logging)', p.restMicros],
+  ];
+  return [
+    `| Where one event's time goes (one at a time, mean of ${p.samples}) | time | share |`,
+    '|---|---|---|',
+    ...rows.map(([name, micros]) => `| ${name} | ${us(micros)} | ${share(micros, p.eventMicros)} |`),
+    `| whole event, signed POST to plan updated in identity | ${us(p.eventMicros)} | 100 % |`,
+  ].join('\n');
 }
 
 async function main() {
@@ -44,47 +106,28 @@ async function main() {
   try {
     const userIds: string[] = [];
     for (let i = 0; i < USERS; i++) userIds.push((await insertUser({ email: `bench-${i}@example.com` })).id);
+    const profileUserIds: string[] = [];
+    for (let i = 0; i < PROFILE_SAMPLES; i++) profileUserIds.push((await insertUser({ email: `profile-${i}@example.com` })).id);
 
-    // Events are signed up front (the signature stays valid for 300 s); each is a distinct payment.
-    const signer = new Stripe('sk_test_bench');
-    const secret = config().STRIPE_WEBHOOK_SECRET;
-    const created = Math.floor(Date.now() / 1000);
-    const events = Array.from({ length: EVENTS }, (_, i) => {
-      const userId = userIds[i % USERS];
-      const planType = i % 3 === 0 ? 'enterprise' : 'pro';
-      const body = JSON.stringify({
-        id: `evt_bench_${i}`,
-        object: 'event',
-        api_version: Stripe.API_VERSION,
-        created: created + Math.floor(i / USERS),
-        type: 'payment_intent.succeeded',
-        livemode: false,
-        pending_webhooks: 1,
-        data: {
-          object: {
-            id: `pi_bench_${i}`,
-            object: 'payment_intent',
-            amount: planType === 'pro' ? 2900 : 9900,
-            currency: 'usd',
-            status: 'succeeded',
-            metadata: { userId, planType, priceVersion: '2026-01' },
-          },
-        },
-      });
-      return { body, signature: signer.webhooks.generateTestHeaderString({ payload: body, secret }) };
-    });
-
+    const events = [...signEvents('warmup', WARMUP, userIds), ...signEvents('bench', EVENTS, userIds)];
     const eventsFile = path.join(dir, 'events.json');
-    fs.writeFileSync(eventsFile, JSON.stringify(events satisfies SignedEvent[]));
+    fs.writeFileSync(eventsFile, JSON.stringify(events));
 
-    const memoryBefore = process.memoryUsage();
-    const cpuBefore = process.cpuUsage();
-    const steal = stealMeter();
-    const { result, seconds, failedSyncs } = await load({ url: `${host.url}/payment/webhook`, connections: CONNECTIONS, eventsFile });
+    let cpuBefore = process.cpuUsage();
+    let memoryBefore = process.memoryUsage();
+    let steal = stealMeter();
+    const { result, seconds, failedSyncs } = await load(
+      { url: `${host.url}/payment/webhook`, connections: CONNECTIONS, eventsFile, warmupEvents: WARMUP },
+      () => {
+        cpuBefore = process.cpuUsage();
+        memoryBefore = process.memoryUsage();
+        steal = stealMeter();
+      },
+    );
     const cpu = process.cpuUsage(cpuBefore);
     const stealPercent = steal();
-    const cpuMsPerEvent = (cpu.user + cpu.system) / 1000 / result.requests.total;
     const memoryAfter = process.memoryUsage();
+    const cpuMsPerEvent = (cpu.user + cpu.system) / 1000 / result.requests.total;
 
     const synced = await (db() as any)
       .selectFrom('payment_payments')
@@ -94,15 +137,29 @@ async function main() {
     const plans = await (db() as any).selectFrom('users').select(['plan']).where('email', 'like', 'bench-%').execute();
     const upgraded = plans.filter((u: { plan: string }) => u.plan !== 'free').length;
 
-    const mb = (n: number) => `${(n / 1024 / 1024).toFixed(0)} MB`;
+    const profileSteal = stealMeter();
+    const profile = await profileEvent(
+      `${host.url}/payment/webhook`,
+      signEvents('profile', 3 * PROFILE_SAMPLES, profileUserIds),
+      profileUserIds.map((id, i) => ({ id, plan: planOf(i + 1) })),
+      PROFILE_SAMPLES,
+    );
+    const profileStealPercent = profileSteal();
+
+    const perSecond = result.requests.total / seconds;
     const lines = [
-      `payment webhook bench: ${EVENTS} signed payment_intent.succeeded events, ${USERS} users, ${CONNECTIONS} connections, ${os.cpus().length} cores (load average ${os.loadavg()[0].toFixed(1)}, CPU steal during the run ${formatSteal(stealPercent)})`,
-      `  throughput     ${(result.requests.total / seconds).toFixed(0)} events/s end to end (${result.requests.total} in ${seconds.toFixed(1)} s; target 300/s)`,
-      `  latency        p50 ${result.latency.p50} ms, p90 ${result.latency.p90} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms`,
-      `  responses      ${result['2xx']} 2xx, ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts; ${failedSyncs} without a successful sync`,
-      `  verified       ${Number(synced.n)}/${EVENTS} payments synced or superseded in SQL; ${upgraded}/${USERS} users upgraded in identity`,
-      `  CPU            ${cpuMsPerEvent.toFixed(2)} ms per event in the host process (webhook and identity; the load generator runs in its own): about ${(1000 / cpuMsPerEvent).toFixed(0)} events/s if it had one core to itself`,
-      `  memory         rss ${mb(memoryBefore.rss)} -> ${mb(memoryAfter.rss)}, heap ${mb(memoryBefore.heapUsed)} -> ${mb(memoryAfter.heapUsed)}`,
+      `payment webhook bench: ${os.cpus().length} cores (${os.cpus()[0]?.model}), node ${process.version}, SQLite and Azurite, load generator in its own process, load average ${os.loadavg()[0].toFixed(1)}`,
+      `${EVENTS} signed payment_intent.succeeded events after a warm-up of ${WARMUP}, ${USERS} users, ${CONNECTIONS} connections; each answer comes after the plan update reached identity`,
+      '',
+      '| Signed event to plan updated in identity | events/s | p50 ms | p90 ms | p99 ms | max ms | host CPU ms/event | non-2xx, errors | CPU steal |',
+      '|---|---|---|---|---|---|---|---|---|',
+      `| ${CONNECTIONS} connections, ${result.requests.total} events in ${seconds.toFixed(2)} s (target ${TARGET_PER_SECOND}/s) | ${perSecond.toFixed(0)} | ${result.latency.p50} | ${result.latency.p90} | ${result.latency.p99} | ${result.latency.max} | ${cpuMsPerEvent.toFixed(2)} | ${result.non2xx}, ${result.errors + result.timeouts} | ${formatSteal(stealPercent)} |`,
+      '',
+      `verified: ${Number(synced.n)}/${EVENTS + WARMUP} payments synced or superseded in SQL, ${upgraded}/${USERS} users upgraded in identity, ${failedSyncs} answers without a successful sync; host memory rss ${mb(memoryBefore.rss)} -> ${mb(memoryAfter.rss)}, heap ${mb(memoryBefore.heapUsed)} -> ${mb(memoryAfter.heapUsed)}`,
+      '',
+      `${profileTable(profile)}`,
+      '',
+      `profile CPU steal ${formatSteal(profileStealPercent)}`,
     ];
     process.stdout.write(lines.join('\n') + '\n');
   } finally {

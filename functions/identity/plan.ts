@@ -40,7 +40,7 @@ export async function authorizePlanCaller(request: HttpRequest, meta: RequestMet
     const token = bearerToken(request);
     try {
       if (!token) throw new ServiceTokenError('no Bearer token');
-      verifyServiceToken(token, {
+      await verifyServiceToken(token, {
         secrets: [cfg.SERVICE_TOKEN_SECRET, cfg.SERVICE_TOKEN_SECRET_PREVIOUS].filter((s): s is string => Boolean(s)),
         issuer: cfg.PAYMENT_SERVICE_ID,
         audience: cfg.IDENTITY_SERVICE_ID,

@@ -1,13 +1,16 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createSecretKey, type KeyObject } from 'node:crypto';
+import { errors, jwtVerify, SignJWT } from 'jose';
 
 /**
  * The service admin token: an HS256 JWT whose header is exactly
  * {"alg":"HS256","typ":"JWT","service":"payment"}, so every token starts with the same encoded prefix.
+ * jose signs and verifies it, as every other JWT of the platform.
  */
 export const SERVICE_TOKEN_HEADER = { alg: 'HS256', typ: 'JWT', service: 'payment' } as const;
 export const SERVICE_TOKEN_PREFIX = `${Buffer.from(JSON.stringify(SERVICE_TOKEN_HEADER)).toString('base64url')}.`;
 export const SERVICE_TOKEN_PERMISSIONS = ['admin:users:update', 'admin:users:read'] as const;
 export const SERVICE_TOKEN_LIFETIME_SECONDS = 365 * 24 * 60 * 60;
+const CLOCK_TOLERANCE_SECONDS = 60;
 
 export interface ServiceTokenClaims {
   iss: string;
@@ -19,10 +22,23 @@ export interface ServiceTokenClaims {
   exp: number;
 }
 
-const sign = (input: string, secret: string) => createHmac('sha256', secret).update(input).digest();
+const MAX_KEYS = 16;
+const keys = new Map<string, KeyObject>();
 
-export function mintServiceToken(options: { secret: string; issuer: string; audience: string; now?: Date; lifetimeSeconds?: number }): string {
+/** The HMAC key of a secret, made once (a handful of secrets live at a time: current and previous). */
+function keyOf(secret: string): KeyObject {
+  let key = keys.get(secret);
+  if (!key) {
+    if (keys.size >= MAX_KEYS) keys.delete(keys.keys().next().value!);
+    key = createSecretKey(Buffer.from(secret, 'utf8'));
+    keys.set(secret, key);
+  }
+  return key;
+}
+
+export async function mintServiceToken(options: { secret: string; issuer: string; audience: string; now?: Date; lifetimeSeconds?: number }): Promise<string> {
   const iat = Math.floor((options.now ?? new Date()).getTime() / 1000);
+  // The claims in this order and nothing else: tokens minted before jose signed them read the same.
   const claims: ServiceTokenClaims = {
     iss: options.issuer,
     aud: options.audience,
@@ -32,8 +48,7 @@ export function mintServiceToken(options: { secret: string; issuer: string; audi
     iat,
     exp: iat + (options.lifetimeSeconds ?? SERVICE_TOKEN_LIFETIME_SECONDS),
   };
-  const body = `${SERVICE_TOKEN_PREFIX}${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
-  return `${body}.${sign(body, options.secret).toString('base64url')}`;
+  return new SignJWT({ ...claims }).setProtectedHeader({ ...SERVICE_TOKEN_HEADER }).sign(keyOf(options.secret));
 }
 
 export class ServiceTokenError extends Error {}
@@ -43,28 +58,37 @@ const MAX_VERIFIED = 1_000;
 // computed again while that secret is still accepted. The claims are still checked on every call.
 const verified = new Map<string, { secret: string; claims: ServiceTokenClaims }>();
 
-function verifiedClaims(token: string, secrets: string[]): ServiceTokenClaims {
+/** The secret the token's signature verifies under (jose compares in constant time), with its claims. */
+async function verifySignature(token: string, secrets: string[], now: Date): Promise<{ secret: string; claims: ServiceTokenClaims }> {
+  for (const secret of secrets) {
+    try {
+      const { payload } = await jwtVerify(token, keyOf(secret), {
+        algorithms: ['HS256'],
+        typ: 'JWT',
+        currentDate: now,
+        clockTolerance: CLOCK_TOLERANCE_SECONDS,
+      });
+      return { secret, claims: payload as unknown as ServiceTokenClaims };
+    } catch (error) {
+      if (error instanceof errors.JWSSignatureVerificationFailed) continue;
+      if (error instanceof errors.JWTExpired) throw new ServiceTokenError('token has expired');
+      if (error instanceof errors.JWTClaimValidationFailed) throw new ServiceTokenError(`token claims are not valid: ${error.message}`);
+      if (error instanceof errors.JWTInvalid) throw new ServiceTokenError('payload is not a JSON object');
+      throw new ServiceTokenError('token is not a signed JWT');
+    }
+  }
+  throw new ServiceTokenError('signature does not verify');
+}
+
+async function verifiedClaims(token: string, secrets: string[], now: Date): Promise<ServiceTokenClaims> {
   const cached = verified.get(token);
   if (cached && secrets.includes(cached.secret)) return cached.claims;
+  // The exact header, byte for byte: pins HS256 (no `none`, no other algorithm) and the service.
   if (!token.startsWith(SERVICE_TOKEN_PREFIX)) throw new ServiceTokenError('token does not carry the service token header');
-  const parts = token.split('.');
-  if (parts.length !== 3 || !parts[2]) throw new ServiceTokenError('token is not a signed JWT');
-  const body = `${parts[0]}.${parts[1]}`;
-  const given = Buffer.from(parts[2], 'base64url');
-  const secret = secrets.find((candidate) => {
-    const expected = sign(body, candidate);
-    return given.length === expected.length && timingSafeEqual(given, expected);
-  });
-  if (secret === undefined) throw new ServiceTokenError('signature does not verify');
-  let claims: ServiceTokenClaims;
-  try {
-    claims = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8'));
-  } catch {
-    throw new ServiceTokenError('payload is not JSON');
-  }
+  const entry = await verifySignature(token, secrets, now);
   if (verified.size >= MAX_VERIFIED) verified.delete(verified.keys().next().value!);
-  verified.set(token, { secret, claims });
-  return claims;
+  verified.set(token, entry);
+  return entry.claims;
 }
 
 /**
@@ -72,18 +96,19 @@ function verifiedClaims(token: string, secrets: string[]): ServiceTokenClaims {
  * the HMAC under the current or previous secret (constant-time), and iss, aud, sub, role, the
  * update permission and exp (60 s leeway). Throws ServiceTokenError saying what failed.
  */
-export function verifyServiceToken(
+export async function verifyServiceToken(
   token: string,
   options: { secrets: string[]; issuer: string; audience: string; requiredPermission?: string; now?: Date },
-): ServiceTokenClaims {
-  const claims = verifiedClaims(token, options.secrets);
-  const now = Math.floor((options.now ?? new Date()).getTime() / 1000);
+): Promise<ServiceTokenClaims> {
+  const at = options.now ?? new Date();
+  const claims = await verifiedClaims(token, options.secrets, at);
+  const now = Math.floor(at.getTime() / 1000);
   if (claims.iss !== options.issuer) throw new ServiceTokenError('issuer is not the payment service');
   if (claims.aud !== options.audience) throw new ServiceTokenError('audience is not the identity service');
   if (claims.sub !== 'admin' || claims.role !== 'service_admin') throw new ServiceTokenError('subject or role is not the service admin');
   const required = options.requiredPermission ?? 'admin:users:update';
   if (!Array.isArray(claims.permissions) || !claims.permissions.includes(required)) throw new ServiceTokenError(`token lacks the ${required} permission`);
-  if (typeof claims.exp !== 'number' || claims.exp + 60 < now) throw new ServiceTokenError('token has expired');
-  if (typeof claims.iat !== 'number' || claims.iat - 60 > now) throw new ServiceTokenError('token is issued in the future');
+  if (typeof claims.exp !== 'number' || claims.exp + CLOCK_TOLERANCE_SECONDS < now) throw new ServiceTokenError('token has expired');
+  if (typeof claims.iat !== 'number' || claims.iat - CLOCK_TOLERANCE_SECONDS > now) throw new ServiceTokenError('token is issued in the future');
   return claims;
 }

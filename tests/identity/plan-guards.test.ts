@@ -4,8 +4,8 @@ import { signIn, signInAdmin, type SignedIn } from '../helpers/identity';
 import { auditEntries, call, expectError } from './support';
 
 const SECRET = 'plan-guards-service-token-secret-0123456789';
-const serviceHeaders = () => ({
-  authorization: `Bearer ${mintServiceToken({ secret: SECRET, issuer: 'payment-service', audience: 'identity-service' })}`,
+const serviceHeaders = async () => ({
+  authorization: `Bearer ${await mintServiceToken({ secret: SECRET, issuer: 'payment-service', audience: 'identity-service' })}`,
   'x-service': 'payment-service',
 });
 
@@ -73,10 +73,10 @@ describe('PUT /admin/users/{id}/plan with an admin token obeys the rules of PATC
 
 describe('PUT /admin/users/{id}/plan with the service token', () => {
   test('sets the plan of an admin, but never deactivates an admin or super_admin (403)', async () => {
-    const put = (userId: string, body: object) =>
+    const put = async (userId: string, body: object) =>
       call(host, 'PUT', `/admin/users/${userId}/plan`, {
         body: { updatedBy: 'payment-service', timestamp: new Date().toISOString(), ...body },
-        headers: serviceHeaders(),
+        headers: await serviceHeaders(),
       });
     expect((await put(otherAdmin.user.id, { plan: 'pro', status: 'active' })).status).toBe(200);
     expectError(await put(otherAdmin.user.id, { plan: 'free', status: 'inactive' }), 403, 'PRIVILEGED_ACCOUNT');
@@ -86,10 +86,10 @@ describe('PUT /admin/users/{id}/plan with the service token', () => {
   });
 
   test('an update requested before the last one applied is refused with 409 and the current plan', async () => {
-    const put = (plan: string, timestamp: string) =>
+    const put = async (plan: string, timestamp: string) =>
       call(host, 'PUT', `/admin/users/${customer.user.id}/plan`, {
         body: { plan, status: 'active', updatedBy: 'payment-service', timestamp },
-        headers: serviceHeaders(),
+        headers: await serviceHeaders(),
       });
     const newer = new Date(Date.now() + 60_000).toISOString();
     const older = new Date(Date.now() + 30_000).toISOString();

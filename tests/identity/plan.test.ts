@@ -1,5 +1,5 @@
-import { createHmac } from 'node:crypto';
 import { mintServiceToken, SERVICE_TOKEN_PREFIX } from '../../shared/auth/service-token';
+import { serviceTokenClaims, signByHand } from '../helpers/service-token';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { bearer, signIn, signInAdmin, type SignedIn } from '../helpers/identity';
 import { auditEntries, call, expectError } from './support';
@@ -23,24 +23,9 @@ const serviceHeaders = (token: string, service = 'payment-service') => ({ ...bea
 const putPlan = (userId: string, body: unknown, headers: Record<string, string>) => call(host, 'PUT', `/admin/users/${userId}/plan`, { body, headers });
 const paymentBody = () => ({ plan: 'pro', status: 'active', updatedBy: 'payment-service', timestamp: new Date().toISOString() });
 
-/** A token with the right header prefix whose payload and signature we choose. */
-function craft(payload: object, secret = SECRET): string {
-  const body = `${SERVICE_TOKEN_PREFIX}${Buffer.from(JSON.stringify(payload)).toString('base64url')}`;
-  return `${body}.${createHmac('sha256', secret).update(body).digest('base64url')}`;
-}
-const claims = (overrides: object = {}) => {
-  const iat = Math.floor(Date.now() / 1000);
-  return {
-    iss: 'payment-service',
-    aud: 'identity-service',
-    sub: 'admin',
-    role: 'service_admin',
-    permissions: ['admin:users:update', 'admin:users:read'],
-    iat,
-    exp: iat + 3600,
-    ...overrides,
-  };
-};
+/** A token with the right header whose payload and signature we choose. */
+const craft = (payload: object, secret = SECRET) => signByHand(payload, secret);
+const claims = (overrides: object = {}) => serviceTokenClaims(overrides);
 
 const expectInvalidServiceToken = (res: { status: number; body: any }) => {
   expect(res.status).toBe(401);
@@ -51,7 +36,7 @@ describe('service-token mode (X-Service: payment-service)', () => {
   test('the payment call sets plan, status and updated_at and answers success, message, userId, plan, status, updatedBy and timestamp', async () => {
     const before = (await call(host, 'GET', `/admin/users/${user.user.id}`, { token: admin.accessToken })).body.user;
     const body = paymentBody();
-    const res = await putPlan(user.user.id, body, serviceHeaders(mintServiceToken({ secret: SECRET, ...SERVICE })));
+    const res = await putPlan(user.user.id, body, serviceHeaders(await mintServiceToken({ secret: SECRET, ...SERVICE })));
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       success: true,
@@ -74,7 +59,7 @@ describe('service-token mode (X-Service: payment-service)', () => {
   });
 
   test('a token signed with the previous secret is accepted during rotation', async () => {
-    const res = await putPlan(user.user.id, paymentBody(), serviceHeaders(mintServiceToken({ secret: PREVIOUS, ...SERVICE })));
+    const res = await putPlan(user.user.id, paymentBody(), serviceHeaders(await mintServiceToken({ secret: PREVIOUS, ...SERVICE })));
     expect(res.status).toBe(200);
   });
 
@@ -82,8 +67,8 @@ describe('service-token mode (X-Service: payment-service)', () => {
     ['right prefix, wrong signature', () => craft(claims(), 'an-attacker-secret-that-is-long-enough-00')],
     [
       'right prefix, tampered payload',
-      () => {
-        const [h, , s] = mintServiceToken({ secret: SECRET, ...SERVICE }).split('.');
+      async () => {
+        const [h, , s] = (await mintServiceToken({ secret: SECRET, ...SERVICE })).split('.');
         return `${h}.${Buffer.from(JSON.stringify(claims({ permissions: ['admin:users:update', 'admin:everything'] }))).toString('base64url')}.${s}`;
       },
     ],
@@ -101,7 +86,7 @@ describe('service-token mode (X-Service: payment-service)', () => {
     ['a user access token', () => user.accessToken],
     ['garbage', () => 'abc'],
   ])('%s: 401 Invalid service token', async (_name, token) => {
-    expectInvalidServiceToken(await putPlan(user.user.id, paymentBody(), serviceHeaders(token())));
+    expectInvalidServiceToken(await putPlan(user.user.id, paymentBody(), serviceHeaders(await token())));
   });
 
   test('a token without the update permission is refused naming that permission', async () => {
@@ -115,13 +100,13 @@ describe('service-token mode (X-Service: payment-service)', () => {
   });
 
   test('a valid service token with the wrong X-Service is not a service call: 401', async () => {
-    const token = mintServiceToken({ secret: SECRET, ...SERVICE });
+    const token = await mintServiceToken({ secret: SECRET, ...SERVICE });
     expectError(await putPlan(user.user.id, paymentBody(), serviceHeaders(token, 'Payment-Service')), 401, 'AUTH_TOKEN_INVALID');
     expectError(await putPlan(user.user.id, paymentBody(), bearer(token)), 401, 'AUTH_TOKEN_INVALID');
   });
 
   test('the service token is accepted on the plan route only', async () => {
-    const token = mintServiceToken({ secret: SECRET, ...SERVICE });
+    const token = await mintServiceToken({ secret: SECRET, ...SERVICE });
     expectError(await call(host, 'GET', `/admin/users/${user.user.id}`, { headers: serviceHeaders(token) }), 401);
     expectError(await call(host, 'GET', '/auth/validate', { headers: serviceHeaders(token) }), 401);
   });
@@ -166,18 +151,18 @@ describe('body and ids', () => {
   ])('%s: 400', async (_name, raw, code) => {
     const res = await call(host, 'PUT', `/admin/users/${user.user.id}/plan`, {
       raw,
-      headers: { ...serviceHeaders(token()), 'content-type': 'application/json' },
+      headers: { ...serviceHeaders(await token()), 'content-type': 'application/json' },
     });
     expectError(res, 400, code);
   });
 
   test('the message names the bad field', async () => {
-    const res = await putPlan(user.user.id, { plan: 'platinum' }, serviceHeaders(token()));
+    const res = await putPlan(user.user.id, { plan: 'platinum' }, serviceHeaders(await token()));
     expect(res.body.message).toContain('plan');
   });
 
   test('an unknown user: 404, audited', async () => {
-    expectError(await putPlan('no-such-user', paymentBody(), serviceHeaders(token())), 404, 'USER_NOT_FOUND');
+    expectError(await putPlan('no-such-user', paymentBody(), serviceHeaders(await token())), 404, 'USER_NOT_FOUND');
     const [entry] = await auditEntries(host, admin.accessToken, { target: 'no-such-user' });
     expect(entry).toMatchObject({ result: 'failure', reason: 'USER_NOT_FOUND' });
   });

@@ -29,7 +29,7 @@ describe('local.settings.json generation', () => {
     expect(key).toMatchObject({ alg: 'ES256' });
     expect(key.publicJwk.d).toBeUndefined();
     // The payment side's token verifies under the identity side's secret.
-    const claims = verifyServiceToken(values.AUTH_ADMIN_TOKEN, {
+    const claims = await verifyServiceToken(values.AUTH_ADMIN_TOKEN, {
       secrets: [values.SERVICE_TOKEN_SECRET],
       issuer: 'payment-service',
       audience: 'identity-service',

@@ -7,7 +7,7 @@ import { applyLocalSettings } from '../../shared/config/local-settings';
  * SERVICE_TOKEN_SECRET from the environment or local.settings.json. Store it as the payment
  * service's AUTH_ADMIN_TOKEN secret. Only the token goes to stdout, so it can be piped.
  */
-function main(): void {
+async function main(): Promise<void> {
   applyLocalSettings();
   const secret = process.env.SERVICE_TOKEN_SECRET?.trim();
   if (!secret || secret.length < 32) {
@@ -16,10 +16,10 @@ function main(): void {
   }
   const issuer = process.env.PAYMENT_SERVICE_ID?.trim() || SETTINGS.PAYMENT_SERVICE_ID.default!;
   const audience = process.env.IDENTITY_SERVICE_ID?.trim() || SETTINGS.IDENTITY_SERVICE_ID.default!;
-  const token = mintServiceToken({ secret, issuer, audience });
+  const token = await mintServiceToken({ secret, issuer, audience });
   const expires = new Date(Date.now() + SERVICE_TOKEN_LIFETIME_SECONDS * 1000).toISOString();
   process.stderr.write(`Service admin token for ${issuer} -> ${audience}, expires ${expires}\n`);
   process.stdout.write(`${token}\n`);
 }
 
-main();
+void main();
