@@ -101,8 +101,10 @@ export interface CompanyRollupTable {
   company_name: string;
   execution_count: number;
   last_submission_at: Timestamp;
-  /** The newest execution by created_at, then tracking_id (the profiles' latest execution). */
+  /** The newest execution by created_at, then tracking_id (the profiles' latest execution), with its industry and current status. */
   latest_tracking_id: string;
+  latest_industry_id: string;
+  latest_status: ExecutionsTable['processing_status'];
 }
 
 /** The orchestrator's tables (migrations 001, 002, 008 and 009). */

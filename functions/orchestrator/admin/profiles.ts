@@ -23,20 +23,16 @@ export function containsIgnoringCase(database: AnyKysely, column: string, text: 
 
 /**
  * The client companies that submitted reports, newest submission first: per company its execution
- * count, last submission time and latest execution (status, tracking id, industry). The companies
- * and their figures come from the company rollup (kept with every insert and delete of an
- * execution), paged over its (last_submission_at, company_name) index; the search is applied to the
- * rollup's names and the status to each company's latest execution, found by its key.
+ * count, last submission time and latest execution (status, tracking id, industry). All of it is
+ * the company rollup's (kept with every insert, status change and delete of an execution), paged
+ * over its (last_submission_at, company_name) index; the search and the status apply to its rows.
  */
 export async function clientProfiles(query: ProfileQuery) {
   const database = db();
-  let profiles = database.selectFrom('orchestrator_company_rollup as c').innerJoin('orchestrator_executions as l', 'l.tracking_id', 'c.latest_tracking_id');
-  if (query.search) profiles = profiles.where(containsIgnoringCase(database, 'c.company_name', query.search));
-  if (query.status !== 'all') profiles = profiles.where('l.processing_status', '=', query.status);
-  const ordered = profiles
-    .select(['c.company_name', 'c.execution_count', 'c.last_submission_at', 'l.tracking_id', 'l.processing_status', 'l.industry_id'])
-    .orderBy('c.last_submission_at', 'desc')
-    .orderBy('c.company_name', 'asc');
+  let profiles = database.selectFrom('orchestrator_company_rollup');
+  if (query.search) profiles = profiles.where(containsIgnoringCase(database, 'company_name', query.search));
+  if (query.status !== 'all') profiles = profiles.where('latest_status', '=', query.status);
+  const ordered = profiles.selectAll().orderBy('last_submission_at', 'desc').orderBy('company_name', 'asc');
   const offset = (query.page - 1) * query.limit;
   const [rows, count] = await Promise.all([
     page(database, ordered, query.limit, offset).execute(),
@@ -48,11 +44,11 @@ export async function clientProfiles(query: ProfileQuery) {
     success: true,
     profiles: rows.map((r) => ({
       company_name: r.company_name,
-      industry_id: r.industry_id,
+      industry_id: r.latest_industry_id,
       execution_count: Number(r.execution_count),
       last_submission_at: toIso(r.last_submission_at),
-      latest_status: r.processing_status,
-      latest_tracking_id: r.tracking_id,
+      latest_status: r.latest_status,
+      latest_tracking_id: r.latest_tracking_id,
     })),
     pagination: { page: query.page, limit: query.limit, total, totalPages: Math.ceil(total / query.limit) },
     filters: { status: query.status, search: query.search },

@@ -69,7 +69,7 @@ export async function fillRollups(db: AnyKysely): Promise<void> {
 
   await db
     .insertInto('orchestrator_company_rollup')
-    .columns(['company_name', 'execution_count', 'last_submission_at', 'latest_tracking_id'])
+    .columns(['company_name', 'execution_count', 'last_submission_at', 'latest_tracking_id', 'latest_industry_id', 'latest_status'])
     .expression(
       db
         .selectFrom('orchestrator_executions as e')
@@ -89,9 +89,19 @@ export async function fillRollups(db: AnyKysely): Promise<void> {
           )
             .$asScalar()
             .as('latest_tracking_id'),
+          // Placeholders the next statement replaces with the latest execution's own.
+          sql.lit('').as('latest_industry_id'),
+          sql.lit('processing').as('latest_status'),
         ])
         .groupBy('e.company_name'),
     )
+    .execute();
+  // The latest execution's industry and status, by its key.
+  const latest = (column: 'industry_id' | 'processing_status') =>
+    db.selectFrom('orchestrator_executions as l').select(`l.${column}`).whereRef('l.tracking_id', '=', 'orchestrator_company_rollup.latest_tracking_id');
+  await db
+    .updateTable('orchestrator_company_rollup')
+    .set({ latest_industry_id: latest('industry_id'), latest_status: latest('processing_status') })
     .execute();
 }
 

@@ -90,7 +90,10 @@ export async function countLogRows(db: Database, rows: LogRow[]): Promise<void> 
 }
 
 /** A new execution of a company: one more, and the latest when it is the newest (by created_at, then tracking_id). */
-export async function countCompanyExecution(db: Database, row: { company_name: string; created_at: string; tracking_id: string }): Promise<void> {
+export async function countCompanyExecution(
+  db: Database,
+  row: { company_name: string; created_at: string; tracking_id: string; industry_id: string; processing_status: ExecutionsTable['processing_status'] },
+): Promise<void> {
   const newer = sql<boolean>`(${sql.ref('last_submission_at')} < ${row.created_at} or (${sql.ref('last_submission_at')} = ${row.created_at} and ${sql.ref('latest_tracking_id')} < ${row.tracking_id}))`;
   const update = () =>
     db
@@ -99,6 +102,8 @@ export async function countCompanyExecution(db: Database, row: { company_name: s
         execution_count: sql`${sql.ref('execution_count')} + 1`,
         last_submission_at: sql`case when ${newer} then ${row.created_at} else ${sql.ref('last_submission_at')} end`,
         latest_tracking_id: sql`case when ${newer} then ${row.tracking_id} else ${sql.ref('latest_tracking_id')} end`,
+        latest_industry_id: sql`case when ${newer} then ${row.industry_id} else ${sql.ref('latest_industry_id')} end`,
+        latest_status: sql`case when ${newer} then ${row.processing_status} else ${sql.ref('latest_status')} end`,
       })
       .where('company_name', '=', row.company_name)
       .executeTakeFirst();
@@ -106,7 +111,14 @@ export async function countCompanyExecution(db: Database, row: { company_name: s
   try {
     await db
       .insertInto('orchestrator_company_rollup')
-      .values({ company_name: row.company_name, execution_count: 1, last_submission_at: row.created_at, latest_tracking_id: row.tracking_id })
+      .values({
+        company_name: row.company_name,
+        execution_count: 1,
+        last_submission_at: row.created_at,
+        latest_tracking_id: row.tracking_id,
+        latest_industry_id: row.industry_id,
+        latest_status: row.processing_status,
+      })
       .execute();
   } catch (error) {
     if (!isDuplicateKey(error)) throw error;
@@ -120,7 +132,7 @@ export async function uncountCompanyExecution(db: Database, companyName: string)
     db,
     db
       .selectFrom('orchestrator_executions')
-      .select(['tracking_id', 'created_at'])
+      .select(['tracking_id', 'created_at', 'industry_id', 'processing_status'])
       .where('company_name', '=', companyName)
       .orderBy('created_at', 'desc')
       .orderBy('tracking_id', 'desc'),
@@ -132,7 +144,23 @@ export async function uncountCompanyExecution(db: Database, companyName: string)
   }
   await db
     .updateTable('orchestrator_company_rollup')
-    .set({ execution_count: sql`${sql.ref('execution_count')} - 1`, last_submission_at: toIso(latest.created_at)!, latest_tracking_id: latest.tracking_id })
+    .set({
+      execution_count: sql`${sql.ref('execution_count')} - 1`,
+      last_submission_at: toIso(latest.created_at)!,
+      latest_tracking_id: latest.tracking_id,
+      latest_industry_id: latest.industry_id,
+      latest_status: latest.processing_status,
+    })
     .where('company_name', '=', companyName)
+    .execute();
+}
+
+/** An execution changed status: its company's latest status follows when it is that company's latest execution. */
+export async function followLatestStatus(db: Database, trackingId: string, companyName: string, status: ExecutionsTable['processing_status']): Promise<void> {
+  await db
+    .updateTable('orchestrator_company_rollup')
+    .set({ latest_status: status })
+    .where('company_name', '=', companyName)
+    .where('latest_tracking_id', '=', trackingId)
     .execute();
 }

@@ -8,7 +8,7 @@ import { insertLogRows, type LogRow } from './log-writer';
 import { workflowLogWriter } from './workflow-logger';
 import type { Step } from './stages';
 import { first, toIso } from '../../../shared/sql/dialect';
-import { countCompanyExecution, countExecution, uncountCompanyExecution } from '../rollups/write';
+import { countCompanyExecution, countExecution, followLatestStatus, uncountCompanyExecution } from '../rollups/write';
 
 export type Execution = Selectable<ExecutionsTable>;
 
@@ -93,6 +93,7 @@ async function finishExecution(trx: Transaction<PlatformTables>, trackingId: str
     { created_at: before.created_at, processing_status: set.processing_status!, duration_ms: set.duration_ms ?? before.duration_ms },
     1,
   );
+  await followLatestStatus(trx, trackingId, before.company_name, set.processing_status!);
   return true;
 }
 

@@ -36,6 +36,8 @@ export async function up(db: AnyKysely): Promise<void> {
     .addColumn('execution_count', 'integer', (c) => c.notNull())
     .addColumn('last_submission_at', t.timestamp, (c) => c.notNull())
     .addColumn('latest_tracking_id', t.varchar(64), (c) => c.notNull())
+    .addColumn('latest_industry_id', t.varchar(16), (c) => c.notNull())
+    .addColumn('latest_status', t.varchar(16), (c) => c.notNull())
     .execute();
   // Profiles page newest submission first, then by name.
   await db.schema.createIndex('ix_company_rollup_latest').on('orchestrator_company_rollup').columns(['last_submission_at desc', 'company_name']).execute();
