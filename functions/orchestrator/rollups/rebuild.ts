@@ -1,4 +1,5 @@
-import { sql } from 'kysely';
+import { sql, type Expression } from 'kysely';
+import type { LogRollupDimension } from '../tables';
 import { type AnyKysely, first } from '../../../shared/sql/dialect';
 import { hourOfColumn, stepKeyOfColumns } from './keys';
 
@@ -24,48 +25,9 @@ export async function fillRollups(db: AnyKysely): Promise<void> {
     )
     .execute();
 
-  const hourLogged = hourOfColumn(db, 'timestamp');
-  const logColumns = ['dimension', 'hour', 'name', 'step_number', 'step_name', 'occurrences', 'latest'] as const;
-  for (const column of ['error_pattern', 'error_source'] as const) {
-    await db
-      .insertInto('orchestrator_log_rollup')
-      .columns(logColumns)
-      .expression(
-        db
-          .selectFrom('orchestrator_processing_log')
-          .select([
-            sql.lit(column).as('dimension'),
-            hourLogged.as('hour'),
-            sql.ref(column).as('name'),
-            sql`null`.as('step_number'),
-            sql`null`.as('step_name'),
-            sql<number>`count(*)`.as('occurrences'),
-            sql`max(${sql.ref('timestamp')})`.as('latest'),
-          ])
-          .where(sql.ref(column), 'is not', null)
-          .groupBy([hourLogged, sql.ref(column)]),
-      )
-      .execute();
-  }
-  await db
-    .insertInto('orchestrator_log_rollup')
-    .columns(logColumns)
-    .expression(
-      db
-        .selectFrom('orchestrator_processing_log')
-        .select([
-          sql.lit('failed_step').as('dimension'),
-          hourLogged.as('hour'),
-          stepKeyOfColumns().as('name'),
-          'step_number',
-          'step_name',
-          sql<number>`count(*)`.as('occurrences'),
-          sql`max(${sql.ref('timestamp')})`.as('latest'),
-        ])
-        .where('status', '=', 'failed')
-        .groupBy([hourLogged, 'step_number', 'step_name']),
-    )
-    .execute();
+  await fillLogDimension(db, 'error_pattern', sql.ref('error_pattern'), [], sql`${sql.ref('error_pattern')} is not null`);
+  await fillLogDimension(db, 'error_source', sql.ref('error_source'), [], sql`${sql.ref('error_source')} is not null`);
+  await fillLogDimension(db, 'failed_step', stepKeyOfColumns(), ['step_number', 'step_name'], sql`${sql.ref('status')} = 'failed'`);
 
   await db
     .insertInto('orchestrator_company_rollup')
@@ -102,6 +64,31 @@ export async function fillRollups(db: AnyKysely): Promise<void> {
   await db
     .updateTable('orchestrator_company_rollup')
     .set({ latest_industry_id: latest('industry_id'), latest_status: latest('processing_status') })
+    .execute();
+}
+
+/** Log rows matching `where`, per hour and `name` (grouped by `name` itself, or by the step columns it is made of). */
+async function fillLogDimension(db: AnyKysely, dimension: LogRollupDimension, name: Expression<string>, stepColumns: string[], where: Expression<boolean>) {
+  const hour = hourOfColumn(db, 'timestamp');
+  const step = (column: string) => (stepColumns.includes(column) ? sql.ref(column) : sql`null`).as(column);
+  await db
+    .insertInto('orchestrator_log_rollup')
+    .columns(['dimension', 'hour', 'name', 'step_number', 'step_name', 'occurrences', 'latest'])
+    .expression(
+      db
+        .selectFrom('orchestrator_processing_log')
+        .select([
+          sql.lit(dimension).as('dimension'),
+          hour.as('hour'),
+          sql`${name}`.as('name'),
+          step('step_number'),
+          step('step_name'),
+          sql<number>`count(*)`.as('occurrences'),
+          sql`max(${sql.ref('timestamp')})`.as('latest'),
+        ])
+        .where(where)
+        .groupBy([hour, ...(stepColumns.length ? stepColumns.map((c) => sql.ref(c)) : [name])]),
+    )
     .execute();
 }
 
