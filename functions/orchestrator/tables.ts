@@ -65,9 +65,54 @@ export interface ReportQuotaTable {
   reports: number;
 }
 
-/** The orchestrator's tables (migrations 001, 002 and 008). */
+/**
+ * Executions per hour of creation and status (migration 009), kept in the transaction of every
+ * insert, status change and delete: the dashboards' counts and mean durations read these instead
+ * of the executions.
+ */
+export interface ExecutionRollupTable {
+  /** The hour of created_at as its ISO 8601 prefix, `2026-11-22T04`. */
+  hour: string;
+  processing_status: ExecutionsTable['processing_status'];
+  executions: number;
+  /** Executions with a duration_ms, and the sum of those durations (the mean is their ratio). */
+  duration_count: number;
+  duration_sum: number;
+}
+
+/** Which log rows a log rollup row counts: those with that error_pattern, that error_source, or failed rows of that step. */
+export type LogRollupDimension = 'error_pattern' | 'error_source' | 'failed_step';
+
+/** Processing-log rows per hour and dimension (migration 009), kept in the transaction that inserts them. */
+export interface LogRollupTable {
+  dimension: LogRollupDimension;
+  hour: string;
+  /** The counted value: the pattern, the source, or for a step a key made of its number and name. */
+  name: string;
+  step_number: number | null;
+  step_name: string | null;
+  occurrences: number;
+  /** The newest timestamp counted. */
+  latest: Timestamp;
+}
+
+/** Per client company (migration 009): its executions, last submission and latest execution, kept with each insert and delete. */
+export interface CompanyRollupTable {
+  company_name: string;
+  execution_count: number;
+  last_submission_at: Timestamp;
+  /** The newest execution by created_at, then tracking_id (the profiles' latest execution), with its industry and current status. */
+  latest_tracking_id: string;
+  latest_industry_id: string;
+  latest_status: ExecutionsTable['processing_status'];
+}
+
+/** The orchestrator's tables (migrations 001, 002, 008 and 009). */
 export type OrchestratorTables = {
   orchestrator_processing_log: ProcessingLogTable & ProcessingLogExtension;
   orchestrator_executions: ExecutionsTable;
   orchestrator_report_quota: ReportQuotaTable;
+  orchestrator_execution_rollup: ExecutionRollupTable;
+  orchestrator_log_rollup: LogRollupTable;
+  orchestrator_company_rollup: CompanyRollupTable;
 };

@@ -1,6 +1,9 @@
 import { db } from '../../shared/sql/db';
 import type { Insertable } from 'kysely';
 import type { ExecutionsTable, ProcessingLogExtension, ProcessingLogTable } from '../../functions/orchestrator/tables';
+import { ROLLUP_TABLES } from '../../functions/orchestrator/rollups/rebuild';
+import { countCompanyExecution, countExecution } from '../../functions/orchestrator/rollups/write';
+import { insertLogRows } from '../../functions/orchestrator/workflow/log-writer';
 
 type ExecutionInsert = Required<Insertable<ExecutionsTable>>;
 import { startTestHost, type TestHost } from '../helpers/host';
@@ -60,7 +63,14 @@ export async function insertExecution(fields: Partial<ExecutionInsert> & { creat
     duration_ms: duration,
     ...overrides,
   };
-  await db().insertInto('orchestrator_executions').values(row).execute();
+  // As the workflow writes executions: the row and its rollups in one transaction.
+  await db()
+    .transaction()
+    .execute(async (trx) => {
+      await trx.insertInto('orchestrator_executions').values(row).execute();
+      await countExecution(trx, row, 1);
+      await countCompanyExecution(trx, row);
+    });
   return row.tracking_id;
 }
 
@@ -84,7 +94,9 @@ export async function insertLog(fields: Partial<LogRow> & { atAgo?: number } = {
     error_details: null,
     ...overrides,
   };
-  await db().insertInto('orchestrator_processing_log').values(row).execute();
+  await db()
+    .transaction()
+    .execute((trx) => insertLogRows(trx, [row]));
 }
 
 /** `count` log rows of the same shape. */
@@ -95,6 +107,7 @@ export async function insertLogs(count: number, fields: Partial<LogRow> & { atAg
 export async function clearOrchestratorTables(): Promise<void> {
   await db().deleteFrom('orchestrator_processing_log').execute();
   await db().deleteFrom('orchestrator_executions').execute();
+  for (const table of ROLLUP_TABLES) await db().deleteFrom(table).execute();
 }
 
 export interface AdminClient {
@@ -123,12 +136,13 @@ export async function adminClient(host: TestHost): Promise<AdminClient> {
 
 /**
  * One dev host per test file with a signed-in admin and a fake clock at NOW; the orchestrator
- * tables are emptied before each test. `prepare` runs before the clock is faked (real storage calls).
+ * tables are emptied before each test. `prepare` runs before the clock is faked (real storage calls);
+ * `env` adds host settings.
  */
-export function adminTestHost(prepare?: () => Promise<void>): { host: TestHost; client: AdminClient } {
+export function adminTestHost(prepare?: () => Promise<void>, env: Record<string, string> = {}): { host: TestHost; client: AdminClient } {
   const context = {} as { host: TestHost; client: AdminClient };
   beforeAll(async () => {
-    context.host = await startTestHost();
+    context.host = await startTestHost({ env });
     await prepare?.();
     useFakeClock();
     context.client = await adminClient(context.host);

@@ -37,7 +37,37 @@ const routes: [string, () => Promise<unknown>][] = [
   ['executions', () => require('../../functions/orchestrator/admin/executions').executionsMonitor(new Date(), 100, 'failed')],
   ['status', () => require('../../functions/orchestrator/admin/status').executionStatus('trk_1', new Date())],
   ['profiles', () => require('../../functions/orchestrator/admin/profiles').clientProfiles({ page: 2, limit: 20, status: 'failed', search: "o'neil 100%" })],
+  ['executions search', () => require('../../functions/orchestrator/admin/executions').executionsMonitor(new Date(), 100, 'all', 'acme')],
+  ['rollups rebuild', () => require('../../functions/orchestrator/rollups/rebuild').rebuildRollups(require('../../shared/sql/db').db())],
+  ['rollups kept by the workflow', () => keepRollups()],
 ];
+
+/** The writes that move the rollups: a submission, a status change, log rows, a delete (completion and failure add only these). */
+async function keepRollups() {
+  const executions = require('../../functions/orchestrator/workflow/executions');
+  const write = require('../../functions/orchestrator/rollups/write');
+  const database = require('../../shared/sql/db').db();
+  await executions.insertExecution({
+    trackingId: 'trk_1',
+    companyName: 'Acme',
+    industryId: '54',
+    submission: {},
+    requestedBy: 'u',
+    plan: 'pro',
+    now: new Date().toISOString(),
+  });
+  await write.countExecution(database, { created_at: new Date(), processing_status: 'completed', duration_ms: 1200 }, -1);
+  const row = {
+    tracking_id: 'trk_1',
+    step_name: 'AI_ORCHESTRATION',
+    step_number: 4,
+    status: 'failed',
+    error_pattern: 'AI_SERVICE',
+    error_source: 'AI_SERVICE',
+  };
+  await require('../../functions/orchestrator/workflow/log-writer').insertLogRows(database, [row]);
+  await executions.deleteExecution('trk_1');
+}
 
 test.each(routes)('%s: every query is valid T-SQL, pages with TOP or OFFSET/FETCH, never LIMIT', async (_name, run) => {
   await run();
@@ -46,6 +76,7 @@ test.each(routes)('%s: every query is valid T-SQL, pages with TOP or OFFSET/FETC
 });
 
 test('hour buckets use the ISO 8601 style of convert on Azure SQL', async () => {
-  await routes[0][1]();
+  await routes.find(([name]) => name === 'rollups rebuild')![1]();
   expect(compiled.some((q) => q.sql.includes('convert(char(13), "created_at", 126)'))).toBe(true);
+  expect(compiled.some((q) => q.sql.includes('convert(char(13), "timestamp", 126)'))).toBe(true);
 });

@@ -1,8 +1,10 @@
 import { sql } from 'kysely';
 import { db } from '../../../shared/sql/db';
 import { first, toIso } from '../../../shared/sql/dialect';
-import { ERROR_PATTERNS, ERROR_SOURCES, errorCounts, unionAll } from './queries';
-import { TIMEFRAMES, bucketsBetween, isoBefore, type Timeframe } from './time-windows';
+import { ERROR_PATTERNS, ERROR_SOURCES, errorCounts, executionCounts } from './queries';
+import { later, splitWindow, stepKey } from '../rollups/keys';
+import { failuresPerHour, logCounts } from '../rollups/read';
+import { TIMEFRAMES, bucketKeyOf, bucketsBetween, isoBefore, type Timeframe } from './time-windows';
 
 type Priority = 'HIGH' | 'MEDIUM' | 'LOW';
 const PRIORITY_RANK: Record<Priority, number> = { HIGH: 0, MEDIUM: 1, LOW: 2 };
@@ -66,36 +68,57 @@ async function sampleMessages(pattern: string, since: string): Promise<string> {
   return [...new Set(rows.map((r) => r.error_message as string))].slice(0, SAMPLES_PER_PATTERN).join(' | ');
 }
 
-/** Failed steps in the window, per step. */
+/** Ties in the order SQL groups them: no name first, then by code point. */
+const byName = (a: string | null, b: string | null) => (a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1);
+
+/** Failed steps in the window, per step: whole hours from the rollup, the first, partial hour from the (status, timestamp, step) index. */
 async function stepFailures(since: string) {
-  const rows = await db()
-    .selectFrom('orchestrator_processing_log')
-    .select(['step_number', 'step_name', sql<number>`count(*)`.as('failures'), sql<string | Date>`max(${sql.ref('timestamp')})`.as('latest')])
-    .where('status', '=', 'failed')
-    .where('timestamp', '>=', since)
-    .groupBy(['step_number', 'step_name'])
-    .execute();
-  const total = rows.reduce((sum, r) => sum + Number(r.failures), 0);
+  const { partialEnd, fromHour } = splitWindow(since);
+  const [hours, partial] = await Promise.all([
+    logCounts('failed_step', fromHour),
+    db()
+      .selectFrom('orchestrator_processing_log')
+      .select(['step_number', 'step_name', sql<number>`count(*)`.as('failures'), sql<string | Date>`max(${sql.ref('timestamp')})`.as('latest')])
+      .where('status', '=', 'failed')
+      .where('timestamp', '>=', since)
+      .where('timestamp', '<', partialEnd)
+      .groupBy(['step_number', 'step_name'])
+      .execute(),
+  ]);
+  const steps = new Map<string, { step_number: number | null; step_name: string | null; failures: number; latest: string | null }>();
+  const add = (step_number: number | null, step_name: string | null, failures: number, latest: string | Date | null) => {
+    const key = stepKey(step_number, step_name);
+    const step = steps.get(key) ?? { step_number, step_name, failures: 0, latest: null };
+    step.failures += failures;
+    step.latest = later(step.latest, latest);
+    steps.set(key, step);
+  };
+  for (const r of partial) add(r.step_number, r.step_name, Number(r.failures), r.latest);
+  for (const r of hours) add(r.step_number, r.step_name, r.occurrences, r.latest);
+  const rows = [...steps.values()];
+  const total = rows.reduce((sum, r) => sum + r.failures, 0);
   return rows
     .map((r) => ({
       step_number: r.step_number,
       step_name: r.step_name,
-      failures: Number(r.failures),
-      percentage: total === 0 ? 0 : Math.round((Number(r.failures) / total) * 10_000) / 100,
-      latest_failure: toIso(r.latest),
+      failures: r.failures,
+      percentage: total === 0 ? 0 : Math.round((r.failures / total) * 10_000) / 100,
+      latest_failure: r.latest,
     }))
-    .sort((a, b) => b.failures - a.failures || (a.step_number ?? -1) - (b.step_number ?? -1));
+    .sort((a, b) => b.failures - a.failures || (a.step_number ?? -1) - (b.step_number ?? -1) || byName(a.step_name, b.step_name));
 }
 
-/** The most recent failed executions of the window (who was affected, by what) and how many there were. */
+/** The most recent failed executions of the window (who was affected, by what) and how many there were (from the execution counts). */
 async function affectedClients(since: string) {
   const database = db();
-  const failed = database.selectFrom('orchestrator_executions').where('processing_status', '=', 'failed').where('created_at', '>=', since);
-  const [countRow, rows] = await Promise.all([
-    failed.select(sql<number>`count(*)`.as('count')).executeTakeFirstOrThrow(),
+  const [counts, rows] = await Promise.all([
+    executionCounts(since),
     first(
       database,
-      failed
+      database
+        .selectFrom('orchestrator_executions')
+        .where('processing_status', '=', 'failed')
+        .where('created_at', '>=', since)
         .select([
           'tracking_id',
           'company_name',
@@ -114,7 +137,7 @@ async function affectedClients(since: string) {
     ).execute(),
   ]);
   return {
-    failed_executions: Number(countRow.count),
+    failed_executions: counts.failed,
     clients: rows.map((r) => ({
       company_name: r.company_name,
       industry_id: r.industry_id,
@@ -131,27 +154,28 @@ async function affectedClients(since: string) {
 
 /**
  * Failed steps per hour (24h) or per day (7d, 30d); the first bucket is partial, starting at the
- * window's start. Each bucket is a count over a range of the (status, timestamp) index, all in one
- * statement, rather than formatting and grouping every row.
+ * window's start, and the last one takes every later row. Whole hours come from the rollup, the
+ * window's first, partial hour from the (status, timestamp) index.
  */
 async function timeline(since: string, now: Date, timeframe: Timeframe) {
-  const database = db();
   const { unit } = TIMEFRAMES[timeframe];
+  const { partialEnd, fromHour } = splitWindow(since);
+  const [hours, partial] = await Promise.all([
+    failuresPerHour(fromHour),
+    db()
+      .selectFrom('orchestrator_processing_log')
+      .select(sql<number>`count(*)`.as('n'))
+      .where('status', '=', 'failed')
+      .where('timestamp', '>=', since)
+      .where('timestamp', '<', partialEnd)
+      .executeTakeFirstOrThrow(),
+  ]);
   const buckets = bucketsBetween(new Date(since), now, unit);
-  const bounds = buckets.map(({ start }, i) => ({ start, from: i === 0 ? since : start, to: buckets[i + 1]?.start }));
-  const rows = await unionAll(
-    bounds.map(({ start, from, to }) => {
-      let failed = database
-        .selectFrom('orchestrator_processing_log')
-        .select(sql<number>`count(*)`.as('n'))
-        .where('status', '=', 'failed')
-        .where('timestamp', '>=', from);
-      if (to) failed = failed.where('timestamp', '<', to);
-      return database.selectNoFrom([sql<string>`${start}`.as('period_start'), failed.$asScalar().as('failures')]);
-    }),
-  ).execute();
-  const counts = new Map(rows.map((r) => [r.period_start, Number(r.failures)]));
-  return { interval: unit, points: buckets.map(({ start }) => ({ period_start: start, failures: counts.get(start) ?? 0 })) };
+  const points = buckets.map(({ start }) => ({ period_start: start, failures: 0 }));
+  const index = new Map(buckets.map(({ key }, i) => [key, i]));
+  points[0].failures += Number(partial.n);
+  for (const { hour, failures } of hours) points[index.get(bucketKeyOf(hour, unit)) ?? points.length - 1].failures += failures;
+  return { interval: unit, points };
 }
 
 /** GET dashboard/failures: what failed in the timeframe, why, where, whom it hit and when. */

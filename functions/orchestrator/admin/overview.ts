@@ -1,8 +1,7 @@
-import { sql } from 'kysely';
-import { db } from '../../../shared/sql/db';
+import { executionHours } from '../rollups/read';
 import { alertsFor, band, healthScore, successRate } from './health-score';
 import { ERROR_PATTERNS, ERROR_SOURCES, countLongRunning, errorCounts, executionCounts } from './queries';
-import { RECENT_WINDOW_MS, SUCCESS_RATE_WINDOW_MS, bucketKey, isoBefore, last24Hours } from './time-windows';
+import { RECENT_WINDOW_MS, SUCCESS_RATE_WINDOW_MS, isoBefore, last24Hours } from './time-windows';
 
 export const DASHBOARD_VERSION = '2.3.1-enhanced';
 
@@ -18,27 +17,19 @@ export interface HourlyTrend {
   avg_duration_ms: number | null;
 }
 
-/** Grouped by status and hour over the (processing_status, created_at, duration_ms) index, which covers the query. */
+/** From the hourly execution rollup: the window starts on an hour, so no raw rows are read. */
 export async function hourlyTrends(now: Date): Promise<HourlyTrend[]> {
-  const database = db();
   const buckets = last24Hours(now);
-  const hour = bucketKey(database, 'created_at', 'hour');
-  const rows = await database
-    .selectFrom('orchestrator_executions')
-    .select(['processing_status', hour.as('hour'), sql<number>`count(*)`.as('count'), sql<number | null>`avg(duration_ms * 1.0)`.as('avg_duration')])
-    .where('processing_status', 'in', ['completed', 'failed', 'processing'])
-    .where('created_at', '>=', buckets[0].start)
-    .groupBy(['processing_status', hour])
-    .execute();
+  const rows = await executionHours(buckets[0].key, true);
   const trends = new Map<string, HourlyTrend>(
     buckets.map(({ key, start }) => [key, { hour: start, executions: 0, completed: 0, failed: 0, processing: 0, avg_duration_ms: null }]),
   );
   for (const row of rows) {
     const trend = trends.get(row.hour);
     if (!trend) continue;
-    trend[row.processing_status] = Number(row.count);
-    trend.executions += Number(row.count);
-    if (row.processing_status === 'completed' && row.avg_duration !== null) trend.avg_duration_ms = Math.round(Number(row.avg_duration));
+    trend[row.processing_status] = row.executions;
+    trend.executions += row.executions;
+    if (row.processing_status === 'completed' && row.duration_count > 0) trend.avg_duration_ms = Math.round(row.duration_sum / row.duration_count);
   }
   return [...trends.values()];
 }

@@ -1,8 +1,10 @@
 import { sql } from 'kysely';
 import { db } from '../../../shared/sql/db';
-import { first, toIso } from '../../../shared/sql/dialect';
+import { first } from '../../../shared/sql/dialect';
 import { EXECUTION_COLUMNS, type ExecutionRow } from './execution-view';
 import { LONG_RUNNING_MS, isoBefore } from './time-windows';
+import { later, splitWindow } from '../rollups/keys';
+import { executionHours, logCounts } from '../rollups/read';
 
 /** The classifications the workflow logger stores at write time, which the dashboards count (defined once, with the rules that assign them). */
 export { ERROR_PATTERNS, ERROR_SOURCES } from '../workflow/error-classification';
@@ -16,21 +18,39 @@ export interface ExecutionCounts {
   average_duration_ms: number;
 }
 
-/** Executions created since `since`, counted by status in one pass over the (processing_status, created_at, duration_ms) index. */
+/**
+ * Executions created since `since`, counted by status: whole hours from the hourly rollup, and the
+ * window's first, partial hour from the rows over the (processing_status, created_at, duration_ms) index.
+ */
 export async function executionCounts(since: string): Promise<ExecutionCounts> {
-  const rows = await db()
-    .selectFrom('orchestrator_executions')
-    .select(['processing_status', sql<number>`count(*)`.as('count'), sql<number | null>`avg(duration_ms * 1.0)`.as('avg_duration')])
-    .where('processing_status', 'in', ['completed', 'failed', 'processing'])
-    .where('created_at', '>=', since)
-    .groupBy('processing_status')
-    .execute();
+  const { partialEnd, fromHour } = splitWindow(since);
+  const [hours, partial] = await Promise.all([
+    executionHours(fromHour),
+    db()
+      .selectFrom('orchestrator_executions')
+      .select([
+        'processing_status',
+        sql<number>`count(*)`.as('executions'),
+        sql<number>`count(duration_ms)`.as('duration_count'),
+        sql<number | null>`sum(cast(duration_ms as bigint))`.as('duration_sum'),
+      ])
+      .where('processing_status', 'in', ['completed', 'failed', 'processing'])
+      .where('created_at', '>=', since)
+      .where('created_at', '<', partialEnd)
+      .groupBy('processing_status')
+      .execute(),
+  ]);
   const counts: ExecutionCounts = { total: 0, completed: 0, failed: 0, processing: 0, average_duration_ms: 0 };
-  for (const row of rows) {
-    counts[row.processing_status] = Number(row.count);
-    counts.total += Number(row.count);
-    if (row.processing_status === 'completed') counts.average_duration_ms = Math.round(Number(row.avg_duration ?? 0));
+  const durations = { count: 0, sum: 0 };
+  for (const row of [...hours, ...partial]) {
+    counts[row.processing_status] += Number(row.executions);
+    counts.total += Number(row.executions);
+    if (row.processing_status === 'completed') {
+      durations.count += Number(row.duration_count);
+      durations.sum += Number(row.duration_sum ?? 0);
+    }
   }
+  if (durations.count > 0) counts.average_duration_ms = Math.round(durations.sum / durations.count);
   return counts;
 }
 
@@ -41,29 +61,47 @@ export interface ErrorCount {
 
 /**
  * Log rows classified by the workflow logger, counted per error_source or error_pattern since
- * `since`. One row per known value, all in one round trip (UNION ALL): each count is a range of the
- * (column, timestamp) index, and each latest occurrence a single seek at the end of that range,
- * which is several times cheaper than grouping the whole range.
+ * `since`, with the latest occurrence: whole hours from the hourly rollup; the window's first,
+ * partial hour from the rows, one row per known value in one round trip (UNION ALL), each count
+ * a range of the (column, timestamp) index and each latest a single seek at its end.
  */
 export async function errorCounts(column: 'error_source' | 'error_pattern', values: readonly string[], since: string): Promise<Map<string, ErrorCount>> {
   const database = db();
-  const rows = await unionAll(
-    values.map((value) => {
-      const matching = () => database.selectFrom('orchestrator_processing_log').where(sql.ref(column), '=', value).where('timestamp', '>=', since);
-      return database.selectNoFrom([
-        sql<string>`${value}`.as('value'),
-        matching()
-          .select(sql<number>`count(*)`.as('n'))
-          .$asScalar()
-          .as('count'),
-        matching()
-          .select(sql<string | Date>`max(${sql.ref('timestamp')})`.as('t'))
-          .$asScalar()
-          .as('latest'),
-      ]);
-    }),
-  ).execute();
-  return new Map(rows.map((r) => [r.value, { count: Number(r.count), latest: toIso(r.latest) }]));
+  const { partialEnd, fromHour } = splitWindow(since);
+  const [hours, partial] = await Promise.all([
+    logCounts(column, fromHour),
+    unionAll(
+      values.map((value) => {
+        const matching = () =>
+          database
+            .selectFrom('orchestrator_processing_log')
+            .where(sql.ref(column), '=', value)
+            .where('timestamp', '>=', since)
+            .where('timestamp', '<', partialEnd);
+        return database.selectNoFrom([
+          sql<string>`${value}`.as('value'),
+          matching()
+            .select(sql<number>`count(*)`.as('n'))
+            .$asScalar()
+            .as('count'),
+          matching()
+            .select(sql<string | Date>`max(${sql.ref('timestamp')})`.as('t'))
+            .$asScalar()
+            .as('latest'),
+        ]);
+      }),
+    ).execute(),
+  ]);
+  const counts = new Map(values.map((value) => [value, { count: 0, latest: null as string | null }]));
+  const add = (value: string, count: number, latest: string | Date | null) => {
+    const known = counts.get(value);
+    if (!known) return;
+    known.count += count;
+    known.latest = later(known.latest, latest);
+  };
+  for (const row of partial) add(row.value, Number(row.count), row.latest);
+  for (const row of hours) add(row.name, row.occurrences, row.latest);
+  return counts;
 }
 
 /** Several single-row selects as one statement, so a dashboard needs one round trip per aggregate. */

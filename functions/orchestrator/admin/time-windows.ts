@@ -27,6 +27,9 @@ export const isoBefore = (now: Date, ms: number) => new Date(now.getTime() - ms)
 /** Length of the ISO 8601 prefix naming a bucket: `2026-11-22T04` (hour) or `2026-11-22` (day). */
 const KEY_LENGTH: Record<BucketUnit, number> = { hour: 13, day: 10 };
 
+/** The key of the bucket holding an ISO 8601 time or hour key (`2026-11-22T04` is in day `2026-11-22`). */
+export const bucketKeyOf = (iso: string, unit: BucketUnit) => iso.slice(0, KEY_LENGTH[unit]);
+
 /**
  * The bucket of a timestamp column as that ISO prefix. SQLite stores ISO text, so it is a substring;
  * Azure SQL stores datetime2, and style 126 formats it as ISO 8601, cut to the same length.
@@ -44,7 +47,7 @@ export function bucketsBetween(from: Date, to: Date, unit: BucketUnit): { key: s
   const buckets: { key: string; start: string }[] = [];
   for (let t = floorTo(from.getTime(), unit); t <= to.getTime(); t += step) {
     const start = new Date(t).toISOString();
-    buckets.push({ key: start.slice(0, KEY_LENGTH[unit]), start });
+    buckets.push({ key: bucketKeyOf(start, unit), start });
   }
   return buckets;
 }

@@ -8,6 +8,7 @@ import { insertLogRows, type LogRow } from './log-writer';
 import { workflowLogWriter } from './workflow-logger';
 import type { Step } from './stages';
 import { first, toIso } from '../../../shared/sql/dialect';
+import { countCompanyExecution, countExecution, followLatestStatus, uncountCompanyExecution } from '../rollups/write';
 
 export type Execution = Selectable<ExecutionsTable>;
 
@@ -29,27 +30,71 @@ export async function insertExecution(row: {
   plan: Plan;
   now: string;
 }): Promise<void> {
+  const values = {
+    tracking_id: row.trackingId,
+    company_name: row.companyName,
+    industry_id: row.industryId,
+    processing_status: 'processing' as const,
+    progress_percentage: 0,
+    health_status: 'HEALTHY',
+    submission: JSON.stringify(row.submission),
+    requested_by: row.requestedBy,
+    plan: row.plan,
+    attempts: 0,
+    created_at: row.now,
+    updated_at: row.now,
+  };
   await db()
-    .insertInto('orchestrator_executions')
-    .values({
-      tracking_id: row.trackingId,
-      company_name: row.companyName,
-      industry_id: row.industryId,
-      processing_status: 'processing',
-      progress_percentage: 0,
-      health_status: 'HEALTHY',
-      submission: JSON.stringify(row.submission),
-      requested_by: row.requestedBy,
-      plan: row.plan,
-      attempts: 0,
-      created_at: row.now,
-      updated_at: row.now,
-    })
-    .execute();
+    .transaction()
+    .execute(async (trx) => {
+      await trx.insertInto('orchestrator_executions').values(values).execute();
+      await countExecution(trx, { ...values, duration_ms: null }, 1);
+      await countCompanyExecution(trx, values);
+    });
 }
 
 export async function deleteExecution(trackingId: string): Promise<void> {
-  await db().deleteFrom('orchestrator_executions').where('tracking_id', '=', trackingId).execute();
+  await db()
+    .transaction()
+    .execute(async (trx) => {
+      const row = await countedFacts(trx, trackingId);
+      const deleted = await trx.deleteFrom('orchestrator_executions').where('tracking_id', '=', trackingId).executeTakeFirst();
+      if (!row || Number(deleted.numDeletedRows) !== 1) return;
+      await countExecution(trx, row, -1);
+      await uncountCompanyExecution(trx, row.company_name);
+    });
+}
+
+/** What the rollups count of an execution, read in the transaction that changes it. */
+function countedFacts(trx: Transaction<PlatformTables>, trackingId: string) {
+  return trx
+    .selectFrom('orchestrator_executions')
+    .select(['company_name', 'created_at', 'processing_status', 'duration_ms'])
+    .where('tracking_id', '=', trackingId)
+    .executeTakeFirst();
+}
+
+/**
+ * Moves a processing execution to `set` (completed or failed) if it is still processing, and
+ * moves its count in the rollups with it; false when it was no longer processing.
+ */
+async function finishExecution(trx: Transaction<PlatformTables>, trackingId: string, set: Updateable<ExecutionsTable>): Promise<boolean> {
+  const before = await countedFacts(trx, trackingId);
+  const result = await trx
+    .updateTable('orchestrator_executions')
+    .set(set)
+    .where('tracking_id', '=', trackingId)
+    .where('processing_status', '=', 'processing')
+    .executeTakeFirst();
+  if (!before || Number(result.numUpdatedRows) !== 1) return false;
+  await countExecution(trx, before, -1);
+  await countExecution(
+    trx,
+    { created_at: before.created_at, processing_status: set.processing_status!, duration_ms: set.duration_ms ?? before.duration_ms },
+    1,
+  );
+  await followLatestStatus(trx, trackingId, before.company_name, set.processing_status!);
+  return true;
 }
 
 export async function findExecution(trackingId: string): Promise<Execution | undefined> {
@@ -122,21 +167,16 @@ export async function recordProgress(trackingId: string, step: Step, progress: n
 /** The execution completed, with its last log rows in the same transaction. */
 export async function completeExecution(trackingId: string, startedAt: string | Date, assets: ReportAsset[], rows: LogRow[]): Promise<void> {
   const now = new Date();
-  await withLogRows(rows, async (trx) => {
-    await trx
-      .updateTable('orchestrator_executions')
-      .set({
-        processing_status: 'completed',
-        progress_percentage: 100,
-        assets: JSON.stringify(assets),
-        completed_at: now.toISOString(),
-        updated_at: now.toISOString(),
-        duration_ms: now.getTime() - new Date(startedAt).getTime(),
-      })
-      .where('tracking_id', '=', trackingId)
-      .where('processing_status', '=', 'processing')
-      .execute();
-  });
+  await withLogRows(rows, (trx) =>
+    finishExecution(trx, trackingId, {
+      processing_status: 'completed',
+      progress_percentage: 100,
+      assets: JSON.stringify(assets),
+      completed_at: now.toISOString(),
+      updated_at: now.toISOString(),
+      duration_ms: now.getTime() - new Date(startedAt).getTime(),
+    }),
+  );
 }
 
 /** The execution failed at `failure.step`; `rows` (the failed step's log) are written in the same transaction. */
@@ -149,25 +189,19 @@ export async function failExecution(
   const execution = await findExecution(trackingId);
   if (!execution || execution.processing_status !== 'processing') return false;
   const started = execution.started_at ?? execution.created_at;
-  return withLogRows(rows, async (trx) => {
-    const result = await trx
-      .updateTable('orchestrator_executions')
-      .set({
-        processing_status: 'failed',
-        health_status: failure.healthStatus ?? 'FAILED',
-        error_message: failure.message.slice(0, 4000),
-        error_pattern: failure.classification.pattern,
-        error_source: failure.classification.source,
-        error_step: failure.step.name,
-        completed_at: now.toISOString(),
-        updated_at: now.toISOString(),
-        duration_ms: now.getTime() - new Date(started).getTime(),
-      })
-      .where('tracking_id', '=', trackingId)
-      .where('processing_status', '=', 'processing')
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
-  });
+  return withLogRows(rows, (trx) =>
+    finishExecution(trx, trackingId, {
+      processing_status: 'failed',
+      health_status: failure.healthStatus ?? 'FAILED',
+      error_message: failure.message.slice(0, 4000),
+      error_pattern: failure.classification.pattern,
+      error_source: failure.classification.source,
+      error_step: failure.step.name,
+      completed_at: now.toISOString(),
+      updated_at: now.toISOString(),
+      duration_ms: now.getTime() - new Date(started).getTime(),
+    }),
+  );
 }
 
 /** Executions in processing whose last progress is older than `before` (oldest first, a bounded batch per timer run). */

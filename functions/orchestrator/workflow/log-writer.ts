@@ -2,19 +2,26 @@ import type { Insertable, Kysely } from 'kysely';
 import { createLogger, type Logger } from '../../../shared/logging';
 import { isMssql } from '../../../shared/sql/dialect';
 import type { PlatformTables } from '../../../shared/sql/tables';
+import { countLogRows } from '../rollups/write';
 import { classifyError, messageOf } from './error-classification';
 
 export type LogRow = Insertable<PlatformTables['orchestrator_processing_log']>;
 
-/** Inserts log rows with as few statements as each dialect's parameter limit allows. */
+/**
+ * Inserts log rows with as few statements as each dialect's parameter limit allows, and counts
+ * them into the dashboards' rollups. Call it inside a transaction, so rows and rollups commit
+ * together. A row without a timestamp gets the writer's current time (its rollup hour must be known).
+ */
 export async function insertLogRows(database: Kysely<PlatformTables>, rows: LogRow[]): Promise<void> {
+  const stamped = rows.map((row) => (row.timestamp ? row : { ...row, timestamp: new Date().toISOString() }));
   // Azure SQL allows 2,100 parameters per statement (13 columns a row); SQLite 32,766.
   const chunk = isMssql(database) ? 150 : 2000;
-  for (let i = 0; i < rows.length; i += chunk)
+  for (let i = 0; i < stamped.length; i += chunk)
     await database
       .insertInto('orchestrator_processing_log')
-      .values(rows.slice(i, i + chunk))
+      .values(stamped.slice(i, i + chunk))
       .execute();
+  await countLogRows(database, stamped);
 }
 
 export interface LogWriterOptions {

@@ -7,6 +7,7 @@ import * as orchestratorAdminIndexes from './005_orchestrator_admin_indexes';
 import * as paymentDecidingIndex from './006_payment_deciding_index';
 import * as planRequestTime from './007_plan_request_time';
 import * as reportQuota from './008_report_quota';
+import * as orchestratorRollups from './009_orchestrator_rollups';
 
 /** The one migration history, in order, for SQLite and Azure SQL alike. `sql/` holds its T-SQL (npm run sql:generate). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '006_payment_deciding_index': paymentDecidingIndex,
   '007_plan_request_time': planRequestTime,
   '008_report_quota': reportQuota,
+  '009_orchestrator_rollups': orchestratorRollups,
 };
