@@ -4,6 +4,7 @@
  * Assembles the Function App package in `.deploy/` (azure.yaml's `dist` of every service; the
  * service-level prepackage hook runs this before azd zips it): only what runs in Azure.
  * - the compiled services and shared code (dist/functions, dist/shared), without source maps;
+ * - the built administration console (dist/console), which the orchestrator serves from the package;
  * - host.json;
  * - package.json with `main`, `engines`, `dependencies` and `overrides` only: no devDependencies,
  *   no scripts (the code is already compiled, so the remote build has nothing to build);
@@ -23,8 +24,9 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-/** Compiled folders that run in Azure. */
-export const SHIPPED_DIRS = ['dist/functions', 'dist/shared'];
+/** Compiled folders that run in Azure, each with the file that proves it was built. */
+const SHIPPED: Record<string, string> = { 'dist/functions': 'index.js', 'dist/shared': '', 'dist/console': 'index.html' };
+export const SHIPPED_DIRS = Object.keys(SHIPPED);
 const STAMP = '.package-stamp';
 
 interface PackageJson {
@@ -120,7 +122,7 @@ function inputsStamp(root: string): string {
 /** Writes the package into `outDir`; answers whether it had to (false: already up to date). */
 export function assembleDeployPackage(outDir: string, root = ROOT): { written: boolean; files: number } {
   for (const dir of SHIPPED_DIRS) {
-    if (!fs.existsSync(path.join(root, dir, dir.endsWith('functions') ? 'index.js' : ''))) throw new Error(`${dir} is missing: run npm run build first`);
+    if (!fs.existsSync(path.join(root, dir, SHIPPED[dir]))) throw new Error(`${dir} is missing: run npm run build first`);
   }
   const stamp = inputsStamp(root);
   const stampFile = path.join(outDir, STAMP);

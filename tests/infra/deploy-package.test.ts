@@ -27,7 +27,7 @@ beforeAll(() => {
 afterAll(() => fs.rmSync(path.dirname(out), { recursive: true, force: true }));
 
 describe('the deployment package', () => {
-  it('holds the compiled services and shared code, host.json and the manifests: no dev host, tools, scripts, tests, benchmarks or source maps', () => {
+  it('holds the compiled services and shared code, the built console, host.json and the manifests: no dev host, tools, scripts, tests, benchmarks or source maps', () => {
     const shipped = files(out);
     const tops = [
       ...new Set(
@@ -39,7 +39,7 @@ describe('the deployment package', () => {
         ),
       ),
     ].sort();
-    expect(tops).toEqual(['.funcignore', '.package-stamp', 'dist/functions', 'dist/shared', 'host.json', 'package-lock.json', 'package.json']);
+    expect(tops).toEqual(['.funcignore', '.package-stamp', 'dist/console', 'dist/functions', 'dist/shared', 'host.json', 'package-lock.json', 'package.json']);
     expect(shipped.filter((f) => f.endsWith('.map') || f.endsWith('.ts'))).toEqual([]);
     expect(shipped).toContain(path.join('dist', 'functions', 'index.js'));
     expect(fs.readFileSync(path.join(out, '.funcignore'), 'utf8').split('\n')).toContain('node_modules');
@@ -81,11 +81,19 @@ describe('the deployment package', () => {
     try {
       const sample = JSON.parse(fs.readFileSync(path.join(ROOT, 'local.settings.sample.json'), 'utf8')).Values as Record<string, string>;
       const settings = await generateDevSecrets(sample);
-      const { stdout } = await run(process.execPath, ['-e', "require('./dist/functions/index.js'); console.log('loaded')"], {
+      // The entry point loads, and the packaged orchestrator finds the console it serves (index.html and its script).
+      const probe = [
+        "require('./dist/functions/index.js');",
+        "const { consoleAssets } = require('./dist/functions/orchestrator/console/assets.js');",
+        "console.log('loaded', [...consoleAssets().keys()].join(' '));",
+      ].join(' ');
+      const { stdout } = await run(process.execPath, ['-e', probe], {
         cwd: out,
         env: { PATH: process.env.PATH, HOME: process.env.HOME, ...settings, DATA_DIR: path.join(out, 'data'), LOG_LEVEL: 'error' },
       });
-      expect(stdout.trim()).toBe('loaded');
+      expect(stdout.trim()).toMatch(/^loaded /);
+      expect(stdout).toMatch(/\bindex\.html\b/);
+      expect(stdout).toMatch(/\bassets\/main-\w+\.js\b/);
     } finally {
       fs.rmSync(path.join(out, 'node_modules'));
     }
