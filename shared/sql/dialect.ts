@@ -74,3 +74,12 @@ export function isDuplicateKey(error: unknown): boolean {
   const e = error as { code?: string; number?: number };
   return e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.number === 2627 || e?.number === 2601;
 }
+
+/**
+ * The first `length` characters of a timestamp column as ISO 8601 text (`2026-11-22T04` for 13).
+ * SQLite stores ISO text, so it is a substring; Azure SQL stores datetime2, and style 126 formats
+ * it as ISO 8601, cut to the same length.
+ */
+export function isoPrefix(db: AnyKysely, column: string, length: number): RawBuilder<string> {
+  return isMssql(db) ? sql<string>`convert(char(${sql.lit(length)}), ${sql.ref(column)}, 126)` : sql<string>`substr(${sql.ref(column)}, 1, ${sql.lit(length)})`;
+}

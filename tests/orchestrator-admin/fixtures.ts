@@ -1,7 +1,7 @@
 import { db } from '../../shared/sql/db';
 import type { Insertable } from 'kysely';
 import type { ExecutionsTable, ProcessingLogExtension, ProcessingLogTable } from '../../functions/orchestrator/tables';
-import { ROLLUP_TABLES } from '../../functions/orchestrator/rollups/rebuild';
+import { ROLLUP_TABLES } from '../../shared/sql/rollups';
 import { countCompanyExecution, countExecution } from '../../functions/orchestrator/rollups/write';
 import { insertLogRows } from '../../functions/orchestrator/workflow/log-writer';
 

@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import { db } from '../../../shared/sql/db';
 import { first, toIso } from '../../../shared/sql/dialect';
 import { ERROR_PATTERNS, ERROR_SOURCES, errorCounts, executionCounts } from './queries';
-import { later, splitWindow, stepKey } from '../rollups/keys';
+import { stepKey } from '../../../shared/sql/rollups';
+import { later, splitWindow } from '../rollups/keys';
 import { failuresPerHour, logCounts } from '../rollups/read';
 import { TIMEFRAMES, bucketKeyOf, bucketsBetween, isoBefore, type Timeframe } from './time-windows';
 

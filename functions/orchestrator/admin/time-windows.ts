@@ -1,5 +1,5 @@
-import { sql, type RawBuilder } from 'kysely';
-import { type AnyKysely, isMssql } from '../../../shared/sql/dialect';
+import type { RawBuilder } from 'kysely';
+import { type AnyKysely, isoPrefix } from '../../../shared/sql/dialect';
 
 export const MINUTE_MS = 60_000;
 export const HOUR_MS = 60 * MINUTE_MS;
@@ -30,14 +30,8 @@ const KEY_LENGTH: Record<BucketUnit, number> = { hour: 13, day: 10 };
 /** The key of the bucket holding an ISO 8601 time or hour key (`2026-11-22T04` is in day `2026-11-22`). */
 export const bucketKeyOf = (iso: string, unit: BucketUnit) => iso.slice(0, KEY_LENGTH[unit]);
 
-/**
- * The bucket of a timestamp column as that ISO prefix. SQLite stores ISO text, so it is a substring;
- * Azure SQL stores datetime2, and style 126 formats it as ISO 8601, cut to the same length.
- */
-export function bucketKey(db: AnyKysely, column: string, unit: BucketUnit): RawBuilder<string> {
-  const length = sql.lit(KEY_LENGTH[unit]);
-  return isMssql(db) ? sql<string>`convert(char(${length}), ${sql.ref(column)}, 126)` : sql<string>`substr(${sql.ref(column)}, 1, ${length})`;
-}
+/** The bucket of a timestamp column as that ISO prefix, in SQL. */
+export const bucketKey = (db: AnyKysely, column: string, unit: BucketUnit): RawBuilder<string> => isoPrefix(db, column, KEY_LENGTH[unit]);
 
 const floorTo = (ms: number, unit: BucketUnit) => ms - (ms % (unit === 'hour' ? HOUR_MS : DAY_MS));
 

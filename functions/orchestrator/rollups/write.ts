@@ -3,7 +3,7 @@ import { first, isDuplicateKey, toIso } from '../../../shared/sql/dialect';
 import type { PlatformTables } from '../../../shared/sql/tables';
 import type { ExecutionsTable, LogRollupDimension } from '../tables';
 import type { LogRow } from '../workflow/log-writer';
-import { hourOf, stepKey } from './keys';
+import { hourOf, stepKey } from '../../../shared/sql/rollups';
 
 /**
  * Keeps the rollups (migration 009) in step with the rows they count. Every function takes the

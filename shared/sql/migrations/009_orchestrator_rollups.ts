@@ -1,4 +1,4 @@
-import { fillRollups } from '../../../functions/orchestrator/rollups/rebuild';
+import { fillRollups } from '../rollups';
 import { type AnyKysely, columnTypes } from '../dialect';
 
 /**
