@@ -9,18 +9,25 @@ import path from 'node:path';
 export interface LoadOrder {
   url: string;
   connections: number;
+  /** How long to run; `amount` (a number of requests) wins when both are given. */
   durationSeconds: number;
+  amount?: number;
   method?: string;
   headers?: Record<string, string>;
+  /** Every `[<id>]` in it becomes a new unique id per request (autocannon's idReplacement): a body that is never the same twice. */
   body?: string;
 }
 
 export interface LoadResult {
   requests: { total: number; average: number };
+  /** Seconds the run took. */
+  duration: number;
   latency: { p50: number; p99: number };
   '2xx': number;
   non2xx: number;
   errors: number;
+  /** CPU ms the load generator's process used (start-up included). */
+  cpuMs: number;
 }
 
 /** Runs one load order in a forked process and returns autocannon's result. */
@@ -41,10 +48,13 @@ if (require.main === module) {
       url: order.url,
       connections: order.connections,
       duration: order.durationSeconds,
+      amount: order.amount,
       method: order.method ?? 'GET',
       headers: order.headers,
       body: order.body,
+      idReplacement: order.body?.includes('[<id>]') ?? false,
     });
-    process.send!(result, () => process.exit(0));
+    const cpu = process.cpuUsage();
+    process.send!({ ...result, cpuMs: (cpu.user + cpu.system) / 1000 }, () => process.exit(0));
   });
 }

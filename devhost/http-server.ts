@@ -66,13 +66,18 @@ function formatPeer(address = '', port?: number): string {
   return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
-async function readRequestBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
+/** The body's bytes; 'aborted' when the client went away before sending all of it (nothing to answer). */
+async function readRequestBody(req: IncomingMessage): Promise<Buffer | 'too-large' | 'aborted'> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_REQUEST_BYTES) return 'too-large';
-    chunks.push(chunk as Buffer);
+  try {
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > MAX_REQUEST_BYTES) return 'too-large';
+      chunks.push(chunk as Buffer);
+    }
+  } catch {
+    return 'aborted';
   }
   return Buffer.concat(chunks);
 }
@@ -138,6 +143,8 @@ export function createHttpServer(table: RouteEntry[], log: Logger, platform: Pla
       return;
     }
     const body = await readRequestBody(req);
+    // A client that closed its connection mid-body (a load generator stopping) must not stop the host.
+    if (body === 'aborted') return;
     if (body === 'too-large') {
       res.writeHead(413, { 'content-length': '0', connection: 'close' }).end();
       req.destroy();
