@@ -40,3 +40,13 @@ export function cpuMeter(pids: Record<string, number | undefined>): () => Record
       }),
     );
 }
+
+/** CPU ms the whole machine spent busy (user, nice, system, irq, softirq; not idle, iowait or steal) so far, from /proc/stat. */
+export function machineBusyMs(): number | undefined {
+  try {
+    const [user, nice, system, , , irq, softirq] = fs.readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).slice(1).map(Number);
+    return ((user + nice + system + irq + softirq) * 1000) / TICKS_PER_SECOND;
+  } catch {
+    return undefined;
+  }
+}

@@ -21,8 +21,8 @@ import type { ChartSpec } from '../../functions/visual/chart-spec';
 import { renderPool } from '../../functions/visual/render/renderer';
 import { themeOf } from '../../functions/visual/themes';
 import { formatSteal, stealMeter } from '../cpu-steal';
-import { runLoad, type LoadOrder } from '../load';
-import { cpuMeter, processRssMb } from '../proc';
+import { runLoad, UNIQUE, type LoadOrder } from '../load';
+import { cpuMeter, machineBusyMs, processRssMb } from '../proc';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const SOAK = process.argv.find((arg) => arg.startsWith('--soak'));
@@ -41,16 +41,18 @@ interface Row {
   errors: number;
   /** CPU ms per request: this process (request thread and render threads), Azurite, the load generator. */
   cpu: { host?: number; azurite?: number; load?: number };
+  /** Share of the machine's two cores that other processes (other work on the machine) took during the row. */
+  othersPercent?: number;
   cpuStealPercent: number | undefined;
 }
 const rows: Row[] = [];
 
-/** A bar chart; `[<id>]` in its label becomes a new id on every request (so nothing is served from the cache) unless `fixed`. */
+/** A bar chart; the load generator's placeholder in its label becomes a new id on every request (so nothing is served from the cache) unless `fixed`. */
 function barChart(fixed = false) {
   return {
     id: 'bench',
     type: 'bar',
-    data: { labels: ['North', 'South', 'East', 'West', 'Central'], datasets: [{ label: `Revenue ${fixed ? 0 : '[<id>]'}`, data: [12, 19, 7, 15, 11] }] },
+    data: { labels: ['North', 'South', 'East', 'West', 'Central'], datasets: [{ label: `Revenue ${fixed ? 0 : UNIQUE}`, data: [12, 19, 7, 15, 11] }] },
     options: { title: 'Revenue by region', width: 800, height: 400 },
   };
 }
@@ -69,7 +71,7 @@ function record(row: Row) {
   const { host, azurite, load } = row.cpu;
   console.log(
     `${row.scenario.padEnd(42)} c=${String(row.concurrency).padEnd(2)} ${String(row.perSecond).padStart(5)}/s  p50 ${row.p50} p99 ${row.p99} ms  errors ${row.errors}` +
-      `  CPU ms/req: ours ${show(host)}, Azurite ${show(azurite)}, load ${show(load)}  steal ${formatSteal(row.cpuStealPercent)}`,
+      `  CPU ms/req: ours ${show(host)}, Azurite ${show(azurite)}, load ${show(load)}  other processes ${show(row.othersPercent)} %  steal ${formatSteal(row.cpuStealPercent)}`,
   );
 }
 
@@ -92,9 +94,11 @@ async function load(bench: Bench, scenario: string, route: string, concurrency: 
     headers: { 'content-type': 'application/json', authorization: `Bearer ${bench.token}` },
     body: JSON.stringify(body),
   };
+  const machine = othersMeter();
   const result = await runLoad(order);
   const used = cpu();
   const done = result['2xx'];
+  const othersPercent = machine((used.host ?? 0) + (used.azurite ?? 0) + result.cpuMs);
   return {
     scenario,
     concurrency,
@@ -103,6 +107,7 @@ async function load(bench: Bench, scenario: string, route: string, concurrency: 
     p99: result.latency.p99,
     errors: result.non2xx + result.errors,
     cpu: { host: perRequest(used.host, done), azurite: perRequest(used.azurite, done), load: perRequest(result.cpuMs, done) },
+    othersPercent,
     cpuStealPercent: steal(),
   };
 }
@@ -115,12 +120,13 @@ async function poolAlone(format: 'png' | 'svg', concurrency = 4): Promise<Row> {
   const professional = themeOf('professional');
   const steal = stealMeter();
   const cpu = cpuMeter({ host: process.pid });
+  const machine = othersMeter();
   const started = performance.now();
   const end = started + SECONDS * 1000;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (performance.now() < end) {
-        const spec = JSON.parse(JSON.stringify(barChart()).replace('[<id>]', String(++n))) as ChartSpec;
+        const spec = JSON.parse(JSON.stringify(barChart()).replace(UNIQUE, String(++n))) as ChartSpec;
         const t = performance.now();
         try {
           await renderChartImage(spec, professional, format, 'standard');
@@ -132,6 +138,8 @@ async function poolAlone(format: 'png' | 'svg', concurrency = 4): Promise<Row> {
     }),
   );
   const seconds = (performance.now() - started) / 1000;
+  const used = cpu().host;
+  const othersPercent = machine(used ?? 0);
   latencies.sort((a, b) => a - b);
   const at = (q: number) => Math.round((latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0) * 10) / 10;
   return {
@@ -141,8 +149,24 @@ async function poolAlone(format: 'png' | 'svg', concurrency = 4): Promise<Row> {
     p50: at(0.5),
     p99: at(0.99),
     errors,
-    cpu: { host: perRequest(cpu().host, latencies.length) },
+    cpu: { host: perRequest(used, latencies.length) },
+    othersPercent,
     cpuStealPercent: steal(),
+  };
+}
+
+/**
+ * The share of the machine (all cores) that processes other than the measured ones used: other work
+ * on a shared machine slows a row as steal does, and is not steal.
+ */
+function othersMeter(): (measuredMs: number) => number | undefined {
+  const busy = machineBusyMs();
+  const started = performance.now();
+  return (measuredMs) => {
+    const now = machineBusyMs();
+    if (busy === undefined || now === undefined) return undefined;
+    const capacity = (performance.now() - started) * os.cpus().length;
+    return Math.max(0, Math.round((100 * (now - busy - measuredMs)) / capacity));
   };
 }
 
@@ -196,7 +220,7 @@ async function figures(bench: Bench) {
 async function soak(bench: Bench, format: 'png' | 'svg') {
   const part = Math.ceil(SOAK_RENDERS / 10);
   console.log(`soak: ${part * 10} uncached ${format.toUpperCase()} renders through the API at 4 concurrent, in tenths of ${part}\n`);
-  console.log('tenth  renders/s  p99 ms  ours CPU ms/render  Azurite CPU ms/render  ours RSS MB  ours heap MB  Azurite RSS MB  steal');
+  console.log('tenth  renders/s  p99 ms  ours CPU ms/render  Azurite CPU ms/render  ours RSS MB  ours heap MB  Azurite RSS MB  other processes  steal');
   const soakRows: Row[] = [];
   for (let i = 1; i <= 10; i++) {
     const row = await load(bench, `soak ${i}/10`, API, 4, apiBody(format), part);
@@ -205,7 +229,7 @@ async function soak(bench: Bench, format: 'png' | 'svg') {
     console.log(
       `${String(i).padStart(5)}  ${String(row.perSecond).padStart(9)}  ${String(row.p99).padStart(6)}  ${show(row.cpu.host).padStart(18)}  ${show(row.cpu.azurite).padStart(21)}` +
         `  ${String(Math.round(memory.rss / 1048576)).padStart(11)}  ${String(Math.round(memory.heapUsed / 1048576)).padStart(12)}` +
-        `  ${show(bench.azuritePid === undefined ? undefined : processRssMb(bench.azuritePid)).padStart(14)}  ${formatSteal(row.cpuStealPercent)}  errors ${row.errors}`,
+        `  ${show(bench.azuritePid === undefined ? undefined : processRssMb(bench.azuritePid)).padStart(14)}  ${`${show(row.othersPercent)} %`.padStart(15)}  ${formatSteal(row.cpuStealPercent)}  errors ${row.errors}`,
     );
   }
   const first = soakRows[0];
