@@ -11,14 +11,23 @@
  * The payment bench has its own generator for its pre-signed events.
  */
 import { fork } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 
 export interface LoadOrder {
   url: string;
   connections: number;
+  /** How long to run; `amount` (a number of requests, closed loop only) wins when both are given. */
   durationSeconds: number;
+  amount?: number;
   method?: string;
   headers?: Record<string, string>;
+  /**
+   * Every `[<n>]` in it becomes a new value per request (a random prefix of the generator's run and
+   * a counter), a body never the same twice, in this run or another. (Not autocannon's
+   * idReplacement: 3.x-8.x announce 27 more bytes per id than its ids have, so the server waits for
+   * bytes that never come.)
+   */
   body?: string;
   /** Open loop at this many requests per second; closed loop when absent. */
   ratePerSecond?: number;
@@ -26,6 +35,10 @@ export interface LoadOrder {
 
 export interface LoadResult {
   requests: { total: number; average: number };
+  /** Seconds the run took. */
+  duration: number;
+  /** CPU ms the load generator's process used (start-up included). */
+  cpuMs: number;
   latency: { p50: number; p90: number; p99: number; max: number };
   '2xx': number;
   non2xx: number;
@@ -50,6 +63,7 @@ export function runLoad(order: LoadOrder): Promise<LoadResult> {
 
 interface AutocannonResult {
   requests: { total: number; average: number };
+  duration: number;
   latency: { p50: number; p90: number; p99: number; max: number };
   '2xx': number;
   non2xx: number;
@@ -57,7 +71,17 @@ interface AutocannonResult {
   timeouts: number;
 }
 
-async function closedLoop(order: LoadOrder): Promise<LoadResult> {
+/** The placeholder of a body that changes on every request. */
+export const UNIQUE = '[<n>]';
+
+const run = randomBytes(6).toString('hex');
+let unique = 0;
+/** The body of the next request: `order.body` with each UNIQUE replaced by a value never sent before. */
+const nextBody = (order: LoadOrder) => (order.body?.includes(UNIQUE) ? order.body.replaceAll(UNIQUE, `${run}-${++unique}`) : order.body);
+
+type Measured = Omit<LoadResult, 'cpuMs'>;
+
+async function closedLoop(order: LoadOrder): Promise<Measured> {
   const autocannon = require('autocannon') as (options: Record<string, unknown>) => Promise<AutocannonResult>;
   const result = await autocannon({
     url: order.url,
@@ -65,16 +89,18 @@ async function closedLoop(order: LoadOrder): Promise<LoadResult> {
     duration: order.durationSeconds,
     method: order.method ?? 'GET',
     headers: order.headers,
+    amount: order.amount,
     body: order.body,
+    ...(order.body?.includes(UNIQUE) ? { requests: [{ setupRequest: (request: Record<string, unknown>) => ({ ...request, body: nextBody(order) }) }] } : {}),
   });
-  const { requests, latency, non2xx, errors, timeouts } = result;
-  return { requests, latency, '2xx': result['2xx'], non2xx, errors: errors + timeouts };
+  const { requests, duration, latency, non2xx, errors, timeouts } = result;
+  return { requests, duration, latency, '2xx': result['2xx'], non2xx, errors: errors + timeouts };
 }
 
 const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : 0);
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
-async function openLoop(order: LoadOrder, rate: number): Promise<LoadResult> {
+async function openLoop(order: LoadOrder, rate: number): Promise<Measured> {
   const { Pool } = require('undici') as typeof import('undici');
   const url = new URL(order.url);
   const pool = new Pool(url.origin, { connections: order.connections, pipelining: 1 });
@@ -86,7 +112,7 @@ async function openLoop(order: LoadOrder, rate: number): Promise<LoadResult> {
     counts.sent++;
     const request = (async () => {
       try {
-        const response = await pool.request({ path: pathAndQuery, method: (order.method ?? 'GET') as 'GET', headers: order.headers, body: order.body });
+        const response = await pool.request({ path: pathAndQuery, method: (order.method ?? 'GET') as 'GET', headers: order.headers, body: nextBody(order) });
         await response.body.dump();
         const done = performance.now();
         latencies.push(done - due);
@@ -117,8 +143,9 @@ async function openLoop(order: LoadOrder, rate: number): Promise<LoadResult> {
   });
   // Requests sent in the window are waited for (up to a grace period): their latency counts.
   await Promise.race([Promise.all(inFlight), new Promise((resolve) => setTimeout(resolve, GRACE_MS))]);
-  const result: LoadResult = {
+  const result: Measured = {
     requests: { total: latencies.length, average: counts.inWindow / order.durationSeconds },
+    duration: order.durationSeconds,
     latency: summary(latencies),
     '2xx': counts.ok,
     non2xx: counts.non2xx,
@@ -142,6 +169,7 @@ function summary(latencies: number[]): LoadResult['latency'] {
 if (require.main === module) {
   process.once('message', async (order: LoadOrder) => {
     const result = order.ratePerSecond ? await openLoop(order, order.ratePerSecond) : await closedLoop(order);
-    process.send!(result, () => process.exit(0));
+    const cpu = process.cpuUsage();
+    process.send!({ ...result, cpuMs: (cpu.user + cpu.system) / 1000 }, () => process.exit(0));
   });
 }

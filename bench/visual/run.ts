@@ -1,33 +1,36 @@
 /**
- * Visual service benchmark over HTTP against an in-process dev host (real Azurite, real render pool):
- * renders/s, p50/p99 and memory for an uncached 800x400 bar chart as PNG and SVG at 1 and 4
- * concurrent requests, and for cache hits; through the API (autocannon) and through the real
- * quickchart-js client against the QuickChart-compatible endpoint; last, the render pool alone, the
- * ceiling of every uncached figure.
+ * Visual service benchmark over HTTP against a dev host in this process (real Azurite in its own
+ * process, real render pool); the load generator (autocannon, bench/load.ts) runs in a process of
+ * its own for every scenario, so the host's CPU is measured alone. Rows: uncached 800x400 bar
+ * charts as PNG and SVG at 1 and 4 concurrent through the API and through the QuickChart-compatible
+ * endpoint (the body quickchart-js posts), cache hits at 4 and 16, and the render pool alone (no
+ * HTTP, no cache), the floor every uncached row is read against. Each row prints the CPU per request
+ * of this process (HTTP, validation, storage SDK, render threads), of Azurite and of the load
+ * generator, and the CPU steal.
  *
- *   npm run bench:visual            (BENCH_SECONDS=8 by default)
+ *   npm run bench:visual                      (BENCH_SECONDS=8 per scenario by default)
+ *   npm run bench:visual -- --soak            20,000 uncached PNG renders through the API in tenths
+ *   npm run bench:visual -- --soak=svg        (SOAK_RENDERS to change the count)
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import QuickChart from 'quickchart-js';
 import { startDevHost } from '../../devhost/host';
 import { renderChartImage } from '../../functions/visual/charts';
 import type { ChartSpec } from '../../functions/visual/chart-spec';
 import { renderPool } from '../../functions/visual/render/renderer';
 import { themeOf } from '../../functions/visual/themes';
 import { formatSteal, stealMeter } from '../cpu-steal';
-
-/** The part of autocannon's API used here (the package ships no types). */
-interface AutocannonResult {
-  requests: { average: number };
-  latency: { p50: number; p99: number };
-  non2xx: number;
-  errors: number;
-}
-const autocannon = require('autocannon') as (options: Record<string, unknown>) => Promise<AutocannonResult>;
+import { runLoad, UNIQUE, type LoadOrder } from '../load';
+import { cpuMeter, machineBusyMs, processRssMb } from '../proc';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const SOAK = process.argv.find((arg) => arg.startsWith('--soak'));
+const SOAK_RENDERS = Number(process.env.SOAK_RENDERS ?? 20_000);
+
+/** QuickChart's own server measured on this machine (4 concurrent, 800x400 bar, devicePixelRatio 1): the better of Chart.js 2.9.4 and 4. */
+const QUICKCHART = { png: 95, svg: 218 };
+const TARGETS = { png: Math.ceil(QUICKCHART.png * 1.5), svg: Math.ceil(QUICKCHART.svg * 1.5), hits: QUICKCHART.png * 30 };
 
 interface Row {
   scenario: string;
@@ -36,139 +39,233 @@ interface Row {
   p50: number;
   p99: number;
   errors: number;
-  rssMb: number;
+  /** CPU ms per request: this process (request thread and render threads), Azurite, the load generator. */
+  cpu: { host?: number; azurite?: number; load?: number };
+  /** Share of the machine's two cores that other processes (other work on the machine) took during the row. */
+  othersPercent?: number;
   cpuStealPercent: number | undefined;
 }
 const rows: Row[] = [];
-let peakRss = 0;
-const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 200);
 
-let unique = 0;
-/** A bar chart whose data differs on every call, so nothing is served from the cache. */
+/** A bar chart; the load generator's placeholder in its label becomes a new id on every request (so nothing is served from the cache) unless `fixed`. */
 function barChart(fixed = false) {
-  const n = fixed ? 0 : ++unique;
   return {
     id: 'bench',
     type: 'bar',
-    data: { labels: ['North', 'South', 'East', 'West', 'Central'], datasets: [{ label: `Revenue ${n}`, data: [12 + (n % 7), 19, 7, 15, 11] }] },
+    data: { labels: ['North', 'South', 'East', 'West', 'Central'], datasets: [{ label: `Revenue ${fixed ? 0 : UNIQUE}`, data: [12, 19, 7, 15, 11] }] },
     options: { title: 'Revenue by region', width: 800, height: 400 },
   };
 }
 
-function record(scenario: string, concurrency: number, perSecond: number, p50: number, p99: number, errors: number, cpuStealPercent: number | undefined) {
-  const row = {
-    scenario,
-    concurrency,
-    perSecond: Math.round(perSecond),
-    p50: Math.round(p50 * 10) / 10,
-    p99: Math.round(p99 * 10) / 10,
-    errors,
-    rssMb: Math.round(peakRss / 1048576),
-    cpuStealPercent,
-  };
-  rows.push(row);
-  console.log(
-    `${scenario.padEnd(44)} c=${concurrency}  ${String(row.perSecond).padStart(5)}/s  p50 ${row.p50} ms  p99 ${row.p99} ms  errors ${errors}  peak RSS ${row.rssMb} MB  CPU steal ${formatSteal(cpuStealPercent)}`,
-  );
-  peakRss = 0;
+/** The body quickchart-js 3 posts for a chart (toBinary with setWidth/setHeight/setFormat, devicePixelRatio 1, the key). */
+function quickChartBody(format: 'png' | 'svg', token: string, fixed = false) {
+  const chart = { type: 'bar', data: barChart(fixed).data, options: { plugins: { title: { display: true, text: 'Revenue by region' } } } };
+  return { width: 800, height: 400, chart: JSON.stringify(chart), format, devicePixelRatio: 1, key: token };
 }
 
-/**
- * autocannon against the API. A fixed body (cache hits) runs the load generator on its own thread so
- * it does not compete with the server for the event loop; a body function (a new chart per request)
- * needs setupRequest, which autocannon only takes in-thread.
- */
-async function cannon(scenario: string, url: string, token: string, concurrency: number, body: (() => unknown) | object) {
+const perRequest = (ms: number | undefined, requests: number) => (ms === undefined || !requests ? undefined : Math.round((ms / requests) * 10) / 10);
+const show = (ms: number | undefined) => (ms === undefined ? 'n/a' : `${ms}`);
+
+function record(row: Row) {
+  rows.push(row);
+  const { host, azurite, load } = row.cpu;
+  console.log(
+    `${row.scenario.padEnd(42)} c=${String(row.concurrency).padEnd(2)} ${String(row.perSecond).padStart(5)}/s  p50 ${row.p50} p99 ${row.p99} ms  errors ${row.errors}` +
+      `  CPU ms/req: ours ${show(host)}, Azurite ${show(azurite)}, load ${show(load)}  other processes ${show(row.othersPercent)} %  steal ${formatSteal(row.cpuStealPercent)}`,
+  );
+}
+
+interface Bench {
+  token: string;
+  url: string;
+  azuritePid?: number;
+}
+
+/** One scenario through HTTP, the load generator in its own process. */
+async function load(bench: Bench, scenario: string, route: string, concurrency: number, body: object, amount?: number): Promise<Row> {
   const steal = stealMeter();
-  const result = await autocannon({
-    url,
+  const cpu = cpuMeter({ host: process.pid, azurite: bench.azuritePid });
+  const order: LoadOrder = {
+    url: `${bench.url}${route}`,
     method: 'POST',
     connections: concurrency,
-    duration: SECONDS,
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    ...(typeof body === 'function'
-      ? { requests: [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, body: JSON.stringify((body as () => unknown)()) }) }] }
-      : { body: JSON.stringify(body), workers: 1 }),
-  });
-  record(scenario, concurrency, result.requests.average, result.latency.p50, result.latency.p99, result.non2xx + result.errors, steal());
+    durationSeconds: SECONDS,
+    amount,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${bench.token}` },
+    body: JSON.stringify(body),
+  };
+  const machine = othersMeter();
+  const result = await runLoad(order);
+  const used = cpu();
+  const done = result['2xx'];
+  const othersPercent = machine((used.host ?? 0) + (used.azurite ?? 0) + result.cpuMs);
+  return {
+    scenario,
+    concurrency,
+    perSecond: Math.round(done / result.duration),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.non2xx + result.errors,
+    cpu: { host: perRequest(used.host, done), azurite: perRequest(used.azurite, done), load: perRequest(result.cpuMs, done) },
+    othersPercent,
+    cpuStealPercent: steal(),
+  };
 }
 
-/** A closed loop of `concurrency` callers of `once` for the bench duration. */
-async function closedLoop(scenario: string, once: () => Promise<unknown>, concurrency: number) {
+/** The render pool alone: `concurrency` callers of renderChartImage in a closed loop, no HTTP, validation or cache. */
+async function poolAlone(format: 'png' | 'svg', concurrency = 4): Promise<Row> {
   const latencies: number[] = [];
   let errors = 0;
+  let n = 0;
+  const professional = themeOf('professional');
   const steal = stealMeter();
-  const end = performance.now() + SECONDS * 1000;
+  const cpu = cpuMeter({ host: process.pid });
+  const machine = othersMeter();
+  const started = performance.now();
+  const end = started + SECONDS * 1000;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (performance.now() < end) {
-        const started = performance.now();
+        const spec = JSON.parse(JSON.stringify(barChart()).replace(UNIQUE, String(++n))) as ChartSpec;
+        const t = performance.now();
         try {
-          await once();
-          latencies.push(performance.now() - started);
+          await renderChartImage(spec, professional, format, 'standard');
+          latencies.push(performance.now() - t);
         } catch {
           errors++;
         }
       }
     }),
   );
+  const seconds = (performance.now() - started) / 1000;
+  const used = cpu().host;
+  const othersPercent = machine(used ?? 0);
   latencies.sort((a, b) => a - b);
-  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
-  record(scenario, concurrency, latencies.length / SECONDS, at(0.5), at(0.99), errors, steal());
+  const at = (q: number) => Math.round((latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0) * 10) / 10;
+  return {
+    scenario: `render pool alone ${format.toUpperCase()} (no HTTP, no cache)`,
+    concurrency,
+    perSecond: Math.round(latencies.length / seconds),
+    p50: at(0.5),
+    p99: at(0.99),
+    errors,
+    cpu: { host: perRequest(used, latencies.length) },
+    othersPercent,
+    cpuStealPercent: steal(),
+  };
+}
+
+/**
+ * The share of the machine (all cores) that processes other than the measured ones used: other work
+ * on a shared machine slows a row as steal does, and is not steal.
+ */
+function othersMeter(): (measuredMs: number) => number | undefined {
+  const busy = machineBusyMs();
+  const started = performance.now();
+  return (measuredMs) => {
+    const now = machineBusyMs();
+    if (busy === undefined || now === undefined) return undefined;
+    const capacity = (performance.now() - started) * os.cpus().length;
+    return Math.max(0, Math.round((100 * (now - busy - measuredMs)) / capacity));
+  };
+}
+
+const API = '/visual/api/v1/charts/render';
+const QUICKCHART_ROUTE = '/quickchart/chart';
+const apiBody = (format: 'png' | 'svg', fixed = false) => ({ charts: [barChart(fixed)], format, quality: 'standard' });
+
+function verdict(label: string, figure: number, target: number) {
+  console.log(
+    `  ${label.padEnd(58)} ${String(figure).padStart(5)}/s  target ${target}/s  ${figure >= target ? 'met' : `NOT met (${Math.round((100 * figure) / target)} %)`}`,
+  );
+}
+
+async function figures(bench: Bench) {
+  const pool: Record<'png' | 'svg', Row | undefined> = { png: undefined, svg: undefined };
+  for (const format of ['png', 'svg'] as const) {
+    // The floor first, in the same run as the HTTP rows read against it.
+    record((pool[format] = await poolAlone(format)));
+    for (const c of [1, 4]) record(await load(bench, `API uncached ${format.toUpperCase()} 800x400`, API, c, apiBody(format)));
+    for (const c of [1, 4])
+      record(await load(bench, `/quickchart uncached ${format.toUpperCase()} 800x400`, QUICKCHART_ROUTE, c, quickChartBody(format, bench.token)));
+  }
+  record(await load(bench, 'API uncached PNG 800x400 at 2x (quality high)', API, 4, { charts: [barChart()], format: 'png' }));
+  for (const c of [4, 16]) record(await load(bench, 'API cache hits PNG', API, c, apiBody('png', true)));
+  for (const c of [4, 16]) record(await load(bench, '/quickchart cache hits PNG', QUICKCHART_ROUTE, c, quickChartBody('png', bench.token, true)));
+
+  const at4 = (prefix: string) => rows.find((row) => row.scenario.startsWith(prefix) && row.concurrency === 4)?.perSecond ?? 0;
+  console.log(`\nAgainst QuickChart on this machine (PNG ${QUICKCHART.png}/s, SVG ${QUICKCHART.svg}/s at 4 concurrent) and our own floor:`);
+  for (const format of ['png', 'svg'] as const) {
+    const F = format.toUpperCase();
+    const floor = pool[format]!.perSecond;
+    for (const route of ['API', '/quickchart']) {
+      const figure = at4(`${route} uncached ${F}`);
+      verdict(`${route} ${F} at 4 (1.5 x QuickChart)`, figure, TARGETS[format]);
+      console.log(`  ${`${route} ${F} at 4 against the render pool alone (${floor}/s)`.padEnd(58)} ${Math.round((100 * figure) / floor)} %  target 85 %`);
+    }
+  }
+  for (const c of [4, 16])
+    verdict(
+      `API cache hits at ${c} (30 x QuickChart uncached PNG)`,
+      rows.find((r) => r.scenario === 'API cache hits PNG' && r.concurrency === c)!.perSecond,
+      TARGETS.hits,
+    );
+}
+
+/**
+ * The soak: uncached renders through the API in ten equal parts, each part's throughput, CPU per
+ * render of this process and of Azurite, and memory of both, so a decay can be put on the process
+ * that causes it.
+ */
+async function soak(bench: Bench, format: 'png' | 'svg') {
+  const part = Math.ceil(SOAK_RENDERS / 10);
+  console.log(`soak: ${part * 10} uncached ${format.toUpperCase()} renders through the API at 4 concurrent, in tenths of ${part}\n`);
+  console.log('tenth  renders/s  p99 ms  ours CPU ms/render  Azurite CPU ms/render  ours RSS MB  ours heap MB  Azurite RSS MB  other processes  steal');
+  const soakRows: Row[] = [];
+  for (let i = 1; i <= 10; i++) {
+    const row = await load(bench, `soak ${i}/10`, API, 4, apiBody(format), part);
+    soakRows.push(row);
+    const memory = process.memoryUsage();
+    console.log(
+      `${String(i).padStart(5)}  ${String(row.perSecond).padStart(9)}  ${String(row.p99).padStart(6)}  ${show(row.cpu.host).padStart(18)}  ${show(row.cpu.azurite).padStart(21)}` +
+        `  ${String(Math.round(memory.rss / 1048576)).padStart(11)}  ${String(Math.round(memory.heapUsed / 1048576)).padStart(12)}` +
+        `  ${show(bench.azuritePid === undefined ? undefined : processRssMb(bench.azuritePid)).padStart(14)}  ${`${show(row.othersPercent)} %`.padStart(15)}  ${formatSteal(row.cpuStealPercent)}  errors ${row.errors}`,
+    );
+  }
+  const first = soakRows[0];
+  const last = soakRows[9];
+  console.log(`\nlast tenth at ${Math.round((100 * last.perSecond) / first.perSecond)} % of the first (target 90 %)`);
+  console.log(
+    `CPU per render, first -> last tenth: ours ${show(first.cpu.host)} -> ${show(last.cpu.host)} ms, Azurite ${show(first.cpu.azurite)} -> ${show(last.cpu.azurite)} ms`,
+  );
+  console.log(JSON.stringify(soakRows));
 }
 
 async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-visual-'));
   const host = await startDevHost({
     settingsFile: path.join(dir, 'local.settings.json'),
-    env: { PORT: '0', DATA_DIR: path.join(dir, 'data'), LOG_LEVEL: 'error' },
+    // An Azurite of the bench's own (in memory, free ports), never one left running on the well-known ports.
+    env: { PORT: '0', DATA_DIR: path.join(dir, 'data'), LOG_LEVEL: 'error', AzureWebJobsStorage: '' },
   });
-  const token = JSON.parse(fs.readFileSync(path.join(dir, 'local.settings.json'), 'utf8')).Values.VISUAL_API_TOKEN as string;
-  const api = `${host.url}/visual/api/v1/charts/render`;
+  const bench: Bench = {
+    token: JSON.parse(fs.readFileSync(path.join(dir, 'local.settings.json'), 'utf8')).Values.VISUAL_API_TOKEN as string,
+    url: host.url,
+    azuritePid: host.azurite?.pid,
+  };
   console.log(
-    `visual bench: ${os.cpus().length} cores (${os.cpus()[0]?.model}), Node ${process.version}, render pool ${renderPool().size} threads, ${SECONDS}s per scenario\n`,
+    `visual bench: ${os.cpus().length} cores (${os.cpus()[0]?.model}), Node ${process.version}, render pool ${renderPool().size} threads, ` +
+      `${SOAK ? 'soak' : `${SECONDS}s per scenario`}, Azurite ${bench.azuritePid ? `pid ${bench.azuritePid} (in memory)` : 'not ours: its CPU is not measured'}\n`,
   );
   try {
-    // Warm the threads (Chart.js, fonts) so the first scenario is not measuring start-up.
-    await cannon('warm-up', api, token, 2, () => ({ charts: [barChart()], quality: 'standard' }));
-    rows.length = 0;
-
-    for (const c of [1, 4])
-      await cannon('API uncached PNG 800x400 (standard)', api, token, c, () => ({ charts: [barChart()], format: 'png', quality: 'standard' }));
-    for (const c of [1, 4]) await cannon('API uncached SVG 800x400', api, token, c, () => ({ charts: [barChart()], format: 'svg' }));
-    await cannon('API uncached PNG 800x400 at 2x (quality high)', api, token, 4, () => ({ charts: [barChart()], format: 'png' }));
-    const hit = { charts: [barChart(true)], format: 'png', quality: 'standard' };
-    await cannon('API cache hits', api, token, 4, hit);
-    await cannon('API cache hits', api, token, 16, hit);
-
-    const qc =
-      (format: 'png' | 'svg', fixed = false) =>
-      () =>
-        new QuickChart(token)
-          .setHost(`${new URL(host.url).host}/quickchart`)
-          .setScheme('http')
-          .setConfig(JSON.stringify({ type: 'bar', data: barChart(fixed).data, options: { plugins: { title: { display: true, text: 'Revenue by region' } } } }))
-          .setWidth(800)
-          .setHeight(400)
-          .setFormat(format);
-    for (const c of [1, 4]) await closedLoop('quickchart-js uncached PNG 800x400', () => qc('png')().toBinary(), c);
-    for (const c of [1, 4]) await closedLoop('quickchart-js uncached SVG 800x400', () => qc('svg')().toBinary(), c);
-    await closedLoop('quickchart-js cache hits PNG', () => qc('png', true)().toBinary(), 4);
-
-    // The renderer with nothing around it (no HTTP, no validation, no cache): the ceiling of the rows above.
-    const professional = themeOf('professional');
-    for (const format of ['png', 'svg'] as const) {
-      await closedLoop(
-        `render pool alone ${format.toUpperCase()} 800x400 (no HTTP, no cache)`,
-        () => renderChartImage(barChart() as ChartSpec, professional, format, 'standard'),
-        4,
-      );
+    // Warm the threads (Chart.js, fonts) and the storage clients so the first scenario is not measuring start-up.
+    await load(bench, 'warm-up', API, 2, apiBody('png'));
+    if (SOAK) await soak(bench, SOAK === '--soak=svg' ? 'svg' : 'png');
+    else {
+      await figures(bench);
+      console.log(JSON.stringify(rows));
     }
-
-    console.log('\nTargets at 4 concurrent: 150 PNG/s, 250 SVG/s, 2,000 cache hits/s. Renders by the pool:', renderPool().renders);
-    console.log(JSON.stringify(rows));
   } finally {
-    clearInterval(sampler);
     await host.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   }

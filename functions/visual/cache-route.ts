@@ -1,7 +1,7 @@
 import type { HttpRequest, HttpResponseInit } from '@azure/functions';
 import { config } from '../../shared/config';
 import { Code, notFound } from '../../shared/http/errors';
-import { KEY_PATTERN, readCached } from './cache';
+import { KEY_PATTERN, servedCached } from './cache';
 import { IMAGE_SAFETY_HEADERS } from './headers';
 import { PPTX_CONTENT_TYPE } from './presentations';
 
@@ -11,7 +11,7 @@ import { PPTX_CONTENT_TYPE } from './presentations';
  */
 export async function serveCached(request: HttpRequest): Promise<HttpResponseInit> {
   const key = (request.params.key ?? '').toLowerCase();
-  const entry = KEY_PATTERN.test(key) ? await readCached(key, request.method !== 'HEAD') : undefined;
+  const entry = KEY_PATTERN.test(key) ? await servedCached(key, request.method !== 'HEAD') : undefined;
   if (!entry) throw notFound(`No cached result "${request.params.key}" (never rendered, or expired)`, Code.CACHE_ENTRY_NOT_FOUND);
   const etag = `"${key}"`;
   // The blob outlives the advertised lifetime by the renewal interval; clients are never told more than the lifetime.

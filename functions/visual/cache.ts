@@ -105,6 +105,17 @@ export async function readCached(key: string, withBytes: boolean): Promise<Cache
   }
 }
 
+/**
+ * An entry for GET/HEAD /cache/{key} (never renewed): from this instance's index when it stored or
+ * renewed the entry within the renewal interval (the caller of a render usually fetches its imageUrl
+ * at once, from the same instance), else from the blob.
+ */
+export async function servedCached(key: string, withBytes: boolean): Promise<CachedEntry | undefined> {
+  const recent = fromHot(key, withBytes);
+  if (recent && Date.parse(recent.expiresAt) > Date.now()) return recent;
+  return readCached(key, withBytes);
+}
+
 /** A cache hit: the live entry, its blob renewed to outlive a full lifetime from now (the expiresAt returned). */
 export async function hitCached(key: string, withBytes: boolean): Promise<CachedEntry | undefined> {
   const recent = fromHot(key, withBytes);

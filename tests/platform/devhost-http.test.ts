@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { createHash } from 'node:crypto';
 import { startDevHost } from '../../devhost/host';
 import type { HttpFunction } from '../../shared/functions';
@@ -101,6 +102,26 @@ test('a throwing function gets an empty 500, as from the Functions host', async 
   const res = await host.fetch('/test/throws');
   expect(res.status).toBe(500);
   expect(await res.text()).toBe('');
+});
+
+test('a client that goes away in the middle of its body leaves the host serving, with no unhandled rejection', async () => {
+  const rejections: unknown[] = [];
+  const onRejection = (reason: unknown) => rejections.push(reason);
+  process.on('unhandledRejection', onRejection);
+  try {
+    const { port } = new URL(host.url);
+    const socket = net.connect(Number(port), '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write('POST /test/echo/1/x HTTP/1.1\r\nHost: localhost\r\nContent-Length: 1000\r\n\r\n0123456789');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    socket.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const res = await host.fetch('/test/echo/2/y', { method: 'POST', body: 'ok' });
+    expect(res.status).toBe(200);
+    expect(rejections).toEqual([]);
+  } finally {
+    process.off('unhandledRejection', onRejection);
+  }
 });
 
 test('a route beginning with admin stops the host from starting', async () => {

@@ -2,6 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { fontFiles, type RenderFonts } from './fonts';
+import type { RenderThreadData } from './run-task';
 import type { RenderOutput, RenderTask, WorkerReply } from './tasks';
 
 export class RenderError extends Error {
@@ -71,6 +72,8 @@ export class RenderPool {
     private readonly fonts: RenderFonts,
     private readonly maxQueue: number,
     private readonly script = path.join(__dirname, 'render-worker.js'),
+    /** false: every chart drawn on a new Chart.js chart (tests compare kept charts against it). */
+    private readonly keepCharts = true,
   ) {
     // Checked here so a missing font fails once, clearly, instead of every thread dying at start.
     fontFiles(fonts.dir);
@@ -97,7 +100,7 @@ export class RenderPool {
   }
 
   private spawn(): Slot {
-    const slot: Slot = { worker: new Worker(this.script, { workerData: { fonts: this.fonts } }) };
+    const slot: Slot = { worker: new Worker(this.script, { workerData: { fonts: this.fonts, keepCharts: this.keepCharts } satisfies RenderThreadData }) };
     slot.worker.on('message', (reply: WorkerReply) => this.settle(slot, reply));
     slot.worker.on('error', (error) => this.replace(slot, new RenderError(`Render thread failed: ${error.message}`)));
     slot.worker.on('exit', (code) => {

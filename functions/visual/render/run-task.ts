@@ -1,0 +1,100 @@
+/**
+ * What a render thread does: Chart.js draws on @napi-rs/canvas; Graphviz (WebAssembly) lays out
+ * diagrams; resvg rasterises SVG; pptxgenjs zips decks. All of it is synchronous CPU work, which is
+ * why it runs on render threads and not on the request thread. Inputs are JSON: nothing received is
+ * ever evaluated as code. The thread's entry (render-worker.ts) only carries messages.
+ */
+import { GlobalFonts } from '@napi-rs/canvas';
+import { Resvg } from '@resvg/resvg-js';
+import { Chart } from 'chart.js/auto';
+import { buildDeck } from './deck';
+import { drawChart, type ChartTask, type DrawSettings } from './draw-chart';
+import { extraFontFamily, FONT_ALIASES, fontFiles, withFallbackFamilies, type RenderFonts } from './fonts';
+import { stripLinks } from './strip-links';
+import type { RenderTask } from './tasks';
+
+export { ChartConfigError } from './draw-chart';
+
+/** What a render thread is started with. `keepCharts` false draws every chart on a new chart (the reference of the kept-charts test). */
+export interface RenderThreadData {
+  fonts: RenderFonts;
+  keepCharts?: boolean;
+}
+
+type GraphvizInstance = { dot(source: string, format?: 'svg'): string };
+
+/** Registers the fonts (once per thread) and returns the thread's task runner. */
+export function renderTasks({ fonts, keepCharts = true }: RenderThreadData): (task: RenderTask) => Promise<Buffer> {
+  const files = fontFiles(fonts.dir);
+  for (const alias of FONT_ALIASES) for (const file of files) GlobalFonts.registerFromPath(file, alias);
+  // Skia draws a glyph the first family lacks from a later family of the same font list, never from
+  // a font the list does not name: so the extra fonts are appended to every family a chart names.
+  const extraFamilies = fonts.extra.map((file) => {
+    GlobalFonts.registerFromPath(file, extraFontFamily(file));
+    return extraFontFamily(file);
+  });
+  if (extraFamilies.length) Chart.defaults.font.family = withFallbackFamilies(Chart.defaults.font.family ?? 'sans-serif', extraFamilies);
+
+  /** The configuration with the extra families appended to every `family` it names (only when there are extra fonts). */
+  function withExtraFamilies<T>(value: T): T {
+    if (!extraFamilies.length || !value || typeof value !== 'object') return value;
+    if (Array.isArray(value)) return value.map(withExtraFamilies) as T;
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value))
+      out[key] = key === 'family' && typeof item === 'string' ? withFallbackFamilies(item, extraFamilies) : withExtraFamilies(item);
+    return out as T;
+  }
+  const settings: DrawSettings = { extend: withExtraFamilies, keepCharts };
+
+  /** A one-page PDF holding the chart as a PNG, the page the chart's layout size (QuickChart's pdf format). */
+  async function chartPdf(task: ChartTask): Promise<Buffer> {
+    const png = drawChart({ ...task, format: 'png' }, settings);
+    const PDFDocument = require('pdfkit') as typeof import('pdfkit');
+    const width = task.width * 0.75; // CSS pixels to points
+    const height = task.height * 0.75;
+    const doc = new PDFDocument({ size: [width, height], margin: 0, info: { Title: 'Chart', Producer: 'visual' } });
+    const chunks: Buffer[] = [];
+    doc.on('data', (chunk: Buffer) => chunks.push(chunk));
+    const done = new Promise<Buffer>((resolve, reject) => {
+      doc.on('end', () => resolve(Buffer.concat(chunks)));
+      doc.on('error', reject);
+    });
+    doc.image(png, 0, 0, { width, height });
+    doc.end();
+    return done;
+  }
+
+  function svgToPng(svg: string, pixelRatio: number): Buffer {
+    const resvg = new Resvg(svg, {
+      fitTo: { mode: 'zoom', value: pixelRatio },
+      font: {
+        fontFiles: [...files, ...fonts.extra.filter((file) => /\.(ttf|otf|ttc)$/i.test(file))],
+        loadSystemFonts: false,
+        defaultFontFamily: 'DejaVu Sans',
+        sansSerifFamily: 'DejaVu Sans',
+      },
+    });
+    return resvg.render().asPng();
+  }
+
+  let graphviz: Promise<GraphvizInstance> | undefined;
+  function loadGraphviz(): Promise<GraphvizInstance> {
+    graphviz ??= (require('@hpcc-js/wasm-graphviz') as { Graphviz: { load(): Promise<GraphvizInstance> } }).Graphviz.load();
+    return graphviz;
+  }
+
+  return async (task) => {
+    switch (task.kind) {
+      case 'chart':
+        return task.format === 'pdf' ? chartPdf(task) : drawChart(task, settings);
+      case 'svg-to-png':
+        return svgToPng(task.svg, task.pixelRatio);
+      case 'dot': {
+        const svg = stripLinks((await loadGraphviz()).dot(task.source, 'svg'));
+        return task.format === 'png' ? svgToPng(svg, 1) : Buffer.from(svg, 'utf8');
+      }
+      case 'pptx':
+        return buildDeck(task.deck);
+    }
+  };
+}
