@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import type { PublicUser } from '../api';
 import { browserTimeZone } from '../format';
@@ -56,16 +56,28 @@ export function Layout({ user, children }: { user: PublicUser; children: Compone
   );
 }
 
-/** The first page of a load keeps the browser's own focus (so Tab reaches the skip link first); later pages take it. */
+/**
+ * The first page of a load keeps the browser's own focus (so Tab reaches the skip link first); later
+ * pages take it. Decided when a heading first renders, not in its effect: effects run after paint,
+ * so a quick keyboard user could otherwise navigate before the first page's effect ran, and the
+ * page they reached would be taken for the first.
+ */
 let firstPage = true;
+const takeFirstPage = () => {
+  const first = firstPage;
+  firstPage = false;
+  return first;
+};
 
 /** A page's heading; sets the document title and takes focus after navigation so screen readers announce the new page. */
 export function PageTitle({ children, title }: { children: ComponentChildren; title: string }) {
   const ref = useRef<HTMLHeadingElement>(null);
+  const [first] = useState(takeFirstPage);
+  const keepFocus = useRef(first);
   useEffect(() => {
     document.title = `${title} · Report platform console`;
-    if (firstPage) {
-      firstPage = false;
+    if (keepFocus.current) {
+      keepFocus.current = false; // a later title change on this page is a navigation
       return;
     }
     // A task after the commit, once the router has swapped the new page in (a frame callback may never run in a hidden tab).
