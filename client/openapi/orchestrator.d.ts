@@ -817,13 +817,26 @@ export interface operations {
                                 total_executions: number;
                                 success_rate: number;
                                 avg_processing_time_ms: number;
+                                completed: number;
+                                failed: number;
+                                processing: number;
                             } & {
                                 [key: string]: unknown;
                             };
                             failures: {
+                                total_errors: number;
                                 by_source: ({
                                     error_source: string;
                                     error_count: number;
+                                    percentage: number;
+                                    latest_occurrence: string | null;
+                                } & {
+                                    [key: string]: unknown;
+                                })[];
+                                by_pattern: ({
+                                    error_pattern: string;
+                                    error_count: number;
+                                    latest_occurrence: string | null;
                                 } & {
                                     [key: string]: unknown;
                                 })[];
@@ -831,13 +844,32 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                             alerts: ({
-                                level: string;
+                                /** @enum {unknown} */
+                                level: "HIGH" | "MEDIUM";
                                 type: string;
                                 message: string;
                                 recommendation: string;
                             } & {
                                 [key: string]: unknown;
                             })[];
+                            long_running_count: number;
+                            trends: {
+                                window: string;
+                                interval: string;
+                                hourly: ({
+                                    /** Format: date-time */
+                                    hour: string;
+                                    executions: number;
+                                    completed: number;
+                                    failed: number;
+                                    processing: number;
+                                    avg_duration_ms: number | null;
+                                } & {
+                                    [key: string]: unknown;
+                                })[];
+                            } & {
+                                [key: string]: unknown;
+                            };
                         } & {
                             [key: string]: unknown;
                         };
@@ -915,8 +947,11 @@ export interface operations {
                         /** @enum {unknown} */
                         timeframe: "24h" | "7d" | "30d";
                         /** Format: date-time */
+                        since: string;
+                        /** Format: date-time */
                         generated_at: string;
                         failure_analysis: {
+                            total_errors: number;
                             error_patterns: ({
                                 error_pattern: string;
                                 occurrences: number;
@@ -925,14 +960,46 @@ export interface operations {
                             } & {
                                 [key: string]: unknown;
                             })[];
+                            error_sources: ({
+                                error_source: string;
+                                error_count: number;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
                             troubleshooting_recommendations: ({
                                 issue: string;
                                 count: number;
                                 recommendation: string;
-                                priority: string;
+                                /** @enum {unknown} */
+                                priority: "HIGH" | "MEDIUM" | "LOW";
                             } & {
                                 [key: string]: unknown;
                             })[];
+                            step_failures: ({
+                                step_number: number | null;
+                                step_name: string | null;
+                                failures: number;
+                                percentage: number;
+                                /** Format: date-time */
+                                latest_failure: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            affected_clients: {
+                                failed_executions: number;
+                                clients: ({
+                                    company_name: string;
+                                    tracking_id: string;
+                                    /** Format: date-time */
+                                    failed_at: string;
+                                    error_pattern: string | null;
+                                    error_message: string | null;
+                                } & {
+                                    [key: string]: unknown;
+                                })[];
+                            } & {
+                                [key: string]: unknown;
+                            };
                         } & {
                             [key: string]: unknown;
                         };
@@ -1032,6 +1099,27 @@ export interface operations {
                                 progress_percentage: number;
                                 /** @enum {unknown} */
                                 health_status: "HEALTHY" | "DEGRADED" | "LONG_RUNNING" | "TIMEOUT" | "FAILED";
+                                duration_ms: number | null;
+                                running_seconds?: number;
+                                current_step: ({
+                                    step_number: number;
+                                    step_name: string | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                attempts: number;
+                                /** Format: date-time */
+                                created_at: string;
+                                started_at: string | null;
+                                completed_at: string | null;
+                                error: ({
+                                    message: string | null;
+                                    error_pattern: string | null;
+                                    error_source: string | null;
+                                    step: string | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
                             } & {
                                 [key: string]: unknown;
                             })[];
@@ -1040,6 +1128,10 @@ export interface operations {
                                 running_seconds: number;
                                 /** @enum {unknown} */
                                 processing_status: "processing" | "completed" | "failed";
+                                company_name: string;
+                                current_step: string | null;
+                                /** Format: date-time */
+                                running_since: string;
                             } & {
                                 [key: string]: unknown;
                             })[];
@@ -1192,10 +1284,87 @@ export interface operations {
                         /** @enum {unknown} */
                         status: "processing" | "completed" | "failed";
                         data: {
-                            execution: Record<string, unknown>;
+                            execution: {
+                                tracking_id: string;
+                                /** @enum {unknown} */
+                                processing_status: "processing" | "completed" | "failed";
+                                company_name: string;
+                                industry_id: string;
+                                progress_percentage: number;
+                                /** @enum {unknown} */
+                                health_status: "HEALTHY" | "DEGRADED" | "LONG_RUNNING" | "TIMEOUT" | "FAILED";
+                                duration_ms: number | null;
+                                running_seconds?: number;
+                                current_step: ({
+                                    step_number: number;
+                                    step_name: string | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                attempts: number;
+                                /** Format: date-time */
+                                created_at: string;
+                                started_at: string | null;
+                                completed_at: string | null;
+                                error: ({
+                                    message: string | null;
+                                    error_pattern: string | null;
+                                    error_source: string | null;
+                                    step: string | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                plan: string | null;
+                                requested_by: string | null;
+                                /** Format: date-time */
+                                updated_at: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            visuals: {
+                                status: string | null;
+                                error: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            /** @description The report request as submitted */
                             submission: Record<string, unknown>;
-                            logs: Record<string, unknown>[];
-                            processing_metrics: Record<string, unknown>;
+                            logs: ({
+                                id: number;
+                                step_name: string;
+                                step_number: number;
+                                status: string;
+                                duration_ms: number | null;
+                                tokens_used: number | null;
+                                error_message: string | null;
+                                metadata: string | null;
+                                /** Format: date-time */
+                                timestamp: string;
+                                error_pattern: string | null;
+                                error_source: string | null;
+                                error_details: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            processing_metrics: {
+                                progress_percentage: number;
+                                completed_steps: number;
+                                total_steps: number;
+                                current_step: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            downloads: ({
+                                kind: string;
+                                fileName: string;
+                                contentType: string;
+                                size: number;
+                                url: string;
+                                /** Format: date-time */
+                                expiresAt: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
                             downloadLinks: string[];
                         } & {
                             [key: string]: unknown;

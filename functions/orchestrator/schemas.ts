@@ -69,6 +69,40 @@ export const ENHANCED_TEST = obj({
   diagnostic: obj({ enhancedAdminHandlerUsed: bool(), workflowLoggerActive: bool(), version: str() }),
   workflowTracking: obj({ totalSteps: int(), completedSteps: int(), totalDuration: int() }),
 });
+/** An execution as the administration answers list it. */
+const EXECUTION_ROW_FIELDS = {
+  tracking_id: str(),
+  processing_status: STATUS,
+  company_name: str(),
+  industry_id: str(),
+  progress_percentage: num(),
+  health_status: HEALTH_STATUS,
+  duration_ms: nullable(int()),
+  running_seconds: int(),
+  current_step: nullable(obj({ step_number: int(), step_name: nullable(str()) })),
+  attempts: int(),
+  created_at: dateTime(),
+  started_at: nullable(dateTime()),
+  completed_at: nullable(dateTime()),
+  error: nullable(obj({ message: nullable(str()), error_pattern: nullable(str()), error_source: nullable(str()), step: nullable(str()) })),
+};
+const EXECUTION_ROW = obj(EXECUTION_ROW_FIELDS, { optional: ['running_seconds'] });
+/** A row of the processing log. */
+const LOG_ROW = obj({
+  id: int(),
+  step_name: str(),
+  step_number: int(),
+  status: str(),
+  duration_ms: nullable(int()),
+  tokens_used: nullable(int()),
+  error_message: nullable(str()),
+  metadata: nullable(str()),
+  timestamp: dateTime(),
+  error_pattern: nullable(str()),
+  error_source: nullable(str()),
+  error_details: nullable(str()),
+});
+const PROCESSING_METRICS = obj({ progress_percentage: num(), completed_steps: int(), total_steps: int(), current_step: nullable(str()) });
 export const OVERVIEW = obj({
   success: bool(),
   generated_at: dateTime(),
@@ -79,18 +113,39 @@ export const OVERVIEW = obj({
       total_executions: int(),
       success_rate: num(),
       avg_processing_time_ms: int(),
+      completed: int(),
+      failed: int(),
+      processing: int(),
     }),
-    failures: obj({ by_source: arr(obj({ error_source: str(), error_count: int() })) }),
-    alerts: arr(obj({ level: str(), type: str(), message: str(), recommendation: str() })),
+    failures: obj({
+      total_errors: int(),
+      by_source: arr(obj({ error_source: str(), error_count: int(), percentage: num(), latest_occurrence: nullable(dateTime()) })),
+      by_pattern: arr(obj({ error_pattern: str(), error_count: int(), latest_occurrence: nullable(dateTime()) })),
+    }),
+    alerts: arr(obj({ level: oneOfValues(['HIGH', 'MEDIUM']), type: str(), message: str(), recommendation: str() })),
+    long_running_count: int(),
+    trends: obj({
+      window: str(),
+      interval: str(),
+      hourly: arr(obj({ hour: dateTime(), executions: int(), completed: int(), failed: int(), processing: int(), avg_duration_ms: nullable(int()) })),
+    }),
   }),
 });
 export const FAILURES = obj({
   success: bool(),
   timeframe: oneOfValues(Object.keys(TIMEFRAMES)),
+  since: dateTime(),
   generated_at: dateTime(),
   failure_analysis: obj({
+    total_errors: int(),
     error_patterns: arr(obj({ error_pattern: str(), occurrences: int(), latest_occurrence: nullable(dateTime()), sample_messages: nullable(str()) })),
-    troubleshooting_recommendations: arr(obj({ issue: str(), count: int(), recommendation: str(), priority: str() })),
+    error_sources: arr(obj({ error_source: str(), error_count: int() })),
+    troubleshooting_recommendations: arr(obj({ issue: str(), count: int(), recommendation: str(), priority: oneOfValues(['HIGH', 'MEDIUM', 'LOW']) })),
+    step_failures: arr(obj({ step_number: nullable(int()), step_name: nullable(str()), failures: int(), percentage: num(), latest_failure: dateTime() })),
+    affected_clients: obj({
+      failed_executions: int(),
+      clients: arr(obj({ company_name: str(), tracking_id: str(), failed_at: dateTime(), error_pattern: nullable(str()), error_message: nullable(str()) })),
+    }),
   }),
 });
 export const EXECUTIONS = obj({
@@ -99,18 +154,36 @@ export const EXECUTIONS = obj({
   filters: anyObject(),
   executions: obj({
     summary: obj({ total: int(), completed: int(), failed: int(), processing: int(), average_duration_ms: nullable(int()), long_running_count: int() }),
-    recent: arr(
-      obj({ tracking_id: str(), processing_status: STATUS, company_name: str(), industry_id: str(), progress_percentage: num(), health_status: HEALTH_STATUS }),
+    recent: arr(EXECUTION_ROW),
+    long_running: arr(
+      obj({
+        tracking_id: str(),
+        running_seconds: int(),
+        processing_status: STATUS,
+        company_name: str(),
+        current_step: nullable(str()),
+        running_since: dateTime(),
+      }),
     ),
-    long_running: arr(obj({ tracking_id: str(), running_seconds: int(), processing_status: STATUS })),
   }),
 });
 export const EXECUTION_STATUS = obj({
   success: bool(),
   trackingId: str(),
   status: STATUS,
-  data: obj({ execution: anyObject(), submission: anyObject(), logs: arr(anyObject()), processing_metrics: anyObject(), downloadLinks: arr(str()) }),
-  processing_metrics: obj({ progress_percentage: num(), completed_steps: int(), total_steps: int(), current_step: nullable(str()) }),
+  data: obj({
+    execution: obj(
+      { ...EXECUTION_ROW_FIELDS, plan: nullable(str()), requested_by: nullable(str()), updated_at: dateTime() },
+      { optional: ['running_seconds'] },
+    ),
+    visuals: obj({ status: nullable(str()), error: nullable(str()) }),
+    submission: anyObject({ description: 'The report request as submitted' }),
+    logs: arr(LOG_ROW),
+    processing_metrics: PROCESSING_METRICS,
+    downloads: arr(obj({ kind: str(), fileName: str(), contentType: str(), size: int(), url: str(), expiresAt: dateTime() })),
+    downloadLinks: arr(str()),
+  }),
+  processing_metrics: PROCESSING_METRICS,
   downloadLinks: arr(str()),
 });
 export const PROFILES = obj({

@@ -74,6 +74,9 @@ export const asView =
   (answer: object): View =>
     answer as View;
 
+/** The JSON body of an operation's 200 answer, as its API document types it. */
+export type Ok<Operation> = Operation extends { responses: { 200: { content: { 'application/json': infer Body } } } } ? Body : never;
+
 /** What every call of the typed client answers. */
 type Answer<T> = Promise<{ data?: T; error?: unknown; response: Response }>;
 

@@ -1,11 +1,8 @@
 import type { operations } from '../../../client/openapi/identity';
-import { call } from './http';
+import { call, type Ok } from './http';
 
 /** The users list's filters, as its API document types them. */
 export type UsersQuery = NonNullable<operations['admin-users-list']['parameters']['query']>;
-
-/** The JSON body of an operation's 200 answer, as its API document types it. */
-type Ok<Operation> = Operation extends { responses: { 200: { content: { 'application/json': infer Body } } } } ? Body : never;
 
 /** Identity's answers are fully described by its document: the console's views are its types. */
 export type TokenAnswer = Ok<operations['verify']>;

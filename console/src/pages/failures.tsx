@@ -81,9 +81,12 @@ function FailuresBody({ data }: { data: FailuresAnswer }) {
                   <td>{formatDateTime(p.latest_occurrence)}</td>
                   <td>
                     <ul class="samples">
-                      {p.sample_messages.split(' | ').map((m, i) => (
-                        <li key={i}>{m}</li>
-                      ))}
+                      {(p.sample_messages ?? '')
+                        .split(' | ')
+                        .filter(Boolean)
+                        .map((m, i) => (
+                          <li key={i}>{m}</li>
+                        ))}
                     </ul>
                   </td>
                 </tr>
@@ -108,10 +111,8 @@ function FailuresBody({ data }: { data: FailuresAnswer }) {
             </thead>
             <tbody>
               {a.step_failures.map((s) => (
-                <tr key={s.step_number}>
-                  <th scope="row">
-                    {s.step_number}. {s.step_name}
-                  </th>
+                <tr key={`${s.step_number}:${s.step_name}`}>
+                  <th scope="row">{stepLabel(s.step_number, s.step_name)}</th>
                   <td>{formatNumber(s.failures)}</td>
                   <td>{s.percentage}%</td>
                   <td>{formatDateTime(s.latest_failure)}</td>
@@ -138,4 +139,10 @@ function FailuresBody({ data }: { data: FailuresAnswer }) {
       </section>
     </>
   );
+}
+
+/** A failing step as the log names it; a failed row may carry no step number or name (a failure before any step began). */
+function stepLabel(stepNumber: number | null, stepName: string | null): string {
+  if (stepNumber === null) return stepName ?? 'No step recorded';
+  return stepName === null ? `Step ${stepNumber}` : `${stepNumber}. ${stepName}`;
 }
