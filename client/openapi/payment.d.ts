@@ -445,12 +445,29 @@ export interface operations {
                         duplicate: boolean;
                         /** @enum {unknown} */
                         action: "applied" | "duplicate" | "ignored_type" | "stale" | "partial_refund" | "unknown_payment" | "unattributable" | "contradicts_record" | "manual_review";
-                        sync?: {
-                            success: boolean;
+                        sync?: ({
+                            /** @enum {boolean} */
+                            success: true;
                             userId: string;
+                            plan?: string;
+                            paymentIntentId?: string;
+                            upToDate?: boolean;
+                            superseded?: boolean;
                         } & {
                             [key: string]: unknown;
-                        };
+                        }) | ({
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            details: string;
+                            userId: string;
+                            retryStored: boolean;
+                            /** @enum {unknown} */
+                            state?: "failed" | "manual_review" | "deferred";
+                            nextAttemptAt?: string | null;
+                        } & {
+                            [key: string]: unknown;
+                        });
                     } & {
                         [key: string]: unknown;
                     };
@@ -580,7 +597,20 @@ export interface operations {
                             currency: string;
                             /** @enum {unknown} */
                             status: "pending" | "succeeded" | "failed" | "canceled" | "refunded";
-                            sync: Record<string, unknown>;
+                            sync: {
+                                /** @enum {unknown} */
+                                state: "not_required" | "pending" | "synced" | "failed" | "manual_review" | "superseded";
+                                plan: string | null;
+                                attempts: number;
+                                lastError: string | null;
+                                nextAttemptAt: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
                             failedSyncRecord: ({
                                 userId: string;
                                 planType: string;
@@ -672,12 +702,29 @@ export interface operations {
                         replayedPayments: number;
                         users: number;
                         failedUsers: number;
-                        results: ({
-                            success: boolean;
+                        results: (({
+                            /** @enum {boolean} */
+                            success: true;
                             userId: string;
+                            plan?: string;
+                            paymentIntentId?: string;
+                            upToDate?: boolean;
+                            superseded?: boolean;
                         } & {
                             [key: string]: unknown;
-                        })[];
+                        }) | ({
+                            /** @enum {boolean} */
+                            success: false;
+                            error: string;
+                            details: string;
+                            userId: string;
+                            retryStored: boolean;
+                            /** @enum {unknown} */
+                            state?: "failed" | "manual_review" | "deferred";
+                            nextAttemptAt?: string | null;
+                        } & {
+                            [key: string]: unknown;
+                        }))[];
                     } & {
                         [key: string]: unknown;
                     };

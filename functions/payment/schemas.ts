@@ -51,7 +51,27 @@ export const USER_STATUS = obj({
     }),
   ),
 });
-const SYNC_RESULT = obj({ success: bool(), userId: str() });
+/** A plan sync's outcome: synced (or already up to date, or superseded by a newer plan), or not, with why and whether a retry is kept. */
+const SYNC_RESULT = {
+  oneOf: [
+    obj(
+      { success: { type: 'boolean', enum: [true] }, userId: str(), plan: str(), paymentIntentId: str(), upToDate: bool(), superseded: bool() },
+      { optional: ['plan', 'paymentIntentId', 'upToDate', 'superseded'] },
+    ),
+    obj(
+      {
+        success: { type: 'boolean', enum: [false] },
+        error: str(),
+        details: str(),
+        userId: str(),
+        retryStored: bool(),
+        state: oneOfValues(['failed', 'manual_review', 'deferred']),
+        nextAttemptAt: nullable(dateTime()),
+      },
+      { optional: ['state', 'nextAttemptAt'] },
+    ),
+  ],
+};
 export const WEBHOOK_OUTCOME = obj(
   {
     received: bool(),
@@ -86,7 +106,9 @@ export const UNSYNCED = obj({
       amount: int(),
       currency: str(),
       status: oneOfValues(PAYMENT_STATUSES),
-      sync: anyObject(),
+      sync: obj({ state: oneOfValues(SYNC_STATES), plan: nullable(str()), attempts: int(), lastError: nullable(str()), nextAttemptAt: nullable(dateTime()) }),
+      createdAt: dateTime(),
+      updatedAt: dateTime(),
       failedSyncRecord: FAILED_SYNC_RECORD,
     }),
   ),

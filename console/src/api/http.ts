@@ -64,16 +64,6 @@ export async function loadConfig(): Promise<ConsoleConfig> {
   return { services: serviceUrls };
 }
 
-/**
- * The console's view of an answer whose API document describes only part of it (the schema leaves
- * objects open: further properties allowed). The call itself (path, parameters, body) is checked by
- * the typed client; `View` names what the console reads beyond the documented fields.
- */
-export const asView =
-  <View>() =>
-  (answer: object): View =>
-    answer as View;
-
 /** The JSON body of an operation's 200 answer, as its API document types it. */
 export type Ok<Operation> = Operation extends { responses: { 200: { content: { 'application/json': infer Body } } } } ? Body : never;
 
