@@ -1,6 +1,7 @@
+import type { HttpResponseInit } from '@azure/functions';
 import { unresolvedSettings, type ServiceName } from '../shared/config';
+import { Code } from '../shared/http/errors';
 import type { FunctionDefinition, HttpFunction, QueueFunction, ServiceDefinition, TimerFunction } from '../shared/functions';
-import { stoppedServiceResponse } from '../shared/health';
 import { createLogger } from '../shared/logging';
 import FUNCTION_INDEX from './function-index.json';
 
@@ -68,6 +69,25 @@ export interface ServedService {
   start(): Promise<void>;
   stop(): Promise<void>;
   describe(): string[];
+}
+
+/**
+ * What every route of a service stopped by its configuration answers (an unresolved Key Vault
+ * reference): 503 and the settings to fix. On its health route the body is the health body, so
+ * probes and dashboards read the reason where they look.
+ */
+function stoppedServiceResponse(service: ServiceName, problems: string[], health = false): HttpResponseInit {
+  const timestamp = new Date().toISOString();
+  const body = health
+    ? { service, status: 'stopped', timestamp, problems, dependencies: {} }
+    : {
+        error: 'Service unavailable',
+        message: `The ${service} service is stopped by its configuration: ${problems.join(' ')}`,
+        code: Code.SERVICE_MISCONFIGURED,
+        problems,
+        timestamp,
+      };
+  return { status: 503, jsonBody: body, headers: { 'Cache-Control': 'no-store', 'Retry-After': '60' } };
 }
 
 /**

@@ -1,8 +1,6 @@
-import type { HttpResponseInit } from '@azure/functions';
 import { config, type ServiceName } from './config';
 import { op, PUBLIC, routes, type RoutedFunction } from './http/route';
 import { HEALTH } from './http/schemas';
-import { Code } from './http/errors';
 
 // SQL and Storage are required by the checks themselves: a stopped service's health route (below)
 // answers without loading them.
@@ -61,29 +59,13 @@ export async function healthReport(service: string, checks: Record<string, Promi
   };
 }
 
-/** The `GET <service>/health` function: SQL and storage, plus any checks the service adds. */
-export function healthFunction(service: ServiceName, extraChecks: () => Record<string, Promise<DependencyCheck>> = () => ({})): RoutedFunction {
-  const health = op('Health of this service and its dependencies: 200 when every one answered, 503 otherwise', async () =>
-    healthReport(service, { sql: checkSql(), storage: checkStorage(), ...extraChecks() }),
-  );
-  return routes(service)('health', 'GET', 'health', PUBLIC, { 200: HEALTH, 503: HEALTH }, health);
-}
-
 /**
- * What every route of a service stopped by its configuration answers (an unresolved Key Vault
- * reference): 503 and the settings to fix. On its health route the body is the health body, so
- * probes and dashboards read the reason where they look.
+ * The `GET <service>/health` function over the checks the service names: the dependencies its own
+ * code uses, and no others (identity does not touch Storage, visual does not touch SQL). A probe
+ * then tells what would break the service, and the first request after a cold start loads no
+ * client the service never needs.
  */
-export function stoppedServiceResponse(service: ServiceName, problems: string[], health = false): HttpResponseInit {
-  const timestamp = new Date().toISOString();
-  const body = health
-    ? { service, status: 'stopped', timestamp, problems, dependencies: {} }
-    : {
-        error: 'Service unavailable',
-        message: `The ${service} service is stopped by its configuration: ${problems.join(' ')}`,
-        code: Code.SERVICE_MISCONFIGURED,
-        problems,
-        timestamp,
-      };
-  return { status: 503, jsonBody: body, headers: { 'Cache-Control': 'no-store', 'Retry-After': '60' } };
+export function healthFunction(service: ServiceName, checks: () => Record<string, Promise<DependencyCheck>>): RoutedFunction {
+  const health = op('Health of this service and its dependencies: 200 when every one answered, 503 otherwise', async () => healthReport(service, checks()));
+  return routes(service)('health', 'GET', 'health', PUBLIC, { 200: HEALTH, 503: HEALTH }, health);
 }

@@ -4,8 +4,9 @@
  *
  * Why not the `applicationinsights` SDK: loading it takes about 1.2 s (2,900 modules), most of a
  * cold start. This module loads nothing until `startTelemetry()`, and even then the OpenTelemetry
- * SDK and exporter (about 0.15 s) load on the next turn of the event loop, so the entry point
- * stays light; an invocation that arrives first waits for them, so none goes unrecorded.
+ * SDK loads on the next turn of the event loop, so the entry point stays light (an invocation that
+ * arrives first waits for it, so none goes unrecorded), and the Azure Monitor exporter loads with
+ * the first batch sent, seconds later, off the first request's path.
  *
  * What is recorded, all in one operation per invocation (W3C trace context):
  * - requests: one per invocation. Under the Functions host the host records the request itself and
@@ -89,17 +90,22 @@ function load(connectionString: string): Runtime {
   const { BasicTracerProvider, BatchSpanProcessor } = require('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base');
   const { LoggerProvider, BatchLogRecordProcessor } = require('@opentelemetry/sdk-logs') as typeof import('@opentelemetry/sdk-logs');
   const { resourceFromAttributes } = require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
-  const { AzureMonitorTraceExporter, AzureMonitorLogExporter } =
-    require('@azure/monitor-opentelemetry-exporter') as typeof import('@azure/monitor-opentelemetry-exporter');
+  const exporters = () => require('@azure/monitor-opentelemetry-exporter') as typeof import('@azure/monitor-opentelemetry-exporter');
 
   const cfg = config();
   // The cloud role in Application Insights: the Function App's name in Azure.
   const resource = resourceFromAttributes({ 'service.name': cfg.WEBSITE_SITE_NAME ?? 'report-platform' });
   api.context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   api.propagation.setGlobalPropagator(new W3CTraceContextPropagator());
-  const tracerProvider = new BasicTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new AzureMonitorTraceExporter({ connectionString }))] });
+  const tracerProvider = new BasicTracerProvider({
+    resource,
+    spanProcessors: [new BatchSpanProcessor(loadedOnFirstExport(() => new (exporters().AzureMonitorTraceExporter)({ connectionString })))],
+  });
   api.trace.setGlobalTracerProvider(tracerProvider);
-  const loggerProvider = new LoggerProvider({ resource, processors: [new BatchLogRecordProcessor(new AzureMonitorLogExporter({ connectionString }))] });
+  const loggerProvider = new LoggerProvider({
+    resource,
+    processors: [new BatchLogRecordProcessor(loadedOnFirstExport(() => new (exporters().AzureMonitorLogExporter)({ connectionString })))],
+  });
 
   const ingestion = /IngestionEndpoint=([^;]+)/i.exec(connectionString)?.[1];
   const rt: Runtime = {
@@ -116,6 +122,27 @@ function load(connectionString: string): Runtime {
   subscribeHttpClients(rt);
   setLogExport((line) => exportLogLine(rt, line));
   return rt;
+}
+
+/** What the batch processors ask of an exporter (spans and log records alike). */
+interface Exporter<T> {
+  export(items: T[], done: (result: { code: number; error?: Error }) => void): void;
+  shutdown(): Promise<void>;
+  forceFlush?(): Promise<void>;
+}
+
+/**
+ * The Azure Monitor exporter (about 450 modules with its HTTP pipeline and metrics) loads when the
+ * first batch leaves, seconds after the first invocation, instead of delaying that invocation:
+ * records are kept by the batch processor meanwhile, so none is lost.
+ */
+function loadedOnFirstExport<T>(make: () => Exporter<T>): Required<Exporter<T>> {
+  let real: Exporter<T> | undefined;
+  return {
+    export: (items, done) => (real ??= make()).export(items, done),
+    shutdown: async () => real?.shutdown(),
+    forceFlush: async () => real?.forceFlush?.(),
+  };
 }
 
 // ---- traces from log lines -------------------------------------------------------------------

@@ -10,7 +10,8 @@
  * health asks identity). Samples of all services and both modes are interleaved, so a slow stretch
  * of this shared VM weighs on all of them alike.
  *
- * Options (env): BENCH_SAMPLES (default 10), BENCH_SERVICES (default all four).
+ * Options (env): BENCH_SAMPLES (default 10), BENCH_SERVICES (default all four), BENCH_NODE_ARGS
+ * (flags for every sample process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to see where a start goes).
  */
 import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -67,7 +68,10 @@ function startStandIn(): Promise<{ url: string; posts: () => number; close: () =
 
 function runSample(env: NodeJS.ProcessEnv): Promise<Sample> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(__dirname, 'sample.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), path.join(__dirname, 'sample.js')], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (chunk) => (out += chunk));

@@ -1,7 +1,7 @@
 import type { ServiceDefinition } from '../../shared/functions';
 import { contractRoutes } from '../../shared/http/contract';
 import { PUBLIC, routes } from '../../shared/http/route';
-import { healthFunction } from '../../shared/health';
+import { checkSql, healthFunction } from '../../shared/health';
 import { startBootstrapAdmin, type BackgroundTask } from './bootstrap';
 import { cleanupFunction } from './cleanup';
 import { adminWith, SIGNED_IN } from './guards';
@@ -18,7 +18,7 @@ const ADMIN_BODY = 16 * 1024;
 /** identity's whole HTTP surface: one route per line (id, method, path, who may call, what it takes and answers, handler). */
 // prettier-ignore
 const ROUTES = [
-  healthFunction('identity'),
+  healthFunction('identity', () => ({ sql: checkSql() })),
   route('login', 'POST', 'auth/login', PUBLIC, { body: SMALL(s.LOGIN_BODY), 200: s.LOGIN_STARTED }, auth.login),
   route('verify', 'POST', 'auth/verify', PUBLIC, { body: SMALL(s.VERIFY_BODY), 200: s.TOKENS }, auth.verify),
   route('refresh', 'POST', 'auth/refresh', PUBLIC, { body: SMALL(s.REFRESH_BODY), 200: s.TOKENS }, auth.refresh),

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import { config } from '../../shared/config';
 
 export interface Email {
@@ -12,15 +12,19 @@ export interface Email {
 
 export const outboxDir = () => path.join(config().DATA_DIR, 'outbox');
 
+// nodemailer loads with the first email, not with the service: most cold starts send none.
+const nodemailer = () => require('nodemailer') as typeof import('nodemailer');
+
 let smtp: { url: string; transport: Transporter } | undefined;
+let composer: Transporter | undefined;
 
 function smtpTransport(url: string): Transporter {
-  if (smtp?.url !== url) smtp = { url, transport: nodemailer.createTransport(url) };
+  if (smtp?.url !== url) smtp = { url, transport: nodemailer().createTransport(url) };
   return smtp.transport;
 }
 
 // Builds the RFC 5322 message without sending it, for the local outbox.
-const composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+const outboxComposer = () => (composer ??= nodemailer().createTransport({ streamTransport: true, buffer: true, newline: 'unix' }));
 
 /** Sends through SMTP when SMTP_URL is set; otherwise writes the message as one .eml file in the outbox. */
 export async function sendEmail(email: Email): Promise<void> {
@@ -30,7 +34,7 @@ export async function sendEmail(email: Email): Promise<void> {
     await smtpTransport(cfg.SMTP_URL).sendMail(message);
     return;
   }
-  const info = await composer.sendMail(message);
+  const info = await outboxComposer().sendMail(message);
   const dir = outboxDir();
   fs.mkdirSync(dir, { recursive: true });
   // hrtime orders files by sending order even when tests move the wall clock.

@@ -1,5 +1,6 @@
+import { request } from 'undici';
 import { config, serviceUrl } from '../../shared/config';
-import { check, type DependencyCheck } from '../../shared/health';
+import { check, checkSql, type DependencyCheck } from '../../shared/health';
 import { table } from '../../shared/storage';
 import { stripeApiBase, stripeMode } from './stripe-client';
 import { webhookSecretProblem } from './webhook-secret';
@@ -19,9 +20,10 @@ const checkTableStorage = () =>
 const checkIdentity = () =>
   check(async () => {
     const url = `${serviceUrl('identity')}/health`;
-    const response = await fetch(url, { signal: AbortSignal.timeout(2500) });
-    await response.arrayBuffer();
-    if (!response.ok) throw new Error(`${url} answered ${response.status}`);
+    // undici, as for the plan pushes themselves: one HTTP client loaded, not two.
+    const response = await request(url, { signal: AbortSignal.timeout(2500) });
+    await response.body.dump();
+    if (response.statusCode !== 200) throw new Error(`${url} answered ${response.statusCode}`);
     return url;
   });
 
@@ -39,16 +41,17 @@ const checkStripe = () =>
     if (mode.mode === 'stripe') return `Stripe API (${config().STRIPE_SECRET_KEY!.includes('_live_') ? 'live' : 'test'} mode)`;
     const base = stripeApiBase();
     if (!base) throw new Error('offline mode but no local Stripe API server is running');
-    const response = await fetch(`${base}/v1/payment_intents/pi_health_probe`, {
+    const response = await request(`${base}/v1/payment_intents/pi_health_probe`, {
       headers: { Authorization: 'Bearer sk_test_health' },
       signal: AbortSignal.timeout(2500),
     });
-    await response.arrayBuffer();
-    if (response.status !== 404) throw new Error(`local Stripe API server at ${base} answered ${response.status}`);
+    await response.body.dump();
+    if (response.statusCode !== 404) throw new Error(`local Stripe API server at ${base} answered ${response.statusCode}`);
     return `offline: local Stripe API server ${base}`;
   });
 
 export const paymentChecks = (): Record<string, Promise<DependencyCheck>> => ({
+  sql: checkSql(),
   tableStorage: checkTableStorage(),
   identity: checkIdentity(),
   stripe: checkStripe(),

@@ -1,7 +1,7 @@
 import type { HttpMethod } from '@azure/functions';
 import { config } from '../../shared/config';
 import type { ServiceDefinition } from '../../shared/functions';
-import { check, healthFunction } from '../../shared/health';
+import { check, checkStorage, healthFunction } from '../../shared/health';
 import { contractRoutes } from '../../shared/http/contract';
 import { PUBLIC, routes } from '../../shared/http/route';
 import { createLogger } from '../../shared/logging';
@@ -25,6 +25,7 @@ const ALL: HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'];
 // prettier-ignore
 const ROUTES = [
   healthFunction('visual', () => ({
+    storage: checkStorage(),
     renderer: check(async () => (config().QUICKCHART_URL ? `QuickChart at ${config().QUICKCHART_URL}` : `${renderPool().size} render threads, ${renderPool().pending} renders pending, ${renderPool().renders} done`)),
   })),
   route('charts-render', 'POST', 'api/v1/charts/render', r.VISUAL_TOKEN, { body: s.CHARTS_BODY, otherMethods: 405, 200: s.CHARTS }, r.charts),

@@ -1,4 +1,3 @@
-import { request } from 'undici';
 import { config, serviceUrl } from '../config';
 import { currentPlatform } from '../platform';
 import { Code, HttpError, httpError, isErrorCode, serviceUnavailable, STATUS_NAMES, unauthorized } from '../http/errors';
@@ -55,12 +54,15 @@ function remember(token: string, at: number, answer: Answer): void {
  * now. Identity's own refusal (401/403 with its code) is passed on; identity that cannot be asked is
  * a 503: a service never grants from a token it could not check.
  */
+// undici loads with the first call to identity: identity itself never makes one.
+const undici = () => require('undici') as typeof import('undici');
+
 async function askIdentity(token: string): Promise<Answer> {
   const cfg = config();
   let status: number;
   let text: string;
   try {
-    const response = await request(`${serviceUrl('identity')}/auth/validate`, {
+    const response = await undici().request(`${serviceUrl('identity')}/auth/validate`, {
       headers: { authorization: `Bearer ${token}` },
       signal: AbortSignal.timeout(cfg.IDENTITY_TIMEOUT_MS),
     });

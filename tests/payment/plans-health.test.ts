@@ -76,7 +76,7 @@ test('PLANS_JSON cannot advertise a quota of its own: the quota line is written 
   expect(parsePlanTable(DEFAULT_PLANS.map((p) => ({ ...p, features: ['Reports with charts', ...p.features] })))).toHaveLength(3);
 });
 
-test('health reports SQL, storage, Table Storage, identity and Stripe (offline) and 503 when identity is down', async () => {
+test('health reports SQL, Table Storage, identity and Stripe (offline) and 503 when identity is down', async () => {
   host = await startTestHost();
   const res = await host.fetch('/payment/health');
   const body = (await res.json()) as any;
@@ -84,7 +84,6 @@ test('health reports SQL, storage, Table Storage, identity and Stripe (offline) 
   expect(body).toMatchObject({ service: 'payment', status: 'healthy' });
   expect(body.dependencies).toMatchObject({
     sql: { ok: true },
-    storage: { ok: true },
     tableStorage: { ok: true, detail: 'paymentfailedsyncs' },
     identity: { ok: true, detail: expect.stringMatching(/\/identity\/health$/) },
     stripe: { ok: true, detail: expect.stringMatching(/^offline: local Stripe API server http:\/\/127\.0\.0\.1:\d+$/) },

@@ -2,7 +2,8 @@
  * Driven by entry.test.ts, in a fresh process: loads package.json `main` the way the Node worker
  * does (devhost/core-tools/core-api), runs the appStart hooks, invokes the HTTP functions named in
  * argv[2], and prints one line `RESULT {...}`: what was registered, which hooks, which service
- * folders were loaded at start-up and after the invocations, and what the invocations answered.
+ * folders and which npm packages were loaded at start-up and after the invocations, and what the
+ * invocations answered.
  */
 import { FunctionsWorker } from '../../devhost/core-tools/core-api';
 import { PROJECT_ROOT } from '../../devhost/paths';
@@ -17,11 +18,22 @@ const loadedServices = () =>
     ),
   ].sort();
 
+const PACKAGE = /[\\/]node_modules[\\/]((?:@[^\\/]+[\\/])?[^\\/]+)[\\/]/;
+const loadedPackages = () =>
+  [
+    ...new Set(
+      Object.keys(require.cache)
+        .map((file) => PACKAGE.exec(file)?.[1].replace('\\', '/'))
+        .filter(Boolean),
+    ),
+  ].sort();
+
 async function main() {
   const invocations = JSON.parse(process.argv[2] ?? '[]') as { name: string; path: string }[];
   const worker = new FunctionsWorker();
   await worker.startApp(PROJECT_ROOT);
   const loadedAtStart = loadedServices();
+  const packagesAtStart = loadedPackages();
   const results = [];
   for (const { name, path } of invocations) {
     const result = await worker.invoke(name, {
@@ -42,6 +54,8 @@ async function main() {
     capabilities: worker.capabilities,
     loadedAtStart,
     loadedAfter: loadedServices(),
+    packagesAtStart,
+    packagesAfter: loadedPackages(),
     results,
   };
   process.stdout.write(`RESULT ${JSON.stringify(report)}\n`, () => process.exit(0));

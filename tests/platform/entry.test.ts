@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { startAzurite, type AzuriteHandle } from '../../devhost/azurite';
 import { PROJECT_ROOT } from '../../devhost/paths';
 import { generateDevSecrets } from '../../devhost/settings';
 import FUNCTION_INDEX from '../../functions/function-index.json';
@@ -18,6 +19,8 @@ interface Report {
   capabilities: Record<string, string>;
   loadedAtStart: string[];
   loadedAfter: string[];
+  packagesAtStart: string[];
+  packagesAfter: string[];
   results: { name: string; status?: number; body?: any; error?: string }[];
 }
 
@@ -47,6 +50,45 @@ test("with SERVICES=payment it registers exactly payment's functions, loads no s
   expect(report.loadedAtStart).toEqual([]);
   expect(report.results[0]).toMatchObject({ status: 200, body: { plans: expect.arrayContaining([expect.objectContaining({ id: 'pro' })]) } });
   expect(report.loadedAfter).toEqual(['payment']);
+});
+
+// What a cold start pays for: the entry point loads the Functions library alone, and a service's
+// first request loads the libraries its health checks use, not those of routes it was not asked for.
+describe('cold starts', () => {
+  let azurite: AzuriteHandle;
+  beforeAll(async () => {
+    azurite = await startAzurite();
+  });
+  afterAll(() => azurite.stop());
+
+  test.each([
+    ['identity', ['@azure/storage-blob', '@azure/data-tables', 'nodemailer', 'undici', 'stripe', 'pdfkit']],
+    ['payment', ['@azure/storage-blob', 'nodemailer', 'pdfkit', 'openai']],
+    ['orchestrator', ['pdfkit', 'pptxgenjs', 'openai', 'nodemailer', 'stripe', '@napi-rs/canvas']],
+    ['visual', ['kysely', 'quickchart-js', 'cross-fetch', 'nodemailer', 'stripe', 'pdfkit']],
+  ])('a cold %s loads only what its first health call needs', async (service, notLoaded) => {
+    const { report } = await loadEntry({ SERVICES: service, AzureWebJobsStorage: azurite.connectionString }, [
+      { name: `${service}-health`, path: `${service}/health` },
+    ]);
+    // Payment's health asks identity and the Stripe server, neither running here: it answers 503, with the same libraries loaded.
+    expect(report.results[0]).toMatchObject({ status: service === 'payment' ? 503 : 200, body: { service } });
+    expect(report.packagesAtStart).toEqual(['@azure/functions', '@azure/functions-extensions-base', 'cookie']);
+    expect(report.packagesAfter.filter((name) => notLoaded.includes(name))).toEqual([]);
+  });
+
+  test('with Application Insights configured, the exporter loads with the first batch sent, not with the first request', async () => {
+    const { report } = await loadEntry(
+      {
+        SERVICES: 'identity',
+        AzureWebJobsStorage: azurite.connectionString,
+        APPLICATIONINSIGHTS_CONNECTION_STRING: 'InstrumentationKey=00000000-0000-4000-8000-000000000000;IngestionEndpoint=http://127.0.0.1:9/',
+      },
+      [{ name: 'identity-health', path: 'identity/health' }],
+    );
+    expect(report.results[0].status).toBe(200);
+    expect(report.packagesAfter).toEqual(expect.arrayContaining(['@opentelemetry/sdk-trace-base', '@opentelemetry/sdk-logs']));
+    expect(report.packagesAfter).not.toContain('@azure/monitor-opentelemetry-exporter');
+  });
 });
 
 test('with every service it registers every indexed function as the host expects them, no appStart work, and appTerminate', async () => {

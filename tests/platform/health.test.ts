@@ -7,11 +7,19 @@ beforeAll(async () => {
 });
 afterAll(() => host.stop());
 
-test.each(['identity', 'payment', 'orchestrator'])('%s health names SQL and storage and answers 200', async (service) => {
+// Each service checks the dependencies its own code uses, and no others.
+test.each([
+  ['identity', ['sql']],
+  ['payment', ['identity', 'sql', 'stripe', 'tableStorage']],
+  ['orchestrator', ['sql', 'storage', 'workflowLog']],
+  ['visual', ['renderer', 'storage']],
+])('%s health names the dependencies it uses and answers 200', async (service, dependencies) => {
   const res = await host.fetch(`/${service}/health`);
   expect(res.status).toBe(200);
   const body = (await res.json()) as any;
   expect(body).toMatchObject({ service, status: 'healthy' });
-  expect(body.dependencies.sql).toMatchObject({ ok: true, detail: usingSqlServer() ? `Azure SQL ${process.env.SQL_SERVER}` : 'SQLite' });
-  expect(body.dependencies.storage).toMatchObject({ ok: true, detail: 'devstoreaccount1' });
+  expect(Object.keys(body.dependencies).sort()).toEqual(dependencies);
+  if (body.dependencies.sql)
+    expect(body.dependencies.sql).toMatchObject({ ok: true, detail: usingSqlServer() ? `Azure SQL ${process.env.SQL_SERVER}` : 'SQLite' });
+  if (body.dependencies.storage) expect(body.dependencies.storage).toMatchObject({ ok: true, detail: 'devstoreaccount1' });
 });

@@ -1,6 +1,5 @@
 import { config, type Config } from '../../../shared/config';
 import { OfflineProvider } from './offline';
-import { OpenAiProvider } from './openai';
 import type { AiProvider } from './provider';
 
 export type { AiProvider, SectionDraft } from './provider';
@@ -10,5 +9,7 @@ export function aiProvider(cfg: Config = config()): AiProvider {
   const name = cfg.ORCHESTRATOR_AI_PROVIDER ?? (cfg.ORCHESTRATOR_AI_ENDPOINT ? 'openai' : 'offline');
   if (name === 'offline') return new OfflineProvider();
   if (!cfg.ORCHESTRATOR_AI_ENDPOINT) throw new Error(`ORCHESTRATOR_AI_PROVIDER=${name} needs ORCHESTRATOR_AI_ENDPOINT`);
+  // The OpenAI SDK loads with the first execution that uses it, not with the service.
+  const { OpenAiProvider } = require('./openai') as typeof import('./openai');
   return new OpenAiProvider(name, cfg);
 }

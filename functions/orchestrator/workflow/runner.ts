@@ -4,8 +4,7 @@ import { validate } from '../../../shared/http/body';
 import type { ExecutionsTable } from '../tables';
 import { aiProvider, type AiProvider } from '../ai';
 import { analyse, type ReportAnalysis } from '../report/analysis';
-import { renderReportPdf, type ReportDocument, type WrittenSection } from '../report/pdf';
-import { renderPresentation } from '../report/presentation';
+import type { ReportDocument, WrittenSection } from '../report/pdf';
 import { storeReportFile } from '../report/report-store';
 import { reportRequestSchema, type ReportRequest } from '../report/submission';
 import { fetchVisuals } from '../report/visuals';
@@ -13,6 +12,11 @@ import { DependencyError, messageOf, type Classification } from './error-classif
 import { claimExecution, completeExecution, failExecution, findExecution, recordProgress, type Execution, type ReportAsset } from './executions';
 import { PLAN_REPORTS, sectionsFor, STAGES, stepsFor, type Step } from './stages';
 import { PendingRows, WorkflowLogger, workflowLogWriter } from './workflow-logger';
+
+// The document libraries (pdfkit and its fonts, pptxgenjs) load with the first report rendered, not
+// with the service: the admin, status and health routes never need them.
+const pdf = () => require('../report/pdf') as typeof import('../report/pdf');
+const presentation = () => require('../report/presentation') as typeof import('../report/presentation');
 
 export interface StepResult {
   step_number: number;
@@ -194,7 +198,7 @@ class Run {
     };
     const name = slug(analysis.companyName);
     const files: { asset: Omit<ReportAsset, 'blob' | 'size'>; content: Buffer }[] = [
-      { asset: { kind: 'pdf', fileName: `${name}-report.pdf`, contentType: 'application/pdf' }, content: await renderReportPdf(document) },
+      { asset: { kind: 'pdf', fileName: `${name}-report.pdf`, contentType: 'application/pdf' }, content: await pdf().renderReportPdf(document) },
     ];
     if (PLAN_REPORTS[ex.plan].presentation) {
       files.push({
@@ -203,7 +207,7 @@ class Run {
           fileName: `${name}-presentation.pptx`,
           contentType: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
         },
-        content: await renderPresentation(document),
+        content: await presentation().renderPresentation(document),
       });
     }
     return {

@@ -1,4 +1,3 @@
-import QuickChart from 'quickchart-js';
 import { config } from '../../../shared/config';
 import { bundledFontDir, extraFontFiles } from './fonts';
 import { RenderError, RenderPool } from './pool';
@@ -36,6 +35,8 @@ export type ChartTask = Extract<RenderTask, { kind: 'chart' }>;
 /** Renders a chart on a self-hosted QuickChart server through its official client (QUICKCHART_URL). */
 async function renderOnQuickChart(base: string, task: ChartTask): Promise<RenderOutput> {
   const url = new URL(base);
+  // The QuickChart client (and its fetch polyfill) loads only when a QuickChart server is configured.
+  const QuickChart = require('quickchart-js') as typeof import('quickchart-js').default;
   const client = new QuickChart(config().QUICKCHART_API_KEY)
     .setScheme(url.protocol.replace(':', '') as 'http' | 'https')
     // quickchart-js joins `${scheme}://${host}/chart`, so a base path rides along in the host.
