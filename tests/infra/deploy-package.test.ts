@@ -10,6 +10,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { generateDevSecrets } from '../../devhost/settings';
 import { assembleDeployPackage, requireProblems } from '../../scripts/deploy-package';
+import { SVG_TEXT_FONTS } from '../../functions/visual/render/fonts';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -42,6 +43,8 @@ describe('the deployment package', () => {
     expect(tops).toEqual(['.funcignore', '.package-stamp', 'dist/console', 'dist/functions', 'dist/shared', 'host.json', 'package-lock.json', 'package.json']);
     expect(shipped.filter((f) => f.endsWith('.map') || f.endsWith('.ts'))).toEqual([]);
     expect(shipped).toContain(path.join('dist', 'functions', 'index.js'));
+    // The SVG text fonts the build writes from the DejaVu package (the renderer falls back to the full fonts without them, slower).
+    for (const font of Object.values(SVG_TEXT_FONTS)) expect(shipped).toContain(path.join('dist', 'functions', 'visual', 'fonts', font));
     expect(fs.readFileSync(path.join(out, '.funcignore'), 'utf8').split('\n')).toContain('node_modules');
   });
 

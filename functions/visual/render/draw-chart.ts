@@ -13,9 +13,14 @@ export type ChartTask = Extract<RenderTask, { kind: 'chart' }>;
 /** The chart's configuration could not be drawn (Chart.js refused it): the caller's input, answered with a 400. */
 export class ChartConfigError extends Error {}
 
-/** How the thread draws: `extend` rewrites the options (extra font families); `keepCharts` false draws every chart anew. */
+/**
+ * How the thread draws: `extend` rewrites the options' font families (extra fonts; for SVG the text
+ * subsets first), `svgDefaultFamily` is the default family while an SVG is drawn, `keepCharts`
+ * false draws every chart anew.
+ */
 export interface DrawSettings {
-  extend<T>(options: T): T;
+  extend<T>(options: T, svg: boolean): T;
+  svgDefaultFamily: string;
   keepCharts: boolean;
 }
 
@@ -36,7 +41,7 @@ function backgroundPlugin(state: { color: string }): Plugin {
 /** The Chart.js configuration of a task, without plugins; and its background colour. */
 function configOf(task: ChartTask, svg: boolean, settings: DrawSettings) {
   const prepared = withPlugins(task.config);
-  const options = settings.extend((prepared.options ?? {}) as Record<string, unknown>);
+  const options = settings.extend((prepared.options ?? {}) as Record<string, unknown>, svg);
   // JPEG has no transparency: a transparent background would come out black.
   const background = task.format === 'jpeg' && /^(transparent|rgba\(.*,\s*0\))$/i.test(task.background.trim()) ? 'white' : task.background;
   return {
@@ -69,12 +74,20 @@ function newChart(canvas: Canvas | SvgCanvas, config: ChartConfiguration, backgr
 
 /** Draws on a new chart, which is destroyed after encoding (destroy clears the canvas). */
 function drawFresh(canvas: Canvas | SvgCanvas, task: ChartTask, settings: DrawSettings): Buffer {
-  const { config, background } = configOf(task, !('toBuffer' in canvas), settings);
-  const chart = newChart(canvas, config, { color: background });
+  const svg = !('toBuffer' in canvas);
+  const { config, background } = configOf(task, svg, settings);
+  // The default family is global to the thread; a draw is synchronous, so it is set for this one alone.
+  const family = Chart.defaults.font.family;
+  if (svg) Chart.defaults.font.family = settings.svgDefaultFamily;
   try {
-    return encode(canvas, task);
+    const chart = newChart(canvas, config, { color: background });
+    try {
+      return encode(canvas, task);
+    } finally {
+      chart.destroy();
+    }
   } finally {
-    chart.destroy();
+    Chart.defaults.font.family = family;
   }
 }
 

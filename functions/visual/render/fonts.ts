@@ -10,6 +10,8 @@ import path from 'node:path';
 export interface RenderFonts {
   dir: string;
   extra: string[];
+  /** Subsets of the regular and bold files that SVG text is drawn with first (see svgTextFonts); none: SVG text uses the full fonts. */
+  svgText?: string[];
 }
 
 export const FONT_ALIASES = ['DejaVu Sans', 'Arial', 'Segoe UI', 'Calibri', 'Helvetica Neue', 'Helvetica', 'sans-serif'];
@@ -21,6 +23,23 @@ const FILES = ['DejaVuSans.ttf', 'DejaVuSans-Bold.ttf'];
  */
 export function bundledFontDir(): string {
   return path.join(path.dirname(require.resolve('dejavu-fonts-ttf/package.json')), 'ttf');
+}
+
+/**
+ * SVG text is drawn with subsets of DejaVu Sans first, the full fonts after them: Skia's SVG canvas
+ * pays for the whole font's glyph table on every text (112 µs per fillText with DejaVu Sans, 35
+ * with the subset), and the subsets keep the full fonts' names, outlines and metrics, so the SVG
+ * shows the same. Written by `npm run build` (scripts/build-fonts.ts) from the bundled files only.
+ */
+export const SVG_TEXT_FAMILY = 'DejaVu Sans SVG text';
+export const SVG_TEXT_FONTS: Record<string, string> = { 'DejaVuSans.ttf': 'DejaVuSans-svg-text.ttf', 'DejaVuSans-Bold.ttf': 'DejaVuSans-Bold-svg-text.ttf' };
+export const svgTextFontDir = () => path.join(__dirname, '..', 'fonts');
+
+/** The subsets, when the fonts in use are the bundled ones and the build wrote them; otherwise none. */
+export function svgTextFonts(fontDir: string): string[] {
+  if (path.resolve(fontDir) !== path.resolve(bundledFontDir())) return [];
+  const files = Object.values(SVG_TEXT_FONTS).map((name) => path.join(svgTextFontDir(), name));
+  return files.every((file) => fs.existsSync(file)) ? files : [];
 }
 
 /** The regular and bold font files in `dir` (VISUAL_FONT_DIR, else the bundled fonts); throws naming what is missing. */

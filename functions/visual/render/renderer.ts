@@ -1,5 +1,5 @@
 import { config } from '../../../shared/config';
-import { bundledFontDir, extraFontFiles } from './fonts';
+import { bundledFontDir, extraFontFiles, svgTextFonts } from './fonts';
 import { RenderError, RenderPool } from './pool';
 import type { RenderOutput, RenderTask } from './tasks';
 
@@ -9,11 +9,12 @@ let pool: RenderPool | undefined;
 export function renderPool(): RenderPool {
   if (!pool) {
     const cfg = config();
+    const dir = cfg.VISUAL_FONT_DIR ?? bundledFontDir();
     try {
       pool = new RenderPool(
         RenderPool.defaultSize(cfg.VISUAL_RENDER_WORKERS),
         cfg.VISUAL_RENDER_TIMEOUT_MS,
-        { dir: cfg.VISUAL_FONT_DIR ?? bundledFontDir(), extra: extraFontFiles(cfg.VISUAL_EXTRA_FONTS) },
+        { dir, extra: extraFontFiles(cfg.VISUAL_EXTRA_FONTS), svgText: svgTextFonts(dir) },
         cfg.VISUAL_RENDER_QUEUE_MAX,
       );
     } catch (error) {

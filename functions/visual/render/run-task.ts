@@ -9,7 +9,7 @@ import { Resvg } from '@resvg/resvg-js';
 import { Chart } from 'chart.js/auto';
 import { buildDeck } from './deck';
 import { drawChart, type ChartTask, type DrawSettings } from './draw-chart';
-import { extraFontFamily, FONT_ALIASES, fontFiles, withFallbackFamilies, type RenderFonts } from './fonts';
+import { extraFontFamily, FONT_ALIASES, fontFiles, SVG_TEXT_FAMILY, withFallbackFamilies, type RenderFonts } from './fonts';
 import { stripLinks } from './strip-links';
 import type { RenderTask } from './tasks';
 
@@ -34,17 +34,39 @@ export function renderTasks({ fonts, keepCharts = true }: RenderThreadData): (ta
     return extraFontFamily(file);
   });
   if (extraFamilies.length) Chart.defaults.font.family = withFallbackFamilies(Chart.defaults.font.family ?? 'sans-serif', extraFamilies);
+  // SVG text looks in the DejaVu Sans subsets first wherever a chart's family list starts with a
+  // family drawn with DejaVu Sans; the full fonts, next in the list, draw the other characters.
+  for (const file of fonts.svgText ?? []) GlobalFonts.registerFromPath(file, SVG_TEXT_FAMILY);
+  const svgText = Boolean(fonts.svgText?.length);
+  const aliases = new Set(FONT_ALIASES.map((family) => family.toLowerCase()));
+  const firstFamily = (family: string) =>
+    family
+      .split(',')[0]
+      .trim()
+      .replace(/^["']|["']$/g, '')
+      .toLowerCase();
+  const forSvg = (family: string) => (svgText && aliases.has(firstFamily(family)) ? `"${SVG_TEXT_FAMILY}", ${family}` : family);
 
-  /** The configuration with the extra families appended to every `family` it names (only when there are extra fonts). */
-  function withExtraFamilies<T>(value: T): T {
-    if (!extraFamilies.length || !value || typeof value !== 'object') return value;
-    if (Array.isArray(value)) return value.map(withExtraFamilies) as T;
+  /** Every `family` the configuration names, rewritten. */
+  function withFamilies<T>(value: T, rewrite: (family: string) => string): T {
+    if (!value || typeof value !== 'object') return value;
+    if (Array.isArray(value)) return value.map((item) => withFamilies(item, rewrite)) as T;
     const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value))
-      out[key] = key === 'family' && typeof item === 'string' ? withFallbackFamilies(item, extraFamilies) : withExtraFamilies(item);
+    for (const [key, item] of Object.entries(value)) out[key] = key === 'family' && typeof item === 'string' ? rewrite(item) : withFamilies(item, rewrite);
     return out as T;
   }
-  const settings: DrawSettings = { extend: withExtraFamilies, keepCharts };
+  const settings: DrawSettings = {
+    // The extra families are appended to every family a chart names; for SVG the subsets go first.
+    extend(options, svg) {
+      if (!extraFamilies.length && !(svg && svgText)) return options;
+      return withFamilies(options, (family) => {
+        const withExtras = withFallbackFamilies(family, extraFamilies);
+        return svg ? forSvg(withExtras) : withExtras;
+      });
+    },
+    svgDefaultFamily: forSvg(Chart.defaults.font.family ?? 'sans-serif'),
+    keepCharts,
+  };
 
   /** A one-page PDF holding the chart as a PNG, the page the chart's layout size (QuickChart's pdf format). */
   async function chartPdf(task: ChartTask): Promise<Buffer> {
