@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chartJsConfig, type ChartSpec } from '../../functions/visual/chart-spec';
-import { bundledFontDir, SVG_TEXT_FONTS, svgTextFonts } from '../../functions/visual/render/fonts';
+import { bundledFontDir, SVG_TEXT_FAMILY, SVG_TEXT_FONTS, svgTextFonts, withSvgTextFamily } from '../../functions/visual/render/fonts';
 import { RenderPool } from '../../functions/visual/render/pool';
 import { THEMES, themeOf } from '../../functions/visual/themes';
 
@@ -98,6 +98,12 @@ test('the build wrote the subsets, and they are used only with the bundled fonts
   } finally {
     fs.rmSync(elsewhere, { recursive: true, force: true });
   }
+});
+
+test('only a family list that starts with a family drawn with DejaVu Sans gets the subsets in front', () => {
+  expect(withSvgTextFamily("'Segoe UI', sans-serif")).toBe(`"${SVG_TEXT_FAMILY}", 'Segoe UI', sans-serif`);
+  expect(withSvgTextFamily('Calibri')).toBe(`"${SVG_TEXT_FAMILY}", Calibri`);
+  expect(withSvgTextFamily('"Noto Sans SC", Arial')).toBe('"Noto Sans SC", Arial');
 });
 
 test.each(Object.keys(THEMES))('charts within the subsets are the same SVG with the subsets as without them (%s theme)', async (theme) => {

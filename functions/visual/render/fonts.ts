@@ -42,6 +42,18 @@ export function svgTextFonts(fontDir: string): string[] {
   return files.every((file) => fs.existsSync(file)) ? files : [];
 }
 
+const ALIASES = new Set(FONT_ALIASES.map((family) => family.toLowerCase()));
+
+/** A CSS font-family list with the SVG text subsets in front, when its first family is drawn with DejaVu Sans (other families are left alone). */
+export function withSvgTextFamily(family: string): string {
+  const first = family
+    .split(',')[0]
+    .trim()
+    .replace(/^["']|["']$/g, '')
+    .toLowerCase();
+  return ALIASES.has(first) ? `"${SVG_TEXT_FAMILY}", ${family}` : family;
+}
+
 /** The regular and bold font files in `dir` (VISUAL_FONT_DIR, else the bundled fonts); throws naming what is missing. */
 export function fontFiles(dir: string): string[] {
   const files = FILES.map((name) => path.join(dir, name));

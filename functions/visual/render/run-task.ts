@@ -9,7 +9,7 @@ import { Resvg } from '@resvg/resvg-js';
 import { Chart } from 'chart.js/auto';
 import { buildDeck } from './deck';
 import { drawChart, type ChartTask, type DrawSettings } from './draw-chart';
-import { extraFontFamily, FONT_ALIASES, fontFiles, SVG_TEXT_FAMILY, withFallbackFamilies, type RenderFonts } from './fonts';
+import { extraFontFamily, FONT_ALIASES, fontFiles, SVG_TEXT_FAMILY, withFallbackFamilies, withSvgTextFamily, type RenderFonts } from './fonts';
 import { stripLinks } from './strip-links';
 import type { RenderTask } from './tasks';
 
@@ -38,14 +38,7 @@ export function renderTasks({ fonts, keepCharts = true }: RenderThreadData): (ta
   // family drawn with DejaVu Sans; the full fonts, next in the list, draw the other characters.
   for (const file of fonts.svgText ?? []) GlobalFonts.registerFromPath(file, SVG_TEXT_FAMILY);
   const svgText = Boolean(fonts.svgText?.length);
-  const aliases = new Set(FONT_ALIASES.map((family) => family.toLowerCase()));
-  const firstFamily = (family: string) =>
-    family
-      .split(',')[0]
-      .trim()
-      .replace(/^["']|["']$/g, '')
-      .toLowerCase();
-  const forSvg = (family: string) => (svgText && aliases.has(firstFamily(family)) ? `"${SVG_TEXT_FAMILY}", ${family}` : family);
+  const forSvg = (family: string) => (svgText ? withSvgTextFamily(family) : family);
 
   /** Every `family` the configuration names, rewritten. */
   function withFamilies<T>(value: T, rewrite: (family: string) => string): T {
