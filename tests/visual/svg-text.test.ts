@@ -124,4 +124,6 @@ test('characters outside the subsets are drawn from the full fonts: the same gly
   for (const char of ['Ե', 'თ', 'ת', 'Z', '∑']) expect(withSubsets.glyphs.join('\n')).toContain(JSON.stringify(char));
   // The subsets were in use: text runs split where a character is not in them.
   expect(withSubsets.elements).toBeGreaterThan(withFull.elements);
+  // A run Skia leaves empty (a lone space) is not written as an empty element.
+  expect(a).not.toMatch(/<text[^>]*><\/text>/);
 });

@@ -62,7 +62,18 @@ function encodeRaster(canvas: Canvas, task: ChartTask): Buffer {
   return encodePng(image.data, image.width, image.height, 96 * task.pixelRatio);
 }
 
-const encode = (canvas: Canvas | SvgCanvas, task: ChartTask): Buffer => ('getContent' in canvas ? canvas.getContent() : encodeRaster(canvas, task));
+/**
+ * The SVG document, without the empty `<text>` elements Skia writes where a text run holds nothing
+ * it keeps (a lone space where the font changes): they show nothing and carry empty coordinates.
+ */
+function svgContent(canvas: SvgCanvas): Buffer {
+  const content = canvas.getContent();
+  const svg = content.toString('utf8');
+  const cleaned = svg.replace(/<text[^>]*><\/text>/g, '');
+  return cleaned.length === svg.length ? content : Buffer.from(cleaned, 'utf8');
+}
+
+const encode = (canvas: Canvas | SvgCanvas, task: ChartTask): Buffer => ('getContent' in canvas ? svgContent(canvas) : encodeRaster(canvas, task));
 
 function newChart(canvas: Canvas | SvgCanvas, config: ChartConfiguration, background: { color: string }): Chart {
   try {
