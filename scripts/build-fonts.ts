@@ -32,7 +32,7 @@ const RANGES: [number, number][] = [
   [0x2150, 0x22ff],
   [0x25a0, 0x25ff],
 ];
-export const SVG_TEXT_CHARACTERS = RANGES.flatMap(([from, to]) => Array.from({ length: to - from + 1 }, (_, i) => String.fromCodePoint(from + i))).join('');
+const SVG_TEXT_CHARACTERS = RANGES.flatMap(([from, to]) => Array.from({ length: to - from + 1 }, (_, i) => String.fromCodePoint(from + i))).join('');
 
 async function main() {
   const out = svgTextFontDir();

@@ -2,8 +2,8 @@ import { config, type ServiceName } from './config';
 import { op, PUBLIC, routes, type RoutedFunction } from './http/route';
 import { HEALTH } from './http/schemas';
 
-// SQL and Storage are required by the checks themselves: a stopped service's health route (below)
-// answers without loading them.
+// SQL and Storage load with the first check that uses them: a service whose health does not check
+// one never loads its client.
 const sqlModule = () => require('./sql/db') as typeof import('./sql/db');
 const storageModule = () => require('./storage') as typeof import('./storage');
 

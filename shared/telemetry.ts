@@ -86,7 +86,7 @@ export async function stopTelemetry(): Promise<void> {
 function load(connectionString: string): Runtime {
   const api = require('@opentelemetry/api') as typeof import('@opentelemetry/api');
   const { AsyncLocalStorageContextManager } = require('@opentelemetry/context-async-hooks') as typeof import('@opentelemetry/context-async-hooks');
-  const { W3CTraceContextPropagator, isTracingSuppressed } = require('@opentelemetry/core') as typeof import('@opentelemetry/core');
+  const { W3CTraceContextPropagator, isTracingSuppressed, ExportResultCode } = require('@opentelemetry/core') as typeof import('@opentelemetry/core');
   const { BasicTracerProvider, BatchSpanProcessor } = require('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base');
   const { LoggerProvider, BatchLogRecordProcessor } = require('@opentelemetry/sdk-logs') as typeof import('@opentelemetry/sdk-logs');
   const { resourceFromAttributes } = require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
@@ -99,12 +99,16 @@ function load(connectionString: string): Runtime {
   api.propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   const tracerProvider = new BasicTracerProvider({
     resource,
-    spanProcessors: [new BatchSpanProcessor(loadedOnFirstExport(() => new (exporters().AzureMonitorTraceExporter)({ connectionString })))],
+    spanProcessors: [
+      new BatchSpanProcessor(loadedOnFirstExport(() => new (exporters().AzureMonitorTraceExporter)({ connectionString }), ExportResultCode.FAILED)),
+    ],
   });
   api.trace.setGlobalTracerProvider(tracerProvider);
   const loggerProvider = new LoggerProvider({
     resource,
-    processors: [new BatchLogRecordProcessor(loadedOnFirstExport(() => new (exporters().AzureMonitorLogExporter)({ connectionString })))],
+    processors: [
+      new BatchLogRecordProcessor(loadedOnFirstExport(() => new (exporters().AzureMonitorLogExporter)({ connectionString }), ExportResultCode.FAILED)),
+    ],
   });
 
   const ingestion = /IngestionEndpoint=([^;]+)/i.exec(connectionString)?.[1];
@@ -134,12 +138,21 @@ interface Exporter<T> {
 /**
  * The Azure Monitor exporter (about 450 modules with its HTTP pipeline and metrics) loads when the
  * first batch leaves, seconds after the first invocation, instead of delaying that invocation:
- * records are kept by the batch processor meanwhile, so none is lost.
+ * records are kept by the batch processor meanwhile, so none is lost. An exporter that cannot be
+ * made fails that batch (and the next one tries again), never the app.
  */
-function loadedOnFirstExport<T>(make: () => Exporter<T>): Required<Exporter<T>> {
+function loadedOnFirstExport<T>(make: () => Exporter<T>, failed: number): Required<Exporter<T>> {
   let real: Exporter<T> | undefined;
   return {
-    export: (items, done) => (real ??= make()).export(items, done),
+    export(items, done) {
+      try {
+        real ??= make();
+      } catch (error) {
+        done({ code: failed, error: error as Error });
+        return;
+      }
+      real.export(items, done);
+    },
     shutdown: async () => real?.shutdown(),
     forceFlush: async () => real?.forceFlush?.(),
   };

@@ -49,14 +49,14 @@ function remember(token: string, at: number, answer: Answer): void {
   }
 }
 
+// undici loads with the first call to identity: identity itself never makes one.
+const undici = () => require('undici') as typeof import('undici');
+
 /**
  * Asks identity's GET /auth/validate whether the token's session is still live and who its user is
  * now. Identity's own refusal (401/403 with its code) is passed on; identity that cannot be asked is
  * a 503: a service never grants from a token it could not check.
  */
-// undici loads with the first call to identity: identity itself never makes one.
-const undici = () => require('undici') as typeof import('undici');
-
 async function askIdentity(token: string): Promise<Answer> {
   const cfg = config();
   let status: number;
