@@ -11,15 +11,14 @@ import type { paths as OrchestratorPaths } from './openapi/orchestrator';
 import type { paths as PaymentPaths } from './openapi/payment';
 import type { paths as VisualPaths } from './openapi/visual';
 
-export type ServiceName = 'identity' | 'payment' | 'orchestrator' | 'visual';
-export const SERVICE_NAMES: readonly ServiceName[] = ['identity', 'payment', 'orchestrator', 'visual'];
-
 export interface ServicePaths {
   identity: IdentityPaths;
   payment: PaymentPaths;
   orchestrator: OrchestratorPaths;
   visual: VisualPaths;
 }
+
+export type ServiceName = keyof ServicePaths;
 
 /** One client per service. Each service's paths begin with its name: `client.identity.POST('/identity/auth/login', ...)`. */
 export type PlatformClient = { [S in ServiceName]: Client<ServicePaths[S]> };

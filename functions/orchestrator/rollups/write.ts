@@ -13,11 +13,21 @@ import { hourOf, stepKey } from '../../../shared/sql/rollups';
 type Database = Kysely<PlatformTables>;
 
 /**
- * Adds `add` to the counters of the row with `key` and raises its `latest` to the given time,
- * creating the row (with `created` columns too) when missing. Two writers creating the same row:
- * one insert wins, the other's duplicate-key error (statement-level on both dialects, so the
- * transaction goes on) turns into the update.
+ * Runs `update`; when it changed no row, `insert`. Two writers creating the same row: one insert
+ * wins, the other's duplicate-key error (statement-level on both dialects, so the transaction goes
+ * on) turns into the update.
  */
+async function updateOrInsert(update: () => Promise<{ numUpdatedRows: bigint }>, insert: () => Promise<unknown>): Promise<void> {
+  if (Number((await update()).numUpdatedRows) > 0) return;
+  try {
+    await insert();
+  } catch (error) {
+    if (!isDuplicateKey(error)) throw error;
+    await update();
+  }
+}
+
+/** Adds `add` to the counters of the row with `key` and raises its `latest` to the given time, creating the row (with `created` columns too) when missing. */
 async function bump(
   db: Database,
   table: 'orchestrator_execution_rollup' | 'orchestrator_log_rollup',
@@ -34,16 +44,12 @@ async function bump(
     for (const [column, value] of Object.entries(key)) query = query.where(sql.ref(column), '=', value);
     return query.executeTakeFirst();
   };
-  if (Number((await update()).numUpdatedRows) > 0) return;
-  try {
-    await db
+  await updateOrInsert(update, () =>
+    db
       .insertInto(table as 'orchestrator_log_rollup')
       .values({ ...key, ...created, ...add, ...(latest !== undefined ? { latest } : {}) } as never)
-      .execute();
-  } catch (error) {
-    if (!isDuplicateKey(error)) throw error;
-    await update();
-  }
+      .execute(),
+  );
 }
 
 type CountedExecution = Pick<ExecutionsTable, 'processing_status' | 'duration_ms'> & { created_at: string | Date };
@@ -107,9 +113,8 @@ export async function countCompanyExecution(
       })
       .where('company_name', '=', row.company_name)
       .executeTakeFirst();
-  if (Number((await update()).numUpdatedRows) > 0) return;
-  try {
-    await db
+  await updateOrInsert(update, () =>
+    db
       .insertInto('orchestrator_company_rollup')
       .values({
         company_name: row.company_name,
@@ -119,11 +124,8 @@ export async function countCompanyExecution(
         latest_industry_id: row.industry_id,
         latest_status: row.processing_status,
       })
-      .execute();
-  } catch (error) {
-    if (!isDuplicateKey(error)) throw error;
-    await update();
-  }
+      .execute(),
+  );
 }
 
 /** After an execution of the company was deleted: one fewer, and its latest found again over the company index. */
