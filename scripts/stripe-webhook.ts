@@ -23,7 +23,7 @@
  */
 import { parseArgs } from 'node:util';
 import Stripe from 'stripe';
-import { HANDLED_EVENT_TYPES, STRIPE_API_VERSION } from '../functions/payment/event-types';
+import { HANDLED_EVENT_TYPES, stripeApiVersion } from '../functions/payment/event-types';
 import { KeyVaultSecrets, SECRET } from './secrets';
 
 /** metadata.managed_by of the endpoints this command creates. */
@@ -53,7 +53,7 @@ export function stripeClient(secretKey: string, apiBase = process.env.STRIPE_API
   const base = apiBase ? new URL(apiBase) : undefined;
   const protocol = base?.protocol === 'http:' ? 'http' : 'https';
   return new Stripe(secretKey, {
-    apiVersion: STRIPE_API_VERSION as Stripe.LatestApiVersion,
+    apiVersion: stripeApiVersion() as Stripe.LatestApiVersion,
     maxNetworkRetries: 2,
     timeout: 20_000,
     telemetry: false,
@@ -74,7 +74,7 @@ async function createEndpoint(stripe: Stripe, url: string): Promise<Endpoint & {
   const created = await stripe.webhookEndpoints.create({
     url,
     enabled_events: [...HANDLED_EVENT_TYPES],
-    api_version: STRIPE_API_VERSION as Stripe.WebhookEndpointCreateParams.ApiVersion,
+    api_version: stripeApiVersion() as Stripe.WebhookEndpointCreateParams.ApiVersion,
     description: DESCRIPTION,
     metadata: { managed_by: MANAGED_BY },
   });
@@ -134,7 +134,7 @@ export async function runWebhookCommand(stripe: Stripe, vault: KeyVaultSecrets, 
     const next = await createEndpoint(stripe, url);
     await storeSecret(vault, next.secret, next, current.id);
     lines.push(
-      `Created webhook endpoint ${next.id} for ${url} (API version ${STRIPE_API_VERSION}) beside ${current.id}; both deliver every event until the rotation finishes (the webhook ignores the repeat of an event it has recorded).`,
+      `Created webhook endpoint ${next.id} for ${url} (API version ${stripeApiVersion()}) beside ${current.id}; both deliver every event until the rotation finishes (the webhook ignores the repeat of an event it has recorded).`,
       `Stored its signing secret in Key Vault as ${SECRET.stripeWebhookSecret} (the previous one is replaced).`,
       restartLine,
       'Then finish the rotation (deletes the previous endpoint): npm run stripe:webhook -- --url ' + url + ' --finish-rotation',
@@ -153,7 +153,7 @@ export async function runWebhookCommand(stripe: Stripe, vault: KeyVaultSecrets, 
     const created = await createEndpoint(stripe, url);
     await storeSecret(vault, created.secret, created);
     changed = true;
-    lines.push(`Created webhook endpoint ${created.id} for ${url}: events ${HANDLED_EVENT_TYPES.join(', ')}; API version ${STRIPE_API_VERSION}.`);
+    lines.push(`Created webhook endpoint ${created.id} for ${url}: events ${HANDLED_EVENT_TYPES.join(', ')}; API version ${stripeApiVersion()}.`);
     lines.push(
       `Stored its signing secret in Key Vault as ${SECRET.stripeWebhookSecret}${stored?.tags.placeholder === 'true' ? ' (it replaces the placeholder that refused every webhook)' : ''}.`,
     );
@@ -203,9 +203,9 @@ export async function runWebhookCommand(stripe: Stripe, vault: KeyVaultSecrets, 
       );
     }
   }
-  if (endpoint.api_version && endpoint.api_version !== STRIPE_API_VERSION) {
+  if (endpoint.api_version && endpoint.api_version !== stripeApiVersion()) {
     lines.push(
-      `Note: ${endpoint.id} renders events in API version ${endpoint.api_version}, not the pinned ${STRIPE_API_VERSION}; Stripe cannot change it on an existing endpoint: run with --rotate to move to a new one.`,
+      `Note: ${endpoint.id} renders events in API version ${endpoint.api_version}, not the pinned ${stripeApiVersion()}; Stripe cannot change it on an existing endpoint: run with --rotate to move to a new one.`,
     );
   }
   if (previousId)

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { SignJWT } from 'jose';
 import { identitySigningKeys, type AccessTokenClaims } from '../../shared/auth/access-token';
+import { jose } from '../../shared/auth/keys';
 import { config } from '../../shared/config';
 import type { UserView } from './users';
 
@@ -18,7 +18,7 @@ export async function signAccessToken(user: UserView, sessionId: string): Promis
     status: user.status,
     sid: sessionId,
   };
-  const accessToken = await new SignJWT({ ...claims })
+  const accessToken = await new (jose().SignJWT)({ ...claims })
     .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' })
     .setIssuer(cfg.JWT_ISSUER)
     .setAudience(cfg.JWT_AUDIENCE)

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import type { LiveUser } from '../../shared/auth/live-session';
 import { badRequest, Code, forbidden } from '../../shared/http/errors';
 import type { Logger } from '../../shared/logging';
 import { badGateway, serviceUnavailable } from '../../shared/http/errors';
 import { insertPendingPayment } from './payments';
 import { findPlan } from '../../shared/plans';
-import { stripe } from './stripe-client';
+import { stripe, stripeSdk } from './stripe-client';
 
 export interface CreatePaymentIntentBody {
   amount: number;
@@ -61,15 +61,12 @@ export async function createPaymentIntent(user: LiveUser, body: CreatePaymentInt
       { idempotencyKey },
     );
   } catch (error) {
-    if (
-      error instanceof Stripe.errors.StripeConnectionError ||
-      error instanceof Stripe.errors.StripeAPIError ||
-      error instanceof Stripe.errors.StripeRateLimitError
-    ) {
+    const { errors } = stripeSdk();
+    if (error instanceof errors.StripeConnectionError || error instanceof errors.StripeAPIError || error instanceof errors.StripeRateLimitError) {
       log.warn('stripe unavailable creating a payment intent', { error: (error as Error).message });
       throw serviceUnavailable('The payment processor is unavailable; try again shortly', Code.STRIPE_UNAVAILABLE);
     }
-    if (error instanceof Stripe.errors.StripeError) {
+    if (error instanceof errors.StripeError) {
       log.error('stripe refused a payment intent', { type: error.type, stripeCode: error.code, message: error.message });
       throw badGateway('The payment processor refused the request', Code.STRIPE_ERROR);
     }

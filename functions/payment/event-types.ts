@@ -1,4 +1,4 @@
-import Stripe from 'stripe';
+import { stripeSdk } from './stripe-client';
 
 /**
  * The Stripe event types the webhook acts on (webhook-events.ts turns each into a payment fact;
@@ -13,4 +13,4 @@ export type HandledEventType = (typeof HANDLED_EVENT_TYPES)[number];
  * dependency) is typed for, so the handler reads the shapes it was written against. The endpoint
  * is created with it; Stripe cannot change an existing endpoint's version (`--rotate` replaces it).
  */
-export const STRIPE_API_VERSION: string = Stripe.API_VERSION;
+export const stripeApiVersion = (): string => stripeSdk().API_VERSION;

@@ -1,8 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { config, runsInAzure, type Config } from '../../shared/config';
 import { Code, serviceUnavailable } from '../../shared/http/errors';
+
+/**
+ * The stripe library, loaded by the first call that needs it (about 60 ms): the health, plan and
+ * status routes never do, so a cold start does not pay for it.
+ */
+export const stripeSdk = () => require('stripe') as typeof import('stripe');
 
 /** A key Stripe itself would accept (secret or restricted, test or live). */
 const REAL_KEY = /^(sk|rk)_(test|live)_[A-Za-z0-9]{10,}$/;
@@ -61,7 +67,8 @@ export function stripe(): Stripe {
   if (client?.base !== base || client.key !== key) {
     const url = new URL(base);
     const protocol = url.protocol === 'http:' ? 'http' : 'https';
-    const stripe = new Stripe(key, {
+    const StripeSdk = stripeSdk();
+    const stripe = new StripeSdk(key, {
       host: url.hostname,
       port: Number(url.port) || (protocol === 'http' ? 80 : 443),
       protocol,

@@ -1,9 +1,10 @@
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { config } from '../../shared/config';
 import { validate } from '../../shared/http/body';
 import { badRequest, Code } from '../../shared/http/errors';
 import type { Logger } from '../../shared/logging';
 import { syncUser, type SyncResult } from './plan-sync';
+import { stripeSdk } from './stripe-client';
 import { recordEvent, type RecordedEvent } from './webhook-events';
 
 /** The signature scheme is the processor's: Stripe's, with its default 300 s replay window. */
@@ -11,7 +12,9 @@ export const SIGNATURE_TOLERANCE_SECONDS = 300;
 /** Stripe events are a few KB; anything near this is not an event. */
 export const WEBHOOK_BODY_LIMIT = 256 * 1024;
 
-const verifier = new Stripe('sk_test_signature_verification_only');
+/** Verifies signatures only: it never calls Stripe, so any key will do. */
+let verifier: Stripe | undefined;
+const signatureVerifier = (): Stripe => (verifier ??= new (stripeSdk())('sk_test_signature_verification_only'));
 
 const EVENT_SCHEMA = {
   type: 'object',
@@ -33,7 +36,7 @@ export function verifiedEvent(raw: Buffer, signature: string | null): Stripe.Eve
   if (!signature) throw badRequest('The Stripe-Signature header is missing', Code.WEBHOOK_SIGNATURE_MISSING);
   let event: Stripe.Event;
   try {
-    event = verifier.webhooks.constructEvent(raw, signature, config().STRIPE_WEBHOOK_SECRET, SIGNATURE_TOLERANCE_SECONDS);
+    event = signatureVerifier().webhooks.constructEvent(raw, signature, config().STRIPE_WEBHOOK_SECRET, SIGNATURE_TOLERANCE_SECONDS);
   } catch (error) {
     throw badRequest(`Webhook signature verification failed: ${(error as Error).message}`, Code.WEBHOOK_SIGNATURE_INVALID);
   }

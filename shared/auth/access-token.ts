@@ -1,9 +1,9 @@
 import type { HttpRequest } from '@azure/functions';
-import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import type { JWTVerifyGetKey } from 'jose';
 import { config, serviceUrl } from '../config';
 import { currentPlatform } from '../platform';
 import { Code, forbidden, unauthorized } from '../http/errors';
-import { ACCESS_TOKEN_ALGORITHMS, loadSigningKeys, type SigningKey } from './keys';
+import { ACCESS_TOKEN_ALGORITHMS, jose, loadSigningKeys, type SigningKey } from './keys';
 import { liveUser, type LiveUser } from './live-session';
 
 export type Plan = 'free' | 'pro' | 'enterprise';
@@ -49,8 +49,8 @@ function verificationKeys(): Promise<JWTVerifyGetKey> {
   const platform = currentPlatform();
   return platform.own('verification-keys', async () =>
     platform.config.SERVICES.includes('identity')
-      ? createLocalJWKSet({ keys: (await identitySigningKeys()).map((k) => k.publicJwk) })
-      : createRemoteJWKSet(new URL(`${serviceUrl('identity')}/.well-known/jwks.json`), {
+      ? jose().createLocalJWKSet({ keys: (await identitySigningKeys()).map((k) => k.publicJwk) })
+      : jose().createRemoteJWKSet(new URL(`${serviceUrl('identity')}/.well-known/jwks.json`), {
           cacheMaxAge: 10 * 60_000,
           cooldownDuration: 30_000,
           timeoutDuration: 5000,
@@ -60,7 +60,7 @@ function verificationKeys(): Promise<JWTVerifyGetKey> {
 
 export async function verifyAccessToken(token: string): Promise<AccessTokenClaims> {
   const cfg = config();
-  const { payload } = await jwtVerify(token, await verificationKeys(), {
+  const { payload } = await jose().jwtVerify(token, await verificationKeys(), {
     algorithms: [...ACCESS_TOKEN_ALGORITHMS],
     issuer: cfg.JWT_ISSUER,
     audience: cfg.JWT_AUDIENCE,
@@ -81,7 +81,7 @@ export async function verifyAccessTokenOr401(token: string): Promise<AccessToken
   try {
     return await verifyAccessToken(token);
   } catch (error) {
-    if (error instanceof errors.JWTExpired) throw unauthorized('The access token has expired', Code.AUTH_TOKEN_EXPIRED);
+    if (error instanceof jose().errors.JWTExpired) throw unauthorized('The access token has expired', Code.AUTH_TOKEN_EXPIRED);
     throw unauthorized('The access token is invalid', Code.AUTH_TOKEN_INVALID);
   }
 }

@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { exportJWK, generateKeyPair, importJWK, type JWK, type KeyLike } from 'jose';
+import type { JWK, KeyLike } from 'jose';
+
+/**
+ * The JWT library, loaded by the first token signed or verified: a request that checks none (health,
+ * public routes) does not pay for it on a cold start.
+ */
+export const jose = () => require('jose') as typeof import('jose');
 
 /** Asymmetric algorithms accepted for user access tokens; anything else (HS*, none) is refused. */
 export const ACCESS_TOKEN_ALGORITHMS = ['ES256', 'RS256'] as const;
@@ -14,8 +20,8 @@ export interface SigningKey {
 
 /** A fresh ES256 private JWK with a kid, as stored in JWT_SIGNING_KEYS. */
 export async function generateSigningJwk(): Promise<JWK> {
-  const { privateKey } = await generateKeyPair('ES256', { extractable: true });
-  const jwk = await exportJWK(privateKey);
+  const { privateKey } = await jose().generateKeyPair('ES256', { extractable: true });
+  const jwk = await jose().exportJWK(privateKey);
   return { ...jwk, kid: `${new Date().toISOString().slice(0, 10)}-${randomUUID().slice(0, 8)}`, alg: 'ES256', use: 'sig' };
 }
 
@@ -30,7 +36,7 @@ export async function loadSigningKeys(value: unknown): Promise<SigningKey[]> {
     if (!jwk.kid) throw new Error(`JWT_SIGNING_KEYS[${index}] has no kid`);
     if (!ACCESS_TOKEN_ALGORITHMS.includes(alg)) throw new Error(`JWT_SIGNING_KEYS[${index}] alg must be one of ${ACCESS_TOKEN_ALGORITHMS.join(', ')}`);
     if (!jwk.d) throw new Error(`JWT_SIGNING_KEYS[${index}] is not a private key`);
-    const privateKey = (await importJWK(jwk, alg)) as KeyLike;
+    const privateKey = (await jose().importJWK(jwk, alg)) as KeyLike;
     const publicJwk = Object.fromEntries(Object.entries(jwk).filter(([k]) => !PRIVATE_MEMBERS.includes(k))) as JWK;
     keys.push({ kid: jwk.kid, alg, privateKey, publicJwk: { ...publicJwk, use: 'sig' } });
   }

@@ -1,5 +1,5 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
-import { errors, jwtVerify, SignJWT } from 'jose';
+import { jose } from './keys';
 
 /**
  * The service admin token: an HS256 JWT whose header is exactly
@@ -48,7 +48,7 @@ export async function mintServiceToken(options: { secret: string; issuer: string
     iat,
     exp: iat + (options.lifetimeSeconds ?? SERVICE_TOKEN_LIFETIME_SECONDS),
   };
-  return new SignJWT({ ...claims }).setProtectedHeader({ ...SERVICE_TOKEN_HEADER }).sign(keyOf(options.secret));
+  return new (jose().SignJWT)({ ...claims }).setProtectedHeader({ ...SERVICE_TOKEN_HEADER }).sign(keyOf(options.secret));
 }
 
 export class ServiceTokenError extends Error {}
@@ -62,7 +62,7 @@ const verified = new Map<string, { secret: string; claims: ServiceTokenClaims }>
 async function verifySignature(token: string, secrets: string[], now: Date): Promise<{ secret: string; claims: ServiceTokenClaims }> {
   for (const secret of secrets) {
     try {
-      const { payload } = await jwtVerify(token, keyOf(secret), {
+      const { payload } = await jose().jwtVerify(token, keyOf(secret), {
         algorithms: ['HS256'],
         typ: 'JWT',
         currentDate: now,
@@ -70,6 +70,7 @@ async function verifySignature(token: string, secrets: string[], now: Date): Pro
       });
       return { secret, claims: payload as unknown as ServiceTokenClaims };
     } catch (error) {
+      const { errors } = jose();
       if (error instanceof errors.JWSSignatureVerificationFailed) continue;
       if (error instanceof errors.JWTExpired) throw new ServiceTokenError('token has expired');
       if (error instanceof errors.JWTClaimValidationFailed) throw new ServiceTokenError(`token claims are not valid: ${error.message}`);

@@ -6,7 +6,7 @@
  */
 import type { TokenCredential } from '@azure/identity';
 import Stripe from 'stripe';
-import { HANDLED_EVENT_TYPES, STRIPE_API_VERSION } from '../../functions/payment/event-types';
+import { HANDLED_EVENT_TYPES, stripeApiVersion } from '../../functions/payment/event-types';
 import { WEBHOOK_SECRET_PLACEHOLDER_PREFIX } from '../../functions/payment/webhook-secret';
 import { KeyVaultSecrets, SECRET } from '../../scripts/secrets';
 import { MANAGED_BY, runWebhookCommand, stripeClient } from '../../scripts/stripe-webhook';
@@ -90,7 +90,7 @@ test('the first run creates the endpoint with the handled events and the pinned 
     id: result.endpointId,
     url: webhookUrl,
     status: 'enabled',
-    api_version: STRIPE_API_VERSION,
+    api_version: stripeApiVersion(),
     metadata: { managed_by: MANAGED_BY },
   });
   expect([...endpoint.enabled_events].sort()).toEqual([...HANDLED_EVENT_TYPES].sort());

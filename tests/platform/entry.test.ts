@@ -62,10 +62,11 @@ describe('cold starts', () => {
   afterAll(() => azurite.stop());
 
   test.each([
-    ['identity', ['@azure/storage-blob', '@azure/data-tables', 'nodemailer', 'undici', 'stripe', 'pdfkit']],
-    ['payment', ['@azure/storage-blob', 'nodemailer', 'pdfkit', 'openai']],
-    ['orchestrator', ['pdfkit', 'pptxgenjs', 'openai', 'nodemailer', 'stripe', '@napi-rs/canvas']],
-    ['visual', ['kysely', 'quickchart-js', 'cross-fetch', 'nodemailer', 'stripe', 'pdfkit']],
+    ['identity', ['@azure/storage-blob', '@azure/data-tables', 'nodemailer', 'undici', 'stripe', 'pdfkit', 'jose', 'ajv']],
+    ['payment', ['@azure/storage-blob', 'nodemailer', 'pdfkit', 'openai', 'stripe', 'jose', 'ajv']],
+    // Its health validates a query (`schema=check`), so ajv loads; jose waits for that admin check.
+    ['orchestrator', ['pdfkit', 'pptxgenjs', 'openai', 'nodemailer', 'stripe', '@napi-rs/canvas', 'jose']],
+    ['visual', ['kysely', 'quickchart-js', 'cross-fetch', 'nodemailer', 'stripe', 'pdfkit', 'jose', 'ajv']],
   ])('a cold %s loads only what its first health call needs', async (service, notLoaded) => {
     const { report } = await loadEntry({ SERVICES: service, AzureWebJobsStorage: azurite.connectionString }, [
       { name: `${service}-health`, path: `${service}/health` },
