@@ -1,4 +1,3 @@
-import { request } from 'undici';
 import { config, serviceUrl } from '../../shared/config';
 import { check, checkSql, type DependencyCheck } from '../../shared/health';
 import { table } from '../../shared/storage';
@@ -20,10 +19,11 @@ const checkTableStorage = () =>
 const checkIdentity = () =>
   check(async () => {
     const url = `${serviceUrl('identity')}/health`;
-    // undici, as for the plan pushes themselves: one HTTP client loaded, not two.
-    const response = await request(url, { signal: AbortSignal.timeout(2500) });
-    await response.body.dump();
-    if (response.statusCode !== 200) throw new Error(`${url} answered ${response.statusCode}`);
+    // Node's own fetch, which the Functions library has loaded for the request itself: a probe
+    // loads no HTTP client (the plan pushes' pooled one loads with the first push).
+    const response = await fetch(url, { signal: AbortSignal.timeout(2500) });
+    await response.body?.cancel();
+    if (response.status !== 200) throw new Error(`${url} answered ${response.status}`);
     return url;
   });
 
@@ -41,12 +41,12 @@ const checkStripe = () =>
     if (mode.mode === 'stripe') return `Stripe API (${config().STRIPE_SECRET_KEY!.includes('_live_') ? 'live' : 'test'} mode)`;
     const base = stripeApiBase();
     if (!base) throw new Error('offline mode but no local Stripe API server is running');
-    const response = await request(`${base}/v1/payment_intents/pi_health_probe`, {
+    const response = await fetch(`${base}/v1/payment_intents/pi_health_probe`, {
       headers: { Authorization: 'Bearer sk_test_health' },
       signal: AbortSignal.timeout(2500),
     });
-    await response.body.dump();
-    if (response.statusCode !== 404) throw new Error(`local Stripe API server at ${base} answered ${response.statusCode}`);
+    await response.body?.cancel();
+    if (response.status !== 404) throw new Error(`local Stripe API server at ${base} answered ${response.status}`);
     return `offline: local Stripe API server ${base}`;
   });
 

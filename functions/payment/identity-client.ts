@@ -1,6 +1,6 @@
 import type { Plan } from '../../shared/auth/access-token';
-import { request } from 'undici';
 import { config, serviceUrl } from '../../shared/config';
+import { undici } from '../../shared/http/undici';
 
 /** How a plan update failed: identity unavailable (timeout, connection error), token refused (401), user unknown (404), or any other non-2xx answer. */
 export type PlanUpdateFailureKind = 'unavailable' | 'unauthorized' | 'not_found' | 'rejected' | 'stale';
@@ -28,7 +28,7 @@ interface IdentityAnswer {
  * last body byte. The body is always read, so the connection goes back to the pool.
  */
 async function callIdentity(path: string, options: { method?: 'GET' | 'PUT'; headers: Record<string, string>; body?: string }): Promise<IdentityAnswer> {
-  const response = await request(`${serviceUrl('identity')}${path}`, { ...options, signal: AbortSignal.timeout(config().PAYMENT_SYNC_TIMEOUT_MS) });
+  const response = await undici().request(`${serviceUrl('identity')}${path}`, { ...options, signal: AbortSignal.timeout(config().PAYMENT_SYNC_TIMEOUT_MS) });
   return { status: response.statusCode, text: await response.body.text() };
 }
 

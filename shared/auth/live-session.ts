@@ -2,6 +2,7 @@ import { config, serviceUrl } from '../config';
 import { currentPlatform } from '../platform';
 import { Code, HttpError, httpError, isErrorCode, serviceUnavailable, STATUS_NAMES, unauthorized } from '../http/errors';
 import type { Plan, UserStatus } from './access-token';
+import { undici } from '../http/undici';
 
 /** The signed-in user as identity knows them now: role, permissions, plan and status are live state, not the token's claims. */
 export interface LiveUser {
@@ -48,9 +49,6 @@ function remember(token: string, at: number, answer: Answer): void {
     tokensOfUser.set(answer.user.id, tokens);
   }
 }
-
-// undici loads with the first call to identity: identity itself never makes one.
-const undici = () => require('undici') as typeof import('undici');
 
 /**
  * Asks identity's GET /auth/validate whether the token's session is still live and who its user is

@@ -63,7 +63,7 @@ describe('cold starts', () => {
 
   test.each([
     ['identity', ['@azure/storage-blob', '@azure/data-tables', 'nodemailer', 'undici', 'stripe', 'pdfkit', 'jose', 'ajv']],
-    ['payment', ['@azure/storage-blob', 'nodemailer', 'pdfkit', 'openai', 'stripe', 'jose', 'ajv']],
+    ['payment', ['@azure/storage-blob', 'nodemailer', 'pdfkit', 'openai', 'stripe', 'jose', 'ajv', 'undici']],
     // Its health validates a query (`schema=check`), so ajv loads; jose waits for that admin check.
     ['orchestrator', ['pdfkit', 'pptxgenjs', 'openai', 'nodemailer', 'stripe', '@napi-rs/canvas', 'jose']],
     ['visual', ['kysely', 'quickchart-js', 'cross-fetch', 'nodemailer', 'stripe', 'pdfkit', 'jose', 'ajv']],
