@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type Stripe from 'stripe';
 import type { LiveUser } from '../../shared/auth/live-session';
-import { badRequest, Code, forbidden } from '../../shared/http/errors';
+import { badGateway, badRequest, Code, forbidden, serviceUnavailable } from '../../shared/http/errors';
 import type { Logger } from '../../shared/logging';
-import { badGateway, serviceUnavailable } from '../../shared/http/errors';
 import { insertPendingPayment } from './payments';
 import { findPlan } from '../../shared/plans';
 import { stripe, stripeSdk } from './stripe-client';

@@ -67,8 +67,7 @@ export function stripe(): Stripe {
   if (client?.base !== base || client.key !== key) {
     const url = new URL(base);
     const protocol = url.protocol === 'http:' ? 'http' : 'https';
-    const StripeSdk = stripeSdk();
-    const stripe = new StripeSdk(key, {
+    const stripe = new (stripeSdk())(key, {
       host: url.hostname,
       port: Number(url.port) || (protocol === 'http' ? 80 : 443),
       protocol,
