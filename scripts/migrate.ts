@@ -11,9 +11,9 @@
  * identity's client id (WITH SID ... TYPE = E), so the server needs no Microsoft Graph permissions.
  */
 import { parseArgs } from 'node:util';
-import { sql } from 'kysely';
 import { useProcessSettings } from '../shared/config';
 import { closeDb, db, migrateToLatest } from '../shared/sql/db';
+import { sql } from '../shared/sql/dialect';
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const PRINCIPAL_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;

@@ -35,7 +35,7 @@ export async function check(run: () => Promise<string | void>, timeoutMs = 3000)
 
 export const checkSql = () =>
   check(async () => {
-    const { sql } = require('kysely') as typeof import('kysely');
+    const { sql } = require('./sql/dialect') as typeof import('./sql/dialect');
     await sql`select 1 as ok`.execute(sqlModule().db());
     return config().SQL_SERVER ? `Azure SQL ${config().SQL_SERVER}` : 'SQLite';
   });

@@ -49,7 +49,7 @@ export const advertisedPlan = (plan: PlanDefinition) => ({ ...plan, features: [q
 /** A feature line that speaks of report counts would compete with the quota line. */
 const MENTIONS_QUOTA = /\breports?\b.*\b(per|a|each|every)\s+(month|year|week|day)\b|\bunlimited reports?\b/i;
 
-const PLAN_TABLE_SCHEMA = {
+export const PLAN_TABLE_SCHEMA = {
   type: 'array',
   minItems: 3,
   maxItems: 3,

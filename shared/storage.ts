@@ -4,11 +4,12 @@ import type { QueueClient, QueueServiceClient } from '@azure/storage-queue';
 import { azureCredential } from './azure-credential';
 import { config, ConfigError } from './config';
 import { currentPlatform } from './platform';
+import { vendored } from './vendor';
 
 // Each SDK is loaded when its first client is made: a service loads only the ones it uses (cold start).
-const blobSdk = () => require('@azure/storage-blob') as typeof import('@azure/storage-blob');
-const queueSdk = () => require('@azure/storage-queue') as typeof import('@azure/storage-queue');
-const tableSdk = () => require('@azure/data-tables') as typeof import('@azure/data-tables');
+const blobSdk = () => vendored('@azure/storage-blob');
+const queueSdk = () => vendored('@azure/storage-queue');
+const tableSdk = () => vendored('@azure/data-tables');
 
 /**
  * Storage clients for the account in AzureWebJobsStorage: a connection string (Azurite locally),

@@ -27,6 +27,7 @@ import type { Logger as OtelLogger } from '@opentelemetry/api-logs';
 import { config } from './config';
 import type { FunctionDefinition } from './functions';
 import { setLogExport } from './logging';
+import { vendored } from './vendor';
 
 interface Runtime {
   api: typeof OtelApi;
@@ -85,11 +86,11 @@ export async function stopTelemetry(): Promise<void> {
 
 function load(connectionString: string): Runtime {
   const api = require('@opentelemetry/api') as typeof import('@opentelemetry/api');
-  const { AsyncLocalStorageContextManager } = require('@opentelemetry/context-async-hooks') as typeof import('@opentelemetry/context-async-hooks');
-  const { W3CTraceContextPropagator, isTracingSuppressed, ExportResultCode } = require('@opentelemetry/core') as typeof import('@opentelemetry/core');
-  const { BasicTracerProvider, BatchSpanProcessor } = require('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base');
-  const { LoggerProvider, BatchLogRecordProcessor } = require('@opentelemetry/sdk-logs') as typeof import('@opentelemetry/sdk-logs');
-  const { resourceFromAttributes } = require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
+  const { AsyncLocalStorageContextManager } = vendored('@opentelemetry/context-async-hooks');
+  const { W3CTraceContextPropagator, isTracingSuppressed, ExportResultCode } = vendored('@opentelemetry/core');
+  const { BasicTracerProvider, BatchSpanProcessor } = vendored('@opentelemetry/sdk-trace-base');
+  const { LoggerProvider, BatchLogRecordProcessor } = vendored('@opentelemetry/sdk-logs');
+  const { resourceFromAttributes } = vendored('@opentelemetry/resources');
   const exporters = () => require('@azure/monitor-opentelemetry-exporter') as typeof import('@azure/monitor-opentelemetry-exporter');
 
   const cfg = config();

@@ -2,11 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
 import { rebuildRollups } from '../../functions/orchestrator/rollups/rebuild';
-import type { PlatformTables } from '../../shared/sql/tables';
 import { startDevHost, type DevHost } from '../../devhost/host';
-import { db, sqliteFile } from '../../shared/sql/db';
+import { db, sqliteFile, sqliteKysely } from '../../shared/sql/db';
 import { formatSteal, stealMeter } from '../cpu-steal';
 import { runLoad } from '../load';
 import { latestCode } from '../../tools/outbox';
@@ -103,7 +101,7 @@ async function prepareDatabase(): Promise<void> {
   const seeded = seed(sqlite, options);
   // The seed writes raw rows behind the application's back, as a bulk load does: the rollups are rebuilt from them.
   const rebuilding = performance.now();
-  await rebuildRollups(new Kysely<PlatformTables>({ dialect: new SqliteDialect({ database: sqlite }) }));
+  await rebuildRollups(sqliteKysely(sqlite));
   console.log(`  rollups rebuilt from the rows in ${seconds(rebuilding)}`);
   // Planner statistics, as `PRAGMA optimize` keeps them in a long-lived database, and the WAL
   // folded into the database file as checkpoints do in steady state.

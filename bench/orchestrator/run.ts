@@ -8,7 +8,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
 import { startDevHost } from '../../devhost/host';
 import { insertExecution } from '../../functions/orchestrator/workflow/executions';
 import { LogWriter } from '../../functions/orchestrator/workflow/log-writer';
@@ -16,11 +15,10 @@ import { runExecution } from '../../functions/orchestrator/workflow/runner';
 import { STAGES } from '../../functions/orchestrator/workflow/stages';
 import { WorkflowLogger } from '../../functions/orchestrator/workflow/workflow-logger';
 import { SAMPLE_REQUEST } from '../../functions/orchestrator/routes/diagnostics';
-import { migrateToLatest } from '../../shared/sql/db';
+import { migrateToLatest, sqliteKysely } from '../../shared/sql/db';
 import { formatSteal, stealMeter } from '../cpu-steal';
 import { runLoad } from '../load';
 import { latestCode } from '../../tools/outbox';
-import type { PlatformTables } from '../../shared/sql/tables';
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
@@ -31,7 +29,7 @@ async function tempSqlite(dir: string) {
   const database = new Database(path.join(dir, 'bench.sqlite'));
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = NORMAL');
-  const kysely = new Kysely<PlatformTables>({ dialect: new SqliteDialect({ database }) });
+  const kysely = sqliteKysely(database);
   await migrateToLatest(kysely);
   return kysely;
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { Plan, UserStatus } from '../../shared/auth/access-token';
-import { isMssql, page, toIso } from '../../shared/sql/dialect';
+import { sql, isMssql, page, toIso } from '../../shared/sql/dialect';
 import { effectivePermissions } from './roles';
 import { identityDb, type IdentityTables, type UsersTable } from './tables';
 

@@ -1,10 +1,10 @@
-import { sql } from 'kysely';
 import type { LiveUser } from '../../shared/auth/live-session';
 import type { Logger } from '../../shared/logging';
 import { readFailedSync } from './failed-sync-records';
 import { unsyncedPayments, type Payment } from './payments';
 import { paymentDb } from './tables';
 import { replayUnsynced } from './replay';
+import { sql } from '../../shared/sql/dialect';
 
 const NEEDS_ATTENTION = ['pending', 'failed', 'manual_review'] as const;
 

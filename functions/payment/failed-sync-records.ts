@@ -1,7 +1,8 @@
-import { odata, type TableClient } from '@azure/data-tables';
+import type { TableClient } from '@azure/data-tables';
 import type { Plan } from '../../shared/auth/access-token';
 import { config } from '../../shared/config';
 import { table } from '../../shared/storage';
+import { vendored } from '../../shared/vendor';
 
 /** A failed-sync record lives 86400 seconds (24 hours). */
 export const FAILED_SYNC_TTL_SECONDS = 86_400;
@@ -65,6 +66,7 @@ export async function deleteFailedSync(userId: string): Promise<void> {
 
 /** Deletes every expired record in transactions of at most 100 (the Table Storage batch limit); returns how many. */
 export async function deleteExpiredFailedSyncs(now: Date = new Date()): Promise<number> {
+  const { odata } = vendored('@azure/data-tables');
   const client = await records();
   const expired = client.listEntities<FailedSyncEntity>({
     queryOptions: { filter: odata`PartitionKey eq ${FAILED_SYNC_PARTITION} and expiresAt le ${now}`, select: ['rowKey'] },

@@ -16,7 +16,7 @@ export const WEBHOOK_BODY_LIMIT = 256 * 1024;
 let verifier: Stripe | undefined;
 const signatureVerifier = (): Stripe => (verifier ??= new (stripeSdk())('sk_test_signature_verification_only'));
 
-const EVENT_SCHEMA = {
+export const EVENT_SCHEMA = {
   type: 'object',
   required: ['id', 'type', 'created', 'data'],
   properties: {

@@ -56,7 +56,7 @@ export interface ChartSpec {
 const color = { type: 'string', maxLength: 100 };
 
 /** The ajv schema of one chart specification under the given limits (built once per limits object). */
-function chartSchema(l: Limits) {
+export function chartSchema(l: Limits) {
   const point = {
     type: 'object',
     required: ['x', 'y'],

@@ -26,7 +26,7 @@ interface PresentationSpec {
   slides: SlideSpec[];
 }
 
-const presentationSchema = {
+export const presentationSchema = {
   type: 'object',
   required: ['title', 'slides'],
   additionalProperties: false,

@@ -41,7 +41,7 @@ interface QuickChartRequest {
   key?: string;
 }
 
-function chartConfigSchema(l: Limits) {
+export function chartConfigSchema(l: Limits) {
   return {
     type: 'object',
     required: ['type', 'data'],

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { JWK, KeyLike } from 'jose';
+import { vendored } from '../vendor';
 
 /**
  * The JWT library, loaded by the first token signed or verified: a request that checks none (health,
  * public routes) does not pay for it on a cold start.
  */
-export const jose = () => require('jose') as typeof import('jose');
+export const jose = () => vendored('jose');
 
 /** Asymmetric algorithms accepted for user access tokens; anything else (HS*, none) is refused. */
 export const ACCESS_TOKEN_ALGORITHMS = ['ES256', 'RS256'] as const;

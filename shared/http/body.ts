@@ -1,10 +1,11 @@
 import type Ajv from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { HttpRequest } from '@azure/functions';
+import { vendored } from '../vendor';
 import { badRequest, Code, tooLarge } from './errors';
 
 /**
- * ajv and its formats load with the first schema compiled (about 30 ms): a route that validates
+ * ajv and its formats load with the first schema compiled (about 10 ms): a route that validates
  * nothing (health) never loads them. Two instances, each created once for the process, so schemas
  * compile once and are cached by identity:
  * - `body` checks JSON values as they are;
@@ -14,9 +15,13 @@ import { badRequest, Code, tooLarge } from './errors';
 let instances: { body: Ajv; input: Ajv } | undefined;
 function ajv(): { body: Ajv; input: Ajv } {
   if (!instances) {
-    const AjvClass = require('ajv') as typeof import('ajv').default;
-    const addFormats = require('ajv-formats') as typeof import('ajv-formats').default;
-    const make = (coerceTypes: boolean) => addFormats(new AjvClass({ allErrors: true, strict: true, coerceTypes, useDefaults: true, removeAdditional: false }));
+    const AjvClass = vendored('ajv').default;
+    const addFormats = vendored('ajv-formats').default;
+    // validateSchema off: checking a schema against the JSON Schema meta-schema compiles the
+    // meta-schema first, about 20 ms of a service's first validated request (a cold start). Our
+    // schemas are constants, and tests/platform/schemas.test.ts checks every one of them so.
+    const make = (coerceTypes: boolean) =>
+      addFormats(new AjvClass({ allErrors: true, strict: true, validateSchema: false, coerceTypes, useDefaults: true, removeAdditional: false }));
     instances = { body: make(false), input: make(true) };
   }
   return instances;

@@ -1,14 +1,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { Kysely, Migrator, MssqlDialect, sql, SqliteDialect, type Driver, type MigrationResultSet, type SqliteDatabase } from 'kysely';
+import type { Driver, Kysely, MigrationResultSet, SqliteDatabase } from 'kysely';
 import { azureCredential } from '../azure-credential';
 import { config, type Config } from '../config';
 import { currentPlatform } from '../platform';
 import { sqlDependencyLogger } from '../telemetry';
 import { MIGRATIONS } from './migrations';
-import type { AnyKysely } from './dialect';
+import { vendored } from '../vendor';
+import { sql, type AnyKysely } from './dialect';
 import type { PlatformTables } from './tables';
+
+const kysely = vendored('kysely');
 
 export function sqliteFile(cfg: Config = config()): string {
   return path.resolve(cfg.DATA_DIR, 'platform.sqlite');
@@ -42,7 +45,12 @@ function createSqlite(cfg: Config): Kysely<PlatformTables> {
     database.close();
   };
   const cached = withStatementCache(database, close);
-  return new Kysely<PlatformTables>({ dialect: new SelfMigratingSqliteDialect(cached), log: sqlDependencyLogger('sqlite', 'localhost', path.basename(file)) });
+  return new kysely.Kysely<PlatformTables>({ dialect: new SelfMigratingSqliteDialect(cached), log: sqlDependencyLogger('sqlite', 'localhost', path.basename(file)) });
+}
+
+/** A Kysely handle over a SQLite database opened by the caller (migrations, tests and benches that open their own file). */
+export function sqliteKysely<DB = PlatformTables>(database: SqliteDatabase): Kysely<DB> {
+  return new kysely.Kysely<DB>({ dialect: new kysely.SqliteDialect({ database }) });
 }
 
 /**
@@ -51,7 +59,7 @@ function createSqlite(cfg: Config): Kysely<PlatformTables> {
  * initialisation applies the migration history. Azure SQL keeps migrations as a deployment step
  * (npm run migrate), run once by whoever deploys rather than by every scaled-out instance.
  */
-class SelfMigratingSqliteDialect extends SqliteDialect {
+class SelfMigratingSqliteDialect extends kysely.SqliteDialect {
   constructor(private readonly database: SqliteDatabase) {
     super({ database });
   }
@@ -62,7 +70,7 @@ class SelfMigratingSqliteDialect extends SqliteDialect {
     driver.init = async () => {
       await init();
       // A second Kysely over the same connection, never destroyed (that would close the database).
-      selfMigration = await runMigrations(new Kysely<unknown>({ dialect: new SqliteDialect({ database: this.database }) }));
+      selfMigration = await runMigrations(sqliteKysely(this.database));
     };
     return driver;
   }
@@ -102,9 +110,9 @@ function createMssql(cfg: Config): Kysely<PlatformTables> {
           type: 'token-credential' as const,
           options: { credential: azureCredential() },
         };
-  return new Kysely<PlatformTables>({
+  return new kysely.Kysely<PlatformTables>({
     log: sqlDependencyLogger('mssql', cfg.SQL_SERVER!, cfg.SQL_DATABASE ?? ''),
-    dialect: new MssqlDialect({
+    dialect: new kysely.MssqlDialect({
       tarn: { ...tarn, options: { min: 0, max: cfg.SQL_POOL_MAX, idleTimeoutMillis: 30_000 } },
       tedious: {
         ...tedious,
@@ -148,7 +156,7 @@ export async function migrateToLatest(database?: AnyKysely): Promise<MigrationRe
 }
 
 async function runMigrations(database: AnyKysely): Promise<MigrationResultSet> {
-  const migrator = new Migrator({ db: database, provider: { getMigrations: async () => MIGRATIONS } });
+  const migrator = new kysely.Migrator({ db: database, provider: { getMigrations: async () => MIGRATIONS } });
   const result = await migrator.migrateToLatest();
   if (result.error) throw result.error;
   return result;

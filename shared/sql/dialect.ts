@@ -1,4 +1,9 @@
-import { MssqlAdapter, sql, type ColumnDefinitionBuilder, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+import type { ColumnDefinitionBuilder, Kysely, RawBuilder, SelectQueryBuilder } from 'kysely';
+import { vendored } from '../vendor';
+
+const { MssqlAdapter, sql } = vendored('kysely');
+/** Kysely's `sql` template tag, from the one copy of Kysely the platform loads (shared/vendor.ts). */
+export { sql };
 
 /**
  * A handle whose schema type is not fixed: migrations run against the schema as it was when they were

@@ -1,6 +1,6 @@
-import { sql, type Expression, type RawBuilder } from 'kysely';
+import type { Expression, RawBuilder } from 'kysely';
 import type { LogRollupDimension } from '../../functions/orchestrator/tables';
-import { type AnyKysely, first, isoPrefix } from './dialect';
+import { sql, type AnyKysely, first, isoPrefix } from './dialect';
 
 /**
  * The orchestrator's dashboard rollups as SQL: how their rows are keyed and how they are filled from

@@ -1,15 +1,9 @@
-import {
-  Kysely,
-  MssqlAdapter,
-  MssqlIntrospector,
-  MssqlQueryCompiler,
-  type CompiledQuery,
-  type DatabaseConnection,
-  type Driver,
-  type QueryResult,
-} from 'kysely';
+import type { CompiledQuery, DatabaseConnection, Driver, QueryResult } from 'kysely';
 import { MIGRATIONS } from './migrations';
 import type { AnyKysely } from './dialect';
+import { vendored } from '../vendor';
+
+const { Kysely, MssqlAdapter, MssqlIntrospector, MssqlQueryCompiler } = vendored('kysely');
 
 /**
  * A driver that runs nothing and records each statement Kysely would send to Azure SQL. Every

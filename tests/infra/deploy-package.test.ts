@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import { generateDevSecrets } from '../../devhost/settings';
 import { assembleDeployPackage, requireProblems } from '../../scripts/deploy-package';
 import { SVG_TEXT_FONTS } from '../../functions/visual/render/fonts';
+import { VENDOR_BUNDLES } from '../../shared/vendor';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -40,7 +41,17 @@ describe('the deployment package', () => {
         ),
       ),
     ].sort();
-    expect(tops).toEqual(['.funcignore', '.package-stamp', 'dist/console', 'dist/functions', 'dist/shared', 'host.json', 'package-lock.json', 'package.json']);
+    expect(tops).toEqual([
+      '.funcignore',
+      '.package-stamp',
+      'dist/console',
+      'dist/functions',
+      'dist/shared',
+      'dist/vendor',
+      'host.json',
+      'package-lock.json',
+      'package.json',
+    ]);
     expect(shipped.filter((f) => f.endsWith('.map') || f.endsWith('.ts'))).toEqual([]);
     expect(shipped).toContain(path.join('dist', 'functions', 'index.js'));
     // The SVG text fonts the build writes from the DejaVu package (the renderer falls back to the full fonts without them, slower).
@@ -68,7 +79,11 @@ describe('the deployment package', () => {
   it('requires only built-ins, production dependencies and its own files, and the checker notices anything else', () => {
     expect(requireProblems(out, rootPackage.dependencies)).toEqual([]);
     const probe = path.join(out, 'dist', 'functions', 'zz-probe.js');
-    fs.writeFileSync(probe, "require('jest'); require('../../devhost/host'); require('node:fs'); require('kysely');");
+    // A module named in a comment (as JSDoc types in bundled libraries do) is not a require.
+    fs.writeFileSync(
+      probe,
+      "require('jest'); require('../../devhost/host'); require('node:fs'); require('tedious');\n * @param {import('./nowhere.js').default} x\n",
+    );
     try {
       expect(requireProblems(out, rootPackage.dependencies)).toEqual([
         `${path.join('dist', 'functions', 'zz-probe.js')} requires jest, which is not a production dependency`,
@@ -84,11 +99,14 @@ describe('the deployment package', () => {
     try {
       const sample = JSON.parse(fs.readFileSync(path.join(ROOT, 'local.settings.sample.json'), 'utf8')).Values as Record<string, string>;
       const settings = await generateDevSecrets(sample);
-      // The entry point loads, and the packaged orchestrator finds the console it serves (index.html and its script).
+      // The entry point loads, the packaged orchestrator finds the console it serves (index.html and its
+      // script), and every vendored library loads from its packaged bundle.
       const probe = [
         "require('./dist/functions/index.js');",
         "const { consoleAssets } = require('./dist/functions/orchestrator/console/assets.js');",
-        "console.log('loaded', [...consoleAssets().keys()].join(' '));",
+        "const { vendored, VENDOR_BUNDLES } = require('./dist/shared/vendor.js');",
+        'const libraries = Object.values(VENDOR_BUNDLES).flat().filter((name) => vendored(name) !== undefined);',
+        "console.log('loaded', [...consoleAssets().keys()].join(' '), 'libraries', libraries.length);",
       ].join(' ');
       const { stdout } = await run(process.execPath, ['-e', probe], {
         cwd: out,
@@ -97,6 +115,7 @@ describe('the deployment package', () => {
       expect(stdout.trim()).toMatch(/^loaded /);
       expect(stdout).toMatch(/\bindex\.html\b/);
       expect(stdout).toMatch(/\bassets\/main-\w+\.js\b/);
+      expect(stdout).toMatch(new RegExp(`libraries ${Object.values(VENDOR_BUNDLES).flat().length}$`, 'm'));
     } finally {
       fs.rmSync(path.join(out, 'node_modules'));
     }

@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { sql } from 'kysely';
 import { PROJECT_ROOT } from '../../devhost/host';
 import { sqliteFile } from '../../shared/sql/db';
 import { db } from '../../shared/sql/db';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { bearer, signIn, signInAdmin } from '../helpers/identity';
+import { sql } from '../../shared/sql/dialect';
 
 type Check = {
   isWorkflowLoggerCompatible: boolean;

@@ -2,19 +2,17 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
 import { LogWriter } from '../../functions/orchestrator/workflow/log-writer';
 import { STAGES } from '../../functions/orchestrator/workflow/stages';
 import { WorkflowLogger, type WorkflowConsoleLine } from '../../functions/orchestrator/workflow/workflow-logger';
-import { migrateToLatest } from '../../shared/sql/db';
-import type { PlatformTables } from '../../shared/sql/tables';
+import { migrateToLatest, sqliteKysely } from '../../shared/sql/db';
 import { createLogger } from '../../shared/logging';
 
 /** A real SQLite database in a temp file; `migrated` runs the platform migrations on it. */
 async function sqlite(migrated: boolean) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wflog-'));
   const file = path.join(dir, 'db.sqlite');
-  const kysely = new Kysely<PlatformTables>({ dialect: new SqliteDialect({ database: new Database(file) }) });
+  const kysely = sqliteKysely(new Database(file));
   if (migrated) await migrateToLatest(kysely);
   return {
     file,
@@ -102,7 +100,7 @@ describe('workflow logger', () => {
   it('survives a failing database: calls return at once, the failure is logged, rows are retried when it recovers', async () => {
     const healthy = await sqlite(true);
     // The same file opened read-only: every write fails with SQLITE_READONLY.
-    const readonly = new Kysely<PlatformTables>({ dialect: new SqliteDialect({ database: new Database(healthy.file, { readonly: true }) }) });
+    const readonly = sqliteKysely(new Database(healthy.file, { readonly: true }));
     try {
       let current = readonly;
       const self = selfLog();

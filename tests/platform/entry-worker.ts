@@ -2,11 +2,12 @@
  * Driven by entry.test.ts, in a fresh process: loads package.json `main` the way the Node worker
  * does (devhost/core-tools/core-api), runs the appStart hooks, invokes the HTTP functions named in
  * argv[2], and prints one line `RESULT {...}`: what was registered, which hooks, which service
- * folders and which npm packages were loaded at start-up and after the invocations, and what the
- * invocations answered.
+ * folders and which npm packages were loaded at start-up and after the invocations (and whether a
+ * vendored one came from node_modules instead of its bundle), and what the invocations answered.
  */
 import { FunctionsWorker } from '../../devhost/core-tools/core-api';
 import { PROJECT_ROOT } from '../../devhost/paths';
+import { VENDOR_BUNDLES } from '../../shared/vendor';
 
 const SERVICE_CODE = /[\\/]dist[\\/]functions[\\/](identity|payment|orchestrator|visual)[\\/]/;
 const loadedServices = () =>
@@ -19,14 +20,16 @@ const loadedServices = () =>
   ].sort();
 
 const PACKAGE = /[\\/]node_modules[\\/]((?:@[^\\/]+[\\/])?[^\\/]+)[\\/]/;
-const loadedPackages = () =>
-  [
-    ...new Set(
-      Object.keys(require.cache)
-        .map((file) => PACKAGE.exec(file)?.[1].replace('\\', '/'))
-        .filter(Boolean),
-    ),
-  ].sort();
+const fromNodeModules = () => Object.keys(require.cache).flatMap((file) => PACKAGE.exec(file)?.[1].replace('\\', '/') ?? []);
+// A vendor bundle (dist/vendor/<bundle>.js) counts as the packages it holds.
+const VENDOR_FILE = /[\\/]dist[\\/]vendor[\\/]([^\\/]+)\.js$/;
+const fromBundles = () =>
+  Object.keys(require.cache).flatMap((file) => {
+    const bundle = VENDOR_FILE.exec(file)?.[1] as keyof typeof VENDOR_BUNDLES | undefined;
+    return bundle ? VENDOR_BUNDLES[bundle] : [];
+  });
+const loadedPackages = () => [...new Set([...fromNodeModules(), ...fromBundles()])].sort();
+const VENDORED: string[] = Object.values(VENDOR_BUNDLES).flat();
 
 async function main() {
   const invocations = JSON.parse(process.argv[2] ?? '[]') as { name: string; path: string }[];
@@ -56,6 +59,7 @@ async function main() {
     loadedAfter: loadedServices(),
     packagesAtStart,
     packagesAfter: loadedPackages(),
+    vendoredFromNodeModules: [...new Set(fromNodeModules().filter((name) => VENDORED.includes(name)))],
     results,
   };
   process.stdout.write(`RESULT ${JSON.stringify(report)}\n`, () => process.exit(0));

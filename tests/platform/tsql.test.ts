@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
 import { Parser } from 'node-sql-parser';
 import { PROJECT_ROOT } from '../../devhost/host';
 import { first, page } from '../../shared/sql/dialect';
+import { sqliteKysely } from '../../shared/sql/db';
 import { MIGRATIONS } from '../../shared/sql/migrations';
 import { migrationsAsTsql, recordingMssql } from '../../shared/sql/tsql';
 
@@ -54,7 +54,7 @@ test('paging compiles to OFFSET/FETCH and TOP for Azure SQL and to LIMIT for SQL
   expect(paged.sql).not.toMatch(/limit/i);
   expect(first(db, ordered, 5).compile().sql).toMatch(/^select top\(5\)/);
 
-  const sqlite = new Kysely<any>({ dialect: new SqliteDialect({ database: new Database(':memory:') }) });
+  const sqlite = sqliteKysely<any>(new Database(':memory:'));
   const sqliteOrdered = sqlite.selectFrom('users').selectAll().orderBy('created_at', 'desc');
   expect(page(sqlite, sqliteOrdered, 20, 40).compile().sql).toMatch(/limit \? offset \?$/);
   // The row count is written into the SQL so SQLite can stop at the first rows in index order.

@@ -1,6 +1,5 @@
-import { sql } from 'kysely';
 import { db } from '../../../shared/sql/db';
-import { first, toIso } from '../../../shared/sql/dialect';
+import { sql, first, toIso } from '../../../shared/sql/dialect';
 import { EXECUTION_COLUMNS, executionView, runningSeconds } from './execution-view';
 import { containsIgnoringCase } from './profiles';
 import { countLongRunning, executionCounts, longRunningExecutions } from './queries';

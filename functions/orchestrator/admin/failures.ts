@@ -1,6 +1,5 @@
-import { sql } from 'kysely';
 import { db } from '../../../shared/sql/db';
-import { first, toIso } from '../../../shared/sql/dialect';
+import { sql, first, toIso } from '../../../shared/sql/dialect';
 import { ERROR_PATTERNS, ERROR_SOURCES, errorCounts, executionCounts } from './queries';
 import { stepKey } from '../../../shared/sql/rollups';
 import { later, splitWindow } from '../rollups/keys';

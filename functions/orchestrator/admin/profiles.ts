@@ -1,6 +1,5 @@
-import { sql } from 'kysely';
 import { db } from '../../../shared/sql/db';
-import { type AnyKysely, isMssql, page, toIso } from '../../../shared/sql/dialect';
+import { sql, type AnyKysely, isMssql, page, toIso } from '../../../shared/sql/dialect';
 import type { ExecutionStatusFilter } from './executions';
 
 export interface ProfileQuery {

@@ -1,6 +1,5 @@
-import { sql } from 'kysely';
 import { db } from '../../../shared/sql/db';
-import { first } from '../../../shared/sql/dialect';
+import { sql, first } from '../../../shared/sql/dialect';
 import { EXECUTION_COLUMNS, type ExecutionRow } from './execution-view';
 import { LONG_RUNNING_MS, isoBefore } from './time-windows';
 import { later, splitWindow } from '../rollups/keys';

@@ -1,6 +1,7 @@
-import { BlobSASPermissions, generateBlobSASQueryParameters, SASProtocol, StorageSharedKeyCredential, type UserDelegationKey } from '@azure/storage-blob';
+import type { UserDelegationKey } from '@azure/storage-blob';
 import { config } from '../../../shared/config';
 import { blobServiceClient, container } from '../../../shared/storage';
+import { vendored } from '../../../shared/vendor';
 import { DependencyError } from '../workflow/error-classification';
 import type { ReportAsset } from '../workflow/executions';
 
@@ -44,6 +45,7 @@ async function userDelegationKey(expiresOn: Date): Promise<UserDelegationKey> {
 export async function downloadLinks(assets: ReportAsset[]): Promise<DownloadLink[]> {
   if (!assets.length) return [];
   const cfg = config();
+  const { BlobSASPermissions, generateBlobSASQueryParameters, SASProtocol, StorageSharedKeyCredential } = vendored('@azure/storage-blob');
   const service = blobServiceClient();
   const containerName = cfg.ORCHESTRATOR_REPORTS_CONTAINER;
   const startsOn = new Date(Date.now() - 5 * 60_000);

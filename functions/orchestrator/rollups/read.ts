@@ -1,6 +1,6 @@
-import { sql } from 'kysely';
 import { db } from '../../../shared/sql/db';
 import type { ExecutionsTable, LogRollupDimension } from '../tables';
+import { sql } from '../../../shared/sql/dialect';
 
 /**
  * Reads of the rollups for whole hours from `fromHour` on (see splitWindow in ./keys); callers add

@@ -1,5 +1,5 @@
-import { sql, type Kysely } from 'kysely';
-import { first, isDuplicateKey, toIso } from '../../../shared/sql/dialect';
+import type { Kysely } from 'kysely';
+import { sql, first, isDuplicateKey, toIso } from '../../../shared/sql/dialect';
 import type { PlatformTables } from '../../../shared/sql/tables';
 import type { ExecutionsTable, LogRollupDimension } from '../tables';
 import type { LogRow } from '../workflow/log-writer';

@@ -5,7 +5,7 @@ import { runExecution } from './runner';
 import { workflowLogWriter } from './workflow-logger';
 
 const log = createLogger({ service: 'orchestrator', component: 'execution-queue' });
-const messageSchema = { type: 'object', required: ['trackingId'], properties: { trackingId: { type: 'string', minLength: 1, maxLength: 64 } } } as const;
+export const messageSchema = { type: 'object', required: ['trackingId'], properties: { trackingId: { type: 'string', minLength: 1, maxLength: 64 } } } as const;
 
 /** Longest the end of an invocation waits for its log rows (Azure may freeze an instance between invocations). */
 const FINAL_FLUSH_MS = 2000;

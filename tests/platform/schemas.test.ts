@@ -1,0 +1,70 @@
+/**
+ * Every JSON Schema the services check input with is valid against the JSON Schema meta-schema and
+ * compiles in strict mode. At run time the validators skip the meta-schema check (it would compile
+ * the meta-schema with a service's first validated request, about 20 ms of a cold start:
+ * shared/http/body.ts), so this is where a malformed schema is caught.
+ */
+import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
+import { reportRequestSchema } from '../../functions/orchestrator/report/submission';
+import { messageSchema } from '../../functions/orchestrator/workflow/queue';
+import { EVENT_SCHEMA } from '../../functions/payment/webhook';
+import { allServices, functionsOf } from '../../functions/registry';
+import { chartSchema } from '../../functions/visual/chart-spec';
+import { renderOptionsSchema } from '../../functions/visual/charts';
+import { diagramSchema } from '../../functions/visual/diagrams';
+import { infographicSchema } from '../../functions/visual/infographics';
+import type { Limits } from '../../functions/visual/limits';
+import { presentationSchema } from '../../functions/visual/presentations';
+import { chartConfigSchema } from '../../functions/visual/quickchart';
+import { isRouted } from '../../shared/http/openapi';
+import { responsesOf } from '../../shared/http/route';
+import { PLAN_TABLE_SCHEMA } from '../../shared/plans';
+
+const LIMITS: Limits = { maxItems: 10, maxDimension: 4_000, maxDatasets: 20, maxPoints: 10_000, maxBodyBytes: 1_000_000 };
+
+/** Each route's path, query and body schemas (what the route helper validates), and its answers' schemas (what the contract tests check). */
+function routeSchemas(): [string, object][] {
+  return functionsOf(allServices())
+    .filter(isRouted)
+    .flatMap(({ name, doc: { io } }) => {
+      const body = io.body && ('schema' in io.body && typeof io.body.schema === 'object' ? io.body.schema : io.body);
+      return [
+        ...(io.params ? [[`${name} path`, io.params]] : []),
+        ...(io.query ? [[`${name} query`, io.query]] : []),
+        ...(body ? [[`${name} body`, body]] : []),
+        ...responsesOf(io).flatMap(([status, spec]) => (spec.schema ? [[`${name} ${status}`, spec.schema]] : [])),
+      ] as [string, object][];
+    });
+}
+
+const OTHER_SCHEMAS: [string, object][] = [
+  ['orchestrator queue message', messageSchema],
+  ['orchestrator stored submission', reportRequestSchema],
+  ['payment Stripe event', EVENT_SCHEMA],
+  ['plan table', PLAN_TABLE_SCHEMA],
+  ['visual chart', chartSchema(LIMITS)],
+  ['visual render options', renderOptionsSchema],
+  ['visual diagram', diagramSchema],
+  ['visual infographic', infographicSchema],
+  ['visual presentation', presentationSchema],
+  ['QuickChart chart config', chartConfigSchema(LIMITS)],
+];
+
+const schemas = [...routeSchemas(), ...OTHER_SCHEMAS];
+
+test('the list covers the routes', () => {
+  expect(routeSchemas().filter(([name]) => name.endsWith(' body')).length).toBeGreaterThan(15);
+  expect(routeSchemas().filter(([name]) => name.endsWith(' query')).length).toBeGreaterThan(5);
+});
+
+test.each(schemas)('%s: valid against the meta-schema, and compiles in strict mode', (_name, schema) => {
+  const ajv = addFormats(new Ajv({ strict: true, allErrors: true, validateSchema: true }));
+  expect(ajv.validateSchema(schema) ? [] : ajv.errors).toEqual([]);
+  expect(() => ajv.compile(schema)).not.toThrow();
+});
+
+test('a malformed schema is caught here', () => {
+  const ajv = addFormats(new Ajv({ strict: true, allErrors: true }));
+  expect(ajv.validateSchema({ type: 'object', properties: { n: { type: 'integer', minimum: '5' } } })).toBe(false);
+});

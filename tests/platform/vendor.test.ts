@@ -1,0 +1,78 @@
+/**
+ * The one-file bundles of the cold-start libraries (shared/vendor.ts, built by scripts/build-vendor.ts):
+ * each exposes what its package exposes, and no code of ours takes one of these libraries' values
+ * from node_modules instead (a second, slow copy, and objects Kysely or the Azure SDK would not
+ * recognise as their own).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { PROJECT_ROOT } from '../../devhost/paths';
+import { VENDOR_BUNDLES, vendored } from '../../shared/vendor';
+
+const PACKAGES = Object.values(VENDOR_BUNDLES).flat();
+
+test.each(PACKAGES)('the bundle of %s exports the same names as the package', (name) => {
+  const names = (module: object) =>
+    Object.keys(module)
+      .filter((key) => key !== '__esModule' && key !== 'default')
+      .sort();
+  const fromPackage = require(name) as object;
+  expect(names(vendored(name))).toEqual(names(fromPackage));
+  expect(names(vendored(name)).length).toBeGreaterThan(0);
+});
+
+test('the bundles work: a Kysely query, a JWT signed and verified, a schema checked with a format', async () => {
+  const { Kysely, DummyDriver, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler, sql } = vendored('kysely');
+  const db = new Kysely<{ t: { id: number } }>({
+    dialect: {
+      createAdapter: () => new SqliteAdapter(),
+      createDriver: () => new DummyDriver(),
+      createIntrospector: (k) => new SqliteIntrospector(k),
+      createQueryCompiler: () => new SqliteQueryCompiler(),
+    },
+  });
+  expect(db.selectFrom('t').select('id').where('id', '=', 1).compile().sql).toBe('select "id" from "t" where "id" = ?');
+  expect(sql`select ${1}`.compile(db).parameters).toEqual([1]);
+
+  const jose = vendored('jose');
+  const { privateKey, publicKey } = await jose.generateKeyPair('ES256');
+  const token = await new jose.SignJWT({ sub: 'u1' }).setProtectedHeader({ alg: 'ES256' }).sign(privateKey);
+  expect((await jose.jwtVerify(token, publicKey)).payload.sub).toBe('u1');
+
+  const ajv = vendored('ajv-formats').default(new (vendored('ajv').default)());
+  const isEmail = ajv.compile({ type: 'string', format: 'email' });
+  expect([isEmail('a@example.com'), isEmail('not an address')]).toEqual([true, false]);
+});
+
+/** Every TypeScript file of ours, outside node_modules and build output. */
+function sources(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    if (['node_modules', 'dist', '.deploy', '.data', 'test-output', 'coverage'].includes(entry.name) || entry.name.startsWith('.')) return [];
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return sources(full);
+    return /\.tsx?$/.test(entry.name) && !entry.name.endsWith('.d.ts') ? [full] : [];
+  });
+}
+
+const valueImport = (packages: string[]) => {
+  const names = packages.map((name) => name.replace(/[/.-]/g, '\\$&')).join('|');
+  return new RegExp(`^\\s*import\\s+(?!type\\b)[^;]*?from\\s+'(${names})'|\\brequire\\(\\s*'(${names})'\\s*\\)`, 'gm');
+};
+
+test('no code of ours takes a vendored library from node_modules (types excepted)', () => {
+  const everywhere = valueImport(PACKAGES);
+  // Tests may check tokens, contracts and storage from the outside with copies of their own, as a
+  // client would; the Kysely handles they make go into our code, so those come from the bundle too.
+  const inTests = valueImport(['kysely']);
+  const offenders = sources(PROJECT_ROOT)
+    .map((file) => path.relative(PROJECT_ROOT, file))
+    .filter((file) => file !== path.join('tests', 'platform', 'vendor.test.ts'))
+    .flatMap((file) => {
+      const pattern = file.startsWith(`tests${path.sep}`) ? inTests : everywhere;
+      return [...fs.readFileSync(path.join(PROJECT_ROOT, file), 'utf8').matchAll(pattern)].map((m) => `${file}: ${m[1] ?? m[2]}`);
+    });
+  expect(offenders).toEqual([]);
+  // The pattern finds what it is meant to find, and only that.
+  expect("import { sql } from 'kysely';\nconst b = require('@azure/storage-blob');".match(everywhere)).toHaveLength(2);
+  expect("import type { Kysely } from 'kysely';\nimport { x } from 'kysely-extra';".match(everywhere)).toBeNull();
+});
