@@ -15,7 +15,7 @@ import { build } from 'esbuild';
 import { VENDOR_BUNDLES, VENDOR_EXTERNAL } from '../shared/vendor';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-export const VENDOR_OUT = path.join(ROOT, 'dist', 'vendor');
+const VENDOR_OUT = path.join(ROOT, 'dist', 'vendor');
 
 async function main() {
   await Promise.all(

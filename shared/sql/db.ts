@@ -127,7 +127,6 @@ function createMssql(cfg: Config): Kysely<PlatformTables> {
   });
 }
 
-/** The process's one database handle (one pool per process, created on first use). */
 /** The platform's database: one pool (or SQLite connection) per platform, made on first use, closed with it. */
 export function db(): Kysely<PlatformTables> {
   const platform = currentPlatform();
