@@ -53,7 +53,7 @@ type VendoredPackage = (typeof VENDOR_BUNDLES)[keyof typeof VENDOR_BUNDLES][numb
 
 const bundleOf = new Map<string, string>(Object.entries(VENDOR_BUNDLES).flatMap(([bundle, packages]) => packages.map((name) => [name, bundle])));
 
-/** A vendored package's exports, loaded (once, by Node's module cache) with its bundle on first use. */
-export function vendored<P extends VendoredPackage & keyof Vendored>(name: P): Vendored[P] {
+/** A vendored package's exports, loaded (once, by Node's module cache) with its bundle on first use. A bundled package without its type above is a compile error here. */
+export function vendored<P extends VendoredPackage>(name: P): Vendored[P] {
   return (require(`../vendor/${bundleOf.get(name)}.js`) as Vendored)[name];
 }
