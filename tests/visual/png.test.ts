@@ -1,3 +1,4 @@
+import { randomFillSync } from 'node:crypto';
 import { createCanvas, loadImage } from '@napi-rs/canvas';
 import { encodePng } from '../../functions/visual/render/png';
 import { decodePng } from './helpers';
@@ -39,4 +40,23 @@ test('pHYs carries the density in pixels per metre', () => {
   expect(png.readUInt32BE(phys + 4)).toBe(Math.round(192 / 0.0254));
   expect(png.readUInt32BE(phys + 8)).toBe(Math.round(192 / 0.0254));
   expect(png[phys + 12]).toBe(1);
+});
+
+test('one image after another, larger and smaller, each decodes to exactly its own pixels (the rows buffer is reused)', () => {
+  // Random pixels fill every byte, so anything left over from the image before would show.
+  const noise = (width: number, height: number) => randomFillSync(new Uint8Array(width * height * 4));
+  const sizes: [number, number][] = [
+    [200, 120],
+    [61, 37],
+    [200, 120],
+    [1, 1],
+    [1500, 1500], // above the reuse cap: a buffer of its own
+    [90, 300],
+  ];
+  for (const [width, height] of sizes) {
+    const pixels = noise(width, height);
+    const decoded = decodePng(encodePng(pixels, width, height, 96));
+    expect([decoded.width, decoded.height]).toEqual([width, height]);
+    expect(Buffer.from(decoded.data).equals(Buffer.from(pixels))).toBe(true);
+  }
 });
