@@ -112,7 +112,8 @@ export type RoutedFunction = HttpFunction & { doc: RouteDoc };
 const ALL_METHODS: HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'];
 const DEFAULT_LIMIT = 64 * 1024;
 
-const bodySpec = (body: Io['body']): BodySpec | undefined =>
+/** A route's body spec, from either form `io.body` may take (a bare schema or a spec). */
+export const bodySpec = (body: Io['body']): BodySpec | undefined =>
   body === undefined ? undefined : 'schema' in body && typeof body.schema === 'object' ? (body as BodySpec) : { schema: body as JsonSchema };
 
 /** The statuses a route documents, with their specs. */

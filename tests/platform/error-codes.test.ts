@@ -4,23 +4,13 @@ import { PROJECT_ROOT } from '../../devhost/host';
 import { ERROR_CODES, statusesOf, type ErrorCode } from '../../shared/http/error-codes';
 import { Code, badRequest, errorResponse, forbidden, httpError, notFound, unauthorized } from '../../shared/http/errors';
 import { ERROR_ENVELOPE } from '../../shared/http/schemas';
+import { typescriptSources } from '../helpers/sources';
 
 const CODES = Object.keys(ERROR_CODES) as ErrorCode[];
 const LIST_FILE = path.join('shared', 'http', 'error-codes.ts');
 
 /** The TypeScript sources of the deployed code and the tooling, relative to the project root. */
-function sources(): string[] {
-  const out: string[] = [];
-  const walk = (dir: string) => {
-    for (const entry of fs.readdirSync(path.join(PROJECT_ROOT, dir), { withFileTypes: true })) {
-      const rel = path.join(dir, entry.name);
-      if (entry.isDirectory()) walk(rel);
-      else if (entry.name.endsWith('.ts')) out.push(rel);
-    }
-  };
-  for (const dir of ['functions', 'shared', 'devhost', 'tools']) walk(dir);
-  return out;
-}
+const sources = () => typescriptSources(['functions', 'shared', 'devhost', 'tools']);
 
 const read = (rel: string) => fs.readFileSync(path.join(PROJECT_ROOT, rel), 'utf8');
 

@@ -18,25 +18,23 @@ import type { Limits } from '../../functions/visual/limits';
 import { presentationSchema } from '../../functions/visual/presentations';
 import { chartConfigSchema } from '../../functions/visual/quickchart';
 import { isRouted } from '../../shared/http/openapi';
-import { responsesOf } from '../../shared/http/route';
+import { bodySpec, responsesOf } from '../../shared/http/route';
 import { PLAN_TABLE_SCHEMA } from '../../shared/plans';
 
 const LIMITS: Limits = { maxItems: 10, maxDimension: 4_000, maxDatasets: 20, maxPoints: 10_000, maxBodyBytes: 1_000_000 };
 
 /** Each route's path, query and body schemas (what the route helper validates), and its answers' schemas (what the contract tests check). */
-function routeSchemas(): [string, object][] {
-  return functionsOf(allServices())
-    .filter(isRouted)
-    .flatMap(({ name, doc: { io } }) => {
-      const body = io.body && ('schema' in io.body && typeof io.body.schema === 'object' ? io.body.schema : io.body);
-      return [
-        ...(io.params ? [[`${name} path`, io.params]] : []),
-        ...(io.query ? [[`${name} query`, io.query]] : []),
-        ...(body ? [[`${name} body`, body]] : []),
-        ...responsesOf(io).flatMap(([status, spec]) => (spec.schema ? [[`${name} ${status}`, spec.schema]] : [])),
-      ] as [string, object][];
-    });
-}
+const ROUTE_SCHEMAS: [string, object][] = functionsOf(allServices())
+  .filter(isRouted)
+  .flatMap(({ name, doc: { io } }) => {
+    const body = bodySpec(io.body)?.schema;
+    return [
+      ...(io.params ? [[`${name} path`, io.params]] : []),
+      ...(io.query ? [[`${name} query`, io.query]] : []),
+      ...(body ? [[`${name} body`, body]] : []),
+      ...responsesOf(io).flatMap(([status, spec]) => (spec.schema ? [[`${name} ${status}`, spec.schema]] : [])),
+    ] as [string, object][];
+  });
 
 const OTHER_SCHEMAS: [string, object][] = [
   ['orchestrator queue message', messageSchema],
@@ -51,11 +49,11 @@ const OTHER_SCHEMAS: [string, object][] = [
   ['QuickChart chart config', chartConfigSchema(LIMITS)],
 ];
 
-const schemas = [...routeSchemas(), ...OTHER_SCHEMAS];
+const schemas = [...ROUTE_SCHEMAS, ...OTHER_SCHEMAS];
 
 test('the list covers the routes', () => {
-  expect(routeSchemas().filter(([name]) => name.endsWith(' body')).length).toBeGreaterThan(15);
-  expect(routeSchemas().filter(([name]) => name.endsWith(' query')).length).toBeGreaterThan(5);
+  expect(ROUTE_SCHEMAS.filter(([name]) => name.endsWith(' body')).length).toBeGreaterThan(15);
+  expect(ROUTE_SCHEMAS.filter(([name]) => name.endsWith(' query')).length).toBeGreaterThan(5);
 });
 
 test.each(schemas)('%s: valid against the meta-schema, and compiles in strict mode', (_name, schema) => {

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../devhost/paths';
 import { VENDOR_BUNDLES, vendored } from '../../shared/vendor';
+import { typescriptSources } from '../helpers/sources';
 
 const PACKAGES = Object.values(VENDOR_BUNDLES).flat();
 
@@ -44,16 +45,6 @@ test('the bundles work: a Kysely query, a JWT signed and verified, a schema chec
   expect([isEmail('a@example.com'), isEmail('not an address')]).toEqual([true, false]);
 });
 
-/** Every TypeScript file of ours, outside node_modules and build output. */
-function sources(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    if (['node_modules', 'dist', '.deploy', '.data', 'test-output', 'coverage'].includes(entry.name) || entry.name.startsWith('.')) return [];
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return sources(full);
-    return /\.tsx?$/.test(entry.name) && !entry.name.endsWith('.d.ts') ? [full] : [];
-  });
-}
-
 const valueImport = (packages: string[]) => {
   const names = packages.map((name) => name.replace(/[/.-]/g, '\\$&')).join('|');
   return new RegExp(`^\\s*import\\s+(?!type\\b)[^;]*?from\\s+'(${names})'|\\brequire\\(\\s*'(${names})'\\s*\\)`, 'gm');
@@ -64,8 +55,7 @@ test('no code of ours takes a vendored library from node_modules (types excepted
   // Tests may check tokens, contracts and storage from the outside with copies of their own, as a
   // client would; the Kysely handles they make go into our code, so those come from the bundle too.
   const inTests = valueImport(['kysely']);
-  const offenders = sources(PROJECT_ROOT)
-    .map((file) => path.relative(PROJECT_ROOT, file))
+  const offenders = typescriptSources(['.'])
     .filter((file) => file !== path.join('tests', 'platform', 'vendor.test.ts'))
     .flatMap((file) => {
       const pattern = file.startsWith(`tests${path.sep}`) ? inTests : everywhere;
