@@ -90,7 +90,9 @@ interface Bench {
  * store: Azurite's CPU per request grows with the number of blobs it holds (the soak shows it; Blob
  * Storage's does not), and without this each row would pay for the blobs of the rows before it.
  */
-async function emptyStore(): Promise<void> {
+async function emptyStore(bench: Bench): Promise<void> {
+  // Only ever the bench's own in-memory Azurite: never a container someone else's data lives in.
+  if (bench.azuritePid === undefined) throw new Error('the bench empties the cache container only in an Azurite of its own');
   // The requests the load generator left in flight when it stopped finish first (their p99 is under
   // 200 ms): deleting the container under their uploads would fail them.
   await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -222,18 +224,18 @@ async function figures(bench: Bench) {
   for (const format of ['png', 'svg'] as const) {
     // The floors first, in the same run as the HTTP rows read against them.
     record((pool[format] = await poolRow(format, false, bench)));
-    await emptyStore();
+    await emptyStore(bench);
     record((pooledWithCache[format] = await poolRow(format, true, bench)));
     for (const c of [1, 4]) {
-      await emptyStore();
+      await emptyStore(bench);
       record(await load(bench, `API uncached ${format.toUpperCase()} 800x400`, API, c, apiBody(format)));
     }
     for (const c of [1, 4]) {
-      await emptyStore();
+      await emptyStore(bench);
       record(await load(bench, `/quickchart uncached ${format.toUpperCase()} 800x400`, QUICKCHART_ROUTE, c, quickChartBody(format, bench.token)));
     }
   }
-  await emptyStore();
+  await emptyStore(bench);
   record(await load(bench, 'API uncached PNG 800x400 at 2x (quality high)', API, 4, { charts: [barChart()], format: 'png' }));
   for (const c of [4, 16]) record(await load(bench, 'API cache hits PNG', API, c, apiBody('png', true)));
   for (const c of [4, 16]) record(await load(bench, '/quickchart cache hits PNG', QUICKCHART_ROUTE, c, quickChartBody('png', bench.token, true)));
