@@ -99,7 +99,12 @@ function stoppedService(name: ServiceName, problems: string[], entries: IndexedF
   const log = createLogger({ service: name });
   const functions: FunctionDefinition[] = entries
     .filter((entry): entry is Extract<IndexedFunction, { kind: 'http' }> => entry.kind === 'http')
-    .map((entry) => ({ ...entry, handler: async () => stoppedServiceResponse(name, problems, entry.name === `${name}-health`) }));
+    .map((entry) => ({
+      ...entry,
+      handler: async () => stoppedServiceResponse(name, problems, entry.name === `${name}-health`),
+      // It reads no body.
+      maxBodyBytes: () => 0,
+    }));
   return {
     name,
     functions,

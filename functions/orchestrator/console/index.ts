@@ -26,13 +26,21 @@ function serveAsset(request: HttpRequest, asset: Asset): HttpResponseInit {
   return { status: 200, headers, body: gzip ? asset.gzip! : asset.body };
 }
 
+/**
+ * The folder form of a path, as a path with exactly one leading slash and no empty segment: a
+ * request for `/.//orchestrator/console` must not be sent to `//orchestrator/console/`, which a
+ * browser reads as the host `orchestrator`.
+ */
+export const folderLocation = (path: string): string => `/${path.split('/').filter(Boolean).join('/')}/`;
+
 /** GET|HEAD orchestrator/console/{*path}: the console's static files, with index.html for every page path of the single-page app. */
 export const consoleFiles = op<undefined, unknown, unknown, { path?: string }>(
   'The administration console: its page and files',
   async ({ request, params }) => {
     // orchestrator/console without the slash: relative asset URLs and the router need the folder form.
-    if (params.path === undefined && !new URL(request.url).pathname.endsWith('/')) {
-      return { status: 308, headers: { ...PAGE_HEADERS, Location: `${new URL(request.url).pathname}/`, 'Cache-Control': 'no-cache' } };
+    const path = new URL(request.url).pathname;
+    if (params.path === undefined && !path.endsWith('/')) {
+      return { status: 308, headers: { ...PAGE_HEADERS, Location: folderLocation(path), 'Cache-Control': 'no-cache' } };
     }
     const found = lookupAsset(params.path);
     if (found.kind === 'invalid') throw badRequest(`Console path refused: ${found.reason}`, Code.INVALID_PATH);

@@ -10,7 +10,7 @@ import type { RenderTask } from './tasks';
 
 export type ChartTask = Extract<RenderTask, { kind: 'chart' }>;
 
-/** The chart's configuration could not be drawn (Chart.js refused it): the caller's input, answered with a 400. */
+/** The input cannot be drawn (Chart.js refused the configuration, Graphviz the DOT source): the caller's input, answered with a 400. */
 export class ChartConfigError extends Error {}
 
 /**
@@ -69,7 +69,7 @@ function encodeRaster(canvas: Canvas, task: ChartTask): Buffer {
 function svgContent(canvas: SvgCanvas): Buffer {
   const content = canvas.getContent();
   const svg = content.toString('utf8');
-  const cleaned = svg.replace(/<text[^>]*><\/text>/g, '');
+  const cleaned = svg.replace(/<text[^<>]*><\/text>/g, '');
   return cleaned.length === svg.length ? content : Buffer.from(cleaned, 'utf8');
 }
 

@@ -20,6 +20,18 @@ export class RenderInputError extends RenderError {
   }
 }
 
+/** The image would exceed MAX_PIXELS: the caller asked for too large an image (400), nothing was drawn. */
+export class RenderTooLargeError extends RenderError {
+  constructor(
+    message: string,
+    readonly width: number,
+    readonly height: number,
+  ) {
+    super(message);
+    this.name = 'RenderTooLargeError';
+  }
+}
+
 /** The queue is full: the caller should retry shortly (503), nothing failed. */
 export class RenderBusyError extends Error {
   constructor(readonly queued: number) {
@@ -134,7 +146,13 @@ export class RenderPool {
       this.renders++;
       job.resolve({ bytes: reply.bytes, threadId: reply.threadId });
     } else {
-      job.reject(reply.invalidInput ? new RenderInputError(reply.error) : new RenderError(reply.error));
+      job.reject(
+        reply.tooLarge
+          ? new RenderTooLargeError(reply.error, reply.tooLarge.width, reply.tooLarge.height)
+          : reply.invalidInput
+            ? new RenderInputError(reply.error)
+            : new RenderError(reply.error),
+      );
     }
     this.dispatch();
   }

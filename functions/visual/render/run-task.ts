@@ -8,17 +8,35 @@ import { GlobalFonts } from '@napi-rs/canvas';
 import { Resvg } from '@resvg/resvg-js';
 import { Chart } from 'chart.js/auto';
 import { buildDeck } from './deck';
-import { drawChart, type ChartTask, type DrawSettings } from './draw-chart';
+import { ChartConfigError, drawChart, type ChartTask, type DrawSettings } from './draw-chart';
 import { extraFontFamily, FONT_ALIASES, fontFiles, SVG_TEXT_FAMILY, withFallbackFamilies, withSvgTextFamily, type RenderFonts } from './fonts';
 import { stripLinks } from './strip-links';
-import type { RenderTask } from './tasks';
+import { MAX_PIXELS, type RenderTask } from './tasks';
 
-export { ChartConfigError } from './draw-chart';
+export { ChartConfigError };
+
+/** The image would rasterise to more than MAX_PIXELS: refused before any pixel is allocated. */
+export class ImageTooLargeError extends Error {
+  constructor(
+    readonly width: number,
+    readonly height: number,
+  ) {
+    super(`The image would be ${width}x${height} pixels (${((width * height) / 1e6).toFixed(1)} megapixels); the limit is ${MAX_PIXELS / 1e6} megapixels`);
+    this.name = 'ImageTooLargeError';
+  }
+}
 
 /** What a render thread is started with. `keepCharts` false draws every chart on a new chart (the reference of the kept-charts test). */
 export interface RenderThreadData {
   fonts: RenderFonts;
   keepCharts?: boolean;
+}
+
+/** Refuses a raster larger than MAX_PIXELS, whatever asked for it (a size, a density, a diagram's layout). */
+function assertPixels(width: number, height: number): void {
+  const w = Math.ceil(width);
+  const h = Math.ceil(height);
+  if (!(w * h <= MAX_PIXELS)) throw new ImageTooLargeError(w, h);
 }
 
 type GraphvizInstance = { dot(source: string, format?: 'svg'): string };
@@ -89,7 +107,24 @@ export function renderTasks({ fonts, keepCharts = true }: RenderThreadData): (ta
         sansSerifFamily: 'DejaVu Sans',
       },
     });
+    // Parsing sized the image; rendering allocates it. The size comes from what the caller wrote
+    // (a diagram's pad or size, an infographic's rows), so it is checked first.
+    assertPixels(resvg.width * pixelRatio, resvg.height * pixelRatio);
     return resvg.render().asPng();
+  }
+
+  /** Graphviz's layout as SVG; source it cannot read (a syntax error, or no graph at all) is the caller's input to fix, not a failure. */
+  function dotToSvg(graphviz: GraphvizInstance, source: string): string {
+    let svg: string;
+    try {
+      svg = graphviz.dot(source, 'svg');
+    } catch (error) {
+      const message = String((error as Error)?.message ?? error).trim();
+      if (/syntax|error in line/i.test(message)) throw new ChartConfigError(message);
+      throw error;
+    }
+    if (!svg.trim()) throw new ChartConfigError('the DOT source holds no graph: write digraph { ... } or graph { ... }');
+    return svg;
   }
 
   let graphviz: Promise<GraphvizInstance> | undefined;
@@ -101,11 +136,12 @@ export function renderTasks({ fonts, keepCharts = true }: RenderThreadData): (ta
   return async (task) => {
     switch (task.kind) {
       case 'chart':
+        if (task.format !== 'svg') assertPixels(task.width * task.pixelRatio, task.height * task.pixelRatio);
         return task.format === 'pdf' ? chartPdf(task) : drawChart(task, settings);
       case 'svg-to-png':
         return svgToPng(task.svg, task.pixelRatio);
       case 'dot': {
-        const svg = stripLinks((await loadGraphviz()).dot(task.source, 'svg'));
+        const svg = stripLinks(dotToSvg(await loadGraphviz(), task.source));
         return task.format === 'png' ? svgToPng(svg, 1) : Buffer.from(svg, 'utf8');
       }
       case 'pptx':
