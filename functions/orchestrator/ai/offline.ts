@@ -39,6 +39,14 @@ function revenueSentences(a: ReportAnalysis, f: ReportFormat): string[] {
   ];
 }
 
+/** The margin in one sentence, for the summary; the financial analysis gives the detail. */
+function marginHeadline(a: ReportAnalysis, f: ReportFormat): string {
+  if (a.averageMarginPct === null) return '';
+  const change =
+    a.marginChangePts === null || a.marginChangePts === 0 ? '' : ` and ${a.marginChangePts > 0 ? 'widened' : 'narrowed'} by ${f.points(a.marginChangePts)}`;
+  return `The net margin averaged ${f.percent(a.averageMarginPct)}${change} over the period.`;
+}
+
 function marginSentences(a: ReportAnalysis, f: ReportFormat): string[] {
   const margins = a.years.filter((y) => y.marginPct !== null);
   if (!margins.length) return ['No net income was supplied, so margins cannot be assessed.'];
@@ -139,7 +147,7 @@ const WRITERS: Record<SectionId, (a: ReportAnalysis, f: ReportFormat) => Section
     return {
       paragraphs: [
         [opening, a.description ? `In its own words: “${sentence(a.description)}”` : ''].filter(Boolean).join(' '),
-        [...revenueSentences(a, f), ...(a.years.length ? marginSentences(a, f) : [])].join(' '),
+        [...revenueSentences(a, f), marginHeadline(a, f)].filter(Boolean).join(' '),
         a.goals.length ? `${conclusion} Its first stated goal is: “${a.goals[0]}”.` : conclusion,
       ],
       bullets: [],

@@ -66,6 +66,7 @@ interface PdfModel {
 }
 
 const SUBTITLE = 'Business analysis report';
+const listWords = (items: string[]) => (items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`);
 const PLAN_NAMES: Record<Plan, string> = { free: 'Free report', pro: 'Pro report', enterprise: 'Enterprise report' };
 /** Where each chart sits: the revenue chart is the executive summary's main chart; growth and margin go with the financial analysis. */
 const CHART_SECTION: Record<string, SectionId> = { revenue: 'executive_summary', 'growth-margin': 'financial_analysis' };
@@ -105,7 +106,7 @@ function aboutSection(report: ReportDocument, chartsMissing: string | null, fall
     ...(chartsMissing ? [chartsMissing] : []),
     ...(fallback.scripts.size
       ? [
-          `Some submitted text is written in ${[...fallback.scripts].join(', ')}, which the report’s font (${REPORT_FONT_FAMILY}: Latin, Greek, Cyrillic and more) cannot draw; it appears as the script’s name in brackets, and the document’s title keeps the original.`,
+          `Some submitted text is written in ${listWords([...fallback.scripts])}, which the report’s font (${REPORT_FONT_FAMILY}: Latin, Greek, Cyrillic and more) cannot draw; it appears as the script’s name in brackets, and the document’s title keeps the original.`,
         ]
       : []),
     `Reference: ${report.trackingId}.`,
@@ -153,7 +154,7 @@ export function reportModel(report: ReportDocument, charts: ChartImage[], charts
   ].filter(Boolean);
   const about = aboutSection(report, chartsMissing, fallback).map(fit);
   if (fallback.scripts.size)
-    notes.push(`Text in ${[...fallback.scripts].join(', ')} cannot be drawn with this report’s font and appears as its script’s name in brackets.`);
+    notes.push(`Text in ${listWords([...fallback.scripts])} cannot be drawn with this report’s font and appears as its script’s name in brackets.`);
   const model: PdfModel = {
     title: `${a.companyName} – ${SUBTITLE}`,
     author: 'Report Platform',

@@ -7,6 +7,10 @@
  * after another with a running header and "Page N of M" footer; figures float to the top or bottom
  * of a page, so no page is left half empty for want of room for a chart.
  */
+/** The page margins in centimetres (the running header and footer sit inside them). */
+export const PAGE_MARGINS_CM = { left: 2.2, right: 2.2, top: 2.5, bottom: 2.3 };
+const m = PAGE_MARGINS_CM;
+
 export const REPORT_TEMPLATE = String.raw`
 #let data = json("/report.json")
 #let brand = rgb("#1f4788")
@@ -20,7 +24,7 @@ export const REPORT_TEMPLATE = String.raw`
 #set par(leading: 0.72em, spacing: 1.05em, justify: false)
 #set page(
   paper: "a4",
-  margin: (left: 2.2cm, right: 2.2cm, top: 2.5cm, bottom: 2.3cm),
+  margin: (left: ${m.left}cm, right: ${m.right}cm, top: ${m.top}cm, bottom: ${m.bottom}cm),
   header: context if here().page() > 1 {
     set text(size: 7.5pt, fill: muted)
     grid(columns: (1fr, auto), align: (left, right), data.company, data.subtitle)
@@ -89,7 +93,7 @@ export const REPORT_TEMPLATE = String.raw`
 )
 
 // Cover
-#block(width: 100%, fill: brand, inset: (x: 14pt, y: 12pt), radius: 2pt, text(size: 8.5pt, weight: "bold", fill: white, tracking: 0.12em, upper(data.subtitle)))
+#block(width: 100%, fill: brand, inset: (x: 14pt, y: 12pt), radius: 2pt, text(size: 8.5pt, weight: "bold", fill: white, upper(data.subtitle)))
 #v(1.6cm)
 #block(text(size: 26pt, weight: "bold", fill: brand, data.company))
 #v(0.2cm)
