@@ -1,7 +1,7 @@
 import { deterministicSection } from '../../functions/orchestrator/ai/offline';
 import { checkSectionContent } from '../../functions/orchestrator/ai/section-content';
 import { analyse, indicatorFigures, keyFigures } from '../../functions/orchestrator/report/analysis';
-import { fontFallback } from '../../functions/orchestrator/report/report-fonts';
+import { fontFallback, fontsDraw, FULLY_COVERED_BLOCKS } from '../../functions/orchestrator/report/report-fonts';
 import { checkReportRequest } from '../../functions/orchestrator/report/submission';
 import { reportCharts } from '../../functions/orchestrator/report/visuals';
 import { describeMetric, documentLanguage, reportFormat, sentence, withoutFieldNames } from '../../functions/orchestrator/report/words';
@@ -109,6 +109,18 @@ describe('the words of the report', () => {
     expect(charts[0].dataSummary).toBe('$3.10M in 2022, $3.65M in 2023, $4.42M in 2024');
     expect(charts[0].spec.data.datasets[0].data).toEqual([3.1, 3.65, 4.42]);
     expect(plain(charts[1].dataSummary)).toBe('2022: net margin 7.7 %; 2023: growth +17.7 % and net margin 8.5 %; 2024: growth +21.1 % and net margin 10.3 %');
+  });
+
+  it('the blocks taken as drawn without asking the fonts are drawn by them, character by character', () => {
+    const missing: string[] = [];
+    for (const [from, to] of FULLY_COVERED_BLOCKS) {
+      for (let cp = from; cp <= to; cp++) {
+        const char = String.fromCodePoint(cp);
+        if (/[\p{Cn}\p{Cc}\p{Cf}]/u.test(char)) continue;
+        if (!fontsDraw(char)) missing.push(`U+${cp.toString(16).toUpperCase()}`);
+      }
+    }
+    expect(missing).toEqual([]);
   });
 
   it('names a script the fonts cannot draw instead of printing boxes, and keeps every script they can', () => {

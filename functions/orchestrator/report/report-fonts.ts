@@ -1,13 +1,13 @@
 import path from 'node:path';
 
 /**
- * The report's fonts: DejaVu Sans (regular, bold, oblique) from the `dejavu-fonts-ttf` package, the
+ * The report's fonts: DejaVu Sans (regular and bold; the layout sets no italics) from the `dejavu-fonts-ttf` package, the
  * family the visual service draws the charts with. It covers Latin with its extensions, Greek,
  * Cyrillic, Armenian, Georgian, Hebrew, basic Arabic and most symbols. Every text run is embedded
  * (subset) in the PDF; nothing depends on fonts installed on a machine (Flex Consumption has none).
  */
 export const REPORT_FONT_FAMILY = 'DejaVu Sans';
-const FILES = ['DejaVuSans.ttf', 'DejaVuSans-Bold.ttf', 'DejaVuSans-Oblique.ttf'];
+const FILES = ['DejaVuSans.ttf', 'DejaVuSans-Bold.ttf'];
 
 export const reportFontFiles = () => {
   const dir = path.join(path.dirname(require.resolve('dejavu-fonts-ttf/package.json')), 'ttf');
@@ -20,8 +20,8 @@ function coveredCodePoints(): Set<number> {
   if (!covered) {
     // fontkit (pdfkit's font reader) loads only when a text leaves Latin-1, which most reports never do.
     const fontkit = require('fontkit') as { openSync(file: string): { characterSet: number[] } };
-    const [regular, bold] = reportFontFiles().map((file) => new Set(fontkit.openSync(file).characterSet));
-    covered = new Set([...regular].filter((cp) => bold.has(cp)));
+    const [regular, ...others] = reportFontFiles().map((file) => new Set(fontkit.openSync(file).characterSet));
+    covered = new Set([...regular].filter((cp) => others.every((font) => font.has(cp))));
   }
   return covered;
 }
@@ -62,8 +62,24 @@ function scriptOf(char: string): string {
   return SCRIPTS.find((s) => s.pattern.test(char))?.name ?? 'Symbols';
 }
 
-/** Text every report font draws as it is: printable Latin-1 (the fonts are not consulted). */
-const LATIN_1 = /^[\u0020-\u007e\u00a0-\u00ff]*$/;
+/**
+ * Blocks every report font draws in full (each assigned character that is neither a control nor a
+ * format character): Basic Latin, Latin-1, Latin Extended-A and -B, IPA, Greek, Cyrillic and the
+ * general punctuation. Text within them skips the fonts' character maps, so most reports never load
+ * fontkit (about 150 ms); tests/orchestrator/report-words.test.ts checks the claim against the fonts.
+ */
+export const FULLY_COVERED_BLOCKS: [number, number][] = [
+  [0x20, 0x7e],
+  [0xa0, 0x2af],
+  [0x370, 0x4ff],
+  [0x2010, 0x205e],
+];
+const FAST_PATH = new RegExp(`^[${FULLY_COVERED_BLOCKS.map(([a, b]) => `\\u{${a.toString(16)}}-\\u{${b.toString(16)}}`).join('')}]*$`, 'u');
+const UNASSIGNED_OR_FORMAT = /[\p{Cn}\p{Cf}]/u;
+
+/** Whether every report font draws this character (read from the fonts' character maps). */
+export const fontsDraw = (char: string) => coveredCodePoints().has(char.codePointAt(0)!);
+
 /** Characters never printed: controls other than the space (tabs and line ends become spaces first). */
 // eslint-disable-next-line no-control-regex -- removing control characters is the point
 const CONTROLS = /[\u0000-\u001f\u007f-\u009f]/g;
@@ -89,7 +105,7 @@ export function fontFallback(): FontFallback {
     scripts,
     fit(text) {
       const clean = text.replace(/[\t\r\n]+/g, ' ').replace(CONTROLS, '');
-      if (LATIN_1.test(clean)) return clean;
+      if (FAST_PATH.test(clean) && !UNASSIGNED_OR_FORMAT.test(clean)) return clean;
       const fonts = coveredCodePoints();
       let out = '';
       let run: string | null = null;
