@@ -62,7 +62,7 @@ describe('the words of the report', () => {
     expect(sentence('  engineering   consultancy for water utilities ')).toBe('Engineering consultancy for water utilities.');
     expect(sentence('Done!')).toBe('Done!');
     expect(sentence(`Margin 38.5${NBSP}%`)).toBe(`Margin 38.5${NBSP}%.`);
-    expect(withoutFieldNames('The gross_margin_pct and avg_contract_value_usd rose.')).toBe('The gross margin and average contract value (usd) rose.');
+    expect(withoutFieldNames('The gross_margin_pct and avg_contract_value_usd rose.')).toBe('The gross margin and average contract value (USD) rose.');
   });
 
   it('writes the demo profile in whole sentences with labelled, formatted figures and no field names', () => {

@@ -126,13 +126,12 @@ export function reportModel(report: ReportDocument, charts: ChartImage[], charts
     charts
       .filter((c) => CHART_SECTION[c.id] === id || (first && !placed.has(CHART_SECTION[c.id])))
       .map((c) => ({ id: c.id, caption: fit(c.caption), finding: fit(c.finding), alt: fit(`${c.caption}: ${c.dataSummary}.`) }));
-  const chartsMissing =
-    chartsDropped ??
-    (visuals.status === 'skipped'
-      ? 'The charts could not be produced when this report was made (the chart service was unavailable); every figure they would show is in the tables and the text.'
-      : visuals.status === 'partial' && charts.length === 0
-        ? 'The charts could not be produced when this report was made; every figure they would show is in the tables and the text.'
-        : null);
+  // The PDF went without charts its data called for: the visual service failed, or the typesetter refused them.
+  const withoutCharts = charts.length === 0 && (chartsDropped !== null || (visuals.status !== 'included' && visuals.charts.length === 0));
+  const chartsMissing = !withoutCharts
+    ? null
+    : (chartsDropped ??
+      'The charts could not be produced when this report was made (the chart service was unavailable); every figure they would show is in the tables and the text.');
   const sections: PdfModel['sections'] = report.sections.map((s, i) => ({
     title: fit(s.title),
     indicators: s.id === 'executive_summary' ? indicatorFigures(a).map(fitFigure) : [],
@@ -146,11 +145,7 @@ export function reportModel(report: ReportDocument, charts: ChartImage[], charts
   const company = fit(a.companyName);
   const notes = [
     report.offline ? 'Generated offline: the text was written deterministically from the submitted figures, without an AI model.' : '',
-    visuals.status === 'skipped' || chartsDropped
-      ? 'Produced without visuals: the charts could not be made when this report was produced.'
-      : visuals.status === 'partial' && charts.length === 0
-        ? 'Some visuals were unavailable when this report was produced.'
-        : '',
+    withoutCharts ? 'Produced without visuals: the charts could not be made when this report was produced.' : '',
   ].filter(Boolean);
   const about = aboutSection(report, chartsMissing, fallback).map(fit);
   if (fallback.scripts.size)

@@ -169,7 +169,7 @@ export const humanise = (key: string) => describeMetric(key).label;
 const SNAKE_CASE = /\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g;
 
 /** Free text with every snake_case word turned into words (a model echoing a field name reads as prose). */
-export const withoutFieldNames = (text: string) => text.replace(SNAKE_CASE, (word) => humanise(word).toLowerCase());
+export const withoutFieldNames = (text: string) => text.replace(SNAKE_CASE, (word) => inSentence(humanise(word)));
 
 /** Runs of spaces, tabs and line ends (not the no-break spaces that keep "38.5 %" on one line). */
 export const collapseSpaces = (text: string) => text.replace(/[ \t\r\n\f\v]+/g, ' ').trim();
