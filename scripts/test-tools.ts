@@ -69,7 +69,15 @@ export function debianTool(name: string, purpose: string, commands: string[], pa
 }
 
 /** The tools, in the order they are got. Each issue's tests add theirs here. */
-export const TOOLS: TestTool[] = [];
+export const TOOLS: TestTool[] = [
+  debianTool(
+    'poppler-utils',
+    'reading report PDFs as a checker would: text, fonts, images, page sizes',
+    ['pdftotext', 'pdfinfo', 'pdffonts', 'pdfimages', 'pdftoppm'],
+    ['poppler-utils'],
+  ),
+  debianTool('mupdf-tools', "reading a report PDF's outline, structure tree and catalog", ['mutool'], ['mupdf-tools']),
+];
 
 export function ensureTestTools(tools: TestTool[] = TOOLS, required = process.env.REQUIRE_TEST_TOOLS === '1'): Record<string, Record<string, string>> {
   const found: Record<string, Record<string, string>> = {};

@@ -391,6 +391,7 @@ export interface operations {
                     company_name: string;
                     /** @enum {string} */
                     industry_id: "11" | "21" | "22" | "23" | "42" | "51" | "52" | "53" | "54" | "55" | "56" | "61" | "62" | "71" | "72" | "81" | "92" | "31-33" | "44-45" | "48-49";
+                    locale?: string;
                     profile: {
                         description?: string;
                         employees?: number;

@@ -13,8 +13,8 @@ import { claimExecution, completeExecution, failExecution, findExecution, record
 import { PLAN_REPORTS, sectionsFor, STAGES, stepsFor, type Step } from './stages';
 import { PendingRows, WorkflowLogger, workflowLogWriter } from './workflow-logger';
 
-// The document libraries (pdfkit and its fonts, pptxgenjs) load with the first report rendered, not
-// with the service: the admin, status and health routes never need them.
+// The document libraries (the Typst compiler and its fonts, pptxgenjs) load with the first report
+// rendered, not with the service: the admin, status and health routes never need them.
 const pdf = () => require('../report/pdf') as typeof import('../report/pdf');
 const presentation = () => require('../report/presentation') as typeof import('../report/presentation');
 
@@ -156,10 +156,20 @@ class Run {
         for (const section of sectionsFor(ex.plan)) {
           const draft = await this.step(section, async () => {
             const value = await this.ai.writeSection(section, analysis);
-            return { value, tokensUsed: value.tokensUsed, metadata: { provider: this.ai.name, model: value.model, characters: value.text.length } };
+            const characters = [...value.content.paragraphs, ...value.content.bullets].reduce((n, text) => n + text.length, 0);
+            return {
+              value,
+              tokensUsed: value.tokensUsed,
+              metadata: {
+                provider: this.ai.name,
+                model: value.model,
+                characters,
+                ...(value.structuredOutput ? { structured_output: value.structuredOutput } : {}),
+              },
+            };
           });
           tokens += draft.tokensUsed ?? 0;
-          written.push({ title: section.title, text: draft.text });
+          written.push({ id: section.id, title: section.title, content: draft.content, model: draft.model, structuredOutput: draft.structuredOutput });
         }
         return { value: written, tokensUsed: tokens || null, metadata: { provider: this.ai.name, sections: written.length } };
       },
@@ -186,7 +196,7 @@ class Run {
     analysis: ReportAnalysis,
     sections: WrittenSection[],
   ): Promise<StepWork<{ asset: Omit<ReportAsset, 'blob' | 'size'>; content: Buffer }[]>> {
-    const visuals = await fetchVisuals(analysis);
+    const visuals = await fetchVisuals(analysis, { presentation: PLAN_REPORTS[ex.plan].presentation });
     const document: ReportDocument = {
       trackingId: ex.tracking_id,
       plan: ex.plan,
@@ -197,8 +207,9 @@ class Run {
       offline: this.ai.offline,
     };
     const name = slug(analysis.companyName);
+    const rendered = await pdf().renderReportPdf(document);
     const files: { asset: Omit<ReportAsset, 'blob' | 'size'>; content: Buffer }[] = [
-      { asset: { kind: 'pdf', fileName: `${name}-report.pdf`, contentType: 'application/pdf' }, content: await pdf().renderReportPdf(document) },
+      { asset: { kind: 'pdf', fileName: `${name}-report.pdf`, contentType: 'application/pdf' }, content: rendered.bytes },
     ];
     if (PLAN_REPORTS[ex.plan].presentation) {
       files.push({
@@ -210,16 +221,20 @@ class Run {
         content: await presentation().renderPresentation(document),
       });
     }
+    // Charts the typesetter refused count as visuals the report went without.
+    const visualsStatus = rendered.chartsDropped ? (visuals.infographic ? 'partial' : 'skipped') : visuals.status;
+    const visualsError = [visuals.error, rendered.chartsDropped].filter(Boolean).join('; ') || null;
     return {
       value: files,
       metadata: {
-        visuals_status: visuals.status,
-        visuals_error: visuals.error,
-        charts: visuals.charts.length,
+        visuals_status: visualsStatus,
+        visuals_error: visualsError,
+        charts: rendered.chartsDropped ? 0 : visuals.charts.length,
         infographic: visuals.infographic !== null,
+        pdf_pages: rendered.pages,
         files: files.map((f) => ({ kind: f.asset.kind, bytes: f.content.length })),
       },
-      columns: { visuals_status: visuals.status, visuals_error: visuals.error },
+      columns: { visuals_status: visualsStatus, visuals_error: visualsError },
     };
   }
 }
