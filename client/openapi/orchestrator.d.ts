@@ -1295,6 +1295,8 @@ export interface operations {
             query?: {
                 theme?: "professional" | "executive" | "corporate";
                 tz?: string;
+                /** @description wide: 24 columns (960 x 320); narrow: 24 rows (380 x 720), for a phone */
+                layout?: "wide" | "narrow";
             };
             header?: never;
             path?: never;

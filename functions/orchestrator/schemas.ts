@@ -3,7 +3,7 @@ import { HEALTH_STATUSES } from './admin/execution-view';
 import { EXECUTION_STATUS_FILTERS } from './admin/executions';
 import { TIMEFRAMES } from './admin/time-windows';
 import { ERROR_FILTERS, MAX_REQUESTERS, SEARCH_SORTS } from './admin/search';
-import { TREND_THEMES } from './console/trend-chart';
+import { TREND_LAYOUTS, TREND_THEMES } from './console/trend-chart';
 import { reportRequestSchema } from './report/submission';
 
 /** The request and answer schemas of the orchestrator's route table (index.ts). */
@@ -21,7 +21,11 @@ export const HEALTH_QUERY = query({
 export const FAILURES_QUERY = query({ timeframe: oneOfValues(Object.keys(TIMEFRAMES), { default: '24h' }) });
 export const EXECUTIONS_QUERY = query({ limit: PAGING.limit, status: oneOfValues(EXECUTION_STATUS_FILTERS, { default: 'all' }), search: SEARCH });
 export const PROFILES_QUERY = query({ ...pagePaging(20), status: oneOfValues(EXECUTION_STATUS_FILTERS, { default: 'all' }), search: SEARCH });
-export const TREND_QUERY = query({ theme: oneOfValues(TREND_THEMES, { default: 'professional' }), tz: str({ maxLength: 64, default: 'UTC' }) });
+export const TREND_QUERY = query({
+  theme: oneOfValues(TREND_THEMES, { default: 'professional' }),
+  tz: str({ maxLength: 64, default: 'UTC' }),
+  layout: oneOfValues(TREND_LAYOUTS, { default: 'wide', description: 'wide: 24 columns (960 x 320); narrow: 24 rows (380 x 720), for a phone' }),
+});
 export const EMPTY_QUERY = query({});
 const USER_ID = '[A-Za-z0-9._:@-]{1,64}';
 export const EXECUTION_SEARCH_QUERY = query({
