@@ -356,3 +356,35 @@ test('the overview refreshes by itself, and its advice links to the console page
   await page.click('ul.alerts a');
   await page.waitForSelector(`tr[data-tracking-id="${stuck}"] .badge-long-running`);
 });
+
+test('the 10-second refresh never starts a request while the last one waits, and gives up on it after 20 s', async () => {
+  await page.goto(`${CONSOLE()}executions`);
+  await page.waitForSelector('table.executions');
+  const isList = (request: HTTPRequest) => new URL(request.url()).pathname === '/orchestrator/api/admin/executions';
+  const held: HTTPRequest[] = [];
+  let inFlight = 0;
+  let most = 0;
+  const onRequest = (request: HTTPRequest) => {
+    if (!isList(request)) return void request.continue();
+    held.push(request); // never answered
+    most = Math.max(most, ++inFlight);
+  };
+  const onEnd = (request: HTTPRequest) => {
+    if (isList(request)) inFlight--;
+  };
+  await page.setRequestInterception(true);
+  page.on('request', onRequest);
+  page.on('requestfailed', onEnd);
+  try {
+    // Refreshes are due at 10, 20 and 30 s; the first one's call gives up at 30 s.
+    await waitForText(page, 'did not answer in time', 35_000);
+    expect(most).toBe(1);
+    expect(held.length).toBeLessThanOrEqual(2);
+    // The list it had stays on screen under the error.
+    expect(await page.$('table.executions')).not.toBeNull();
+  } finally {
+    page.off('request', onRequest);
+    page.off('requestfailed', onEnd);
+    await page.setRequestInterception(false);
+  }
+});
