@@ -125,7 +125,7 @@ test('a report ordered by a user appears and completes on the executions page wi
   const { trackingId } = (await ordered.json()) as { trackingId: string };
 
   await page.waitForSelector(`tr[data-tracking-id="${trackingId}"][data-status=processing]`, { timeout: 25_000 });
-  await screenshot(page, 'executions');
+  await screenshot(page, 'first-run-executions');
   await page.waitForSelector(`tr[data-tracking-id="${trackingId}"][data-status=completed]`, { timeout: 45_000 });
   expect(await page.evaluate(() => (globalThis as any).__notReloaded)).toBe(true);
   expect(await page.$eval('#find-text', (el) => (el as { value?: string }).value)).toBe('acme widgets');
@@ -149,7 +149,7 @@ test('a report ordered by a user appears and completes on the executions page wi
   expect(shown).toBe(inZone.format(new Date(iso)));
   expect(await page.$$eval('a[download]', (links) => links.length)).toBe(status.data.downloads.length);
   await expectAccessible();
-  await screenshot(page, 'execution-detail');
+  await screenshot(page, 'first-run-execution-detail');
 });
 
 test('the overview shows the numbers of the administration API, and the trend drawn by the visual service', async () => {
@@ -167,7 +167,7 @@ test('the overview shows the numbers of the administration API, and the trend dr
   expect(await page.$eval('img.chart', (img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBeGreaterThan(0);
   expect(new URL(trendRequests.at(-1)!).searchParams.get('tz')).toBe(TIME_ZONE);
   await expectAccessible();
-  await screenshot(page, 'overview');
+  await screenshot(page, 'first-run-overview');
 });
 
 test('the failures page shows the analysis of the API, messages as text, per timeframe', async () => {
@@ -190,7 +190,7 @@ test('the failures page shows the analysis of the API, messages as text, per tim
   await screenshot(page, 'failures');
   await page.click('input[value="30d"]');
   await page.waitForFunction(() => (globalThis as any).location.search === '?timeframe=30d');
-  await waitForText(page, `${analysis.total_errors} failed steps and 1 failed executions`);
+  await waitForText(page, `${analysis.total_errors} failed steps and 1 failed execution since`);
 });
 
 test("an admin changes a user's plan and identity has it", async () => {
@@ -207,7 +207,7 @@ test("an admin changes a user's plan and identity has it", async () => {
   expect((await api(`/identity/admin/users/${buyer.users[0].id}`, admin.accessToken)).user.plan).toBe('enterprise');
   await waitForText(page, 'user.update'); // the audit trail shows the change
   await expectAccessible();
-  await screenshot(page, 'user');
+  await screenshot(page, 'first-run-user');
 });
 
 test('a failed plan sync is listed (identity down), and replayed from the page once identity is back', async () => {
@@ -250,7 +250,7 @@ test('diagnostics: the schema check and both test runs with their results', asyn
   await page.click('dialog[open] button ::-p-text(Run it)');
   await page.waitForSelector('[data-result=enhanced-orchestrator] .badge-passed', { timeout: 60_000 });
   await expectAccessible();
-  await screenshot(page, 'diagnostics');
+  await screenshot(page, 'first-run-diagnostics');
 });
 
 const PAGES = [

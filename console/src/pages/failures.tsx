@@ -2,7 +2,7 @@ import { useLocation } from 'preact-iso';
 import { orchestratorApi, type FailuresAnswer, type Timeframe } from '../api';
 import { AsyncView, Empty, useAsync } from '../components/async';
 import { PageTitle, StatusBadge } from '../components/layout';
-import { formatDateTime, formatNumber } from '../format';
+import { count, formatDateTime, formatNumber } from '../format';
 import { paths } from '../paths';
 
 const TIMEFRAMES: { value: Timeframe; label: string }[] = [
@@ -42,8 +42,7 @@ function FailuresBody({ data }: { data: FailuresAnswer }) {
   return (
     <>
       <p>
-        {formatNumber(a.total_errors)} failed steps and {formatNumber(a.affected_clients.failed_executions)} failed executions since{' '}
-        {formatDateTime(data.since)}.
+        {count(a.total_errors, 'failed step')} and {count(a.affected_clients.failed_executions, 'failed execution')} since {formatDateTime(data.since)}.
       </p>
       <section aria-labelledby="recommendations-heading">
         <h2 id="recommendations-heading">Troubleshooting recommendations</h2>
