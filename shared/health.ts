@@ -47,15 +47,25 @@ export const checkStorage = () =>
     return client.accountName;
   });
 
-/** The health body every service answers: 200 when every dependency answered, 503 otherwise. */
-export async function healthReport(service: string, checks: Record<string, Promise<DependencyCheck>>) {
-  const names = Object.keys(checks);
-  const results = await Promise.all(Object.values(checks));
+/**
+ * The health body every service answers: 200 when every dependency answered, 503 when a required
+ * one did not. `optional` checks are dependencies the service keeps serving without (another
+ * service, an external API): one failing makes the answer `degraded`, still 200 (so the platform's
+ * health probe does not recycle instances over someone else's outage), with `reason` naming each
+ * failing one and why.
+ */
+export async function healthReport(service: string, checks: Record<string, Promise<DependencyCheck>>, optional: Record<string, Promise<DependencyCheck>> = {}) {
+  const all = { ...checks, ...optional };
+  const names = Object.keys(all);
+  const results = await Promise.all(Object.values(all));
   const dependencies = Object.fromEntries(names.map((name, i) => [name, results[i]]));
-  const healthy = results.every((r) => r.ok);
+  const failing = names.filter((name) => !dependencies[name].ok);
+  const healthy = failing.every((name) => name in optional);
+  const status = !healthy ? 'unhealthy' : failing.length ? 'degraded' : 'healthy';
+  const reason = failing.length ? failing.map((name) => `${name}: ${dependencies[name].error ?? 'failing'}`).join('; ') : undefined;
   return {
     status: healthy ? 200 : 503,
-    jsonBody: { service, status: healthy ? 'healthy' : 'unhealthy', timestamp: new Date().toISOString(), dependencies },
+    jsonBody: { service, status, ...(reason ? { reason } : {}), timestamp: new Date().toISOString(), dependencies },
   };
 }
 

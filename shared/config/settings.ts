@@ -186,7 +186,11 @@ export const SETTINGS = {
     deploy: 'secret',
     description: 'Previous service-token secret, accepted during rotation.',
   }),
-  OTP_HMAC_KEY: required(secret(32), { services: ID, deploy: 'secret', description: 'Key of the HMAC under which one-time codes are stored.' }),
+  OTP_HMAC_KEY: required(secret(32), {
+    services: ID,
+    deploy: 'secret',
+    description: 'Key of the HMAC under which one-time codes are stored and from which rotated refresh tokens are derived.',
+  }),
   ALLOW_SIGNUP: withDefault(boolean, 'true', { services: ID, deploy: 'tuning', description: 'Whether an unknown email signs up on login.' }),
   BOOTSTRAP_ADMIN_EMAIL: optional(text, { services: ID, deploy: 'app', description: 'Created as super_admin at start-up when absent.' }),
   SMTP_URL: optional(text, {
@@ -241,7 +245,8 @@ export const SETTINGS = {
   REFRESH_REUSE_GRACE_SECONDS: withDefault(integer(0, 60), '10', {
     services: ID,
     deploy: 'tuning',
-    description: 'A rotated refresh token presented within this time is refused without revoking the session (concurrent tabs).',
+    description:
+      'A rotated refresh token presented within this time gets its unused successor again, or is refused, without revoking the session (a lost answer, concurrent tabs).',
   }),
   AUDIT_RETENTION_DAYS: withDefault(integer(30, 3650), '400', {
     services: ID,

@@ -75,9 +75,12 @@ export const query = (properties: Record<string, Schema>): Schema => ({ type: 'o
 export const HEALTH = obj(
   {
     service: str(),
-    status: oneOfValues(['healthy', 'unhealthy', 'stopped']),
+    status: oneOfValues(['healthy', 'degraded', 'unhealthy', 'stopped'], {
+      description: 'degraded: an optional dependency (another service, an external API) is failing; the service still serves (200)',
+    }),
+    reason: str({ description: 'degraded or unhealthy: each failing dependency and why' }),
     timestamp: dateTime(),
     dependencies: anyObject(),
   },
-  { optional: ['dependencies'] },
+  { optional: ['dependencies', 'reason'] },
 );

@@ -16,6 +16,7 @@ const placeholderRow = {
   completed_at: null,
   updated_at: new Date(),
   submission: '{}',
+  plan: 'pro',
   assets: null,
   count: 0,
   total: 1,
@@ -56,7 +57,7 @@ async function keepRollups() {
     plan: 'pro',
     now: new Date().toISOString(),
   });
-  await write.countExecution(database, { created_at: new Date(), processing_status: 'completed', duration_ms: 1200 }, -1);
+  await write.countExecution(database, { tracking_id: 'trk_1', created_at: new Date(), processing_status: 'completed', duration_ms: 1200 }, -1);
   const row = {
     tracking_id: 'trk_1',
     step_name: 'AI_ORCHESTRATION',

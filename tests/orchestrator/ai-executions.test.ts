@@ -70,11 +70,14 @@ describe('executions with the openai provider (local chat-completions server)', 
     expect(failed).toMatchObject({ error_pattern: 'RATE_LIMIT', error_source: 'AI_SERVICE', error_step: 'SECTION_EXECUTIVE_SUMMARY', health_status: 'FAILED' });
     const rows = await waitForRows('ai-429', 12);
     const failures = rows.filter((r) => r.status === 'failed');
+    // The section carries the classification; the stage it failed inside says which step failed, unclassified, so the failure counts once.
     expect(failures.map((r) => [r.step_name, r.error_pattern, r.error_source])).toEqual([
       ['SECTION_EXECUTIVE_SUMMARY', 'RATE_LIMIT', 'AI_SERVICE'],
-      ['AI_ORCHESTRATION', 'RATE_LIMIT', 'AI_SERVICE'],
+      ['AI_ORCHESTRATION', null, null],
     ]);
     expect(failures[0].error_message).toMatch(/429/);
+    expect(failures[1].error_message).toBe(failures[0].error_message);
+    expect(JSON.parse(failures[1].metadata!)).toMatchObject({ failed_step: 'SECTION_EXECUTIVE_SUMMARY' });
     // Nothing after the failed stage ran.
     expect(rows.some((r) => r.step_number === 11)).toBe(false);
   });

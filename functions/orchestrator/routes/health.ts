@@ -5,6 +5,7 @@ import { check, checkSql, checkStorage, healthReport } from '../../../shared/hea
 import { json } from '../../../shared/http/handler';
 import { op, type Guard } from '../../../shared/http/route';
 import { db } from '../../../shared/sql/db';
+import { checkAi, checkVisual } from '../dependencies';
 import { checkLogSchema } from '../workflow/schema-check';
 import { WORKFLOW_LOGGER_VERSION, workflowLogWriter } from '../workflow/workflow-logger';
 
@@ -16,7 +17,11 @@ export const PUBLIC_HEALTH_ADMIN_SCHEMA_CHECK: Guard<LiveUser | undefined> = {
   check: async ({ request }) => (request.query.get('schema') === 'check' ? requireAdmin(request) : undefined),
 };
 
-/** GET orchestrator/health: dependency health; `?schema=check` compares the log table with what the logger needs. */
+/**
+ * GET orchestrator/health: dependency health (SQL, Storage and the workflow log required; the AI
+ * provider and the visual service optional: degraded with the reason); `?schema=check` compares the
+ * log table with what the logger needs.
+ */
 export const health = op<LiveUser | undefined, unknown, { schema?: 'check' }>(
   "Health of the orchestrator and its dependencies; with schema=check, the log table's schema against the workflow logger",
   async ({ query }) => {
@@ -29,6 +34,7 @@ export const health = op<LiveUser | undefined, unknown, { schema?: 'check' }>(
       if (stats.tableMissing) throw new Error('log table missing: logging to the console only');
       return `${stats.pending} rows pending, ${stats.persisted} persisted, ${stats.failedFlushes} failed flushes`;
     });
-    return healthReport('orchestrator', { sql: checkSql(), storage: checkStorage(), workflowLog });
+    // The AI provider and the visual service are optional: without them the orchestrator is degraded, not down.
+    return healthReport('orchestrator', { sql: checkSql(), storage: checkStorage(), workflowLog }, { ai: checkAi(), visual: checkVisual() });
   },
 );

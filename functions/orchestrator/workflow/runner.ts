@@ -36,6 +36,9 @@ export interface RunResult {
   totalDurationMs: number;
 }
 
+/** The execution stopped being processing under the run (an administrator cancelled it): the run ends without logging a failure. */
+class RunStopped extends Error {}
+
 class StepFailed extends Error {
   constructor(
     readonly step: Step,
@@ -101,7 +104,10 @@ class Run {
       const rows = [...this.pending.peek(), completion.row];
       const ex = this.execution;
       if (step === STAGES.WORKFLOW_COMPLETE) await completeExecution(ex.tracking_id, ex.started_at ?? new Date(), outcome.assets ?? [], rows);
-      else await recordProgress(ex.tracking_id, step, Math.min(99, Math.round(((this.completed + 1) / this.steps.length) * 100)), outcome.columns ?? {}, rows);
+      else if (
+        !(await recordProgress(ex.tracking_id, step, Math.min(99, Math.round(((this.completed + 1) / this.steps.length) * 100)), outcome.columns ?? {}, rows))
+      )
+        throw new RunStopped();
       this.pending.written(rows.length - 1);
       completion.announce();
       this.completed++;
@@ -114,9 +120,11 @@ class Run {
       });
       return outcome.value;
     } catch (error) {
+      if (error instanceof RunStopped) throw error;
       const durationMs = elapsed();
       const inner = error instanceof StepFailed ? error : undefined;
-      const classification = this.logger.fail(step, inner?.error ?? error, { durationMs, metadata: inner ? { failed_step: inner.step.name } : {} });
+      if (inner) this.logger.failedWithin(step, inner.step, inner.message, { durationMs });
+      const classification = inner ? inner.classification : this.logger.fail(step, error, { durationMs });
       this.results.push({ step_number: step.number, step_name: step.name, status: 'failed', duration_ms: durationMs, tokens_used: null });
       throw inner ?? new StepFailed(step, error, classification);
     }
@@ -265,6 +273,7 @@ export async function runExecution(trackingId: string, options: { ai?: AiProvide
     await run.execute();
     return { trackingId, outcome: 'completed', steps: run.results, totalSteps: run.totalSteps, totalDurationMs: Math.round(performance.now() - started) };
   } catch (error) {
+    if (error instanceof RunStopped) return skipped('no longer processing (cancelled)', run.totalSteps);
     if (!(error instanceof StepFailed)) throw error;
     const rows = run.pending.peek();
     try {
