@@ -195,6 +195,12 @@ export const SETTINGS = {
     description: 'nodemailer SMTP URL; when unset each email is written as an .eml file under <DATA_DIR>/outbox.',
   }),
   EMAIL_FROM: withDefault(text, 'Report Platform <no-reply@example.com>', { services: ID, deploy: 'tuning', description: 'From address of login emails.' }),
+  EMAIL_ACS_ENDPOINT: optional(url, {
+    services: ID,
+    deploy: 'app',
+    description:
+      'Azure Communication Services endpoint (https://<name>.communication.azure.com): login emails are sent through it with the managed identity (AZURE_CLIENT_ID), from EMAIL_FROM (an address of its linked domain). SMTP_URL, when set, is used instead.',
+  }),
   OTP_LENGTH: withDefault(integer(6, 10), '6', { services: ID, deploy: 'tuning', description: 'Digits in a one-time sign-in code (CSPRNG).' }),
   OTP_TTL_SECONDS: withDefault(integer(60, 600), '600', {
     services: ID,

@@ -68,8 +68,7 @@ describe('the deployment package', () => {
     expect(lock.packages[''].devDependencies).toBeUndefined();
     expect(Object.values(lock.packages).filter((p: any) => p.dev)).toEqual([]);
     // The test, build and benchmark tools are gone (some @types come back as dependencies of production packages).
-    for (const dev of ['jest', 'typescript', 'azurite', 'autocannon', 'prettier', 'pdf-parse'])
-      expect(lock.packages[`node_modules/${dev}`]).toBeUndefined();
+    for (const dev of ['jest', 'typescript', 'azurite', 'autocannon', 'prettier', 'pdf-parse']) expect(lock.packages[`node_modules/${dev}`]).toBeUndefined();
     const { stdout } = await run('npm', ['ci', '--dry-run', '--ignore-scripts', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: out });
     const added = Number(/added (\d+) packages/.exec(stdout)?.[1]);
     expect(added).toBeGreaterThan(100);

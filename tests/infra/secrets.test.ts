@@ -13,9 +13,7 @@ import {
 } from '../../scripts/secrets';
 import { webhookSecretProblem } from '../../functions/payment/webhook-secret';
 import { startKeyVaultServer } from './key-vault-server';
-import { readBicepObject } from './parity';
-import fs from 'node:fs';
-import path from 'node:path';
+import { compiledInfra, describeWithBicep, moduleTemplate } from '../helpers/bicep';
 
 const TOKEN = 'entra-token-for-tests';
 const credential: TokenCredential = { getToken: async () => ({ token: TOKEN, expiresOnTimestamp: Date.now() + 3600_000 }) };
@@ -142,12 +140,12 @@ describe('npm run secrets', () => {
       'reading secret otp-hmac-key: HTTP 401 AKV10000: Request is missing a Bearer or PoP token.',
     );
   });
+});
 
+describeWithBicep('npm run secrets and the compiled template', (bicep) => {
   it('covers every Key Vault secret app-settings.bicep references', () => {
-    const bicep = fs.readFileSync(path.resolve(__dirname, '..', '..', '..', 'infra', 'modules', 'app-settings.bicep'), 'utf8');
-    const referenced = Object.values(readBicepObject(bicep, 'keyVaultSecretsByService', true)).flatMap((entries) =>
-      Object.values(entries).map((v) => /secrets\/([a-z0-9-]+)\//.exec(v)![1]),
-    );
+    const groups = moduleTemplate(compiledInfra(bicep), 'appSettings').variables!.keyVaultSecretsByService as Record<string, Record<string, string>>;
+    const referenced = Object.values(groups).flatMap((entries) => Object.values(entries).map((v) => /secrets\/([a-z0-9-]+)\//.exec(v)![1]));
     expect([...new Set(referenced)].sort()).toEqual(Object.values(SECRET).sort());
   });
 });
