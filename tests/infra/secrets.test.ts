@@ -7,7 +7,8 @@ import {
   finishRotation,
   FORBIDDEN_RETRY_DELAYS_MS,
   KeyVaultSecrets,
-  missingOperatorSecrets,
+  blankOperatorSecrets,
+  OPERATOR_SECRETS,
   rotateServiceToken,
   SECRET,
 } from '../../scripts/secrets';
@@ -44,6 +45,9 @@ describe('npm run secrets', () => {
         SECRET.otpHmacKey,
         SECRET.visualApiToken,
         SECRET.stripeWebhookSecret,
+        // The operator secrets, blank.
+        SECRET.stripeSecretKey,
+        SECRET.smtpUrl,
         SECRET.orchestratorAiApiKey,
         SECRET.quickchartApiKey,
       ].sort(),
@@ -56,10 +60,12 @@ describe('npm run secrets', () => {
     expect(server.latest(SECRET.stripeWebhookSecret)!.tags.placeholder).toBe('true');
     // The payment service recognises it and says it is not ready.
     expect(webhookSecretProblem(value(SECRET.stripeWebhookSecret))).toMatch(/^not ready: STRIPE_WEBHOOK_SECRET is the placeholder/);
-    expect(await missingOperatorSecrets(vault)).toEqual([SECRET.stripeSecretKey, SECRET.smtpUrl]);
+    // Every operator secret exists, blank, so every Key Vault reference resolves.
+    expect(await blankOperatorSecrets(vault)).toEqual([SECRET.stripeSecretKey, SECRET.smtpUrl, SECRET.orchestratorAiApiKey, SECRET.quickchartApiKey]);
+    for (const name of Object.keys(OPERATOR_SECRETS)) expect(server.latest(name)).toEqual({ value: ' ', tags: expect.objectContaining({ blank: 'true' }) });
   });
 
-  it('never changes a secret that exists, and stores operator secrets given in the environment', async () => {
+  it('never changes a secret that exists, and stores operator secrets given in the environment over their blank', async () => {
     await vault.set(SECRET.stripeWebhookSecret, 'whsec_the_real_one_from_stripe');
     await ensureSecrets(vault, {});
     const before = { signing: value(SECRET.jwtSigningKeys), token: value(SECRET.authAdminToken) };
@@ -68,7 +74,11 @@ describe('npm run secrets', () => {
     expect({ signing: value(SECRET.jwtSigningKeys), token: value(SECRET.authAdminToken) }).toEqual(before);
     expect(value(SECRET.stripeWebhookSecret)).toBe('whsec_the_real_one_from_stripe');
     expect(server.versionCount(SECRET.jwtSigningKeys)).toBe(1);
-    expect(await missingOperatorSecrets(vault)).toEqual([]);
+    expect(server.latest(SECRET.stripeSecretKey)!.tags.blank).toBeUndefined();
+    expect(await blankOperatorSecrets(vault)).toEqual([SECRET.orchestratorAiApiKey, SECRET.quickchartApiKey]);
+    // A real value is never replaced by another run with another value.
+    expect(await ensureSecrets(vault, { STRIPE_SECRET_KEY: 'sk_test_other' })).toEqual([]);
+    expect(value(SECRET.stripeSecretKey)).toBe('sk_test_123');
   });
 
   it('creates an optional operator secret blank, which the config reads as unset, unless its value is given', async () => {
