@@ -12,7 +12,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Health of this service and its dependencies: 200 when every one answered, 503 otherwise
+         * Health of this service and its dependencies: 200 when every one answered (degraded when only optional ones failed), 503 otherwise
          * @description Who may call: public.
          */
         get: operations["health"];
@@ -264,7 +264,10 @@ export type $defs = Record<string, never>;
 export interface operations {
     health: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description sql: leave out the SQL check, so the probe does not wake a paused serverless database */
+                skip?: "sql";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -280,13 +283,23 @@ export interface operations {
                     "application/json": {
                         service: string;
                         /** @enum {unknown} */
-                        status: "healthy" | "unhealthy" | "stopped";
+                        status: "healthy" | "degraded" | "unhealthy" | "stopped";
                         /** Format: date-time */
                         timestamp: string;
+                        problems?: string[];
                         dependencies?: Record<string, unknown>;
                     } & {
                         [key: string]: unknown;
                     };
+                };
+            };
+            /** @description The request is malformed: the body, a path parameter or the query (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A dependency this route needs is unavailable (Retry-After when known) */
@@ -298,9 +311,10 @@ export interface operations {
                     "application/json": {
                         service: string;
                         /** @enum {unknown} */
-                        status: "healthy" | "unhealthy" | "stopped";
+                        status: "healthy" | "degraded" | "unhealthy" | "stopped";
                         /** Format: date-time */
                         timestamp: string;
+                        problems?: string[];
                         dependencies?: Record<string, unknown>;
                     } & {
                         [key: string]: unknown;

@@ -1,5 +1,7 @@
 import type { Logger } from '../../shared/logging';
 import { syncUser, type SyncResult } from './plan-sync';
+import { markSqlWork } from '../../shared/sql/idle';
+import { PAYMENT_SYNC_WORK } from './backlog';
 import { reopenForReplay, unsyncedPayments, type Payment } from './payments';
 
 /**
@@ -9,6 +11,7 @@ import { reopenForReplay, unsyncedPayments, type Payment } from './payments';
 export async function replayUnsynced(log: Logger, options: { apply: boolean; now?: Date }): Promise<{ unsynced: Payment[]; results: SyncResult[] }> {
   const unsynced = await unsyncedPayments(1000);
   if (!options.apply) return { unsynced, results: [] };
+  await markSqlWork(PAYMENT_SYNC_WORK);
   await reopenForReplay(
     unsynced.map((p) => p.id),
     options.now ?? new Date(),

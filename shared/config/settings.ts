@@ -192,7 +192,8 @@ export const SETTINGS = {
   SMTP_URL: optional(text, {
     services: ID,
     deploy: 'secret',
-    description: 'nodemailer SMTP URL; when unset each email is written as an .eml file under <DATA_DIR>/outbox.',
+    description:
+      'nodemailer SMTP URL: when set, login emails go through it. Unset: through Azure Communication Services when EMAIL_ACS_ENDPOINT is set, else each email is written as an .eml file under <DATA_DIR>/outbox.',
   }),
   EMAIL_FROM: withDefault(text, 'Report Platform <no-reply@example.com>', { services: ID, deploy: 'tuning', description: 'From address of login emails.' }),
   EMAIL_ACS_ENDPOINT: optional(url, {

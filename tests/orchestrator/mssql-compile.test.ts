@@ -21,6 +21,7 @@ const execution = {
   assets: null,
   reports: 1,
   ok: 1,
+  count: 3,
 };
 let noQuotaRowYet = false;
 const { statements: compiled } = recordAzureSql((query) => (noQuotaRowYet && /^update "orchestrator_report_quota"/.test(query.sql) ? [] : [execution]));
@@ -55,6 +56,7 @@ const paths: [string, string[], () => Promise<unknown>][] = [
     async () => expect(await workflow().failExecution('trk_1', { step, message: 'AI down', classification }, [logRow])).toBe(true),
   ],
   ['find stuck executions', ['select'], () => workflow().findStuckExecutions(new Date(), 50)],
+  ['count executions in processing', ['select'], async () => expect(await workflow().countProcessing()).toBe(3)],
   ['take a report of the quota', ['update', 'select'], () => quota().takeReportQuota('u1', 'free', new Date())],
   [
     "take the month's first report",
