@@ -66,7 +66,7 @@ describe('azd wiring', () => {
       ['func-start', 'func-start.yml'],
     ]) {
       expect(deploy).toContain(`  ${job}:\n    needs: configured\n    if: needs.configured.outputs.ready == 'true'\n    uses: ./.github/workflows/${file}\n`);
-      expect(workflow(file)).toMatch(/^on:\n  push:\n  pull_request:\n(?:  #[^\n]*\n)?  workflow_call:\n/m);
+      expect(workflow(file)).toMatch(/^on:\n {2}push:\n {2}pull_request:\n(?: {2}#[^\n]*\n)? {2}workflow_call:\n/m);
     }
     expect(deploy).toContain(
       "  deploy:\n    # The gates of this commit passed (a skipped or failed gate stops the deployment).\n    needs: [configured, bicep, sql-server, func-start]\n    if: needs.configured.outputs.ready == 'true'\n",
