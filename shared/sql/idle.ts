@@ -12,11 +12,12 @@ import { table } from '../storage';
  *   read (a writer that marked it meanwhile wins) and only once the last busy mark is older than
  *   BUSY_GRACE_MS (a writer that marked it has committed by then);
  * - while it is idle the timer skips SQL. An idle mark is trusted for IDLE_TRUST_MS at most, so a
- *   marker that was somehow wrong costs a day, not for ever.
+ *   marker that was somehow wrong costs a week, not for ever (each expiry wakes a paused database
+ *   once, which is why it is not shorter).
  */
 export const SQL_WORK_TABLE = 'sqlwork';
 export const BUSY_GRACE_MS = 5 * 60_000;
-export const IDLE_TRUST_MS = 24 * 60 * 60_000;
+export const IDLE_TRUST_MS = 7 * 24 * 60 * 60_000;
 const PARTITION = 'timers';
 
 interface Marker {
