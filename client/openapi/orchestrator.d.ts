@@ -403,6 +403,8 @@ export interface operations {
             query?: {
                 /** @description check: compare the log table with what the workflow logger writes (admin) */
                 schema?: "check";
+                /** @description sql: leave out the SQL check, so the probe does not wake a paused serverless database */
+                skip?: "sql";
             };
             header?: never;
             path?: never;

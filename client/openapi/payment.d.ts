@@ -92,7 +92,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Health of this service and its dependencies: 200 when every one answered, 503 otherwise
+         * Health of this service and its dependencies: 200 when every one answered (degraded when only optional ones failed), 503 otherwise
          * @description Who may call: public.
          */
         get: operations["health"];
@@ -503,7 +503,10 @@ export interface operations {
     };
     health: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description sql: leave out the SQL check, so the probe does not wake a paused serverless database */
+                skip?: "sql";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -519,18 +522,26 @@ export interface operations {
                     "application/json": {
                         service: string;
                         /**
-                         * @description degraded: an optional dependency (another service, an external API) is failing; the service still serves (200)
+                         * @description degraded: an optional dependency (another service, an external API, a missing optional secret) is failing; the service still serves (200)
                          * @enum {unknown}
                          */
                         status: "healthy" | "degraded" | "unhealthy" | "stopped";
-                        /** @description degraded or unhealthy: each failing dependency and why */
-                        reason?: string;
                         /** Format: date-time */
                         timestamp: string;
+                        problems?: string[];
                         dependencies?: Record<string, unknown>;
                     } & {
                         [key: string]: unknown;
                     };
+                };
+            };
+            /** @description The request is malformed: the body, a path parameter or the query (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A dependency this route needs is unavailable (Retry-After when known) */
@@ -542,14 +553,13 @@ export interface operations {
                     "application/json": {
                         service: string;
                         /**
-                         * @description degraded: an optional dependency (another service, an external API) is failing; the service still serves (200)
+                         * @description degraded: an optional dependency (another service, an external API, a missing optional secret) is failing; the service still serves (200)
                          * @enum {unknown}
                          */
                         status: "healthy" | "degraded" | "unhealthy" | "stopped";
-                        /** @description degraded or unhealthy: each failing dependency and why */
-                        reason?: string;
                         /** Format: date-time */
                         timestamp: string;
+                        problems?: string[];
                         dependencies?: Record<string, unknown>;
                     } & {
                         [key: string]: unknown;

@@ -10,7 +10,7 @@ import { createReport, getReport } from './routes/reports';
 import * as s from './schemas';
 import { runQueuedExecution } from './workflow/queue';
 import { reportQueueDepth } from './workflow/queue-depth';
-import { failStuckExecutions } from './workflow/stuck';
+import { sweepStuckExecutions } from './workflow/stuck';
 import { closeWorkflowLogWriter } from './workflow/workflow-logger';
 import { config, serviceUrl } from '../../shared/config';
 import { plans } from '../../shared/plans';
@@ -54,7 +54,7 @@ export const orchestrator: ServiceDefinition = {
       kind: 'timer',
       name: 'orchestrator-fail-stuck-executions',
       schedule: '0 * * * * *',
-      handler: async () => void (await failStuckExecutions().finally(() => reportQueueDepth())),
+      handler: async () => void (await sweepStuckExecutions().finally(() => reportQueueDepth())),
     },
   ],
   /** A bad plan table (PLANS_JSON) stops the host at start rather than failing report requests. */

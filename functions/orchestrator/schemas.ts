@@ -17,6 +17,7 @@ export const REPORT_BODY = { schema: reportRequestSchema as unknown as Record<st
 export const TRACKING_PARAM = obj({ trackingId: TRACKING_ID });
 export const HEALTH_QUERY = query({
   schema: oneOfValues(['check'], { description: 'check: compare the log table with what the workflow logger writes (admin)' }),
+  skip: oneOfValues(['sql'], { description: 'sql: leave out the SQL check, so the probe does not wake a paused serverless database' }),
 });
 export const FAILURES_QUERY = query({ timeframe: oneOfValues(Object.keys(TIMEFRAMES), { default: '24h' }) });
 export const EXECUTIONS_QUERY = query({ limit: PAGING.limit, status: oneOfValues(EXECUTION_STATUS_FILTERS, { default: 'all' }), search: SEARCH });

@@ -1,4 +1,4 @@
-import { expectValidTsql, recordAzureSql } from '../helpers/tsql';
+import { describeWithTsql, expectValidTsql, recordAzureSql } from '../helpers/tsql';
 
 /**
  * The administrators' actions (retry, re-run, cancel, bulk retry), their audit and the execution
@@ -55,12 +55,18 @@ const search = (query: object) =>
 /** A cursor as the finder writes it, for each sort's keys. */
 const cursor = (sort: string, keys: (string | number)[]) => Buffer.from(JSON.stringify({ s: sort, k: keys })).toString('base64url');
 
-const runs: [string, () => Promise<unknown>][] = [
-  ['retry', () => actions().retryExecution(admin, 'trk_1', meta, log)],
-  ['re-run with an Idempotency-Key', () => actions().rerunExecution(admin, 'trk_1', 'key-1', meta, log)],
-  ['cancel (already cancelled)', () => actions().cancelExecution(admin, 'trk_1', meta, log)],
+/** Each run, the statement kinds it must compile in order (a path that stopped early fails), and how to run it. */
+const runs: [string, string[], () => Promise<unknown>][] = [
+  ['retry', ['select', 'select', 'update', 'update', 'update', 'update', 'insert'], () => actions().retryExecution(admin, 'trk_1', meta, log)],
+  [
+    're-run with an Idempotency-Key',
+    ['select', 'select', 'insert', 'update', 'update', 'insert'],
+    () => actions().rerunExecution(admin, 'trk_1', 'key-1', meta, log),
+  ],
+  ['cancel (already cancelled)', ['select', 'select'], () => actions().cancelExecution(admin, 'trk_1', meta, log)],
   [
     'cancel of a processing execution',
+    ['select', 'select', 'update', 'update', 'update', 'update', 'insert'],
     async () => {
       const database = require('../../shared/sql/db').db();
       await require('../../functions/orchestrator/workflow/executions').cancelProcessing(database, 'trk_1', 'admin@example.com', new Date());
@@ -68,6 +74,7 @@ const runs: [string, () => Promise<unknown>][] = [
   ],
   [
     'a retry undone when the queue refuses',
+    ['select', 'update', 'update', 'update', 'update', 'select', 'update', 'update', 'update', 'update'],
     async () => {
       const database = require('../../shared/sql/db').db();
       const executions = require('../../functions/orchestrator/workflow/executions');
@@ -75,11 +82,20 @@ const runs: [string, () => Promise<unknown>][] = [
       await executions.restoreFailed(database, 'trk_1', facts);
     },
   ],
-  ['bulk retry', () => actions().retryFailed(admin, { from: '2026-11-01T00:00:00Z', to: '2026-11-02T00:00:00Z', limit: 10, dryRun: false }, meta, log)],
-  ['bulk retry, dry run', () => actions().retryFailed(admin, { from: '2026-11-01T00:00:00Z', to: '2026-11-02T00:00:00Z', limit: 10, dryRun: true }, meta, log)],
-  ['the actions naming an execution', () => actions().actionsFor('trk_1')],
+  [
+    'bulk retry',
+    ['select', 'select', 'select', 'update', 'update', 'update', 'update', 'insert', 'select', 'insert'],
+    () => actions().retryFailed(admin, { from: '2026-11-01T00:00:00Z', to: '2026-11-02T00:00:00Z', limit: 10, dryRun: false }, meta, log),
+  ],
+  [
+    'bulk retry, dry run',
+    ['select'],
+    () => actions().retryFailed(admin, { from: '2026-11-01T00:00:00Z', to: '2026-11-02T00:00:00Z', limit: 10, dryRun: true }, meta, log),
+  ],
+  ['the actions naming an execution', ['select'], () => actions().actionsFor('trk_1')],
   [
     'finder: every filter',
+    ['select'],
     () =>
       search({
         trackingId: 'rpt_1-',
@@ -91,15 +107,18 @@ const runs: [string, () => Promise<unknown>][] = [
         to: '2026-11-02T00:00:00Z',
       }),
   ],
-  ['finder: newest, next page', () => search({ sort: 'newest', cursor: cursor('newest', ['2026-11-01T00:00:00.000Z', 'trk_9']) })],
-  ['finder: oldest, next page', () => search({ sort: 'oldest', cursor: cursor('oldest', ['2026-11-01T00:00:00.000Z', 'trk_9']) })],
-  ['finder: longest, next page', () => search({ sort: 'longest', cursor: cursor('longest', [1200, 'trk_9']) })],
-  ['finder: company, next page', () => search({ sort: 'company', cursor: cursor('company', ['Acme', '2026-11-01T00:00:00.000Z', 'trk_9']) })],
+  ['finder: newest, next page', ['select'], () => search({ sort: 'newest', cursor: cursor('newest', ['2026-11-01T00:00:00.000Z', 'trk_9']) })],
+  ['finder: oldest, next page', ['select'], () => search({ sort: 'oldest', cursor: cursor('oldest', ['2026-11-01T00:00:00.000Z', 'trk_9']) })],
+  ['finder: longest, next page', ['select'], () => search({ sort: 'longest', cursor: cursor('longest', [1200, 'trk_9']) })],
+  ['finder: company, next page', ['select'], () => search({ sort: 'company', cursor: cursor('company', ['Acme', '2026-11-01T00:00:00.000Z', 'trk_9']) })],
 ];
 
-test.each(runs)('%s: every query is valid T-SQL, pages with TOP, never LIMIT', async (_name, run) => {
-  await run();
-  expectValidTsql(compiled);
+describeWithTsql('the actions and the finder on Azure SQL', (tsql) => {
+  test.each(runs)('%s: every query is valid T-SQL, pages with TOP, never LIMIT', async (_name, kinds, run) => {
+    await run();
+    await expectValidTsql(tsql(), compiled, kinds);
+    for (const query of compiled) expect(query.sql).not.toMatch(/\blimit\b/i);
+  });
 });
 
 test('a tracking id prefix is a LIKE with `_` as the set [_] on Azure SQL (its collations may sort `-` by word rules)', async () => {

@@ -40,7 +40,7 @@ test('offline AI and a healthy visual service: healthy, each named', async () =>
   const { status, body } = await health();
   expect(status).toBe(200);
   expect(body.status).toBe('healthy');
-  expect(body.reason).toBeUndefined();
+  expect(body.problems).toBeUndefined();
   expect(body.dependencies.ai).toMatchObject({ ok: true, detail: 'offline provider (no AI endpoint configured)' });
   expect(body.dependencies.visual).toMatchObject({ ok: true, detail: 'visual service healthy' });
 });
@@ -50,7 +50,7 @@ test('an unreachable AI endpoint: 200 degraded, with the reason', async () => {
   const { status, body } = await health();
   expect(status).toBe(200);
   expect(body.status).toBe('degraded');
-  expect(body.reason).toMatch(/^ai: unreachable: connect ECONNREFUSED 127\.0\.0\.1:\d+$/);
+  expect(body.problems).toEqual([expect.stringMatching(/^ai: unreachable: connect ECONNREFUSED 127\.0\.0\.1:\d+$/)]);
   expect(body.dependencies.ai.ok).toBe(false);
   expect(body.dependencies.sql.ok).toBe(true);
 });
@@ -58,7 +58,7 @@ test('an unreachable AI endpoint: 200 degraded, with the reason', async () => {
 test('a key the AI endpoint refuses is degraded; the key it accepts is healthy; the key never appears in the answer', async () => {
   currentPlatform().reconfigure({ ORCHESTRATOR_AI_ENDPOINT: modelsUrl, ORCHESTRATOR_AI_API_KEY: 'sk-wrong' });
   const refused = await health();
-  expect(refused.body).toMatchObject({ status: 'degraded', reason: 'ai: the openai endpoint refused the API key (401)' });
+  expect(refused.body).toMatchObject({ status: 'degraded', problems: ['ai: the openai endpoint refused the API key (401)'] });
   expect(JSON.stringify(refused.body)).not.toContain('sk-wrong');
   expect(seen.at(-1)).toEqual({ url: '/v1/models', authorization: 'Bearer sk-wrong' });
   currentPlatform().reconfigure({ ORCHESTRATOR_AI_API_KEY: 'sk-right' });
@@ -72,5 +72,5 @@ test('the visual service unreachable: degraded, naming it', async () => {
   const { status, body } = await health();
   expect(status).toBe(200);
   expect(body).toMatchObject({ status: 'degraded', dependencies: { visual: { ok: false } } });
-  expect(body.reason).toMatch(/^visual: unreachable: connect ECONNREFUSED/);
+  expect(body.problems).toEqual([expect.stringMatching(/^visual: unreachable: connect ECONNREFUSED/)]);
 });

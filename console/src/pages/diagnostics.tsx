@@ -64,7 +64,7 @@ function ServiceHealth() {
                   </th>
                   <td data-label="Status">
                     {'h' in row ? <StatusBadge status={row.h.status} /> : <StatusBadge status="unreachable" />}
-                    {'h' in row && row.h.reason && <p class="reason">{row.h.reason}</p>}
+                    {'h' in row && row.h.problems && <p class="reason">{row.h.problems.join('; ')}</p>}
                   </td>
                   <td data-label="Dependencies">
                     {'h' in row ? (

@@ -343,6 +343,16 @@ export async function failExecution(
   );
 }
 
+/** How many executions are in processing (the stuck-execution timer's marker goes idle at none). */
+export async function countProcessing(): Promise<number> {
+  const row = await db()
+    .selectFrom('orchestrator_executions')
+    .select((eb) => eb.fn.countAll().as('count'))
+    .where('processing_status', '=', 'processing')
+    .executeTakeFirst();
+  return Number(row?.count ?? 0);
+}
+
 /** Executions in processing whose last progress is older than `before` (oldest first, a bounded batch per timer run). */
 export async function findStuckExecutions(before: Date, limit = 100): Promise<Execution[]> {
   const query = db()
