@@ -40,7 +40,8 @@ export interface ProfilesAnswer {
 export interface HealthAnswer {
   service: string;
   status: 'healthy' | 'degraded' | 'unhealthy' | 'stopped';
-  reason?: string;
+  /** What is wrong, one line each: the failing dependencies (degraded, unhealthy) or the settings to fix (stopped). */
+  problems?: string[];
   timestamp: string;
   dependencies: Record<string, { ok: boolean; latencyMs: number; detail?: string; error?: string }>;
 }
