@@ -46,9 +46,12 @@ export function useEmailClient(endpoint: string, client: EmailClient | undefined
 
 /** `Name <address>` or a bare address, as EMAIL_FROM holds it. */
 export function parseFrom(from: string): { address: string; displayName?: string } {
-  const named = /^\s*"?([^"<]*?)"?\s*<([^<>\s]+@[^<>\s]+)>\s*$/.exec(from);
-  if (named) return { address: named[2], ...(named[1] ? { displayName: named[1] } : {}) };
-  return { address: from.trim() };
+  const text = from.trim();
+  const open = text.lastIndexOf('<');
+  const address = open >= 0 && text.endsWith('>') ? text.slice(open + 1, -1) : '';
+  if (!/^[^<>\s@]+@[^<>\s]+$/.test(address)) return { address: text };
+  const displayName = text.slice(0, open).trim().replace(/^"|"$/g, '').trim();
+  return { address, ...(displayName ? { displayName } : {}) };
 }
 
 /**

@@ -1,4 +1,5 @@
 import { config, serviceUrl, type Config } from '../../shared/config';
+import { trimTrailingSlashes } from '../../shared/text';
 import { check, type DependencyCheck } from '../../shared/health';
 
 /**
@@ -35,7 +36,7 @@ export function checkAi(cfg: Config = config()): Promise<DependencyCheck> {
     const name = cfg.ORCHESTRATOR_AI_PROVIDER ?? (cfg.ORCHESTRATOR_AI_ENDPOINT ? 'openai' : 'offline');
     if (name === 'offline') return 'offline provider (no AI endpoint configured)';
     if (!cfg.ORCHESTRATOR_AI_ENDPOINT) throw new Error(`ORCHESTRATOR_AI_PROVIDER=${name} needs ORCHESTRATOR_AI_ENDPOINT`);
-    const base = cfg.ORCHESTRATOR_AI_ENDPOINT.replace(/\/+$/, '');
+    const base = trimTrailingSlashes(cfg.ORCHESTRATOR_AI_ENDPOINT);
     const key = cfg.ORCHESTRATOR_AI_API_KEY;
     const azure = name === 'azure-openai';
     const url = azure ? `${base}/openai/models?api-version=${encodeURIComponent(cfg.ORCHESTRATOR_AI_API_VERSION)}` : `${base}/models`;

@@ -52,7 +52,7 @@ const routes: [string, string[], () => Promise<unknown>][] = [
     ['select', 'select', 'select', 'select', 'select'],
     () => require('../../functions/orchestrator/admin/executions').executionsMonitor(new Date(), 100, 'failed'),
   ],
-  ['status', ['select', 'select'], () => require('../../functions/orchestrator/admin/status').executionStatus('trk_1', new Date())],
+  ['status', ['select', 'select', 'select'], () => require('../../functions/orchestrator/admin/status').executionStatus('trk_1', new Date())],
   [
     'profiles',
     ['select', 'select'],
