@@ -56,10 +56,9 @@ function configOf(task: ChartTask, svg: boolean, settings: DrawSettings) {
 function encodeRaster(canvas: Canvas, task: ChartTask): Buffer {
   if (task.format === 'webp') return canvas.toBuffer('image/webp', 90);
   if (task.format === 'jpeg') return canvas.toBuffer('image/jpeg', 90);
-  // getImageData gives straight alpha (the raw surface is premultiplied); 96 dpi per CSS pixel lets
+  // The surface's own (premultiplied) pixels, converted while encoding; 96 dpi per CSS pixel lets
   // documents place a 2x image at its layout size.
-  const image = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
-  return encodePng(image.data, image.width, image.height, 96 * task.pixelRatio);
+  return encodePng(canvas.data(), canvas.width, canvas.height, 96 * task.pixelRatio, true);
 }
 
 /**
@@ -113,6 +112,8 @@ function drawFresh(canvas: Canvas | SvgCanvas, task: ChartTask, settings: DrawSe
  */
 const KEEPABLE_TYPES = new Set(['bar', 'line', 'pie', 'doughnut', 'radar', 'polarArea', 'scatter', 'bubble']);
 const MAX_KEPT = 8;
+/** Rasters up to this many pixels are kept (an 800x400 chart at 2x is 1.28 million): 8 kept canvases hold at most 64 MB per thread. */
+const KEPT_MAX_PIXELS = 2_000_000;
 interface Kept {
   canvas: Canvas;
   chart?: Chart;
@@ -133,9 +134,14 @@ function keepable(config: ChartConfiguration): boolean {
 }
 
 function drawKept(task: ChartTask, settings: DrawSettings): Buffer {
-  const key = `${task.width}x${task.height}`;
+  const key = `${task.width}x${task.height}@${task.pixelRatio}`;
   const entry = kept.get(key) ?? { canvas: createCanvas(task.width, task.height), background: { color: '' } };
   kept.delete(key);
+  // A chart at density d made the canvas d times its size; a new chart must find it at its CSS size again.
+  const fitCanvas = () => {
+    if (entry.canvas.width !== task.width) entry.canvas.width = task.width;
+    if (entry.canvas.height !== task.height) entry.canvas.height = task.height;
+  };
   const { config, background } = configOf(task, false, settings);
   let bytes: Buffer;
   if (settings.keepCharts && keepable(config)) {
@@ -154,6 +160,7 @@ function drawKept(task: ChartTask, settings: DrawSettings): Buffer {
       entry.chart = undefined;
     }
     if (!entry.chart) {
+      fitCanvas();
       entry.chart = newChart(entry.canvas, config, entry.background);
       entry.type = config.type;
     }
@@ -161,6 +168,7 @@ function drawKept(task: ChartTask, settings: DrawSettings): Buffer {
   } else {
     entry.chart?.destroy();
     entry.chart = undefined;
+    fitCanvas();
     bytes = drawFresh(entry.canvas, task, settings);
   }
   // Kept only after a draw that finished (a failed one may leave its state behind); Map order makes the first key the least recently used.
@@ -176,6 +184,6 @@ function drawKept(task: ChartTask, settings: DrawSettings): Buffer {
 /** A chart task's image bytes (PNG, WebP, JPEG or SVG; PDF is made from the PNG by the caller). */
 export function drawChart(task: ChartTask, settings: DrawSettings): Buffer {
   if (task.format === 'svg') return drawFresh(createCanvas(task.width, task.height, SvgExportFlag.NoPrettyXML), task, settings);
-  if (task.pixelRatio !== 1) return drawFresh(createCanvas(task.width, task.height), task, settings);
+  if (task.width * task.height * task.pixelRatio ** 2 > KEPT_MAX_PIXELS) return drawFresh(createCanvas(task.width, task.height), task, settings);
   return drawKept(task, settings);
 }
