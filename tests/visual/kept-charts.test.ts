@@ -10,7 +10,7 @@ let kept: RenderPool;
 let fresh: RenderPool;
 beforeAll(() => {
   kept = new RenderPool(1, 30_000, fonts, 100);
-  fresh = new RenderPool(1, 30_000, fonts, 100, undefined, false);
+  fresh = new RenderPool(1, 30_000, fonts, 100, undefined, { keepCharts: false });
 });
 afterAll(async () => {
   await kept.close();
@@ -75,6 +75,12 @@ const SEQUENCE: { spec: ChartSpec; theme?: string; background?: string; format?:
   { spec: { type: 'pie', data: { labels: ['a', 'b', 'c'], datasets: [{ data: [5, 2, 3] }] } }, pixelRatio: 2 },
   { spec: bar('O', [2, 7, 1, 8, 2]), pixelRatio: 1.5, size: [500, 300] },
   { spec: bar('P', [12, 19, 7, 15, 11]), size: [2000, 1000], pixelRatio: 2 },
+  { spec: bar('Q', [12, 19, 7, 15, 11]), format: 'svg' },
+  { spec: bar('R', [1200, -40, 7, 15000, 3], { indexAxis: 'y' }), format: 'svg', background: 'transparent' },
+  { spec: { type: 'line', data: { labels: ['a', 'b', 'c'], datasets: [{ label: 'l', data: [3, 1, 2], fill: true }] } }, format: 'svg' },
+  { spec: bar('S', [1, 2, 3, 4, 5], { plugins: { datalabels: { display: true } } }), format: 'svg' },
+  { spec: { type: 'pie', data: { labels: ['a', 'b'], datasets: [{ data: [1, 3] }] } }, format: 'svg', theme: 'executive' },
+  { spec: bar('T', [5, 5, 5, 5, 5]), format: 'svg' },
 ];
 
 const task = (item: (typeof SEQUENCE)[number]) => {
