@@ -46,6 +46,8 @@ interface State {
 }
 
 const paints = new Map<string, Paint | null>();
+/** Fonts (and baseline shifts) remembered per context. */
+const CACHED_FONTS = 200;
 
 /** A CSS colour as SVG 1.1 paint (hex and a separate opacity: rgba() in an attribute is SVG 2 only); null when it is not a colour. */
 function paintOf(value: string): Paint | null {
@@ -626,6 +628,8 @@ export class SvgContext {
     let parsed = this.fonts.get(font);
     if (!parsed) {
       parsed = parseFont(font, this.familyOf);
+      // A kept context lives for many charts, whose fonts come from their requests: bounded.
+      if (this.fonts.size >= CACHED_FONTS) this.fonts.clear();
       this.fonts.set(font, parsed);
     }
     return parsed;
@@ -647,6 +651,7 @@ export class SvgContext {
       m.textBaseline = baseline as Baseline;
       shift = alphabetic - m.measureText('H').fontBoundingBoxAscent;
       m.textBaseline = 'alphabetic';
+      if (this.baselines.size >= CACHED_FONTS) this.baselines.clear();
       this.baselines.set(key, shift);
     }
     return shift;
