@@ -4,6 +4,7 @@
  * elements as Chart.js draws and measures text on a raster canvas with the same fonts. Charts of
  * a shape an update handles exactly like a new chart are drawn on kept charts (below).
  */
+import { Color } from '@kurkle/color';
 import { createCanvas, SvgExportFlag, type Canvas, type SKRSContext2D, type SvgCanvas } from '@napi-rs/canvas';
 import { Chart, type ChartConfiguration, type ChartItem, type Plugin } from 'chart.js/auto';
 import { withPlugins } from './chart-plugins';
@@ -71,12 +72,19 @@ interface Surface {
   encode(task: ChartTask): Buffer;
 }
 
+/**
+ * Whether a background leaves no pixel transparent: the background plugin fills the whole canvas
+ * before Chart.js draws, and everything after it is drawn over it (source-over), so every pixel of
+ * a chart on an opaque background is opaque and premultiplied colour is straight colour already.
+ */
+const opaque = (background: string) => new Color(background).rgb.a === 1;
+
 function encodeRaster(canvas: Canvas, task: ChartTask): Buffer {
   if (task.format === 'webp') return canvas.toBuffer('image/webp', 90);
   if (task.format === 'jpeg') return canvas.toBuffer('image/jpeg', 90);
-  // The surface's own (premultiplied) pixels, converted while encoding; 96 dpi per CSS pixel lets
-  // documents place a 2x image at its layout size.
-  return encodePng(canvas.data(), canvas.width, canvas.height, 96 * task.pixelRatio, true);
+  // The surface's own (premultiplied) pixels, converted while encoding unless the background is
+  // opaque; 96 dpi per CSS pixel lets documents place a 2x image at its layout size.
+  return encodePng(canvas.data(), canvas.width, canvas.height, 96 * task.pixelRatio, !opaque(task.background));
 }
 
 const rasterSurface = (canvas: Canvas): Surface => ({ item: canvas as unknown as ChartItem, size: canvas, encode: (task) => encodeRaster(canvas, task) });
