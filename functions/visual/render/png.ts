@@ -38,13 +38,14 @@ function rowsBuffer(length: number): Buffer {
 const UNPREMULTIPLY = Float64Array.from({ length: 256 }, (_, alpha) => (alpha ? 255 / alpha : 0));
 
 /**
- * Straight colour from premultiplied colour, in place, for the pixels of one row that are not
- * opaque (a chart on an opaque background has none, so this is one read of each alpha byte).
+ * Straight colour from premultiplied colour, in place, for the pixels of one row that are neither
+ * opaque nor empty (the anti-aliased edges, and what is drawn half-transparent).
  */
 function unpremultiplyRow(rows: Buffer, start: number, end: number): void {
   for (let i = start + 3; i < end; i += 4) {
     const alpha = rows[i];
-    if (alpha === 255) continue;
+    // Opaque pixels are straight already, and Skia stores a fully transparent pixel as all zeros.
+    if (alpha === 255 || alpha === 0) continue;
     const scale = UNPREMULTIPLY[alpha];
     rows[i - 3] = Math.min(255, (rows[i - 3] * scale + 0.5) | 0);
     rows[i - 2] = Math.min(255, (rows[i - 2] * scale + 0.5) | 0);
