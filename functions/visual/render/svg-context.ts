@@ -54,9 +54,10 @@ function paintOf(value: string): Paint | null {
   let paint = paints.get(value);
   if (paint === undefined) {
     const color = new Color(value);
-    const { r, g, b, a } = color.rgb;
-    const hex = `#${[r, g, b].map((v) => v.toString(16).padStart(2, '0')).join('')}`;
-    paint = color.valid ? { color: a > 0 ? hex : undefined, alpha: a } : null;
+    if (color.valid) {
+      const { r, g, b, a } = color.rgb;
+      paint = { color: a > 0 ? `#${[r, g, b].map((v) => v.toString(16).padStart(2, '0')).join('')}` : undefined, alpha: a };
+    } else paint = null;
     if (paints.size > 1000) paints.clear();
     paints.set(value, paint);
   }
@@ -424,12 +425,12 @@ export class SvgContext {
   ellipse(x: number, y: number, rx: number, ry: number, rotation: number, start: number, end: number, counterclockwise = false): void {
     if (![x, y, rx, ry, rotation, start, end].every(Number.isFinite) || rx < 0 || ry < 0) return;
     const TAU = Math.PI * 2;
+    // As the canvas specification: a sweep of a full turn or more is the whole ellipse; otherwise
+    // the angle between start and end, taken in the drawing direction.
+    const turn = (angle: number) => ((angle % TAU) + TAU) % TAU;
     let sweep = end - start;
-    if (!counterclockwise) {
-      if (sweep >= TAU) sweep = TAU;
-      else if (sweep < 0) sweep = (sweep % TAU) + TAU;
-    } else if (sweep <= -TAU) sweep = -TAU;
-    else if (sweep > 0) sweep = (sweep % TAU) - TAU;
+    if (!counterclockwise) sweep = sweep >= TAU ? TAU : turn(sweep);
+    else sweep = sweep <= -TAU ? -TAU : -turn(-sweep);
     const cosR = Math.cos(rotation);
     const sinR = Math.sin(rotation);
     const point = (angle: number): [number, number] => {
@@ -440,6 +441,7 @@ export class SvgContext {
     const first = point(start);
     if (this.pathCurrent) this.lineTo(first[0], first[1]);
     else this.moveTo(first[0], first[1]);
+    if (sweep === 0) return;
     const segments = Math.max(1, Math.ceil(Math.abs(sweep) / (Math.PI / 2) - 1e-9));
     const step = sweep / segments;
     const k = (4 / 3) * Math.tan(step / 4);
