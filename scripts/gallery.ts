@@ -72,7 +72,7 @@ async function main() {
         }),
       );
       rows.push(
-        `| ${file.slice(0, 2)} | ![${entry.name}](gallery/${image}) | \`${entry.name}\`, Chart.js ${entry.version} syntax. ${cell(entry.source)} | ${cell(entry.shows)} | ${cell(entry.differences ?? '')} |`,
+        `| ${file.slice(0, 2)} | ![${entry.name}](gallery/${image}) | \`${entry.name}\`, Chart.js ${entry.version} syntax. ${cell(entry.source)} | ${cell(entry.shows)} | ${cell(entry.differences ?? 'None beyond those above the table.')} |`,
       );
     }
   } finally {
