@@ -18,7 +18,7 @@ const ADMIN_BODY = 16 * 1024;
 /** identity's whole HTTP surface: one route per line (id, method, path, who may call, what it takes and answers, handler). */
 // prettier-ignore
 const ROUTES = [
-  healthFunction('identity', () => ({ sql: checkSql() })),
+  healthFunction('identity', () => ({ sql: checkSql })),
   route('login', 'POST', 'auth/login', PUBLIC, { body: SMALL(s.LOGIN_BODY), 200: s.LOGIN_STARTED }, auth.login),
   route('verify', 'POST', 'auth/verify', PUBLIC, { body: SMALL(s.VERIFY_BODY), 200: s.TOKENS }, auth.verify),
   route('refresh', 'POST', 'auth/refresh', PUBLIC, { body: SMALL(s.REFRESH_BODY), 200: s.TOKENS }, auth.refresh),

@@ -167,6 +167,13 @@ export const ERROR_CODES = {
   },
   REPORT_NOT_FOUND: { status: 404, by: ORCHESTRATOR, meaning: 'No report has this tracking id, or it belongs to another user.' },
   EXECUTION_NOT_FOUND: { status: 404, by: ORCHESTRATOR, meaning: 'No execution has this tracking id (administration API).' },
+  EXECUTION_NOT_RETRYABLE: { status: 409, by: ORCHESTRATOR, meaning: 'Only a failed execution is retried; a completed one can be re-run as a new execution.' },
+  EXECUTION_NOT_FINISHED: {
+    status: 409,
+    by: ORCHESTRATOR,
+    meaning: 'The execution is still processing: cancel it, or wait for it to finish, before re-running it.',
+  },
+  EXECUTION_NOT_CANCELLABLE: { status: 409, by: ORCHESTRATOR, meaning: 'Only a processing execution can be cancelled; this one has already finished.' },
   VISUAL_UNAVAILABLE: { status: 502, by: ORCHESTRATOR, meaning: 'The visual service could not draw the trend chart, or answered without a usable SVG image.' },
   INVALID_PATH: {
     status: 400,

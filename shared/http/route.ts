@@ -158,7 +158,7 @@ export function routes(service: ServiceName) {
       const rawBody = body ? await readBody(request, maxBodyBytes()) : Buffer.alloc(0);
       const principal = await guard.check({ request, ctx, meta, params: { ...request.params }, rawBody: body ? rawBody : undefined });
       const params = io.params ? validateInput<Record<string, unknown>>(io.params, { ...request.params }, 'path') : { ...request.params };
-      const query = io.query ? validateInput(io.query, queryObject(request), 'query') : {};
+      const query = io.query ? queryInput(io.query, queryObject(request)) : {};
       const parsed = body && !body.raw ? parseJson(rawBody, body) : undefined;
       return operation.run({ request, ctx, meta, params: params as Record<string, string>, query, body: parsed, rawBody, principal });
     });
@@ -172,6 +172,17 @@ export function routes(service: ServiceName) {
       doc: { id, service, methods, path: fullPath, guard: guard as Guard, io, summary: operation.summary },
     };
   };
+}
+
+/**
+ * The validated query. An empty query against a schema with no default and nothing required is
+ * valid as it is: answered without compiling the schema, so a plain `GET <service>/health` does not
+ * load the validator on a cold start.
+ */
+function queryInput(schema: JsonSchema, query: Record<string, string>): Record<string, unknown> {
+  const properties = Object.values((schema as { properties?: Record<string, { default?: unknown }> }).properties ?? {});
+  const trivial = !Object.keys(query).length && !(schema as { required?: unknown[] }).required?.length && properties.every((p) => p.default === undefined);
+  return trivial ? {} : validateInput(schema, query, 'query');
 }
 
 function queryObject(request: HttpRequest): Record<string, string> {

@@ -5,7 +5,7 @@ import { json } from '../../../shared/http/handler';
 import { op } from '../../../shared/http/route';
 import { lookupAsset, type Asset } from './assets';
 import { consoleConfig, consoleCsp } from './client-config';
-import { checkTimeZone, trendChart, type TrendTheme } from './trend-chart';
+import { checkTimeZone, trendChart, type TrendLayout, type TrendTheme } from './trend-chart';
 
 /** Headers of every console response: the page may not be framed, sniffed or leak its address. */
 const PAGE_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer', 'X-Frame-Options': 'DENY' };
@@ -56,10 +56,10 @@ export const consoleConfigFile = op('Where the console finds each service (their
 );
 
 /** GET orchestrator/api/admin/dashboard/trend-chart: the overview's 24-hour trend drawn by the visual service; SVG, sandboxed if opened directly, never stored (admin data). */
-export const trendChartSvg = op<LiveUser, unknown, { theme: TrendTheme; tz: string }>(
+export const trendChartSvg = op<LiveUser, unknown, { theme: TrendTheme; tz: string; layout?: TrendLayout }>(
   'The 24-hour hourly trend as an SVG chart drawn by the visual service (themed, cached there)',
   async ({ query }) => {
-    const chart = await trendChart(new Date(), query.theme, checkTimeZone(query.tz));
+    const chart = await trendChart(new Date(), query.theme, checkTimeZone(query.tz), query.layout ?? 'wide');
     return {
       status: 200,
       body: chart.svg,
