@@ -84,8 +84,8 @@ export class RenderPool {
     private readonly fonts: RenderFonts,
     private readonly maxQueue: number,
     private readonly script = path.join(__dirname, 'render-worker.js'),
-    /** false: every chart drawn on a new Chart.js chart (tests compare kept charts against it). */
-    private readonly keepCharts = true,
+    /** How the threads draw (tests and the bench compare against new charts and Skia's SVG canvas). */
+    private readonly drawing: Pick<RenderThreadData, 'keepCharts' | 'skiaSvg'> = {},
   ) {
     // Checked here so a missing font fails once, clearly, instead of every thread dying at start.
     fontFiles(fonts.dir);
@@ -112,7 +112,7 @@ export class RenderPool {
   }
 
   private spawn(): Slot {
-    const slot: Slot = { worker: new Worker(this.script, { workerData: { fonts: this.fonts, keepCharts: this.keepCharts } satisfies RenderThreadData }) };
+    const slot: Slot = { worker: new Worker(this.script, { workerData: { fonts: this.fonts, ...this.drawing } satisfies RenderThreadData }) };
     slot.worker.on('message', (reply: WorkerReply) => this.settle(slot, reply));
     slot.worker.on('error', (error) => this.replace(slot, new RenderError(`Render thread failed: ${error.message}`)));
     slot.worker.on('exit', (code) => {

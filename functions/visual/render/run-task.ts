@@ -9,7 +9,7 @@ import { Resvg } from '@resvg/resvg-js';
 import { Chart } from 'chart.js/auto';
 import { buildDeck } from './deck';
 import { ChartConfigError, drawChart, type ChartTask, type DrawSettings } from './draw-chart';
-import { extraFontFamily, FONT_ALIASES, fontFiles, SVG_TEXT_FAMILY, withFallbackFamilies, withSvgTextFamily, type RenderFonts } from './fonts';
+import { extraFontFamily, FONT_ALIASES, fontFiles, SVG_TEXT_FAMILY, svgFontFamily, withFallbackFamilies, withSvgTextFamily, type RenderFonts } from './fonts';
 import { stripLinks } from './strip-links';
 import { MAX_PIXELS, type RenderTask } from './tasks';
 
@@ -26,10 +26,15 @@ export class ImageTooLargeError extends Error {
   }
 }
 
-/** What a render thread is started with. `keepCharts` false draws every chart on a new chart (the reference of the kept-charts test). */
+/**
+ * What a render thread is started with. `keepCharts` false draws every chart on a new chart (the
+ * reference of the kept-charts test); `skiaSvg` draws SVG on Skia's SVG canvas, the writer before
+ * our SVG context (the reference of its tests and the bench).
+ */
 export interface RenderThreadData {
   fonts: RenderFonts;
   keepCharts?: boolean;
+  skiaSvg?: boolean;
 }
 
 /** Refuses a raster larger than MAX_PIXELS, whatever asked for it (a size, a density, a diagram's layout). */
@@ -42,14 +47,21 @@ function assertPixels(width: number, height: number): void {
 type GraphvizInstance = { dot(source: string, format?: 'svg'): string };
 
 /** Registers the fonts (once per thread) and returns the thread's task runner. */
-export function renderTasks({ fonts, keepCharts = true }: RenderThreadData): (task: RenderTask) => Promise<Buffer> {
+export function renderTasks({ fonts, keepCharts = true, skiaSvg = false }: RenderThreadData): (task: RenderTask) => Promise<Buffer> {
   const files = fontFiles(fonts.dir);
   for (const alias of FONT_ALIASES) for (const file of files) GlobalFonts.registerFromPath(file, alias);
   // Skia draws a glyph the first family lacks from a later family of the same font list, never from
   // a font the list does not name: so the extra fonts are appended to every family a chart names.
+  // Registering a file under an alias also registers it under the font's own family name, which
+  // is what an SVG written by our context names (a viewer knows "Noto Sans Thai", not the alias).
+  const ownNames = new Map<string, string>();
   const extraFamilies = fonts.extra.map((file) => {
-    GlobalFonts.registerFromPath(file, extraFontFamily(file));
-    return extraFontFamily(file);
+    const alias = extraFontFamily(file);
+    const before = new Set(GlobalFonts.families.map((f) => f.family));
+    GlobalFonts.registerFromPath(file, alias);
+    const own = GlobalFonts.families.map((f) => f.family).find((family) => !before.has(family) && family !== alias);
+    if (own) ownNames.set(alias.toLowerCase(), own);
+    return alias;
   });
   if (extraFamilies.length) Chart.defaults.font.family = withFallbackFamilies(Chart.defaults.font.family ?? 'sans-serif', extraFamilies);
   // SVG text looks in the DejaVu Sans subsets first wherever a chart's family list starts with a
@@ -76,7 +88,9 @@ export function renderTasks({ fonts, keepCharts = true }: RenderThreadData): (ta
       });
     },
     svgDefaultFamily: forSvg(Chart.defaults.font.family ?? 'sans-serif'),
+    svgFontFamily: (list) => svgFontFamily(list, ownNames),
     keepCharts,
+    skiaSvg,
   };
 
   /** A one-page PDF holding the chart as a PNG, the page the chart's layout size (QuickChart's pdf format). */
