@@ -131,7 +131,9 @@ async function serve(
     let cfg = platform.config;
     startTelemetry();
     const services = serveServices(cfg.SERVICES, { lazy: false }, platform.settings);
-    const functions = [...services.flatMap((s) => s.functions.map((fn) => instrument(fn, s.name))), ...(options.functions ?? [])];
+    const functions = [...services.flatMap((s) => s.functions.map((fn) => instrument(fn, s.name))), ...(options.functions ?? [])].filter(
+      (fn) => !functionDisabled(fn.name, platform.settings),
+    );
     // Refuse reserved routes before starting anything, as the Functions host does.
     const routeTable = buildRouteTable(functions.filter((f): f is HttpFunction => f.kind === 'http'));
 
@@ -204,4 +206,12 @@ async function serve(
 
     return { url: `http://${cfg.HOST}:${port}`, serviceUrls, dataDir: cfg.DATA_DIR, azurite, platform, stop };
   }
+}
+
+/**
+ * `AzureWebJobs.<function name>.Disabled` set to true (or 1) turns a function off, as in Azure: its
+ * trigger never fires and its route is not served. Tests use it to keep a timer out of their way.
+ */
+function functionDisabled(name: string, settings: Readonly<Record<string, string | undefined>>): boolean {
+  return ['true', '1'].includes((settings[`AzureWebJobs.${name}.Disabled`] ?? '').trim().toLowerCase());
 }

@@ -1,5 +1,5 @@
 import { Platform } from '../../shared/platform';
-import type { QueueFunction, TimerFunction } from '../../shared/functions';
+import type { HttpFunction, QueueFunction, TimerFunction } from '../../shared/functions';
 import { createLogger } from '../../shared/logging';
 import { enqueueJson, queue } from '../../shared/storage';
 import { startTimers } from '../../devhost/timers';
@@ -36,6 +36,33 @@ describe('timer triggers', () => {
     await jest.advanceTimersByTimeAsync(60 * 60 * 1000);
     expect(fired.filter((f) => f.name === 'hourly').map((f) => f.at.slice(11, 19))).toEqual(['00:00:00', '01:00:00']);
     await handle.stop();
+  });
+});
+
+describe('AzureWebJobs.<name>.Disabled', () => {
+  const calls: string[] = [];
+  const timer = (name: string): TimerFunction => ({
+    kind: 'timer',
+    name,
+    schedule: '0 0 0 1 1 *',
+    runOnStartup: true,
+    handler: async () => void calls.push(name),
+  });
+  const http = (name: string): HttpFunction => ({ kind: 'http', name, route: `test/${name}`, methods: ['GET'], handler: async () => ({ jsonBody: { name } }) });
+  let host: TestHost;
+  beforeAll(async () => {
+    host = await startTestHost({
+      functions: [timer('test-timer-on'), timer('test-timer-off'), http('test-http-on'), http('test-http-off')],
+      env: { 'AzureWebJobs.test-timer-off.Disabled': 'true', 'AzureWebJobs.test-http-off.Disabled': '1', 'AzureWebJobs.test-http-on.Disabled': 'false' },
+    });
+  });
+  afterAll(() => host.stop());
+
+  test('turns a function off, as in Azure: its timer never fires and its route is not served', async () => {
+    await waitFor(async () => calls.includes('test-timer-on'), 20_000, 'the enabled timer');
+    expect(calls).toEqual(['test-timer-on']);
+    expect((await fetch(`${host.url}/test/test-http-on`)).status).toBe(200);
+    expect((await fetch(`${host.url}/test/test-http-off`)).status).toBe(404);
   });
 });
 
