@@ -85,10 +85,19 @@ test('a declined card records the payment as failed and leaves the plan alone', 
 
 test('the same Idempotency-Key returns the same PaymentIntent; without one each call is a new intent', async () => {
   const headers = { 'idempotency-key': 'checkout-attempt-0001' };
-  const a = (await (await createIntent(bob, { amount: 2900, planType: 'pro', userId: bob.user.id }, headers)).json()) as any;
-  const b = (await (await createIntent(bob, { amount: 2900, planType: 'pro', userId: bob.user.id }, headers)).json()) as any;
+  // Each answer is checked whole: two failures would otherwise agree on an undefined id.
+  const created = async (extra?: Record<string, string>) => {
+    const res = await createIntent(bob, { amount: 2900, planType: 'pro', userId: bob.user.id }, extra);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as any;
+    expect(body.paymentIntentId).toMatch(/^pi_/);
+    return body;
+  };
+  const a = await created(headers);
+  const b = await created(headers);
   expect(b.paymentIntentId).toBe(a.paymentIntentId);
-  const c = (await (await createIntent(bob, { amount: 2900, planType: 'pro', userId: bob.user.id })).json()) as any;
+  expect(b.clientSecret).toBe(a.clientSecret);
+  const c = await created();
   expect(c.paymentIntentId).not.toBe(a.paymentIntentId);
 });
 
