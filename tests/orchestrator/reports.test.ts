@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { db } from '../../shared/sql/db';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { bearer, signIn, signInAdmin } from '../helpers/identity';
@@ -125,12 +126,29 @@ describe('report requests over HTTP (identity JWT, visual service up, Azurite, S
     const { trackingId } = (await (await post(owner.accessToken, ACME)).json()) as { trackingId: string };
     expect((await host.fetch(`/orchestrator/api/reports/${trackingId}`, { headers: bearer(owner.accessToken) })).status).toBe(200);
     expect((await host.fetch(`/orchestrator/api/reports/${trackingId}`, { headers: bearer(admin.accessToken) })).status).toBe(200);
-    const foreign = await host.fetch(`/orchestrator/api/reports/${trackingId}`, { headers: bearer(other.accessToken) });
-    expect(foreign.status).toBe(404);
-    expect(await foreign.json()).toMatchObject({ code: 'REPORT_NOT_FOUND' });
-    expect((await host.fetch('/orchestrator/api/reports/rpt-unknown', { headers: bearer(owner.accessToken) })).status).toBe(404);
-    expect((await host.fetch('/orchestrator/api/reports/bad%20id!', { headers: bearer(owner.accessToken) })).status).toBe(400);
-    expect((await host.fetch(`/orchestrator/api/reports/${trackingId}`)).status).toBe(401);
+    // Status, headers and body (but for the id it names and the time) must be those of an id that
+    // does not exist: any difference would tell a stranger which ids are real.
+    const unknownId = `rpt-${randomUUID()}`;
+    const answer = async (id: string, token: string) => {
+      const res = await host.fetch(`/orchestrator/api/reports/${id}`, { headers: bearer(token) });
+      const body = (await res.json()) as Record<string, unknown>;
+      return {
+        status: res.status,
+        contentType: res.headers.get('content-type'),
+        cacheControl: res.headers.get('cache-control'),
+        body: { ...body, message: String(body.message).replaceAll(id, '<id>'), timestamp: expect.any(String) },
+      };
+    };
+    const foreign = await answer(trackingId, other.accessToken);
+    expect(foreign).toMatchObject({ status: 404, body: { code: 'REPORT_NOT_FOUND' } });
+    expect(foreign).toEqual(await answer(unknownId, other.accessToken));
+    expect(foreign).toEqual(await answer(unknownId, owner.accessToken));
+    const badId = await host.fetch('/orchestrator/api/reports/bad%20id!', { headers: bearer(owner.accessToken) });
+    expect(badId.status).toBe(400);
+    expect(await badId.json()).toMatchObject({ code: 'VALIDATION_FAILED' });
+    const anonymous = await host.fetch(`/orchestrator/api/reports/${trackingId}`);
+    expect(anonymous.status).toBe(401);
+    expect(await anonymous.json()).toMatchObject({ code: 'AUTH_REQUIRED' });
   });
 
   it('rejects bad requests with a 4xx JSON body naming the problem, and stores nothing', async () => {
