@@ -5,8 +5,8 @@ export type ChatReply = { status: 200; content?: string; tokens?: number; delayM
 
 export interface ChatServer {
   url: string;
-  /** Arrival time (ms) and parsed body of every request. */
-  requests: { at: number; body: { model: string; messages: { role: string; content: string }[] } }[];
+  /** Arrival time (ms) and parsed body of every request; for one left unanswered, when the client gave up on it. */
+  requests: { at: number; closedAt?: number; body: { model: string; messages: { role: string; content: string }[] } }[];
   /** Answers in order; the last one repeats. */
   script(replies: ChatReply[]): void;
   close(): Promise<void>;
@@ -29,10 +29,14 @@ export async function startChatServer(): Promise<ChatServer> {
         return;
       }
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      requests.push({ at: Date.now(), body });
+      const request: ChatServer['requests'][number] = { at: Date.now(), body };
+      requests.push(request);
       const reply = replies.length > 1 ? replies.shift()! : replies[0];
       if (reply === 'hang') {
         hanging.add(res);
+        res.once('close', () => {
+          if (hanging.delete(res)) request.closedAt = Date.now();
+        });
         return;
       }
       if (reply.status !== 200) {
