@@ -92,7 +92,7 @@ describe('users', () => {
     const filtered = await as(admin, 'GET', '/admin/users?plan=enterprise&status=inactive');
     expect(filtered.body.users.map((u: any) => u.email)).toEqual(['page4@list.example']);
     expect((await as(admin, 'GET', '/admin/users?email=%25')).body.total).toBe(0);
-    expectError(await as(admin, 'GET', '/admin/users?limit=500'), 400);
+    expectError(await as(admin, 'GET', '/admin/users?limit=500'), 400, 'VALIDATION_FAILED');
     expectError(await as(admin, 'GET', '/admin/users?limit=abc'), 400, 'VALIDATION_FAILED');
     expectError(await as(admin, 'GET', '/admin/users?plan=gold'), 400, 'VALIDATION_FAILED');
     expectError(await as(admin, 'GET', '/admin/users?sort=email'), 400, 'VALIDATION_FAILED');

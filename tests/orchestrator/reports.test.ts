@@ -4,6 +4,7 @@ import { startTestHost, type TestHost } from '../helpers/host';
 import { bearer, signIn, signInAdmin } from '../helpers/identity';
 import { stepsFor } from '../../functions/orchestrator/workflow/stages';
 import { ACME, logRows, parsePdf, waitFor, waitForRows } from './helpers';
+import { expectErrorAnswer } from '../helpers/errors';
 
 type Status = {
   status: string;
@@ -92,7 +93,7 @@ describe('report requests over HTTP (identity JWT, visual service up, Azurite, S
 
     // The link is read-only: writing through it is refused by storage.
     const write = await fetch(link.url, { method: 'PUT', headers: { 'x-ms-blob-type': 'BlockBlob' }, body: 'overwrite' });
-    expect(write.status).toBe(403);
+    expect([write.status, write.headers.get('x-ms-error-code')]).toEqual([403, 'AuthorizationPermissionMismatch']);
 
     const rows = await waitForRows(body.trackingId, stepsFor('pro').length * 2);
     const pdfStep = rows.find((r) => r.step_number === 11 && r.status === 'completed')!;
@@ -189,8 +190,8 @@ describe('report requests over HTTP (identity JWT, visual service up, Azurite, S
       expect(json.error).toBeTruthy();
       expect(json.timestamp).toBeTruthy();
     }
-    expect((await post(undefined, ACME)).status).toBe(401);
-    expect((await post('not-a-jwt', ACME)).status).toBe(401);
+    await expectErrorAnswer(await post(undefined, ACME), 401, 'AUTH_REQUIRED');
+    await expectErrorAnswer(await post('not-a-jwt', ACME), 401, 'AUTH_TOKEN_INVALID');
     const after = await db()
       .selectFrom('orchestrator_executions')
       .select((eb) => eb.fn.countAll<number>().as('n'))

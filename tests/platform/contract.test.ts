@@ -6,6 +6,7 @@ import { PROJECT_ROOT } from '../../devhost/host';
 import { SERVICE_NAMES } from '../../shared/config';
 import { ContractViolation, checkAnswer } from '../helpers/contract';
 import { startTestHost, type TestHost } from '../helpers/host';
+import { expectErrorAnswer } from '../helpers/errors';
 
 const run = promisify(execFile);
 
@@ -48,7 +49,10 @@ describe('the contract', () => {
       const asset = await host.fetch(`/identity/docs/${file}`);
       expect([asset.status, asset.headers.get('content-type')?.split(';')[0]]).toEqual([200, type]);
     }
-    expect((await host.fetch('/identity/docs/../../etc/passwd')).status).toBe(404);
+    // fetch resolves the dots: the request is for /etc/passwd, which no route serves (the host's bare 404).
+    const escaped = await host.fetch('/identity/docs/../../etc/passwd');
+    expect([escaped.status, await escaped.text()]).toEqual([404, '']);
+    await expectErrorAnswer(await host.fetch('/identity/docs/..%2F..%2Fetc%2Fpasswd'), 400, 'VALIDATION_FAILED');
   });
 
   test('an answer the document does not describe fails the test that received it', () => {

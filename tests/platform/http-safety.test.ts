@@ -62,6 +62,7 @@ describe('the shared HTTP wrapper', () => {
         expect([res.status, res.headers.get('cache-control'), res.headers.get('x-content-type-options')]).toEqual([res.status, 'no-store', 'nosniff']);
       }
       expect([refreshed.status, validated.status, intent.status, users.status, audit.status, refused.status]).toEqual([200, 200, 200, 200, 200, 401]);
+      expect(((await refused.json()) as { code: string }).code).toBe('AUTH_TOKEN_INVALID');
       expect(((await intent.json()) as { clientSecret: string }).clientSecret).toBeTruthy();
     });
 
