@@ -425,6 +425,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RENDER_FAILED: The renderer failed or timed out on an item; `details` names it. INTERNAL: An unexpected failure in the service; the answer carries `requestId`, which finds the failure in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RENDERER_BUSY: Every renderer is busy and the queue is full; retry after `retryAfter` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Any other error, in the same envelope */
             default: {
                 headers: {
@@ -525,6 +545,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RENDER_FAILED: The renderer failed or timed out on an item; `details` names it. INTERNAL: An unexpected failure in the service; the answer carries `requestId`, which finds the failure in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RENDERER_BUSY: Every renderer is busy and the queue is full; retry after `retryAfter` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Any other error, in the same envelope */
             default: {
                 headers: {
@@ -600,6 +640,26 @@ export interface operations {
             /** @description The body is larger than this route accepts */
             413: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RENDER_FAILED: The renderer failed or timed out on an item; `details` names it. INTERNAL: An unexpected failure in the service; the answer carries `requestId`, which finds the failure in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RENDERER_BUSY: Every renderer is busy and the queue is full; retry after `retryAfter` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -706,6 +766,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RENDER_FAILED: The renderer failed or timed out on an item; `details` names it. INTERNAL: An unexpected failure in the service; the answer carries `requestId`, which finds the failure in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RENDERER_BUSY: Every renderer is busy and the queue is full; retry after `retryAfter` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Any other error, in the same envelope */
             default: {
                 headers: {
@@ -730,6 +810,15 @@ export interface operations {
         responses: {
             /** @description The request is malformed: the body, a path parameter or the query (the message names the field) */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND: No such resource under /api/v1/ (charts, infographics, presentations, diagrams). OPERATION_NOT_FOUND: The resource exists but has no such operation; the message names the one it has. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -768,6 +857,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RESOURCE_NOT_FOUND: No such resource under /api/v1/ (charts, infographics, presentations, diagrams). OPERATION_NOT_FOUND: The resource exists but has no such operation; the message names the one it has. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Any other error, in the same envelope */
             default: {
                 headers: {
@@ -792,6 +890,15 @@ export interface operations {
         responses: {
             /** @description The request is malformed: the body, a path parameter or the query (the message names the field) */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND: No such resource under /api/v1/ (charts, infographics, presentations, diagrams). OPERATION_NOT_FOUND: The resource exists but has no such operation; the message names the one it has. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -830,6 +937,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RESOURCE_NOT_FOUND: No such resource under /api/v1/ (charts, infographics, presentations, diagrams). OPERATION_NOT_FOUND: The resource exists but has no such operation; the message names the one it has. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Any other error, in the same envelope */
             default: {
                 headers: {
@@ -854,6 +970,15 @@ export interface operations {
         responses: {
             /** @description The request is malformed: the body, a path parameter or the query (the message names the field) */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND: No such resource under /api/v1/ (charts, infographics, presentations, diagrams). OPERATION_NOT_FOUND: The resource exists but has no such operation; the message names the one it has. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -892,6 +1017,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RESOURCE_NOT_FOUND: No such resource under /api/v1/ (charts, infographics, presentations, diagrams). OPERATION_NOT_FOUND: The resource exists but has no such operation; the message names the one it has. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Any other error, in the same envelope */
             default: {
                 headers: {
@@ -912,6 +1046,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description RESOURCE_NOT_FOUND: No such resource under /api/v1/ (charts, infographics, presentations, diagrams). OPERATION_NOT_FOUND: The resource exists but has no such operation; the message names the one it has. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Any other error, in the same envelope */
             default: {
                 headers: {
@@ -932,6 +1075,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description RESOURCE_NOT_FOUND: No such resource under /api/v1/ (charts, infographics, presentations, diagrams). OPERATION_NOT_FOUND: The resource exists but has no such operation; the message names the one it has. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Any other error, in the same envelope */
             default: {
                 headers: {
@@ -952,6 +1104,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description RESOURCE_NOT_FOUND: No such resource under /api/v1/ (charts, infographics, presentations, diagrams). OPERATION_NOT_FOUND: The resource exists but has no such operation; the message names the one it has. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Any other error, in the same envelope */
             default: {
                 headers: {
@@ -972,6 +1133,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description RESOURCE_NOT_FOUND: No such resource under /api/v1/ (charts, infographics, presentations, diagrams). OPERATION_NOT_FOUND: The resource exists but has no such operation; the message names the one it has. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Any other error, in the same envelope */
             default: {
                 headers: {
@@ -992,6 +1162,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description RESOURCE_NOT_FOUND: No such resource under /api/v1/ (charts, infographics, presentations, diagrams). OPERATION_NOT_FOUND: The resource exists but has no such operation; the message names the one it has. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Any other error, in the same envelope */
             default: {
                 headers: {
@@ -1012,6 +1191,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description RESOURCE_NOT_FOUND: No such resource under /api/v1/ (charts, infographics, presentations, diagrams). OPERATION_NOT_FOUND: The resource exists but has no such operation; the message names the one it has. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Any other error, in the same envelope */
             default: {
                 headers: {
@@ -1064,6 +1252,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description CACHE_ENTRY_NOT_FOUND: No cached result has this key (never rendered, or expired). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Any other error, in the same envelope */
             default: {
                 headers: {
@@ -1109,6 +1306,15 @@ export interface operations {
             };
             /** @description The request is malformed: the body, a path parameter or the query (the message names the field) */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CACHE_ENTRY_NOT_FOUND: No cached result has this key (never rendered, or expired). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
