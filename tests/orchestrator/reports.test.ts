@@ -61,6 +61,11 @@ describe('report requests over HTTP (identity JWT, visual service up, Azurite, S
       statusUrl: `${host.url}/orchestrator/api/reports/${body.trackingId}`,
       quota: { limit: 50, count: 1, resetsAt: expect.stringMatching(/^\d{4}-\d{2}-01T00:00:00\.000Z$/) },
     });
+    // The 202 says where to follow the report in its Location header too: the status URL, which answers.
+    expect(accepted.headers.get('location')).toBe(body.statusUrl);
+    const followed = await host.fetch(accepted.headers.get('location')!, { headers: bearer(user.accessToken) });
+    expect(followed.status).toBe(200);
+    expect(await followed.json()).toMatchObject({ trackingId: body.trackingId });
 
     const status = await finished(user.accessToken, body.trackingId);
     expect(status).toMatchObject({
