@@ -1,5 +1,6 @@
 import type Stripe from 'stripe';
 import type { LiveUser } from '../../shared/auth/live-session';
+import { Code } from '../../shared/http/errors';
 import { json } from '../../shared/http/handler';
 import { op, refusal, type Guard } from '../../shared/http/route';
 import { advertisedPlan, plans } from '../../shared/plans';
@@ -25,7 +26,7 @@ export const STRIPE_SIGNED: Guard<Stripe.Event> = {
 };
 
 /** The webhook's one failure: identity failing never fails it (the sync is retried), our own database does. */
-export const WEBHOOK_FAILED = refusal(['INTERNAL'], { when: 'Our own database failed: nothing was recorded, and Stripe delivers the event again.' });
+export const WEBHOOK_FAILED = refusal([Code.INTERNAL], { when: 'Our own database failed: nothing was recorded, and Stripe delivers the event again.' });
 
 export const listPlans = op('The plans on sale: price, currency, monthly report quota and features', async () =>
   json(200, { plans: plans().map(advertisedPlan) }, { 'Cache-Control': 'public, max-age=300' }),

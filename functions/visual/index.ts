@@ -3,6 +3,7 @@ import { config } from '../../shared/config';
 import type { ServiceDefinition } from '../../shared/functions';
 import { check, checkStorage, healthFunction } from '../../shared/health';
 import { contractRoutes } from '../../shared/http/contract';
+import { Code } from '../../shared/http/errors';
 import { PUBLIC, refusal, RETRY_AFTER, routes } from '../../shared/http/route';
 import { createLogger } from '../../shared/logging';
 import { clearHotIndex, deleteExpired } from './cache';
@@ -21,8 +22,8 @@ function describePool(): string {
 const route = routes('visual');
 const ALL: HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'];
 // A render can fail or find every renderer busy, on every rendering route.
-const RENDERING = { 500: refusal(['RENDER_FAILED', 'INTERNAL']), 503: refusal(['RENDERER_BUSY'], { headers: RETRY_AFTER }) };
-const NO_RESOURCE = refusal(['RESOURCE_NOT_FOUND', 'OPERATION_NOT_FOUND']);
+const RENDERING = { 500: refusal([Code.RENDER_FAILED, Code.INTERNAL]), 503: refusal([Code.RENDERER_BUSY], { headers: RETRY_AFTER }) };
+const NO_RESOURCE = refusal([Code.RESOURCE_NOT_FOUND, Code.OPERATION_NOT_FOUND]);
 
 /** The visual service's whole HTTP surface: one route per line (id, method, path, who may call, what it takes and answers, handler). */
 // prettier-ignore
@@ -37,7 +38,7 @@ const ROUTES = [
   route('diagrams-render', 'POST', 'api/v1/diagrams/render', r.VISUAL_TOKEN, { body: s.DIAGRAMS_BODY, otherMethods: 405, 200: s.DIAGRAMS, ...RENDERING }, r.diagrams),
   route('api', ALL, 'api/v1/{*rest}', PUBLIC, { params: s.API_REST, 404: NO_RESOURCE }, r.apiFallback),
   route('api-root', ALL, 'api/v1', PUBLIC, { 404: NO_RESOURCE }, r.apiFallback),
-  route('cache', ['GET', 'HEAD'], 'cache/{key}', PUBLIC, { params: s.CACHE_KEY, 200: s.CACHED, 304: s.NOT_MODIFIED, 404: refusal(['CACHE_ENTRY_NOT_FOUND']) }, r.cached),
+  route('cache', ['GET', 'HEAD'], 'cache/{key}', PUBLIC, { params: s.CACHE_KEY, 200: s.CACHED, 304: s.NOT_MODIFIED, 404: refusal([Code.CACHE_ENTRY_NOT_FOUND]) }, r.cached),
   route('quickchart-chart', ['GET', 'POST'], '/quickchart/chart', r.QUICKCHART_KEY, { body: s.QUICKCHART_BODY, 200: s.QUICKCHART_IMAGE }, r.quickChart),
 ];
 
