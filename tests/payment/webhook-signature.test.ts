@@ -46,8 +46,8 @@ test('a wrong signing secret is refused with 400 and writes nothing', async () =
 
 test('a missing Stripe-Signature header is refused with 400', async () => {
   const res = await deliver(host, succeeded('u-missing'), { header: null });
-  expect(res.status).toBe(400);
-  expect(res.body.code).toBe('WEBHOOK_SIGNATURE_MISSING');
+  expectError(res, 400, 'WEBHOOK_SIGNATURE_MISSING');
+  expect(res.body.message).toMatch(/Stripe-Signature header is missing/);
   await expectNothingWritten('u-missing');
 });
 
@@ -121,8 +121,9 @@ test('a correctly signed body that is not an event is a 400 naming the field', a
   const event = { id: 'evt_bad', type: 'payment_intent.succeeded', created: 'yesterday', data: { object: { id: 'pi_x' } } };
   const res = await deliver(host, event);
   expect(res.status).toBe(400);
-  expect(res.body).toMatchObject({ code: 'VALIDATION_FAILED' });
-  expect(res.body.message).toMatch(/created/);
+  expectError(res, 400, 'VALIDATION_FAILED');
+  // The message names the event's field, as the details do.
+  expect(res.body.message).toMatch(/^Invalid event: created /);
 });
 
 test('a signature 290 s old, inside the tolerance, is accepted and recorded', async () => {
