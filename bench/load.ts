@@ -11,7 +11,7 @@
  * The payment bench has its own generator for its pre-signed events.
  */
 import { fork } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import path from 'node:path';
 
 export interface LoadOrder {
@@ -73,11 +73,22 @@ interface AutocannonResult {
 
 /** The placeholder of a body that changes on every request. */
 export const UNIQUE = '[<n>]';
+/**
+ * The placeholder of digits that change on every request: nine of them, so `12.[<#>]` is a number
+ * that differs on every request (unique data, not only a unique label) and still reads as 12.
+ */
+export const UNIQUE_DIGITS = '[<#>]';
 
 const run = randomBytes(6).toString('hex');
-let unique = 0;
-/** The body of the next request: `order.body` with each UNIQUE replaced by a value never sent before. */
-const nextBody = (order: LoadOrder) => (order.body?.includes(UNIQUE) ? order.body.replaceAll(UNIQUE, `${run}-${++unique}`) : order.body);
+// A random start, so two load generators of one run (one per row) do not send the same digits.
+let unique = randomInt(0, 500_000_000);
+const hasPlaceholder = (body: string | undefined) => Boolean(body?.includes(UNIQUE) || body?.includes(UNIQUE_DIGITS));
+/** The body of the next request: `order.body` with each placeholder replaced by a value never sent before (in this run). */
+function nextBody(order: LoadOrder): string | undefined {
+  if (!hasPlaceholder(order.body)) return order.body;
+  unique++;
+  return order.body!.replaceAll(UNIQUE, `${run}-${unique}`).replaceAll(UNIQUE_DIGITS, String(unique).padStart(9, '0'));
+}
 
 type Measured = Omit<LoadResult, 'cpuMs'>;
 
@@ -91,7 +102,7 @@ async function closedLoop(order: LoadOrder): Promise<Measured> {
     headers: order.headers,
     amount: order.amount,
     body: order.body,
-    ...(order.body?.includes(UNIQUE) ? { requests: [{ setupRequest: (request: Record<string, unknown>) => ({ ...request, body: nextBody(order) }) }] } : {}),
+    ...(hasPlaceholder(order.body) ? { requests: [{ setupRequest: (request: Record<string, unknown>) => ({ ...request, body: nextBody(order) }) }] } : {}),
   });
   const { requests, duration, latency, non2xx, errors, timeouts } = result;
   return { requests, duration, latency, '2xx': result['2xx'], non2xx, errors: errors + timeouts };

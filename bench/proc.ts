@@ -7,9 +7,9 @@ const TICKS_PER_SECOND = 100;
  * CPU time (user + system, in ms) a process has used so far, all its threads included; undefined
  * where /proc is missing or the process is gone. Lets a bench say which process's CPU grows.
  */
-export function processCpuMs(pid: number): number | undefined {
+export function processCpuMs(pid: number, statFile = `/proc/${pid}/stat`): number | undefined {
   try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = fs.readFileSync(statFile, 'utf8');
     // Fields after the command name (which may hold spaces, so split after its closing parenthesis).
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
@@ -49,4 +49,18 @@ export function machineBusyMs(): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** CPU time (user + system, in ms) each thread of a process has used so far, by thread id; empty where /proc is missing. */
+export function threadCpuMs(pid: number): Map<number, number> {
+  const out = new Map<number, number>();
+  try {
+    for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+      const ms = processCpuMs(Number(tid), `/proc/${pid}/task/${tid}/stat`);
+      if (ms !== undefined) out.set(Number(tid), ms);
+    }
+  } catch {
+    // not Linux, or the process is gone
+  }
+  return out;
 }

@@ -26,11 +26,11 @@ export type PlatformClient = { [S in ServiceName]: Client<ServicePaths[S]> };
 /** The error envelope every service answers errors with (`code` is the stable part to switch on). */
 export type ErrorEnvelope = components['schemas']['Error'];
 
-/** The envelope as a caller reads it: any field may be missing (a proxy's page, a host's bare 404), and NETWORK_ERROR is the client's own code. */
+/** The envelope as a caller reads it: any field may be missing (a proxy's page, a host's bare 404), and NETWORK_ERROR and TIMEOUT are the client's own codes. */
 export interface ErrorBody {
   error?: string;
   message?: string;
-  code?: ErrorEnvelope['code'] | 'NETWORK_ERROR' | (string & {});
+  code?: ErrorEnvelope['code'] | 'NETWORK_ERROR' | 'TIMEOUT' | (string & {});
   timestamp?: string;
   details?: unknown;
   retryAfter?: number;
@@ -101,7 +101,8 @@ export function platformClient(options: PlatformClientOptions): PlatformClient {
 
 /**
  * The data of a successful answer; an error answer becomes an ApiError carrying its envelope, and a
- * service that cannot be reached an ApiError with status 0 (an aborted call stays an AbortError).
+ * service that cannot be reached, or does not answer within a timeout signal's time, an ApiError
+ * with status 0 (NETWORK_ERROR, TIMEOUT; an aborted call stays an AbortError).
  */
 export async function answer<T>(pending: Promise<{ data?: T; error?: unknown; response: Response }>, service = 'platform'): Promise<T> {
   let result: Awaited<typeof pending>;
@@ -109,6 +110,8 @@ export async function answer<T>(pending: Promise<{ data?: T; error?: unknown; re
     result = await pending;
   } catch (error) {
     if ((error as Error).name === 'AbortError') throw error;
+    if ((error as Error).name === 'TimeoutError')
+      throw new ApiError(0, { code: 'TIMEOUT', message: `The ${service} service did not answer in time. Try again.` });
     throw new ApiError(0, { code: 'NETWORK_ERROR', message: `The ${service} service could not be reached. Check the connection and try again.` });
   }
   const { data, error, response } = result;

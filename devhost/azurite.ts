@@ -75,7 +75,7 @@ export function developmentStorageConnectionString(host = '127.0.0.1', [blobPort
   ].join(';');
 }
 
-export const isDevelopmentStorage = (connection: string | undefined) => /^\s*UseDevelopmentStorage=true\s*;?\s*$/i.test(connection ?? '');
+export const isDevelopmentStorage = (connection: string | undefined) => /^UseDevelopmentStorage=true;?$/i.test((connection ?? '').trim());
 
 /** The `Server` header a port answers HTTP with ('' when nothing listens, 'not http' when something else does). */
 function serverHeader(port: number, host: string): Promise<string> {

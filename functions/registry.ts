@@ -99,7 +99,12 @@ function stoppedService(name: ServiceName, problems: string[], entries: IndexedF
   const log = createLogger({ service: name });
   const functions: FunctionDefinition[] = entries
     .filter((entry): entry is Extract<IndexedFunction, { kind: 'http' }> => entry.kind === 'http')
-    .map((entry) => ({ ...entry, handler: async () => stoppedServiceResponse(name, problems, entry.name === `${name}-health`) }));
+    .map((entry) => ({
+      ...entry,
+      handler: async () => stoppedServiceResponse(name, problems, entry.name === `${name}-health`),
+      // It reads no body.
+      maxBodyBytes: () => 0,
+    }));
   return {
     name,
     functions,
@@ -189,8 +194,14 @@ function eagerService(definition: ServiceDefinition): ServedService {
 export function serveServices(names: readonly ServiceName[], options: { lazy: boolean }, env: NodeJS.ProcessEnv = process.env): ServedService[] {
   const unresolved = unresolvedSettings(env);
   return SERVICE_ORDER.filter((name) => names.includes(name)).map((name) => {
-    const problems = unresolved.filter((u) => u.services.includes(name)).map((u) => u.problem);
+    const mine = unresolved.filter((u) => u.services.includes(name));
+    const problems = mine.filter((u) => u.required).map((u) => u.problem);
     if (problems.length) return stoppedService(name, problems, INDEX[name]);
+    // An optional secret not stored yet: the service runs without it, and says so once at start.
+    for (const u of mine)
+      createLogger({ service: name }).warn(`${name}: ${u.name} is unset (its Key Vault reference did not resolve); the features that need it answer 503`, {
+        category: 'configuration',
+      });
     return options.lazy ? lazyService(name, INDEX[name]) : eagerService(loadService(name));
   });
 }

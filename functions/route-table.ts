@@ -1,3 +1,6 @@
+import { SETTINGS } from '../shared/config/settings';
+import { DEFAULT_BODY_LIMIT } from '../shared/http/body';
+import { bodySpec, type RoutedFunction } from '../shared/http/route';
 import { cell } from '../shared/markdown';
 import { allServices } from './registry';
 
@@ -11,4 +14,22 @@ export function functionTable(): string {
     }),
   );
   return ['| Service | Trigger | Function |', '|---|---|---|', ...rows].join('\n');
+}
+
+const bytes = (n: number) => (n % (1024 * 1024) === 0 ? `${n / (1024 * 1024)} MiB` : n % 1024 === 0 ? `${n / 1024} KiB` : `${n} bytes`);
+
+/** docs/limits.md's table of the body limit of every route that reads a body (413 PAYLOAD_TOO_LARGE above it). */
+export function bodyLimitTable(): string {
+  const rows = allServices().flatMap((service) =>
+    service.functions
+      .filter((fn): fn is RoutedFunction => fn.kind === 'http' && 'doc' in fn && bodySpec((fn as RoutedFunction).doc.io.body) !== undefined)
+      .map((fn) => {
+        const limit = bodySpec(fn.doc.io.body)!.limit ?? DEFAULT_BODY_LIMIT;
+        const text = typeof limit === 'number' ? bytes(limit) : `${bytes(Number(SETTINGS[limit.setting].default))} (\`${limit.setting}\`)`;
+        return `| ${service.name} | ${fn.doc.methods.filter((m) => m !== 'GET' && m !== 'HEAD').join(', ')} \`/${fn.doc.path}\` | ${text} |`;
+      }),
+  );
+  return ['| Service | Route | Largest body |', '|---|---|---|', ...rows, `| all | every other route (it reads no body) | ${bytes(DEFAULT_BODY_LIMIT)} |`].join(
+    '\n',
+  );
 }

@@ -82,6 +82,12 @@ var extraCorsOrigins = filter(map(split(corsAllowedOrigins, ','), origin => trim
 @description('Generated reports are deleted this many days after they were written (a lifecycle rule on the reports container).')
 param reportRetentionDays int = 90
 
+@description('Where Azure Communication Services keeps the sign-in emails at rest: a geography such as United States, Europe or UK.')
+param emailDataLocation string = 'United States'
+
+@description('Display name of the sign-in emails\' sender (the address is DoNotReply@ the Azure-managed domain).')
+param emailSenderDisplayName string = 'Report Platform'
+
 @description('Application Insights accepts only Entra ID authenticated telemetry. Turn on only when every sender authenticates with the managed identity (docs/deploy.md, Decisions); a sender using the connection string alone is refused and its telemetry lost.')
 param appInsightsLocalAuthDisabled bool = false
 
@@ -94,8 +100,11 @@ var sqlAdminSid = !empty(sqlAdminObjectId) ? sqlAdminObjectId : (principalType =
 var serviceNames = [ 'identity', 'payment', 'orchestrator', 'visual' ]
 var resourceToken = toLower(uniqueString(subscription().id, environmentName, location))
 var tags = { 'azd-env-name': environmentName }
+var identityName = 'id-${resourceToken}'
 // One Function App per service, or one serving all four; `services` becomes the app's SERVICES setting.
-var apps = singleApp ? [ { name: 'platform', services: serviceNames } ] : map(serviceNames, name => { name: name, services: [ name ] })
+// Each app's name is known before deployment (not read from a module output), so the app-settings
+// modules target a fixed site when the deployment is planned (what-if shows their changes).
+var apps = map(singleApp ? [ { name: 'platform', services: serviceNames } ] : map(serviceNames, name => { name: name, services: [ name ] }), app => union(app, { appName: 'func-${app.name}-${resourceToken}' }))
 // Index in `apps` of the app serving each service.
 var appIndex = {
   identity: 0
@@ -114,7 +123,7 @@ module identity 'modules/managed-identity.bicep' = {
   name: 'managed-identity'
   scope: rg
   params: {
-    name: 'id-${resourceToken}'
+    name: identityName
     location: location
     tags: tags
   }
@@ -184,7 +193,7 @@ module functionApps 'modules/function-app.bicep' = [for app in apps: {
   name: 'function-app-${app.name}'
   scope: rg
   params: {
-    name: 'func-${app.name}-${resourceToken}'
+    name: app.appName
     azdServiceName: app.name
     location: location
     tags: tags
@@ -212,7 +221,20 @@ module alerts 'modules/alerts.bicep' = {
     appInsightsId: monitoring.outputs.id
     alertEmail: alertEmail
     appNames: [for (app, i) in apps: functionApps[i].outputs.name]
-    healthChecks: [for service in serviceNames: { service: service, url: '${serviceUrls[service]}/health' }]
+    // Without the SQL check: a probe every 5 minutes would keep a serverless database from pausing.
+    healthChecks: [for service in serviceNames: { service: service, url: '${serviceUrls[service]}/health?skip=sql' }]
+  }
+}
+
+module email 'modules/email.bicep' = {
+  name: 'email'
+  scope: rg
+  params: {
+    nameSuffix: resourceToken
+    tags: tags
+    dataLocation: emailDataLocation
+    identityPrincipalId: identity.outputs.principalId
+    senderDisplayName: emailSenderDisplayName
   }
 }
 
@@ -220,8 +242,9 @@ module alerts 'modules/alerts.bicep' = {
 module appSettings 'modules/app-settings.bicep' = [for (app, i) in apps: {
   name: 'app-settings-${app.name}'
   scope: rg
+  dependsOn: [ functionApps ]
   params: {
-    appName: functionApps[i].outputs.name
+    appName: app.appName
     services: app.services
     serviceUrls: serviceUrls
     keyVaultUri: keyVault.outputs.uri
@@ -236,6 +259,8 @@ module appSettings 'modules/app-settings.bicep' = [for (app, i) in apps: {
     orchestratorAiProvider: orchestratorAiProvider
     orchestratorAiModel: orchestratorAiModel
     reportQueue: storage.outputs.reportQueue
+    emailEndpoint: email.outputs.endpoint
+    emailFrom: email.outputs.from
     // The console is served by the orchestrator app and calls identity and payment, which may be other apps.
     corsAllowedOrigins: union(extraCorsOrigins, ['https://${functionApps[appIndex.orchestrator].outputs.defaultHostName}'])
   }
@@ -262,3 +287,4 @@ output SQL_SERVER string = sql.outputs.serverFqdn
 output SQL_DATABASE string = sql.outputs.databaseName
 output MANAGED_IDENTITY_NAME string = identity.outputs.name
 output MANAGED_IDENTITY_CLIENT_ID string = identity.outputs.clientId
+output EMAIL_ENDPOINT string = email.outputs.endpoint

@@ -37,11 +37,15 @@ async function main(): Promise<void> {
   };
   const journey = await runJourney({ baseUrl, dataDir: dataDir(), email, company, onStep: print });
   const health = journey.overview.dashboard.health;
+  // The page count as the workflow logged it (PDF_ENHANCEMENT's metadata, read through the admin status route).
+  const pdfStep = journey.status.data.logs.find((l) => l.step_name === 'PDF_ENHANCEMENT' && l.status === 'completed');
+  const metadata = typeof pdfStep?.metadata === 'string' ? (JSON.parse(pdfStep.metadata) as { pdf_pages?: number }) : pdfStep?.metadata;
+  const pages = (metadata as { pdf_pages?: number } | undefined)?.pdf_pages;
   process.stdout.write(
     [
       '',
       `Every step succeeded.`,
-      `PDF report: ${journey.pdfPath}`,
+      `PDF report: ${journey.pdfPath} (${pages ?? '?'} pages, ${(journey.pdf.length / 1024).toFixed(0)} KiB)`,
       `Dashboard: health ${health.score} (${health.status}), ${health.total_executions} executions, success rate ${health.success_rate}%, average ${health.avg_processing_time_ms} ms`,
       `Administration console: ${baseUrl}/orchestrator/console/ (sign in as admin@example.com; the code is in ${path.join(dataDir(), 'outbox')})`,
       '',

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { functionIndex } from '../functions/registry';
-import { functionTable } from '../functions/route-table';
+import { bodyLimitTable, functionTable } from '../functions/route-table';
 import { settingsTable } from '../shared/config/table';
 import { errorCodeTable } from '../shared/http/error-table';
 import { replaceGeneratedBlock } from '../shared/markdown';
@@ -16,6 +16,7 @@ export const GENERATED: { file: string; block: string; content: () => string }[]
   { file: 'README.md', block: 'settings', content: settingsTable },
   { file: 'docs/architecture.md', block: 'functions', content: functionTable },
   { file: 'docs/architecture.md', block: 'error-codes', content: errorCodeTable },
+  { file: 'docs/limits.md', block: 'body-limits', content: bodyLimitTable },
 ];
 
 /** Files generated whole. */

@@ -9,6 +9,7 @@ import path from 'node:path';
 import Stripe from 'stripe';
 import { platformClient } from '../client';
 import { latestCode, outboxDir } from '../tools/outbox';
+import { demoReportRequest } from './demo-profile';
 
 export interface Step {
   name: string;
@@ -135,24 +136,7 @@ export async function runJourney(options: JourneyOptions) {
     'order a report',
     'POST /orchestrator/api/reports',
     signedIn.orchestrator.POST('/orchestrator/api/reports', {
-      body: {
-        company_name: company,
-        industry_id: '54',
-        profile: {
-          description: 'Engineering consultancy for water utilities',
-          employees: 42,
-          founded_year: 2012,
-          currency: 'USD',
-          revenue_history: [
-            { year: 2022, revenue: 3_100_000, net_income: 240_000 },
-            { year: 2023, revenue: 3_650_000, net_income: 310_000 },
-            { year: 2024, revenue: 4_420_000, net_income: 455_000 },
-          ],
-          goals: ['Open a second office', 'Grow recurring maintenance contracts'],
-          challenges: ['Hiring senior engineers'],
-          key_metrics: { gross_margin_pct: 38.5, customer_retention_pct: 91 },
-        },
-      },
+      body: demoReportRequest(company),
     }),
     (b) => `tracking id ${b.trackingId}, status ${b.status}`,
   );

@@ -10,6 +10,8 @@
  * 3. Stripe: subscribes the payment webhook (npm run stripe:webhook) when a Stripe secret key is
  *    available (STRIPE_SECRET_KEY or the stripe-secret-key Key Vault secret); a failure here is
  *    reported and leaves the rest in place (/payment/health says the webhook is not ready).
+ * 4. Key Vault references: makes every Function App read its references again and checks each
+ *    one resolved (scripts/key-vault-references.ts); one that did not fails the hook, naming it.
  * Runs as the signed-in principal (azd auth login / az login): the SQL Entra admin (or in its group)
  * with Key Vault Secrets Officer (main.bicep grants it to the deploying principal). Values come from
  * the azd environment (main.bicep outputs). Secrets are never printed.
@@ -18,7 +20,8 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { TokenCredential } from '@azure/identity';
-import { ensureSecrets, KeyVaultSecrets, missingOperatorSecrets, OPERATOR_SECRETS, SECRET } from './secrets';
+import { AppSettingsReferences, refreshAndCheckReferences } from './key-vault-references';
+import { blankOperatorSecrets, ensureSecrets, KeyVaultSecrets, OPERATOR_SECRETS, SECRET } from './secrets';
 import { runWebhookCommand, stripeClient } from './stripe-webhook';
 
 /** main.bicep outputs the hook reads (azd passes the environment's values). */
@@ -32,6 +35,10 @@ export const HOOK_INPUTS = [
   'MANAGED_IDENTITY_NAME',
   'MANAGED_IDENTITY_CLIENT_ID',
   'PAYMENT_URL',
+  'FUNCTION_APP_IDENTITY',
+  'FUNCTION_APP_PAYMENT',
+  'FUNCTION_APP_ORCHESTRATOR',
+  'FUNCTION_APP_VISUAL',
 ] as const;
 type HookEnv = Record<(typeof HOOK_INPUTS)[number], string>;
 
@@ -51,6 +58,8 @@ export interface HookDeps {
   /** STRIPE_SECRET_KEY and friends (process.env by default). */
   operatorEnv?: NodeJS.ProcessEnv;
   migrateRetryDelaysMs?: number[];
+  /** Waits between reads of the Key Vault references' status (tests: short). */
+  referencePollDelaysMs?: number[];
 }
 
 export function hookEnv(env: NodeJS.ProcessEnv = process.env): HookEnv {
@@ -132,8 +141,8 @@ export async function postprovision(env: HookEnv, deps: HookDeps): Promise<{ str
   out(`Key Vault ${new URL(env.AZURE_KEY_VAULT_ENDPOINT).host}: ensuring secrets`);
   const written = await ensureSecrets(vault, operatorEnv);
   out(written.length ? `  created: ${written.join(', ')}` : '  every generated secret exists');
-  for (const name of await missingOperatorSecrets(vault))
-    out(`  missing operator secret ${name} (${OPERATOR_SECRETS[name].variable}): docs/deploy.md says how to store it`);
+  for (const name of await blankOperatorSecrets(vault))
+    out(`  operator secret ${name} is blank: ${OPERATOR_SECRETS[name].without} until ${OPERATOR_SECRETS[name].variable} is stored (docs/deploy.md)`);
 
   // 2. Azure SQL, through a temporary firewall rule.
   const firewall = new SqlFirewall(env, deps.credential, deps.armEndpoint);
@@ -161,20 +170,40 @@ export async function postprovision(env: HookEnv, deps: HookDeps): Promise<{ str
   }
 
   // 3. Stripe webhook.
+  const stripeProblem = await subscribeWebhook(env, vault, operatorEnv, out);
+
+  // 4. Every app reads its Key Vault references again, and each must resolve.
+  const references = new AppSettingsReferences(
+    { subscriptionId: env.AZURE_SUBSCRIPTION_ID, resourceGroup: env.AZURE_RESOURCE_GROUP },
+    deps.credential,
+    deps.armEndpoint,
+  );
+  const apps = [env.FUNCTION_APP_IDENTITY, env.FUNCTION_APP_PAYMENT, env.FUNCTION_APP_ORCHESTRATOR, env.FUNCTION_APP_VISUAL];
+  await refreshAndCheckReferences(apps, references, { sleep, out, pollDelaysMs: deps.referencePollDelaysMs });
+  return stripeProblem ? { stripeProblem } : {};
+}
+
+/** Subscribes the payment webhook when a Stripe key is available; answers the problem when that failed. */
+async function subscribeWebhook(
+  env: HookEnv,
+  vault: KeyVaultSecrets,
+  operatorEnv: NodeJS.ProcessEnv,
+  out: (line: string) => void,
+): Promise<string | undefined> {
   const webhookUrl = `${env.PAYMENT_URL}/webhook`;
   const key = operatorEnv.STRIPE_SECRET_KEY?.trim() || (await vault.get(SECRET.stripeSecretKey))?.trim();
   if (!key) {
     out(`Stripe webhook: skipped, no Stripe secret key yet. Store it (docs/deploy.md, step 2), then: npm run stripe:webhook -- --url ${webhookUrl}`);
-    return {};
+    return undefined;
   }
   try {
     const result = await runWebhookCommand(stripeClient(key, operatorEnv.STRIPE_API_BASE), vault, { url: webhookUrl });
     for (const line of result.lines) out(`Stripe webhook: ${line}`);
-    return {};
+    return undefined;
   } catch (error) {
     const problem = `Stripe webhook NOT set up: ${(error as Error).message}. Payment answers not ready until it is: fix the key and run npm run stripe:webhook -- --url ${webhookUrl}`;
     out(problem);
-    return { stripeProblem: problem };
+    return problem;
   }
 }
 

@@ -43,16 +43,22 @@ export const SECRET = {
 
 /**
  * Secrets an operator supplies (never generated), taken from `variable` in the environment when
- * given. A `needed` one stays missing until stored, so the feature fails loudly; an optional one
- * is created blank (a single space, which the config reads as unset) so its Key Vault reference
- * resolves and the feature stays off until a real value is stored.
+ * given. Each is created blank (a single space, which the config reads as unset) until then, so its
+ * Key Vault reference resolves and only the feature that needs it is off: payments without a
+ * Stripe key (503 STRIPE_NOT_CONFIGURED, health degraded), SMTP without a URL (sign-in email goes
+ * through Azure Communication Services instead), reports without an AI key (written offline). A
+ * blank secret is replaced when its value is given; a real one is never changed.
  */
-export const OPERATOR_SECRETS: Record<string, { variable: string; needed: boolean }> = {
-  [SECRET.stripeSecretKey]: { variable: 'STRIPE_SECRET_KEY', needed: true },
-  [SECRET.smtpUrl]: { variable: 'SMTP_URL', needed: true },
-  [SECRET.orchestratorAiApiKey]: { variable: 'ORCHESTRATOR_AI_API_KEY', needed: false },
-  [SECRET.quickchartApiKey]: { variable: 'QUICKCHART_API_KEY', needed: false },
+export const OPERATOR_SECRETS: Record<string, { variable: string; without: string }> = {
+  [SECRET.stripeSecretKey]: { variable: 'STRIPE_SECRET_KEY', without: 'payments cannot be created (payment health says degraded)' },
+  [SECRET.smtpUrl]: { variable: 'SMTP_URL', without: 'sign-in email goes through Azure Communication Services' },
+  [SECRET.orchestratorAiApiKey]: {
+    variable: 'ORCHESTRATOR_AI_API_KEY',
+    without: 'reports are written offline (or with the managed identity for azure-openai)',
+  },
+  [SECRET.quickchartApiKey]: { variable: 'QUICKCHART_API_KEY', without: 'the QuickChart-compatible route takes no key' },
 };
+
 const BLANK = ' ';
 
 /**
@@ -177,18 +183,25 @@ export async function ensureSecrets(vault: KeyVaultSecrets, env: NodeJS.ProcessE
     await vault.set(SECRET.stripeWebhookSecret, webhookSecretPlaceholder(), { placeholder: 'true' });
     written.push(SECRET.stripeWebhookSecret);
   }
-  for (const [name, { variable, needed }] of Object.entries(OPERATOR_SECRETS)) {
-    if (env[variable]) await ensure(name, () => env[variable]!);
-    else if (!needed) await ensure(name, () => BLANK, { blank: 'true' });
+  for (const [name, { variable }] of Object.entries(OPERATOR_SECRETS)) {
+    const given = env[variable]?.trim();
+    const existing = await vault.read(name);
+    if (given && (!existing || existing.tags.blank === 'true')) {
+      await vault.set(name, given);
+      written.push(name);
+    } else if (!existing) await ensure(name, () => BLANK, { blank: 'true' });
   }
   return written;
 }
 
-/** The operator secrets still missing (the apps cannot use Stripe or send email until they exist). */
-export async function missingOperatorSecrets(vault: KeyVaultSecrets): Promise<string[]> {
-  const missing: string[] = [];
-  for (const name of Object.keys(OPERATOR_SECRETS)) if ((await vault.get(name)) === undefined) missing.push(name);
-  return missing;
+/** The operator secrets still blank (or missing): the features that need them are off until they are stored. */
+export async function blankOperatorSecrets(vault: KeyVaultSecrets): Promise<string[]> {
+  const blank: string[] = [];
+  for (const name of Object.keys(OPERATOR_SECRETS)) {
+    const secret = await vault.read(name);
+    if (!secret || secret.tags.blank === 'true' || !secret.value.trim()) blank.push(name);
+  }
+  return blank;
 }
 
 /** Rotation order: the payment service's new token first, then identity's validation (old secret still accepted), so no call is refused in between. */
@@ -227,9 +240,9 @@ async function main(): Promise<void> {
   } else {
     const written = await ensureSecrets(vault);
     out(written.length ? `created secrets: ${written.join(', ')}` : 'all generated secrets exist');
-    for (const name of await missingOperatorSecrets(vault)) {
+    for (const name of await blankOperatorSecrets(vault)) {
       out(
-        `missing operator secret ${name}: az keyvault secret set --vault-name <vault> --name ${name} --file <file holding ${OPERATOR_SECRETS[name].variable}> (docs/deploy.md)`,
+        `operator secret ${name} is blank (${OPERATOR_SECRETS[name].without}); to store it: ${OPERATOR_SECRETS[name].variable}=... npm run secrets (docs/deploy.md)`,
       );
     }
   }

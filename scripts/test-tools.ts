@@ -13,7 +13,9 @@
  * (tests/helpers/tools.ts).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../devhost/paths';
 
@@ -68,8 +70,122 @@ export function debianTool(name: string, purpose: string, commands: string[], pa
   return { name, purpose, find, install: () => aptInstall(packages), howTo: `sudo apt-get install ${packages.join(' ')}` };
 }
 
+/** Where this machine keeps what is built once for every checkout (the T-SQL checker). */
+export const MACHINE_CACHE = path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'report-platform');
+
+/** NuGet's global packages folder, where a restore leaves each package (lower-case id/version). */
+export const nugetPackages = () => process.env.NUGET_PACKAGES || path.join(os.homedir(), '.nuget', 'packages');
+
+function requireDotnet(): string {
+  const dotnet = onPath('dotnet');
+  if (!dotnet) throw new Error('the .NET SDK (dotnet) is not installed');
+  return dotnet;
+}
+
+/**
+ * Fetches pinned NuGet packages without building anything: a restore-only project whose
+ * `PackageDownload` items name them, restored in a folder of the machine cache.
+ */
+export function nugetDownload(packages: Record<string, string>): void {
+  const dotnet = requireDotnet();
+  const dir = path.join(MACHINE_CACHE, 'nuget-download', createHash('sha256').update(JSON.stringify(packages)).digest('hex').slice(0, 12));
+  fs.mkdirSync(dir, { recursive: true });
+  const items = Object.entries(packages).map(([id, version]) => `    <PackageDownload Include="${id}" Version="[${version}]" />`);
+  fs.writeFileSync(
+    path.join(dir, 'restore.csproj'),
+    `<Project Sdk="Microsoft.NET.Sdk">\n  <PropertyGroup><TargetFramework>net10.0</TargetFramework></PropertyGroup>\n  <ItemGroup>\n${items.join('\n')}\n  </ItemGroup>\n</Project>\n`,
+  );
+  execFileSync(dotnet, ['restore', path.join(dir, 'restore.csproj'), '--nologo', '-v', 'q', '--disable-build-servers'], { stdio: 'inherit' });
+}
+
+/** The Bicep CLI version restored from NuGet when none is on the machine (the one CI uses). */
+export const BICEP_VERSION = '0.49.2';
+const BICEP_PACKAGE = 'Azure.Bicep.CommandLine.linux-x64';
+const nugetBicep = () => path.join(nugetPackages(), BICEP_PACKAGE.toLowerCase(), BICEP_VERSION, 'tools', 'bicep');
+
+/** A Bicep CLI that answers `--version`, with that version. */
+function bicepAt(executable: string | undefined): Record<string, string> | undefined {
+  if (!executable || !fs.existsSync(executable)) return undefined;
+  const answer = spawnSync(executable, ['--version'], { encoding: 'utf8' });
+  const version = /Bicep CLI version (\d+\.\d+\.\d+)/.exec(answer.stdout ?? '')?.[1];
+  return answer.status === 0 && version ? { bicep: executable, version } : undefined;
+}
+
+/**
+ * The Bicep CLI: `bicep` on PATH, else the one `az bicep install` keeps in ~/.azure/bin, else the
+ * pinned NuGet package (a self-contained Linux x64 executable inside it).
+ */
+export const bicepTool: TestTool = {
+  name: 'bicep',
+  purpose: 'compiles and lints infra/ (tests/infra)',
+  find: () =>
+    bicepAt(onPath('bicep')) ??
+    bicepAt(path.join(os.homedir(), '.azure', 'bin', process.platform === 'win32' ? 'bicep.exe' : 'bicep')) ??
+    // The pinned package's version is known: no need to start it (2 s) to ask.
+    (fs.existsSync(nugetBicep()) ? { bicep: nugetBicep(), version: BICEP_VERSION } : undefined),
+  install: () => {
+    if (process.platform !== 'linux' || process.arch !== 'x64')
+      throw new Error(`the NuGet package is for Linux x64; on ${process.platform} ${process.arch} run: az bicep install`);
+    nugetDownload({ [BICEP_PACKAGE]: BICEP_VERSION });
+    // NuGet does not keep file modes everywhere.
+    fs.chmodSync(nugetBicep(), 0o755);
+  },
+  howTo: 'az bicep install (Azure CLI), or install .NET 10 and rerun npm run test:tools (it restores the pinned NuGet package)',
+};
+
+const TSQL_CHECK_SOURCE = path.join(PROJECT_ROOT, 'tools', 'tsql-check');
+/** The checker's sources (a bin/ or obj/ left by a build by hand is not one). */
+const tsqlCheckSources = () =>
+  fs
+    .readdirSync(TSQL_CHECK_SOURCE)
+    .filter((file) => /\.(cs|csproj)$/.test(file))
+    .sort();
+
+/** The checker's build folder: one per content of its sources, so an unchanged checker is built once per machine. */
+function tsqlCheckBuild(): string {
+  const hash = createHash('sha256');
+  for (const file of tsqlCheckSources()) hash.update(file).update(fs.readFileSync(path.join(TSQL_CHECK_SOURCE, file)));
+  return path.join(MACHINE_CACHE, 'tsql-check', hash.digest('hex').slice(0, 16));
+}
+
+/** ScriptDom, SQL Server's own T-SQL parser, behind a small .NET program (tools/tsql-check). */
+export const tsqlCheckTool: TestTool = {
+  name: 'tsql-check',
+  purpose: "parses every T-SQL statement the platform runs with Microsoft's parser (tests/helpers/tsql.ts)",
+  find: () => {
+    const dll = path.join(tsqlCheckBuild(), 'bin', 'TsqlCheck.dll');
+    const dotnet = onPath('dotnet');
+    return dotnet && fs.existsSync(dll) ? { dotnet, dll } : undefined;
+  },
+  install: () => {
+    const dotnet = requireDotnet();
+    const build = tsqlCheckBuild();
+    // Built from a copy, so no obj/ or bin/ lands in the checkout.
+    const source = path.join(build, 'src');
+    fs.rmSync(build, { recursive: true, force: true });
+    fs.mkdirSync(source, { recursive: true });
+    for (const file of tsqlCheckSources()) fs.copyFileSync(path.join(TSQL_CHECK_SOURCE, file), path.join(source, file));
+    execFileSync(
+      dotnet,
+      ['build', source, '-c', 'Release', '-o', path.join(build, 'bin'), '--nologo', '-v', 'q', '--disable-build-servers', '-nodeReuse:false'],
+      { stdio: 'inherit' },
+    );
+  },
+  howTo: 'install the .NET 10 SDK (dotnet) and rerun npm run test:tools (it restores ScriptDom from NuGet and builds tools/tsql-check)',
+};
+
 /** The tools, in the order they are got. Each issue's tests add theirs here. */
-export const TOOLS: TestTool[] = [];
+export const TOOLS: TestTool[] = [
+  debianTool(
+    'poppler-utils',
+    'reading report PDFs as a checker would: text, fonts, images, page sizes',
+    ['pdftotext', 'pdfinfo', 'pdffonts', 'pdfimages', 'pdftoppm'],
+    ['poppler-utils'],
+  ),
+  debianTool('mupdf-tools', "reading a report PDF's outline, structure tree and catalog", ['mutool'], ['mupdf-tools']),
+  bicepTool,
+  tsqlCheckTool,
+];
 
 export function ensureTestTools(tools: TestTool[] = TOOLS, required = process.env.REQUIRE_TEST_TOOLS === '1'): Record<string, Record<string, string>> {
   const found: Record<string, Record<string, string>> = {};

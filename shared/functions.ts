@@ -11,6 +11,12 @@ export interface HttpFunction {
   route: string;
   methods: HttpMethod[];
   handler: HttpHandler;
+  /**
+   * The largest body this function reads, in bytes (its route's limit). A host that can stop reading
+   * there (the dev host) never buffers more; Azure's host buffers up to its own limit, and the
+   * route refuses from the declared or received length.
+   */
+  maxBodyBytes?: () => number;
 }
 
 export interface TimerFunction {

@@ -1,6 +1,6 @@
 import { config, type ServiceName } from './config';
 import { op, PUBLIC, routes, type RoutedFunction } from './http/route';
-import { HEALTH } from './http/schemas';
+import { HEALTH, HEALTH_QUERY } from './http/schemas';
 
 // SQL and Storage load with the first check that uses them: a service whose health does not check
 // one never loads its client.
@@ -12,7 +12,15 @@ export interface DependencyCheck {
   latencyMs: number;
   detail?: string;
   error?: string;
+  /** A failure that leaves the rest of the service working (a missing optional secret): health answers 200 `degraded`, naming it. */
+  optional?: boolean;
 }
+
+/** A service's checks by dependency name, each started only when the health route runs it. */
+export type HealthChecks = Record<string, () => Promise<DependencyCheck>>;
+
+/** An optional dependency: its failure degrades the service instead of making it unhealthy. */
+export const optional = (run: () => Promise<DependencyCheck>) => async (): Promise<DependencyCheck> => ({ ...(await run()), optional: true });
 
 /** Runs a check with a deadline; a failure or timeout is reported, never thrown. */
 export async function check(run: () => Promise<string | void>, timeoutMs = 3000): Promise<DependencyCheck> {
@@ -47,15 +55,28 @@ export const checkStorage = () =>
     return client.accountName;
   });
 
-/** The health body every service answers: 200 when every dependency answered, 503 otherwise. */
-export async function healthReport(service: string, checks: Record<string, Promise<DependencyCheck>>) {
-  const names = Object.keys(checks);
-  const results = await Promise.all(Object.values(checks));
+/**
+ * The health body every service answers: 200 `healthy` when every dependency answered, 200
+ * `degraded` with the `problems` when only optional ones failed (the service works, in part), 503
+ * `unhealthy` otherwise. `skip` leaves dependencies out: the availability tests skip `sql`, so a
+ * probe every few minutes does not keep a serverless database from pausing.
+ */
+export async function healthReport(service: string, checks: HealthChecks, skip: readonly string[] = []) {
+  const names = Object.keys(checks).filter((name) => !skip.includes(name));
+  const results = await Promise.all(names.map((name) => checks[name]()));
   const dependencies = Object.fromEntries(names.map((name, i) => [name, results[i]]));
-  const healthy = results.every((r) => r.ok);
+  const failed = names.filter((_, i) => !results[i].ok);
+  const unhealthy = failed.some((name) => !dependencies[name].optional);
+  const status = unhealthy ? 'unhealthy' : failed.length ? 'degraded' : 'healthy';
   return {
-    status: healthy ? 200 : 503,
-    jsonBody: { service, status: healthy ? 'healthy' : 'unhealthy', timestamp: new Date().toISOString(), dependencies },
+    status: unhealthy ? 503 : 200,
+    jsonBody: {
+      service,
+      status,
+      timestamp: new Date().toISOString(),
+      ...(failed.length ? { problems: failed.map((name) => `${name}: ${dependencies[name].error}`) } : {}),
+      dependencies,
+    },
   };
 }
 
@@ -65,7 +86,10 @@ export async function healthReport(service: string, checks: Record<string, Promi
  * then tells what would break the service, and the first request after a cold start loads no
  * client the service never needs.
  */
-export function healthFunction(service: ServiceName, checks: () => Record<string, Promise<DependencyCheck>>): RoutedFunction {
-  const health = op('Health of this service and its dependencies: 200 when every one answered, 503 otherwise', async () => healthReport(service, checks()));
-  return routes(service)('health', 'GET', 'health', PUBLIC, { 200: HEALTH, 503: HEALTH }, health);
+export function healthFunction(service: ServiceName, checks: () => HealthChecks): RoutedFunction {
+  const health = op<undefined, unknown, { skip?: 'sql' }>(
+    'Health of this service and its dependencies: 200 when every one answered (degraded when only optional ones failed), 503 otherwise',
+    async ({ query }) => healthReport(service, checks(), query.skip ? [query.skip] : []),
+  );
+  return routes(service)('health', 'GET', 'health', PUBLIC, { query: HEALTH_QUERY, 200: HEALTH, 503: HEALTH }, health);
 }

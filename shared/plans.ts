@@ -46,8 +46,14 @@ export const quotaFeature = (plan: Pick<PlanDefinition, 'reportsPerMonth'>) =>
 /** A plan as GET /payment/plans advertises it: the quota line first, then the other features. */
 export const advertisedPlan = (plan: PlanDefinition) => ({ ...plan, features: [quotaFeature(plan), ...plan.features] });
 
-/** A feature line that speaks of report counts would compete with the quota line. */
-const MENTIONS_QUOTA = /\breports?\b.*\b(per|a|each|every)\s+(month|year|week|day)\b|\bunlimited reports?\b/i;
+/** A feature line that speaks of report counts ("reports ... per month", "unlimited reports") would compete with the quota line. */
+const REPORT_WORD = /\breports?\b/i;
+const PER_PERIOD = /\b(?:per|a|each|every)\s+(?:month|year|week|day)\b/i;
+const UNLIMITED_REPORTS = /\bunlimited reports?\b/i;
+function mentionsQuota(feature: string): boolean {
+  const at = feature.search(REPORT_WORD);
+  return (at >= 0 && PER_PERIOD.test(feature.slice(at))) || UNLIMITED_REPORTS.test(feature);
+}
 
 export const PLAN_TABLE_SCHEMA = {
   type: 'array',
@@ -93,7 +99,7 @@ export function parsePlanTable(source: unknown): readonly PlanDefinition[] {
   if (new Set(table.map((p) => p.id)).size !== 3) throw new ConfigError(['PLANS_JSON: must list free, pro and enterprise exactly once']);
   if (table.find((p) => p.id === 'free')!.price !== 0) throw new ConfigError(['PLANS_JSON: the free plan must cost 0']);
   if (table.some((p) => p.id !== 'free' && p.price <= 0)) throw new ConfigError(['PLANS_JSON: paid plans need a positive price']);
-  const competing = table.flatMap((p) => p.features.filter((f) => MENTIONS_QUOTA.test(f)).map((f) => `${p.id}: "${f}"`));
+  const competing = table.flatMap((p) => p.features.filter(mentionsQuota).map((f) => `${p.id}: "${f}"`));
   if (competing.length) throw new ConfigError([`PLANS_JSON: report quotas come from reportsPerMonth; remove these feature lines: ${competing.join(', ')}`]);
   return table;
 }

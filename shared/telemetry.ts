@@ -27,6 +27,7 @@ import type { Logger as OtelLogger } from '@opentelemetry/api-logs';
 import { config } from './config';
 import type { FunctionDefinition } from './functions';
 import { setLogExport } from './logging';
+import { withoutQuery } from './text';
 import { vendored } from './vendor';
 
 interface Runtime {
@@ -187,8 +188,6 @@ function exportLogLine(rt: Runtime, line: string): void {
 }
 
 // ---- dependencies: outgoing HTTP ---------------------------------------------------------------
-
-const withoutQuery = (url: string) => url.replace(/[?#].*$/, '');
 
 /** A dependency span under the active operation, or none outside one (exports, background timers) or to the ingestion endpoint. */
 function startDependency(rt: Runtime, method: string, url: URL): OtelApi.Span | undefined {

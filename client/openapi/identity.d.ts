@@ -12,7 +12,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Health of this service and its dependencies: 200 when every one answered, 503 otherwise
+         * Health of this service and its dependencies: 200 when every one answered (degraded when only optional ones failed), 503 otherwise
          * @description Who may call: public.
          */
         get: operations["health"];
@@ -389,7 +389,7 @@ export interface components {
              * @description Stable machine-readable code, one of the platform's error list (shared/http/error-codes.ts; the table in docs/architecture.md gives each code's status and meaning).
              * @enum {string}
              */
-            code: "VALIDATION_FAILED" | "INVALID_JSON" | "JSON_TOO_DEEP" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "INTERNAL" | "SERVICE_MISCONFIGURED" | "AUTH_REQUIRED" | "AUTH_TOKEN_INVALID" | "AUTH_TOKEN_EXPIRED" | "AUTH_SESSION_REVOKED" | "AUTH_USER_INACTIVE" | "ADMIN_REQUIRED" | "PERMISSION_DENIED" | "IDENTITY_UNAVAILABLE" | "AUTH_SERVICE_TOKEN_INVALID" | "LOGIN_RATE_LIMITED" | "OTP_RESEND_COOLDOWN" | "OTP_INVALID" | "OTP_EXPIRED" | "OTP_ATTEMPTS_EXCEEDED" | "ACCOUNT_INACTIVE" | "REFRESH_TOKEN_INVALID" | "REFRESH_TOKEN_EXPIRED" | "REFRESH_TOKEN_ROTATED" | "REFRESH_TOKEN_REUSED" | "USER_NOT_FOUND" | "USER_EXISTS" | "ROLE_UNKNOWN" | "ROLE_NOT_FOUND" | "ROLE_NOT_ASSIGNED" | "BASE_ROLE" | "SESSION_NOT_FOUND" | "SUPER_ADMIN_REQUIRED" | "PERMISSION_ESCALATION" | "CANNOT_DEACTIVATE_SELF" | "CANNOT_DELETE_SELF" | "LAST_SUPER_ADMIN" | "PRIVILEGED_ACCOUNT" | "PLAN_UPDATE_STALE" | "UNKNOWN_PLAN" | "PLAN_NOT_PURCHASABLE" | "AMOUNT_MISMATCH" | "INVALID_IDEMPOTENCY_KEY" | "USER_MISMATCH" | "STRIPE_ERROR" | "STRIPE_NOT_CONFIGURED" | "STRIPE_UNAVAILABLE" | "WEBHOOK_SIGNATURE_MISSING" | "WEBHOOK_SIGNATURE_INVALID" | "REPORT_QUOTA_EXCEEDED" | "QUEUE_UNAVAILABLE" | "REPORT_NOT_FOUND" | "EXECUTION_NOT_FOUND" | "VISUAL_UNAVAILABLE" | "INVALID_PATH" | "CONSOLE_FILE_NOT_FOUND" | "CONSOLE_NOT_BUILT" | "RESOURCE_NOT_FOUND" | "OPERATION_NOT_FOUND" | "INVALID_CHARTS_ARRAY" | "INVALID_INFOGRAPHICS_ARRAY" | "INVALID_DIAGRAMS_ARRAY" | "INVALID_DIAGRAM" | "CHART_NOT_RENDERABLE" | "LIMIT_EXCEEDED" | "RENDER_FAILED" | "RENDERER_BUSY" | "CACHE_ENTRY_NOT_FOUND" | "VERSION_NOT_SUPPORTED" | "INVALID_CHART" | "CHART_BASE64_INVALID" | "CHART_NOT_DATA" | "CHART_OPTION_UNSUPPORTED";
+            code: "VALIDATION_FAILED" | "INVALID_JSON" | "JSON_TOO_DEEP" | "JSON_KEY_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "HOST_INVALID" | "INTERNAL" | "SERVICE_MISCONFIGURED" | "AUTH_REQUIRED" | "AUTH_TOKEN_INVALID" | "AUTH_TOKEN_EXPIRED" | "AUTH_SESSION_REVOKED" | "AUTH_USER_INACTIVE" | "ADMIN_REQUIRED" | "PERMISSION_DENIED" | "IDENTITY_UNAVAILABLE" | "AUTH_SERVICE_TOKEN_INVALID" | "LOGIN_RATE_LIMITED" | "OTP_RESEND_COOLDOWN" | "OTP_INVALID" | "OTP_EXPIRED" | "OTP_ATTEMPTS_EXCEEDED" | "ACCOUNT_INACTIVE" | "REFRESH_TOKEN_INVALID" | "REFRESH_TOKEN_EXPIRED" | "REFRESH_TOKEN_ROTATED" | "REFRESH_TOKEN_REUSED" | "USER_NOT_FOUND" | "USER_EXISTS" | "ROLE_UNKNOWN" | "ROLE_NOT_FOUND" | "ROLE_NOT_ASSIGNED" | "BASE_ROLE" | "SESSION_NOT_FOUND" | "SUPER_ADMIN_REQUIRED" | "PERMISSION_ESCALATION" | "CANNOT_DEACTIVATE_SELF" | "CANNOT_DELETE_SELF" | "LAST_SUPER_ADMIN" | "PRIVILEGED_ACCOUNT" | "PLAN_TIMESTAMP_IN_FUTURE" | "PLAN_UPDATE_STALE" | "UNKNOWN_PLAN" | "PLAN_NOT_PURCHASABLE" | "AMOUNT_MISMATCH" | "INVALID_IDEMPOTENCY_KEY" | "USER_MISMATCH" | "STRIPE_ERROR" | "STRIPE_NOT_CONFIGURED" | "STRIPE_UNAVAILABLE" | "WEBHOOK_SIGNATURE_MISSING" | "WEBHOOK_SIGNATURE_INVALID" | "REPORT_QUOTA_EXCEEDED" | "QUEUE_UNAVAILABLE" | "REPORT_NOT_FOUND" | "EXECUTION_NOT_FOUND" | "EXECUTION_NOT_RETRYABLE" | "EXECUTION_NOT_FINISHED" | "EXECUTION_NOT_CANCELLABLE" | "VISUAL_UNAVAILABLE" | "INVALID_PATH" | "CONSOLE_FILE_NOT_FOUND" | "CONSOLE_NOT_BUILT" | "RESOURCE_NOT_FOUND" | "OPERATION_NOT_FOUND" | "INVALID_CHARTS_ARRAY" | "INVALID_INFOGRAPHICS_ARRAY" | "INVALID_DIAGRAMS_ARRAY" | "INVALID_DIAGRAM" | "CHART_NOT_RENDERABLE" | "IMAGE_TOO_LARGE" | "LIMIT_EXCEEDED" | "RENDER_FAILED" | "RENDERER_BUSY" | "CACHE_ENTRY_NOT_FOUND" | "VERSION_NOT_SUPPORTED" | "INVALID_CHART" | "CHART_BASE64_INVALID" | "CHART_NOT_DATA" | "CHART_OPTION_UNSUPPORTED";
             /** Format: date-time */
             timestamp: string;
             details?: unknown;
@@ -408,7 +408,10 @@ export type $defs = Record<string, never>;
 export interface operations {
     health: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description sql: leave out the SQL check, so the probe does not wake a paused serverless database */
+                skip?: "sql";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -423,14 +426,27 @@ export interface operations {
                 content: {
                     "application/json": {
                         service: string;
-                        /** @enum {unknown} */
-                        status: "healthy" | "unhealthy" | "stopped";
+                        /**
+                         * @description degraded: an optional dependency (another service, an external API, a missing optional secret) is failing; the service still serves (200)
+                         * @enum {unknown}
+                         */
+                        status: "healthy" | "degraded" | "unhealthy" | "stopped";
                         /** Format: date-time */
                         timestamp: string;
+                        problems?: string[];
                         dependencies?: Record<string, unknown>;
                     } & {
                         [key: string]: unknown;
                     };
+                };
+            };
+            /** @description The request is malformed: the body, a path parameter or the query (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A dependency this route needs is unavailable (Retry-After when known) */
@@ -441,10 +457,14 @@ export interface operations {
                 content: {
                     "application/json": {
                         service: string;
-                        /** @enum {unknown} */
-                        status: "healthy" | "unhealthy" | "stopped";
+                        /**
+                         * @description degraded: an optional dependency (another service, an external API, a missing optional secret) is failing; the service still serves (200)
+                         * @enum {unknown}
+                         */
+                        status: "healthy" | "degraded" | "unhealthy" | "stopped";
                         /** Format: date-time */
                         timestamp: string;
+                        problems?: string[];
                         dependencies?: Record<string, unknown>;
                     } & {
                         [key: string]: unknown;

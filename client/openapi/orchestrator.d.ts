@@ -224,6 +224,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orchestrator/api/admin/executions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Executions found by tracking id, company, requester, status, error and time range, sorted, a page at a time (cursor)
+         * @description Who may call: an admin or super_admin (access token; the role as identity holds it now).
+         */
+        get: operations["admin-executions-search"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orchestrator/api/admin/executions/{trackingId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Runs a failed execution again under the same tracking id (repeating it while it runs changes nothing); audited
+         * @description Who may call: an admin or super_admin (access token; the role as identity holds it now).
+         */
+        post: operations["admin-execution-retry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orchestrator/api/admin/executions/{trackingId}/rerun": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Runs a finished execution's submission again as a new execution, linked to it (Idempotency-Key header: a repeat answers the same one); audited
+         * @description Who may call: an admin or super_admin (access token; the role as identity holds it now).
+         */
+        post: operations["admin-execution-rerun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orchestrator/api/admin/executions/{trackingId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancels a processing execution: it ends failed (CANCELLED) and its run stops at the next step (repeating it changes nothing); audited
+         * @description Who may call: an admin or super_admin (access token; the role as identity holds it now).
+         */
+        post: operations["admin-execution-cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orchestrator/api/admin/executions/retry-failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retries the failed executions created in a time range, oldest first, a batch per call (dryRun counts them); audited
+         * @description Who may call: an admin or super_admin (access token; the role as identity holds it now).
+         */
+        post: operations["admin-executions-retry-failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orchestrator/console/config.json": {
         parameters: {
             query?: never;
@@ -281,7 +381,7 @@ export interface components {
              * @description Stable machine-readable code, one of the platform's error list (shared/http/error-codes.ts; the table in docs/architecture.md gives each code's status and meaning).
              * @enum {string}
              */
-            code: "VALIDATION_FAILED" | "INVALID_JSON" | "JSON_TOO_DEEP" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "INTERNAL" | "SERVICE_MISCONFIGURED" | "AUTH_REQUIRED" | "AUTH_TOKEN_INVALID" | "AUTH_TOKEN_EXPIRED" | "AUTH_SESSION_REVOKED" | "AUTH_USER_INACTIVE" | "ADMIN_REQUIRED" | "PERMISSION_DENIED" | "IDENTITY_UNAVAILABLE" | "AUTH_SERVICE_TOKEN_INVALID" | "LOGIN_RATE_LIMITED" | "OTP_RESEND_COOLDOWN" | "OTP_INVALID" | "OTP_EXPIRED" | "OTP_ATTEMPTS_EXCEEDED" | "ACCOUNT_INACTIVE" | "REFRESH_TOKEN_INVALID" | "REFRESH_TOKEN_EXPIRED" | "REFRESH_TOKEN_ROTATED" | "REFRESH_TOKEN_REUSED" | "USER_NOT_FOUND" | "USER_EXISTS" | "ROLE_UNKNOWN" | "ROLE_NOT_FOUND" | "ROLE_NOT_ASSIGNED" | "BASE_ROLE" | "SESSION_NOT_FOUND" | "SUPER_ADMIN_REQUIRED" | "PERMISSION_ESCALATION" | "CANNOT_DEACTIVATE_SELF" | "CANNOT_DELETE_SELF" | "LAST_SUPER_ADMIN" | "PRIVILEGED_ACCOUNT" | "PLAN_UPDATE_STALE" | "UNKNOWN_PLAN" | "PLAN_NOT_PURCHASABLE" | "AMOUNT_MISMATCH" | "INVALID_IDEMPOTENCY_KEY" | "USER_MISMATCH" | "STRIPE_ERROR" | "STRIPE_NOT_CONFIGURED" | "STRIPE_UNAVAILABLE" | "WEBHOOK_SIGNATURE_MISSING" | "WEBHOOK_SIGNATURE_INVALID" | "REPORT_QUOTA_EXCEEDED" | "QUEUE_UNAVAILABLE" | "REPORT_NOT_FOUND" | "EXECUTION_NOT_FOUND" | "VISUAL_UNAVAILABLE" | "INVALID_PATH" | "CONSOLE_FILE_NOT_FOUND" | "CONSOLE_NOT_BUILT" | "RESOURCE_NOT_FOUND" | "OPERATION_NOT_FOUND" | "INVALID_CHARTS_ARRAY" | "INVALID_INFOGRAPHICS_ARRAY" | "INVALID_DIAGRAMS_ARRAY" | "INVALID_DIAGRAM" | "CHART_NOT_RENDERABLE" | "LIMIT_EXCEEDED" | "RENDER_FAILED" | "RENDERER_BUSY" | "CACHE_ENTRY_NOT_FOUND" | "VERSION_NOT_SUPPORTED" | "INVALID_CHART" | "CHART_BASE64_INVALID" | "CHART_NOT_DATA" | "CHART_OPTION_UNSUPPORTED";
+            code: "VALIDATION_FAILED" | "INVALID_JSON" | "JSON_TOO_DEEP" | "JSON_KEY_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "HOST_INVALID" | "INTERNAL" | "SERVICE_MISCONFIGURED" | "AUTH_REQUIRED" | "AUTH_TOKEN_INVALID" | "AUTH_TOKEN_EXPIRED" | "AUTH_SESSION_REVOKED" | "AUTH_USER_INACTIVE" | "ADMIN_REQUIRED" | "PERMISSION_DENIED" | "IDENTITY_UNAVAILABLE" | "AUTH_SERVICE_TOKEN_INVALID" | "LOGIN_RATE_LIMITED" | "OTP_RESEND_COOLDOWN" | "OTP_INVALID" | "OTP_EXPIRED" | "OTP_ATTEMPTS_EXCEEDED" | "ACCOUNT_INACTIVE" | "REFRESH_TOKEN_INVALID" | "REFRESH_TOKEN_EXPIRED" | "REFRESH_TOKEN_ROTATED" | "REFRESH_TOKEN_REUSED" | "USER_NOT_FOUND" | "USER_EXISTS" | "ROLE_UNKNOWN" | "ROLE_NOT_FOUND" | "ROLE_NOT_ASSIGNED" | "BASE_ROLE" | "SESSION_NOT_FOUND" | "SUPER_ADMIN_REQUIRED" | "PERMISSION_ESCALATION" | "CANNOT_DEACTIVATE_SELF" | "CANNOT_DELETE_SELF" | "LAST_SUPER_ADMIN" | "PRIVILEGED_ACCOUNT" | "PLAN_TIMESTAMP_IN_FUTURE" | "PLAN_UPDATE_STALE" | "UNKNOWN_PLAN" | "PLAN_NOT_PURCHASABLE" | "AMOUNT_MISMATCH" | "INVALID_IDEMPOTENCY_KEY" | "USER_MISMATCH" | "STRIPE_ERROR" | "STRIPE_NOT_CONFIGURED" | "STRIPE_UNAVAILABLE" | "WEBHOOK_SIGNATURE_MISSING" | "WEBHOOK_SIGNATURE_INVALID" | "REPORT_QUOTA_EXCEEDED" | "QUEUE_UNAVAILABLE" | "REPORT_NOT_FOUND" | "EXECUTION_NOT_FOUND" | "EXECUTION_NOT_RETRYABLE" | "EXECUTION_NOT_FINISHED" | "EXECUTION_NOT_CANCELLABLE" | "VISUAL_UNAVAILABLE" | "INVALID_PATH" | "CONSOLE_FILE_NOT_FOUND" | "CONSOLE_NOT_BUILT" | "RESOURCE_NOT_FOUND" | "OPERATION_NOT_FOUND" | "INVALID_CHARTS_ARRAY" | "INVALID_INFOGRAPHICS_ARRAY" | "INVALID_DIAGRAMS_ARRAY" | "INVALID_DIAGRAM" | "CHART_NOT_RENDERABLE" | "IMAGE_TOO_LARGE" | "LIMIT_EXCEEDED" | "RENDER_FAILED" | "RENDERER_BUSY" | "CACHE_ENTRY_NOT_FOUND" | "VERSION_NOT_SUPPORTED" | "INVALID_CHART" | "CHART_BASE64_INVALID" | "CHART_NOT_DATA" | "CHART_OPTION_UNSUPPORTED";
             /** Format: date-time */
             timestamp: string;
             details?: unknown;
@@ -303,6 +403,8 @@ export interface operations {
             query?: {
                 /** @description check: compare the log table with what the workflow logger writes (admin) */
                 schema?: "check";
+                /** @description sql: leave out the SQL check, so the probe does not wake a paused serverless database */
+                skip?: "sql";
             };
             header?: never;
             path?: never;
@@ -391,6 +493,7 @@ export interface operations {
                     company_name: string;
                     /** @enum {string} */
                     industry_id: "11" | "21" | "22" | "23" | "42" | "51" | "52" | "53" | "54" | "55" | "56" | "61" | "62" | "71" | "72" | "81" | "92" | "31-33" | "44-45" | "48-49";
+                    locale?: string;
                     profile: {
                         description?: string;
                         employees?: number;
@@ -1219,6 +1322,8 @@ export interface operations {
             query?: {
                 theme?: "professional" | "executive" | "corporate";
                 tz?: string;
+                /** @description wide: 24 columns (960 x 320); narrow: 24 rows (380 x 720), for a phone */
+                layout?: "wide" | "narrow";
             };
             header?: never;
             path?: never;
@@ -1399,6 +1504,28 @@ export interface operations {
                                 [key: string]: unknown;
                             })[];
                             downloadLinks: string[];
+                            /** @description Retries, re-runs and cancellations naming this execution, newest first (at most 50) */
+                            actions: ({
+                                id: number;
+                                /** Format: date-time */
+                                at: string;
+                                /** @enum {unknown} */
+                                action: "execution.retry" | "execution.rerun" | "execution.cancel" | "executions.retry_failed";
+                                tracking_id: string | null;
+                                related_tracking_id: string | null;
+                                actor: {
+                                    id: string;
+                                    email: string;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                /** @enum {unknown} */
+                                result: "success" | "failure";
+                                reason: string | null;
+                                details: Record<string, unknown> | null;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
                         } & {
                             [key: string]: unknown;
                         };
@@ -1538,6 +1665,518 @@ export interface operations {
             };
             /** @description The caller may not do this */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency this route needs is unavailable (Retry-After when known) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the same envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "admin-executions-search": {
+        parameters: {
+            query?: {
+                /** @description Executions whose tracking id starts with this */
+                tracking_id?: string;
+                /** @description Executions of companies whose name contains this, ignoring case, as plain text */
+                company?: string;
+                /** @description Executions requested by these users: up to 25 user ids, comma-separated (the console finds them at identity from an email) */
+                requested_by?: string;
+                status?: "all" | "completed" | "failed" | "processing";
+                /** @description The classified error pattern of a failed execution, or CANCELLED */
+                error?: "DATABASE_CONSTRAINT" | "SCHEMA_MISSING" | "SQL_CONNECTION" | "BLOB_CONNECTION" | "AI_SERVICE" | "TIMEOUT" | "RATE_LIMIT" | "OTHER" | "CANCELLED";
+                /** @description Created at or after this time */
+                from?: string;
+                /** @description Created before this time */
+                to?: string;
+                /** @description newest or oldest first (creation), longest first (duration), or by company */
+                sort?: "newest" | "oldest" | "longest" | "company";
+                limit?: number;
+                /** @description next_cursor of the previous page (same filters and sort) */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        /** Format: date-time */
+                        generated_at: string;
+                        filters: Record<string, unknown>;
+                        executions: ({
+                            tracking_id: string;
+                            /** @enum {unknown} */
+                            processing_status: "processing" | "completed" | "failed";
+                            company_name: string;
+                            industry_id: string;
+                            progress_percentage: number;
+                            /** @enum {unknown} */
+                            health_status: "HEALTHY" | "DEGRADED" | "LONG_RUNNING" | "TIMEOUT" | "FAILED";
+                            duration_ms: number | null;
+                            running_seconds?: number;
+                            current_step: ({
+                                step_number: number;
+                                step_name: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                            attempts: number;
+                            /** Format: date-time */
+                            created_at: string;
+                            started_at: string | null;
+                            completed_at: string | null;
+                            error: ({
+                                message: string | null;
+                                error_pattern: string | null;
+                                error_source: string | null;
+                                step: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                            requested_by: string;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        next_cursor: string | null;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The request is malformed: the body, a path parameter or the query (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency this route needs is unavailable (Retry-After when known) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the same envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "admin-execution-retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The execution's tracking id */
+                trackingId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, unknown>;
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        trackingId: string;
+                        /** @enum {unknown} */
+                        status: "processing";
+                        /** @description False when it was already processing: nothing was queued again */
+                        retried: boolean;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The request is malformed: the body, a path parameter or the query (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency this route needs is unavailable (Retry-After when known) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the same envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "admin-execution-rerun": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The execution's tracking id */
+                trackingId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, unknown>;
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        /** @description The new execution */
+                        trackingId: string;
+                        rerunOf: string;
+                        /** @enum {unknown} */
+                        status: "processing";
+                        /** @description True when this Idempotency-Key already made the re-run: the same execution */
+                        repeated: boolean;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The request is malformed: the body, a path parameter or the query (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency this route needs is unavailable (Retry-After when known) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the same envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "admin-execution-cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The execution's tracking id */
+                trackingId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, unknown>;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        trackingId: string;
+                        /** @enum {unknown} */
+                        status: "failed";
+                        /** @description False when it had already been cancelled */
+                        cancelled: boolean;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The request is malformed: the body, a path parameter or the query (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency this route needs is unavailable (Retry-After when known) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the same envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "admin-executions-retry-failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description Failed executions created at or after this time
+                     */
+                    from: string;
+                    /**
+                     * Format: date-time
+                     * @description ... and before this time
+                     */
+                    to: string;
+                    /**
+                     * @description At most this many are retried by this call, oldest first
+                     * @default 100
+                     */
+                    limit?: number;
+                    /**
+                     * @description Only count them
+                     * @default false
+                     */
+                    dryRun?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        dryRun: boolean;
+                        /** Format: date-time */
+                        from: string;
+                        /** Format: date-time */
+                        to: string;
+                        /** @description Failed executions in the range before this call */
+                        matched: number;
+                        retried: number;
+                        trackingIds: string[];
+                        /** @description Failed executions still in the range (the next call retries them) */
+                        remaining: number;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The request is malformed: the body, a path parameter or the query (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

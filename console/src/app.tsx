@@ -52,7 +52,7 @@ export function App() {
       </main>
     );
   }
-  if (session.kind === 'signed-out') return <SignIn notice={session.notice} />;
+  if (session.kind === 'signed-out') return <SignIn notice={session.notice} tone={session.tone} />;
   return (
     <LocationProvider scope={BASE}>
       <Pages user={session.user} />

@@ -3,10 +3,13 @@ export const browserTimeZone = () => Intl.DateTimeFormat().resolvedOptions().tim
 
 const dateTime = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' });
 const timeOnly = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
+const timeMs = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit', fractionalSecondDigits: 3 });
 const number = new Intl.NumberFormat();
 
 export const formatDateTime = (iso: string | null | undefined) => (iso ? dateTime.format(new Date(iso)) : '—');
 export const formatHour = (iso: string) => timeOnly.format(new Date(iso));
+/** A step's time to the millisecond (steps of one run are often within one second). */
+export const formatTime = (value: string | number) => timeMs.format(new Date(value));
 export const formatNumber = (n: number | null | undefined) => (n === null || n === undefined ? '—' : number.format(n));
 
 /** 850 ms, 12.4 s, 3 min 20 s, 2 h 5 min. */
@@ -22,3 +25,6 @@ export function formatDuration(ms: number | null | undefined): string {
 
 export const formatMoney = (amount: number, currency: string) =>
   new Intl.NumberFormat(undefined, { style: 'currency', currency: currency.toUpperCase() }).format(amount / 100);
+
+/** "1 execution", "3 executions". */
+export const count = (n: number, noun: string) => `${number.format(n)} ${noun}${n === 1 ? '' : 's'}`;

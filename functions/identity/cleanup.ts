@@ -23,11 +23,16 @@ export async function purgeExpired(): Promise<Record<string, number>> {
   };
 }
 
-/** Runs once per app per hour (the host holds a lease), so scaled-out instances do not repeat it. */
+/**
+ * Runs once a day per app (the host holds a lease, so scaled-out instances do not repeat it), at
+ * 03:17 UTC. Not hourly: each run wakes a paused serverless database, which then stays online for
+ * its auto-pause delay (60 minutes), so an hourly run would keep it awake for ever. Expired codes,
+ * sessions and rate-limit windows are refused on read whatever their age; this only frees space.
+ */
 export const cleanupFunction: TimerFunction = {
   kind: 'timer',
   name: 'identity-cleanup',
-  schedule: '0 17 * * * *',
+  schedule: '0 17 3 * * *',
   handler: async () => {
     const deleted = await purgeExpired();
     createLogger({ service: 'identity', function: 'identity-cleanup' }).info('purged expired identity rows', deleted);

@@ -192,7 +192,13 @@ export async function refreshSession(refreshToken: string, meta: RequestMeta): P
   }
   const user = await toUserView(row);
   const { accessToken, expiresIn } = await signAccessToken(user, result.sessionId);
-  await audit(meta, { actor: { type: 'user', id: user.id }, action: 'auth.refresh', target: { type: 'session', id: result.sessionId }, result: 'success' });
+  await audit(meta, {
+    actor: { type: 'user', id: user.id },
+    action: 'auth.refresh',
+    target: { type: 'session', id: result.sessionId },
+    result: 'success',
+    ...(result.replayed ? { details: { repeated: true } } : {}),
+  });
   return { accessToken, refreshToken: result.refreshToken, expiresIn, user, sessionId: result.sessionId };
 }
 

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { EmailClient } from '@azure/communication-email';
 import type { Transporter } from 'nodemailer';
+import { azureCredential } from '../../shared/azure-credential';
 import { config } from '../../shared/config';
 
 export interface Email {
@@ -12,11 +14,13 @@ export interface Email {
 
 export const outboxDir = () => path.join(config().DATA_DIR, 'outbox');
 
-// nodemailer loads with the first email, not with the service: most cold starts send none.
+// The mail libraries load with the first email, not with the service: most cold starts send none.
 const nodemailer = () => require('nodemailer') as typeof import('nodemailer');
+const communicationEmail = () => require('@azure/communication-email') as typeof import('@azure/communication-email');
 
 let smtp: { url: string; transport: Transporter } | undefined;
 let composer: Transporter | undefined;
+let acs: { endpoint: string; client: EmailClient } | undefined;
 
 function smtpTransport(url: string): Transporter {
   if (smtp?.url !== url) smtp = { url, transport: nodemailer().createTransport(url) };
@@ -26,12 +30,62 @@ function smtpTransport(url: string): Transporter {
 // Builds the RFC 5322 message without sending it, for the local outbox.
 const outboxComposer = () => (composer ??= nodemailer().createTransport({ streamTransport: true, buffer: true, newline: 'unix' }));
 
-/** Sends through SMTP when SMTP_URL is set; otherwise writes the message as one .eml file in the outbox. */
+/** The Azure Communication Services client of EMAIL_ACS_ENDPOINT, signed in as the app's managed identity. */
+function acsClient(endpoint: string): EmailClient {
+  if (acs?.endpoint !== endpoint) acs = { endpoint, client: new (communicationEmail().EmailClient)(endpoint, azureCredential()) };
+  return acs.client;
+}
+
+/**
+ * The client used for EMAIL_ACS_ENDPOINT: tests hand in one pointed at a local stand-in of the
+ * service (with their own credential and certificate); undefined builds the real one again.
+ */
+export function useEmailClient(endpoint: string, client: EmailClient | undefined): void {
+  acs = client ? { endpoint, client } : undefined;
+}
+
+/** `Name <address>` or a bare address, as EMAIL_FROM holds it. */
+export function parseFrom(from: string): { address: string; displayName?: string } {
+  const text = from.trim();
+  const open = text.lastIndexOf('<');
+  const address = open >= 0 && text.endsWith('>') ? text.slice(open + 1, -1) : '';
+  if (!/^[^<>\s@]+@[^<>\s]+$/.test(address)) return { address: text };
+  const displayName = text.slice(0, open).trim().replace(/^"|"$/g, '').trim();
+  return { address, ...(displayName ? { displayName } : {}) };
+}
+
+/**
+ * Queues the email with Azure Communication Services. The send is accepted (202) once the service
+ * has queued it, which is what the sign-in route waits for; delivery itself is not awaited (polling
+ * until done would add seconds to every sign-in, and a later bounce would not be caught either).
+ * A refused request (unknown sender, no permission) throws.
+ */
+export async function sendWithAcs(client: EmailClient, from: string, email: Email): Promise<string> {
+  const poller = await client.beginSend({
+    senderAddress: parseFrom(from).address,
+    content: { subject: email.subject, plainText: email.text },
+    recipients: { to: [{ address: email.to }] },
+  });
+  const state = poller.getOperationState();
+  if (state.status === 'failed' || state.status === 'canceled')
+    throw new Error(`Azure Communication Services did not accept the email: ${state.error?.message ?? state.status}`);
+  return poller.getResult()?.id ?? state.result?.id ?? 'accepted';
+}
+
+/**
+ * Sends through SMTP when SMTP_URL is set, else through Azure Communication Services when
+ * EMAIL_ACS_ENDPOINT is set (what the Bicep provisions), else writes the message as one .eml file
+ * in the outbox (laptops and tests).
+ */
 export async function sendEmail(email: Email): Promise<void> {
   const cfg = config();
   const message = { from: cfg.EMAIL_FROM, to: email.to, subject: email.subject, text: email.text };
   if (cfg.SMTP_URL) {
     await smtpTransport(cfg.SMTP_URL).sendMail(message);
+    return;
+  }
+  if (cfg.EMAIL_ACS_ENDPOINT) {
+    await sendWithAcs(acsClient(cfg.EMAIL_ACS_ENDPOINT), cfg.EMAIL_FROM, email);
     return;
   }
   const info = await outboxComposer().sendMail(message);
@@ -44,4 +98,9 @@ export async function sendEmail(email: Email): Promise<void> {
   await fs.promises.rename(temporary, path.join(dir, name));
 }
 
-export const describeMailer = () => (config().SMTP_URL ? 'email        SMTP (SMTP_URL)' : `email        outbox ${outboxDir()} (one .eml per message)`);
+export function describeMailer(): string {
+  const cfg = config();
+  if (cfg.SMTP_URL) return 'email        SMTP (SMTP_URL)';
+  if (cfg.EMAIL_ACS_ENDPOINT) return `email        Azure Communication Services ${cfg.EMAIL_ACS_ENDPOINT} (managed identity), from ${cfg.EMAIL_FROM}`;
+  return `email        outbox ${outboxDir()} (one .eml per message)`;
+}

@@ -4,7 +4,7 @@ import type { Plan, UserStatus } from '../../shared/auth/access-token';
 import { ServiceTokenError, verifyServiceToken } from '../../shared/auth/service-token';
 import { bearerToken } from '../../shared/auth/access-token';
 import { config } from '../../shared/config';
-import { Code, conflict, forbidden, HttpError, notFound, unauthorized } from '../../shared/http/errors';
+import { badRequest, Code, conflict, forbidden, HttpError, notFound, unauthorized } from '../../shared/http/errors';
 import { audit, type Actor, type RequestMeta } from './audit';
 import { adminActor, authenticate, requireAdminPermission, userActor } from './guards';
 import { findRole, isPrivilegedRole } from './roles';
@@ -103,6 +103,25 @@ async function authorizeChange(caller: PlanCaller, target: UserRow, status: User
 }
 
 /**
+ * How far ahead of this server's clock a plan update's timestamp may be: callers' clocks drift by
+ * seconds, not minutes. A timestamp further ahead would order every later update (a payment's
+ * included) as older, pinning the plan until that time.
+ */
+export const MAX_CLOCK_SKEW_MS = 5 * 60_000;
+
+function requestTime(timestamp: string, now: Date): string {
+  const at = new Date(timestamp);
+  if (at.getTime() > now.getTime() + MAX_CLOCK_SKEW_MS) {
+    throw badRequest(
+      `timestamp ${timestamp} is more than ${MAX_CLOCK_SKEW_MS / 60_000} minutes ahead of the server clock (${now.toISOString()})`,
+      Code.PLAN_TIMESTAMP_IN_FUTURE,
+      { field: 'timestamp', maxSkewSeconds: MAX_CLOCK_SKEW_MS / 1000 },
+    );
+  }
+  return at.toISOString();
+}
+
+/**
  * Sets plan (and status when given) with updated_at, in one transaction with its audit entry. Plan
  * updates are ordered by their request time (the body's timestamp, else the time of arrival): one
  * older than the last applied for this user is refused with 409 and the current plan, so a slow
@@ -117,10 +136,12 @@ export async function updatePlan(caller: PlanCaller, userId: string, change: Pla
       if (!before) throw notFound(`No user has id ${userId}`, Code.USER_NOT_FOUND);
       const status = change.status ?? before.status;
       await authorizeChange(caller, before, status, trx);
-      const updatedAt = new Date().toISOString();
-      const requestAt = change.timestamp ? new Date(change.timestamp).toISOString() : updatedAt;
+      const now = new Date();
+      const updatedAt = now.toISOString();
+      const requestAt = change.timestamp ? requestTime(change.timestamp, now) : updatedAt;
+      // A request time beyond the allowed skew, stored before this rule, orders nothing: it would pin the plan forever.
       const lastRequestAt = toIso(before.plan_request_at);
-      if (lastRequestAt && requestAt < lastRequestAt) {
+      if (lastRequestAt && requestAt < lastRequestAt && Date.parse(lastRequestAt) <= now.getTime() + MAX_CLOCK_SKEW_MS) {
         throw conflict(`A newer plan update (requested at ${lastRequestAt}) was already applied`, Code.PLAN_UPDATE_STALE, {
           current: { userId, plan: before.plan, status: before.status, requestedAt: lastRequestAt },
         });

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { config } from '../../shared/config';
 import { page, toIso } from '../../shared/sql/dialect';
@@ -8,8 +8,17 @@ import { identityDb, type IdentityTables } from './tables';
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 const newRefreshToken = () => `rt_${randomBytes(32).toString('base64url')}`;
 
-async function storeRefreshToken(sessionId: string, executor: Kysely<IdentityTables>, now: Date, sessionExpiresAt: string): Promise<string> {
-  const token = newRefreshToken();
+/**
+ * The token that follows `token` in its family: derived, not drawn, from the rotated token and the
+ * instant of its rotation under identity's HMAC key (domain-separated from the one-time codes).
+ * So a rotation whose answer never arrived (a reload or a dropped connection mid-refresh, two
+ * tabs racing) can be answered again within the grace period with the same successor: the family
+ * still never has two live tokens, and only the stored hash of each is kept.
+ */
+const successorOf = (token: string, rotatedAt: string) =>
+  `rt_${createHmac('sha256', config().OTP_HMAC_KEY).update(`refresh-token-successor\n${token}\n${rotatedAt}`).digest('base64url')}`;
+
+async function storeRefreshToken(token: string, sessionId: string, executor: Kysely<IdentityTables>, now: Date, sessionExpiresAt: string): Promise<string> {
   const idleExpiry = new Date(now.getTime() + config().REFRESH_TOKEN_TTL_SECONDS * 1000).toISOString();
   await executor
     .insertInto('identity_refresh_tokens')
@@ -43,22 +52,24 @@ export async function createSession(userId: string, meta: RequestMeta, executor:
       user_agent: meta.userAgent,
     })
     .execute();
-  return { sessionId, refreshToken: await storeRefreshToken(sessionId, executor, now, expiresAt) };
+  return { sessionId, refreshToken: await storeRefreshToken(newRefreshToken(), sessionId, executor, now, expiresAt) };
 }
 
 export type RotationResult =
-  | { outcome: 'rotated'; sessionId: string; userId: string; refreshToken: string }
+  | { outcome: 'rotated'; sessionId: string; userId: string; refreshToken: string; replayed: boolean }
   | { outcome: 'unknown' }
   | { outcome: 'expired' | 'session_revoked' | 'session_expired' | 'reused_in_grace' | 'reuse_detected'; sessionId: string; userId: string };
 
+type Ids = { sessionId: string; userId: string };
+
 /**
  * Rotates a refresh token: the presented token is marked rotated with `rotated_at IS NULL` in the
- * WHERE (one winner across instances) and a new token of the same session is issued. A rotated token
- * presented again within REFRESH_REUSE_GRACE_SECONDS is refused without harm (a second tab racing);
+ * WHERE (one winner across instances) and its successor is stored. A rotated token presented again
+ * within REFRESH_REUSE_GRACE_SECONDS gets that same successor again while it is still unused (the
+ * first answer was lost, or a second tab raced), and is refused once the successor has moved on;
  * later, it is treated as stolen and the whole session is revoked.
  */
 export async function rotateRefreshToken(token: string): Promise<RotationResult> {
-  const cfg = config();
   return identityDb()
     .transaction()
     .execute(async (trx) => {
@@ -73,23 +84,41 @@ export async function rotateRefreshToken(token: string): Promise<RotationResult>
       const ids = { sessionId: row.session_id, userId: row.user_id };
       if (row.revoked_at) return { outcome: 'session_revoked', ...ids };
       if (new Date(row.session_expires_at).getTime() <= now.getTime()) return { outcome: 'session_expired', ...ids };
-      if (row.rotated_at) {
-        if (now.getTime() - new Date(row.rotated_at).getTime() <= cfg.REFRESH_REUSE_GRACE_SECONDS * 1000) return { outcome: 'reused_in_grace', ...ids };
-        await revokeSessionWith(trx, row.session_id, 'refresh_token_reuse');
-        return { outcome: 'reuse_detected', ...ids };
-      }
+      if (row.rotated_at) return repeatRotation(trx, token, toIso(row.rotated_at)!, now, ids);
       if (new Date(row.expires_at).getTime() <= now.getTime()) return { outcome: 'expired', ...ids };
+      const rotatedAt = now.toISOString();
       const marked = await trx
         .updateTable('identity_refresh_tokens')
-        .set({ rotated_at: now.toISOString() })
+        .set({ rotated_at: rotatedAt })
         .where('token_hash', '=', row.token_hash)
         .where('rotated_at', 'is', null)
         .executeTakeFirst();
-      if (Number(marked.numUpdatedRows) === 0) return { outcome: 'reused_in_grace', ...ids };
-      await trx.updateTable('identity_sessions').set({ last_refreshed_at: now.toISOString() }).where('id', '=', row.session_id).execute();
-      const refreshToken = await storeRefreshToken(row.session_id, trx, now, toIso(row.session_expires_at)!);
-      return { outcome: 'rotated', ...ids, refreshToken };
+      if (Number(marked.numUpdatedRows) === 0) {
+        // Another instance rotated it between this read and this write: answer as to a repeat.
+        const winner = await trx.selectFrom('identity_refresh_tokens').select('rotated_at').where('token_hash', '=', row.token_hash).executeTakeFirst();
+        return winner?.rotated_at ? repeatRotation(trx, token, toIso(winner.rotated_at)!, now, ids) : { outcome: 'reused_in_grace', ...ids };
+      }
+      await trx.updateTable('identity_sessions').set({ last_refreshed_at: rotatedAt }).where('id', '=', row.session_id).execute();
+      const refreshToken = await storeRefreshToken(successorOf(token, rotatedAt), row.session_id, trx, now, toIso(row.session_expires_at)!);
+      return { outcome: 'rotated', ...ids, refreshToken, replayed: false };
     });
+}
+
+/** A token that was already rotated: its successor again within the grace period if nobody has used it yet; after the grace, reuse revokes the session. */
+async function repeatRotation(trx: Kysely<IdentityTables>, token: string, rotatedAt: string, now: Date, ids: Ids): Promise<RotationResult> {
+  if (now.getTime() - new Date(rotatedAt).getTime() > config().REFRESH_REUSE_GRACE_SECONDS * 1000) {
+    await revokeSessionWith(trx, ids.sessionId, 'refresh_token_reuse');
+    return { outcome: 'reuse_detected', ...ids };
+  }
+  const successor = successorOf(token, rotatedAt);
+  const next = await trx
+    .selectFrom('identity_refresh_tokens')
+    .select(['rotated_at', 'expires_at'])
+    .where('token_hash', '=', hashToken(successor))
+    .where('session_id', '=', ids.sessionId)
+    .executeTakeFirst();
+  const unused = next && !next.rotated_at && new Date(next.expires_at).getTime() > now.getTime();
+  return unused ? { outcome: 'rotated', ...ids, refreshToken: successor, replayed: true } : { outcome: 'reused_in_grace', ...ids };
 }
 
 async function revokeSessionWith(executor: Kysely<IdentityTables>, sessionId: string, reason: string): Promise<boolean> {

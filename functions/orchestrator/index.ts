@@ -11,7 +11,7 @@ import { createReport, getReport } from './routes/reports';
 import * as s from './schemas';
 import { runQueuedExecution } from './workflow/queue';
 import { reportQueueDepth } from './workflow/queue-depth';
-import { failStuckExecutions } from './workflow/stuck';
+import { sweepStuckExecutions } from './workflow/stuck';
 import { closeWorkflowLogWriter } from './workflow/workflow-logger';
 import { config, serviceUrl } from '../../shared/config';
 import { plans } from '../../shared/plans';
@@ -32,6 +32,11 @@ const ROUTES = [
   route('admin-trend-chart', 'GET', 'api/admin/dashboard/trend-chart', ADMIN, { query: s.TREND_QUERY, 200: s.TREND_SVG, 502: refusal([Code.VISUAL_UNAVAILABLE]) }, trendChartSvg),
   route('admin-status', 'GET', 'api/admin/status/{trackingId}', ADMIN, { params: s.TRACKING_PARAM, 200: s.EXECUTION_STATUS, 404: refusal([Code.EXECUTION_NOT_FOUND]) }, admin.status),
   route('admin-profiles', 'GET', 'api/admin/profiles', ADMIN, { query: s.PROFILES_QUERY, 200: s.PROFILES }, admin.profiles),
+  route('admin-executions-search', 'GET', 'api/admin/executions', ADMIN, { query: s.EXECUTION_SEARCH_QUERY, 200: s.EXECUTION_SEARCH }, admin.search),
+  route('admin-execution-retry', 'POST', 'api/admin/executions/{trackingId}/retry', ADMIN, { params: s.TRACKING_PARAM, body: s.OPTIONAL_EMPTY_BODY, 202: s.RETRIED }, admin.retry),
+  route('admin-execution-rerun', 'POST', 'api/admin/executions/{trackingId}/rerun', ADMIN, { params: s.TRACKING_PARAM, body: s.OPTIONAL_EMPTY_BODY, 202: s.RERUN }, admin.rerun),
+  route('admin-execution-cancel', 'POST', 'api/admin/executions/{trackingId}/cancel', ADMIN, { params: s.TRACKING_PARAM, body: s.OPTIONAL_EMPTY_BODY, 200: s.CANCELLED }, admin.cancel),
+  route('admin-executions-retry-failed', 'POST', 'api/admin/executions/retry-failed', ADMIN, { body: s.BULK_RETRY_BODY, 200: s.BULK_RETRIED }, admin.retryFailed),
   route('console-config', 'GET', 'console/config.json', PUBLIC, { 200: s.CONSOLE_CONFIG }, consoleConfigFile),
   route('console', ['GET', 'HEAD'], 'console/{*path}', PUBLIC, { params: s.CONSOLE_PATH, 200: s.CONSOLE_FILE, 304: s.NOT_MODIFIED, 308: s.REDIRECT, 404: refusal([Code.CONSOLE_FILE_NOT_FOUND]), 503: refusal([Code.CONSOLE_NOT_BUILT]) }, consoleFiles),
 ];
@@ -50,7 +55,7 @@ export const orchestrator: ServiceDefinition = {
       kind: 'timer',
       name: 'orchestrator-fail-stuck-executions',
       schedule: '0 * * * * *',
-      handler: async () => void (await failStuckExecutions().finally(() => reportQueueDepth())),
+      handler: async () => void (await sweepStuckExecutions().finally(() => reportQueueDepth())),
     },
   ],
   /** A bad plan table (PLANS_JSON) stops the host at start rather than failing report requests. */

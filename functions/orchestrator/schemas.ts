@@ -1,8 +1,9 @@
-import { PAGING, anyObject, arr, bool, dateTime, int, nullable, num, obj, oneOfValues, pagePaging, query, str } from '../../shared/http/schemas';
+import { PAGING, anyObject, arr, bool, dateTime, int, nullable, num, obj, oneOfValues, pageLimit, pagePaging, query, str } from '../../shared/http/schemas';
 import { HEALTH_STATUSES } from './admin/execution-view';
 import { EXECUTION_STATUS_FILTERS } from './admin/executions';
 import { TIMEFRAMES } from './admin/time-windows';
-import { TREND_THEMES } from './console/trend-chart';
+import { ERROR_FILTERS, MAX_REQUESTERS, SEARCH_SORTS } from './admin/search';
+import { TREND_LAYOUTS, TREND_THEMES } from './console/trend-chart';
 import { reportRequestSchema } from './report/submission';
 
 /** The request and answer schemas of the orchestrator's route table (index.ts). */
@@ -16,12 +17,47 @@ export const REPORT_BODY = { schema: reportRequestSchema as unknown as Record<st
 export const TRACKING_PARAM = obj({ trackingId: TRACKING_ID });
 export const HEALTH_QUERY = query({
   schema: oneOfValues(['check'], { description: 'check: compare the log table with what the workflow logger writes (admin)' }),
+  skip: oneOfValues(['sql'], { description: 'sql: leave out the SQL check, so the probe does not wake a paused serverless database' }),
 });
 export const FAILURES_QUERY = query({ timeframe: oneOfValues(Object.keys(TIMEFRAMES), { default: '24h' }) });
 export const EXECUTIONS_QUERY = query({ limit: PAGING.limit, status: oneOfValues(EXECUTION_STATUS_FILTERS, { default: 'all' }), search: SEARCH });
 export const PROFILES_QUERY = query({ ...pagePaging(20), status: oneOfValues(EXECUTION_STATUS_FILTERS, { default: 'all' }), search: SEARCH });
-export const TREND_QUERY = query({ theme: oneOfValues(TREND_THEMES, { default: 'professional' }), tz: str({ maxLength: 64, default: 'UTC' }) });
+export const TREND_QUERY = query({
+  theme: oneOfValues(TREND_THEMES, { default: 'professional' }),
+  tz: str({ maxLength: 64, default: 'UTC' }),
+  layout: oneOfValues(TREND_LAYOUTS, { default: 'wide', description: 'wide: 24 columns (960 x 320); narrow: 24 rows (380 x 720), for a phone' }),
+});
 export const EMPTY_QUERY = query({});
+const USER_ID = '[A-Za-z0-9._:@-]{1,64}';
+export const EXECUTION_SEARCH_QUERY = query({
+  tracking_id: str({ pattern: '^[A-Za-z0-9_-]{1,64}$', description: 'Executions whose tracking id starts with this' }),
+  company: str({ minLength: 1, maxLength: 100, description: 'Executions of companies whose name contains this, ignoring case, as plain text' }),
+  requested_by: str({
+    pattern: `^${USER_ID}(,${USER_ID}){0,${MAX_REQUESTERS - 1}}$`,
+    description: `Executions requested by these users: up to ${MAX_REQUESTERS} user ids, comma-separated (the console finds them at identity from an email)`,
+  }),
+  status: oneOfValues(EXECUTION_STATUS_FILTERS, { default: 'all' }),
+  error: oneOfValues(ERROR_FILTERS, { description: 'The classified error pattern of a failed execution, or CANCELLED' }),
+  from: dateTime({ description: 'Created at or after this time' }),
+  to: dateTime({ description: 'Created before this time' }),
+  sort: oneOfValues(SEARCH_SORTS, { default: 'newest', description: 'newest or oldest first (creation), longest first (duration), or by company' }),
+  limit: pageLimit(25),
+  cursor: str({ maxLength: 500, description: 'next_cursor of the previous page (same filters and sort)' }),
+});
+/** A bulk retry retries at most this many executions per call. */
+const BULK_RETRY_MAX = 500;
+export const BULK_RETRY_BODY = {
+  schema: obj(
+    {
+      from: dateTime({ description: 'Failed executions created at or after this time' }),
+      to: dateTime({ description: '... and before this time' }),
+      limit: int({ minimum: 1, maximum: BULK_RETRY_MAX, default: 100, description: 'At most this many are retried by this call, oldest first' }),
+      dryRun: bool({ default: false, description: 'Only count them' }),
+    },
+    { optional: ['limit', 'dryRun'], closed: true },
+  ),
+  limit: 1024,
+};
 export const OPTIONAL_EMPTY_BODY = { schema: anyObject({ maxProperties: 0 }), limit: 1024, optional: true };
 export const CONSOLE_PATH = obj({ path: str() }, { optional: ['path'] });
 
@@ -101,6 +137,18 @@ const LOG_ROW = obj({
   error_pattern: nullable(str()),
   error_source: nullable(str()),
   error_details: nullable(str()),
+});
+/** What an administrator did to an execution (orchestrator_admin_actions). */
+const ADMIN_ACTION = obj({
+  id: int(),
+  at: dateTime(),
+  action: oneOfValues(['execution.retry', 'execution.rerun', 'execution.cancel', 'executions.retry_failed']),
+  tracking_id: nullable(str()),
+  related_tracking_id: nullable(str({ description: 'A re-run: the new execution' })),
+  actor: obj({ id: str(), email: str() }),
+  result: oneOfValues(['success', 'failure']),
+  reason: nullable(str({ description: 'The error code of a refusal' })),
+  details: nullable(anyObject()),
 });
 const PROCESSING_METRICS = obj({ progress_percentage: num(), completed_steps: int(), total_steps: int(), current_step: nullable(str()) });
 export const OVERVIEW = obj({
@@ -182,9 +230,46 @@ export const EXECUTION_STATUS = obj({
     processing_metrics: PROCESSING_METRICS,
     downloads: arr(obj({ kind: str(), fileName: str(), contentType: str(), size: int(), url: str(), expiresAt: dateTime() })),
     downloadLinks: arr(str()),
+    actions: arr(ADMIN_ACTION, { description: 'Retries, re-runs and cancellations naming this execution, newest first (at most 50)' }),
   }),
   processing_metrics: PROCESSING_METRICS,
   downloadLinks: arr(str()),
+});
+export const EXECUTION_SEARCH = obj({
+  success: bool(),
+  generated_at: dateTime(),
+  filters: anyObject(),
+  executions: arr(obj({ ...EXECUTION_ROW_FIELDS, requested_by: str() }, { optional: ['running_seconds'] })),
+  next_cursor: nullable(str({ description: 'The cursor of the next page; null on the last page' })),
+});
+export const RETRIED = obj({
+  success: bool(),
+  trackingId: str(),
+  status: oneOfValues(['processing']),
+  retried: bool({ description: 'False when it was already processing: nothing was queued again' }),
+});
+export const RERUN = obj({
+  success: bool(),
+  trackingId: str({ description: 'The new execution' }),
+  rerunOf: str(),
+  status: oneOfValues(['processing']),
+  repeated: bool({ description: 'True when this Idempotency-Key already made the re-run: the same execution' }),
+});
+export const CANCELLED = obj({
+  success: bool(),
+  trackingId: str(),
+  status: oneOfValues(['failed']),
+  cancelled: bool({ description: 'False when it had already been cancelled' }),
+});
+export const BULK_RETRIED = obj({
+  success: bool(),
+  dryRun: bool(),
+  from: dateTime(),
+  to: dateTime(),
+  matched: int({ description: 'Failed executions in the range before this call' }),
+  retried: int(),
+  trackingIds: arr(str()),
+  remaining: int({ description: 'Failed executions still in the range (the next call retries them)' }),
 });
 export const PROFILES = obj({
   success: bool(),

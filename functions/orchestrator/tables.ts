@@ -107,7 +107,29 @@ export interface CompanyRollupTable {
   latest_status: ExecutionsTable['processing_status'];
 }
 
-/** The orchestrator's tables (migrations 001, 002, 008 and 009). */
+/** What an administrator did to an execution (migration 010): retry, re-run, cancel, bulk retry, refused or done. */
+export interface AdminActionsTable {
+  id: Generated<number>;
+  created_at: Timestamp;
+  /** execution.retry, execution.rerun, execution.cancel, executions.retry_failed. */
+  action: string;
+  /** The execution acted on (null for a bulk retry's summary). */
+  tracking_id: string | null;
+  /** A re-run: the new execution. */
+  related_tracking_id: string | null;
+  actor_id: string;
+  actor_email: string;
+  result: 'success' | 'failure';
+  /** The refusal's error code. */
+  reason: string | null;
+  /** JSON: non-secret facts (the previous error, a bulk retry's range and count). */
+  details: string | null;
+  request_id: string | null;
+  /** Unique: the action, the execution and the caller's Idempotency-Key (a fresh id without one). */
+  dedupe_key: string;
+}
+
+/** The orchestrator's tables (migrations 001, 002, 008, 009 and 010). */
 export type OrchestratorTables = {
   orchestrator_processing_log: ProcessingLogTable & ProcessingLogExtension;
   orchestrator_executions: ExecutionsTable;
@@ -115,4 +137,5 @@ export type OrchestratorTables = {
   orchestrator_execution_rollup: ExecutionRollupTable;
   orchestrator_log_rollup: LogRollupTable;
   orchestrator_company_rollup: CompanyRollupTable;
+  orchestrator_admin_actions: AdminActionsTable;
 };

@@ -9,6 +9,9 @@ import { paymentDb } from './tables';
  */
 export const SYNC_BACKLOG_MESSAGE = 'payment sync backlog';
 
+/** The Table Storage marker (shared/sql/idle.ts) of plan-sync work: marked by every webhook and replay, before they write. */
+export const PAYMENT_SYNC_WORK = 'payment-syncs';
+
 export interface SyncBacklog {
   /** Payments whose plan identity has not received yet: pending, or failed and waiting for a retry. */
   syncsPending: number;

@@ -12,7 +12,7 @@ export interface PlanUpdateFailure {
   details: string;
   status?: number;
   /** For `stale`: the plan identity holds, from an update requested after ours. */
-  current?: { plan?: Plan; status?: string };
+  current?: { plan?: Plan; status?: string; requestedAt?: string };
 }
 
 export type PlanUpdateResult = { ok: true; status: number } | { ok: false; failure: PlanUpdateFailure };
@@ -44,8 +44,8 @@ function unreachable(error: unknown): string {
 
 function currentPlanOf(text: string): PlanUpdateFailure['current'] {
   try {
-    const current = (JSON.parse(text) as { current?: { plan?: Plan; status?: string } }).current;
-    return current && typeof current === 'object' ? { plan: current.plan, status: current.status } : undefined;
+    const current = (JSON.parse(text) as { current?: { plan?: Plan; status?: string; requestedAt?: string } }).current;
+    return current && typeof current === 'object' ? { plan: current.plan, status: current.status, requestedAt: current.requestedAt } : undefined;
   } catch {
     return undefined;
   }

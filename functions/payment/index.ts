@@ -6,7 +6,8 @@ import { contractRoutes } from '../../shared/http/contract';
 import { PUBLIC, routes } from '../../shared/http/route';
 import { createLogger } from '../../shared/logging';
 import { plans } from '../../shared/plans';
-import { reportSyncBacklog } from './backlog';
+import { sqlWorkStateOrBusy } from '../../shared/sql/idle';
+import { PAYMENT_SYNC_WORK, reportSyncBacklog, SYNC_BACKLOG_MESSAGE } from './backlog';
 import { paymentChecks } from './health';
 import * as r from './routes';
 import * as s from './schemas';
@@ -32,7 +33,9 @@ const DESCRIPTION =
 
 /**
  * Retries due plan syncs (every minute by default; timers run once per app, and per-user leases
- * guard overlaps), then writes the backlog line the production alerts read.
+ * guard overlaps), then writes the backlog line the production alerts read. While no sync is owed
+ * (the Table Storage marker says idle: shared/sql/idle.ts) it writes the line from the marker and
+ * leaves SQL alone, so a serverless database can pause.
  */
 export const syncRetryTimer: TimerFunction = {
   kind: 'timer',
@@ -40,10 +43,16 @@ export const syncRetryTimer: TimerFunction = {
   schedule: '%PAYMENT_SYNC_RETRY_SCHEDULE%',
   handler: async (_timer, context) => {
     const log = createLogger({ service: 'payment', function: context.functionName, invocationId: context.invocationId });
+    const work = await sqlWorkStateOrBusy(PAYMENT_SYNC_WORK);
+    if (work.idle) {
+      log.info(SYNC_BACKLOG_MESSAGE, { syncsPending: 0, oldestPendingSeconds: 0, manualReview: work.data.manualReview ?? 0 });
+      return;
+    }
     try {
       await retryDueSyncs(log);
     } finally {
-      await reportSyncBacklog(log);
+      const backlog = await reportSyncBacklog(log);
+      if (backlog?.syncsPending === 0) await work.markIdle({ manualReview: backlog.manualReview }).catch(() => false);
     }
   },
 };

@@ -234,16 +234,6 @@ export async function reopenForReplay(ids: string[], now: Date): Promise<void> {
     .execute();
 }
 
-/** Identity applied a newer plan update than this payment's push: the payment no longer decides anything. */
-export async function markSuperseded(payment: Payment, now: Date): Promise<void> {
-  await paymentDb()
-    .updateTable('payment_payments')
-    .set({ sync_state: 'superseded', sync_next_at: null, updated_at: now.toISOString() })
-    .where('id', '=', payment.id)
-    .where('sync_state', 'in', ['pending', 'failed', 'manual_review'])
-    .execute();
-}
-
 const insertLease = precompiled((database: PaymentDb) =>
   database.insertInto('payment_sync_leases').values({ user_id: param('userId'), holder: param('holder'), expires_at: param('expires') }),
 );

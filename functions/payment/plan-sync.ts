@@ -6,21 +6,11 @@ import type { Logger } from '../../shared/logging';
 import { currentPlatform, type RandomSource } from '../../shared/platform';
 import { storeFailedSync, deleteFailedSync } from './failed-sync-records';
 import { updatePlanAtIdentity, type PlanUpdateFailure } from './identity-client';
-import {
-  acquireSyncLease,
-  markSuperseded,
-  markSyncFailed,
-  markSynced,
-  planDecidingPayment,
-  releaseSyncLease,
-  renewSyncLease,
-  supersedeOlder,
-  type Payment,
-} from './payments';
+import { acquireSyncLease, markSyncFailed, markSynced, planDecidingPayment, releaseSyncLease, renewSyncLease, supersedeOlder, type Payment } from './payments';
 
 /** The sync result: `{ success: true }` or `{ success: false, error, details, userId, retryStored }`. */
 export type SyncResult =
-  | { success: true; userId: string; plan?: string; paymentIntentId?: string; upToDate?: boolean; superseded?: boolean }
+  | { success: true; userId: string; plan?: string; paymentIntentId?: string; upToDate?: boolean }
   | {
       success: false;
       error: string;
@@ -63,17 +53,21 @@ function logFailure(log: Logger, payment: Payment, failure: PlanUpdateFailure, s
   }
 }
 
-async function recordFailure(payment: Payment, failure: PlanUpdateFailure, now: Date, log: Logger): Promise<SyncResult> {
+/**
+ * Keeps a failed push: for a retry with backoff, or, once retries are exhausted or when a retry
+ * cannot help (`review`), for a person (manual_review: the unsynced list, the console, the alert).
+ */
+async function recordFailure(payment: Payment, failure: PlanUpdateFailure, now: Date, log: Logger, review?: string): Promise<SyncResult> {
   const cfg = config();
   const attempts = payment.sync.attempts + 1;
-  const exhausted = attempts >= cfg.PAYMENT_SYNC_MAX_ATTEMPTS;
+  const exhausted = review !== undefined || attempts >= cfg.PAYMENT_SYNC_MAX_ATTEMPTS;
   const nextAt = exhausted ? null : new Date(now.getTime() + backoffDelayMs(attempts));
   const state = exhausted ? 'manual_review' : 'failed';
   const error = `${failure.error}: ${failure.details}`.slice(0, 2000);
   await markSyncFailed(payment, { state, attempts, error, nextAt }, now);
   logFailure(log, payment, failure, state);
   if (exhausted) {
-    log.error('MANUAL REVIEW: plan sync retries exhausted; replay with npm run payments:replay', {
+    log.error(`MANUAL REVIEW: ${review ?? 'plan sync retries exhausted; replay with npm run payments:replay'}`, {
       userId: payment.userId,
       paymentIntentId: payment.id,
       attempts,
@@ -108,7 +102,7 @@ async function recordFailure(payment: Payment, failure: PlanUpdateFailure, now: 
  * a newer one. The lease covers one push and is renewed before each further one, so it cannot run
  * out mid-sync while this instance still works; a lost lease stops the sync. After a successful
  * push it looks again, in case a newer payment arrived meanwhile. Identity refusing the push as
- * older than one it applied (409) means another push decided the plan: superseded, not a failure.
+ * older than an update it applied (409) leaves a paid plan unapplied: a person decides.
  */
 export async function syncUser(userId: string, log: Logger): Promise<SyncResult> {
   const holder = randomUUID();
@@ -149,17 +143,23 @@ export async function syncUser(userId: string, log: Logger): Promise<SyncResult>
   }
 }
 
-/** Identity holds a plan from a later request than this push: synced when it is this payment's plan, superseded otherwise. */
+/**
+ * Identity holds a plan from a later request than this push. When it is this payment's plan, the
+ * payment is synced. Otherwise a paid plan was refused: never dropped silently, it waits for a
+ * person (manual_review), who decides which plan the user keeps (set it at identity, then replay).
+ */
 async function onNewerPlanAtIdentity(target: Payment, failure: PlanUpdateFailure, now: Date, log: Logger): Promise<SyncResult> {
-  const samePlan = failure.current?.plan === target.sync.plan;
-  if (samePlan) await markSynced(target, now);
-  else await markSuperseded(target, now);
-  forgetLiveUser(target.userId);
-  log.info('identity applied a newer plan update; this push is superseded', {
-    userId: target.userId,
-    paymentIntentId: target.id,
-    plan: target.sync.plan,
-    identityPlan: failure.current?.plan,
-  });
-  return { success: true, userId: target.userId, plan: failure.current?.plan ?? target.sync.plan!, paymentIntentId: target.id, superseded: !samePlan };
+  if (failure.current?.plan === target.sync.plan) {
+    await markSynced(target, now);
+    forgetLiveUser(target.userId);
+    return { success: true, userId: target.userId, plan: target.sync.plan!, paymentIntentId: target.id };
+  }
+  const holds = failure.current ? `${failure.current.plan} (requested at ${failure.current.requestedAt})` : 'another plan';
+  return recordFailure(
+    target,
+    { ...failure, details: `identity holds ${holds} from a plan update requested after this payment; the paid plan ${target.sync.plan} was not applied` },
+    now,
+    log,
+    'a paid plan was refused by identity as older than its current plan; set the plan at identity, then replay',
+  );
 }

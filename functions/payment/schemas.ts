@@ -51,12 +51,12 @@ export const USER_STATUS = obj({
     }),
   ),
 });
-/** A plan sync's outcome: synced (or already up to date, or superseded by a newer plan), or not, with why and whether a retry is kept. */
+/** A plan sync's outcome: synced (or already up to date), or not, with why and whether a retry is kept. */
 const SYNC_RESULT = {
   oneOf: [
     obj(
-      { success: { type: 'boolean', enum: [true] }, userId: str(), plan: str(), paymentIntentId: str(), upToDate: bool(), superseded: bool() },
-      { optional: ['plan', 'paymentIntentId', 'upToDate', 'superseded'] },
+      { success: { type: 'boolean', enum: [true] }, userId: str(), plan: str(), paymentIntentId: str(), upToDate: bool() },
+      { optional: ['plan', 'paymentIntentId', 'upToDate'] },
     ),
     obj(
       {

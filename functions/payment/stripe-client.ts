@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type Stripe from 'stripe';
-import { config, runsInAzure, type Config } from '../../shared/config';
+import { config, KEY_VAULT_REFERENCE, runsInAzure, type Config } from '../../shared/config';
+import { currentPlatform } from '../../shared/platform';
 import { Code, serviceUnavailable } from '../../shared/http/errors';
 
 /**
@@ -28,6 +29,14 @@ export function stripeMode(cfg: Config = config()): StripeMode {
   if (cfg.STRIPE_SECRET_KEY && REAL_KEY.test(cfg.STRIPE_SECRET_KEY)) return { mode: 'stripe' };
   if (!runsInAzure(cfg)) return { mode: 'offline' };
   return { mode: 'unconfigured' };
+}
+
+/** Why payments cannot be created without a key: the setting is unset, or its Key Vault secret does not exist yet. */
+export function missingKeyProblem(): string {
+  const raw = currentPlatform().settings.STRIPE_SECRET_KEY ?? '';
+  return KEY_VAULT_REFERENCE.test(raw)
+    ? 'STRIPE_SECRET_KEY is an unresolved Key Vault reference (store the stripe-secret-key secret: docs/deploy.md): payments cannot be created'
+    : 'STRIPE_SECRET_KEY is not set: payments cannot be created';
 }
 
 let emulatorUrl: string | undefined;
@@ -62,7 +71,7 @@ export function stripeApiBase(cfg: Config = config()): string | undefined {
 export function stripe(): Stripe {
   const cfg = config();
   const base = stripeApiBase(cfg);
-  if (!base) throw serviceUnavailable('Stripe is not configured (set STRIPE_SECRET_KEY)', Code.STRIPE_NOT_CONFIGURED);
+  if (!base) throw serviceUnavailable(`Stripe is not configured: ${missingKeyProblem()}`, Code.STRIPE_NOT_CONFIGURED);
   const key = stripeMode(cfg).mode === 'stripe' ? cfg.STRIPE_SECRET_KEY! : cfg.STRIPE_SECRET_KEY || OFFLINE_KEY;
   if (client?.base !== base || client.key !== key) {
     const url = new URL(base);

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { HttpRequest } from '@azure/functions';
+import { bearerToken } from '../../shared/auth/bearer';
 import { config } from '../../shared/config';
 import { Code, unauthorized } from '../../shared/http/errors';
 
@@ -18,8 +19,7 @@ export function tokenMatches(given: string | undefined | null, expected: string)
 export function requireVisualToken(request: HttpRequest, alternative?: string | null): void {
   const expected = config().VISUAL_API_TOKEN;
   if (!expected) return;
-  const header = request.headers.get('authorization') ?? '';
-  const bearer = /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim();
+  const bearer = bearerToken(request);
   if (tokenMatches(bearer ?? alternative, expected)) return;
   throw unauthorized(
     bearer || alternative ? 'The visual API token is not valid' : 'Authorization: Bearer <VISUAL_API_TOKEN> is required',

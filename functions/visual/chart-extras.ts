@@ -6,7 +6,7 @@
  * data in, data out. An unknown scheme or a malformed extra type is ChartExtrasError (a 400).
  */
 import { colorOf } from './colors';
-import { COLOR_SCHEMES, DEFAULT_SCHEME } from './color-schemes';
+import { colorScheme, colorSchemeCount, DEFAULT_SCHEME } from './color-schemes';
 import { mergeJson } from './canonical';
 
 type Json = Record<string, unknown>;
@@ -40,8 +40,8 @@ export const EXTRA_TYPES = [
 export const ALL_TYPES = [...RENDERED_TYPES, ...EXTRA_TYPES];
 
 const SLICE_TYPES = new Set(['pie', 'doughnut', 'polarArea']);
-/** Drawn as a filled area under a line: the scheme colour at fillAlpha fills it, full colour outlines it and its points. */
-const FILLED_TYPES = new Set(['line', 'radar']);
+/** Coloured as lines by the colour scheme plugin: the scheme colour at fillAlpha fills them and their points, full colour outlines them. */
+const FILLED_TYPES = new Set(['line', 'radar', 'scatter']);
 
 const options = (config: Json): Json => (isObject(config.options) ? config.options : {});
 const plugins = (config: Json): Json => (isObject(options(config).plugins) ? (options(config).plugins as Json) : {});
@@ -50,7 +50,13 @@ const withOptions = (config: Json, extra: Json): Json => ({ ...config, options: 
 const withPlugins = (config: Json, extra: Json): Json => withOptions(config, { plugins: { ...plugins(config), ...extra } });
 const numbers = (value: unknown): number[] => (Array.isArray(value) ? value.filter((n): n is number => typeof n === 'number') : []);
 
-/** chartjs-plugin-colorschemes as data: colours from a named scheme for datasets that have none (or all, with `override`). */
+/**
+ * chartjs-plugin-colorschemes as data, as the plugin colours a chart: by dataset type, line, radar
+ * and scatter get the scheme colour at `fillAlpha` as their fill and point fill and the full colour
+ * as their line and point outline; pie, doughnut and polar area one colour per slice; every other
+ * type its fill only. Only what a dataset leaves undefined is set, unless `override`. An unknown
+ * scheme is refused (the plugin would silently draw Chart.js's default grey).
+ */
 function applyColorScheme(config: Json, defaultScheme: string | undefined): Json {
   const requested = plugins(config).colorschemes;
   if (requested === false || (isObject(requested) && requested.scheme === false)) return config;
@@ -59,28 +65,32 @@ function applyColorScheme(config: Json, defaultScheme: string | undefined): Json
   const { colorschemes: _drop, ...rest } = plugins(config);
   const stripped = withOptions(config, { plugins: rest });
   if (!name) return stripped;
-  const scheme = COLOR_SCHEMES[name];
-  if (!scheme) throw new ChartExtrasError('options.plugins.colorschemes.scheme', `"${name}" is not a known scheme (${Object.keys(COLOR_SCHEMES).join(', ')})`);
-  const colors = settings.reverse === true ? [...scheme].reverse() : scheme;
+  const scheme = colorScheme(name);
+  if (!scheme)
+    throw new ChartExtrasError(
+      'options.plugins.colorschemes.scheme',
+      `"${name}" is not a scheme of chartjs-plugin-colorschemes (its ${colorSchemeCount()} schemes are named <category>.<scheme>, such as brewer.Paired12, office.Excel16, tableau.Tableau10)`,
+    );
+  const reverse = settings.reverse === true;
+  const colorAt = (i: number) => scheme[reverse ? scheme.length - (i % scheme.length) - 1 : i % scheme.length];
   const fillAlpha = typeof settings.fillAlpha === 'number' ? settings.fillAlpha : 0.5;
   const override = settings.override === true;
   const chartType = String(config.type);
   const painted = datasets(config).map((dataset, i) => {
     const type = typeof dataset.type === 'string' ? dataset.type : chartType;
-    const color = colors[i % colors.length];
+    const color = colorAt(i);
     const out = { ...dataset };
+    const unset = (key: string) => override || out[key] === undefined;
     if (SLICE_TYPES.has(type)) {
-      if (override || out.backgroundColor === undefined) out.backgroundColor = numbers(dataset.data).map((_, j) => colors[j % colors.length]);
-      return out;
-    }
-    if (FILLED_TYPES.has(type)) {
-      if (override || out.backgroundColor === undefined) out.backgroundColor = colorOf(color, fillAlpha);
-      if (override || out.pointBackgroundColor === undefined) out.pointBackgroundColor = color;
-      if (override || out.pointBorderColor === undefined) out.pointBorderColor = color;
-    } else if (override || out.backgroundColor === undefined) {
+      if (unset('backgroundColor')) out.backgroundColor = (Array.isArray(dataset.data) ? dataset.data : []).map((_, j) => colorAt(j));
+    } else if (FILLED_TYPES.has(type)) {
+      if (unset('backgroundColor')) out.backgroundColor = colorOf(color, fillAlpha);
+      if (unset('borderColor')) out.borderColor = color;
+      if (unset('pointBackgroundColor')) out.pointBackgroundColor = colorOf(color, fillAlpha);
+      if (unset('pointBorderColor')) out.pointBorderColor = color;
+    } else if (unset('backgroundColor')) {
       out.backgroundColor = color;
     }
-    if (override || out.borderColor === undefined) out.borderColor = color;
     return out;
   });
   return { ...stripped, data: { ...(config.data as Json), datasets: painted } };
@@ -201,7 +211,7 @@ function radialGauge(config: Json): Json {
   const clamped = Math.min(max, Math.max(min, value));
   const center = isObject(opts.centerArea) ? opts.centerArea : {};
   const { domain: _d, centerArea: _c, centerPercentage, trackColor, roundedCorners: _r, ...rest } = opts;
-  const color = dataset.backgroundColor ?? COLOR_SCHEMES[DEFAULT_SCHEME][0];
+  const color = dataset.backgroundColor ?? colorScheme(DEFAULT_SCHEME)![0];
   return {
     ...config,
     type: 'doughnut',

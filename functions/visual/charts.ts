@@ -18,9 +18,9 @@ import {
   type RenderStats,
 } from './results';
 import { themeOf, type Theme } from './themes';
+import { MAX_PIXELS } from './render/tasks';
 
-/** Largest PNG drawn at high quality: the 2x density is reduced for big images to stay within memory. */
-export const MAX_PIXELS = 16_000_000;
+export { MAX_PIXELS } from './render/tasks';
 
 export const renderOptionsSchema = {
   type: 'object',
@@ -31,10 +31,20 @@ export const renderOptionsSchema = {
   },
 };
 
-/** PNG pixel density: high quality draws at 2x (print and high-DPI screens), within MAX_PIXELS. */
+/**
+ * The largest density up to `wanted` at which a width x height image stays within MAX_PIXELS,
+ * rounded down to a thousandth so that the rounded-up raster still fits.
+ */
+export const fittingDensity = (wanted: number, width: number, height: number): number =>
+  Math.min(wanted, Math.floor(Math.sqrt(MAX_PIXELS / (width * height)) * 1000) / 1000);
+
+/**
+ * PNG pixel density: high quality draws at 2x (print and high-DPI screens), reduced to stay within
+ * MAX_PIXELS; never below 1x (an image too large even at 1x is refused, IMAGE_TOO_LARGE).
+ */
 export function pixelRatio(quality: Quality, width: number, height: number): number {
   if (quality === 'standard') return 1;
-  return Math.max(1, Math.min(2, Math.sqrt(MAX_PIXELS / (width * height))));
+  return Math.max(1, fittingDensity(2, width, height));
 }
 
 /** format, quality and theme of a request body, with their defaults (an unknown theme is professional). */

@@ -6,7 +6,7 @@ import { forbiddenDotConstruct } from './dot-guard';
 import { renderOptions } from './charts';
 import { failAsRendering, tooManyItems } from './errors';
 import type { Limits } from './limits';
-import { RenderError } from './render/pool';
+import { RenderInputError } from './render/pool';
 import { renderPool } from './render/renderer';
 import { CONTENT_TYPES, cachedOrRendered, imageFormatOf, imageResult, newStats, type Format } from './results';
 import type { Theme } from './themes';
@@ -123,10 +123,13 @@ function dotOf(spec: DiagramSpec & { id: string }, theme: Theme): string {
   return spec.source;
 }
 
+/** The size Graphviz gave the root `<svg>` element, read from that tag alone (its labels, which callers write, are never scanned). */
 const svgSize = (svg: string) => {
-  const m = /<svg[^>]*\swidth="([\d.]+)pt"[^>]*\sheight="([\d.]+)pt"/.exec(svg);
+  const start = svg.indexOf('<svg');
+  const tag = start < 0 ? '' : svg.slice(start, svg.indexOf('>', start) + 1);
   // Graphviz sizes SVG in points; CSS pixels are 4/3 of a point (what resvg rasterises to).
-  return m ? { width: Math.round((Number(m[1]) * 4) / 3), height: Math.round((Number(m[2]) * 4) / 3) } : { width: 0, height: 0 };
+  const pixels = (points: string | undefined) => (points ? Math.round((Number(points) * 4) / 3) : 0);
+  return { width: pixels(/\swidth="([\d.]+)pt"/.exec(tag)?.[1]), height: pixels(/\sheight="([\d.]+)pt"/.exec(tag)?.[1]) };
 };
 
 async function diagramResult(spec: DiagramSpec & { id: string }, format: Format, theme: Theme, stats: ReturnType<typeof newStats>) {
@@ -138,8 +141,8 @@ async function diagramResult(spec: DiagramSpec & { id: string }, format: Format,
       try {
         return await renderPool().run({ kind: 'dot', source: dot, format: imageFormat });
       } catch (error) {
-        // Graphviz reports bad DOT as a syntax error: that is the caller's input, not a rendering failure.
-        if (error instanceof RenderError && /syntax|error in line/i.test(error.message)) throw invalidDiagram(spec.id, error.message.trim());
+        // DOT that Graphviz cannot read (the render thread says so) is the caller's input, not a rendering failure.
+        if (error instanceof RenderInputError) throw invalidDiagram(spec.id, error.message.trim());
         throw error;
       }
     }),

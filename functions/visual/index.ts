@@ -29,8 +29,8 @@ const NO_RESOURCE = refusal([Code.RESOURCE_NOT_FOUND, Code.OPERATION_NOT_FOUND])
 // prettier-ignore
 const ROUTES = [
   healthFunction('visual', () => ({
-    storage: checkStorage(),
-    renderer: check(async () => (config().QUICKCHART_URL ? `QuickChart at ${config().QUICKCHART_URL}` : `${renderPool().size} render threads, ${renderPool().pending} renders pending, ${renderPool().renders} done`)),
+    storage: checkStorage,
+    renderer: () => check(async () => (config().QUICKCHART_URL ? `QuickChart at ${config().QUICKCHART_URL}` : `${renderPool().size} render threads, ${renderPool().pending} renders pending, ${renderPool().renders} done`)),
   })),
   route('charts-render', 'POST', 'api/v1/charts/render', r.VISUAL_TOKEN, { body: s.CHARTS_BODY, otherMethods: 405, 200: s.CHARTS, ...RENDERING }, r.charts),
   route('infographics-generate', 'POST', 'api/v1/infographics/generate', r.VISUAL_TOKEN, { body: s.INFOGRAPHICS_BODY, otherMethods: 405, 200: s.INFOGRAPHICS, ...RENDERING }, r.infographics),

@@ -137,6 +137,12 @@ export function dashboardSvg(spec: InfographicSpec, theme: Theme): { svg: string
   return { svg, width, height };
 }
 
+/** The cache key of an infographic: its specification without the id (the id does not change the image) and the render options. */
+export function infographicKey(spec: InfographicSpec, format: Format, quality: Quality, theme: Theme): string {
+  const { id: _id, ...content } = spec;
+  return hashKey('infographic', content, format, quality, theme.name);
+}
+
 async function infographicResult(
   spec: InfographicSpec & { id: string },
   format: Format,
@@ -147,9 +153,7 @@ async function infographicResult(
   const theme = spec.theme ? themeOf(spec.theme) : requestTheme;
   const { svg, width, height } = dashboardSvg(spec, theme);
   const imageFormat = imageFormatOf(format);
-  const { id: _id, ...content } = spec;
-  const key = hashKey('infographic', content, format, quality, theme.name);
-  const entry = await cachedOrRendered(key, CONTENT_TYPES[imageFormat], format === 'base64', stats, async () => {
+  const entry = await cachedOrRendered(infographicKey(spec, format, quality, theme), CONTENT_TYPES[imageFormat], format === 'base64', stats, async () => {
     if (imageFormat === 'svg') return { bytes: Buffer.from(svg, 'utf8') };
     return failAsRendering(`Infographic "${spec.id}"`, () => renderPool().run({ kind: 'svg-to-png', svg, pixelRatio: pixelRatio(quality, width, height) }));
   });

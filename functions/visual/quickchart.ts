@@ -1,12 +1,12 @@
 import type { HttpRequest, HttpResponseInit } from '@azure/functions';
 import JSON5 from 'json5';
-import { assertJsonDepth, parseJsonBody, validate } from '../../shared/http/body';
+import { assertJsonValue, parseJsonBody, validate } from '../../shared/http/body';
 import { badRequest, Code, errorResponse, HttpError } from '../../shared/http/errors';
 import { requireVisualToken } from './auth';
-import { canonical, hashKey } from './canonical';
+import { hashKey } from './canonical';
 import { ALL_TYPES, applyChartExtras, ChartExtrasError } from './chart-extras';
 import { translateChartJs2, UntranslatableOption } from './chartjs2';
-import { MAX_PIXELS } from './charts';
+import { fittingDensity } from './charts';
 import { isColor } from './colors';
 import { failAsRendering } from './errors';
 import { headerText, IMAGE_SAFETY_HEADERS } from './headers';
@@ -140,9 +140,32 @@ function readQuickChartRequest(request: HttpRequest, rawBody: Buffer): QuickChar
   };
 }
 
-/** JavaScript that is not data: a function, an arrow, a call, a member access or `new`, outside string literals. */
-const CODE = /\bfunction\b|=>|\bnew\s+[A-Za-z_$]|[A-Za-z_$][\w$]*\s*\(|[A-Za-z_$][\w$]*\s*\.\s*[A-Za-z_$]|`/;
-const STRINGS = /'(?:\\.|[^'\\])*'|"(?:\\.|[^"\\])*"/g;
+/** Tokens that make JavaScript more than data: a function, an arrow, `new`, a template literal. */
+const CODE_TOKENS = new Set(['function', '=>', 'new', '`']);
+/** A call or a member access: one of these tokens right after a name, `this` or a closing bracket. */
+const CALLABLE = new Set(['name', 'this', ')', ']']);
+const APPLIED = new Set(['(', '.', '?.']);
+
+/**
+ * Whether text that is not JSON5 holds JavaScript that does something (a function, an arrow, a
+ * call, a member access, `new`, a template literal), to say so rather than "invalid JSON". Read by
+ * acorn's tokenizer, which works in time linear in the text and skips strings and comments as
+ * JavaScript does; nothing is evaluated. Text that stops tokenizing is judged on what came before.
+ */
+function holdsCode(text: string): boolean {
+  const acorn = require('acorn') as typeof import('acorn');
+  let previous = '';
+  try {
+    for (const token of acorn.tokenizer(text, { ecmaVersion: 'latest' })) {
+      const label = token.type.label;
+      if (CODE_TOKENS.has(label) || (APPLIED.has(label) && CALLABLE.has(previous))) return true;
+      previous = label;
+    }
+  } catch {
+    // A syntax error ends the scan; what was read so far decides.
+  }
+  return false;
+}
 
 /** The `chart` text: base64-decoded when `encoding=base64` (standard or URL-safe alphabet). */
 function chartText(chart: string, encoding: 'url' | 'base64'): string {
@@ -161,7 +184,7 @@ export function parseChartConfig(chart: unknown, l: Limits, encoding: 'url' | 'b
     try {
       value = JSON5.parse(text);
     } catch (error) {
-      if (CODE.test(text.replace(STRINGS, '""'))) {
+      if (holdsCode(text)) {
         throw badRequest(
           'chart is not a data-only configuration: it contains JavaScript (a function, call or expression), which is never evaluated here',
           Code.CHART_NOT_DATA,
@@ -171,7 +194,7 @@ export function parseChartConfig(chart: unknown, l: Limits, encoding: 'url' | 'b
     }
   }
   if (value === undefined || value === null || value === '') throw badRequest('chart (or c) is required', Code.VALIDATION_FAILED);
-  assertJsonDepth(value, 'chart');
+  assertJsonValue(value, 'chart');
   return validate<Record<string, unknown>>(configSchema(l), value, 'chart');
 }
 
@@ -179,7 +202,7 @@ export function parseChartConfig(chart: unknown, l: Limits, encoding: 'url' | 'b
 export function quickChartConfig(config: Record<string, unknown>, version: 2 | 3 | 4): Record<string, unknown> {
   try {
     const translated = version === 2 ? translateChartJs2(config) : config;
-    return canonical(applyChartExtras(translated, version === 2));
+    return applyChartExtras(translated, version === 2);
   } catch (error) {
     if (error instanceof UntranslatableOption) throw badRequest(`chart: ${error.message}`, Code.CHART_OPTION_UNSUPPORTED, { field: error.option });
     if (error instanceof ChartExtrasError) throw badRequest(`chart: ${error.message}`, Code.VALIDATION_FAILED, { field: error.field });
@@ -202,7 +225,8 @@ async function render(request: HttpRequest, rawBody: Buffer): Promise<HttpRespon
   requireVisualToken(request, params.key);
   const config = quickChartConfig(parseChartConfig(params.chart, l, params.encoding), params.version);
   const format: ChartFormat = params.format === 'base64' ? 'png' : params.format;
-  const pixelRatio = format === 'svg' ? 1 : Math.min(params.devicePixelRatio, Math.sqrt(MAX_PIXELS / (params.width * params.height)));
+  // As QuickChart documents: a density too large for the pixel cap is reduced, not refused.
+  const pixelRatio = format === 'svg' ? 1 : fittingDensity(params.devicePixelRatio, params.width, params.height);
   const key = hashKey('quickchart', config, format, params.width, params.height, pixelRatio, params.backgroundColor);
   const stats = newStats();
   // Always in process: this endpoint is the QuickChart server (QUICKCHART_URL may point back here).

@@ -1,9 +1,8 @@
 import { anyObject, arr, bool, dateTime, int, nullable, obj, oneOfValues, str } from '../../shared/http/schemas';
-import { limits } from './limits';
 
 /** The request and answer schemas of the visual service's route table (index.ts). */
 
-const maxBody = () => limits().maxBodyBytes;
+const maxBody = { setting: 'VISUAL_MAX_BODY_BYTES' } as const;
 /** The operations check their bodies themselves, so the specification's own messages (400 Invalid charts array) come first. */
 const apiBody = (schema: Record<string, unknown>) => ({ schema, limit: maxBody, checkedByOperation: true });
 

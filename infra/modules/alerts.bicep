@@ -28,11 +28,15 @@ var testLocations = [
   { Id: 'apac-sg-sin-azr' }
 ]
 
-// Server errors: more than 5 % of at least 20 requests in 15 minutes answered 5xx.
+// Server errors: more than 5 % of at least 20 HTTP requests in 15 minutes answered 5xx. Only HTTP
+// requests (they have a url; timer and queue invocations are requests without one), and each once:
+// the Functions host and the app's own exporter can each write a request row for one invocation,
+// so rows are grouped by operation (one per invocation) first.
 var serverErrorQuery = '''
 requests
-| where cloud_RoleName =~ "{app}"
-| summarize total = count(), failed = countif(toint(resultCode) >= 500)
+| where cloud_RoleName =~ "{app}" and isnotempty(url)
+| summarize resultCode = max(toint(resultCode)) by operation_Id
+| summarize total = count(), failed = countif(resultCode >= 500)
 | where total >= 20 and failed * 100.0 / total > 5
 '''
 
@@ -141,7 +145,7 @@ resource availabilityTests 'Microsoft.Insights/webtests@2022-06-15' = [for check
   properties: {
     SyntheticMonitorId: 'avail-${check.service}-${nameSuffix}'
     Name: '${check.service} health'
-    Description: 'GET ${check.url} answers 200 (every dependency of the service answered).'
+    Description: 'GET ${check.url} answers 200 (the app runs, its configuration resolved, and every dependency but SQL answered).'
     Enabled: true
     Frequency: 300
     Timeout: 30

@@ -26,6 +26,10 @@ param orchestratorAiProvider string
 param orchestratorAiModel string
 @description('The report execution queue (the orchestrator\'s queue trigger reads it as %ORCHESTRATOR_QUEUE%).')
 param reportQueue string
+@description('Azure Communication Services endpoint identity sends the sign-in emails through, with the managed identity.')
+param emailEndpoint string
+@description('From of the sign-in emails: the Azure-managed domain\'s sender.')
+param emailFrom string
 @description('Origins allowed to call this app from a browser: the app setting CORS_ALLOWED_ORIGINS and the platform\'s CORS get the same list.')
 param corsAllowedOrigins array
 
@@ -44,6 +48,8 @@ var plainSettingsByService = {
   }
   identity: {
     BOOTSTRAP_ADMIN_EMAIL: bootstrapAdminEmail
+    EMAIL_ACS_ENDPOINT: emailEndpoint
+    EMAIL_FROM: emailFrom
   }
   payment: {
     IDENTITY_URL: serviceUrls.identity
@@ -108,9 +114,12 @@ resource settings 'Microsoft.Web/sites/config@2024-04-01' = {
 // it gets the same list as CORS_ALLOWED_ORIGINS, which the app's own wrapper uses under func start
 // and the dev host. Set here, after every app exists, because the list names the orchestrator's
 // host; the other site settings are repeated because this resource replaces the web config.
+// After the app settings, never beside them: two writes to one site's config at once fail at
+// random with 409 Conflict.
 resource web 'Microsoft.Web/sites/config@2024-04-01' = {
   parent: app
   name: 'web'
+  dependsOn: [ settings ]
   properties: {
     minTlsVersion: '1.2'
     ftpsState: 'Disabled'

@@ -1,6 +1,7 @@
 import type { HttpRequest } from '@azure/functions';
 import type { JWTVerifyGetKey } from 'jose';
 import { config, serviceUrl } from '../config';
+import { bearerToken } from './bearer';
 import { currentPlatform } from '../platform';
 import { Code, forbidden, unauthorized } from '../http/errors';
 import { ACCESS_TOKEN_ALGORITHMS, jose, loadSigningKeys, type SigningKey } from './keys';
@@ -70,11 +71,7 @@ export async function verifyAccessToken(token: string): Promise<AccessTokenClaim
   return payload as unknown as AccessTokenClaims;
 }
 
-export function bearerToken(request: HttpRequest): string | undefined {
-  const header = request.headers.get('authorization');
-  const match = header ? /^Bearer\s+(\S+)$/i.exec(header.trim()) : null;
-  return match?.[1];
-}
+export { bearerToken };
 
 /** verifyAccessToken, with any failure as a 401 (AUTH_TOKEN_EXPIRED or AUTH_TOKEN_INVALID). */
 export async function verifyAccessTokenOr401(token: string): Promise<AccessTokenClaims> {

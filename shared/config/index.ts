@@ -13,14 +13,20 @@ export class ConfigError extends Error {
 
 /**
  * A Key Vault reference Azure could not resolve reaches the app as its own text. Such a value is
- * never used: the setting counts as unresolved, and the services that read it are stopped (see
- * `unresolvedSettings`), whatever its parser would have accepted.
+ * never used: the setting counts as unresolved (see `unresolvedSettings`), whatever its parser
+ * would have accepted. It stops the services that read it, unless the setting is marked
+ * `unresolved: 'unset'` (a Stripe key, an SMTP URL, an AI key not stored yet): that one counts as
+ * unset, so one missing optional secret never stops a whole service, and the part that needs it
+ * says so (health `degraded`, a 503 naming it). A secret whose absence would open a route
+ * (VISUAL_API_TOKEN) is never treated so.
  */
 export const KEY_VAULT_REFERENCE = /^\s*@Microsoft\.KeyVault\(/i;
 
 export interface UnresolvedSetting {
   name: SettingName;
   services: readonly ServiceName[];
+  /** Stops the services that read it; false for settings marked `unresolved: 'unset'`, which count as unset. */
+  required: boolean;
   problem: string;
 }
 
@@ -31,6 +37,7 @@ export function unresolvedSettings(env: NodeJS.ProcessEnv = process.env): Unreso
     .map(([name, setting]) => ({
       name,
       services: setting.services === 'all' ? SERVICE_NAMES : setting.services,
+      required: setting.unresolved !== 'unset',
       problem:
         `${name} is an unresolved Key Vault reference: the app received the reference text instead of the secret. ` +
         "Give the app's managed identity read access to the vault's secrets (Key Vault Secrets User) and check that the secret exists, then restart the app.",
@@ -62,7 +69,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env, options: Parse
   }
   for (const [name, setting] of Object.entries(SETTINGS) as [SettingName, Setting<unknown>][]) {
     const raw = env[name];
-    // Never parsed nor required: the services reading it are stopped instead (unresolvedSettings).
+    // Never parsed nor reported missing: it stops the services reading it, or counts as unset (unresolvedSettings).
     if (raw !== undefined && KEY_VAULT_REFERENCE.test(raw)) continue;
     const given = raw !== undefined && raw.trim() !== '';
     if (!given && setting.kind === 'required') {

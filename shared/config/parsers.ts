@@ -1,3 +1,5 @@
+import { trimTrailingSlashes } from '../text';
+
 /** Parsers turn a raw setting string into a typed value or throw an Error whose message says what is wrong. */
 export type Parser<T> = (raw: string) => T;
 
@@ -27,7 +29,7 @@ export const url: Parser<string> = (raw) => {
     throw new Error(`expected an absolute URL, got "${raw}"`);
   }
   if (!['http:', 'https:'].includes(parsed.protocol)) throw new Error(`expected an http(s) URL, got "${raw}"`);
-  return raw.replace(/\/+$/, '');
+  return trimTrailingSlashes(raw);
 };
 
 export function oneOf<const T extends string>(values: readonly T[]): Parser<T> {

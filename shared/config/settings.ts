@@ -21,6 +21,12 @@ export interface Setting<T> {
   kind: 'default' | 'required' | 'optional';
   default?: string;
   deploy: Deploy;
+  /**
+   * 'unset': a Key Vault reference that did not resolve counts as unset (only the feature that needs
+   * it is off). Only for secrets whose absence closes something (payments, SMTP, the AI key), never
+   * for one whose absence opens a route (VISUAL_API_TOKEN): otherwise the services reading it stop.
+   */
+  unresolved?: 'unset';
   parse: Parser<T>;
 }
 
@@ -28,6 +34,7 @@ interface Meta {
   services: readonly ServiceName[] | 'all';
   description: string;
   deploy: Deploy;
+  unresolved?: 'unset';
 }
 
 function withDefault<T>(parse: Parser<T>, value: string, meta: Meta): Setting<T> {
@@ -186,15 +193,27 @@ export const SETTINGS = {
     deploy: 'secret',
     description: 'Previous service-token secret, accepted during rotation.',
   }),
-  OTP_HMAC_KEY: required(secret(32), { services: ID, deploy: 'secret', description: 'Key of the HMAC under which one-time codes are stored.' }),
+  OTP_HMAC_KEY: required(secret(32), {
+    services: ID,
+    deploy: 'secret',
+    description: 'Key of the HMAC under which one-time codes are stored and from which rotated refresh tokens are derived.',
+  }),
   ALLOW_SIGNUP: withDefault(boolean, 'true', { services: ID, deploy: 'tuning', description: 'Whether an unknown email signs up on login.' }),
   BOOTSTRAP_ADMIN_EMAIL: optional(text, { services: ID, deploy: 'app', description: 'Created as super_admin at start-up when absent.' }),
   SMTP_URL: optional(text, {
+    unresolved: 'unset',
     services: ID,
     deploy: 'secret',
-    description: 'nodemailer SMTP URL; when unset each email is written as an .eml file under <DATA_DIR>/outbox.',
+    description:
+      'nodemailer SMTP URL: when set, login emails go through it. Unset: through Azure Communication Services when EMAIL_ACS_ENDPOINT is set, else each email is written as an .eml file under <DATA_DIR>/outbox.',
   }),
   EMAIL_FROM: withDefault(text, 'Report Platform <no-reply@example.com>', { services: ID, deploy: 'tuning', description: 'From address of login emails.' }),
+  EMAIL_ACS_ENDPOINT: optional(url, {
+    services: ID,
+    deploy: 'app',
+    description:
+      'Azure Communication Services endpoint (https://<name>.communication.azure.com): login emails are sent through it with the managed identity (AZURE_CLIENT_ID), from EMAIL_FROM (an address of its linked domain). SMTP_URL, when set, is used instead.',
+  }),
   OTP_LENGTH: withDefault(integer(6, 10), '6', { services: ID, deploy: 'tuning', description: 'Digits in a one-time sign-in code (CSPRNG).' }),
   OTP_TTL_SECONDS: withDefault(integer(60, 600), '600', {
     services: ID,
@@ -241,7 +260,8 @@ export const SETTINGS = {
   REFRESH_REUSE_GRACE_SECONDS: withDefault(integer(0, 60), '10', {
     services: ID,
     deploy: 'tuning',
-    description: 'A rotated refresh token presented within this time is refused without revoking the session (concurrent tabs).',
+    description:
+      'A rotated refresh token presented within this time gets its unused successor again, or is refused, without revoking the session (a lost answer, concurrent tabs).',
   }),
   AUDIT_RETENTION_DAYS: withDefault(integer(30, 3650), '400', {
     services: ID,
@@ -265,7 +285,7 @@ export const SETTINGS = {
     deploy: 'secret',
     description: 'Service admin token the payment service sends to identity (npm run service-token).',
   }),
-  STRIPE_SECRET_KEY: optional(text, { services: PAY, deploy: 'secret', description: 'Stripe secret key.' }),
+  STRIPE_SECRET_KEY: optional(text, { services: PAY, deploy: 'secret', unresolved: 'unset', description: 'Stripe secret key.' }),
   STRIPE_WEBHOOK_SECRET: required(secret(16), { services: PAY, deploy: 'secret', description: 'Signing secret of the Stripe webhook endpoint (whsec_...).' }),
   STRIPE_API_BASE: optional(url, { services: PAY, deploy: 'local', description: 'Point the Stripe client at another server (the local Stripe API server).' }),
   STRIPE_EMULATOR_PORT: withDefault(integer(0, 65535), '0', {
@@ -361,6 +381,7 @@ export const SETTINGS = {
     description: 'OpenAI-compatible base URL (https://api.openai.com/v1, a local server) or the Azure OpenAI resource endpoint.',
   }),
   ORCHESTRATOR_AI_API_KEY: optional(text, {
+    unresolved: 'unset',
     services: ORC,
     deploy: 'secret',
     description: 'API key of the AI endpoint; for azure-openai the managed identity is used when unset.',

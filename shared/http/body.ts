@@ -44,16 +44,49 @@ export const DEFAULT_BODY_LIMIT = 64 * 1024;
 export const MAX_JSON_DEPTH = 64;
 
 /**
- * Refuses a value nested deeper than `max` levels of objects and arrays (400 JSON_TOO_DEEP). An
- * explicit stack, not recursion: the check itself never overflows, whatever it is given.
+ * Keys no JSON body may hold, at any depth: a library that merges or copies the value could reach an
+ * object's prototype through them, and a key dropped on the way would make two different requests
+ * look the same (a cache key, an audit entry). Refused, never dropped.
  */
-export function assertJsonDepth(value: unknown, what = 'Request body', max = MAX_JSON_DEPTH): void {
-  const stack: [unknown, number][] = [[value, 1]];
+export const UNSAFE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** Where a node sits in the value, built only when a refusal names it. */
+type JsonPath = { key: string; parent?: JsonPath };
+const pathText = (path: JsonPath | undefined): string => {
+  const keys: string[] = [];
+  for (let at = path; at; at = at.parent) keys.unshift(at.key);
+  return keys.join('.') || '(top level)';
+};
+
+/**
+ * Refuses a value nested deeper than `max` levels of objects and arrays (400 JSON_TOO_DEEP) or
+ * holding an unsafe key (400 JSON_KEY_NOT_ALLOWED). An explicit stack, not recursion: the check
+ * itself never overflows, whatever it is given.
+ */
+export function assertJsonValue(value: unknown, what = 'Request body', max = MAX_JSON_DEPTH): void {
+  const stack: [unknown, number, JsonPath | undefined][] = [[value, 1, undefined]];
   while (stack.length) {
-    const [node, depth] = stack.pop()!;
+    const [node, depth, path] = stack.pop()!;
     if (node === null || typeof node !== 'object') continue;
     if (depth > max) throw badRequest(`${what} is nested more than ${max} levels deep; the limit is ${max}`, Code.JSON_TOO_DEEP, { maxDepth: max });
-    for (const child of Array.isArray(node) ? node : Object.values(node)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+    if (Array.isArray(node)) {
+      node.forEach((child, i) => {
+        if (child !== null && typeof child === 'object') stack.push([child, depth + 1, { key: String(i), parent: path }]);
+      });
+      continue;
+    }
+    for (const key of Object.keys(node as object)) {
+      if (UNSAFE_KEYS.has(key)) {
+        const at = pathText(path);
+        throw badRequest(
+          `${what}: the key "${key}" (in ${at}) is not allowed; __proto__, constructor and prototype are refused as keys`,
+          Code.JSON_KEY_NOT_ALLOWED,
+          { field: at === '(top level)' ? key : `${at}.${key}` },
+        );
+      }
+      const child = (node as Record<string, unknown>)[key];
+      if (child !== null && typeof child === 'object') stack.push([child, depth + 1, { key, parent: path }]);
+    }
   }
 }
 
@@ -101,7 +134,10 @@ export function validate<T>(schema: object, value: unknown, what = 'body'): T {
   throw badRequest(`Invalid ${what}: ${first.field} ${first.message}`, Code.VALIDATION_FAILED, { details });
 }
 
-/** The JSON value of a body: an empty body or malformed JSON is a 400 INVALID_JSON, nesting beyond MAX_JSON_DEPTH a 400 JSON_TOO_DEEP. */
+/**
+ * The JSON value of a body: an empty body or malformed JSON is a 400 INVALID_JSON, nesting beyond
+ * MAX_JSON_DEPTH a 400 JSON_TOO_DEEP, an unsafe key a 400 JSON_KEY_NOT_ALLOWED.
+ */
 export function parseJsonBody(bytes: Buffer): unknown {
   if (bytes.length === 0) throw badRequest('Request body is empty; a JSON object is expected', Code.INVALID_JSON);
   let value: unknown;
@@ -110,7 +146,7 @@ export function parseJsonBody(bytes: Buffer): unknown {
   } catch (error) {
     throw badRequest(`Request body is not valid JSON: ${(error as Error).message}`, Code.INVALID_JSON);
   }
-  assertJsonDepth(value);
+  assertJsonValue(value);
   return value;
 }
 

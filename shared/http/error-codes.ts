@@ -38,9 +38,20 @@ export const ERROR_CODES = {
   },
   INVALID_JSON: { status: 400, by: 'all', meaning: 'The body is empty or is not valid JSON.' },
   JSON_TOO_DEEP: { status: 400, by: 'all', meaning: 'The JSON body is nested deeper than the limit (`maxDepth`).' },
+  JSON_KEY_NOT_ALLOWED: {
+    status: 400,
+    by: 'all',
+    meaning: 'The JSON body holds the key __proto__, constructor or prototype (at any depth), which no route accepts; `field` names where.',
+  },
   NOT_FOUND: { status: 404, by: 'all', meaning: 'Nothing is at this address (for example a file the API reference page does not have).' },
   METHOD_NOT_ALLOWED: { status: 405, by: 'all', meaning: 'The path exists but does not take this method; the Allow header lists the methods it takes.' },
   PAYLOAD_TOO_LARGE: { status: 413, by: 'all', meaning: 'The body is larger than the route accepts; the message gives the limit in bytes.' },
+  HOST_INVALID: {
+    status: 400,
+    by: 'all',
+    meaning:
+      "The Host header is not a valid host name; the host refuses the request before any function runs (the dev host; Azure's front end answers its own 400).",
+  },
   INTERNAL: { status: 500, by: 'all', meaning: 'An unexpected failure in the service; the answer carries `requestId`, which finds the failure in the logs.' },
   SERVICE_MISCONFIGURED: {
     status: 503,
@@ -116,6 +127,11 @@ export const ERROR_CODES = {
   CANNOT_DELETE_SELF: { status: 409, by: IDENTITY, meaning: 'An admin may not delete their own account.' },
   LAST_SUPER_ADMIN: { status: 409, by: IDENTITY, meaning: 'The change would leave no active super_admin.' },
   PRIVILEGED_ACCOUNT: { status: 403, by: IDENTITY, meaning: 'The payment service may not deactivate an admin or super_admin account.' },
+  PLAN_TIMESTAMP_IN_FUTURE: {
+    status: 400,
+    by: IDENTITY,
+    meaning: "The plan update's `timestamp` is more than 5 minutes ahead of the server clock (`maxSkewSeconds`); send the time the change was requested.",
+  },
   PLAN_UPDATE_STALE: {
     status: 409,
     by: IDENTITY,
@@ -151,6 +167,13 @@ export const ERROR_CODES = {
   },
   REPORT_NOT_FOUND: { status: 404, by: ORCHESTRATOR, meaning: 'No report has this tracking id, or it belongs to another user.' },
   EXECUTION_NOT_FOUND: { status: 404, by: ORCHESTRATOR, meaning: 'No execution has this tracking id (administration API).' },
+  EXECUTION_NOT_RETRYABLE: { status: 409, by: ORCHESTRATOR, meaning: 'Only a failed execution is retried; a completed one can be re-run as a new execution.' },
+  EXECUTION_NOT_FINISHED: {
+    status: 409,
+    by: ORCHESTRATOR,
+    meaning: 'The execution is still processing: cancel it, or wait for it to finish, before re-running it.',
+  },
+  EXECUTION_NOT_CANCELLABLE: { status: 409, by: ORCHESTRATOR, meaning: 'Only a processing execution can be cancelled; this one has already finished.' },
   VISUAL_UNAVAILABLE: { status: 502, by: ORCHESTRATOR, meaning: 'The visual service could not draw the trend chart, or answered without a usable SVG image.' },
   INVALID_PATH: {
     status: 400,
@@ -183,6 +206,12 @@ export const ERROR_CODES = {
     by: VISUAL,
     error: 'Invalid chart specification',
     meaning: 'The chart is well-formed but Chart.js cannot draw it; `details` says why.',
+  },
+  IMAGE_TOO_LARGE: {
+    status: 400,
+    by: VISUAL,
+    meaning:
+      "The image would hold more than 16 megapixels (a diagram's size, pad or ratio, an infographic's rows); nothing was drawn. `details` gives the size and `maxPixels`.",
   },
   LIMIT_EXCEEDED: { status: 413, by: VISUAL, meaning: 'More items (charts, infographics, slides, diagrams) in one request than the limit.' },
   RENDER_FAILED: { status: 500, by: VISUAL, error: 'Chart rendering failed', meaning: 'The renderer failed or timed out on an item; `details` names it.' },

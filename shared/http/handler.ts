@@ -80,6 +80,12 @@ export function http(service: string, handler: Handler): HttpHandler {
   };
 }
 
+/** An error answered outside any handler (the host refusing a request it cannot route): the envelope with the safe default headers. */
+export function refusal(error: HttpError): HttpResponseInit {
+  const response = errorResponse(error);
+  return { ...response, headers: withDefaults(response.headers as Record<string, string> | undefined, {}) };
+}
+
 /** The handler's headers win over the defaults, matched case-insensitively. */
 function withDefaults(own: Record<string, string> = {}, always: Record<string, string>): Record<string, string> {
   const set = new Set(Object.keys(own).map((k) => k.toLowerCase()));

@@ -1,7 +1,7 @@
 import type { HttpMethod, HttpRequest, HttpResponseInit } from '@azure/functions';
-import type { ServiceName } from '../config';
+import { config, type ServiceName } from '../config';
 import type { HttpFunction } from '../functions';
-import { parseJsonBody, readBody, validate, validateInput } from './body';
+import { DEFAULT_BODY_LIMIT, parseJsonBody, readBody, validate, validateInput } from './body';
 import { ERROR_CODES, type ErrorCode } from './error-codes';
 import { methodNotAllowed } from './errors';
 import { http, type RequestContext } from './handler';
@@ -40,8 +40,8 @@ export const PUBLIC: Guard<undefined> = { describe: 'public', refusals: [], chec
 
 export interface BodySpec {
   schema: JsonSchema;
-  /** Largest body in bytes (413 above), or a function reading it from the settings; default 64 KiB. */
-  limit?: number | (() => number);
+  /** Largest body in bytes (413 above), or the setting that holds it; default 64 KiB. */
+  limit?: number | { setting: ByteSetting };
   /** The schema documents the body; the operation checks it itself (its own messages come first). */
   checkedByOperation?: boolean;
   /** An empty body reads as `{}`. */
@@ -125,7 +125,14 @@ export interface RouteDoc {
 export type RoutedFunction = HttpFunction & { doc: RouteDoc };
 
 const ALL_METHODS: HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'];
-const DEFAULT_LIMIT = 64 * 1024;
+/** Settings that hold a body limit in bytes. */
+export type ByteSetting = 'VISUAL_MAX_BODY_BYTES';
+
+/** The largest body a route reads, in bytes, under the settings in force. */
+export function bodyLimit(body: BodySpec | undefined): number {
+  const limit = body?.limit ?? DEFAULT_BODY_LIMIT;
+  return typeof limit === 'number' ? limit : config()[limit.setting];
+}
 
 /** A route's body spec, from either form `io.body` may take (a bare schema or a spec). */
 export const bodySpec = (body: Io['body']): BodySpec | undefined =>
@@ -155,17 +162,18 @@ export function routes(service: ServiceName) {
     const methods = Array.isArray(method) ? method : [method];
     const fullPath = path.startsWith('/') ? path.slice(1) : path ? `${service}/${path}` : service;
     const body = bodySpec(io.body);
+    // A route without a body still gets the default limit: it reads nothing, so it buffers nothing more.
+    const maxBodyBytes = () => bodyLimit(body);
     const registered = io.otherMethods === 405 ? [...new Set([...methods, ...ALL_METHODS])] : methods;
     const handler = http(service, async (request, ctx) => {
       if (!methods.includes(request.method as HttpMethod)) {
         throw methodNotAllowed(request.method, methods);
       }
       const meta = requestMeta(request, ctx.requestId);
-      const limit = typeof body?.limit === 'function' ? body.limit() : (body?.limit ?? DEFAULT_LIMIT);
-      const rawBody = body ? await readBody(request, limit) : Buffer.alloc(0);
+      const rawBody = body ? await readBody(request, maxBodyBytes()) : Buffer.alloc(0);
       const principal = await guard.check({ request, ctx, meta, params: { ...request.params }, rawBody: body ? rawBody : undefined });
       const params = io.params ? validateInput<Record<string, unknown>>(io.params, { ...request.params }, 'path') : { ...request.params };
-      const query = io.query ? validateInput(io.query, queryObject(request), 'query') : {};
+      const query = io.query ? queryInput(io.query, queryObject(request)) : {};
       const parsed = body && !body.raw ? parseJson(rawBody, body) : undefined;
       return operation.run({ request, ctx, meta, params: params as Record<string, string>, query, body: parsed, rawBody, principal });
     });
@@ -175,9 +183,21 @@ export function routes(service: ServiceName) {
       route: fullPath.replace(/\{(\*?)([A-Za-z]+)\}/g, (_m, star, name) => `{${star}${name}}`),
       methods: registered,
       handler,
+      maxBodyBytes,
       doc: { id, service, methods, path: fullPath, guard: guard as Guard, io, summary: operation.summary },
     };
   };
+}
+
+/**
+ * The validated query. An empty query against a schema with no default and nothing required is
+ * valid as it is: answered without compiling the schema, so a plain `GET <service>/health` does not
+ * load the validator on a cold start.
+ */
+function queryInput(schema: JsonSchema, query: Record<string, string>): Record<string, unknown> {
+  const properties = Object.values((schema as { properties?: Record<string, { default?: unknown }> }).properties ?? {});
+  const trivial = !Object.keys(query).length && !(schema as { required?: unknown[] }).required?.length && properties.every((p) => p.default === undefined);
+  return trivial ? {} : validateInput(schema, query, 'query');
 }
 
 function queryObject(request: HttpRequest): Record<string, string> {

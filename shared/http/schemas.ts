@@ -75,9 +75,17 @@ export const query = (properties: Record<string, Schema>): Schema => ({ type: 'o
 export const HEALTH = obj(
   {
     service: str(),
-    status: oneOfValues(['healthy', 'unhealthy', 'stopped']),
+    status: oneOfValues(['healthy', 'degraded', 'unhealthy', 'stopped'], {
+      description: 'degraded: an optional dependency (another service, an external API, a missing optional secret) is failing; the service still serves (200)',
+    }),
     timestamp: dateTime(),
+    /** What is wrong, one line each: the failed dependencies (degraded, unhealthy) or the settings to fix (stopped). */
+    problems: arr(str()),
     dependencies: anyObject(),
   },
-  { optional: ['dependencies'] },
+  { optional: ['dependencies', 'problems'] },
 );
+/** `skip=sql`: health without the SQL check (what the availability tests ask, so a serverless database can pause). */
+export const HEALTH_QUERY = query({
+  skip: oneOfValues(['sql'], { description: 'sql: leave out the SQL check, so the probe does not wake a paused serverless database' }),
+});

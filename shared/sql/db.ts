@@ -23,8 +23,15 @@ const CHECKPOINT_INTERVAL_MS = 250;
 export const MAX_LOG_FRAMES = 4_096;
 
 function createSqlite(cfg: Config): Kysely<PlatformTables> {
-  // Loaded lazily so an Azure SQL deployment never needs the native SQLite module.
-  const Database = require('better-sqlite3') as typeof import('better-sqlite3');
+  // Loaded lazily: SQLite is for laptops and tests, and the native module is a development
+  // dependency that the deployment package leaves out (scripts/deploy-package.ts).
+  let Database: typeof import('better-sqlite3');
+  try {
+    Database = require('better-sqlite3') as typeof import('better-sqlite3');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw error;
+    throw new Error('SQL_SERVER is not set, and SQLite (better-sqlite3, a development dependency) is not installed: in Azure set SQL_SERVER and SQL_DATABASE; on a laptop run npm ci');
+  }
   const file = sqliteFile(cfg);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const database = new Database(file);

@@ -11,6 +11,16 @@ import { sql, type AnyKysely, first, isoPrefix } from './dialect';
  * serves only identity or payment must not load the orchestrator's code.
  */
 
+/**
+ * Executions of the diagnostics page's enhanced test (`diag-<uuid>`) are real executions, listed
+ * like any other, but never counted: not in the rollups, so not in the health score, the success
+ * rate, the alerts, the trends or the failure analysis.
+ */
+export const DIAGNOSTIC_PREFIX = 'diag-';
+export const isDiagnostic = (trackingId: string | null | undefined) => !!trackingId?.startsWith(DIAGNOSTIC_PREFIX);
+/** SQL: the row's tracking id is not a diagnostic execution's (LIKE with a constant prefix; `-` is no wildcard). */
+export const notDiagnostic = (column = 'tracking_id') => sql<boolean>`${sql.ref(column)} not like ${sql.lit(`${DIAGNOSTIC_PREFIX}%`)}`;
+
 /** The hour of a timestamp column in SQL: its ISO 8601 prefix `2026-11-22T04`. */
 export const hourOfColumn = (db: AnyKysely, column: string) => isoPrefix(db, column, 13);
 
@@ -32,6 +42,12 @@ export const ROLLUP_TABLES = ['orchestrator_execution_rollup', 'orchestrator_log
 
 /** Fills the empty rollup tables from the raw rows, one grouped INSERT ... SELECT each. */
 export async function fillRollups(db: AnyKysely): Promise<void> {
+  await fillCountRollups(db);
+  await fillCompanyRollup(db);
+}
+
+/** The rollups of what the dashboards count (executions per hour and status, log rows per hour and dimension), when empty. */
+export async function fillCountRollups(db: AnyKysely): Promise<void> {
   const hourCreated = hourOfColumn(db, 'created_at');
   await db
     .insertInto('orchestrator_execution_rollup')
@@ -46,14 +62,25 @@ export async function fillRollups(db: AnyKysely): Promise<void> {
           sql<number>`count(duration_ms)`.as('duration_count'),
           sql<number>`coalesce(sum(cast(duration_ms as bigint)), 0)`.as('duration_sum'),
         ])
+        .where(notDiagnostic())
         .groupBy([hourCreated, 'processing_status']),
     )
     .execute();
 
   await fillLogDimension(db, 'error_pattern', sql.ref('error_pattern'), [], sql`${sql.ref('error_pattern')} is not null`);
   await fillLogDimension(db, 'error_source', sql.ref('error_source'), [], sql`${sql.ref('error_source')} is not null`);
-  await fillLogDimension(db, 'failed_step', stepKeyOfColumns(), ['step_number', 'step_name'], sql`${sql.ref('status')} = 'failed'`);
+  // A failed step is counted where the failure was classified: not again on the steps it passed through, nor on a cancellation.
+  await fillLogDimension(
+    db,
+    'failed_step',
+    stepKeyOfColumns(),
+    ['step_number', 'step_name'],
+    sql`${sql.ref('status')} = 'failed' and ${sql.ref('error_pattern')} is not null`,
+  );
+}
 
+/** The company rollup (count, last submission and latest execution per company), when empty. */
+async function fillCompanyRollup(db: AnyKysely): Promise<void> {
   await db
     .insertInto('orchestrator_company_rollup')
     .columns(['company_name', 'execution_count', 'last_submission_at', 'latest_tracking_id', 'latest_industry_id', 'latest_status'])
@@ -112,6 +139,7 @@ async function fillLogDimension(db: AnyKysely, dimension: LogRollupDimension, na
           sql`max(${sql.ref('timestamp')})`.as('latest'),
         ])
         .where(where)
+        .where(notDiagnostic())
         .groupBy([hour, ...(stepColumns.length ? stepColumns.map((c) => sql.ref(c)) : [name])]),
     )
     .execute();

@@ -5,20 +5,24 @@ import { vendored } from '../vendor';
 
 const { Kysely, MssqlAdapter, MssqlIntrospector, MssqlQueryCompiler } = vendored('kysely');
 
+/** What a recorded query answers: the same rows to every query, or rows chosen for each query. */
+export type RecordedAnswer = unknown[] | ((query: CompiledQuery) => unknown[]);
+
 /**
  * A driver that runs nothing and records each statement Kysely would send to Azure SQL. Every
  * query answers `rows` (placeholder rows let domain code go on to its next statement).
  */
 class RecordingDriver implements Driver {
   readonly statements: CompiledQuery[] = [];
-  constructor(private readonly rows: unknown[]) {}
+  constructor(private readonly rows: RecordedAnswer) {}
   async init(): Promise<void> {}
   async acquireConnection(): Promise<DatabaseConnection> {
     const { statements, rows } = this;
     return {
       async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
         statements.push(query);
-        return { rows: rows as R[], numAffectedRows: BigInt(rows.length) };
+        const answer = typeof rows === 'function' ? rows(query) : rows;
+        return { rows: answer as R[], numAffectedRows: BigInt(answer.length) };
       },
       // eslint-disable-next-line require-yield
       async *streamQuery() {
@@ -34,7 +38,7 @@ class RecordingDriver implements Driver {
 }
 
 /** A Kysely instance that compiles for Azure SQL and records instead of executing. */
-export function recordingMssql(rows: unknown[] = []): { db: AnyKysely; statements: CompiledQuery[] } {
+export function recordingMssql(rows: RecordedAnswer = []): { db: AnyKysely; statements: CompiledQuery[] } {
   const driver = new RecordingDriver(rows);
   const db = new Kysely<Record<string, never>>({
     dialect: {

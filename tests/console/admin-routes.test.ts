@@ -74,6 +74,17 @@ describe('GET /orchestrator/api/admin/dashboard/trend-chart', () => {
     expect((await trend('?theme=executive&tz=UTC')).headers.get('x-cache')).toBe('MISS');
   });
 
+  test('the narrow layout (a phone): the 24 hours as rows of a 380 x 720 chart, another chart in the cache', async () => {
+    const wide = await (await trend('?tz=UTC')).text();
+    const res = await trend('?tz=UTC&layout=narrow');
+    expect(res.status).toBe(200);
+    const narrow = await res.text();
+    expect(narrow).not.toBe(wide);
+    expect(narrow).toMatch(/<svg[^>]*width="380"[^>]*height="720"/);
+    expect(narrow).toContain('Executions per hour (UTC)');
+    expect(wide).toMatch(/<svg[^>]*width="960"[^>]*height="320"/);
+  });
+
   test('hour labels in the time zone asked for, half-hour offsets included', async () => {
     const svg = await (await trend('?tz=Asia/Kolkata')).text();
     expect(svg).toContain('(Asia/Kolkata)');
@@ -85,6 +96,7 @@ describe('GET /orchestrator/api/admin/dashboard/trend-chart', () => {
     ['?tz=Mars/Olympus_Mons', 'VALIDATION_FAILED'],
     ['?tz=' + 'x'.repeat(65), 'VALIDATION_FAILED'],
     ['?colour=red', 'VALIDATION_FAILED'],
+    ['?layout=tall', 'VALIDATION_FAILED'],
   ])('%s: 400 %s', async (query, code) => {
     const res = await trend(query);
     expect(res.status).toBe(400);

@@ -111,9 +111,9 @@ test('a report ordered by a user appears and completes on the executions page wi
   const user = await signIn(host, 'buyer@example.com');
   await goTo('Executions');
   // The filter survives the page's own 10-second refreshes: only Acme's executions are asked for.
-  await page.type('#company-search', 'acme widgets');
+  await page.type('#find-text', 'acme widgets');
   await page.click('form.filters button[type=submit]');
-  await page.waitForFunction(() => (globalThis as any).location.search.includes('search=acme'));
+  await page.waitForFunction(() => (globalThis as any).location.search.includes('q=acme'));
   await page.evaluate(() => ((globalThis as any).__notReloaded = true));
 
   chat.script(['hang', { status: 200 }]); // the first AI call hangs until its 12 s deadline: the execution is seen processing
@@ -126,34 +126,31 @@ test('a report ordered by a user appears and completes on the executions page wi
   const { trackingId } = (await ordered.json()) as { trackingId: string };
 
   await page.waitForSelector(`tr[data-tracking-id="${trackingId}"][data-status=processing]`, { timeout: 25_000 });
-  await screenshot(page, 'executions');
+  await screenshot(page, 'first-run-executions');
   await page.waitForSelector(`tr[data-tracking-id="${trackingId}"][data-status=completed]`, { timeout: 45_000 });
   expect(await page.evaluate(() => (globalThis as any).__notReloaded)).toBe(true);
-  expect(await page.$eval('#company-search', (el) => (el as { value?: string }).value)).toBe('acme widgets');
+  expect(await page.$eval('#find-text', (el) => (el as { value?: string }).value)).toBe('acme widgets');
   await expectAccessible();
 
-  // Its timeline: every stage from the processing log, and the report to download.
-  await page.click(`tr[data-tracking-id="${trackingId}"] a`);
-  await page.waitForSelector('ol.timeline li[data-step=WORKFLOW_START]');
+  // Its steps: one row per step of the processing log (started and completed paired), and the report to download.
+  await page.click(`tr[data-tracking-id="${trackingId}"] a[href$="${trackingId}"]`);
+  await page.waitForSelector('table.steps tr[data-step=WORKFLOW_START]');
   const status = await api(`/orchestrator/api/admin/status/${trackingId}`, admin.accessToken);
-  const steps = await page.$$eval('ol.timeline li', (items) => items.map((li) => li.getAttribute('data-step')));
-  expect(steps).toEqual(status.data.logs.map((l: { step_name: string }) => l.step_name));
+  const steps = await page.$$eval('table.steps tbody tr', (rows) => rows.map((tr) => [tr.getAttribute('data-step'), tr.getAttribute('data-status')]));
+  const logged = status.data.logs.filter((l: { status: string }) => l.status === 'completed').map((l: { step_name: string }) => [l.step_name, 'completed']);
+  expect(steps.sort()).toEqual(logged.sort());
   expect(await textOf(page, '[data-field=status]')).toBe('completed');
-  // Times are in the browser's zone: the first step's time is what a browser in Adelaide shows for its instant.
-  const [iso, shown] = await page.$eval('ol.timeline time', (t) => [t.getAttribute('dateTime')!, t.textContent!]);
-  const inZone = new Intl.DateTimeFormat('en-US', {
-    timeZone: TIME_ZONE,
-    year: 'numeric',
-    month: 'short',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-  });
+  expect(await textOf(page, '[data-field=progress]')).toContain('(11 of 11 steps)'); // a free plan's workflow
+  // Each duration is the logged one, in milliseconds.
+  const start = status.data.logs.find((l: { step_name: string; status: string }) => l.step_name === 'WORKFLOW_START' && l.status === 'completed');
+  expect(await textOf(page, 'tr[data-step=WORKFLOW_START] [data-field=duration]')).toBe(`${start.duration_ms} ms`);
+  // Times are in the browser's zone: the first step's start is what a browser in Adelaide shows for its instant, to the millisecond.
+  const [iso, shown] = await page.$eval('table.steps time', (t) => [t.getAttribute('dateTime')!, t.textContent!]);
+  const inZone = new Intl.DateTimeFormat('en-US', { timeZone: TIME_ZONE, hour: '2-digit', minute: '2-digit', second: '2-digit', fractionalSecondDigits: 3 });
   expect(shown).toBe(inZone.format(new Date(iso)));
   expect(await page.$$eval('a[download]', (links) => links.length)).toBe(status.data.downloads.length);
   await expectAccessible();
-  await screenshot(page, 'execution-detail');
+  await screenshot(page, 'first-run-execution-detail');
 });
 
 test('the overview shows the numbers of the administration API, and the trend drawn by the visual service', async () => {
@@ -171,7 +168,7 @@ test('the overview shows the numbers of the administration API, and the trend dr
   expect(await page.$eval('img.chart', (img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBeGreaterThan(0);
   expect(new URL(trendRequests.at(-1)!).searchParams.get('tz')).toBe(TIME_ZONE);
   await expectAccessible();
-  await screenshot(page, 'overview');
+  await screenshot(page, 'first-run-overview');
 });
 
 test('the failures page shows the analysis of the API, messages as text, per timeframe', async () => {
@@ -194,7 +191,7 @@ test('the failures page shows the analysis of the API, messages as text, per tim
   await screenshot(page, 'failures');
   await page.click('input[value="30d"]');
   await page.waitForFunction(() => (globalThis as any).location.search === '?timeframe=30d');
-  await waitForText(page, `${analysis.total_errors} failed steps and 1 failed executions`);
+  await waitForText(page, `${analysis.total_errors} failed steps and 1 failed execution since`);
 });
 
 test("an admin changes a user's plan and identity has it", async () => {
@@ -211,7 +208,7 @@ test("an admin changes a user's plan and identity has it", async () => {
   expect((await api(`/identity/admin/users/${buyer.users[0].id}`, admin.accessToken)).user.plan).toBe('enterprise');
   await waitForText(page, 'user.update'); // the audit trail shows the change
   await expectAccessible();
-  await screenshot(page, 'user');
+  await screenshot(page, 'first-run-user');
 });
 
 test('a failed plan sync is listed (identity down), and replayed from the page once identity is back', async () => {
@@ -233,6 +230,7 @@ test('a failed plan sync is listed (identity down), and replayed from the page o
   await expectAccessible();
   await screenshot(page, 'payments');
   await page.click('button ::-p-text(Replay 1 plan sync)');
+  await page.click('dialog[open] button ::-p-text(Replay them)');
   await waitForText(page, 'Every payment is synced with identity.');
   await waitForText(page, '1 synced, 0 failed');
   expect((await api('/identity/auth/validate', payer.accessToken)).user.plan).toBe('pro');
@@ -250,9 +248,10 @@ test('diagnostics: the schema check and both test runs with their results', asyn
   await page.click('button ::-p-text(Run the workflow logger test)');
   await page.waitForSelector('[data-result=workflow-logger] .badge-passed');
   await page.click('button ::-p-text(Run the enhanced orchestrator test)');
+  await page.click('dialog[open] button ::-p-text(Run it)');
   await page.waitForSelector('[data-result=enhanced-orchestrator] .badge-passed', { timeout: 60_000 });
   await expectAccessible();
-  await screenshot(page, 'diagnostics');
+  await screenshot(page, 'first-run-diagnostics');
 });
 
 const PAGES = [
@@ -333,11 +332,11 @@ test('the session refreshes itself before the access token expires, and ends on 
   await waitFor(async () => refreshes.length > 0, 45_000, 'a refresh of the access token');
   await goTo('Users');
   await page.waitForSelector('tr[data-user-id]');
-  const refreshToken = await page.evaluate(() => (globalThis as any).sessionStorage.getItem('console.refreshToken'));
+  const refreshToken = await page.evaluate(() => JSON.parse((globalThis as any).localStorage.getItem('console.session')).refreshToken);
   expect(refreshToken).toMatch(/^rt_/);
   await page.click('button ::-p-text(Sign out)');
   await waitForText(page, 'You are signed out.');
-  expect(await page.evaluate(() => (globalThis as any).sessionStorage.getItem('console.refreshToken'))).toBeNull();
+  expect(await page.evaluate(() => (globalThis as any).localStorage.getItem('console.session'))).toBeNull();
   const refused = await host.fetch('/identity/auth/refresh', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

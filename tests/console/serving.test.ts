@@ -46,12 +46,12 @@ describe('the built console', () => {
     expect(html).not.toMatch(/https?:\/\//);
   });
 
-  test('the first load is at most 200 KB of JavaScript and CSS after gzip', () => {
+  test('the first load is at most 60 KB of JavaScript and CSS after gzip', () => {
     const gzipped = referenced().reduce((sum, file) => sum + zlib.gzipSync(fs.readFileSync(path.join(CONSOLE_DIR, file)), { level: 9 }).length, 0);
     expect(gzipped).toBeGreaterThan(1000);
-    expect(gzipped).toBeLessThanOrEqual(200 * 1024);
+    expect(gzipped).toBeLessThanOrEqual(60 * 1024);
     // The figure docs/console.md quotes.
-    console.log(`console first load: ${(gzipped / 1024).toFixed(1)} KB of JavaScript and CSS after gzip (level 9), budget 200 KB`);
+    console.log(`console first load: ${(gzipped / 1024).toFixed(1)} KB of JavaScript and CSS after gzip (level 9), budget 60 KB`);
   });
 });
 

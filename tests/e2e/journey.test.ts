@@ -47,13 +47,15 @@ test('sign in, pay for pro, get the plan, order a report, download it, and find 
   expect(journey.userStatus).toMatchObject({ plan: 'pro', status: 'active', sync: { state: 'synced' } });
   expect(journey.userStatus.payments[0]).toMatchObject({ paymentIntentId: journey.intent.paymentIntentId, status: 'succeeded' });
 
-  // The report ran through every stage and its PDF holds the company name and a chart image.
+  // The report ran through every stage and its PDF holds the company name and the charts as tagged vector figures.
   expect(journey.report).toMatchObject({ status: 'completed', progress_percentage: 100, plan: 'pro', visuals: { status: 'included' } });
   expect(journey.pdf.subarray(0, 5).toString()).toBe('%PDF-');
   const parsed = await pdfParse(journey.pdf);
   expect(parsed.text).toContain(company);
   expect(parsed.numpages).toBeGreaterThan(1);
-  expect(journey.pdf.toString('latin1')).toMatch(/\/Subtype \/Image/);
+  expect(parsed.text).toMatch(/Figure 1\.\s*Revenue by year/);
+  expect(journey.pdf.toString('latin1')).toMatch(/\/S \/Figure/);
+  expect(journey.pdf.toString('latin1')).not.toMatch(/\/Subtype \/Image/);
 
   // The admin sees it on the overview, the executions list, the status route (every stage logged) and profiles.
   expect(journey.overview.dashboard.health.total_executions).toBeGreaterThanOrEqual(1);

@@ -69,11 +69,12 @@ test('the bootstrap admin exists as super_admin after start', async () => {
   expect(admin.user).toMatchObject({ email: 'admin@example.com', role: 'super_admin', status: 'active' });
 });
 
-test('the hourly cleanup purges expired codes and refresh tokens', async () => {
+test('the daily cleanup purges expired codes and refresh tokens', async () => {
   await login(host, 'expiring@cli.example');
   const idle = await signIn(host, 'idle@cli.example');
   const cleanup = identity.functions.find((f): f is TimerFunction => f.kind === 'timer' && f.name === 'identity-cleanup')!;
-  expect(cleanup.schedule).toBe('0 17 * * * *');
+  // Daily, not hourly: an hourly run would keep a serverless database from ever pausing.
+  expect(cleanup.schedule).toBe('0 17 3 * * *');
   advanceClock(15 * 24 * 3600_000);
   const verifyExpiring = () => call(host, 'POST', '/auth/verify', { body: { email: 'expiring@cli.example', code: '123456' } });
   expectError(await verifyExpiring(), 401, 'OTP_EXPIRED');

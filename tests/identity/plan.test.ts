@@ -1,4 +1,5 @@
 import { mintServiceToken, SERVICE_TOKEN_PREFIX } from '../../shared/auth/service-token';
+import { db } from '../../shared/sql/db';
 import { serviceTokenClaims, signByHand } from '../helpers/service-token';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { bearer, signIn, signInAdmin, type SignedIn } from '../helpers/identity';
@@ -155,6 +156,14 @@ describe('body and ids', () => {
       headers: { ...serviceHeaders(await token()), 'content-type': 'application/json' },
     });
     expectError(res, 400, code);
+  });
+
+  test('a request time stored before the clock-skew rule (far in the future) does not pin the plan: a new update applies', async () => {
+    const pinned = await signIn(host, 'pinned@example.com');
+    await db().updateTable('users').set({ plan: 'free', plan_request_at: '9999-12-31T23:59:59.999Z' }).where('id', '=', pinned.user.id).execute();
+    const res = await putPlan(pinned.user.id, paymentBody(), serviceHeaders(await token()));
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ plan: 'pro' });
   });
 
   test('the message names the bad field', async () => {

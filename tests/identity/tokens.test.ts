@@ -108,12 +108,33 @@ describe('POST /auth/refresh', () => {
     expectError(await refresh(user.refreshToken), 401, 'REFRESH_TOKEN_ROTATED');
   });
 
-  test('reuse within the grace period is refused without revoking the session', async () => {
+  test('a refresh repeated within the grace period gets the same successor (its first answer was lost), never a second live token', async () => {
     const user = await signIn(host, 'grace@example.com');
     const next = await refresh(user.refreshToken);
-    expectError(await refresh(user.refreshToken), 401, 'REFRESH_TOKEN_ROTATED');
+    advanceClock(9_000);
+    const again = await refresh(user.refreshToken);
+    expect(again.status).toBe(200);
+    expect(again.body.refreshToken).toBe(next.body.refreshToken);
+    expect(again.body.accessToken).not.toBe(next.body.accessToken);
     expect((await validate(next.body.accessToken)).status).toBe(200);
-    expect((await refresh(next.body.refreshToken)).status).toBe(200);
+    const entries = await auditEntries(host, admin.accessToken, { actor: user.user.id, action: 'auth.refresh' });
+    expect(entries.map((e) => [e.result, e.details ?? null])).toEqual([
+      ['success', { repeated: true }],
+      ['success', null],
+    ]);
+    // Once the successor is used, the old token is refused, and the session stays.
+    const third = await refresh(next.body.refreshToken);
+    expect(third.status).toBe(200);
+    expectError(await refresh(user.refreshToken), 401, 'REFRESH_TOKEN_ROTATED');
+    expect((await refresh(third.body.refreshToken)).status).toBe(200);
+  });
+
+  test('a repeat after the grace period is reuse: the session is revoked, even if the successor was never used', async () => {
+    const user = await signIn(host, 'late-repeat@example.com');
+    const next = await refresh(user.refreshToken);
+    advanceClock(11_000);
+    expectError(await refresh(user.refreshToken), 401, 'REFRESH_TOKEN_REUSED');
+    expectError(await refresh(next.body.refreshToken), 401, 'REFRESH_TOKEN_INVALID');
   });
 
   test('reuse after the grace period revokes the whole session', async () => {
@@ -131,11 +152,16 @@ describe('POST /auth/refresh', () => {
     ]);
   });
 
-  test('concurrent refreshes with one token: exactly one rotation', async () => {
+  test('concurrent refreshes with one token: exactly one rotation, whose successor every caller gets', async () => {
     const user = await signIn(host, 'tabs@example.com');
     const results = await Promise.all(Array.from({ length: 6 }, () => refresh(user.refreshToken)));
-    expect(results.filter((r) => r.status === 200)).toHaveLength(1);
-    expect(results.filter((r) => r.status === 401 && r.body.code === 'REFRESH_TOKEN_ROTATED')).toHaveLength(5);
+    expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    expect(new Set(results.map((r) => r.body.refreshToken)).size).toBe(1);
+    const sessions = await call(host, 'GET', `/admin/sessions?userId=${user.user.id}`, { token: admin.accessToken });
+    expect(sessions.body.sessions).toHaveLength(1);
+    // The one successor rotates as usual; the first token is spent.
+    expect((await refresh(results[0].body.refreshToken)).status).toBe(200);
+    expectError(await refresh(user.refreshToken), 401, 'REFRESH_TOKEN_ROTATED');
   });
 
   test('an expired refresh token is refused', async () => {

@@ -1,11 +1,16 @@
-import { expectValidTsql, recordAzureSql } from '../helpers/tsql';
+import { createHmac } from 'node:crypto';
+import { describeWithTsql, expectValidTsql, recordAzureSql } from '../helpers/tsql';
 import { generateSigningJwk } from '../../shared/auth/keys';
 import { useProcessSettings } from '../../shared/config';
 
 /**
  * Every identity query compiled for Azure SQL and parsed as T-SQL. The driver records each query and
- * answers one placeholder row so the domain code goes on to its next statement.
+ * answers rows that lead the domain code down its successful path to the end: one placeholder row,
+ * except where that row would stop the path early (an address already taken, an unknown role, a
+ * code that does not match). Every operation must finish: none of their errors is swallowed, and
+ * each names the statements it must have compiled, so a path that stops early fails the test.
  */
+const OTP_HMAC_KEY = 'y'.repeat(40);
 const now = new Date();
 const placeholderRow = {
   id: 'u1',
@@ -18,7 +23,8 @@ const placeholderRow = {
   updated_at: now,
   description: 'd',
   rank: 0,
-  code_hash: '00',
+  // The code '123456' sent to a@example.com, hashed as identity stores it (an HMAC of address and code).
+  code_hash: createHmac('sha256', OTP_HMAC_KEY).update('a@example.com\n123456').digest('hex'),
   attempts: 1,
   expires_at: new Date(now.getTime() + 60_000),
   used_at: null,
@@ -36,14 +42,24 @@ const placeholderRow = {
   oldest: now,
   last_sign_in: now,
 };
-const { statements: compiled, db: azureSql } = recordAzureSql(placeholderRow);
+const ROLES = [
+  { id: 'user', description: 'Signed-in user', permissions: '[]', rank: 0 },
+  { id: 'admin', description: 'Administrator', permissions: '["admin:users:read"]', rank: 1 },
+  { id: 'super_admin', description: 'Super administrator', permissions: '["*"]', rank: 2 },
+];
+const { statements: compiled, db: azureSql } = recordAzureSql((query) => {
+  if (/^select \* from "identity_roles"/.test(query.sql)) return ROLES;
+  // The address a user is being moved to is free.
+  if (/^select .* from "users" where "email" = @1/.test(query.sql) && query.parameters[0] === 'b@example.com') return [];
+  return [placeholderRow];
+});
 
 beforeAll(async () => {
   useProcessSettings({
     SERVICES: 'identity',
     JWT_SIGNING_KEYS: JSON.stringify([await generateSigningJwk()]),
     SERVICE_TOKEN_SECRET: 'x'.repeat(40),
-    OTP_HMAC_KEY: 'y'.repeat(40),
+    OTP_HMAC_KEY,
   });
 });
 beforeEach(() => {
@@ -67,10 +83,15 @@ const admin = {
 };
 const id = () => require('../../functions/identity/users');
 
-const operations: [string, () => Promise<unknown>][] = [
-  ['list users with every filter', () => id().listUsers({ email: "o'neil_100%[x]", role: 'user', plan: 'pro', status: 'active', limit: 20, offset: 40 })],
+const operations: [string, string[], () => Promise<unknown>][] = [
+  [
+    'list users with every filter',
+    ['select', 'select', 'select'],
+    () => id().listUsers({ email: "o'neil_100%[x]", role: 'user', plan: 'pro', status: 'active', limit: 20, offset: 40 }),
+  ],
   [
     'list audit with every filter',
+    ['select', 'select'],
     () =>
       require('../../functions/identity/audit').listAudit({
         actor: 'a',
@@ -83,11 +104,20 @@ const operations: [string, () => Promise<unknown>][] = [
         offset: 5,
       }),
   ],
-  ['list sessions', () => require('../../functions/identity/sessions').listSessions({ userId: 'u1', state: 'active', limit: 10, offset: 0 })],
-  ['compliance report', () => require('../../functions/identity/compliance').complianceReport()],
-  ['cleanup', () => require('../../functions/identity/cleanup').purgeExpired()],
+  [
+    'list sessions',
+    ['select', 'select'],
+    () => require('../../functions/identity/sessions').listSessions({ userId: 'u1', state: 'active', limit: 10, offset: 0 }),
+  ],
+  [
+    'compliance report',
+    ['select', 'select', 'select', 'select', 'select', 'select', 'select'],
+    () => require('../../functions/identity/compliance').complianceReport(),
+  ],
+  ['cleanup', ['delete', 'delete', 'delete', 'delete'], () => require('../../functions/identity/cleanup').purgeExpired()],
   [
     'issue and consume a code',
+    ['select', 'update', 'update', 'select', 'update'],
     async () => {
       const otp = require('../../functions/identity/otp');
       await otp.resendCooldown('a@example.com');
@@ -95,9 +125,10 @@ const operations: [string, () => Promise<unknown>][] = [
       await otp.consumeCode('a@example.com', '123456');
     },
   ],
-  ['rate limit', () => require('../../functions/identity/rate-limit').hitRateLimit('login-ip:x', 5, 3600)],
+  ['rate limit', ['update', 'select'], () => require('../../functions/identity/rate-limit').hitRateLimit('login-ip:x', 5, 3600)],
   [
     'sessions and refresh rotation',
+    ['insert', 'insert', 'select', 'update', 'update', 'insert', 'update'],
     async () => {
       const sessions = require('../../functions/identity/sessions');
       await sessions.createSession('u1', meta, azureSql);
@@ -107,13 +138,12 @@ const operations: [string, () => Promise<unknown>][] = [
   ],
   [
     'sign-in completion',
-    () =>
-      require('../../functions/identity/login')
-        .completeLogin('a@example.com', '123456', meta)
-        .catch(() => undefined),
+    ['update', 'select', 'update', 'select', 'insert', 'insert', 'insert', 'delete', 'delete'],
+    () => require('../../functions/identity/login').completeLogin('a@example.com', '123456', meta),
   ],
   [
     'plan update',
+    ['select', 'update', 'insert'],
     () =>
       require('../../functions/identity/plan').updatePlan(
         { actor: { type: 'service', id: 'payment-service' }, defaultUpdatedBy: 'payment-service' },
@@ -124,16 +154,36 @@ const operations: [string, () => Promise<unknown>][] = [
   ],
   [
     'user administration',
+    [
+      'select',
+      'select',
+      'update',
+      'select',
+      'update',
+      'insert',
+      'select',
+      'update',
+      'select',
+      'update',
+      'insert',
+      'select',
+      'update',
+      'delete',
+      'delete',
+      'insert',
+    ],
     async () => {
       const users = require('../../functions/identity/user-admin');
-      await users.patchUser(admin, 'u1', { plan: 'pro', status: 'inactive', email: 'b@example.com' }, meta).catch(() => undefined);
-      await users.deleteUser(admin, 'u1', meta).catch(() => undefined);
-      await users.grantRole(admin, 'u1', 'admin', meta).catch(() => undefined);
+      expect(await users.patchUser(admin, 'u1', { plan: 'pro', status: 'inactive', email: 'b@example.com' }, meta)).toMatchObject({ id: 'u1' });
+      expect(await users.grantRole(admin, 'u1', 'admin', meta)).toMatchObject({ changed: true });
+      expect(await users.deleteUser(admin, 'u1', meta)).toEqual({ revokedSessions: 1 });
     },
   ],
 ];
 
-test.each(operations)('%s: every statement is valid T-SQL, never LIMIT', async (_name, run) => {
-  await run().catch(() => undefined);
-  expectValidTsql(compiled);
+describeWithTsql('identity statements for Azure SQL', (tsql) => {
+  test.each(operations)('%s: every statement is valid T-SQL (ScriptDom), of the kinds expected', async (_name, kinds, run) => {
+    await run();
+    await expectValidTsql(tsql(), compiled, kinds);
+  });
 });

@@ -58,6 +58,28 @@ describe('azd wiring', () => {
     expect(deploy).toContain('SQL_ADMIN_CLIENT_ID: ${{ vars.AZURE_CLIENT_ID }}');
   });
 
+  it('deploys a commit only after the Bicep, SQL Server and func start gates pass for it in the same run, and skips cleanly without the repository variables', () => {
+    const deploy = workflow('deploy.yml');
+    for (const [job, file] of [
+      ['bicep', 'bicep.yml'],
+      ['sql-server', 'sql-server.yml'],
+      ['func-start', 'func-start.yml'],
+    ]) {
+      expect(deploy).toContain(`  ${job}:\n    needs: configured\n    if: needs.configured.outputs.ready == 'true'\n    uses: ./.github/workflows/${file}\n`);
+      expect(workflow(file)).toMatch(/^on:\n {2}push:\n {2}pull_request:\n(?: {2}#[^\n]*\n)? {2}workflow_call:\n/m);
+    }
+    expect(deploy).toContain(
+      "  deploy:\n    # The gates of this commit passed (a skipped or failed gate stops the deployment).\n    needs: [configured, bicep, sql-server, func-start]\n    if: needs.configured.outputs.ready == 'true'\n",
+    );
+    // Missing variables: a notice and ready=false, never a failed run.
+    const check = deploy.slice(deploy.indexOf('  configured:'), deploy.indexOf('  bicep:'));
+    expect(check).toContain('echo "ready=false" >> "$GITHUB_OUTPUT"');
+    expect(check).toContain('::notice::Deployment skipped');
+    expect(check).not.toMatch(/exit 1|::error::/);
+    // The Bicep gate lints with the repository's linter configuration.
+    expect(workflow('bicep.yml')).toContain('az bicep lint --file infra/main.bicep');
+  });
+
   it('keeps local settings, tooling and tests out of a Core Tools publish from the root', () => {
     const ignored = read('.funcignore').split('\n');
     expect(ignored).toEqual(

@@ -1,129 +1,217 @@
 /**
- * No Bicep compiler runs here (.github/workflows/bicep.yml runs `az bicep build` on every push), so
- * module calls are checked by tests/infra/bicep-types.test.ts; these check the parameters file
- * against main.bicep, the storage names the services depend on, and what monitoring must cover.
+ * What the deployment must contain, read from the ARM template the Bicep compiler makes of
+ * infra/main.bicep (the JSON Azure Resource Manager receives), not from the Bicep text: the
+ * parameters file against main.bicep, the storage names the services depend on, what monitoring
+ * covers, the email the sign-in codes go out through, and the order of a site's configuration writes.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { allServices, functionsOf } from '../../functions/registry';
 import { SETTINGS, settingDefaults, type Setting } from '../../shared/config';
 import { resolveAppSetting } from '../../shared/functions';
-import { parseBicep } from './bicep';
+import { compiledInfra, describeWithBicep, INFRA, moduleDeployment, moduleTemplate, resourceOfType, resourcesOfType, type ArmTemplate } from '../helpers/bicep';
 
-const INFRA = path.resolve(__dirname, '..', '..', '..', 'infra');
-const read = (file: string) => fs.readFileSync(path.join(INFRA, file), 'utf8');
-const MAIN = read('main.bicep');
+const parametersFile = () => JSON.parse(fs.readFileSync(path.join(INFRA, 'main.parameters.json'), 'utf8')).parameters as Record<string, { value: unknown }>;
 
-const MAIN_FILE = parseBicep(MAIN, 'main.bicep');
-const MODULES = [...MAIN_FILE.modules.values()].map((m) => ({ symbol: m.symbol, file: m.path }));
-const declaredOutputs = (bicep: string) => [...parseBicep(bicep).outputs.keys()];
-
-describe('main.bicep wiring', () => {
-  it('calls every module in infra/modules', () => {
-    expect(MODULES.map((m) => m.file).sort()).toEqual(
-      fs
-        .readdirSync(path.join(INFRA, 'modules'))
-        .map((f) => `modules/${f}`)
-        .sort(),
-    );
+describeWithBicep('the compiled template of infra/main.bicep', (bicep) => {
+  let main: ArmTemplate;
+  beforeAll(() => {
+    main = compiledInfra(bicep);
   });
 
-  it('has a parameters file naming only main.bicep parameters, including every required one', () => {
-    const given = Object.keys(JSON.parse(read('main.parameters.json')).parameters);
-    const declared = [...MAIN_FILE.params.values()];
-    expect(given.filter((name) => !MAIN_FILE.params.has(name))).toEqual([]);
-    expect(declared.filter((p) => !p.defaultValue && !given.includes(p.name)).map((p) => p.name)).toEqual([]);
+  describe('main.bicep', () => {
+    it('has a parameters file naming only its parameters, including every required one', () => {
+      const given = Object.keys(parametersFile());
+      expect(given.filter((name) => !(name in main.parameters))).toEqual([]);
+      const required = Object.entries(main.parameters).filter(([, p]) => p.defaultValue === undefined);
+      expect(required.map(([name]) => name).filter((name) => !given.includes(name))).toEqual([]);
+    });
+
+    it('outputs no secret', () => {
+      expect(Object.keys(main.outputs ?? {}).filter((name) => /SECRET|KEY$|TOKEN|PASSWORD|CONNECTION/i.test(name))).toEqual([]);
+      expect(fs.readFileSync(path.join(INFRA, 'main.parameters.json'), 'utf8')).not.toMatch(/secret|password|token/i);
+      for (const output of Object.values(main.outputs ?? {})) expect(JSON.stringify(output.value)).not.toMatch(/listKeys|listSecrets/i);
+    });
   });
 
-  it('outputs no secret', () => {
-    expect(declaredOutputs(MAIN).filter((name) => /SECRET|KEY$|TOKEN|PASSWORD|CONNECTION/i.test(name))).toEqual([]);
-    expect(read('main.parameters.json')).not.toMatch(/secret|password|token/i);
-  });
-});
+  describe('storage', () => {
+    let storage: ArmTemplate;
+    beforeAll(() => {
+      storage = moduleTemplate(main, 'storage');
+    });
 
-describe('storage.bicep', () => {
-  const STORAGE = read('modules/storage.bicep');
-  const literal = (variable: string) => new RegExp(`^var ${variable} = '([^']+)'$`, 'm').exec(STORAGE)?.[1];
+    it('has shared-key access off', () => {
+      expect(resourceOfType(storage, 'Microsoft.Storage/storageAccounts').properties.allowSharedKeyAccess).toBe(false);
+    });
 
-  it('has shared-key access off', () => {
-    expect(STORAGE).toMatch(/^\s+allowSharedKeyAccess: false$/m);
-  });
+    it('declares the containers, the failed-sync table and the report queue with its poison queue', () => {
+      const v = storage.variables!;
+      expect([v.chartCacheContainer, v.reportsContainer, v.failedSyncTable, v.reportQueue]).toEqual([
+        'chart-cache',
+        'reports',
+        'paymentfailedsyncs',
+        'report-executions',
+      ]);
+      const queues = resourceOfType(storage, 'Microsoft.Storage/storageAccounts/queueServices/queues');
+      expect(queues.copy!.count).toBe("[length(createArray(variables('reportQueue'), format('{0}-poison', variables('reportQueue'))))]");
+      const containers = resourceOfType(storage, 'Microsoft.Storage/storageAccounts/blobServices/containers');
+      expect(containers.copy!.count).toBe(
+        "[length(concat(createArray(variables('chartCacheContainer'), variables('reportsContainer')), parameters('deploymentContainers')))]",
+      );
+      expect(resourceOfType(storage, 'Microsoft.Storage/storageAccounts/tableServices/tables').name).toContain("variables('failedSyncTable')");
+    });
 
-  it('declares the containers, the failed-sync table and the report queue with its poison queue', () => {
-    expect([literal('chartCacheContainer'), literal('reportsContainer'), literal('failedSyncTable'), literal('reportQueue')]).toEqual([
-      'chart-cache',
-      'reports',
-      'paymentfailedsyncs',
-      'report-executions',
-    ]);
-    expect(STORAGE).toContain("for queue in [ reportQueue, '${reportQueue}-poison' ]");
-    expect(STORAGE).toContain('for container in concat([ chartCacheContainer, reportsContainer ], deploymentContainers)');
-  });
+    // The services' settings naming these (tuning, with defaults) must default to what the Bicep creates.
+    it.each([
+      ['PAYMENT_FAILED_SYNC_TABLE', 'failedSyncTable'],
+      ['ORCHESTRATOR_QUEUE', 'reportQueue'],
+      ['ORCHESTRATOR_REPORTS_CONTAINER', 'reportsContainer'],
+      ['VISUAL_CACHE_CONTAINER', 'chartCacheContainer'],
+    ])('creates the default of %s', (setting, variable) => {
+      const declared = (SETTINGS as Record<string, Setting<unknown>>)[setting];
+      expect(declared).toBeDefined();
+      expect(storage.variables![variable]).toBe(declared.default);
+    });
 
-  // The services' settings naming these (tuning, with defaults) must default to what the Bicep creates.
-  it.each([
-    ['PAYMENT_FAILED_SYNC_TABLE', 'failedSyncTable'],
-    ['ORCHESTRATOR_QUEUE', 'reportQueue'],
-    ['ORCHESTRATOR_REPORTS_CONTAINER', 'reportsContainer'],
-    ['VISUAL_CACHE_CONTAINER', 'chartCacheContainer'],
-  ])('creates the default of %s when the setting is declared', (setting, variable) => {
-    const declared = (SETTINGS as Record<string, Setting<unknown>>)[setting];
-    if (declared) expect(literal(variable)).toBe(declared.default);
-    expect(literal(variable)).toMatch(/^[a-z0-9-]{3,63}$/);
-  });
+    it('declares the queue (and poison queue) of every queue-triggered function', () => {
+      // Queue triggers name their queue as %SETTING%; the Bicep sets that setting to the queue it creates.
+      const defaults = settingDefaults();
+      const queues = functionsOf(allServices()).filter((fn) => fn.kind === 'queue');
+      expect(queues.length).toBeGreaterThan(0);
+      for (const fn of queues) if (fn.kind === 'queue') expect(storage.variables!.reportQueue).toBe(resolveAppSetting(fn.queueName, defaults));
+    });
 
-  it('declares the queue (and poison queue) of every queue-triggered function', () => {
-    // Queue triggers name their queue as %SETTING%; the Bicep sets that setting to the queue it creates.
-    const defaults = settingDefaults();
-    for (const fn of functionsOf(allServices())) {
-      if (fn.kind === 'queue') expect(literal('reportQueue')).toBe(resolveAppSetting(fn.queueName, defaults));
-    }
-  });
+    it('expires chart-cache blobs after a day and reports after reportRetentionDays (90 by default)', () => {
+      const rules = resourceOfType(storage, 'Microsoft.Storage/storageAccounts/managementPolicies').properties.policy.rules;
+      expect(rules.map((r: any) => [r.definition.filters.prefixMatch, r.definition.actions.baseBlob.delete.daysAfterModificationGreaterThan])).toEqual([
+        [["[format('{0}/', variables('chartCacheContainer'))]"], 1],
+        [["[format('{0}/', variables('reportsContainer'))]"], "[parameters('reportRetentionDays')]"],
+      ]);
+      expect(main.parameters.reportRetentionDays.defaultValue).toBe(90);
+      expect(parametersFile().reportRetentionDays.value).toBe('${REPORT_RETENTION_DAYS:=90}');
+    });
 
-  it('expires chart-cache blobs after a day and reports after reportRetentionDays (90 by default)', () => {
-    expect(STORAGE).toContain("prefixMatch: [ '${chartCacheContainer}/' ]");
-    expect(STORAGE).toMatch(/delete: \{ daysAfterModificationGreaterThan: 1 \}/);
-    expect(STORAGE).toContain("prefixMatch: [ '${reportsContainer}/' ]");
-    expect(STORAGE).toMatch(/delete: \{ daysAfterModificationGreaterThan: reportRetentionDays \}/);
-    const retention = MAIN_FILE.params.get('reportRetentionDays')!;
-    expect(retention.defaultValue).toEqual({ kind: 'number', value: 90 });
-    expect(JSON.parse(read('main.parameters.json')).parameters.reportRetentionDays.value).toBe('${REPORT_RETENTION_DAYS:=90}');
-  });
-
-  it('deploys each app from the container storage.bicep creates for it', () => {
-    expect(MAIN).toContain("deploymentContainers: [for app in apps: 'deploy-${app.name}']");
-    expect(MAIN).toContain("deploymentContainerUrl: '${storage.outputs.blobEndpoint}deploy-${app.name}'");
-  });
-});
-
-describe('logs and monitoring', () => {
-  const diagnosticScopes = (file: string) =>
-    [...parseBicep(read(file)).resources.values()]
-      .filter((r) => r.type.startsWith('Microsoft.Insights/diagnosticSettings@'))
-      .map((r) => (r.value.kind === 'object' ? r.value.entries.find((e) => e.key === 'scope')?.value : undefined))
-      .map((scope) => (scope?.kind === 'ident' ? scope.name : '?'));
-
-  it('sends Key Vault, SQL auditing and Storage logs to the Log Analytics workspace', () => {
-    expect(diagnosticScopes('modules/key-vault.bicep')).toEqual(['vault']);
-    expect(diagnosticScopes('modules/sql.bicep')).toEqual(['master']);
-    expect(read('modules/sql.bicep')).toMatch(/isAzureMonitorTargetEnabled: true/);
-    expect(read('modules/sql.bicep')).toContain("category: 'SQLSecurityAuditEvents'");
-    expect(diagnosticScopes('modules/storage.bicep').sort()).toEqual(['blobs', 'queues', 'tables']);
+    it('deploys each app from the container it creates for it', () => {
+      expect(moduleDeployment(main, 'storage').properties.parameters.deploymentContainers.copy[0].input).toBe(
+        "[format('deploy-{0}', variables('apps')[copyIndex('value')].name)]",
+      );
+      expect(moduleDeployment(main, 'functionApps').properties.parameters.deploymentContainerUrl.value).toMatch(
+        /^\[format\('\{0\}deploy-\{1\}', reference\(.*'storage'\), '[\d-]+'\)\.outputs\.blobEndpoint\.value, variables\('apps'\)\[copyIndex\(\)\]\.name\)\]$/,
+      );
+    });
   });
 
-  it('tests the health route of every service for availability, with an alert on each', () => {
-    const alerts = MAIN_FILE.modules.get('alerts')!;
-    const params = alerts.value.kind === 'object' ? alerts.value.entries.find((e) => e.key === 'params')!.value : undefined;
-    const healthChecks = params?.kind === 'object' ? params.entries.find((e) => e.key === 'healthChecks')!.value : undefined;
-    expect(healthChecks).toMatchObject({ kind: 'for', variables: ['service'], source: { kind: 'ident', name: 'serviceNames' } });
-    expect(MAIN).toContain("healthChecks: [for service in serviceNames: { service: service, url: '${serviceUrls[service]}/health' }]");
-    const module = parseBicep(read('modules/alerts.bicep'));
-    expect([...module.resources.values()].map((r) => r.type.split('@')[0]).sort()).toEqual([
-      'Microsoft.Insights/actionGroups',
-      'Microsoft.Insights/metricAlerts',
-      'Microsoft.Insights/scheduledQueryRules',
-      'Microsoft.Insights/scheduledQueryRules',
-      'Microsoft.Insights/webtests',
-    ]);
+  describe('logs and monitoring', () => {
+    const diagnosticScopes = (template: ArmTemplate) => resourcesOfType(template, 'Microsoft.Insights/diagnosticSettings').map((r) => r.scope);
+
+    it('sends Key Vault, SQL auditing and Storage logs to the Log Analytics workspace', () => {
+      expect(diagnosticScopes(moduleTemplate(main, 'key-vault'))).toEqual(["[resourceId('Microsoft.KeyVault/vaults', parameters('name'))]"]);
+      const sql = moduleTemplate(main, 'sql');
+      expect(diagnosticScopes(sql)).toEqual(["[resourceId('Microsoft.Sql/servers/databases', parameters('serverName'), 'master')]"]);
+      const auditing = resourceOfType(sql, 'Microsoft.Sql/servers/auditingSettings').properties;
+      expect(auditing.isAzureMonitorTargetEnabled).toBe(true);
+      expect(resourceOfType(sql, 'Microsoft.Insights/diagnosticSettings').properties.logs).toEqual([{ category: 'SQLSecurityAuditEvents', enabled: true }]);
+      expect(diagnosticScopes(moduleTemplate(main, 'storage')).sort()).toEqual([
+        "[resourceId('Microsoft.Storage/storageAccounts/blobServices', parameters('name'), 'default')]",
+        "[resourceId('Microsoft.Storage/storageAccounts/queueServices', parameters('name'), 'default')]",
+        "[resourceId('Microsoft.Storage/storageAccounts/tableServices', parameters('name'), 'default')]",
+      ]);
+    });
+
+    it('tests every service for availability through its health route without the SQL check, with an alert on each', () => {
+      const [checks] = moduleDeployment(main, 'alerts').properties.parameters.healthChecks.copy;
+      expect(checks.count).toBe("[length(variables('serviceNames'))]");
+      expect(checks.input).toMatch(
+        /^\[createObject\('service', variables\('serviceNames'\)\[copyIndex\('value'\)\], 'url', format\('\{0\}\/health\?skip=sql', createObject\(/,
+      );
+      for (const service of ['identity', 'payment', 'orchestrator', 'visual'])
+        expect(checks.input).toContain(`'${service}', format('https://{0}/${service}', `);
+      expect(main.variables!.serviceNames).toEqual(['identity', 'payment', 'orchestrator', 'visual']);
+      const alerts = moduleTemplate(main, 'alerts');
+      expect(alerts.resources.map((r) => r.type).sort()).toEqual([
+        'Microsoft.Insights/actionGroups',
+        'Microsoft.Insights/metricAlerts',
+        'Microsoft.Insights/scheduledQueryRules',
+        'Microsoft.Insights/scheduledQueryRules',
+        'Microsoft.Insights/webtests',
+      ]);
+      expect(resourceOfType(alerts, 'Microsoft.Insights/webtests').properties.Request.RequestUrl).toBe("[parameters('healthChecks')[copyIndex()].url]");
+    });
+
+    it('lets the serverless database pause: 60 idle minutes by default, passed to the database', () => {
+      expect(main.parameters.sqlAutoPauseDelayMinutes.defaultValue).toBe(60);
+      expect(main.parameters.sqlSkuName.defaultValue).toBe('GP_S_Gen5_2');
+      const database = resourceOfType(moduleTemplate(main, 'sql'), 'Microsoft.Sql/servers/databases');
+      expect(database.properties).toContain("parameters('autoPauseDelayMinutes')");
+    });
+  });
+
+  describe('sign-in email (Azure Communication Services)', () => {
+    let email: ArmTemplate;
+    beforeAll(() => {
+      email = moduleTemplate(main, 'email');
+    });
+
+    it('provisions an email service, its Azure-managed domain and sender, and a communication service linked to the domain, with keys disabled', () => {
+      const service = resourceOfType(email, 'Microsoft.Communication/emailServices');
+      const domain = resourceOfType(email, 'Microsoft.Communication/emailServices/domains');
+      const sender = resourceOfType(email, 'Microsoft.Communication/emailServices/domains/senderUsernames');
+      const communication = resourceOfType(email, 'Microsoft.Communication/communicationServices');
+      expect(service.location).toBe('global');
+      expect(domain.properties).toEqual({ domainManagement: 'AzureManaged', userEngagementTracking: 'Disabled' });
+      expect(sender.properties).toEqual({ username: 'DoNotReply', displayName: "[parameters('senderDisplayName')]" });
+      expect(communication.properties.linkedDomains).toEqual([
+        "[resourceId('Microsoft.Communication/emailServices/domains', format('email-{0}', parameters('nameSuffix')), 'AzureManagedDomain')]",
+      ]);
+      expect(communication.properties.disableLocalAuth).toBe(true);
+    });
+
+    it("lets the apps' managed identity send: the Communication and Email Service Owner role on the communication service", () => {
+      const assignment = resourceOfType(email, 'Microsoft.Authorization/roleAssignments');
+      expect(email.variables!.communicationAndEmailServiceOwner).toBe('09976791-48a7-449e-bb21-39d1a415f350');
+      expect(assignment.scope).toBe("[resourceId('Microsoft.Communication/communicationServices', format('acs-{0}', parameters('nameSuffix')))]");
+      expect(assignment.properties).toEqual({
+        roleDefinitionId: "[subscriptionResourceId('Microsoft.Authorization/roleDefinitions', variables('communicationAndEmailServiceOwner'))]",
+        principalId: "[parameters('identityPrincipalId')]",
+        principalType: 'ServicePrincipal',
+      });
+      expect(moduleDeployment(main, 'email').properties.parameters.identityPrincipalId.value).toMatch(
+        /'managed-identity'\), '[\d-]+'\)\.outputs\.principalId\.value\]$/,
+      );
+    });
+
+    it("gives identity the endpoint and the sender's address (EMAIL_ACS_ENDPOINT, EMAIL_FROM)", () => {
+      expect(email.outputs!.endpoint.value).toBe(
+        "[format('https://{0}', reference(resourceId('Microsoft.Communication/communicationServices', format('acs-{0}', parameters('nameSuffix'))), '2025-05-01').hostName)]",
+      );
+      expect(email.outputs!.from.value).toMatch(
+        /^\[format\('\{0\} <\{1\}@\{2\}>', .*senderUsernames.*\.displayName, .*\.username, .*\.mailFromSenderDomain\)\]$/,
+      );
+      const params = moduleDeployment(main, 'appSettings').properties.parameters;
+      expect(params.emailEndpoint.value).toMatch(/'email'\), '[\d-]+'\)\.outputs\.endpoint\.value\]$/);
+      expect(params.emailFrom.value).toMatch(/'email'\), '[\d-]+'\)\.outputs\.from\.value\]$/);
+      const settings = moduleTemplate(main, 'appSettings').variables!.plainSettingsByService.identity;
+      expect(settings).toMatchObject({ EMAIL_ACS_ENDPOINT: "[parameters('emailEndpoint')]", EMAIL_FROM: "[parameters('emailFrom')]" });
+    });
+  });
+
+  describe('site configuration', () => {
+    it("writes a site's web config only after its app settings (never both at once: 409 Conflict)", () => {
+      const appSettings = moduleTemplate(main, 'appSettings');
+      const [settings, web] = resourcesOfType(appSettings, 'Microsoft.Web/sites/config');
+      expect([settings.name, web.name]).toEqual([
+        "[format('{0}/{1}', parameters('appName'), 'appsettings')]",
+        "[format('{0}/{1}', parameters('appName'), 'web')]",
+      ]);
+      expect(web.dependsOn).toEqual(["[resourceId('Microsoft.Web/sites/config', parameters('appName'), 'appsettings')]"]);
+      expect(settings.dependsOn ?? []).toEqual([]);
+    });
+
+    it("sets each app's settings after every app exists, on the app of the same name", () => {
+      const deployment = moduleDeployment(main, 'appSettings');
+      expect(deployment.dependsOn).toContain('functionApps');
+      expect(deployment.properties.parameters.appName.value).toBe("[variables('apps')[copyIndex()].appName]");
+      expect(moduleDeployment(main, 'functionApps').properties.parameters.name.value).toBe("[variables('apps')[copyIndex()].appName]");
+    });
   });
 });

@@ -68,8 +68,12 @@ describe('the deployment package', () => {
     expect(lock.packages[''].devDependencies).toBeUndefined();
     expect(Object.values(lock.packages).filter((p: any) => p.dev)).toEqual([]);
     // The test, build and benchmark tools are gone (some @types come back as dependencies of production packages).
-    for (const dev of ['jest', 'typescript', 'azurite', 'autocannon', 'node-sql-parser', 'pdf-parse'])
-      expect(lock.packages[`node_modules/${dev}`]).toBeUndefined();
+    for (const dev of ['jest', 'typescript', 'azurite', 'autocannon', 'prettier', 'pdf-parse']) expect(lock.packages[`node_modules/${dev}`]).toBeUndefined();
+    // Local only: SQLite (a native module the remote build would compile for nothing) and the dev host's cron reader.
+    for (const local of ['better-sqlite3', 'croner']) {
+      expect(manifest.dependencies[local]).toBeUndefined();
+      expect(lock.packages[`node_modules/${local}`]).toBeUndefined();
+    }
     const { stdout } = await run('npm', ['ci', '--dry-run', '--ignore-scripts', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: out });
     const added = Number(/added (\d+) packages/.exec(stdout)?.[1]);
     expect(added).toBeGreaterThan(100);
@@ -101,12 +105,17 @@ describe('the deployment package', () => {
       const settings = await generateDevSecrets(sample);
       // The entry point loads, the packaged orchestrator finds the console it serves (index.html and its
       // script), and every vendored library loads from its packaged bundle.
+      // better-sqlite3 and croner are not in the package: here they cannot be found either.
       const probe = [
+        "const Module = require('node:module'); const resolve = Module._resolveFilename;",
+        "Module._resolveFilename = function (request, ...rest) { if (request === 'better-sqlite3' || request === 'croner') throw Object.assign(new Error('Cannot find module ' + request), { code: 'MODULE_NOT_FOUND' }); return resolve.call(this, request, ...rest); };",
         "require('./dist/functions/index.js');",
         "const { consoleAssets } = require('./dist/functions/orchestrator/console/assets.js');",
         "const { vendored, VENDOR_BUNDLES } = require('./dist/shared/vendor.js');",
         'const libraries = Object.values(VENDOR_BUNDLES).flat().filter((name) => vendored(name) !== undefined);',
         "console.log('loaded', [...consoleAssets().keys()].join(' '), 'libraries', libraries.length);",
+        // Without SQL_SERVER the database is SQLite, which is not there: the error says what to set.
+        "try { require('./dist/shared/sql/db.js').db(); } catch (error) { console.log('db:', error.message); }",
       ].join(' ');
       const { stdout } = await run(process.execPath, ['-e', probe], {
         cwd: out,
@@ -116,6 +125,7 @@ describe('the deployment package', () => {
       expect(stdout).toMatch(/\bindex\.html\b/);
       expect(stdout).toMatch(/\bassets\/main-\w+\.js\b/);
       expect(stdout).toMatch(new RegExp(`libraries ${Object.values(VENDOR_BUNDLES).flat().length}$`, 'm'));
+      expect(stdout).toContain('db: SQL_SERVER is not set, and SQLite (better-sqlite3, a development dependency) is not installed: in Azure set SQL_SERVER');
     } finally {
       fs.rmSync(path.join(out, 'node_modules'));
     }

@@ -3,8 +3,6 @@
  * writes them against the dev host (SQLite, Azurite) and check that every message and field the
  * Bicep queries name is one the code writes, with the values the alerts compare.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { reportSyncBacklog, SYNC_BACKLOG_MESSAGE } from '../../functions/payment/backlog';
 import { paymentDb } from '../../functions/payment/tables';
 import { QUEUE_DEPTH_MESSAGE, reportQueueDepth } from '../../functions/orchestrator/workflow/queue-depth';
@@ -14,14 +12,7 @@ import { config } from '../../shared/config';
 import type { Logger, LogFields } from '../../shared/logging';
 import { enqueueJson } from '../../shared/storage';
 import { startTestHost, type TestHost } from '../helpers/host';
-import { parseBicep } from './bicep';
-
-const ALERTS = parseBicep(fs.readFileSync(path.resolve(__dirname, '..', '..', '..', 'infra', 'modules', 'alerts.bicep'), 'utf8'));
-const query = (name: string) => {
-  const value = ALERTS.vars.get(name)?.value;
-  if (value?.kind !== 'string' || !value.value) throw new Error(`alerts.bicep: var ${name} is not a plain string`);
-  return value.value;
-};
+import { compiledInfra, describeWithBicep, moduleTemplate, resourcesOfType, type ArmTemplate } from '../helpers/bicep';
 
 /** A Logger that keeps every line it is given. */
 function captureLog() {
@@ -85,15 +76,6 @@ describe('the payment backlog line (plan syncs pending, payments in manual revie
     await reportSyncBacklog(logger, NOW);
     expect(lines).toEqual([{ level: 'info', message: SYNC_BACKLOG_MESSAGE, fields: { syncsPending: 2, oldestPendingSeconds: 1200, manualReview: 1 } }]);
   });
-
-  it('is what the plan-syncs-pending and manual-review alerts read: the 15-minute alert fires on the 20-minute-old sync', () => {
-    for (const name of ['syncsPendingQuery', 'manualReviewQuery']) {
-      expect(query(name)).toContain(`message == "${SYNC_BACKLOG_MESSAGE}"`);
-      for (const field of fieldsRead(query(name))) expect(['syncsPending', 'oldestPendingSeconds', 'manualReview']).toContain(field);
-    }
-    expect(query('syncsPendingQuery')).toMatch(/where oldestPendingSeconds > 900\b/);
-    expect(query('manualReviewQuery')).toMatch(/where manualReview > 0\b/);
-  });
 });
 
 describe('the orchestrator queue-depth line (poison queue)', () => {
@@ -111,12 +93,6 @@ describe('the orchestrator queue-depth line (poison queue)', () => {
       },
     ]);
   });
-
-  it('is what the poison-queue alert reads', () => {
-    expect(query('poisonQueueQuery')).toContain(`message == "${QUEUE_DEPTH_MESSAGE}"`);
-    expect(fieldsRead(query('poisonQueueQuery'))).toEqual(['poisonMessages']);
-    expect(query('poisonQueueQuery')).toMatch(/where poisonMessages > 0\b/);
-  });
 });
 
 describe('the stuck-executions line', () => {
@@ -133,24 +109,58 @@ describe('the stuck-executions line', () => {
     const { logger, lines } = captureLog();
     expect(await failStuckExecutions(new Date(Date.now() + 31 * 60_000), logger)).toEqual(['t-monitor-stuck']);
     expect(lines).toEqual([{ level: 'warn', message: STUCK_EXECUTIONS_MESSAGE, fields: { count: 1, trackingIds: ['t-monitor-stuck'] } }]);
-    expect(query('stuckExecutionsQuery')).toContain(`message == "${STUCK_EXECUTIONS_MESSAGE}"`);
-    expect(fieldsRead(query('stuckExecutionsQuery'))).toEqual(['count']);
   });
 });
 
-describe('alerts.bicep', () => {
+describeWithBicep('the alert queries of the compiled template (infra/modules/alerts.bicep)', (bicep) => {
+  let alerts: ArmTemplate;
+  beforeAll(() => {
+    alerts = moduleTemplate(compiledInfra(bicep), 'alerts');
+  });
+  const query = (name: string) => {
+    const value = alerts.variables?.[name];
+    if (typeof value !== 'string' || !value) throw new Error(`alerts.bicep: var ${name} is not a plain string`);
+    return value;
+  };
+
+  it('the plan-syncs-pending and manual-review alerts read the backlog line: the 15-minute alert fires on the 20-minute-old sync', () => {
+    for (const name of ['syncsPendingQuery', 'manualReviewQuery']) {
+      expect(query(name)).toContain(`message == "${SYNC_BACKLOG_MESSAGE}"`);
+      for (const field of fieldsRead(query(name))) expect(['syncsPending', 'oldestPendingSeconds', 'manualReview']).toContain(field);
+    }
+    expect(query('syncsPendingQuery')).toMatch(/where oldestPendingSeconds > 900\b/);
+    expect(query('manualReviewQuery')).toMatch(/where manualReview > 0\b/);
+  });
+
+  it('the poison-queue alert reads the queue-depth line', () => {
+    expect(query('poisonQueueQuery')).toContain(`message == "${QUEUE_DEPTH_MESSAGE}"`);
+    expect(fieldsRead(query('poisonQueueQuery'))).toEqual(['poisonMessages']);
+    expect(query('poisonQueueQuery')).toMatch(/where poisonMessages > 0\b/);
+  });
+
+  it('the stuck-executions alert sums the count of the stuck-executions line', () => {
+    expect(query('stuckExecutionsQuery')).toContain(`message == "${STUCK_EXECUTIONS_MESSAGE}"`);
+    expect(fieldsRead(query('stuckExecutionsQuery'))).toEqual(['count']);
+  });
+
   it('watches for both periodic lines going missing', () => {
     expect(query('heartbeatQuery')).toContain(`["${SYNC_BACKLOG_MESSAGE}", "${QUEUE_DEPTH_MESSAGE}"]`);
   });
 
-  it('runs every log-search query it declares, and puts each app in its server-error query', () => {
-    const logAlerts = ALERTS.vars.get('logAlerts')!.value;
-    const used =
-      logAlerts.kind === 'array'
-        ? logAlerts.items.map((item) => (item.kind === 'object' ? item.entries.find((e) => e.key === 'query')?.value : undefined))
-        : [];
-    const declared = [...ALERTS.vars.keys()].filter((name) => name.endsWith('Query') && name !== 'serverErrorQuery');
-    expect(used.map((q) => (q?.kind === 'ident' ? q.name : '?')).sort()).toEqual(declared.sort());
-    expect(query('serverErrorQuery')).toContain('cloud_RoleName =~ "{app}"');
+  it('runs every log-search query it declares', () => {
+    const used = (alerts.variables!.logAlerts as { query: string }[]).map((rule) => rule.query);
+    const declared = Object.keys(alerts.variables!).filter((name) => name.endsWith('Query') && name !== 'serverErrorQuery');
+    expect(declared.length).toBeGreaterThan(0);
+    expect(used.sort()).toEqual(declared.map((name) => `[variables('${name}')]`).sort());
+  });
+
+  it('counts server errors per app over HTTP requests only, each invocation once (the host and the exporter may both write it)', () => {
+    const serverErrors = query('serverErrorQuery');
+    expect(serverErrors).toContain('cloud_RoleName =~ "{app}" and isnotempty(url)');
+    expect(serverErrors).toMatch(
+      /\| summarize resultCode = max\(toint\(resultCode\)\) by operation_Id\n\| summarize total = count\(\), failed = countif\(resultCode >= 500\)\n/,
+    );
+    const rule = resourcesOfType(alerts, 'Microsoft.Insights/scheduledQueryRules').find((r) => r.copy?.count === "[length(parameters('appNames'))]")!;
+    expect(rule.properties.criteria.allOf[0].query).toBe("[replace(variables('serverErrorQuery'), '{app}', parameters('appNames')[copyIndex()])]");
   });
 });

@@ -3,43 +3,27 @@ import { SERVICE_NAMES, type Setting } from '../../shared/config';
 /** Settings of the Functions host itself that our code never reads; allowed in hostSettings only. */
 export const HOST_SETTING_PATTERNS = [/^FUNCTIONS_EXTENSION_VERSION$/, /^FUNCTIONS_WORKER_RUNTIME$/, /^AzureWebJobsStorage__\w+$/, /^APPLICATIONINSIGHTS_\w+$/];
 
-const KEY_VAULT_REFERENCE = /^'@Microsoft\.KeyVault\(SecretUri=\$\{keyVaultUri\}secrets\/([a-z0-9-]+)\/\)'$/;
+/** A Key Vault reference to one secret of the vault, as the compiled template writes it. */
+const KEY_VAULT_REFERENCE = /^\[format\('@Microsoft\.KeyVault\(SecretUri=\{0\}secrets\/([a-z0-9-]+)\/\)', parameters\('keyVaultUri'\)\)\]$/;
 
-type Entries = Record<string, string>;
+type Entries = Record<string, unknown>;
 
 /**
- * Reads `var <name> = { ... }` from Bicep text: one `KEY: value` per line, nested one level deep
- * when `nested` (group -> entries). Strings are blanked before braces are counted, so `${...}`
- * inside values does not confuse the nesting.
+ * The app settings of app-settings.bicep as its compiled template holds them: the variables
+ * plainSettingsByService and keyVaultSecretsByService (service group -> setting -> value or ARM
+ * expression) and hostSettings.
  */
-export function readBicepObject(bicep: string, name: string, nested: true): Record<string, Entries>;
-export function readBicepObject(bicep: string, name: string, nested: false): Entries;
-export function readBicepObject(bicep: string, name: string, nested: boolean): Record<string, Entries> | Entries {
-  const lines = bicep.split(/\r?\n/);
-  const start = lines.findIndex((line) => new RegExp(`^var ${name} = \\{\\s*$`).test(line));
-  if (start < 0) throw new Error(`var ${name} not found`);
-  const groups: Record<string, Entries> = {};
-  const flat: Entries = {};
-  let depth = 1;
-  let group = '';
-  for (const line of lines.slice(start + 1)) {
-    if (line.trim().startsWith('//')) continue;
-    const code = line
-      .replace(/'(?:[^'\\]|\\.)*'/g, "''")
-      .replace(/\/\/.*$/, '')
-      .trim();
-    const entry = /^(\w+):\s*(.*)$/.exec(line.trim());
-    if (entry && depth === 1 && nested) {
-      group = entry[1];
-      groups[group] = {};
-    } else if (entry && depth === (nested ? 2 : 1)) {
-      (nested ? groups[group] : flat)[entry[1]] = entry[2];
-    }
-    depth += (code.match(/\{/g) ?? []).length - (code.match(/\}/g) ?? []).length;
-    if (depth === 0) return nested ? groups : flat;
-  }
-  throw new Error(`var ${name} is not closed`);
+export interface AppSettingsObjects {
+  plainSettingsByService: Record<string, Entries>;
+  keyVaultSecretsByService: Record<string, Entries>;
+  hostSettings: Entries;
 }
+
+export const appSettingsObjects = (variables: Record<string, any>): AppSettingsObjects => ({
+  plainSettingsByService: variables.plainSettingsByService,
+  keyVaultSecretsByService: variables.keyVaultSecretsByService,
+  hostSettings: variables.hostSettings,
+});
 
 /** The Key Vault secret a setting refers to: JWT_SIGNING_KEYS -> jwt-signing-keys. */
 export const keyVaultSecretName = (setting: string) => setting.toLowerCase().replace(/_/g, '-');
@@ -49,15 +33,15 @@ function appliesTo(setting: Setting<unknown>, service: string): boolean {
 }
 
 /**
- * Compares the app settings of app-settings.bicep with the settings list. For each service, every
+ * Compares the app settings of app-settings.bicep (compiled) with the settings list. For each service, every
  * `app` setting it reads must be set plainly, every `secret` one as a Key Vault reference; nothing
  * may be set that the service does not read, that is `local` or `platform`, or that is undeclared.
  * Returns the problems found (none: in parity).
  */
-export function checkSettingsParity(bicep: string, settings: Record<string, Setting<unknown>>): string[] {
-  const plain = readBicepObject(bicep, 'plainSettingsByService', true);
-  const secrets = readBicepObject(bicep, 'keyVaultSecretsByService', true);
-  const host = readBicepObject(bicep, 'hostSettings', false);
+export function checkSettingsParity(objects: AppSettingsObjects, settings: Record<string, Setting<unknown>>): string[] {
+  const plain = objects.plainSettingsByService;
+  const secrets = objects.keyVaultSecretsByService;
+  const host = objects.hostSettings;
   const problems: string[] = [];
   const groups = ['all', ...SERVICE_NAMES];
   for (const group of new Set([...Object.keys(plain), ...Object.keys(secrets), ...groups])) {
@@ -86,8 +70,8 @@ export function checkSettingsParity(bicep: string, settings: Record<string, Sett
       else if (setting.deploy === 'local' || setting.deploy === 'platform') problems.push(`${name}: deploy '${setting.deploy}' must not be set in Azure`);
       else if (setting.deploy === 'app' && asSecret) problems.push(`${name}: deploy 'app' but set as a Key Vault reference`);
       else if (setting.deploy === 'secret' && !asSecret) problems.push(`${name}: deploy 'secret' but set as a plain value`);
-      if (asSecret && KEY_VAULT_REFERENCE.exec(value)?.[1] !== keyVaultSecretName(name)) {
-        problems.push(`${name}: expected '@Microsoft.KeyVault(SecretUri=\${keyVaultUri}secrets/${keyVaultSecretName(name)}/)', got ${value}`);
+      if (asSecret && KEY_VAULT_REFERENCE.exec(String(value))?.[1] !== keyVaultSecretName(name)) {
+        problems.push(`${name}: expected a Key Vault reference to secrets/${keyVaultSecretName(name)}/, got ${String(value)}`);
       }
     }
   }

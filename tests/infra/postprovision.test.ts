@@ -1,36 +1,44 @@
 /**
- * The postprovision hook's order and failure handling, against local stand-ins: the Key Vault fake,
- * a fake Azure Resource Manager (the SQL firewall rule), the local Stripe server. Migrations
- * themselves need Azure SQL (the SQL Server workflow runs them); here a stand-in fails on cue.
+ * The postprovision hook's order and failure handling, against local stand-ins over real HTTP: the
+ * Key Vault fake, a fake Azure Resource Manager (the SQL firewall rule, the apps' Key Vault
+ * references), the local Stripe server. Migrations themselves need Azure SQL (the SQL Server
+ * workflow runs them); here a stand-in fails on cue.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { TokenCredential } from '@azure/identity';
 import { hookEnv, HOOK_INPUTS, postprovision } from '../../scripts/postprovision';
 import { KeyVaultSecrets, SECRET } from '../../scripts/secrets';
 import { createLogger } from '../../shared/logging';
 import { startStripeEmulator, type StripeEmulator } from '../../tools/stripe-emulator/server';
+import { SERVICE_NAMES, SETTINGS, type Setting } from '../../shared/config';
+import { startArmServer, type ReferenceSetting } from './arm-server';
 import { startKeyVaultServer } from './key-vault-server';
+import { keyVaultSecretName } from './parity';
 
 const TOKEN = 'entra-token-for-tests';
 const credential: TokenCredential = { getToken: async () => ({ token: TOKEN, expiresOnTimestamp: Date.now() + 3600_000 }) };
 
-/** Azure Resource Manager's firewall-rule PUT and DELETE, recording the calls. */
-async function startArm() {
-  const calls: { method: string; path: string; body: string }[] = [];
-  const server = http.createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const url = new URL(req.url ?? '/', 'http://arm');
-    calls.push({ method: req.method ?? '', path: url.pathname, body: Buffer.concat(chunks).toString() });
-    if (req.headers.authorization !== `Bearer ${TOKEN}` || url.searchParams.get('api-version') !== '2023-08-01-preview')
-      return void res.writeHead(401).end('{}');
-    res.writeHead(req.method === 'PUT' ? 201 : 200, { 'content-type': 'application/json' }).end('{}');
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, calls, stop: () => new Promise<void>((r) => server.close(() => r())) };
+/** The Key Vault references each app's settings hold: every `secret` setting its services read (the Bicep parity test keeps the Bicep to this). */
+function referencesOf(services: readonly string[]): ReferenceSetting[] {
+  return (Object.entries(SETTINGS) as [string, Setting<unknown>][])
+    .filter(([, s]) => s.deploy === 'secret' && (s.services === 'all' || s.services.some((name) => services.includes(name))))
+    .map(([setting]) => ({ setting, secret: keyVaultSecretName(setting) }));
 }
 
+const APPS = { identity: 'func-identity-abc', payment: 'func-payment-abc', orchestrator: 'func-orchestrator-abc', visual: 'func-visual-abc' };
+
+function startArm(options: { singleApp?: boolean; resolvingReads?: number } = {}) {
+  const sites = options.singleApp
+    ? { 'func-platform-abc': referencesOf(SERVICE_NAMES) }
+    : Object.fromEntries(SERVICE_NAMES.map((service) => [APPS[service], referencesOf([service])]));
+  return startArmServer({
+    token: TOKEN,
+    vaultName: 'kv-abc',
+    sites,
+    secretExists: (secret) => keyVault.latest(secret) !== undefined,
+    resolvingReads: options.resolvingReads ?? 2,
+    pageSize: 4,
+  });
+}
 const ENV = {
   AZURE_SUBSCRIPTION_ID: '00000000-1111-2222-3333-444444444444',
   AZURE_RESOURCE_GROUP: 'rg-test',
@@ -40,10 +48,14 @@ const ENV = {
   MANAGED_IDENTITY_NAME: 'id-abc',
   MANAGED_IDENTITY_CLIENT_ID: '00112233-4455-6677-8899-aabbccddeeff',
   PAYMENT_URL: 'https://func-payment-abc.azurewebsites.net/payment',
+  FUNCTION_APP_IDENTITY: APPS.identity,
+  FUNCTION_APP_PAYMENT: APPS.payment,
+  FUNCTION_APP_ORCHESTRATOR: APPS.orchestrator,
+  FUNCTION_APP_VISUAL: APPS.visual,
 };
 
 let keyVault: Awaited<ReturnType<typeof startKeyVaultServer>>;
-let arm: Awaited<ReturnType<typeof startArm>>;
+let arm: Awaited<ReturnType<typeof startArmServer>>;
 let stripeServer: StripeEmulator;
 beforeEach(async () => {
   keyVault = await startKeyVaultServer(TOKEN, { forbidFirst: 2 });
@@ -69,6 +81,7 @@ function deps(migrate: () => Promise<void>, operatorEnv: NodeJS.ProcessEnv = {})
       out: (line: string) => lines.push(line),
       operatorEnv,
       migrateRetryDelaysMs: [1, 1, 1, 1],
+      referencePollDelaysMs: [1, 1, 1],
     },
   };
 }
@@ -87,7 +100,7 @@ it('creates the secrets (through the 403s of a new role), migrates through a tem
   expect(keyVault.latest(SECRET.jwtSigningKeys)).toBeDefined();
   expect(lines.filter((l) => /answered 403/.test(l))).toHaveLength(2);
   const rule = /rule (deployer-\d+)/.exec(lines.join('\n'))![1];
-  expect(arm.calls.map((c) => [c.method, c.path])).toEqual([
+  expect(arm.calls.filter((c) => c.path.includes('firewallRules')).map((c) => [c.method, c.path])).toEqual([
     ['PUT', rulePath(rule)],
     ['DELETE', rulePath(rule)],
   ]);
@@ -102,6 +115,8 @@ it('removes the firewall rule even when the migrations keep failing, and fails s
   });
   await expect(postprovision(env(), d)).rejects.toThrow('migrations failed after 5 attempts: Login failed for user <token-identified principal>');
   expect(arm.calls.map((c) => c.method)).toEqual(['PUT', 'DELETE']);
+  // Nothing else ran after the failure: no app was asked to read its references.
+  for (const app of Object.values(APPS)) expect(arm.refreshes(app)).toBe(0);
 });
 
 it('subscribes the Stripe webhook when a key is given, and reports a Stripe failure without undoing the rest', async () => {
@@ -125,3 +140,58 @@ it('names the azd environment values it misses', () => {
     `missing ${HOOK_INPUTS.filter((n) => n !== 'AZURE_RESOURCE_GROUP').join(', ')}: run this as the azd postprovision hook`,
   );
 });
+
+describe("the apps' Key Vault references", () => {
+  it('are unresolved after provisioning (the secrets came later); the hook makes every app read them again and waits until each resolved', async () => {
+    expect(arm.statuses(APPS.identity)).toMatchObject({ JWT_SIGNING_KEYS: 'SecretNotFound', OTP_HMAC_KEY: 'SecretNotFound' });
+    const { lines, deps: d } = deps(async () => {});
+    await postprovision(env(), d);
+    for (const app of Object.values(APPS)) {
+      expect(arm.refreshes(app)).toBe(1);
+      expect(Object.values(arm.statuses(app)).every((status) => status === 'Resolved')).toBe(true);
+    }
+    expect(arm.statuses(APPS.payment)).toEqual({
+      AUTH_ADMIN_TOKEN: 'Resolved',
+      STRIPE_SECRET_KEY: 'Resolved',
+      STRIPE_WEBHOOK_SECRET: 'Resolved',
+    });
+    // Refreshed only after every secret was written, with the operation's own api-version.
+    const refreshes = arm.calls.filter((c) => c.path.endsWith('/refresh'));
+    expect(refreshes.map((c) => [c.method, c.apiVersion])).toEqual(Object.values(APPS).map(() => ['POST', '2022-03-01']));
+    expect(keyVault.writes.length).toBeGreaterThan(0);
+    // The first reads after a refresh say Initialized: the hook read again until they did not.
+    expect(lines).toContain(`  ${referencesCount()} still resolving; checking again in 0 s`);
+    expect(lines.at(-1)).toBe(`  all ${referencesCount()} references resolved`);
+  });
+
+  it('with one app serving all four services, asks it once', async () => {
+    await arm.stop();
+    arm = await startArm({ singleApp: true });
+    const single = Object.fromEntries(Object.keys(APPS).map((service) => [`FUNCTION_APP_${service.toUpperCase()}`, 'func-platform-abc']));
+    const { deps: d } = deps(async () => {});
+    await postprovision({ ...env(), ...single }, d);
+    expect(arm.refreshes('func-platform-abc')).toBe(1);
+  });
+
+  it('fail the hook when one does not resolve, naming the app, the setting, the secret and why', async () => {
+    arm.deny('STRIPE_WEBHOOK_SECRET');
+    const { deps: d } = deps(async () => {});
+    const failure = postprovision(env(), d);
+    await expect(failure).rejects.toThrow(
+      'func-payment-abc: app setting STRIPE_WEBHOOK_SECRET is AccessToKeyVaultDenied (secret stripe-webhook-secret in vault kv-abc): Key Vault reference was not able to be resolved',
+    );
+    await expect(failure).rejects.toThrow(/Key Vault Secrets User/);
+  });
+
+  it('fail the hook when ARM refuses the refresh (an app that does not exist), naming the call', async () => {
+    const { deps: d } = deps(async () => {});
+    await expect(postprovision({ ...env(), FUNCTION_APP_VISUAL: 'func-gone-abc' }, d)).rejects.toThrow(
+      /^POST \/subscriptions\/[^ ]+\/sites\/func-gone-abc\/config\/configreferences\/appsettings\/refresh: HTTP 404 .*ResourceNotFound/,
+    );
+  });
+});
+
+/** References across the four apps (VISUAL_API_TOKEN is in two of them). */
+function referencesCount(): number {
+  return SERVICE_NAMES.map((service) => referencesOf([service]).length).reduce((a, b) => a + b, 0);
+}

@@ -7,15 +7,14 @@ import {
   finishRotation,
   FORBIDDEN_RETRY_DELAYS_MS,
   KeyVaultSecrets,
-  missingOperatorSecrets,
+  blankOperatorSecrets,
+  OPERATOR_SECRETS,
   rotateServiceToken,
   SECRET,
 } from '../../scripts/secrets';
 import { webhookSecretProblem } from '../../functions/payment/webhook-secret';
 import { startKeyVaultServer } from './key-vault-server';
-import { readBicepObject } from './parity';
-import fs from 'node:fs';
-import path from 'node:path';
+import { compiledInfra, describeWithBicep, moduleTemplate } from '../helpers/bicep';
 
 const TOKEN = 'entra-token-for-tests';
 const credential: TokenCredential = { getToken: async () => ({ token: TOKEN, expiresOnTimestamp: Date.now() + 3600_000 }) };
@@ -46,6 +45,9 @@ describe('npm run secrets', () => {
         SECRET.otpHmacKey,
         SECRET.visualApiToken,
         SECRET.stripeWebhookSecret,
+        // The operator secrets, blank.
+        SECRET.stripeSecretKey,
+        SECRET.smtpUrl,
         SECRET.orchestratorAiApiKey,
         SECRET.quickchartApiKey,
       ].sort(),
@@ -58,10 +60,12 @@ describe('npm run secrets', () => {
     expect(server.latest(SECRET.stripeWebhookSecret)!.tags.placeholder).toBe('true');
     // The payment service recognises it and says it is not ready.
     expect(webhookSecretProblem(value(SECRET.stripeWebhookSecret))).toMatch(/^not ready: STRIPE_WEBHOOK_SECRET is the placeholder/);
-    expect(await missingOperatorSecrets(vault)).toEqual([SECRET.stripeSecretKey, SECRET.smtpUrl]);
+    // Every operator secret exists, blank, so every Key Vault reference resolves.
+    expect(await blankOperatorSecrets(vault)).toEqual([SECRET.stripeSecretKey, SECRET.smtpUrl, SECRET.orchestratorAiApiKey, SECRET.quickchartApiKey]);
+    for (const name of Object.keys(OPERATOR_SECRETS)) expect(server.latest(name)).toEqual({ value: ' ', tags: expect.objectContaining({ blank: 'true' }) });
   });
 
-  it('never changes a secret that exists, and stores operator secrets given in the environment', async () => {
+  it('never changes a secret that exists, and stores operator secrets given in the environment over their blank', async () => {
     await vault.set(SECRET.stripeWebhookSecret, 'whsec_the_real_one_from_stripe');
     await ensureSecrets(vault, {});
     const before = { signing: value(SECRET.jwtSigningKeys), token: value(SECRET.authAdminToken) };
@@ -70,7 +74,11 @@ describe('npm run secrets', () => {
     expect({ signing: value(SECRET.jwtSigningKeys), token: value(SECRET.authAdminToken) }).toEqual(before);
     expect(value(SECRET.stripeWebhookSecret)).toBe('whsec_the_real_one_from_stripe');
     expect(server.versionCount(SECRET.jwtSigningKeys)).toBe(1);
-    expect(await missingOperatorSecrets(vault)).toEqual([]);
+    expect(server.latest(SECRET.stripeSecretKey)!.tags.blank).toBeUndefined();
+    expect(await blankOperatorSecrets(vault)).toEqual([SECRET.orchestratorAiApiKey, SECRET.quickchartApiKey]);
+    // A real value is never replaced by another run with another value.
+    expect(await ensureSecrets(vault, { STRIPE_SECRET_KEY: 'sk_test_other' })).toEqual([]);
+    expect(value(SECRET.stripeSecretKey)).toBe('sk_test_123');
   });
 
   it('creates an optional operator secret blank, which the config reads as unset, unless its value is given', async () => {
@@ -142,12 +150,12 @@ describe('npm run secrets', () => {
       'reading secret otp-hmac-key: HTTP 401 AKV10000: Request is missing a Bearer or PoP token.',
     );
   });
+});
 
+describeWithBicep('npm run secrets and the compiled template', (bicep) => {
   it('covers every Key Vault secret app-settings.bicep references', () => {
-    const bicep = fs.readFileSync(path.resolve(__dirname, '..', '..', '..', 'infra', 'modules', 'app-settings.bicep'), 'utf8');
-    const referenced = Object.values(readBicepObject(bicep, 'keyVaultSecretsByService', true)).flatMap((entries) =>
-      Object.values(entries).map((v) => /secrets\/([a-z0-9-]+)\//.exec(v)![1]),
-    );
+    const groups = moduleTemplate(compiledInfra(bicep), 'appSettings').variables!.keyVaultSecretsByService as Record<string, Record<string, string>>;
+    const referenced = Object.values(groups).flatMap((entries) => Object.values(entries).map((v) => /secrets\/([a-z0-9-]+)\//.exec(v)![1]));
     expect([...new Set(referenced)].sort()).toEqual(Object.values(SECRET).sort());
   });
 });

@@ -107,6 +107,7 @@ export async function insertLogs(count: number, fields: Partial<LogRow> & { atAg
 export async function clearOrchestratorTables(): Promise<void> {
   await db().deleteFrom('orchestrator_processing_log').execute();
   await db().deleteFrom('orchestrator_executions').execute();
+  await db().deleteFrom('orchestrator_admin_actions').execute();
   for (const table of ROLLUP_TABLES) await db().deleteFrom(table).execute();
 }
 

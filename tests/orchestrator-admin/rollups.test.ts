@@ -65,6 +65,19 @@ async function seedEdges(): Promise<{ logs: Log[]; executions: Execution[] }> {
       const duration = status === 'processing' ? null : 1_000 + ((i * 7919) % 100_000);
       executions.push({ at: ago(offset), status, duration });
       await insertExecution({ createdAgo: offset, processing_status: status, duration_ms: duration, company_name: `Company ${i % 7}` });
+      if (i % 4 === 0) {
+        // A diagnostic execution (the enhanced test's) and its failed step: listed, never counted.
+        await insertExecution({ tracking_id: `diag-${i}`, createdAgo: offset, processing_status: 'failed', company_name: 'Sample Co (diagnostic)' });
+        await insertLog({
+          tracking_id: `diag-${i}`,
+          atAgo: offset,
+          status: 'failed',
+          error_pattern: pattern,
+          error_source: source,
+          step_number: step[0],
+          step_name: step[1],
+        });
+      }
     }
   }
   return { logs, executions };
@@ -97,7 +110,8 @@ function expectedExecutionCounts(executions: Execution[], from: string) {
 function expectedFailures(data: { logs: Log[]; executions: Execution[] }, now: Date, timeframe: Timeframe) {
   const from = since(now, TIMEFRAMES[timeframe].ms);
   const logs = data.logs.filter((l) => l.at >= from);
-  const failed = logs.filter((l) => l.status === 'failed');
+  // A failed step counts where its failure was classified: an unclassified failed row only passes an inner step's failure on.
+  const failed = logs.filter((l) => l.status === 'failed' && l.pattern !== null);
   const buckets = bucketsBetween(new Date(from), now, TIMEFRAMES[timeframe].unit);
   return {
     patterns: Object.fromEntries([...countBy(logs, (l) => l.pattern)].map(([k, rows]) => [k, [rows.length, latestOf(rows)]])),

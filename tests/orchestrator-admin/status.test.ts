@@ -90,7 +90,8 @@ test('a completed execution: submission, ordered logs, metrics in both places an
   const ids = body.data.logs.map((l: any) => l.id);
   expect([...ids].sort((a, b) => a - b)).toEqual(ids);
 
-  const metrics = { progress_percentage: 100, completed_steps: 9, total_steps: 9, current_step: null, current_step_number: null };
+  // The total is the steps of the plan's workflow (pro: eight stages and six sections), whatever the log shows so far.
+  const metrics = { progress_percentage: 100, completed_steps: 9, total_steps: 14, current_step: null, current_step_number: null };
   expect(body.data.processing_metrics).toEqual(metrics);
   expect(body.processing_metrics).toEqual(metrics);
 
@@ -149,7 +150,7 @@ test('a processing execution reports its current step and counts completed steps
   });
   const { body } = await admin.client.get(`status/${trackingId}`);
   expect(body.status).toBe('processing');
-  const metrics = { progress_percentage: 38, completed_steps: 3, total_steps: 8, current_step: 'AI_ORCHESTRATION', current_step_number: 4 };
+  const metrics = { progress_percentage: 38, completed_steps: 3, total_steps: 14, current_step: 'AI_ORCHESTRATION', current_step_number: 4 };
   expect(body.processing_metrics).toEqual(metrics);
   expect(body.data.processing_metrics).toEqual(metrics);
   expect(body.downloadLinks).toEqual([]);
@@ -172,6 +173,32 @@ test('a failed execution shows its classified error and the failed log step', as
   });
   expect(body.data.logs).toEqual([expect.objectContaining({ status: 'failed', error_pattern: 'RATE_LIMIT', error_details: '{"retryAfter":20}' })]);
   expect(body.processing_metrics.current_step).toBeNull();
+});
+
+test('a retried execution counts the steps of its latest run, of the same total', async () => {
+  const trackingId = await insertExecution({ processing_status: 'processing', plan: 'free', createdAgo: 2 * MINUTE });
+  const log = (number: number, name: string, status: string, atAgo: number) =>
+    insertLog({ tracking_id: trackingId, step_number: number, step_name: name, status, atAgo, error_pattern: null, error_source: null, error_message: null });
+  // The first run completed four steps and failed; the retry has completed two so far.
+  for (const [i, [number, name]] of (
+    [
+      [0, 'WORKFLOW_START'],
+      [1, 'PROFILE_RETRIEVAL'],
+      [2, 'STATUS_UPDATE'],
+      [3, 'DATA_PREPARATION'],
+    ] as const
+  ).entries()) {
+    await log(number, name, 'started', 10 * MINUTE - i);
+    await log(number, name, 'completed', 10 * MINUTE - i - 1);
+  }
+  await log(4, 'AI_ORCHESTRATION', 'failed', 9 * MINUTE);
+  await log(0, 'WORKFLOW_START', 'started', MINUTE);
+  await log(0, 'WORKFLOW_START', 'completed', MINUTE - 1);
+  await log(1, 'PROFILE_RETRIEVAL', 'started', MINUTE - 2);
+  await log(1, 'PROFILE_RETRIEVAL', 'completed', MINUTE - 3);
+  const { body } = await admin.client.get(`status/${trackingId}`);
+  expect(body.processing_metrics).toMatchObject({ completed_steps: 2, total_steps: 11 });
+  expect(body.data.actions).toEqual([]);
 });
 
 test('an unknown tracking id is a 404', async () => {

@@ -1,3 +1,4 @@
+import { deterministicSection } from '../../functions/orchestrator/ai/offline';
 import { OpenAiProvider } from '../../functions/orchestrator/ai/openai';
 import { analyse } from '../../functions/orchestrator/report/analysis';
 import { classifyError } from '../../functions/orchestrator/workflow/error-classification';
@@ -33,13 +34,54 @@ describe('openai provider against a local chat-completions server', () => {
   });
   afterAll(() => server.close());
 
-  it('writes a section from the figures and records the tokens used', async () => {
-    server.script([{ status: 200, content: 'Acme grows steadily.', tokens: 321 }]);
+  it('asks for the section as structured output from labelled figures, and records the tokens used', async () => {
+    const answer = { paragraphs: ['Acme grows steadily, and its customer_retention_pct holds at 91 %.'], bullets: ['Hire  welders'] };
+    server.script([{ status: 200, content: JSON.stringify(answer), tokens: 321 }]);
     const draft = await provider().writeSection(section, analysis);
-    expect(draft).toEqual({ text: 'Acme grows steadily.', tokensUsed: 321, model: 'test-model' });
+    // Checked by ajv, then tidied: a field name the model echoed reads as words; spaces collapsed.
+    expect(draft).toEqual({
+      content: { paragraphs: ['Acme grows steadily, and its customer retention holds at 91 %.'], bullets: ['Hire welders'] },
+      tokensUsed: 321,
+      model: 'test-model',
+      structuredOutput: 'valid',
+    });
     expect(server.requests).toHaveLength(1);
-    expect(server.requests[0].body.model).toBe('test-model');
-    expect(server.requests[0].body.messages[1].content).toContain('"companyName":"Acme Widgets GmbH"');
+    const { body } = server.requests[0];
+    expect(body.model).toBe('test-model');
+    // The strict schema the model gets has the shape; lengths, counts and sentence endings are checked here.
+    expect(body.response_format).toMatchObject({ type: 'json_schema', json_schema: { name: 'report_section', strict: true } });
+    const sent = JSON.stringify(body.response_format!.json_schema!.schema);
+    expect(sent).toContain('"required":["paragraphs","bullets"]');
+    expect(sent).not.toMatch(/pattern|minLength|maxItems/);
+    // The model sees figures in words and in the report's locale, never the analysis's field names.
+    const prompt = body.messages[1].content;
+    expect(prompt).toContain('Acme Widgets GmbH');
+    expect(prompt).toContain('Customer retention: 91');
+    expect(prompt).toContain('€16.9M');
+    expect(prompt).not.toMatch(/[a-z]+_[a-z]+/);
+  });
+
+  it('an answer off the schema is asked for once more, quoting the problem; a valid second answer is used', async () => {
+    const valid = { paragraphs: ['Acme grew revenue by a third in three years.'], bullets: [] };
+    server.script([
+      { status: 200, content: 'Here is your section: Acme grows.', tokens: 100 },
+      { status: 200, content: JSON.stringify(valid), tokens: 150 },
+    ]);
+    const draft = await provider().writeSection(section, analysis);
+    expect(draft).toMatchObject({ content: valid, tokensUsed: 250, structuredOutput: 'retried' });
+    expect(server.requests).toHaveLength(2);
+    const retry = server.requests[1].body.messages;
+    expect(retry[2]).toEqual({ role: 'assistant', content: 'Here is your section: Acme grows.' });
+    expect(retry[3].content).toContain('the answer is not JSON');
+  });
+
+  it('two answers off the schema give the deterministic text for the section', async () => {
+    // Valid JSON, but a paragraph that is not a whole sentence and an unknown field: the schema refuses both.
+    server.script([{ status: 200, content: JSON.stringify({ paragraphs: ['Acme grows without a full stop'], bullets: [], extra: 1 }), tokens: 90 }]);
+    const draft = await provider().writeSection(section, analysis);
+    expect(server.requests).toHaveLength(2);
+    expect(server.requests[1].body.messages[3].content).toMatch(/must match pattern|must NOT have additional properties/);
+    expect(draft).toEqual({ content: deterministicSection(section, analysis), tokensUsed: 180, model: 'test-model', structuredOutput: 'deterministic' });
   });
 
   it('retries a 429 after the Retry-After the server asks for, then succeeds', async () => {

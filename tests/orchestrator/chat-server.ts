@@ -3,18 +3,50 @@ import type { AddressInfo } from 'node:net';
 
 export type ChatReply = { status: 200; content?: string; tokens?: number; delayMs?: number } | { status: number; retryAfter?: string; body?: unknown } | 'hang';
 
+type JsonSchema = { type?: string; properties?: Record<string, JsonSchema>; required?: string[]; items?: JsonSchema };
+
 export interface ChatServer {
   url: string;
   /** Arrival time (ms) and parsed body of every request; for one left unanswered, when the client gave up on it. */
-  requests: { at: number; closedAt?: number; body: { model: string; messages: { role: string; content: string }[] } }[];
+  requests: {
+    at: number;
+    closedAt?: number;
+    body: {
+      model: string;
+      messages: { role: string; content: string }[];
+      response_format?: { type: string; json_schema?: { name: string; strict?: boolean; schema: JsonSchema } };
+    };
+  }[];
   /** Answers in order; the last one repeats. */
   script(replies: ChatReply[]): void;
   close(): Promise<void>;
 }
 
 /**
+ * The smallest value of a JSON Schema with `text` in every string, as a model in structured-output
+ * mode answers: what the server says when the request asks for a json_schema response format and
+ * the script gives no content.
+ */
+function instanceOf(schema: JsonSchema, text: string): unknown {
+  switch (schema.type) {
+    case 'object':
+      return Object.fromEntries((schema.required ?? Object.keys(schema.properties ?? {})).map((k) => [k, instanceOf(schema.properties?.[k] ?? {}, text)]));
+    case 'array':
+      return [instanceOf(schema.items ?? {}, text)];
+    case 'number':
+    case 'integer':
+      return 1;
+    case 'boolean':
+      return true;
+    default:
+      return text;
+  }
+}
+
+/**
  * A local server speaking the OpenAI chat-completions protocol (POST /v1/chat/completions): a
- * completion with usage, an error body with status and Retry-After, or no answer at all.
+ * completion with usage, an error body with status and Retry-After, or no answer at all. Asked for
+ * structured output (response_format json_schema), its default answer is JSON matching the schema.
  */
 export async function startChatServer(): Promise<ChatServer> {
   let replies: ChatReply[] = [{ status: 200 }];
@@ -66,7 +98,14 @@ export async function startChatServer(): Promise<ChatServer> {
                 {
                   index: 0,
                   finish_reason: 'stop',
-                  message: { role: 'assistant', content: ('content' in reply && reply.content) || `AI text for ${section}.` },
+                  message: {
+                    role: 'assistant',
+                    content:
+                      ('content' in reply && reply.content) ||
+                      (body.response_format?.type === 'json_schema' && body.response_format.json_schema
+                        ? JSON.stringify(instanceOf(body.response_format.json_schema.schema, `AI text for ${section}.`))
+                        : `AI text for ${section}.`),
+                  },
                 },
               ],
               usage: { prompt_tokens: tokens - 20, completion_tokens: 20, total_tokens: tokens },

@@ -33,7 +33,24 @@ describe('orchestrator test endpoints (admin)', () => {
     expect(rows).toHaveLength(28);
   });
 
-  it('POST /orchestrator/test-enhanced-orchestrator runs a real execution and reports its tracking', async () => {
+  it('POST /orchestrator/test-enhanced-orchestrator runs a real execution and reports its tracking; it counts in no figure', async () => {
+    const overview = async () => {
+      const res = await host.fetch('/orchestrator/api/admin/dashboard/overview', { headers: bearer(adminToken) });
+      const { health, trends } = ((await res.json()) as { dashboard: { health: Record<string, unknown>; trends: { hourly: { executions: number }[] } } })
+        .dashboard;
+      const { score, total_executions, success_rate, completed, failed, processing, avg_processing_time_ms } = health;
+      return {
+        score,
+        total_executions,
+        success_rate,
+        completed,
+        failed,
+        processing,
+        avg_processing_time_ms,
+        trend: trends.hourly.reduce((n, h) => n + h.executions, 0),
+      };
+    };
+    const before = await overview();
     const response = await host.fetch('/orchestrator/test-enhanced-orchestrator', { method: 'POST', headers: bearer(adminToken) });
     expect(response.status).toBe(200);
     const body = (await response.json()) as {
@@ -51,6 +68,12 @@ describe('orchestrator test endpoints (admin)', () => {
     expect(body.workflowTracking.totalDuration).toBeGreaterThan(0);
     const execution = await db().selectFrom('orchestrator_executions').selectAll().where('tracking_id', '=', body.trackingId).executeTakeFirstOrThrow();
     expect(execution).toMatchObject({ processing_status: 'completed', progress_percentage: 100, visuals_status: 'skipped' });
+    expect(body.trackingId).toMatch(/^diag-/);
+    // Not in the health score, the success rate, the counts or the trend; but listed like any execution.
+    const after = await overview();
+    expect(after).toEqual(before);
+    const found = await host.fetch(`/orchestrator/api/admin/executions?tracking_id=${body.trackingId}`, { headers: bearer(adminToken) });
+    expect(((await found.json()) as { executions: { tracking_id: string }[] }).executions.map((e) => e.tracking_id)).toEqual([body.trackingId]);
   });
 
   it('both need an admin JWT', async () => {

@@ -89,11 +89,11 @@ describe('report requests over HTTP (identity JWT, visual service up, Azurite, S
     const pdf = Buffer.from(await download.arrayBuffer());
     expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
     const parsed = await parsePdf(pdf);
-    // Cover, key figures, charts, six sections.
-    expect(parsed.numpages).toBe(9);
+    // A cover, then six sections flowing with two charts, a table and a closing note.
+    expect(parsed.numpages).toBe(4);
     expect(parsed.text).toContain(ACME.company_name);
     expect(parsed.text).toContain('Generated offline');
-    expect(parsed.text).toContain('Revenue by year');
+    expect(parsed.text).toContain('Revenue by year, EUR millions');
     expect(parsed.text).toContain('Recommendations');
 
     // The link is read-only: writing through it is refused by storage.
@@ -102,7 +102,8 @@ describe('report requests over HTTP (identity JWT, visual service up, Azurite, S
 
     const rows = await waitForRows(body.trackingId, stepsFor('pro').length * 2);
     const pdfStep = rows.find((r) => r.step_number === 11 && r.status === 'completed')!;
-    expect(JSON.parse(pdfStep.metadata!)).toMatchObject({ visuals_status: 'included', charts: 3, infographic: true });
+    // The PDF draws its figures as text: the infographic is made only for a presentation.
+    expect(JSON.parse(pdfStep.metadata!)).toMatchObject({ visuals_status: 'included', charts: 2, infographic: false, pdf_pages: 4 });
   });
 
   it('a free report is the short one; an enterprise report adds a presentation', async () => {
@@ -115,7 +116,8 @@ describe('report requests over HTTP (identity JWT, visual service up, Azurite, S
     const freeStatus = await finished(free.accessToken, freeId);
     expect(freeStatus.downloadLinks.map((l) => l.kind)).toEqual(['pdf']);
     const freePdf = await parsePdf(Buffer.from(await (await fetch(freeStatus.downloadLinks[0].url)).arrayBuffer()));
-    expect(freePdf.numpages).toBe(6);
+    expect(freePdf.numpages).toBe(3);
+    expect(freePdf.text).toContain('Financial Analysis');
     expect(freePdf.text).not.toContain('Market Position');
 
     const entStatus = await finished(enterprise.accessToken, entId);
@@ -123,6 +125,10 @@ describe('report requests over HTTP (identity JWT, visual service up, Azurite, S
     const pptx = Buffer.from(await (await fetch(entStatus.downloadLinks[1].url)).arrayBuffer());
     expect(pptx.subarray(0, 2).toString()).toBe('PK');
     expect(pptx.includes(Buffer.from('ppt/slides/slide1.xml'))).toBe(true);
+    // The presentation's slides take the charts as PNG and the KPI infographic, asked for only here.
+    const entRows = await waitForRows(entId, stepsFor('enterprise').length * 2);
+    const entPdfStep = entRows.find((r) => r.step_number === 11 && r.status === 'completed')!;
+    expect(JSON.parse(entPdfStep.metadata!)).toMatchObject({ visuals_status: 'included', charts: 2, infographic: true });
   });
 
   it('only the owner or an admin sees a report; others get the same 404 as for an unknown id', async () => {
@@ -185,6 +191,8 @@ describe('report requests over HTTP (identity JWT, visual service up, Azurite, S
         /year 2020 more than once/,
       ],
       [{ ...ACME, extra: true }, 400, 'VALIDATION_FAILED', /extra is not an allowed field/],
+      [{ ...ACME, locale: 'qq-QQ' }, 400, 'VALIDATION_FAILED', /locale "qq-QQ"/],
+      [{ ...ACME, locale: 'en_US' }, 400, 'VALIDATION_FAILED', /locale/],
       [{ ...ACME, profile: { ...ACME.profile, description: 'x'.repeat(70_000) } }, 413, 'PAYLOAD_TOO_LARGE', /limit/],
     ];
     for (const [body, status, code, message] of cases) {

@@ -1,4 +1,4 @@
-import { expectValidTsql, recordAzureSql, usePaymentCompileSettings } from '../helpers/tsql';
+import { describeWithTsql, expectValidTsql, recordAzureSql, usePaymentCompileSettings } from '../helpers/tsql';
 
 /**
  * Every payment query compiled for Azure SQL and parsed as T-SQL. The driver records each compiled
@@ -43,20 +43,22 @@ const log = {
 };
 const payment = { id: 'pi_1', userId: 'u1', planType: 'pro', statusAt: '2026-11-22T00:00:00.000Z', sync: { attempts: 1, error: 'x' } };
 
-const queries: [string, () => Promise<unknown>][] = [
+const queries: [string, string[], () => Promise<unknown>][] = [
   [
     'insert pending payment',
+    ['insert'],
     () => payments().insertPendingPayment({ id: 'pi_1', userId: 'u1', planType: 'pro', amount: 2900, currency: 'usd', priceVersion: '2026-01' }),
   ],
-  ['recent payments', () => payments().recentPaymentsOf('u1', 10)],
-  ['plan-deciding payment', () => payments().planDecidingPayment('u1')],
-  ['unsynced payments', () => payments().unsyncedPayments(100)],
-  ['users with due syncs', () => payments().usersWithDueSyncs(new Date(), 100)],
-  ['mark synced and supersede', () => payments().markSynced(payment, new Date())],
-  ['mark failed', () => payments().markSyncFailed(payment, { state: 'failed', attempts: 2, error: 'e', nextAt: new Date() }, new Date())],
-  ['reopen for replay', () => payments().reopenForReplay(['pi_1', 'pi_2'], new Date())],
+  ['recent payments', ['select'], () => payments().recentPaymentsOf('u1', 10)],
+  ['plan-deciding payment', ['select'], () => payments().planDecidingPayment('u1')],
+  ['unsynced payments', ['select'], () => payments().unsyncedPayments(100)],
+  ['users with due syncs', ['select'], () => payments().usersWithDueSyncs(new Date(), 100)],
+  ['mark synced and supersede', ['update', 'update'], () => payments().markSynced(payment, new Date())],
+  ['mark failed', ['update'], () => payments().markSyncFailed(payment, { state: 'failed', attempts: 2, error: 'e', nextAt: new Date() }, new Date())],
+  ['reopen for replay', ['update'], () => payments().reopenForReplay(['pi_1', 'pi_2'], new Date())],
   [
     'acquire and release lease',
+    ['insert', 'delete'],
     async () => {
       await payments().acquireSyncLease('u1', 'h', new Date(), 1000);
       await payments().releaseSyncLease('u1', 'h');
@@ -64,6 +66,7 @@ const queries: [string, () => Promise<unknown>][] = [
   ],
   [
     'record a webhook event',
+    ['insert', 'select', 'update'],
     () =>
       require('../../functions/payment/webhook-events').recordEvent(
         {
@@ -77,7 +80,9 @@ const queries: [string, () => Promise<unknown>][] = [
   ],
 ];
 
-test.each(queries)('%s: every query is valid T-SQL, pages with TOP, never LIMIT', async (_name, run) => {
-  await run();
-  expectValidTsql(compiled);
+describeWithTsql('payment statements for Azure SQL', (tsql) => {
+  test.each(queries)('%s: every statement is valid T-SQL (ScriptDom), of the kinds expected', async (_name, kinds, run) => {
+    await run();
+    await expectValidTsql(tsql(), compiled, kinds);
+  });
 });

@@ -53,24 +53,59 @@ describe('a signed success event for a PaymentIntent this service never created'
 });
 
 describe('plan syncs are ordered by request time', () => {
-  test('a push identity refuses as older than the update it applied is superseded, not a failure', async () => {
-    const user = await signIn(host, 'raced@example.com');
-    // Another push, requested later than this one will be, already set enterprise.
-    const later = new Date(Date.now() + 3_600_000).toISOString();
-    const put = await host.fetch(`/identity/admin/users/${user.user.id}/plan`, {
+  const putPlan = (userId: string, body: object, authorization = `Bearer ${config().AUTH_ADMIN_TOKEN}`, service = true) =>
+    host.fetch(`/identity/admin/users/${userId}/plan`, {
       method: 'PUT',
-      headers: { authorization: `Bearer ${config().AUTH_ADMIN_TOKEN}`, 'x-service': 'payment-service', 'content-type': 'application/json' },
-      body: JSON.stringify({ plan: 'enterprise', status: 'active', updatedBy: 'payment-service', timestamp: later }),
+      headers: { authorization, ...(service ? { 'x-service': 'payment-service' } : {}), 'content-type': 'application/json' },
+      body: JSON.stringify(body),
     });
-    expect(put.status).toBe(200);
+
+  test('a paid plan identity refuses as older than the update it applied is kept for a person: manual review, listed, alerted', async () => {
+    const user = await signIn(host, 'raced@example.com');
+    // Another update, requested later than this push will be (within the clock skew identity allows), already set enterprise.
+    const later = new Date(Date.now() + 4 * 60_000).toISOString();
+    expect((await putPlan(user.user.id, { plan: 'enterprise', status: 'active', updatedBy: 'payment-service', timestamp: later })).status).toBe(200);
     const res = await deliver(
       host,
       stripeEvent('payment_intent.succeeded', paymentIntentObject('pi_raced', { userId: user.user.id, planType: 'pro', amount: 2900 })),
     );
-    expect(res.body).toMatchObject({ action: 'applied', sync: { success: true, superseded: true, plan: 'enterprise' } });
-    expect(await findPayment('pi_raced')).toMatchObject({ sync: { state: 'superseded' } });
-    expect(await readFailedSync(user.user.id)).toBeUndefined();
+    expect(res.body).toMatchObject({ action: 'applied', sync: { success: false, state: 'manual_review', userId: user.user.id } });
+    expect(res.body.sync.details).toContain('the paid plan pro was not applied');
+    expect(await findPayment('pi_raced')).toMatchObject({
+      sync: { state: 'manual_review', plan: 'pro', error: expect.stringContaining('identity holds enterprise') },
+    });
+    expect((await unsyncedPayments()).map((p) => p.id)).toContain('pi_raced');
+    expect(await readFailedSync(user.user.id)).toMatchObject({ planType: 'pro' });
     expect(await planInIdentity(host, user)).toBe('enterprise');
+  });
+
+  test('a push identity refuses when it already holds the paid plan is synced', async () => {
+    const user = await signIn(host, 'raced-same@example.com');
+    const later = new Date(Date.now() + 4 * 60_000).toISOString();
+    expect((await putPlan(user.user.id, { plan: 'pro', status: 'active', updatedBy: 'payment-service', timestamp: later })).status).toBe(200);
+    const res = await deliver(
+      host,
+      stripeEvent('payment_intent.succeeded', paymentIntentObject('pi_raced_same', { userId: user.user.id, planType: 'pro', amount: 2900 })),
+    );
+    expect(res.body).toMatchObject({ action: 'applied', sync: { success: true, plan: 'pro' } });
+    expect(await findPayment('pi_raced_same')).toMatchObject({ sync: { state: 'synced' } });
+    expect((await unsyncedPayments()).map((p) => p.id)).not.toContain('pi_raced_same');
+  });
+
+  test('a timestamp more than 5 minutes ahead is refused on the plan route, for an admin and for the service token alike; later payments still apply', async () => {
+    const user = await signIn(host, 'far-future@example.com');
+    const admin = await signIn(host, 'admin@example.com');
+    const future = { plan: 'free', timestamp: '9999-12-31T23:59:59.999Z' };
+    for (const res of [await putPlan(user.user.id, future, `Bearer ${admin.accessToken}`, false), await putPlan(user.user.id, future)]) {
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ code: 'PLAN_TIMESTAMP_IN_FUTURE', field: 'timestamp', maxSkewSeconds: 300 });
+    }
+    const res = await deliver(
+      host,
+      stripeEvent('payment_intent.succeeded', paymentIntentObject('pi_after_future', { userId: user.user.id, planType: 'pro', amount: 2900 })),
+    );
+    expect(res.body).toMatchObject({ action: 'applied', sync: { success: true, plan: 'pro' } });
+    expect(await planInIdentity(host, user)).toBe('pro');
   });
 
   test('the sync lease is renewed by its holder and lost once another instance took it over', async () => {

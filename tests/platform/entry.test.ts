@@ -63,11 +63,39 @@ describe('cold starts', () => {
   afterAll(() => azurite.stop());
 
   test.each([
-    ['identity', ['kysely'], ['@azure/storage-blob', '@azure/data-tables', 'nodemailer', 'undici', 'stripe', 'pdfkit', 'jose', 'ajv']],
-    ['payment', ['kysely', '@azure/data-tables'], ['@azure/storage-blob', 'nodemailer', 'pdfkit', 'openai', 'stripe', 'jose', 'ajv', 'undici']],
-    // Its health validates a query (`schema=check`), so ajv loads; jose waits for that admin check.
-    ['orchestrator', ['kysely', '@azure/storage-blob', 'ajv'], ['pdfkit', 'pptxgenjs', 'openai', 'nodemailer', 'stripe', '@napi-rs/canvas', 'jose']],
-    ['visual', ['@azure/storage-blob'], ['kysely', 'quickchart-js', 'cross-fetch', 'nodemailer', 'stripe', 'pdfkit', 'jose', 'ajv']],
+    [
+      'identity',
+      ['kysely'],
+      [
+        '@azure/storage-blob',
+        '@azure/data-tables',
+        '@azure/communication-email',
+        'nodemailer',
+        'undici',
+        'stripe',
+        'pdfkit',
+        '@myriaddreamin/typst-ts-node-compiler',
+        'fontkit',
+        'jose',
+        'ajv',
+      ],
+    ],
+    [
+      'payment',
+      ['kysely', '@azure/data-tables'],
+      ['@azure/storage-blob', 'nodemailer', 'pdfkit', '@myriaddreamin/typst-ts-node-compiler', 'fontkit', 'openai', 'stripe', 'jose', 'ajv', 'undici'],
+    ],
+    // Its health takes a query (`schema=check`, `skip=sql`), but a plain call has none to validate: ajv waits, and jose for the admin check.
+    [
+      'orchestrator',
+      ['kysely', '@azure/storage-blob'],
+      ['pdfkit', '@myriaddreamin/typst-ts-node-compiler', 'fontkit', 'pptxgenjs', 'openai', 'nodemailer', 'stripe', '@napi-rs/canvas', 'jose', 'ajv'],
+    ],
+    [
+      'visual',
+      ['@azure/storage-blob'],
+      ['kysely', 'quickchart-js', 'cross-fetch', 'nodemailer', 'stripe', 'pdfkit', '@myriaddreamin/typst-ts-node-compiler', 'fontkit', 'jose', 'ajv'],
+    ],
   ])('a cold %s loads only what its first health call needs', async (service, loaded, notLoaded) => {
     const { report } = await loadEntry({ SERVICES: service, AzureWebJobsStorage: azurite.connectionString }, [
       { name: `${service}-health`, path: `${service}/health` },

@@ -11,7 +11,7 @@ afterAll(() => host.stop());
 test.each([
   ['identity', ['sql']],
   ['payment', ['identity', 'sql', 'stripe', 'tableStorage']],
-  ['orchestrator', ['sql', 'storage', 'workflowLog']],
+  ['orchestrator', ['ai', 'sql', 'storage', 'visual', 'workflowLog']],
   ['visual', ['renderer', 'storage']],
 ])('%s health names the dependencies it uses and answers 200', async (service, dependencies) => {
   const res = await host.fetch(`/${service}/health`);

@@ -97,12 +97,14 @@ describe('VISUAL_EXTRA_FONTS: fonts for scripts DejaVu Sans lacks, from npm too'
     latinWithFont = runWithoutSystemFonts({ VISUAL_EXTRA_FONTS: THAI_FONT });
   });
 
-  test('the extra font is registered, and the Thai title is set in it (the SVG names the typeface each text used)', () => {
+  test('the extra font is registered, and the SVG names it by its own name after DejaVu Sans, for every text', () => {
     expect(thai.familiesAfter).toContain('noto-sans-thai-thai-400-normal');
-    expect(thai.svg).toMatch(new RegExp(`font-family="Noto Sans Thai"[^>]*>${THAI}</text>`));
-    // Without it the glyphs do not exist: the title is drawn as nothing.
-    expect(thaiWithoutFont.svg).not.toContain(THAI);
-    expect(thai.svg).toMatch(/font-family="DejaVu Sans"[^>]*>Revenue<\/text>/);
+    // A viewer draws each character from the first family that has it: Thai from Noto Sans Thai.
+    expect(thai.svg).toMatch(new RegExp(`font-family="DejaVu Sans, Noto Sans Thai, sans-serif"[^>]*>${THAI}</text>`));
+    expect(thai.svg).toMatch(/font-family="DejaVu Sans, Noto Sans Thai, sans-serif"[^>]*>Revenue<\/text>/);
+    // Without it, the SVG names no Thai font (the text is kept: a viewer with one draws it).
+    expect(thaiWithoutFont.svg).not.toContain('Noto Sans Thai');
+    expect(thaiWithoutFont.svg).toMatch(new RegExp(`font-family="DejaVu Sans, sans-serif"[^>]*>${THAI}</text>`));
   });
 
   test("Thai text is drawn from it instead of DejaVu's missing-glyph boxes", () => {

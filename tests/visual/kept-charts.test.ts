@@ -10,7 +10,7 @@ let kept: RenderPool;
 let fresh: RenderPool;
 beforeAll(() => {
   kept = new RenderPool(1, 30_000, fonts, 100);
-  fresh = new RenderPool(1, 30_000, fonts, 100, undefined, false);
+  fresh = new RenderPool(1, 30_000, fonts, 100, undefined, { keepCharts: false });
 });
 afterAll(async () => {
   await kept.close();
@@ -28,7 +28,7 @@ const bar = (label: string, data: number[], options: ChartSpec['options'] = {}):
  * datasets, other scales, stacking, axis direction, legend and title on and off, other themes and
  * backgrounds, a type change and back, charts that cannot be kept (plugins, mixed types) in between.
  */
-const SEQUENCE: { spec: ChartSpec; theme?: string; background?: string; format?: ChartFormat; size?: [number, number] }[] = [
+const SEQUENCE: { spec: ChartSpec; theme?: string; background?: string; format?: ChartFormat; size?: [number, number]; pixelRatio?: number }[] = [
   { spec: bar('A', [12, 19, 7, 15, 11]) },
   { spec: bar('B', [1200, -40, 7, 15000, 3]) },
   { spec: bar('C', [3, 2]), theme: 'dark' },
@@ -70,6 +70,17 @@ const SEQUENCE: { spec: ChartSpec; theme?: string; background?: string; format?:
   { spec: bar('K', [1, 1, 2, 3, 5]), size: [500, 300] },
   { spec: { type: 'radar', data: { labels: ['a', 'b', 'c', 'd', 'e'], datasets: [{ label: 'r', data: [1, 2, 3, 2, 1] }] } } },
   { spec: bar('L', [12, 19, 7, 15, 11]) },
+  { spec: bar('M', [12, 19, 7, 15, 11]), pixelRatio: 2 },
+  { spec: bar('N', [3, 1, 4, 1, 5]), pixelRatio: 2, background: 'transparent' },
+  { spec: { type: 'pie', data: { labels: ['a', 'b', 'c'], datasets: [{ data: [5, 2, 3] }] } }, pixelRatio: 2 },
+  { spec: bar('O', [2, 7, 1, 8, 2]), pixelRatio: 1.5, size: [500, 300] },
+  { spec: bar('P', [12, 19, 7, 15, 11]), size: [2000, 1000], pixelRatio: 2 },
+  { spec: bar('Q', [12, 19, 7, 15, 11]), format: 'svg' },
+  { spec: bar('R', [1200, -40, 7, 15000, 3], { indexAxis: 'y' }), format: 'svg', background: 'transparent' },
+  { spec: { type: 'line', data: { labels: ['a', 'b', 'c'], datasets: [{ label: 'l', data: [3, 1, 2], fill: true }] } }, format: 'svg' },
+  { spec: bar('S', [1, 2, 3, 4, 5], { plugins: { datalabels: { display: true } } }), format: 'svg' },
+  { spec: { type: 'pie', data: { labels: ['a', 'b'], datasets: [{ data: [1, 3] }] } }, format: 'svg', theme: 'executive' },
+  { spec: bar('T', [5, 5, 5, 5, 5]), format: 'svg' },
 ];
 
 const task = (item: (typeof SEQUENCE)[number]) => {
@@ -80,7 +91,7 @@ const task = (item: (typeof SEQUENCE)[number]) => {
     config: chartJsConfig(item.spec, theme),
     width,
     height,
-    pixelRatio: 1,
+    pixelRatio: item.pixelRatio ?? 1,
     format: item.format ?? ('png' as ChartFormat),
     background: item.background ?? theme.backgroundColor,
   };

@@ -60,3 +60,27 @@ test('one image after another, larger and smaller, each decodes to exactly its o
     expect(Buffer.from(decoded.data).equals(Buffer.from(pixels))).toBe(true);
   }
 });
+
+test("the canvas's own premultiplied pixels (canvas.data()) give the same straight colours as getImageData, within Skia's rounding", () => {
+  const canvas = createCanvas(256, 64);
+  const ctx = canvas.getContext('2d');
+  // Every alpha from 0 to 255 over three colours, and opaque pixels.
+  for (let a = 0; a < 256; a++) {
+    ctx.fillStyle = `rgba(220, 38, 180, ${a / 255})`;
+    ctx.fillRect(a, 0, 1, 32);
+  }
+  ctx.fillStyle = '#2563eb';
+  ctx.fillRect(0, 32, 256, 32);
+  const straight = ctx.getImageData(0, 0, 256, 64).data;
+  const decoded = decodePng(encodePng(canvas.data(), 256, 64, 96, true));
+  let worst = 0;
+  for (let i = 0; i < straight.length; i++) {
+    const alpha = straight[i - (i % 4) + 3];
+    // Colour channels of a fully transparent pixel carry nothing; alpha itself must match exactly.
+    if (i % 4 === 3) expect(decoded.data[i]).toBe(straight[i]);
+    else if (alpha > 0) worst = Math.max(worst, Math.abs(decoded.data[i] - straight[i]));
+  }
+  expect(worst).toBeLessThanOrEqual(1);
+  // The opaque half is exactly the colour.
+  expect([...decoded.data.subarray(256 * 40 * 4, 256 * 40 * 4 + 4)]).toEqual([0x25, 0x63, 0xeb, 255]);
+});

@@ -120,7 +120,7 @@ describe('every refusal names its real cause, and a configuration Chart.js refus
 
   test('an unknown colour scheme is 400 naming it', async () => {
     const res = await post({ chart: { ...BAR, options: { plugins: { colorschemes: { scheme: 'brewer.Nope' } } } } });
-    expect(((await res.json()) as any).message).toMatch(/colorschemes.scheme "brewer.Nope" is not a known scheme/);
+    expect(((await res.json()) as any).message).toMatch(/colorschemes.scheme "brewer.Nope" is not a scheme of chartjs-plugin-colorschemes/);
   });
 });
 

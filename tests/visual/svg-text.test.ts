@@ -16,8 +16,9 @@ const dir = bundledFontDir();
 let subsets: RenderPool;
 let full: RenderPool;
 beforeAll(() => {
-  subsets = new RenderPool(1, 30_000, { dir, extra: [], svgText: svgTextFonts(dir) }, 100);
-  full = new RenderPool(1, 30_000, { dir, extra: [], svgText: [] }, 100);
+  // The subsets serve Skia's SVG canvas (the reference writer; our SVG context measures on a raster canvas).
+  subsets = new RenderPool(1, 30_000, { dir, extra: [], svgText: svgTextFonts(dir) }, 100, undefined, { skiaSvg: true });
+  full = new RenderPool(1, 30_000, { dir, extra: [], svgText: [] }, 100, undefined, { skiaSvg: true });
 });
 afterAll(async () => {
   await subsets.close();

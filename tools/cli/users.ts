@@ -13,7 +13,7 @@ const USAGE = 'usage: npm run users -- create --email <address> [--role user|adm
  */
 async function main(): Promise<void> {
   const { positionals, values } = parseArgs({ allowPositionals: true, options: { email: { type: 'string' }, role: { type: 'string', default: 'user' } } });
-  if (positionals[0] !== 'create' || !values.email || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(values.email)) {
+  if (positionals[0] !== 'create' || !values.email || !/^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/.test(values.email)) {
     process.stderr.write(`${USAGE}\n`);
     process.exit(2);
   }

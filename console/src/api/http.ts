@@ -28,6 +28,10 @@ export const useTokenSource = (source: TokenSource | undefined) => {
 /** Answers carry admin data and tokens: never cached, never sent with cookies (the token is in the Authorization header). */
 const INIT = { cache: 'no-store', credentials: 'omit' } as const;
 
+/** No call waits longer than this: a page's refresh must not pile up behind an answer that never comes. */
+export const CALL_TIMEOUT_MS = 20_000;
+const withTimeout = (request: Request) => fetch(request, { signal: AbortSignal.timeout(CALL_TIMEOUT_MS) });
+
 let clients: { signedIn: PlatformClient; anonymous: PlatformClient } | undefined;
 
 /** A base as config.json gives it (`/identity` or `https://id.example.net/identity`), made absolute against the page. */
@@ -58,8 +62,8 @@ export async function loadConfig(): Promise<ConsoleConfig> {
     visual: absolute(services.visual),
   };
   clients = {
-    signedIn: platformClient({ serviceUrls, init: INIT, token: () => tokens?.accessToken() }),
-    anonymous: platformClient({ serviceUrls, init: INIT }),
+    signedIn: platformClient({ serviceUrls, init: INIT, fetch: withTimeout, token: () => tokens?.accessToken() }),
+    anonymous: platformClient({ serviceUrls, init: INIT, fetch: withTimeout }),
   };
   return { services: serviceUrls };
 }

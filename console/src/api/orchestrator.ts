@@ -16,6 +16,14 @@ export type ExecutionRow = ExecutionsAnswer['executions']['recent'][number];
 export type StatusAnswer = Ok<operations['admin-status']>;
 export type LogRow = StatusAnswer['data']['logs'][number];
 export type FailuresAnswer = Ok<operations['admin-failures']>;
+export type SearchQuery = NonNullable<operations['admin-executions-search']['parameters']['query']>;
+export type SearchAnswer = Ok<operations['admin-executions-search']>;
+export type FoundExecution = SearchAnswer['executions'][number];
+export type SearchSort = NonNullable<SearchQuery['sort']>;
+export type ErrorFilter = NonNullable<SearchQuery['error']>;
+export type AdminAction = StatusAnswer['data']['actions'][number];
+export type BulkRetryAnswer = Ok<operations['admin-executions-retry-failed']>;
+export type TrendLayout = 'wide' | 'narrow';
 
 export interface ProfilesAnswer {
   profiles: {
@@ -31,7 +39,9 @@ export interface ProfilesAnswer {
 
 export interface HealthAnswer {
   service: string;
-  status: 'healthy' | 'unhealthy';
+  status: 'healthy' | 'degraded' | 'unhealthy' | 'stopped';
+  /** What is wrong, one line each: the failing dependencies (degraded, unhealthy) or the settings to fix (stopped). */
+  problems?: string[];
   timestamp: string;
   dependencies: Record<string, { ok: boolean; latencyMs: number; detail?: string; error?: string }>;
 }
@@ -41,10 +51,23 @@ const tracking = (trackingId: string) => ({ params: { path: { trackingId } } });
 export const orchestratorApi = {
   overview: (): Promise<Overview> => call('orchestrator', (c) => c.orchestrator.GET('/orchestrator/api/admin/dashboard/overview')),
   /** The overview's trend chart (SVG), shown from a blob: an <img> could not send the token. */
-  trendChart: (theme: TrendTheme, tz: string): Promise<Blob> =>
+  trendChart: (theme: TrendTheme, tz: string, layout: TrendLayout): Promise<Blob> =>
     call('orchestrator', (c) =>
-      c.orchestrator.GET('/orchestrator/api/admin/dashboard/trend-chart', { params: { query: { theme, tz } }, parseAs: 'text' }),
+      c.orchestrator.GET('/orchestrator/api/admin/dashboard/trend-chart', { params: { query: { theme, tz, layout } }, parseAs: 'text' }),
     ).then((svg) => new Blob([svg], { type: 'image/svg+xml' })),
+  search: (query: SearchQuery): Promise<SearchAnswer> =>
+    call('orchestrator', (c) => c.orchestrator.GET('/orchestrator/api/admin/executions', { params: { query } })),
+  retry: (trackingId: string) =>
+    call('orchestrator', (c) => c.orchestrator.POST('/orchestrator/api/admin/executions/{trackingId}/retry', { ...tracking(trackingId), body: {} })),
+  /** `key` makes a repeated click (or a retried request) answer the same new execution. */
+  rerun: (trackingId: string, key: string) =>
+    call('orchestrator', (c) =>
+      c.orchestrator.POST('/orchestrator/api/admin/executions/{trackingId}/rerun', { ...tracking(trackingId), body: {}, headers: { 'Idempotency-Key': key } }),
+    ),
+  cancel: (trackingId: string) =>
+    call('orchestrator', (c) => c.orchestrator.POST('/orchestrator/api/admin/executions/{trackingId}/cancel', { ...tracking(trackingId), body: {} })),
+  retryFailed: (from: string, to: string, dryRun: boolean): Promise<BulkRetryAnswer> =>
+    call('orchestrator', (c) => c.orchestrator.POST('/orchestrator/api/admin/executions/retry-failed', { body: { from, to, dryRun, limit: 100 } })),
   executions: (status: StatusFilter, limit: number, search: string): Promise<ExecutionsAnswer> =>
     call('orchestrator', (c) =>
       c.orchestrator.GET('/orchestrator/api/admin/dashboard/executions', { params: { query: { status, limit, search: search || undefined } } }),

@@ -6,27 +6,37 @@ export type AsyncState<T> = { loading: boolean; data?: T; error?: ApiError | Err
 
 /**
  * Loads `load()` when `deps` change, and every `refreshMs` if given, without losing what is shown:
- * a refresh keeps the previous answer on screen until the new one arrives.
+ * a refresh keeps the previous answer on screen until the new one arrives. A refresh is skipped
+ * while the last load is still waiting (each call gives up after CALL_TIMEOUT_MS), so slow
+ * answers never pile up; a reload the user asks for always goes.
  */
 export function useAsync<T>(load: () => Promise<T>, deps: unknown[], refreshMs?: number): AsyncState<T> {
   const [state, setState] = useState<{ loading: boolean; data?: T; error?: Error }>({ loading: true });
   const generation = useRef(0);
+  const waiting = useRef(false);
   const run = useCallback(() => {
     const mine = ++generation.current;
+    waiting.current = true;
     setState((s) => ({ ...s, loading: true }));
+    const settle = () => {
+      if (mine !== generation.current) return false;
+      waiting.current = false;
+      return true;
+    };
     load().then(
-      (data) => mine === generation.current && setState({ loading: false, data }),
-      (error: Error) => mine === generation.current && setState((s) => ({ loading: false, data: s.data, error })),
+      (data) => settle() && setState({ loading: false, data }),
+      (error: Error) => settle() && setState((s) => ({ loading: false, data: s.data, error })),
     );
   }, deps);
   useEffect(() => {
     setState({ loading: true });
     run();
     if (!refreshMs) return () => void generation.current++;
-    const timer = setInterval(run, refreshMs);
+    const timer = setInterval(() => waiting.current || run(), refreshMs);
     return () => {
       clearInterval(timer);
       generation.current++;
+      waiting.current = false;
     };
   }, [run, refreshMs]);
   return { ...state, reload: run };

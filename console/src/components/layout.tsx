@@ -15,13 +15,23 @@ const NAV = [
   { href: paths.diagnostics, label: 'Diagnostics' },
 ];
 
-const isCurrent = (href: string, path: string) => (href === BASE ? path === BASE : path === href || path.startsWith(`${href}/`));
+function skipToMain(event: MouseEvent) {
+  event.preventDefault();
+  const main = document.getElementById('main');
+  main?.focus();
+  main?.scrollIntoView();
+}
+
+/** The router's path has no trailing slash: the overview is the console's folder without it. */
+const ROOT = BASE.replace(/\/$/, '');
+const isCurrent = (href: string, path: string) => (href === BASE ? path === ROOT || path === BASE : path === href || path.startsWith(`${href}/`));
 
 export function Layout({ user, children }: { user: PublicUser; children: ComponentChildren }) {
   const { path } = useLocation();
   return (
     <>
-      <a class="skip-link" href="#main">
+      {/* The page's <base href> would make "#main" a link to the overview: the skip link moves focus itself. */}
+      <a class="skip-link" href="#main" onClick={skipToMain}>
         Skip to content
       </a>
       <header class="top">

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { orchestratorApi, serviceHealth, type ServiceName } from '../api';
 import { AsyncView, ErrorMessage, useAsync } from '../components/async';
+import { ConfirmButton } from '../components/confirm';
 import { PageTitle, StatusBadge } from '../components/layout';
 import { formatDateTime } from '../format';
 
@@ -21,8 +22,9 @@ export function Diagnostics() {
       <TestRun
         id="enhanced-orchestrator"
         title="Enhanced orchestrator test"
-        description="Runs one real execution of a sample company through every stage, inline. It appears on the executions page."
+        description="Runs one real execution of a sample company through every stage, inline. It appears on the executions page (its tracking id starts with diag-) and counts in no figure: not the health score, the success rate or the alerts."
         run={orchestratorApi.testEnhancedOrchestrator}
+        confirm="It calls the AI provider for every report section and stores a sample report, as a customer's report would; it takes a while."
       />
     </>
   );
@@ -46,7 +48,7 @@ function ServiceHealth() {
       <h2 id="health-heading">Service health</h2>
       <AsyncView state={state} what="service health">
         {(rows) => (
-          <table>
+          <table class="stack">
             <thead>
               <tr>
                 <th scope="col">Service</th>
@@ -56,15 +58,26 @@ function ServiceHealth() {
             </thead>
             <tbody>
               {rows.map((row) => (
-                <tr key={row.service} data-service={row.service}>
-                  <th scope="row">{row.service}</th>
-                  <td>{'h' in row ? <StatusBadge status={row.h.status} /> : <StatusBadge status="unreachable" />}</td>
-                  <td>
-                    {'h' in row
-                      ? Object.entries(row.h.dependencies ?? {})
-                          .map(([name, d]) => `${name}: ${d.ok ? 'ok' : 'FAILING'}, ${d.latencyMs} ms${d.error || d.detail ? ` (${d.error ?? d.detail})` : ''}`)
-                          .join('; ')
-                      : row.error.message}
+                <tr key={row.service} data-service={row.service} data-status={'h' in row ? row.h.status : 'unreachable'}>
+                  <th scope="row" data-label="Service">
+                    {row.service}
+                  </th>
+                  <td data-label="Status">
+                    {'h' in row ? <StatusBadge status={row.h.status} /> : <StatusBadge status="unreachable" />}
+                    {'h' in row && row.h.problems && <p class="reason">{row.h.problems.join('; ')}</p>}
+                  </td>
+                  <td data-label="Dependencies">
+                    {'h' in row ? (
+                      <ul class="dependencies">
+                        {Object.entries(row.h.dependencies ?? {}).map(([name, d]) => (
+                          <li key={name} class={d.ok ? undefined : 'failing'}>
+                            {`${name}: ${d.ok ? 'ok' : 'FAILING'}, ${d.latencyMs} ms${d.error || d.detail ? ` (${d.error ?? d.detail})` : ''}`}
+                          </li>
+                        ))}
+                      </ul>
+                    ) : (
+                      row.error.message
+                    )}
                   </td>
                 </tr>
               ))}
@@ -126,7 +139,20 @@ function SchemaCheck() {
   );
 }
 
-function TestRun({ id, title, description, run }: { id: string; title: string; description: string; run: () => Promise<Record<string, unknown>> }) {
+function TestRun({
+  id,
+  title,
+  description,
+  run,
+  confirm,
+}: {
+  id: string;
+  title: string;
+  description: string;
+  run: () => Promise<Record<string, unknown>>;
+  /** What the dialog says before a run that costs. */
+  confirm?: string;
+}) {
   const [state, setState] = useState<{ busy: boolean; result?: Record<string, unknown>; error?: Error }>({ busy: false });
   const start = async () => {
     setState({ busy: true });
@@ -140,9 +166,21 @@ function TestRun({ id, title, description, run }: { id: string; title: string; d
     <section aria-labelledby={`${id}-heading`}>
       <h2 id={`${id}-heading`}>{title}</h2>
       <p>{description}</p>
-      <button type="button" onClick={() => void start()} disabled={state.busy}>
-        {state.busy ? 'Running…' : `Run the ${title.toLowerCase()}`}
-      </button>
+      {confirm ? (
+        <ConfirmButton
+          label={`Run the ${title.toLowerCase()}`}
+          title={`Run the ${title.toLowerCase()}?`}
+          confirmLabel="Run it"
+          disabled={state.busy}
+          onConfirm={start}
+        >
+          <p>{confirm}</p>
+        </ConfirmButton>
+      ) : (
+        <button type="button" onClick={() => void start()} disabled={state.busy}>
+          {state.busy ? 'Running…' : `Run the ${title.toLowerCase()}`}
+        </button>
+      )}
       {state.busy && (
         <p role="status" class="loading">
           <span class="spinner" aria-hidden="true" /> Running…

@@ -2,7 +2,7 @@ import { useLocation } from 'preact-iso';
 import { orchestratorApi, type FailuresAnswer, type Timeframe } from '../api';
 import { AsyncView, Empty, useAsync } from '../components/async';
 import { PageTitle, StatusBadge } from '../components/layout';
-import { formatDateTime, formatNumber } from '../format';
+import { count, formatDateTime, formatNumber } from '../format';
 import { paths } from '../paths';
 
 const TIMEFRAMES: { value: Timeframe; label: string }[] = [
@@ -14,7 +14,7 @@ const TIMEFRAMES: { value: Timeframe; label: string }[] = [
 export function Failures() {
   const { query, path, route } = useLocation();
   const timeframe: Timeframe = TIMEFRAMES.some((t) => t.value === query.timeframe) ? (query.timeframe as Timeframe) : '24h';
-  const failures = useAsync(() => orchestratorApi.failures(timeframe), [timeframe]);
+  const failures = useAsync(() => orchestratorApi.failures(timeframe), [timeframe], 30_000);
   return (
     <>
       <PageTitle title="Failures">Failures</PageTitle>
@@ -42,8 +42,7 @@ function FailuresBody({ data }: { data: FailuresAnswer }) {
   return (
     <>
       <p>
-        {formatNumber(a.total_errors)} failed steps and {formatNumber(a.affected_clients.failed_executions)} failed executions since{' '}
-        {formatDateTime(data.since)}.
+        {count(a.total_errors, 'failed step')} and {count(a.affected_clients.failed_executions, 'failed execution')} since {formatDateTime(data.since)}.
       </p>
       <section aria-labelledby="recommendations-heading">
         <h2 id="recommendations-heading">Troubleshooting recommendations</h2>
@@ -64,7 +63,7 @@ function FailuresBody({ data }: { data: FailuresAnswer }) {
         {a.error_patterns.length === 0 ? (
           <Empty>None.</Empty>
         ) : (
-          <table>
+          <table class="stack">
             <thead>
               <tr>
                 <th scope="col">Pattern</th>
@@ -76,10 +75,12 @@ function FailuresBody({ data }: { data: FailuresAnswer }) {
             <tbody>
               {a.error_patterns.map((p) => (
                 <tr key={p.error_pattern}>
-                  <th scope="row">{p.error_pattern}</th>
-                  <td>{formatNumber(p.occurrences)}</td>
-                  <td>{formatDateTime(p.latest_occurrence)}</td>
-                  <td>
+                  <th scope="row" data-label="Pattern">
+                    <a href={`${paths.executions}?status=failed&error=${p.error_pattern}&range=${range(data.timeframe)}`}>{p.error_pattern}</a>
+                  </th>
+                  <td data-label="Occurrences">{formatNumber(p.occurrences)}</td>
+                  <td data-label="Latest">{formatDateTime(p.latest_occurrence)}</td>
+                  <td data-label="Sample messages">
                     <ul class="samples">
                       {(p.sample_messages ?? '')
                         .split(' | ')
@@ -100,7 +101,7 @@ function FailuresBody({ data }: { data: FailuresAnswer }) {
         {a.step_failures.length === 0 ? (
           <Empty>None.</Empty>
         ) : (
-          <table>
+          <table class="stack">
             <thead>
               <tr>
                 <th scope="col">Step</th>
@@ -112,10 +113,12 @@ function FailuresBody({ data }: { data: FailuresAnswer }) {
             <tbody>
               {a.step_failures.map((s) => (
                 <tr key={`${s.step_number}:${s.step_name}`}>
-                  <th scope="row">{stepLabel(s.step_number, s.step_name)}</th>
-                  <td>{formatNumber(s.failures)}</td>
-                  <td>{s.percentage}%</td>
-                  <td>{formatDateTime(s.latest_failure)}</td>
+                  <th scope="row" data-label="Step">
+                    {stepLabel(s.step_number, s.step_name)}
+                  </th>
+                  <td data-label="Failures">{formatNumber(s.failures)}</td>
+                  <td data-label="Share">{s.percentage}%</td>
+                  <td data-label="Latest">{formatDateTime(s.latest_failure)}</td>
                 </tr>
               ))}
             </tbody>
@@ -124,6 +127,9 @@ function FailuresBody({ data }: { data: FailuresAnswer }) {
       </section>
       <section aria-labelledby="clients-heading">
         <h2 id="clients-heading">Failed executions</h2>
+        <p>
+          <a href={`${paths.executions}?status=failed&range=${range(data.timeframe)}`}>Find and retry the failed executions of this timeframe</a>
+        </p>
         {a.affected_clients.clients.length === 0 ? (
           <Empty>None.</Empty>
         ) : (
@@ -140,6 +146,9 @@ function FailuresBody({ data }: { data: FailuresAnswer }) {
     </>
   );
 }
+
+/** The executions page's time range of a timeframe (the same three). */
+const range = (timeframe: string) => (['24h', '7d', '30d'].includes(timeframe) ? timeframe : '24h');
 
 /** A failing step as the log names it; a failed row may carry no step number or name (a failure before any step began). */
 function stepLabel(stepNumber: number | null, stepName: string | null): string {

@@ -1,14 +1,59 @@
 import { useEffect, useState } from 'preact/hooks';
-import { orchestratorApi, type HourlyTrend, type Overview as OverviewData } from '../api';
+import { orchestratorApi, type Alert, type HourlyTrend, type Overview as OverviewData, type TrendLayout } from '../api';
 import { AsyncView, Empty, ErrorMessage, Loading, useAsync } from '../components/async';
 import { PageTitle, StatusBadge } from '../components/layout';
 import { browserTimeZone, formatDateTime, formatDuration, formatHour, formatNumber } from '../format';
 import { paths } from '../paths';
 
 const THEMES = ['professional', 'executive', 'corporate'] as const;
+const REFRESH_MS = 30_000;
+
+/** What to do about each alert, in the console: where to go (the API's own recommendation names API paths). */
+const ADVICE: Record<string, { text: string; href: string; link: string }> = {
+  FAILURE_RATE: { text: 'Fix the most frequent error pattern first.', href: `${paths.failures}?timeframe=24h`, link: 'Open the failure analysis' },
+  AI_SERVICE_ISSUES: {
+    text: 'Check the AI endpoint, its deployment name, key and quota; RATE_LIMIT errors call for a higher quota or fewer executions at once.',
+    href: paths.diagnostics,
+    link: 'Check the AI provider’s health',
+  },
+  SCHEMA_MISSING: { text: 'The processing log lacks columns the workflow logger writes.', href: paths.diagnostics, link: 'Run the schema check' },
+  DATABASE_ISSUES: { text: 'Check Azure SQL availability, its limits and the connection pool size.', href: paths.diagnostics, link: 'See the service health' },
+  STORAGE_ISSUES: {
+    text: 'Check the storage account, its firewall and the managed identity’s roles.',
+    href: paths.diagnostics,
+    link: 'See the service health',
+  },
+  LONG_RUNNING: {
+    text: 'A stuck step usually waits on the AI service: look at their steps, and cancel or retry them.',
+    href: `${paths.executions}?status=processing&sort=oldest`,
+    link: 'List the processing executions',
+  },
+};
+
+function Advice({ alert }: { alert: Alert }) {
+  const advice = ADVICE[alert.type];
+  if (!advice) return <p>Recommendation: {alert.recommendation}</p>;
+  return (
+    <p>
+      {advice.text} <a href={advice.href}>{advice.link}</a>
+    </p>
+  );
+}
+
+/** Whether the viewport matches a media query, following changes (a phone turned sideways). */
+function useMedia(query: string): boolean {
+  const [matches, setMatches] = useState(() => matchMedia(query).matches);
+  useEffect(() => {
+    const list = matchMedia(query);
+    const follow = () => setMatches(list.matches);
+    list.addEventListener('change', follow);
+    return () => list.removeEventListener('change', follow);
+  }, [query]);
+  return matches;
+}
 
 export function Overview() {
-  const overview = useAsync(() => orchestratorApi.overview(), []);
+  const overview = useAsync(() => orchestratorApi.overview(), [], REFRESH_MS);
   return (
     <>
       <PageTitle title="Overview">Overview</PageTitle>
@@ -64,7 +109,7 @@ function OverviewBody({ data, reload, loading }: { data: OverviewData; reload: (
                 <p>
                   <StatusBadge status={a.level} /> <strong>{a.message}</strong>
                 </p>
-                <p>Recommendation: {a.recommendation}</p>
+                <Advice alert={a} />
               </li>
             ))}
           </ul>
@@ -75,7 +120,7 @@ function OverviewBody({ data, reload, loading }: { data: OverviewData; reload: (
         {failures.total_errors === 0 ? (
           <Empty>No failed steps in the last 24 hours.</Empty>
         ) : (
-          <table>
+          <table class="stack">
             <caption class="visually-hidden">Failed steps per error source</caption>
             <thead>
               <tr>
@@ -88,10 +133,12 @@ function OverviewBody({ data, reload, loading }: { data: OverviewData; reload: (
             <tbody>
               {failures.by_source.map((s) => (
                 <tr key={s.error_source}>
-                  <th scope="row">{s.error_source}</th>
-                  <td>{formatNumber(s.error_count)}</td>
-                  <td>{s.percentage}%</td>
-                  <td>{formatDateTime(s.latest_occurrence)}</td>
+                  <th scope="row" data-label="Source">
+                    {s.error_source}
+                  </th>
+                  <td data-label="Failed steps">{formatNumber(s.error_count)}</td>
+                  <td data-label="Share">{s.percentage}%</td>
+                  <td data-label="Latest">{formatDateTime(s.latest_occurrence)}</td>
                 </tr>
               ))}
             </tbody>
@@ -111,11 +158,13 @@ function TrendChart({ hourly, generatedAt }: { hourly: HourlyTrend[]; generatedA
   const [theme, setTheme] = useState<(typeof THEMES)[number]>('professional');
   const [image, setImage] = useState<{ url?: string; error?: Error; loading: boolean }>({ loading: true });
   const [attempt, setAttempt] = useState(0);
+  // On a phone the 24 hours are rows, not columns: 24 column labels have no room at 390 px.
+  const layout: TrendLayout = useMedia('(max-width: 40rem)') ? 'narrow' : 'wide';
   useEffect(() => {
     let url: string | undefined;
     let live = true;
     setImage((s) => ({ url: s.url, loading: true }));
-    orchestratorApi.trendChart(theme, browserTimeZone()).then(
+    orchestratorApi.trendChart(theme, browserTimeZone(), layout).then(
       (blob) => {
         url = URL.createObjectURL(blob);
         if (live) setImage({ url, loading: false });
@@ -126,7 +175,7 @@ function TrendChart({ hourly, generatedAt }: { hourly: HourlyTrend[]; generatedA
       live = false;
       if (url) URL.revokeObjectURL(url);
     };
-  }, [theme, generatedAt, attempt]);
+  }, [theme, generatedAt, attempt, layout]);
   const total = hourly.reduce((sum, h) => sum + h.executions, 0);
   return (
     <section aria-labelledby="trend-heading">
@@ -148,15 +197,15 @@ function TrendChart({ hourly, generatedAt }: { hourly: HourlyTrend[]; generatedA
           class="chart"
           src={image.url}
           alt={`Bar chart of executions per hour over the last 24 hours by status: ${total} in all. The table below has the numbers.`}
-          width={960}
-          height={320}
+          width={layout === 'narrow' ? 380 : 960}
+          height={layout === 'narrow' ? 720 : 320}
         />
       ) : (
         <Loading what="the trend chart" />
       )}
       <details>
         <summary>Hourly numbers</summary>
-        <table>
+        <table class="stack">
           <thead>
             <tr>
               <th scope="col">Hour</th>
@@ -170,12 +219,14 @@ function TrendChart({ hourly, generatedAt }: { hourly: HourlyTrend[]; generatedA
           <tbody>
             {hourly.map((h) => (
               <tr key={h.hour}>
-                <th scope="row">{formatHour(h.hour)}</th>
-                <td>{h.executions}</td>
-                <td>{h.completed}</td>
-                <td>{h.failed}</td>
-                <td>{h.processing}</td>
-                <td>{formatDuration(h.avg_duration_ms)}</td>
+                <th scope="row" data-label="Hour">
+                  {formatHour(h.hour)}
+                </th>
+                <td data-label="Executions">{h.executions}</td>
+                <td data-label="Completed">{h.completed}</td>
+                <td data-label="Failed">{h.failed}</td>
+                <td data-label="Processing">{h.processing}</td>
+                <td data-label="Average time">{formatDuration(h.avg_duration_ms)}</td>
               </tr>
             ))}
           </tbody>

@@ -1,13 +1,15 @@
 import { useState } from 'preact/hooks';
-import { paymentApi, type ReplayAnswer } from '../api';
+import { paymentApi, type ReplayAnswer, type UnsyncedPayment } from '../api';
 import { AsyncView, Empty, useAsync } from '../components/async';
+import { ConfirmButton } from '../components/confirm';
 import { PageTitle, StatusBadge } from '../components/layout';
 import { formatDateTime, formatMoney, formatNumber } from '../format';
 import { paths } from '../paths';
+import { useEmails } from '../users';
 
 /** Plan syncs still owed to identity (pending, failed, manual review), with the replay that `npm run payments:replay -- --apply` runs. */
 export function Payments() {
-  const list = useAsync(() => paymentApi.unsynced(), []);
+  const list = useAsync(() => paymentApi.unsynced(), [], 30_000);
   const [replay, setReplay] = useState<{ busy: boolean; answer?: ReplayAnswer; error?: Error }>({ busy: false });
   const run = async () => {
     setReplay({ busy: true });
@@ -48,9 +50,18 @@ export function Payments() {
             <section aria-labelledby="replay-heading">
               <h2 id="replay-heading">Replay</h2>
               <p>Puts every payment listed here back to pending and pushes each user’s newest plan to identity now.</p>
-              <button type="button" onClick={() => void run()} disabled={replay.busy || data.summary.total === 0}>
-                {replay.busy ? 'Replaying…' : `Replay ${data.summary.total} plan sync${data.summary.total === 1 ? '' : 's'}`}
-              </button>
+              <ConfirmButton
+                label={replay.busy ? 'Replaying' : `Replay ${data.summary.total} plan sync${data.summary.total === 1 ? '' : 's'}`}
+                title="Replay the plan syncs?"
+                confirmLabel="Replay them"
+                disabled={replay.busy || data.summary.total === 0}
+                onConfirm={run}
+              >
+                <p>
+                  {data.summary.total} payment(s) go back to pending, and each user’s newest paid plan is pushed to identity now, replacing the plan identity
+                  holds for them.
+                </p>
+              </ConfirmButton>
               {replay.error && (
                 <p class="error" role="alert">
                   Replay failed: {replay.error.message}
@@ -78,8 +89,8 @@ export function Payments() {
               {data.payments.length === 0 ? (
                 <Empty>Every payment is synced with identity.</Empty>
               ) : (
-                <div class="table-scroll">
-                  <table>
+                <div>
+                  <table class="stack">
                     <thead>
                       <tr>
                         <th scope="col">Payment</th>
@@ -95,31 +106,7 @@ export function Payments() {
                     </thead>
                     <tbody>
                       {data.payments.map((p) => (
-                        <tr key={p.paymentIntentId} data-payment-id={p.paymentIntentId} data-sync-state={p.sync.state}>
-                          <th scope="row">
-                            <code>{p.paymentIntentId}</code>
-                            <br />
-                            <span class="muted">
-                              {p.status}, {formatDateTime(p.createdAt)}
-                            </span>
-                          </th>
-                          <td>
-                            <a href={paths.user(p.userId)}>{p.userId}</a>
-                          </td>
-                          <td>{p.sync.plan ?? p.planType}</td>
-                          <td>{formatMoney(p.amount, p.currency)}</td>
-                          <td>
-                            <StatusBadge status={p.sync.state} />
-                          </td>
-                          <td>{p.sync.attempts}</td>
-                          <td>{p.sync.lastError ?? '—'}</td>
-                          <td>{p.sync.state === 'manual_review' ? 'waits for a replay' : formatDateTime(p.sync.nextAttemptAt)}</td>
-                          <td>
-                            {p.failedSyncRecord
-                              ? `${p.failedSyncRecord.error}, retry ${p.failedSyncRecord.retryCount}, until ${formatDateTime(p.failedSyncRecord.expiresAt)}`
-                              : '—'}
-                          </td>
-                        </tr>
+                        <PaymentRow key={p.paymentIntentId} payment={p} />
                       ))}
                     </tbody>
                   </table>
@@ -130,5 +117,36 @@ export function Payments() {
         )}
       </AsyncView>
     </>
+  );
+}
+
+function PaymentRow({ payment: p }: { payment: UnsyncedPayment }) {
+  const email = useEmails([p.userId]).get(p.userId);
+  return (
+    <tr data-payment-id={p.paymentIntentId} data-sync-state={p.sync.state}>
+      <th scope="row" data-label="Payment">
+        <code class="wrap">{p.paymentIntentId}</code>
+        <br />
+        <span class="muted">
+          {p.status}, {formatDateTime(p.createdAt)}
+        </span>
+      </th>
+      <td data-label="User">
+        <a href={paths.user(p.userId)}>{email ?? p.userId}</a>
+      </td>
+      <td data-label="Plan">{p.sync.plan ?? p.planType}</td>
+      <td data-label="Amount">{formatMoney(p.amount, p.currency)}</td>
+      <td data-label="Sync">
+        <StatusBadge status={p.sync.state} />
+      </td>
+      <td data-label="Attempts">{p.sync.attempts}</td>
+      <td data-label="Last error">{p.sync.lastError ?? '—'}</td>
+      <td data-label="Next attempt">{p.sync.state === 'manual_review' ? 'waits for a replay' : formatDateTime(p.sync.nextAttemptAt)}</td>
+      <td data-label="Failed-sync record">
+        {p.failedSyncRecord
+          ? `${p.failedSyncRecord.error}, retry ${p.failedSyncRecord.retryCount}, until ${formatDateTime(p.failedSyncRecord.expiresAt)}`
+          : '—'}
+      </td>
+    </tr>
   );
 }

@@ -4,12 +4,12 @@ import { requestCode, signIn } from '../session';
 import { PageTitle } from '../components/layout';
 
 /** Sign-in with the email code, the same flow users have: the address gets a code, the code signs in. */
-export function SignIn({ notice }: { notice?: string }) {
+export function SignIn({ notice, tone = 'info' }: { notice?: string; tone?: 'info' | 'warning' }) {
   const [step, setStep] = useState<'email' | 'code'>('email');
   const [email, setEmail] = useState('');
   const [code, setCode] = useState('');
   const [busy, setBusy] = useState(false);
-  const [message, setMessage] = useState<string | undefined>(notice);
+  const [message, setMessage] = useState<{ text: string; tone: 'info' | 'warning' } | undefined>(notice ? { text: notice, tone } : undefined);
   const [error, setError] = useState<string | undefined>();
 
   const run = async (work: () => Promise<void>) => {
@@ -28,7 +28,7 @@ export function SignIn({ notice }: { notice?: string }) {
   const sendCode = (event: Event) => {
     event.preventDefault();
     void run(async () => {
-      setMessage(await requestCode(email.trim()));
+      setMessage({ text: await requestCode(email.trim()), tone: 'info' });
       setStep('code');
     });
   };
@@ -42,8 +42,8 @@ export function SignIn({ notice }: { notice?: string }) {
       <PageTitle title="Sign in">Report platform administration</PageTitle>
       <p>Sign in with the one-time code sent to your email. Only administrators (admin and super_admin) can use this console.</p>
       {message && (
-        <p class="notice" role="status">
-          {message}
+        <p class={message.tone} role="status">
+          {message.text}
         </p>
       )}
       {error && (

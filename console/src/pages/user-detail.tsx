@@ -1,8 +1,10 @@
 import { useState } from 'preact/hooks';
-import { ApiError, identityApi, type Plan, type PublicUser, type UserView } from '../api';
+import { ApiError, identityApi, orchestratorApi, type Plan, type PublicUser, type UserView } from '../api';
 import { AsyncView, Empty, useAsync } from '../components/async';
+import { ConfirmButton } from '../components/confirm';
+import { CopyButton } from '../components/copy';
 import { PageTitle, StatusBadge } from '../components/layout';
-import { formatDateTime } from '../format';
+import { formatDateTime, formatDuration } from '../format';
 import { paths } from '../paths';
 import { useSignedInUser } from '../session';
 import { canChangePlan, canChangeRole, canChangeStatus, canRevokeSessions, type Allowed } from '../permissions';
@@ -25,6 +27,7 @@ export function UserDetail({ id }: { id: string }) {
         {(data) => (
           <>
             <Account user={data.user} admin={admin} onChanged={() => (user.reload(), setVersion((v) => v + 1))} />
+            <Reports userId={id} />
             <Sessions userId={id} admin={admin} version={version} />
             <AuditTrail userId={id} version={version} />
           </>
@@ -60,12 +63,13 @@ function ChangeForm<T extends string>(props: {
   allowed: Allowed;
   apply: (value: T) => Promise<string>;
   onChanged: () => void;
+  /** For a change that cannot be taken back by the user (deactivation, a role change that ends their sessions): what the dialog says. */
+  confirm?: (value: T) => string | undefined;
 }) {
   const [value, setValue] = useState<T>(props.current);
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<{ ok: boolean; message: string }>();
-  const submit = async (event: Event) => {
-    event.preventDefault();
+  const save = async () => {
     setBusy(true);
     try {
       setResult({ ok: true, message: await props.apply(value) });
@@ -78,8 +82,17 @@ function ChangeForm<T extends string>(props: {
     }
   };
   const reasonId = `${props.id}-reason`;
+  const warning = value === props.current ? undefined : props.confirm?.(value);
+  const disabled = !props.allowed.ok || busy || value === props.current;
   return (
-    <form class="change" onSubmit={submit} aria-busy={busy}>
+    <form
+      class="change"
+      onSubmit={(event) => {
+        event.preventDefault();
+        if (!warning) void save();
+      }}
+      aria-busy={busy}
+    >
       <label for={props.id}>{props.label}</label>
       <select
         id={props.id}
@@ -94,9 +107,22 @@ function ChangeForm<T extends string>(props: {
           </option>
         ))}
       </select>
-      <button type="submit" disabled={!props.allowed.ok || busy || value === props.current}>
-        Save {props.label.toLowerCase()}
-      </button>
+      {warning ? (
+        <ConfirmButton
+          label={`Save ${props.label.toLowerCase()}`}
+          title={`Change the ${props.label.toLowerCase()}?`}
+          confirmLabel={`Change it to ${value}`}
+          danger
+          disabled={disabled}
+          onConfirm={save}
+        >
+          <p>{warning}</p>
+        </ConfirmButton>
+      ) : (
+        <button type="submit" disabled={disabled}>
+          Save {props.label.toLowerCase()}
+        </button>
+      )}
       <Refused allowed={props.allowed} id={reasonId} />
       <Outcome result={result} />
     </form>
@@ -109,8 +135,8 @@ function Account({ user, admin, onChanged }: { user: UserView; admin: PublicUser
       <h2 id="account-heading">{user.email}</h2>
       <dl class="facts">
         <dt>User id</dt>
-        <dd>
-          <code>{user.id}</code>
+        <dd class="id-cell">
+          <code>{user.id}</code> <CopyButton value={user.id} what="user id" />
         </dd>
         <dt>Role</dt>
         <dd data-field="role">{user.role}</dd>
@@ -144,6 +170,7 @@ function Account({ user, admin, onChanged }: { user: UserView; admin: PublicUser
           current={user.status}
           options={['active', 'inactive'] as const}
           allowed={canChangeStatus(admin, user)}
+          confirm={(status) => (status === 'inactive' ? `${user.email} can no longer sign in, and every session of theirs ends now.` : undefined)}
           apply={async (status) =>
             `Status changed to ${(await identityApi.updateUser(user.id, { status })).user.status}${status === 'inactive' ? '; the user’s sessions were ended' : ''}.`
           }
@@ -155,6 +182,7 @@ function Account({ user, admin, onChanged }: { user: UserView; admin: PublicUser
           current={user.role}
           options={ROLES}
           allowed={canChangeRole(admin, user)}
+          confirm={(role) => `${user.email} becomes ${role}; every session of theirs ends now, and they sign in again with the new role.`}
           apply={async (roleId) => `Role changed to ${(await identityApi.grantRole(user.id, roleId)).user.role}; the user’s sessions were ended.`}
           onChanged={onChanged}
         />
@@ -185,7 +213,7 @@ function Sessions({ userId, admin, version }: { userId: string; admin: PublicUse
           data.sessions.length === 0 ? (
             <Empty>No sessions.</Empty>
           ) : (
-            <table>
+            <table class="stack">
               <thead>
                 <tr>
                   <th scope="col">Started</th>
@@ -199,24 +227,84 @@ function Sessions({ userId, admin, version }: { userId: string; admin: PublicUse
               <tbody>
                 {data.sessions.map((s) => (
                   <tr key={s.id}>
-                    <td>{formatDateTime(s.createdAt)}</td>
-                    <td>{formatDateTime(s.lastRefreshedAt)}</td>
-                    <td>{formatDateTime(s.expiresAt)}</td>
-                    <td>{s.active ? <StatusBadge status="active" /> : <StatusBadge status={s.revokedReason ?? 'ended'} />}</td>
-                    <td>
+                    <td data-label="Started">{formatDateTime(s.createdAt)}</td>
+                    <td data-label="Last refreshed">{formatDateTime(s.lastRefreshedAt)}</td>
+                    <td data-label="Expires">{formatDateTime(s.expiresAt)}</td>
+                    <td data-label="State">{s.active ? <StatusBadge status="active" /> : <StatusBadge status={s.revokedReason ?? 'ended'} />}</td>
+                    <td data-label="Client">
                       {s.ip ?? ''} {s.userAgent ? <span class="muted">{s.userAgent.slice(0, 60)}</span> : null}
                     </td>
-                    <td>
+                    <td data-label="Action">
                       {s.active && (
-                        <button type="button" disabled={!allowed.ok} title={allowed.reason} onClick={() => void revoke(s.id)}>
-                          End session
-                        </button>
+                        <ConfirmButton
+                          label="End session"
+                          title="End this session?"
+                          confirmLabel="End the session"
+                          danger
+                          disabled={!allowed.ok}
+                          onConfirm={() => revoke(s.id)}
+                        >
+                          <p>
+                            The session started {formatDateTime(s.createdAt)} ends now: its refresh token stops working and every service refuses its access
+                            token within seconds.
+                          </p>
+                        </ConfirmButton>
                       )}
+                      {s.active && !allowed.ok && <span class="muted"> {allowed.reason}</span>}
                     </td>
                   </tr>
                 ))}
               </tbody>
             </table>
+          )
+        }
+      </AsyncView>
+    </section>
+  );
+}
+
+/** The user's report executions, newest first (the orchestrator's finder, by requester). */
+function Reports({ userId }: { userId: string }) {
+  const reports = useAsync(() => orchestratorApi.search({ requested_by: userId, sort: 'newest', limit: 10 }), [userId]);
+  return (
+    <section aria-labelledby="reports-heading">
+      <h2 id="reports-heading">Reports</h2>
+      <AsyncView state={reports} what="the user’s reports">
+        {(data) =>
+          data.executions.length === 0 ? (
+            <Empty>This user has not ordered a report.</Empty>
+          ) : (
+            <>
+              <table class="stack">
+                <thead>
+                  <tr>
+                    <th scope="col">Tracking id</th>
+                    <th scope="col">Company</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Created</th>
+                    <th scope="col">Duration</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.executions.map((e) => (
+                    <tr key={e.tracking_id} data-tracking-id={e.tracking_id}>
+                      <th scope="row" data-label="Tracking id">
+                        <a href={paths.execution(e.tracking_id)}>{e.tracking_id}</a>
+                      </th>
+                      <td data-label="Company">{e.company_name}</td>
+                      <td data-label="Status">
+                        <StatusBadge status={e.processing_status} />
+                      </td>
+                      <td data-label="Created">{formatDateTime(e.created_at)}</td>
+                      <td data-label="Duration">{formatDuration(e.duration_ms)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              <p>
+                <a href={`${paths.executions}?requester=${encodeURIComponent(userId)}`}>All of this user’s reports</a>
+              </p>
+            </>
           )
         }
       </AsyncView>
@@ -234,7 +322,7 @@ function AuditTrail({ userId, version }: { userId: string; version: number }) {
           data.entries.length === 0 ? (
             <Empty>No audit entries name this user.</Empty>
           ) : (
-            <table>
+            <table class="stack">
               <thead>
                 <tr>
                   <th scope="col">When</th>
@@ -247,16 +335,16 @@ function AuditTrail({ userId, version }: { userId: string; version: number }) {
               <tbody>
                 {data.entries.map((e) => (
                   <tr key={e.id}>
-                    <td>{formatDateTime(e.timestamp)}</td>
-                    <td>{e.action}</td>
-                    <td>
+                    <td data-label="When">{formatDateTime(e.timestamp)}</td>
+                    <td data-label="Action">{e.action}</td>
+                    <td data-label="By">
                       {e.actor.type}
                       {e.actor.id ? `: ${e.actor.id}` : ''}
                     </td>
-                    <td>
+                    <td data-label="Result">
                       <StatusBadge status={e.result} /> {e.reason}
                     </td>
-                    <td>{e.details ? <code>{JSON.stringify(e.details).slice(0, 200)}</code> : '—'}</td>
+                    <td data-label="Details">{e.details ? <code class="wrap">{JSON.stringify(e.details).slice(0, 200)}</code> : '—'}</td>
                   </tr>
                 ))}
               </tbody>

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { identityApi } from '../api';
 import { AsyncView, Empty, useAsync } from '../components/async';
@@ -16,7 +16,8 @@ export function Users() {
   const { query, path, route } = useLocation();
   const filters = { email: query.email ?? '', role: query.role ?? '', plan: query.plan ?? '', status: query.status ?? '' };
   const offset = Math.max(0, Number.parseInt(query.offset ?? '0', 10) || 0);
-  const [email, setEmail] = useState(filters.email);
+  const [draft, setDraft] = useState(filters);
+  useEffect(() => setDraft(filters), [filters.email, filters.role, filters.plan, filters.status]);
   const users = useAsync(
     () => identityApi.users({ ...filters, limit: PAGE_SIZE, offset }),
     [filters.email, filters.role, filters.plan, filters.status, offset],
@@ -29,10 +30,11 @@ export function Users() {
     const qs = params.toString();
     route(`${path}${qs ? `?${qs}` : ''}`, true);
   };
+  // A choice applies with the Search button, not on each change (arrow keys through a list would load it at every step).
   const select = (id: string, label: string, key: 'role' | 'plan' | 'status', options: string[]) => (
     <div>
       <label for={id}>{label}</label>
-      <select id={id} value={filters[key]} onChange={(e) => go({ [key]: e.currentTarget.value })}>
+      <select id={id} value={draft[key]} onChange={(e) => setDraft({ ...draft, [key]: e.currentTarget.value })}>
         {options.map((o) => (
           <option key={o} value={o}>
             {o || 'any'}
@@ -51,12 +53,12 @@ export function Users() {
         aria-label="Find users"
         onSubmit={(e) => {
           e.preventDefault();
-          go({ email: email.trim() });
+          go({ ...draft, email: draft.email.trim() });
         }}
       >
         <div>
           <label for="user-email">Email contains</label>
-          <input id="user-email" type="search" maxLength={320} value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
+          <input id="user-email" type="search" maxLength={320} value={draft.email} onInput={(e) => setDraft({ ...draft, email: e.currentTarget.value })} />
         </div>
         {select('user-role', 'Role', 'role', ROLES)}
         {select('user-plan', 'Plan', 'plan', PLANS)}
@@ -72,7 +74,7 @@ export function Users() {
               <p>
                 {formatNumber(data.total)} users; showing {offset + 1}-{offset + data.users.length}.
               </p>
-              <table>
+              <table class="stack">
                 <thead>
                   <tr>
                     <th scope="col">Email</th>
@@ -85,15 +87,15 @@ export function Users() {
                 <tbody>
                   {data.users.map((u) => (
                     <tr key={u.id} data-user-id={u.id}>
-                      <th scope="row">
+                      <th scope="row" data-label="Email">
                         <a href={paths.user(u.id)}>{u.email}</a>
                       </th>
-                      <td>{u.role}</td>
-                      <td>{u.plan}</td>
-                      <td>
+                      <td data-label="Role">{u.role}</td>
+                      <td data-label="Plan">{u.plan}</td>
+                      <td data-label="Status">
                         <StatusBadge status={u.status} />
                       </td>
-                      <td>{formatDateTime(u.createdAt)}</td>
+                      <td data-label="Created">{formatDateTime(u.createdAt)}</td>
                     </tr>
                   ))}
                 </tbody>

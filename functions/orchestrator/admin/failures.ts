@@ -1,7 +1,7 @@
 import { db } from '../../../shared/sql/db';
 import { sql, first, toIso } from '../../../shared/sql/dialect';
 import { ERROR_PATTERNS, ERROR_SOURCES, errorCounts, executionCounts } from './queries';
-import { stepKey } from '../../../shared/sql/rollups';
+import { notDiagnostic, stepKey } from '../../../shared/sql/rollups';
 import { later, splitWindow } from '../rollups/keys';
 import { failuresPerHour, logCounts } from '../rollups/read';
 import { TIMEFRAMES, bucketKeyOf, bucketsBetween, isoBefore, type Timeframe } from './time-windows';
@@ -62,6 +62,7 @@ async function sampleMessages(pattern: string, since: string): Promise<string> {
       .where('error_pattern', '=', pattern)
       .where('timestamp', '>=', since)
       .where('error_message', 'is not', null)
+      .where(notDiagnostic())
       .orderBy('timestamp', 'desc'),
     SAMPLE_SCAN,
   ).execute();
@@ -71,7 +72,11 @@ async function sampleMessages(pattern: string, since: string): Promise<string> {
 /** Ties in the order SQL groups them: no name first, then by code point. */
 const byName = (a: string | null, b: string | null) => (a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1);
 
-/** Failed steps in the window, per step: whole hours from the rollup, the first, partial hour from the (status, timestamp, step) index. */
+/**
+ * Failed steps in the window, per step, counted where the failure was classified (a step failing
+ * because a step inside it failed is not counted again): whole hours from the rollup, the first,
+ * partial hour from the (status, timestamp, step) index.
+ */
 async function stepFailures(since: string) {
   const { partialEnd, fromHour } = splitWindow(since);
   const [hours, partial] = await Promise.all([
@@ -82,6 +87,8 @@ async function stepFailures(since: string) {
       .where('status', '=', 'failed')
       .where('timestamp', '>=', since)
       .where('timestamp', '<', partialEnd)
+      .where('error_pattern', 'is not', null)
+      .where(notDiagnostic())
       .groupBy(['step_number', 'step_name'])
       .execute(),
   ]);
@@ -119,6 +126,7 @@ async function affectedClients(since: string) {
         .selectFrom('orchestrator_executions')
         .where('processing_status', '=', 'failed')
         .where('created_at', '>=', since)
+        .where(notDiagnostic())
         .select([
           'tracking_id',
           'company_name',
@@ -168,6 +176,8 @@ async function timeline(since: string, now: Date, timeframe: Timeframe) {
       .where('status', '=', 'failed')
       .where('timestamp', '>=', since)
       .where('timestamp', '<', partialEnd)
+      .where('error_pattern', 'is not', null)
+      .where(notDiagnostic())
       .executeTakeFirstOrThrow(),
   ]);
   const buckets = bucketsBetween(new Date(since), now, unit);

@@ -3,6 +3,7 @@ import { sql, first } from '../../../shared/sql/dialect';
 import { EXECUTION_COLUMNS, type ExecutionRow } from './execution-view';
 import { LONG_RUNNING_MS, isoBefore } from './time-windows';
 import { later, splitWindow } from '../rollups/keys';
+import { notDiagnostic } from '../../../shared/sql/rollups';
 import { executionHours, logCounts } from '../rollups/read';
 
 /** The classifications the workflow logger stores at write time, which the dashboards count (defined once, with the rules that assign them). */
@@ -19,7 +20,8 @@ export interface ExecutionCounts {
 
 /**
  * Executions created since `since`, counted by status: whole hours from the hourly rollup, and the
- * window's first, partial hour from the rows over the (processing_status, created_at, duration_ms) index.
+ * window's first, partial hour from the rows over the (processing_status, created_at, duration_ms)
+ * index. Diagnostic executions are not counted (shared/sql/rollups.ts).
  */
 export async function executionCounts(since: string): Promise<ExecutionCounts> {
   const { partialEnd, fromHour } = splitWindow(since);
@@ -36,6 +38,7 @@ export async function executionCounts(since: string): Promise<ExecutionCounts> {
       .where('processing_status', 'in', ['completed', 'failed', 'processing'])
       .where('created_at', '>=', since)
       .where('created_at', '<', partialEnd)
+      .where(notDiagnostic())
       .groupBy('processing_status')
       .execute(),
   ]);
@@ -76,7 +79,8 @@ export async function errorCounts(column: 'error_source' | 'error_pattern', valu
             .selectFrom('orchestrator_processing_log')
             .where(sql.ref(column), '=', value)
             .where('timestamp', '>=', since)
-            .where('timestamp', '<', partialEnd);
+            .where('timestamp', '<', partialEnd)
+            .where(notDiagnostic());
         return database.selectNoFrom([
           sql<string>`${value}`.as('value'),
           matching()
@@ -110,14 +114,18 @@ export function unionAll<Q extends { unionAll(other: Q): Q }>(queries: Q[]): Q {
 
 const longRunningSince = (now: Date) => isoBefore(now, LONG_RUNNING_MS);
 
-/** Processing executions that began more than 10 minutes ago (created_at bounds the index range; a start is never before creation). */
+/**
+ * Processing executions that began more than 10 minutes ago (created_at bounds the index range; a
+ * start is never before creation), diagnostic ones aside (they count in no alert).
+ */
 function longRunningQuery(now: Date) {
   const cutoff = longRunningSince(now);
   return db()
     .selectFrom('orchestrator_executions')
     .where('processing_status', '=', 'processing')
     .where('created_at', '<', cutoff)
-    .where(sql<string>`coalesce(started_at, created_at)`, '<', cutoff);
+    .where(sql<string>`coalesce(started_at, created_at)`, '<', cutoff)
+    .where(notDiagnostic());
 }
 
 export async function countLongRunning(now: Date): Promise<number> {

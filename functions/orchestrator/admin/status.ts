@@ -3,13 +3,13 @@ import { first, toIso } from '../../../shared/sql/dialect';
 import { Code, notFound } from '../../../shared/http/errors';
 import { downloadLinks } from '../report/report-store';
 import type { ReportAsset } from '../workflow/executions';
+import { stepsFor } from '../workflow/stages';
+import type { Plan } from '../../../shared/auth/access-token';
+import { actionsFor } from './actions';
 import { EXECUTION_COLUMNS, executionView } from './execution-view';
 
 /** An execution logs a few dozen rows; the cap keeps a runaway retry loop from producing a huge response. */
 export const STATUS_LOG_LIMIT = 1000;
-
-/** The fixed workflow stages (WORKFLOW_START 0 to WORKFLOW_COMPLETE 99): every execution goes through these; report sections (steps 5-10) come on top. */
-export const WORKFLOW_STAGES = [0, 1, 2, 3, 4, 11, 12, 99] as const;
 
 function parseJson<T>(text: string | null, fallback: T): T {
   if (!text) return fallback;
@@ -21,18 +21,18 @@ function parseJson<T>(text: string | null, fallback: T): T {
 }
 
 /**
- * Steps done and to do: the fixed workflow stages plus any section step the log shows; a step counts
- * as completed once it logged a completion.
+ * Steps done of the steps the plan's workflow has (the same total whether the execution is
+ * processing, failed or completed): a step is done once it logged a completion in the latest run
+ * (the rows from the last WORKFLOW_START on; a retry starts a new run under the same tracking id).
  */
-function stepMetrics(logs: { step_number: number | null; status: string }[]) {
-  const seen = new Set<number>(WORKFLOW_STAGES);
+function stepMetrics(logs: { step_number: number | null; status: string }[], plan: Plan) {
+  let runStart = 0;
+  logs.forEach((row, i) => {
+    if (row.step_number === 0 && row.status === 'started') runStart = i;
+  });
   const completed = new Set<number>();
-  for (const row of logs) {
-    if (row.step_number === null) continue;
-    seen.add(row.step_number);
-    if (row.status === 'completed') completed.add(row.step_number);
-  }
-  return { completed_steps: completed.size, total_steps: seen.size };
+  for (const row of logs.slice(runStart)) if (row.step_number !== null && row.status === 'completed') completed.add(row.step_number);
+  return { completed_steps: completed.size, total_steps: stepsFor(plan).length };
 }
 
 /** GET status/{trackingId}: one execution with its submission, log, progress and download links. */
@@ -54,12 +54,12 @@ export async function executionStatus(trackingId: string, now: Date) {
   const view = executionView(execution, now);
   const processingMetrics = {
     progress_percentage: execution.progress_percentage,
-    ...stepMetrics(logRows),
+    ...stepMetrics(logRows, execution.plan),
     current_step: view.current_step?.step_name ?? null,
     current_step_number: view.current_step?.step_number ?? null,
   };
   // The same signed, read-only links the report's owner gets from GET /orchestrator/api/reports/{trackingId}.
-  const downloads = await downloadLinks(parseJson<ReportAsset[]>(execution.assets, []));
+  const [downloads, actions] = await Promise.all([downloadLinks(parseJson<ReportAsset[]>(execution.assets, [])), actionsFor(trackingId)]);
   const links = downloads.map((d) => d.url);
 
   return {
@@ -74,6 +74,7 @@ export async function executionStatus(trackingId: string, now: Date) {
       processing_metrics: processingMetrics,
       downloadLinks: links,
       downloads,
+      actions,
     },
     // Existing clients read these two at the top level rather than under data: both places carry them.
     processing_metrics: processingMetrics,

@@ -1,14 +1,61 @@
 import OpenAI, { AzureOpenAI } from 'openai';
 import { azureCredential } from '../../../shared/azure-credential';
 import type { Config } from '../../../shared/config';
-import type { ReportAnalysis } from '../report/analysis';
+import { indicatorFigures, keyFigures, type ReportAnalysis } from '../report/analysis';
+import { reportFormat } from '../report/words';
 import { DependencyError } from '../workflow/error-classification';
 import type { SectionDefinition } from '../workflow/stages';
+import { deterministicSection } from './offline';
 import type { AiProvider, SectionDraft } from './provider';
+import { checkSectionContent, SECTION_CONTENT_SCHEMA } from './section-content';
 
 const SYSTEM_PROMPT =
-  'You are a senior business analyst writing one section of a company report. Use only the figures given; never invent numbers. ' +
-  'Write plain text (no markdown headings), at most 250 words.';
+  'You are a senior business analyst writing one section of a report a client pays for. Use only the figures given, written exactly as given; never invent numbers. ' +
+  'Write whole sentences in plain English (no markdown, no field names), at most 250 words, as JSON matching the response schema: ' +
+  'paragraphs of prose, and a list only where the section calls for one (actions, risks, goals).';
+
+/** Keywords a model's strict structured output accepts everywhere; the finer rules (lengths, counts, sentence endings) are checked here with ajv. */
+const MODEL_SCHEMA_KEYWORDS = new Set(['type', 'properties', 'required', 'additionalProperties', 'items', 'description']);
+function modelSchema(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(modelSchema);
+  if (!schema || typeof schema !== 'object') return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === 'properties') out[key] = Object.fromEntries(Object.entries(value as object).map(([name, sub]) => [name, modelSchema(sub)]));
+    else if (MODEL_SCHEMA_KEYWORDS.has(key)) out[key] = modelSchema(value);
+  }
+  return out;
+}
+const RESPONSE_FORMAT = {
+  type: 'json_schema' as const,
+  json_schema: { name: 'report_section', strict: true, schema: modelSchema(SECTION_CONTENT_SCHEMA) as Record<string, unknown> },
+};
+
+/** What the model is told about the company: labelled figures in the report's locale, never the analysis's field names. */
+export function promptFacts(a: ReportAnalysis): string {
+  const f = reportFormat(a.locale);
+  return JSON.stringify({
+    company: a.companyName,
+    sector: `${a.industryName} (NAICS ${a.industryId})`,
+    description: a.description,
+    founded: a.foundedYear,
+    employees: a.employees === null ? null : f.number(a.employees, 0),
+    revenueTrend: a.trend,
+    figures: [...keyFigures(a), ...indicatorFigures(a)].map((x) => `${x.label}: ${x.value}`),
+    years: a.years.map((y) =>
+      [
+        `${y.year}: revenue ${f.money(y.revenue, a.currency)}`,
+        y.growthPct !== null ? `growth ${f.percent(y.growthPct, { signed: true })}` : '',
+        y.netIncome !== null ? `net income ${f.money(y.netIncome, a.currency)}` : '',
+        y.marginPct !== null ? `net margin ${f.percent(y.marginPct)}` : '',
+      ]
+        .filter(Boolean)
+        .join(', '),
+    ),
+    goals: a.goals,
+    challenges: a.challenges,
+  });
+}
 
 /**
  * fetch for the client that reports its own deadline as "timed out". The abort undici raises is a
@@ -52,20 +99,50 @@ export class OpenAiProvider implements AiProvider {
     }
   }
 
+  /**
+   * One section as structured output: the answer must match SECTION_CONTENT_SCHEMA (ajv). An answer
+   * off the schema is asked for once more, quoting the problem; a second miss gives the
+   * deterministic text for this section, so a report never prints what a model garbled. Transport
+   * failures (429, 5xx, timeouts) are the client's to retry and then fail the step.
+   */
   async writeSection(section: SectionDefinition, analysis: ReportAnalysis): Promise<SectionDraft> {
+    const messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [
+      { role: 'system', content: SYSTEM_PROMPT },
+      { role: 'user', content: `Section: ${section.title}\nCover: ${section.brief}\nFacts (JSON): ${promptFacts(analysis)}` },
+    ];
+    let tokens: number | null = null;
+    let model = this.cfg.ORCHESTRATOR_AI_MODEL;
+    for (let attempt = 1; attempt <= 2; attempt++) {
+      const completion = await this.complete(messages);
+      if (completion.usage?.total_tokens !== undefined) tokens = (tokens ?? 0) + completion.usage.total_tokens;
+      model = completion.model || model;
+      const message = completion.choices[0]?.message;
+      const check = message?.refusal
+        ? { ok: false as const, problem: `the model refused: ${message.refusal}` }
+        : completion.choices[0]?.finish_reason === 'length'
+          ? { ok: false as const, problem: 'the answer was cut off at the token limit' }
+          : checkSectionContent(message?.content);
+      if (check.ok) return { content: check.content, tokensUsed: tokens, model, structuredOutput: attempt === 1 ? 'valid' : 'retried' };
+      messages.push(
+        { role: 'assistant', content: message?.content ?? '' },
+        {
+          role: 'user',
+          content: `That answer does not match the response schema (${check.problem}). Answer again with JSON that matches it, shorter if need be.`,
+        },
+      );
+    }
+    return { content: deterministicSection(section, analysis), tokensUsed: tokens, model, structuredOutput: 'deterministic' };
+  }
+
+  private async complete(messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[]): Promise<OpenAI.Chat.Completions.ChatCompletion> {
     try {
-      const completion = await this.client.chat.completions.create({
+      return await this.client.chat.completions.create({
         model: this.cfg.ORCHESTRATOR_AI_MODEL,
         max_tokens: this.cfg.ORCHESTRATOR_AI_MAX_TOKENS,
         temperature: 0.3,
-        messages: [
-          { role: 'system', content: SYSTEM_PROMPT },
-          { role: 'user', content: `Section: ${section.title}\nCover: ${section.brief}\nFigures (JSON): ${JSON.stringify(analysis)}` },
-        ],
+        response_format: RESPONSE_FORMAT,
+        messages,
       });
-      const text = completion.choices[0]?.message?.content?.trim();
-      if (!text) throw new Error(`chat.completions returned no content for ${section.name}`);
-      return { text, tokensUsed: completion.usage?.total_tokens ?? null, model: completion.model || this.cfg.ORCHESTRATOR_AI_MODEL };
     } catch (error) {
       throw new DependencyError('AI_SERVICE', error);
     }

@@ -1,10 +1,13 @@
 import type { ReportAnalysis } from '../report/analysis';
 import type { SectionDefinition } from '../workflow/stages';
+import type { SectionContent } from './section-content';
 
 export interface SectionDraft {
-  text: string;
+  content: SectionContent;
   tokensUsed: number | null;
   model: string;
+  /** A model's structured output: valid at once, valid after one retry, or off the schema twice and replaced by the deterministic text. */
+  structuredOutput?: 'valid' | 'retried' | 'deterministic';
 }
 
 /** Writes one report section from the prepared analysis. */

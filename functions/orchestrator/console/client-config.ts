@@ -1,4 +1,5 @@
 import { config, publicUrl, serviceUrl, type Config } from '../../../shared/config';
+import { trimTrailingSlashes } from '../../../shared/text';
 
 /** What the console's browser code learns from `orchestrator/console/config.json`: where each service's public API is. */
 export interface ConsoleConfig {
@@ -14,7 +15,7 @@ export interface ConsoleConfig {
  */
 function baseFor(url: string, own: URL): string {
   const parsed = new URL(url);
-  const base = parsed.pathname.replace(/\/+$/, '');
+  const base = trimTrailingSlashes(parsed.pathname);
   return parsed.origin === own.origin ? base : `${parsed.origin}${base}`;
 }
 

@@ -5,7 +5,7 @@ import { json } from '../../../shared/http/handler';
 import { op } from '../../../shared/http/route';
 import { lookupAsset, type Asset } from './assets';
 import { consoleConfig, consoleCsp } from './client-config';
-import { checkTimeZone, trendChart, type TrendTheme } from './trend-chart';
+import { checkTimeZone, trendChart, type TrendLayout, type TrendTheme } from './trend-chart';
 
 /** Headers of every console response: the page may not be framed, sniffed or leak its address. */
 const PAGE_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer', 'X-Frame-Options': 'DENY' };
@@ -26,13 +26,21 @@ function serveAsset(request: HttpRequest, asset: Asset): HttpResponseInit {
   return { status: 200, headers, body: gzip ? asset.gzip! : asset.body };
 }
 
+/**
+ * The folder form of a path, as a path with exactly one leading slash and no empty segment: a
+ * request for `/.//orchestrator/console` must not be sent to `//orchestrator/console/`, which a
+ * browser reads as the host `orchestrator`.
+ */
+export const folderLocation = (path: string): string => `/${path.split('/').filter(Boolean).join('/')}/`;
+
 /** GET|HEAD orchestrator/console/{*path}: the console's static files, with index.html for every page path of the single-page app. */
 export const consoleFiles = op<undefined, unknown, unknown, { path?: string }>(
   'The administration console: its page and files',
   async ({ request, params }) => {
     // orchestrator/console without the slash: relative asset URLs and the router need the folder form.
-    if (params.path === undefined && !new URL(request.url).pathname.endsWith('/')) {
-      return { status: 308, headers: { ...PAGE_HEADERS, Location: `${new URL(request.url).pathname}/`, 'Cache-Control': 'no-cache' } };
+    const path = new URL(request.url).pathname;
+    if (params.path === undefined && !path.endsWith('/')) {
+      return { status: 308, headers: { ...PAGE_HEADERS, Location: folderLocation(path), 'Cache-Control': 'no-cache' } };
     }
     const found = lookupAsset(params.path);
     if (found.kind === 'invalid') throw badRequest(`Console path refused: ${found.reason}`, Code.INVALID_PATH);
@@ -48,10 +56,10 @@ export const consoleConfigFile = op('Where the console finds each service (their
 );
 
 /** GET orchestrator/api/admin/dashboard/trend-chart: the overview's 24-hour trend drawn by the visual service; SVG, sandboxed if opened directly, never stored (admin data). */
-export const trendChartSvg = op<LiveUser, unknown, { theme: TrendTheme; tz: string }>(
+export const trendChartSvg = op<LiveUser, unknown, { theme: TrendTheme; tz: string; layout?: TrendLayout }>(
   'The 24-hour hourly trend as an SVG chart drawn by the visual service (themed, cached there)',
   async ({ query }) => {
-    const chart = await trendChart(new Date(), query.theme, checkTimeZone(query.tz));
+    const chart = await trendChart(new Date(), query.theme, checkTimeZone(query.tz), query.layout ?? 'wide');
     return {
       status: 200,
       body: chart.svg,

@@ -4,6 +4,9 @@ import { hourlyTrends, type HourlyTrend } from '../admin/overview';
 
 export const TREND_THEMES = ['professional', 'executive', 'corporate'] as const;
 export type TrendTheme = (typeof TREND_THEMES)[number];
+/** wide: 24 columns, 960 x 320 (a desktop); narrow: 24 rows, 380 x 720 (a phone, where 24 columns have no room for their labels). */
+export const TREND_LAYOUTS = ['wide', 'narrow'] as const;
+export type TrendLayout = (typeof TREND_LAYOUTS)[number];
 
 /** Series colours, distinguishable for the common colour-vision deficiencies (Okabe-Ito) and the same in every theme. */
 const SERIES = [
@@ -38,20 +41,21 @@ function hourLabels(hourly: HourlyTrend[], timeZone: string): string[] {
 }
 
 /** The chart specification sent to the visual service: one bar series per status, 24 hourly buckets. */
-export function trendChartSpec(hourly: HourlyTrend[], timeZone: string) {
+export function trendChartSpec(hourly: HourlyTrend[], timeZone: string, layout: TrendLayout = 'wide') {
   const total = hourly.reduce((sum, h) => sum + h.executions, 0);
+  const narrow = layout === 'narrow';
   return {
     id: 'hourly-trend',
-    type: 'bar' as const,
+    type: narrow ? ('horizontalBar' as const) : ('bar' as const),
     data: {
       labels: hourLabels(hourly, timeZone),
       datasets: SERIES.map((s) => ({ label: s.label, data: hourly.map((h) => h[s.key]), backgroundColor: s.color, borderColor: s.color, borderWidth: 1 })),
     },
     options: {
       responsive: false,
-      width: 960,
-      height: 320,
-      title: `Executions per hour, last 24 hours (${timeZone})`,
+      width: narrow ? 380 : 960,
+      height: narrow ? 720 : 320,
+      title: narrow ? `Executions per hour (${timeZone})` : `Executions per hour, last 24 hours (${timeZone})`,
       description: `${total} executions in the last 24 hours by hour of creation and current status`,
     },
   };
@@ -79,12 +83,12 @@ async function visual(path: string, init: RequestInit): Promise<Response> {
  * visual service caches by the chart's content, so until a count changes the chart is a cache
  * hit; the orchestrator holds the service token, the browser only its own admin token.
  */
-export async function trendChart(now: Date, theme: TrendTheme, timeZone: string): Promise<TrendChart> {
+export async function trendChart(now: Date, theme: TrendTheme, timeZone: string, layout: TrendLayout = 'wide'): Promise<TrendChart> {
   const hourly = await hourlyTrends(now);
   const render = await visual('/api/v1/charts/render', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ charts: [trendChartSpec(hourly, timeZone)], format: 'svg', theme }),
+    body: JSON.stringify({ charts: [trendChartSpec(hourly, timeZone, layout)], format: 'svg', theme }),
   });
   const body = (await render.json()) as { charts?: { imageUrl?: unknown }[] };
   // Only the cache key is taken from the answer: the image is read from {visual_url} itself, whatever host the URL names.

@@ -1,4 +1,5 @@
 import { NAICS_SECTORS, type ReportRequest } from './submission';
+import { DEFAULT_LOCALE, describeMetric, reportFormat } from './words';
 
 export interface YearAnalysis {
   year: number;
@@ -14,6 +15,8 @@ export type RevenueTrend = 'growing' | 'declining' | 'flat' | 'volatile' | 'insu
 /** Everything the report states about the numbers, computed once in DATA_PREPARATION. */
 export interface ReportAnalysis {
   companyName: string;
+  /** How numbers and dates are written (BCP 47); the prose is English. */
+  locale: string;
   industryId: string;
   industryName: string;
   currency: string;
@@ -71,6 +74,7 @@ export function analyse(request: ReportRequest): ReportAnalysis {
   const employees = profile.employees ?? null;
   return {
     companyName: request.company_name,
+    locale: request.locale ?? DEFAULT_LOCALE,
     industryId: request.industry_id,
     industryName: NAICS_SECTORS[request.industry_id] ?? request.industry_id,
     currency: profile.currency ?? 'USD',
@@ -92,22 +96,34 @@ export function analyse(request: ReportRequest): ReportAnalysis {
   };
 }
 
-export function formatMoney(value: number, currency: string): string {
-  const abs = Math.abs(value);
-  const [scaled, suffix] = abs >= 1e9 ? [value / 1e9, 'B'] : abs >= 1e6 ? [value / 1e6, 'M'] : abs >= 1e3 ? [value / 1e3, 'K'] : [value, ''];
-  return `${currency} ${round(scaled, 2).toLocaleString('en-US')}${suffix}`;
+export interface Figure {
+  label: string;
+  value: string;
 }
 
-export const formatPct = (value: number | null) => (value === null ? 'n/a' : `${value > 0 ? '+' : ''}${value}%`);
-
-/** The headline figures (KPI infographic, cover page, presentation). */
-export function keyFigures(a: ReportAnalysis): { label: string; value: string }[] {
-  const figures = [
-    { label: 'Latest revenue', value: a.latestRevenue === null ? 'n/a' : formatMoney(a.latestRevenue, a.currency) },
-    { label: 'Revenue CAGR', value: formatPct(a.cagrPct) },
-    { label: 'Average net margin', value: a.averageMarginPct === null ? 'n/a' : `${a.averageMarginPct}%` },
-    { label: 'Employees', value: a.employees === null ? 'n/a' : a.employees.toLocaleString('en-US') },
-    { label: 'Revenue per employee', value: a.revenuePerEmployee === null ? 'n/a' : formatMoney(a.revenuePerEmployee, a.currency) },
+/** The three or four headline figures: the cover, the presentation's key figures and its infographic. */
+export function keyFigures(a: ReportAnalysis): Figure[] {
+  const f = reportFormat(a.locale);
+  const first = a.years[0];
+  const last = a.years[a.years.length - 1];
+  const figures: (Figure | null)[] = [
+    last ? { label: `Revenue ${last.year}`, value: f.money(last.revenue, a.currency) } : null,
+    a.cagrPct !== null ? { label: `Growth per year, ${first.year}–${last.year}`, value: f.percent(a.cagrPct, { signed: true }) } : null,
+    a.averageMarginPct !== null ? { label: 'Average net margin', value: f.percent(a.averageMarginPct) } : null,
+    a.employees !== null ? { label: 'Employees', value: f.number(a.employees, 0) } : null,
   ];
-  return [...figures, ...a.keyMetrics.slice(0, 3).map((m) => ({ label: m.name, value: m.value.toLocaleString('en-US') }))];
+  return figures.filter((x): x is Figure => x !== null);
+}
+
+/** The key performance indicators of the executive summary: the latest year's figures and the client's own metrics (none repeats a headline figure). */
+export function indicatorFigures(a: ReportAnalysis): Figure[] {
+  const f = reportFormat(a.locale);
+  const last = a.years[a.years.length - 1];
+  const figures: (Figure | null)[] = [
+    last?.growthPct != null ? { label: `Revenue growth ${last.year}`, value: f.percent(last.growthPct, { signed: true }) } : null,
+    last?.marginPct != null ? { label: `Net margin ${last.year}`, value: f.percent(last.marginPct) } : null,
+    a.revenuePerEmployee !== null ? { label: 'Revenue per employee', value: f.money(a.revenuePerEmployee, a.currency) } : null,
+    ...a.keyMetrics.map((m) => ({ label: describeMetric(m.name).label, value: f.metric(m.name, m.value, a.currency) })),
+  ];
+  return figures.filter((x): x is Figure => x !== null).slice(0, 6);
 }

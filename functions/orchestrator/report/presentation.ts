@@ -1,5 +1,6 @@
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import PptxGenJS from 'pptxgenjs';
+import { contentText } from '../ai/section-content';
 import { keyFigures } from './analysis';
 import type { ReportDocument } from './pdf';
 
@@ -44,15 +45,17 @@ async function buildPresentation(report: ReportDocument): Promise<Buffer> {
     });
 
   for (const chart of visuals.charts) {
+    if (!chart.png) continue;
     const slide = pptx.addSlide();
-    slide.addText(chart.title, { x: 0.5, y: 0.3, w: 12, h: 0.8, fontSize: 28, bold: true, color: '1F4788' });
-    slide.addImage({ data: `data:image/png;base64,${chart.png.toString('base64')}`, x: 1.5, y: 1.3, w: 10, h: 5 });
+    slide.addText(chart.caption, { x: 0.5, y: 0.3, w: 12, h: 0.8, fontSize: 28, bold: true, color: '1F4788' });
+    slide.addImage({ data: `data:image/png;base64,${chart.png.toString('base64')}`, x: 1.5, y: 1.3, w: 10, h: 4.5 });
+    slide.addText(chart.finding, { x: 1.5, y: 6, w: 10, h: 0.6, fontSize: 14, color: '555555' });
   }
 
   for (const section of report.sections) {
     const slide = pptx.addSlide();
     slide.addText(section.title, { x: 0.5, y: 0.3, w: 12, h: 0.8, fontSize: 28, bold: true, color: '1F4788' });
-    slide.addText(section.text.slice(0, 1500), { x: 0.5, y: 1.3, w: 12.3, h: 5.7, fontSize: 14, valign: 'top' });
+    slide.addText(contentText(section.content).slice(0, 1500), { x: 0.5, y: 1.3, w: 12.3, h: 5.7, fontSize: 14, valign: 'top' });
   }
   return (await pptx.write({ outputType: 'nodebuffer' })) as Buffer;
 }
@@ -79,7 +82,7 @@ if (!isMainThread && (workerData as { presentation?: ReportDocument } | null)?.p
     visuals: {
       ...input.visuals,
       infographic: input.visuals.infographic && toBuffer(input.visuals.infographic),
-      charts: input.visuals.charts.map((c) => ({ ...c, png: toBuffer(c.png) })),
+      charts: input.visuals.charts.map((c) => ({ ...c, svg: toBuffer(c.svg), png: c.png && toBuffer(c.png) })),
     },
   };
   buildPresentation(report).then(

@@ -1,4 +1,5 @@
 import { badRequest, Code } from '../../../shared/http/errors';
+import { supportedLocale } from './words';
 
 /** NAICS 2022 sectors (two-digit codes, ranges as the standard writes them). */
 export const NAICS_SECTORS: Record<string, string> = {
@@ -44,6 +45,8 @@ export interface CompanyProfile {
 export interface ReportRequest {
   company_name: string;
   industry_id: string;
+  /** How the report writes numbers and dates (BCP 47, e.g. en-GB, de-DE); en-US when absent. The prose is English. */
+  locale?: string;
   profile: CompanyProfile;
 }
 
@@ -56,6 +59,7 @@ export const reportRequestSchema = {
   properties: {
     company_name: { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S' },
     industry_id: { type: 'string', enum: Object.keys(NAICS_SECTORS) },
+    locale: { type: 'string', minLength: 2, maxLength: 35, pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$' },
     profile: {
       type: 'object',
       additionalProperties: false,
@@ -91,7 +95,7 @@ export const reportRequestSchema = {
   },
 } as const;
 
-/** Rules JSON Schema cannot say: each year once. */
+/** Rules JSON Schema cannot say: each year once; a locale this runtime can format for (stored in its canonical form). */
 export function checkReportRequest(request: ReportRequest): ReportRequest {
   const years = (request.profile.revenue_history ?? []).map((r) => r.year);
   const repeated = years.find((year, i) => years.indexOf(year) !== i);
@@ -100,5 +104,14 @@ export function checkReportRequest(request: ReportRequest): ReportRequest {
       details: [{ field: 'profile.revenue_history', message: `year ${repeated} appears more than once` }],
     });
   }
-  return { ...request, company_name: request.company_name.trim() };
+  let locale = request.locale;
+  if (locale !== undefined) {
+    locale = supportedLocale(locale);
+    if (!locale) {
+      throw badRequest(`Invalid body: locale "${request.locale}" is not a locale the report can be written for`, Code.VALIDATION_FAILED, {
+        details: [{ field: 'locale', message: 'must be a BCP 47 language tag with number and date formats (en-US, en-GB, de-DE...)' }],
+      });
+    }
+  }
+  return { ...request, company_name: request.company_name.trim(), ...(locale ? { locale } : {}) };
 }

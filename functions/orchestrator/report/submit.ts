@@ -6,6 +6,7 @@ import { Code, serviceUnavailable } from '../../../shared/http/errors';
 import type { Logger } from '../../../shared/logging';
 import { enqueueJson } from '../../../shared/storage';
 import { deleteExecution, insertExecution } from '../workflow/executions';
+import { markExecutionWork } from '../workflow/stuck';
 import { returnReportQuota, takeReportQuota, type QuotaUse } from './quota';
 import type { ReportRequest } from './submission';
 
@@ -22,6 +23,8 @@ export interface Submitted {
  */
 export async function submitReport(user: LiveUser, request: ReportRequest, log: Logger): Promise<Submitted> {
   const now = currentPlatform().clock.now();
+  // Before anything is written: the stuck-execution timer must look at SQL again.
+  await markExecutionWork();
   const quota = await takeReportQuota(user.id, user.plan, now);
   const trackingId = `rpt-${randomUUID()}`;
   await insertExecution({

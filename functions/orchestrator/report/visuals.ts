@@ -1,17 +1,35 @@
 import { config, serviceUrl } from '../../../shared/config';
 import { keyFigures, type ReportAnalysis } from './analysis';
+import { reportFormat } from './words';
+
+/** A chart of the report: the visual service draws it; the report writes its caption, its sentence and its alternative text. */
+export interface ReportChart {
+  id: string;
+  /** The caption after "Figure N.": what is plotted and in which unit. */
+  caption: string;
+  /** One sentence saying what the chart shows. */
+  finding: string;
+  /** The chart's data in one line, for its alternative text (a screen reader's version of the chart). */
+  dataSummary: string;
+  spec: ChartSpec;
+}
 
 export interface ChartImage {
   id: string;
-  title: string;
-  png: Buffer;
+  caption: string;
+  finding: string;
+  dataSummary: string;
+  /** The chart as SVG: the PDF draws it as vectors. */
+  svg: Buffer;
+  /** The chart as PNG, only when a presentation needs it (PowerPoint slides take raster images). */
+  png: Buffer | null;
 }
 
 export interface ReportVisuals {
   charts: ChartImage[];
-  /** The KPI infographic as PNG, or null when the visual service did not give one. */
+  /** The KPI infographic as PNG, for the presentation only (the PDF sets its figures as text); null when not asked for or not given. */
   infographic: Buffer | null;
-  /** included: charts and infographic; partial: one of them; skipped: none (the report goes without). */
+  /** included: every visual asked for; partial: some; skipped: none (the report goes without and says so). */
   status: 'included' | 'partial' | 'skipped';
   /** Why visuals are missing, for visuals_error and the step metadata. */
   error: string | null;
@@ -20,41 +38,94 @@ export interface ReportVisuals {
 interface ChartSpec {
   id: string;
   type: 'bar' | 'line';
-  data: { labels: string[]; datasets: { label: string; data: number[] }[] };
-  options: { responsive: false; width: number; height: number; title: string; description: string };
+  data: { labels: string[]; datasets: { label: string; data: (number | null)[]; backgroundColor?: string; borderColor?: string }[] };
+  options: { responsive: false; width: number; height: number; description: string; plugins?: Record<string, unknown> };
 }
 
-/** Chart specifications (the visual service's charts/render format) for the figures the analysis has. */
-export function chartSpecs(a: ReportAnalysis): ChartSpec[] {
-  const specs: ChartSpec[] = [];
-  const size = { responsive: false as const, width: 800, height: 400 };
+/** Revenue in a unit that keeps axis labels short: millions, thousands or units of the currency. */
+function revenueScale(values: number[]): { divisor: number; unit: string } {
+  const max = Math.max(...values.map(Math.abs));
+  if (max >= 1e9) return { divisor: 1e9, unit: 'billions' };
+  if (max >= 1e6) return { divisor: 1e6, unit: 'millions' };
+  if (max >= 1e4) return { divisor: 1e3, unit: 'thousands' };
+  return { divisor: 1, unit: '' };
+}
+
+const round3 = (value: number) => Math.round(value * 1000) / 1000;
+const size = { responsive: false as const, width: 800, height: 360 };
+
+/** The charts the analysis has data for: revenue by year (bars), and growth with net margin by year (lines). */
+export function reportCharts(a: ReportAnalysis): ReportChart[] {
+  const f = reportFormat(a.locale);
+  const charts: ReportChart[] = [];
   if (a.years.length) {
-    specs.push({
+    const { divisor, unit } = revenueScale(a.years.map((y) => y.revenue));
+    const first = a.years[0];
+    const last = a.years[a.years.length - 1];
+    const change = first.revenue > 0 ? ((last.revenue - first.revenue) / first.revenue) * 100 : null;
+    charts.push({
       id: 'revenue',
-      type: 'bar',
-      data: { labels: a.years.map((y) => String(y.year)), datasets: [{ label: `Revenue (${a.currency})`, data: a.years.map((y) => y.revenue) }] },
-      options: { ...size, title: 'Revenue by year', description: `Revenue of ${a.companyName} by year` },
+      caption: `Revenue by year, ${a.currency}${unit ? ` ${unit}` : ''}`,
+      finding:
+        a.years.length === 1 || change === null
+          ? `Revenue in ${last.year} was ${f.money(last.revenue, a.currency)}.`
+          : `Revenue ${change >= 0 ? 'rose' : 'fell'} by ${f.percent(Math.abs(change))} between ${first.year} and ${last.year}, from ${f.money(first.revenue, a.currency)} to ${f.money(last.revenue, a.currency)}.`,
+      dataSummary: a.years.map((y) => `${f.money(y.revenue, a.currency)} in ${y.year}`).join(', '),
+      spec: {
+        id: 'revenue',
+        type: 'bar',
+        data: {
+          labels: a.years.map((y) => String(y.year)),
+          datasets: [{ label: `Revenue (${a.currency}${unit ? ` ${unit}` : ''})`, data: a.years.map((y) => round3(y.revenue / divisor)) }],
+        },
+        options: { ...size, description: `Revenue of ${a.companyName} by year`, plugins: { legend: { display: false } } },
+      },
     });
   }
   const growth = a.years.filter((y) => y.growthPct !== null);
-  if (growth.length) {
-    specs.push({
-      id: 'growth',
-      type: 'line',
-      data: { labels: growth.map((y) => String(y.year)), datasets: [{ label: 'Growth (%)', data: growth.map((y) => y.growthPct!) }] },
-      options: { ...size, title: 'Year-over-year growth', description: 'Revenue growth over the previous year, percent' },
-    });
-  }
   const margins = a.years.filter((y) => y.marginPct !== null);
-  if (margins.length) {
-    specs.push({
-      id: 'margin',
-      type: 'line',
-      data: { labels: margins.map((y) => String(y.year)), datasets: [{ label: 'Net margin (%)', data: margins.map((y) => y.marginPct!) }] },
-      options: { ...size, title: 'Net margin', description: 'Net income over revenue, percent' },
+  if (growth.length || margins.length) {
+    const labels = a.years.map((y) => String(y.year));
+    const datasets = [
+      ...(growth.length ? [{ label: 'Revenue growth (%)', data: a.years.map((y) => y.growthPct), borderColor: '#1f4788', backgroundColor: '#1f4788' }] : []),
+      ...(margins.length ? [{ label: 'Net margin (%)', data: a.years.map((y) => y.marginPct), borderColor: '#70AD47', backgroundColor: '#70AD47' }] : []),
+    ];
+    const range = (values: number[]) => {
+      const lo = Math.min(...values);
+      const hi = Math.max(...values);
+      return lo === hi ? f.percent(lo, { signed: true }) : `between ${f.percent(lo, { signed: true })} and ${f.percent(hi, { signed: true })}`;
+    };
+    const growthWords = growth.length ? `Growth was ${range(growth.map((y) => y.growthPct!))} a year` : '';
+    const marginWords =
+      margins.length >= 2
+        ? `the net margin ${margins[margins.length - 1].marginPct! >= margins[0].marginPct! ? 'went' : 'fell'} from ${f.percent(margins[0].marginPct!)} in ${margins[0].year} to ${f.percent(margins[margins.length - 1].marginPct!)} in ${margins[margins.length - 1].year}`
+        : margins.length
+          ? `the net margin was ${f.percent(margins[0].marginPct!)} in ${margins[0].year}`
+          : '';
+    const finding = [growthWords, marginWords].filter(Boolean).join(', while ');
+    charts.push({
+      id: 'growth-margin',
+      caption:
+        growth.length && margins.length ? 'Revenue growth and net margin by year, %' : growth.length ? 'Revenue growth by year, %' : 'Net margin by year, %',
+      finding: `${finding[0].toUpperCase()}${finding.slice(1)}.`,
+      dataSummary: a.years
+        .map((y) =>
+          [y.growthPct !== null ? `growth ${f.percent(y.growthPct, { signed: true })}` : '', y.marginPct !== null ? `net margin ${f.percent(y.marginPct)}` : '']
+            .filter(Boolean)
+            .join(' and '),
+        )
+        .map((words, i) => (words ? `${a.years[i].year}: ${words}` : ''))
+        .filter(Boolean)
+        .join('; '),
+      spec: {
+        id: 'growth-margin',
+        type: 'line',
+        data: { labels, datasets },
+        options: { ...size, description: 'Revenue growth over the previous year and net margin, percent', plugins: { legend: { position: 'bottom' } } },
+      },
     });
   }
-  return specs;
+  return charts;
 }
 
 async function callVisual(path: string, body: unknown): Promise<unknown> {
@@ -77,19 +148,50 @@ function decodeDataUri(value: unknown, expected: RegExp): Buffer | null {
 }
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+const CACHE_KEY = /\/cache\/([0-9a-f]{16,128})$/i;
 
-async function renderCharts(specs: ChartSpec[]): Promise<ChartImage[]> {
-  if (!specs.length) return [];
-  const body = (await callVisual('/api/v1/charts/render', { charts: specs, format: 'base64', theme: 'professional' })) as {
-    charts?: { id?: string; base64?: unknown }[];
-  };
-  if (!Array.isArray(body.charts)) throw new Error('visual service answered without a charts array');
-  return specs.map((spec, i) => {
-    const result = body.charts!.find((c) => c.id === spec.id) ?? body.charts![i];
-    const png = decodeDataUri(result?.base64, /^image\/png$/);
-    if (!png || !png.subarray(0, 8).equals(PNG_SIGNATURE)) throw new Error(`visual service returned no PNG for chart ${spec.id}`);
-    return { id: spec.id, title: spec.options.title, png };
-  });
+/**
+ * A chart's SVG: the render answer names it by imageUrl (SVG is never inline); only its key is
+ * taken from that URL and the bytes are read from the configured visual service's cache route, so
+ * an answer can never send the orchestrator elsewhere.
+ */
+async function fetchSvg(imageUrl: unknown, id: string): Promise<Buffer> {
+  const key = typeof imageUrl === 'string' ? CACHE_KEY.exec(imageUrl)?.[1] : undefined;
+  if (!key) throw new Error(`visual service returned no SVG address for chart ${id}`);
+  const cfg = config();
+  const response = await fetch(`${serviceUrl('visual', cfg)}/cache/${key}`, { signal: AbortSignal.timeout(cfg.ORCHESTRATOR_VISUAL_TIMEOUT_MS) });
+  const bytes = Buffer.from(await response.arrayBuffer());
+  if (!response.ok || !/^image\/svg\+xml/.test(response.headers.get('content-type') ?? '') || !/<svg[\s>]/.test(bytes.subarray(0, 512).toString('utf8')))
+    throw new Error(`visual service returned no SVG for chart ${id} (${response.status})`);
+  return bytes;
+}
+
+async function renderCharts(charts: ReportChart[], withPng: boolean): Promise<ChartImage[]> {
+  if (!charts.length) return [];
+  const specs = charts.map((c) => c.spec);
+  const svgAnswer = callVisual('/api/v1/charts/render', { charts: specs, format: 'svg', theme: 'professional' }) as Promise<{
+    charts?: { id?: string; imageUrl?: unknown }[];
+  }>;
+  const pngAnswer = withPng
+    ? (callVisual('/api/v1/charts/render', { charts: specs, format: 'base64', theme: 'professional' }) as Promise<{
+        charts?: { id?: string; base64?: unknown }[];
+      }>)
+    : null;
+  const [svgBody, pngBody] = await Promise.all([svgAnswer, pngAnswer]);
+  if (!Array.isArray(svgBody.charts) || (pngBody && !Array.isArray(pngBody.charts))) throw new Error('visual service answered without a charts array');
+  return Promise.all(
+    charts.map(async (chart, i) => {
+      const svgResult = svgBody.charts!.find((c) => c.id === chart.id) ?? svgBody.charts![i];
+      let png: Buffer | null = null;
+      if (pngBody) {
+        const pngResult = pngBody.charts!.find((c) => c.id === chart.id) ?? pngBody.charts![i];
+        png = decodeDataUri(pngResult?.base64, /^image\/png$/);
+        if (!png || !png.subarray(0, 8).equals(PNG_SIGNATURE)) throw new Error(`visual service returned no PNG for chart ${chart.id}`);
+      }
+      const { spec: _spec, ...words } = chart;
+      return { ...words, svg: await fetchSvg(svgResult?.imageUrl, chart.id), png };
+    }),
+  );
 }
 
 /** The KPI infographic (type dashboard, layout metrics_grid, theme executive) as PNG: format base64 gives a PNG data URI. */
@@ -105,9 +207,16 @@ async function renderInfographic(a: ReportAnalysis): Promise<Buffer> {
   return png;
 }
 
-/** Charts and the KPI infographic from the visual service; any failure or timeout means "without visuals", never a failed report. */
-export async function fetchVisuals(a: ReportAnalysis): Promise<ReportVisuals> {
-  const [charts, infographic] = await Promise.allSettled([renderCharts(chartSpecs(a)), renderInfographic(a)]);
+/**
+ * The report's visuals from the visual service: the charts as SVG for the PDF, and, when a
+ * presentation is made, the same charts as PNG and the KPI infographic. Any failure or timeout
+ * means "without visuals", never a failed report.
+ */
+export async function fetchVisuals(a: ReportAnalysis, options: { presentation: boolean }): Promise<ReportVisuals> {
+  const [charts, infographic] = await Promise.allSettled([
+    renderCharts(reportCharts(a), options.presentation),
+    options.presentation ? renderInfographic(a) : Promise.resolve(null),
+  ]);
   const errors = [charts, infographic]
     .filter((r): r is PromiseRejectedResult => r.status === 'rejected')
     .map((r) => (r.reason as Error)?.message ?? String(r.reason));

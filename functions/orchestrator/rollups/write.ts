@@ -3,7 +3,7 @@ import { sql, first, isDuplicateKey, toIso } from '../../../shared/sql/dialect';
 import type { PlatformTables } from '../../../shared/sql/tables';
 import type { ExecutionsTable, LogRollupDimension } from '../tables';
 import type { LogRow } from '../workflow/log-writer';
-import { hourOf, stepKey } from '../../../shared/sql/rollups';
+import { hourOf, isDiagnostic, stepKey } from '../../../shared/sql/rollups';
 
 /**
  * Keeps the rollups (migration 009) in step with the rows they count. Every function takes the
@@ -52,10 +52,11 @@ async function bump(
   );
 }
 
-type CountedExecution = Pick<ExecutionsTable, 'processing_status' | 'duration_ms'> & { created_at: string | Date };
+type CountedExecution = Pick<ExecutionsTable, 'processing_status' | 'duration_ms'> & { created_at: string | Date; tracking_id: string };
 
-/** Counts an execution in (`sign` 1) or out of (-1) its creation hour and status. */
+/** Counts an execution in (`sign` 1) or out of (-1) its creation hour and status; a diagnostic execution is never counted. */
 export async function countExecution(db: Database, row: CountedExecution, sign: 1 | -1): Promise<void> {
+  if (isDiagnostic(row.tracking_id)) return;
   const timed = row.duration_ms === null || row.duration_ms === undefined ? 0 : 1;
   await bump(
     db,
@@ -65,7 +66,11 @@ export async function countExecution(db: Database, row: CountedExecution, sign: 
   );
 }
 
-/** Counts log rows into the error-pattern, error-source and failed-step rollups of their hours (rows must carry their timestamp). */
+/**
+ * Counts log rows into the error-pattern, error-source and failed-step rollups of their hours (rows
+ * must carry their timestamp). A failed step counts where its failure was classified; diagnostic
+ * executions' rows not at all.
+ */
 export async function countLogRows(db: Database, rows: LogRow[]): Promise<void> {
   const groups = new Map<
     string,
@@ -83,9 +88,10 @@ export async function countLogRows(db: Database, rows: LogRow[]): Promise<void> 
   };
   const noStep = { step_number: null, step_name: null };
   for (const row of rows) {
+    if (isDiagnostic(row.tracking_id)) continue;
     if (row.error_pattern) add('error_pattern', row.error_pattern, row, noStep);
     if (row.error_source) add('error_source', row.error_source, row, noStep);
-    if (row.status === 'failed')
+    if (row.status === 'failed' && row.error_pattern)
       add('failed_step', stepKey(row.step_number, row.step_name), row, { step_number: row.step_number ?? null, step_name: row.step_name ?? null });
   }
   for (const g of groups.values())

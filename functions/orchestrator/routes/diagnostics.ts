@@ -4,6 +4,7 @@ import { json } from '../../../shared/http/handler';
 import { op } from '../../../shared/http/route';
 import { db } from '../../../shared/sql/db';
 import type { ReportRequest } from '../report/submission';
+import { markExecutionWork } from '../workflow/stuck';
 import { insertExecution } from '../workflow/executions';
 import { runExecution } from '../workflow/runner';
 import { stepsFor } from '../workflow/stages';
@@ -79,6 +80,7 @@ export const testWorkflowLogger = op<LiveUser>('Logs every stage of a sample wor
 /** POST orchestrator/test-enhanced-orchestrator (admin): one real execution of the sample company, run inline. */
 export const testEnhancedOrchestrator = op<LiveUser>('Runs one real execution of a sample company, inline, and reports it', async ({ principal: admin }) => {
   const trackingId = `diag-${randomUUID()}`;
+  await markExecutionWork();
   await insertExecution({
     trackingId,
     companyName: SAMPLE_REQUEST.company_name,

@@ -21,7 +21,7 @@ export interface ReportAsset {
   size: number;
 }
 
-export async function insertExecution(row: {
+export interface NewExecution {
   trackingId: string;
   companyName: string;
   industryId: string;
@@ -29,7 +29,16 @@ export async function insertExecution(row: {
   requestedBy: string;
   plan: Plan;
   now: string;
-}): Promise<void> {
+}
+
+export async function insertExecution(row: NewExecution): Promise<void> {
+  await db()
+    .transaction()
+    .execute((trx) => insertExecutionWith(trx, row));
+}
+
+/** Stores a new execution (processing, not yet run) and counts it, in `trx`. */
+export async function insertExecutionWith(trx: Transaction<PlatformTables>, row: NewExecution): Promise<void> {
   const values = {
     tracking_id: row.trackingId,
     company_name: row.companyName,
@@ -44,32 +53,31 @@ export async function insertExecution(row: {
     created_at: row.now,
     updated_at: row.now,
   };
-  await db()
-    .transaction()
-    .execute(async (trx) => {
-      await trx.insertInto('orchestrator_executions').values(values).execute();
-      await countExecution(trx, { ...values, duration_ms: null }, 1);
-      await countCompanyExecution(trx, values);
-    });
+  await trx.insertInto('orchestrator_executions').values(values).execute();
+  await countExecution(trx, { ...values, duration_ms: null }, 1);
+  await countCompanyExecution(trx, values);
 }
 
 export async function deleteExecution(trackingId: string): Promise<void> {
   await db()
     .transaction()
-    .execute(async (trx) => {
-      const row = await countedFacts(trx, trackingId);
-      const deleted = await trx.deleteFrom('orchestrator_executions').where('tracking_id', '=', trackingId).executeTakeFirst();
-      if (!row || Number(deleted.numDeletedRows) !== 1) return;
-      await countExecution(trx, row, -1);
-      await uncountCompanyExecution(trx, row.company_name);
-    });
+    .execute((trx) => deleteExecutionWith(trx, trackingId));
+}
+
+/** Removes an execution and its counts, in `trx`. */
+export async function deleteExecutionWith(trx: Transaction<PlatformTables>, trackingId: string): Promise<void> {
+  const row = await countedFacts(trx, trackingId);
+  const deleted = await trx.deleteFrom('orchestrator_executions').where('tracking_id', '=', trackingId).executeTakeFirst();
+  if (!row || Number(deleted.numDeletedRows) !== 1) return;
+  await countExecution(trx, row, -1);
+  await uncountCompanyExecution(trx, row.company_name);
 }
 
 /** What the rollups count of an execution, read in the transaction that changes it. */
 function countedFacts(trx: Transaction<PlatformTables>, trackingId: string) {
   return trx
     .selectFrom('orchestrator_executions')
-    .select(['company_name', 'created_at', 'processing_status', 'duration_ms'])
+    .select(['tracking_id', 'company_name', 'created_at', 'processing_status', 'duration_ms'])
     .where('tracking_id', '=', trackingId)
     .executeTakeFirst();
 }
@@ -90,7 +98,7 @@ async function finishExecution(trx: Transaction<PlatformTables>, trackingId: str
   await countExecution(trx, before, -1);
   await countExecution(
     trx,
-    { created_at: before.created_at, processing_status: set.processing_status!, duration_ms: set.duration_ms ?? before.duration_ms },
+    { tracking_id: trackingId, created_at: before.created_at, processing_status: set.processing_status!, duration_ms: set.duration_ms ?? before.duration_ms },
     1,
   );
   await followLatestStatus(trx, trackingId, before.company_name, set.processing_status!);
@@ -103,8 +111,9 @@ export async function findExecution(trackingId: string): Promise<Execution | und
 
 /**
  * Takes an execution for one run, atomically: only while it is processing, and only if nobody
- * else holds it (first delivery, or the last run made no progress for `leaseSeconds`). The
- * compare-and-set on `attempts` makes two concurrent deliveries resolve to one winner.
+ * else holds it (first delivery, a retry an administrator queued, or the last run made no progress
+ * for `leaseSeconds`). The compare-and-set on `attempts` makes two concurrent deliveries resolve to
+ * one winner.
  */
 export async function claimExecution(execution: Execution, now: Date, leaseSeconds: number): Promise<boolean> {
   const staleBefore = new Date(now.getTime() - leaseSeconds * 1000).toISOString();
@@ -121,9 +130,128 @@ export async function claimExecution(execution: Execution, now: Date, leaseSecon
     .where('tracking_id', '=', execution.tracking_id)
     .where('processing_status', '=', 'processing')
     .where('attempts', '=', execution.attempts)
-    .where((eb) => eb.or([eb('attempts', '=', 0), eb('updated_at', '<', staleBefore)]))
+    .where((eb) => eb.or([eb('attempts', '=', 0), eb('started_at', 'is', null), eb('updated_at', '<', staleBefore)]))
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
+}
+
+/** The columns a failed execution had, which a retry clears and the admin action keeps. */
+export type FailedFacts = Pick<Execution, 'error_message' | 'error_pattern' | 'error_source' | 'error_step' | 'health_status' | 'duration_ms'> & {
+  completed_at: string | null;
+};
+
+/**
+ * A failed execution back to processing for another run under the same tracking id, in `trx`:
+ * its log keeps the earlier runs, attempts keeps counting, and the error, times and files of the
+ * failed run are cleared (started_at too, so the next delivery claims it and times its own run).
+ * Moves its count in the rollups; answers the failed run's facts, or undefined when it was not failed.
+ */
+export async function reopenExecution(trx: Transaction<PlatformTables>, trackingId: string, now: Date): Promise<FailedFacts | undefined> {
+  const before = await trx
+    .selectFrom('orchestrator_executions')
+    .select([
+      'tracking_id',
+      'company_name',
+      'created_at',
+      'processing_status',
+      'duration_ms',
+      'error_message',
+      'error_pattern',
+      'error_source',
+      'error_step',
+      'health_status',
+      'completed_at',
+    ])
+    .where('tracking_id', '=', trackingId)
+    .executeTakeFirst();
+  if (!before || before.processing_status !== 'failed') return undefined;
+  const result = await trx
+    .updateTable('orchestrator_executions')
+    .set({
+      processing_status: 'processing',
+      progress_percentage: 0,
+      health_status: 'HEALTHY',
+      current_step: null,
+      current_step_name: null,
+      assets: null,
+      visuals_status: null,
+      visuals_error: null,
+      error_message: null,
+      error_pattern: null,
+      error_source: null,
+      error_step: null,
+      started_at: null,
+      completed_at: null,
+      duration_ms: null,
+      updated_at: now.toISOString(),
+    })
+    .where('tracking_id', '=', trackingId)
+    .where('processing_status', '=', 'failed')
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) !== 1) return undefined;
+  await countExecution(trx, before, -1);
+  await countExecution(trx, { tracking_id: trackingId, created_at: before.created_at, processing_status: 'processing', duration_ms: null }, 1);
+  await followLatestStatus(trx, trackingId, before.company_name, 'processing');
+  const { error_message, error_pattern, error_source, error_step, health_status, completed_at, duration_ms } = before;
+  return { error_message, error_pattern, error_source, error_step, health_status, completed_at: toIso(completed_at), duration_ms };
+}
+
+/** Undoes a reopen whose queue message could not be sent: the execution is failed again with its earlier facts. */
+export async function restoreFailed(trx: Transaction<PlatformTables>, trackingId: string, facts: FailedFacts): Promise<boolean> {
+  return finishExecution(trx, trackingId, {
+    processing_status: 'failed',
+    ...facts,
+    completed_at: facts.completed_at ?? new Date().toISOString(),
+    updated_at: new Date().toISOString(),
+  });
+}
+
+/** Marked on an execution an administrator cancelled (its stored health_status and error_pattern). */
+export const CANCELLED = 'CANCELLED';
+
+/**
+ * Ends a processing execution as failed, cancelled by `by`, in `trx`, with a log row that says so
+ * (unclassified: a cancellation is no dependency's failure and counts in no error figure). A run
+ * still working on it stops at its next step (recordProgress finds it no longer processing).
+ */
+export async function cancelProcessing(trx: Transaction<PlatformTables>, trackingId: string, by: string, now: Date): Promise<boolean> {
+  const execution = await trx
+    .selectFrom('orchestrator_executions')
+    .select(['started_at', 'created_at', 'current_step', 'current_step_name'])
+    .where('tracking_id', '=', trackingId)
+    .where('processing_status', '=', 'processing')
+    .executeTakeFirst();
+  if (!execution) return false;
+  const message = `Cancelled by an administrator (${by})`;
+  const done = await finishExecution(trx, trackingId, {
+    processing_status: 'failed',
+    health_status: CANCELLED,
+    error_message: message,
+    error_pattern: CANCELLED,
+    error_source: null,
+    error_step: execution.current_step_name,
+    completed_at: now.toISOString(),
+    updated_at: now.toISOString(),
+    duration_ms: now.getTime() - new Date(toIso(execution.started_at ?? execution.created_at)!).getTime(),
+  });
+  if (!done) return false;
+  await insertLogRows(trx, [
+    {
+      tracking_id: trackingId,
+      step_name: execution.current_step_name ?? 'WORKFLOW_COMPLETE',
+      step_number: execution.current_step ?? 99,
+      status: 'failed',
+      duration_ms: null,
+      tokens_used: null,
+      error_message: message,
+      metadata: JSON.stringify({ cancelled_by: by }),
+      timestamp: now.toISOString(),
+      error_pattern: null,
+      error_source: null,
+      error_details: null,
+    },
+  ]);
+  return true;
 }
 
 /**
@@ -151,18 +279,29 @@ async function withLogRows<T>(rows: LogRow[], write: (trx: Transaction<PlatformT
 /**
  * Progress after a completed step, with the step's log rows in the same transaction (so after a
  * crash the log has every step the execution says it completed); also the run's heartbeat
- * (updated_at) that keeps its claim.
+ * (updated_at) that keeps its claim. False, and nothing written, when the execution is no longer
+ * processing (an administrator cancelled it).
  */
-export async function recordProgress(trackingId: string, step: Step, progress: number, extra: Updateable<ExecutionsTable>, rows: LogRow[]): Promise<void> {
-  await withLogRows(rows, async (trx) => {
-    await trx
-      .updateTable('orchestrator_executions')
-      .set({ ...extra, current_step: step.number, current_step_name: step.name, progress_percentage: progress, updated_at: new Date().toISOString() })
-      .where('tracking_id', '=', trackingId)
-      .where('processing_status', '=', 'processing')
-      .execute();
-  });
+export async function recordProgress(trackingId: string, step: Step, progress: number, extra: Updateable<ExecutionsTable>, rows: LogRow[]): Promise<boolean> {
+  try {
+    await withLogRows(rows, async (trx) => {
+      const result = await trx
+        .updateTable('orchestrator_executions')
+        .set({ ...extra, current_step: step.number, current_step_name: step.name, progress_percentage: progress, updated_at: new Date().toISOString() })
+        .where('tracking_id', '=', trackingId)
+        .where('processing_status', '=', 'processing')
+        .executeTakeFirst();
+      // Rolls the step's log rows back with it: the log never shows a step after the execution ended.
+      if (Number(result.numUpdatedRows) !== 1) throw new NotProcessing();
+    });
+    return true;
+  } catch (error) {
+    if (error instanceof NotProcessing) return false;
+    throw error;
+  }
 }
+
+class NotProcessing extends Error {}
 
 /** The execution completed, with its last log rows in the same transaction. */
 export async function completeExecution(trackingId: string, startedAt: string | Date, assets: ReportAsset[], rows: LogRow[]): Promise<void> {
@@ -202,6 +341,16 @@ export async function failExecution(
       duration_ms: now.getTime() - new Date(started).getTime(),
     }),
   );
+}
+
+/** How many executions are in processing (the stuck-execution timer's marker goes idle at none). */
+export async function countProcessing(): Promise<number> {
+  const row = await db()
+    .selectFrom('orchestrator_executions')
+    .select((eb) => eb.fn.countAll().as('count'))
+    .where('processing_status', '=', 'processing')
+    .executeTakeFirst();
+  return Number(row?.count ?? 0);
 }
 
 /** Executions in processing whose last progress is older than `before` (oldest first, a bounded batch per timer run). */

@@ -13,8 +13,8 @@ import { claimExecution, completeExecution, failExecution, findExecution, record
 import { PLAN_REPORTS, sectionsFor, STAGES, stepsFor, type Step } from './stages';
 import { PendingRows, WorkflowLogger, workflowLogWriter } from './workflow-logger';
 
-// The document libraries (pdfkit and its fonts, pptxgenjs) load with the first report rendered, not
-// with the service: the admin, status and health routes never need them.
+// The document libraries (the Typst compiler and its fonts, pptxgenjs) load with the first report
+// rendered, not with the service: the admin, status and health routes never need them.
 const pdf = () => require('../report/pdf') as typeof import('../report/pdf');
 const presentation = () => require('../report/presentation') as typeof import('../report/presentation');
 
@@ -35,6 +35,9 @@ export interface RunResult {
   totalSteps: number;
   totalDurationMs: number;
 }
+
+/** The execution stopped being processing under the run (an administrator cancelled it): the run ends without logging a failure. */
+class RunStopped extends Error {}
 
 class StepFailed extends Error {
   constructor(
@@ -101,7 +104,10 @@ class Run {
       const rows = [...this.pending.peek(), completion.row];
       const ex = this.execution;
       if (step === STAGES.WORKFLOW_COMPLETE) await completeExecution(ex.tracking_id, ex.started_at ?? new Date(), outcome.assets ?? [], rows);
-      else await recordProgress(ex.tracking_id, step, Math.min(99, Math.round(((this.completed + 1) / this.steps.length) * 100)), outcome.columns ?? {}, rows);
+      else if (
+        !(await recordProgress(ex.tracking_id, step, Math.min(99, Math.round(((this.completed + 1) / this.steps.length) * 100)), outcome.columns ?? {}, rows))
+      )
+        throw new RunStopped();
       this.pending.written(rows.length - 1);
       completion.announce();
       this.completed++;
@@ -114,9 +120,11 @@ class Run {
       });
       return outcome.value;
     } catch (error) {
+      if (error instanceof RunStopped) throw error;
       const durationMs = elapsed();
       const inner = error instanceof StepFailed ? error : undefined;
-      const classification = this.logger.fail(step, inner?.error ?? error, { durationMs, metadata: inner ? { failed_step: inner.step.name } : {} });
+      if (inner) this.logger.failedWithin(step, inner.step, inner.message, { durationMs });
+      const classification = inner ? inner.classification : this.logger.fail(step, error, { durationMs });
       this.results.push({ step_number: step.number, step_name: step.name, status: 'failed', duration_ms: durationMs, tokens_used: null });
       throw inner ?? new StepFailed(step, error, classification);
     }
@@ -156,10 +164,20 @@ class Run {
         for (const section of sectionsFor(ex.plan)) {
           const draft = await this.step(section, async () => {
             const value = await this.ai.writeSection(section, analysis);
-            return { value, tokensUsed: value.tokensUsed, metadata: { provider: this.ai.name, model: value.model, characters: value.text.length } };
+            const characters = [...value.content.paragraphs, ...value.content.bullets].reduce((n, text) => n + text.length, 0);
+            return {
+              value,
+              tokensUsed: value.tokensUsed,
+              metadata: {
+                provider: this.ai.name,
+                model: value.model,
+                characters,
+                ...(value.structuredOutput ? { structured_output: value.structuredOutput } : {}),
+              },
+            };
           });
           tokens += draft.tokensUsed ?? 0;
-          written.push({ title: section.title, text: draft.text });
+          written.push({ id: section.id, title: section.title, content: draft.content, model: draft.model, structuredOutput: draft.structuredOutput });
         }
         return { value: written, tokensUsed: tokens || null, metadata: { provider: this.ai.name, sections: written.length } };
       },
@@ -186,7 +204,7 @@ class Run {
     analysis: ReportAnalysis,
     sections: WrittenSection[],
   ): Promise<StepWork<{ asset: Omit<ReportAsset, 'blob' | 'size'>; content: Buffer }[]>> {
-    const visuals = await fetchVisuals(analysis);
+    const visuals = await fetchVisuals(analysis, { presentation: PLAN_REPORTS[ex.plan].presentation });
     const document: ReportDocument = {
       trackingId: ex.tracking_id,
       plan: ex.plan,
@@ -197,8 +215,9 @@ class Run {
       offline: this.ai.offline,
     };
     const name = slug(analysis.companyName);
+    const rendered = await pdf().renderReportPdf(document);
     const files: { asset: Omit<ReportAsset, 'blob' | 'size'>; content: Buffer }[] = [
-      { asset: { kind: 'pdf', fileName: `${name}-report.pdf`, contentType: 'application/pdf' }, content: await pdf().renderReportPdf(document) },
+      { asset: { kind: 'pdf', fileName: `${name}-report.pdf`, contentType: 'application/pdf' }, content: rendered.bytes },
     ];
     if (PLAN_REPORTS[ex.plan].presentation) {
       files.push({
@@ -210,16 +229,20 @@ class Run {
         content: await presentation().renderPresentation(document),
       });
     }
+    // Charts the typesetter refused count as visuals the report went without.
+    const visualsStatus = rendered.chartsDropped ? (visuals.infographic ? 'partial' : 'skipped') : visuals.status;
+    const visualsError = [visuals.error, rendered.chartsDropped].filter(Boolean).join('; ') || null;
     return {
       value: files,
       metadata: {
-        visuals_status: visuals.status,
-        visuals_error: visuals.error,
-        charts: visuals.charts.length,
+        visuals_status: visualsStatus,
+        visuals_error: visualsError,
+        charts: rendered.chartsDropped ? 0 : visuals.charts.length,
         infographic: visuals.infographic !== null,
+        pdf_pages: rendered.pages,
         files: files.map((f) => ({ kind: f.asset.kind, bytes: f.content.length })),
       },
-      columns: { visuals_status: visuals.status, visuals_error: visuals.error },
+      columns: { visuals_status: visualsStatus, visuals_error: visualsError },
     };
   }
 }
@@ -250,6 +273,7 @@ export async function runExecution(trackingId: string, options: { ai?: AiProvide
     await run.execute();
     return { trackingId, outcome: 'completed', steps: run.results, totalSteps: run.totalSteps, totalDurationMs: Math.round(performance.now() - started) };
   } catch (error) {
+    if (error instanceof RunStopped) return skipped('no longer processing (cancelled)', run.totalSteps);
     if (!(error instanceof StepFailed)) throw error;
     const rows = run.pending.peek();
     try {

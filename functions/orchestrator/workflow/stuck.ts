@@ -1,6 +1,7 @@
 import { config } from '../../../shared/config';
 import { createLogger, type Logger } from '../../../shared/logging';
-import { failExecution, findStuckExecutions } from './executions';
+import { markSqlWork, sqlWorkStateOrBusy } from '../../../shared/sql/idle';
+import { countProcessing, failExecution, findStuckExecutions } from './executions';
 import { STAGES } from './stages';
 import { WorkflowLogger } from './workflow-logger';
 
@@ -30,5 +31,23 @@ export async function failStuckExecutions(now = new Date(), logger: Logger = log
     }
   }
   if (failed.length) logger.warn(STUCK_EXECUTIONS_MESSAGE, { count: failed.length, trackingIds: failed });
+  return failed;
+}
+
+/** The Table Storage marker (shared/sql/idle.ts) of executions in processing: marked before an execution is stored. */
+export const EXECUTIONS_WORK = 'orchestrator-executions';
+
+/** Marks that an execution is about to be stored, so the stuck-execution timer looks at SQL again. */
+export const markExecutionWork = () => markSqlWork(EXECUTIONS_WORK);
+
+/**
+ * The timer's run: fails stuck executions unless the marker says none is in processing, then marks
+ * it idle when none is left, so the per-minute timer leaves a paused serverless database asleep.
+ */
+export async function sweepStuckExecutions(now = new Date(), logger: Logger = log): Promise<string[]> {
+  const work = await sqlWorkStateOrBusy(EXECUTIONS_WORK, now);
+  if (work.idle) return [];
+  const failed = await failStuckExecutions(now, logger);
+  if ((await countProcessing()) === 0) await work.markIdle({}, now).catch(() => false);
   return failed;
 }

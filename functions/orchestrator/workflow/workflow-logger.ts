@@ -119,6 +119,17 @@ export class WorkflowLogger {
     return classification;
   }
 
+  /**
+   * A step that failed because a step inside it failed (a report section inside AI_ORCHESTRATION):
+   * logged failed with the inner step's message, unclassified, and `metadata.failed_step` naming
+   * the inner step. The inner step's row carries the classification, so each failure counts once
+   * in the error figures and among the failed steps.
+   */
+  failedWithin(step: Step, inner: Step, message: string, outcome: StepOutcome = {}): void {
+    const metadata = { ...outcome.metadata, failed_step: inner.name, error_message: message };
+    this.record(step, 'failed', { ...outcome, metadata }, { message, details: null });
+  }
+
   private record(step: Step, status: StepStatus, outcome: StepOutcome, failure?: Failure): void {
     const { line, row } = this.build(step, status, outcome, failure);
     this.print(line);
@@ -152,8 +163,8 @@ export class WorkflowLogger {
       error_message: failure?.message ?? null,
       metadata: safeJson(metadata),
       timestamp,
-      error_pattern: failure?.classification.pattern ?? null,
-      error_source: failure?.classification.source ?? null,
+      error_pattern: failure?.classification?.pattern ?? null,
+      error_source: failure?.classification?.source ?? null,
       error_details: failure?.details ?? null,
     };
     return { line, row };
@@ -168,7 +179,8 @@ export class WorkflowLogger {
   }
 }
 
-type Failure = { message: string; classification: Classification; details: string };
+/** A failure as logged; without a classification for a failure that only passes on an inner step's. */
+type Failure = { message: string; classification?: Classification; details: string | null };
 
 function safeJson(value: unknown): string {
   try {

@@ -6,7 +6,7 @@
  * chart nothing. A few data-only options stand for what QuickChart expresses with functions; they
  * are turned into functions here, by our code, never from the request.
  */
-import { Chart, type Plugin } from 'chart.js/auto';
+import { _adapters, Chart, type Plugin } from 'chart.js/auto';
 import annotationPlugin from 'chartjs-plugin-annotation';
 import dataLabelsPlugin from 'chartjs-plugin-datalabels';
 import { BoxAndWiskers, BoxPlotController, Violin, ViolinController } from '@sgratzl/chartjs-chart-boxplot';
@@ -18,6 +18,31 @@ const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' 
 
 // A date string moment cannot read as ISO or RFC 2822 falls back to Date; the warning would only fill the logs.
 (moment as unknown as { suppressDeprecationWarnings: boolean }).suppressDeprecationWarnings = true;
+
+/**
+ * Time values read as QuickChart reads them. QuickChart runs a configuration as JavaScript, so a
+ * date there is often a Date object, which the moment adapter reads whatever `time.parser` says; in
+ * JSON the same date is its ISO 8601 string, which the adapter alone would read with the parser's
+ * format and lose (a Chart.js 3 time chart with ISO labels and parser `MM/DD/YYYY HH:mm` drew its
+ * points at 1970). So a string is read with the parser's format when it matches it exactly, else
+ * as ISO 8601 when it is that, else by moment's forgiving reading of the format (what QuickChart
+ * does with such a string); without a parser, as moment reads it (ISO 8601, RFC 2822). Numbers are
+ * epoch milliseconds.
+ */
+export function parseTime(value: unknown, format?: unknown): number | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
+  let parsed: moment.Moment;
+  if (typeof value === 'string' && typeof format === 'string') {
+    parsed = moment(value, format, true);
+    if (!parsed.isValid()) parsed = moment(value, moment.ISO_8601, true);
+    if (!parsed.isValid()) parsed = moment(value, format);
+  } else {
+    parsed = moment(value as moment.MomentInput);
+  }
+  return parsed.isValid() ? parsed.valueOf() : null;
+}
+_adapters._date.override({ parse: (value: unknown, format?: unknown) => parseTime(value, format) });
 
 interface CentreLine {
   text?: string | number;

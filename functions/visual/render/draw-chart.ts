@@ -1,27 +1,35 @@
 /**
  * Chart.js drawing on a render thread: a chart's configuration to PNG, WebP, JPEG or SVG bytes.
- * Raster charts at density 1 are drawn on kept charts (below); everything else on a new chart.
+ * Rasters are drawn on @napi-rs/canvas; SVG by our SVG context (svg-context.ts), which writes
+ * elements as Chart.js draws and measures text on a raster canvas with the same fonts. Charts of
+ * a shape an update handles exactly like a new chart are drawn on kept charts (below).
  */
-import { createCanvas, SvgExportFlag, type Canvas, type SvgCanvas } from '@napi-rs/canvas';
+import { Color } from '@kurkle/color';
+import { createCanvas, SvgExportFlag, type Canvas, type SKRSContext2D, type SvgCanvas } from '@napi-rs/canvas';
 import { Chart, type ChartConfiguration, type ChartItem, type Plugin } from 'chart.js/auto';
 import { withPlugins } from './chart-plugins';
 import { encodePng } from './png';
+import { SvgContext } from './svg-context';
 import type { RenderTask } from './tasks';
 
 export type ChartTask = Extract<RenderTask, { kind: 'chart' }>;
 
-/** The chart's configuration could not be drawn (Chart.js refused it): the caller's input, answered with a 400. */
+/** The input cannot be drawn (Chart.js refused the configuration, Graphviz the DOT source): the caller's input, answered with a 400. */
 export class ChartConfigError extends Error {}
 
 /**
- * How the thread draws: `extend` rewrites the options' font families (extra fonts; for SVG the text
- * subsets first), `svgDefaultFamily` is the default family while an SVG is drawn, `keepCharts`
- * false draws every chart anew.
+ * How the thread draws: `extend` rewrites the options' font families (extra fonts; for Skia's SVG
+ * canvas the text subsets first), `svgDefaultFamily` is the default family while Skia draws an SVG,
+ * `keepCharts` false draws every chart anew, `skiaSvg` draws SVG with Skia's SVG canvas (the
+ * writer before our SVG context, kept as the reference its tests and the bench compare against).
  */
 export interface DrawSettings {
   extend<T>(options: T, svg: boolean): T;
   svgDefaultFamily: string;
+  /** The `font-family` our SVG context names for a CSS family list (fonts.ts svgFontFamily). */
+  svgFontFamily(list: string): string;
   keepCharts: boolean;
+  skiaSvg?: boolean;
 }
 
 /** Fills the canvas with the colour of `state` before each draw (a kept chart's colour changes per task). */
@@ -38,62 +46,94 @@ function backgroundPlugin(state: { color: string }): Plugin {
   };
 }
 
-/** The Chart.js configuration of a task, without plugins; and its background colour. */
-function configOf(task: ChartTask, svg: boolean, settings: DrawSettings) {
+/** The Chart.js configuration of a task, without plugins; and its background colour. `skiaSvg`: families for Skia's SVG canvas. */
+function configOf(task: ChartTask, skiaSvg: boolean, settings: DrawSettings) {
   const prepared = withPlugins(task.config);
-  const options = settings.extend((prepared.options ?? {}) as Record<string, unknown>, svg);
+  const options = settings.extend((prepared.options ?? {}) as Record<string, unknown>, skiaSvg);
   // JPEG has no transparency: a transparent background would come out black.
   const background = task.format === 'jpeg' && /^(transparent|rgba\(.*,\s*0\))$/i.test(task.background.trim()) ? 'white' : task.background;
+  const vector = task.format === 'svg';
   return {
     config: {
       ...prepared,
-      options: { ...options, animation: false, responsive: false, maintainAspectRatio: false, devicePixelRatio: svg ? 1 : task.pixelRatio },
+      options: { ...options, animation: false, responsive: false, maintainAspectRatio: false, devicePixelRatio: vector ? 1 : task.pixelRatio },
     } as unknown as ChartConfiguration,
     background,
   };
 }
 
-function encodeRaster(canvas: Canvas, task: ChartTask): Buffer {
-  if (task.format === 'webp') return canvas.toBuffer('image/webp', 90);
-  if (task.format === 'jpeg') return canvas.toBuffer('image/jpeg', 90);
-  // getImageData gives straight alpha (the raw surface is premultiplied); 96 dpi per CSS pixel lets
-  // documents place a 2x image at its layout size.
-  const image = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
-  return encodePng(image.data, image.width, image.height, 96 * task.pixelRatio);
+/** What a chart is drawn on: the item Chart.js is given, and how its drawing becomes bytes. */
+interface Surface {
+  item: ChartItem;
+  /** The backing canvas's size (a raster at density d is d times the chart's). */
+  size: { width: number; height: number };
+  /** Called before each draw: an SVG document starts again with the initial state. */
+  begin?(): void;
+  encode(task: ChartTask): Buffer;
 }
 
 /**
- * The SVG document, without the empty `<text>` elements Skia writes where a text run holds nothing
- * it keeps (a lone space where the font changes): they show nothing and carry empty coordinates.
+ * Whether a background leaves no pixel transparent: the background plugin fills the whole canvas
+ * before Chart.js draws, and everything after it is drawn over it (source-over), so every pixel of
+ * a chart on an opaque background is opaque and premultiplied colour is straight colour already.
  */
-function svgContent(canvas: SvgCanvas): Buffer {
+const opaque = (background: string) => new Color(background).rgb.a === 1;
+
+function encodeRaster(canvas: Canvas, task: ChartTask): Buffer {
+  if (task.format === 'webp') return canvas.toBuffer('image/webp', 90);
+  if (task.format === 'jpeg') return canvas.toBuffer('image/jpeg', 90);
+  // The surface's own (premultiplied) pixels, converted while encoding unless the background is
+  // opaque; 96 dpi per CSS pixel lets documents place a 2x image at its layout size.
+  return encodePng(canvas.data(), canvas.width, canvas.height, 96 * task.pixelRatio, !opaque(task.background));
+}
+
+const rasterSurface = (canvas: Canvas): Surface => ({ item: canvas as unknown as ChartItem, size: canvas, encode: (task) => encodeRaster(canvas, task) });
+
+let measurer: SKRSContext2D | undefined;
+/** The raster context SVG text is measured with (the thread's fonts are registered for it). */
+const measuringContext = () => (measurer ??= createCanvas(1, 1).getContext('2d'));
+
+function svgSurface(width: number, height: number, settings: DrawSettings): Surface {
+  const context = new SvgContext(width, height, measuringContext(), (list) => settings.svgFontFamily(list));
+  return {
+    item: context.canvas as unknown as ChartItem,
+    size: context.canvas,
+    begin: () => context.reset(),
+    encode: () => Buffer.from(context.document(), 'utf8'),
+  };
+}
+
+/**
+ * Skia's SVG document, without the empty `<text>` elements Skia writes where a text run holds
+ * nothing it keeps (a lone space where the font changes): they show nothing and carry empty
+ * coordinates.
+ */
+function skiaSvgContent(canvas: SvgCanvas): Buffer {
   const content = canvas.getContent();
   const svg = content.toString('utf8');
-  const cleaned = svg.replace(/<text[^>]*><\/text>/g, '');
+  const cleaned = svg.replace(/<text[^<>]*><\/text>/g, '');
   return cleaned.length === svg.length ? content : Buffer.from(cleaned, 'utf8');
 }
 
-const encode = (canvas: Canvas | SvgCanvas, task: ChartTask): Buffer => ('getContent' in canvas ? svgContent(canvas) : encodeRaster(canvas, task));
-
-function newChart(canvas: Canvas | SvgCanvas, config: ChartConfiguration, background: { color: string }): Chart {
+function newChart(surface: Surface, config: ChartConfiguration, background: { color: string }): Chart {
   try {
-    return new Chart(canvas.getContext('2d') as unknown as ChartItem, { ...config, plugins: [backgroundPlugin(background)] });
+    return new Chart(surface.item, { ...config, plugins: [backgroundPlugin(background)] });
   } catch (error) {
     throw new ChartConfigError((error as Error)?.message ?? String(error));
   }
 }
 
 /** Draws on a new chart, which is destroyed after encoding (destroy clears the canvas). */
-function drawFresh(canvas: Canvas | SvgCanvas, task: ChartTask, settings: DrawSettings): Buffer {
-  const svg = !('toBuffer' in canvas);
-  const { config, background } = configOf(task, svg, settings);
+function drawFresh(surface: Surface, task: ChartTask, settings: DrawSettings, skiaSvg = false): Buffer {
+  const { config, background } = configOf(task, skiaSvg, settings);
   // The default family is global to the thread; a draw is synchronous, so it is set for this one alone.
   const family = Chart.defaults.font.family;
-  if (svg) Chart.defaults.font.family = settings.svgDefaultFamily;
+  if (skiaSvg) Chart.defaults.font.family = settings.svgDefaultFamily;
+  surface.begin?.();
   try {
-    const chart = newChart(canvas, config, { color: background });
+    const chart = newChart(surface, config, { color: background });
     try {
-      return encode(canvas, task);
+      return surface.encode(task);
     } finally {
       chart.destroy();
     }
@@ -102,19 +142,27 @@ function drawFresh(canvas: Canvas | SvgCanvas, task: ChartTask, settings: DrawSe
   }
 }
 
+/** Skia's SVG canvas: the SVG writer before our context (the reference of its tests and the bench). */
+function drawSkiaSvg(task: ChartTask, settings: DrawSettings): Buffer {
+  const canvas = createCanvas(task.width, task.height, SvgExportFlag.NoPrettyXML);
+  return drawFresh({ item: canvas.getContext('2d') as unknown as ChartItem, size: canvas, encode: () => skiaSvgContent(canvas) }, task, settings, true);
+}
+
 /**
- * Kept charts: a chart built once per type and size and updated with each new configuration of that
- * type and size, which saves about a fifth of the drawing (Chart.js's set-up of scales, controllers
- * and option resolvers). Only raster charts at density 1 (an SVG canvas only ever appends to its
- * document), and only configurations of a shape an update handles exactly like a new chart: a core
- * chart type, no dataset of another type, none of the optional plugins (their state lives in the
- * chart). A test holds a kept chart's output equal to a new chart's, byte for byte. A kept chart
- * whose update fails is dropped and the task drawn on a new chart, which reports the error as usual.
+ * Kept charts: a chart built once per format, size and density and updated with each new
+ * configuration of that kind, which saves about a fifth of the drawing (Chart.js's set-up of
+ * scales, controllers and option resolvers). Only configurations of a shape an update handles
+ * exactly like a new chart: a core chart type, no dataset of another type, none of the optional
+ * plugins (their state lives in the chart). A test holds a kept chart's output equal to a new
+ * chart's, byte for byte, raster and SVG. A kept chart whose update fails is dropped and the task
+ * drawn on a new chart, which reports the error as usual.
  */
 const KEEPABLE_TYPES = new Set(['bar', 'line', 'pie', 'doughnut', 'radar', 'polarArea', 'scatter', 'bubble']);
 const MAX_KEPT = 8;
+/** Rasters up to this many pixels are kept (an 800x400 chart at 2x is 1.28 million): 8 kept canvases hold at most 64 MB per thread. */
+const KEPT_MAX_PIXELS = 2_000_000;
 interface Kept {
-  canvas: Canvas;
+  surface: Surface;
   chart?: Chart;
   type?: string;
   background: { color: string };
@@ -133,13 +181,23 @@ function keepable(config: ChartConfiguration): boolean {
 }
 
 function drawKept(task: ChartTask, settings: DrawSettings): Buffer {
-  const key = `${task.width}x${task.height}`;
-  const entry = kept.get(key) ?? { canvas: createCanvas(task.width, task.height), background: { color: '' } };
+  const vector = task.format === 'svg';
+  const key = vector ? `svg ${task.width}x${task.height}` : `${task.width}x${task.height}@${task.pixelRatio}`;
+  const entry = kept.get(key) ?? {
+    surface: vector ? svgSurface(task.width, task.height, settings) : rasterSurface(createCanvas(task.width, task.height)),
+    background: { color: '' },
+  };
   kept.delete(key);
+  // A chart at density d made the canvas d times its size; a new chart must find it at its CSS size again.
+  const fitCanvas = () => {
+    if (entry.surface.size.width !== task.width) entry.surface.size.width = task.width;
+    if (entry.surface.size.height !== task.height) entry.surface.size.height = task.height;
+  };
   const { config, background } = configOf(task, false, settings);
   let bytes: Buffer;
   if (settings.keepCharts && keepable(config)) {
     entry.background.color = background;
+    entry.surface.begin?.();
     if (entry.chart && entry.type === config.type) {
       try {
         entry.chart.data = config.data;
@@ -154,14 +212,16 @@ function drawKept(task: ChartTask, settings: DrawSettings): Buffer {
       entry.chart = undefined;
     }
     if (!entry.chart) {
-      entry.chart = newChart(entry.canvas, config, entry.background);
+      fitCanvas();
+      entry.chart = newChart(entry.surface, config, entry.background);
       entry.type = config.type;
     }
-    bytes = encodeRaster(entry.canvas, task);
+    bytes = entry.surface.encode(task);
   } else {
     entry.chart?.destroy();
     entry.chart = undefined;
-    bytes = drawFresh(entry.canvas, task, settings);
+    fitCanvas();
+    bytes = drawFresh(entry.surface, task, settings);
   }
   // Kept only after a draw that finished (a failed one may leave its state behind); Map order makes the first key the least recently used.
   if (kept.size >= MAX_KEPT) {
@@ -175,7 +235,8 @@ function drawKept(task: ChartTask, settings: DrawSettings): Buffer {
 
 /** A chart task's image bytes (PNG, WebP, JPEG or SVG; PDF is made from the PNG by the caller). */
 export function drawChart(task: ChartTask, settings: DrawSettings): Buffer {
-  if (task.format === 'svg') return drawFresh(createCanvas(task.width, task.height, SvgExportFlag.NoPrettyXML), task, settings);
-  if (task.pixelRatio !== 1) return drawFresh(createCanvas(task.width, task.height), task, settings);
+  if (task.format === 'svg' && settings.skiaSvg) return drawSkiaSvg(task, settings);
+  if (task.format !== 'svg' && task.width * task.height * task.pixelRatio ** 2 > KEPT_MAX_PIXELS)
+    return drawFresh(rasterSurface(createCanvas(task.width, task.height)), task, settings);
   return drawKept(task, settings);
 }

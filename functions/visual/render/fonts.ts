@@ -54,6 +54,31 @@ export function withSvgTextFamily(family: string): string {
   return ALIASES.has(first) ? `"${SVG_TEXT_FAMILY}", ${family}` : family;
 }
 
+const GENERIC_FAMILIES = new Set(['serif', 'sans-serif', 'monospace', 'cursive', 'fantasy', 'system-ui']);
+
+/**
+ * The `font-family` an SVG written by our SVG context names for a CSS family list: each family
+ * drawn with DejaVu Sans (the aliases) as `DejaVu Sans`, which is what measured the text, an extra
+ * font's alias as the font's own name (`ownNames`, by lower-case alias), other families as they
+ * are, and a generic family kept last, so a viewer without these fonts still draws a sans-serif.
+ * Names other than plain words are quoted.
+ */
+export function svgFontFamily(list: string, ownNames: ReadonlyMap<string, string> = new Map()): string {
+  const names: string[] = [];
+  let generic: string | undefined;
+  for (const part of list.split(',')) {
+    const name = part.trim().replace(/^["']|["']$/g, '');
+    if (!name) continue;
+    const lower = name.toLowerCase();
+    if (GENERIC_FAMILIES.has(lower)) generic ??= lower;
+    const drawnWith = ALIASES.has(lower) ? 'DejaVu Sans' : GENERIC_FAMILIES.has(lower) ? undefined : (ownNames.get(lower) ?? name);
+    if (drawnWith && !names.includes(drawnWith)) names.push(drawnWith);
+  }
+  if (generic === 'sans-serif' && !names.includes('DejaVu Sans')) names.unshift('DejaVu Sans');
+  const quoted = names.map((name) => (/^[A-Za-z][\w -]*$/.test(name) ? name : `'${name.replace(/['\\]/g, '')}'`));
+  return [...quoted, ...(generic ? [generic] : [])].join(', ');
+}
+
 /** The regular and bold font files in `dir` (VISUAL_FONT_DIR, else the bundled fonts); throws naming what is missing. */
 export function fontFiles(dir: string): string[] {
   const files = FILES.map((name) => path.join(dir, name));

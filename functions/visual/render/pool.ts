@@ -20,6 +20,18 @@ export class RenderInputError extends RenderError {
   }
 }
 
+/** The image would exceed MAX_PIXELS: the caller asked for too large an image (400), nothing was drawn. */
+export class RenderTooLargeError extends RenderError {
+  constructor(
+    message: string,
+    readonly width: number,
+    readonly height: number,
+  ) {
+    super(message);
+    this.name = 'RenderTooLargeError';
+  }
+}
+
 /** The queue is full: the caller should retry shortly (503), nothing failed. */
 export class RenderBusyError extends Error {
   constructor(readonly queued: number) {
@@ -72,8 +84,8 @@ export class RenderPool {
     private readonly fonts: RenderFonts,
     private readonly maxQueue: number,
     private readonly script = path.join(__dirname, 'render-worker.js'),
-    /** false: every chart drawn on a new Chart.js chart (tests compare kept charts against it). */
-    private readonly keepCharts = true,
+    /** How the threads draw (tests and the bench compare against new charts and Skia's SVG canvas). */
+    private readonly drawing: Pick<RenderThreadData, 'keepCharts' | 'skiaSvg'> = {},
   ) {
     // Checked here so a missing font fails once, clearly, instead of every thread dying at start.
     fontFiles(fonts.dir);
@@ -100,7 +112,7 @@ export class RenderPool {
   }
 
   private spawn(): Slot {
-    const slot: Slot = { worker: new Worker(this.script, { workerData: { fonts: this.fonts, keepCharts: this.keepCharts } satisfies RenderThreadData }) };
+    const slot: Slot = { worker: new Worker(this.script, { workerData: { fonts: this.fonts, ...this.drawing } satisfies RenderThreadData }) };
     slot.worker.on('message', (reply: WorkerReply) => this.settle(slot, reply));
     slot.worker.on('error', (error) => this.replace(slot, new RenderError(`Render thread failed: ${error.message}`)));
     slot.worker.on('exit', (code) => {
@@ -134,7 +146,13 @@ export class RenderPool {
       this.renders++;
       job.resolve({ bytes: reply.bytes, threadId: reply.threadId });
     } else {
-      job.reject(reply.invalidInput ? new RenderInputError(reply.error) : new RenderError(reply.error));
+      job.reject(
+        reply.tooLarge
+          ? new RenderTooLargeError(reply.error, reply.tooLarge.width, reply.tooLarge.height)
+          : reply.invalidInput
+            ? new RenderInputError(reply.error)
+            : new RenderError(reply.error),
+      );
     }
     this.dispatch();
   }

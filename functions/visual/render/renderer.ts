@@ -2,6 +2,7 @@ import { config } from '../../../shared/config';
 import { bundledFontDir, extraFontFiles, svgTextFonts } from './fonts';
 import { RenderError, RenderPool } from './pool';
 import type { RenderOutput, RenderTask } from './tasks';
+import { trimTrailingSlashes } from '../../../shared/text';
 
 let pool: RenderPool | undefined;
 
@@ -41,7 +42,7 @@ async function renderOnQuickChart(base: string, task: ChartTask): Promise<Render
   const client = new QuickChart(config().QUICKCHART_API_KEY)
     .setScheme(url.protocol.replace(':', '') as 'http' | 'https')
     // quickchart-js joins `${scheme}://${host}/chart`, so a base path rides along in the host.
-    .setHost(`${url.host}${url.pathname.replace(/\/+$/, '')}`)
+    .setHost(`${url.host}${trimTrailingSlashes(url.pathname)}`)
     .setConfig(JSON.stringify(task.config))
     .setVersion('4')
     .setWidth(task.width)

@@ -8,30 +8,60 @@ import { GlobalFonts } from '@napi-rs/canvas';
 import { Resvg } from '@resvg/resvg-js';
 import { Chart } from 'chart.js/auto';
 import { buildDeck } from './deck';
-import { drawChart, type ChartTask, type DrawSettings } from './draw-chart';
-import { extraFontFamily, FONT_ALIASES, fontFiles, SVG_TEXT_FAMILY, withFallbackFamilies, withSvgTextFamily, type RenderFonts } from './fonts';
+import { ChartConfigError, drawChart, type ChartTask, type DrawSettings } from './draw-chart';
+import { extraFontFamily, FONT_ALIASES, fontFiles, SVG_TEXT_FAMILY, svgFontFamily, withFallbackFamilies, withSvgTextFamily, type RenderFonts } from './fonts';
 import { stripLinks } from './strip-links';
-import type { RenderTask } from './tasks';
+import { MAX_PIXELS, type RenderTask } from './tasks';
 
-export { ChartConfigError } from './draw-chart';
+export { ChartConfigError };
 
-/** What a render thread is started with. `keepCharts` false draws every chart on a new chart (the reference of the kept-charts test). */
+/** The image would rasterise to more than MAX_PIXELS: refused before any pixel is allocated. */
+export class ImageTooLargeError extends Error {
+  constructor(
+    readonly width: number,
+    readonly height: number,
+  ) {
+    super(`The image would be ${width}x${height} pixels (${((width * height) / 1e6).toFixed(1)} megapixels); the limit is ${MAX_PIXELS / 1e6} megapixels`);
+    this.name = 'ImageTooLargeError';
+  }
+}
+
+/**
+ * What a render thread is started with. `keepCharts` false draws every chart on a new chart (the
+ * reference of the kept-charts test); `skiaSvg` draws SVG on Skia's SVG canvas, the writer before
+ * our SVG context (the reference of its tests and the bench).
+ */
 export interface RenderThreadData {
   fonts: RenderFonts;
   keepCharts?: boolean;
+  skiaSvg?: boolean;
+}
+
+/** Refuses a raster larger than MAX_PIXELS, whatever asked for it (a size, a density, a diagram's layout). */
+function assertPixels(width: number, height: number): void {
+  const w = Math.ceil(width);
+  const h = Math.ceil(height);
+  if (!(w * h <= MAX_PIXELS)) throw new ImageTooLargeError(w, h);
 }
 
 type GraphvizInstance = { dot(source: string, format?: 'svg'): string };
 
 /** Registers the fonts (once per thread) and returns the thread's task runner. */
-export function renderTasks({ fonts, keepCharts = true }: RenderThreadData): (task: RenderTask) => Promise<Buffer> {
+export function renderTasks({ fonts, keepCharts = true, skiaSvg = false }: RenderThreadData): (task: RenderTask) => Promise<Buffer> {
   const files = fontFiles(fonts.dir);
   for (const alias of FONT_ALIASES) for (const file of files) GlobalFonts.registerFromPath(file, alias);
   // Skia draws a glyph the first family lacks from a later family of the same font list, never from
   // a font the list does not name: so the extra fonts are appended to every family a chart names.
+  // Registering a file under an alias also registers it under the font's own family name, which
+  // is what an SVG written by our context names (a viewer knows "Noto Sans Thai", not the alias).
+  const ownNames = new Map<string, string>();
   const extraFamilies = fonts.extra.map((file) => {
-    GlobalFonts.registerFromPath(file, extraFontFamily(file));
-    return extraFontFamily(file);
+    const alias = extraFontFamily(file);
+    const before = new Set(GlobalFonts.families.map((f) => f.family));
+    GlobalFonts.registerFromPath(file, alias);
+    const own = GlobalFonts.families.map((f) => f.family).find((family) => !before.has(family) && family !== alias);
+    if (own) ownNames.set(alias.toLowerCase(), own);
+    return alias;
   });
   if (extraFamilies.length) Chart.defaults.font.family = withFallbackFamilies(Chart.defaults.font.family ?? 'sans-serif', extraFamilies);
   // SVG text looks in the DejaVu Sans subsets first wherever a chart's family list starts with a
@@ -58,7 +88,9 @@ export function renderTasks({ fonts, keepCharts = true }: RenderThreadData): (ta
       });
     },
     svgDefaultFamily: forSvg(Chart.defaults.font.family ?? 'sans-serif'),
+    svgFontFamily: (list) => svgFontFamily(list, ownNames),
     keepCharts,
+    skiaSvg,
   };
 
   /** A one-page PDF holding the chart as a PNG, the page the chart's layout size (QuickChart's pdf format). */
@@ -89,7 +121,24 @@ export function renderTasks({ fonts, keepCharts = true }: RenderThreadData): (ta
         sansSerifFamily: 'DejaVu Sans',
       },
     });
+    // Parsing sized the image; rendering allocates it. The size comes from what the caller wrote
+    // (a diagram's pad or size, an infographic's rows), so it is checked first.
+    assertPixels(resvg.width * pixelRatio, resvg.height * pixelRatio);
     return resvg.render().asPng();
+  }
+
+  /** Graphviz's layout as SVG; source it cannot read (a syntax error, or no graph at all) is the caller's input to fix, not a failure. */
+  function dotToSvg(graphviz: GraphvizInstance, source: string): string {
+    let svg: string;
+    try {
+      svg = graphviz.dot(source, 'svg');
+    } catch (error) {
+      const message = String((error as Error)?.message ?? error).trim();
+      if (/syntax|error in line/i.test(message)) throw new ChartConfigError(message);
+      throw error;
+    }
+    if (!svg.trim()) throw new ChartConfigError('the DOT source holds no graph: write digraph { ... } or graph { ... }');
+    return svg;
   }
 
   let graphviz: Promise<GraphvizInstance> | undefined;
@@ -101,11 +150,12 @@ export function renderTasks({ fonts, keepCharts = true }: RenderThreadData): (ta
   return async (task) => {
     switch (task.kind) {
       case 'chart':
+        if (task.format !== 'svg') assertPixels(task.width * task.pixelRatio, task.height * task.pixelRatio);
         return task.format === 'pdf' ? chartPdf(task) : drawChart(task, settings);
       case 'svg-to-png':
         return svgToPng(task.svg, task.pixelRatio);
       case 'dot': {
-        const svg = stripLinks((await loadGraphviz()).dot(task.source, 'svg'));
+        const svg = stripLinks(dotToSvg(await loadGraphviz(), task.source));
         return task.format === 'png' ? svgToPng(svg, 1) : Buffer.from(svg, 'utf8');
       }
       case 'pptx':

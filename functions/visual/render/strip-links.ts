@@ -5,10 +5,12 @@
  * `xlink:href` attribute is removed, and so is any attribute whose value is a `javascript:` or
  * `vbscript:` URL. Graphviz escapes `<`, `>`, `&` and quotes in every text and attribute value it
  * writes, so in its output a `<` always starts markup and a start tag always ends at the next `>`.
+ * No pattern looks past the next `<`, and an attribute match starts at the one whitespace before its
+ * name, so each runs in time linear in the document whatever the labels hold.
  */
-const A_TAG = /<a(?:\s[^>]*)?>|<\/a\s*>/g;
-const START_TAG = /<([A-Za-z][\w:.-]*)(\s[^>]*?)?(\/?)>/g;
-const ATTRIBUTE = /\s+([^\s=/>]+)\s*=\s*("[^"]*"|'[^']*')/g;
+const A_TAG = /<a(?:\s[^<>]*)?>|<\/a\s*>/g;
+const START_TAG = /<([A-Za-z][\w:.-]*)(\s[^<>]*?)?(\/?)>/g;
+const ATTRIBUTE = /\s([^\s=/>]+)\s*=\s*("[^"]*"|'[^']*')/g;
 const HREF = /^(?:[\w.-]+:)?href$/i;
 const SCRIPT_URL = /(?:java|vb)script:/i;
 

@@ -8,6 +8,7 @@ import * as paymentDecidingIndex from './006_payment_deciding_index';
 import * as planRequestTime from './007_plan_request_time';
 import * as reportQuota from './008_report_quota';
 import * as orchestratorRollups from './009_orchestrator_rollups';
+import * as orchestratorAdminActions from './010_orchestrator_admin_actions';
 
 /** The one migration history, in order, for SQLite and Azure SQL alike. `sql/` holds its T-SQL (npm run sql:generate). */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -20,4 +21,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '007_plan_request_time': planRequestTime,
   '008_report_quota': reportQuota,
   '009_orchestrator_rollups': orchestratorRollups,
+  '010_orchestrator_admin_actions': orchestratorAdminActions,
 };

@@ -1,0 +1,136 @@
+import type { Expression, SqlBool } from 'kysely';
+import { Code, badRequest } from '../../../shared/http/errors';
+import { db } from '../../../shared/sql/db';
+import { first, isMssql, sql, toIso, type AnyKysely } from '../../../shared/sql/dialect';
+import { ERROR_PATTERNS } from '../workflow/error-classification';
+import { CANCELLED } from '../workflow/executions';
+import { EXECUTION_COLUMNS, executionView } from './execution-view';
+import type { ExecutionStatusFilter } from './executions';
+import { containsIgnoringCase } from './profiles';
+
+/** What the error filter takes: the classified patterns, and the mark of an execution an administrator cancelled. */
+export const ERROR_FILTERS = [...ERROR_PATTERNS, CANCELLED] as const;
+export const SEARCH_SORTS = ['newest', 'oldest', 'longest', 'company'] as const;
+export type SearchSort = (typeof SEARCH_SORTS)[number];
+/** requested_by takes up to this many user ids (the console resolves an email search at identity into them). */
+export const MAX_REQUESTERS = 25;
+
+export interface ExecutionSearch {
+  trackingId?: string;
+  company?: string;
+  requestedBy?: string;
+  status: ExecutionStatusFilter;
+  error?: (typeof ERROR_FILTERS)[number];
+  from?: string;
+  to?: string;
+  sort: SearchSort;
+  limit: number;
+  cursor?: string;
+}
+
+type Key = { expression: Expression<unknown>; direction: 'asc' | 'desc'; value: (row: Row) => string | number };
+type Row = Record<(typeof EXECUTION_COLUMNS)[number] | 'requested_by', unknown> & { tracking_id: string };
+
+/**
+ * The order of each sort, ending on tracking_id so every row has one place: the keys a cursor
+ * carries. Each is served by an index (created_at; company_name with created_at and tracking_id;
+ * requested_by with created_at for a user's reports); `longest` sorts unfinished executions
+ * (no duration yet) last.
+ */
+function keysOf(sort: SearchSort): Key[] {
+  const created = (direction: 'asc' | 'desc'): Key => ({ expression: sql.ref('created_at'), direction, value: (r) => toIso(r.created_at as string)! });
+  const trackingId = (direction: 'asc' | 'desc'): Key => ({ expression: sql.ref('tracking_id'), direction, value: (r) => r.tracking_id });
+  switch (sort) {
+    case 'newest':
+      return [created('desc'), trackingId('desc')];
+    case 'oldest':
+      return [created('asc'), trackingId('asc')];
+    case 'longest':
+      return [{ expression: sql`coalesce(${sql.ref('duration_ms')}, -1)`, direction: 'desc', value: (r) => Number(r.duration_ms ?? -1) }, trackingId('desc')];
+    case 'company':
+      return [{ expression: sql.ref('company_name'), direction: 'asc', value: (r) => String(r.company_name) }, created('desc'), trackingId('desc')];
+  }
+}
+
+/** An opaque cursor: the sort and the keys of the last row of a page. */
+const encodeCursor = (sort: SearchSort, values: (string | number)[]) => Buffer.from(JSON.stringify({ s: sort, k: values })).toString('base64url');
+
+function decodeCursor(cursor: string, sort: SearchSort, keys: Key[]): (string | number)[] {
+  try {
+    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { s?: unknown; k?: unknown };
+    const values = parsed.k;
+    if (parsed.s === sort && Array.isArray(values) && values.length === keys.length && values.every((v) => typeof v === 'string' || typeof v === 'number')) {
+      return values as (string | number)[];
+    }
+  } catch {
+    // falls through to the refusal
+  }
+  throw badRequest('`cursor` is not a cursor of this sort: start again without it.', Code.VALIDATION_FAILED, {
+    details: [{ field: 'cursor', problem: 'unknown cursor' }],
+  });
+}
+
+/**
+ * Rows after the cursor's row in the sort's order: (k1 beyond v1) or (k1 = v1 and k2 beyond v2)
+ * or ..., which both dialects evaluate over the sort's index.
+ */
+function after(keys: Key[], values: (string | number)[]) {
+  const beyond = (k: Key, v: string | number) => sql<SqlBool>`${k.expression} ${sql.raw(k.direction === 'desc' ? '<' : '>')} ${v}`;
+  const equal = (k: Key, v: string | number) => sql<SqlBool>`${k.expression} = ${v}`;
+  const branches = keys.map((key, i) => sql.join([...keys.slice(0, i).map((k, j) => equal(k, values[j])), beyond(key, values[i])], sql` and `));
+  return sql<SqlBool>`(${sql.join(
+    branches.map((b) => sql`(${b})`),
+    sql` or `,
+  )})`;
+}
+
+/**
+ * Whether a column starts with `prefix` (letters, digits, `-` and `_` only, as tracking ids are).
+ * SQLite compares text byte by byte, so a range over the index; Azure SQL's collations may order
+ * `-` by word-sort rules, so LIKE there, which it also serves from the index, with `_` written as
+ * the one-character set `[_]` (the other characters are not special to LIKE).
+ */
+function startsWith(database: AnyKysely, column: string, prefix: string) {
+  if (isMssql(database)) return sql<SqlBool>`${sql.ref(column)} like ${`${prefix.replace(/_/g, '[_]')}%`}`;
+  return sql<SqlBool>`(${sql.ref(column)} >= ${prefix} and ${sql.ref(column)} < ${`${prefix}\uffff`})`;
+}
+
+/**
+ * GET api/admin/executions: executions found by tracking id (prefix), company (contains), the users
+ * who requested them, status, error and creation time range, in one of four orders, a page at a
+ * time with a cursor (no offsets: a page reads its rows and no more, however deep).
+ */
+export async function searchExecutions(query: ExecutionSearch, now: Date) {
+  const database = db();
+  const keys = keysOf(query.sort);
+  let q = database.selectFrom('orchestrator_executions').select([...EXECUTION_COLUMNS, 'requested_by']);
+  if (query.trackingId) q = q.where(startsWith(database, 'tracking_id', query.trackingId));
+  if (query.company) q = q.where(containsIgnoringCase(database, 'company_name', query.company));
+  if (query.requestedBy) q = q.where('requested_by', 'in', query.requestedBy.split(','));
+  if (query.status !== 'all') q = q.where('processing_status', '=', query.status);
+  if (query.error) q = q.where('error_pattern', '=', query.error);
+  if (query.from) q = q.where('created_at', '>=', new Date(query.from).toISOString());
+  if (query.to) q = q.where('created_at', '<', new Date(query.to).toISOString());
+  if (query.cursor) q = q.where(after(keys, decodeCursor(query.cursor, query.sort, keys)));
+  for (const key of keys) q = q.orderBy(key.expression, key.direction);
+  // One row more than the page says whether there is a next page.
+  const rows = (await first(database, q, query.limit + 1).execute()) as unknown as Row[];
+  const pageRows = rows.slice(0, query.limit);
+  const last = pageRows.at(-1);
+  const filters = Object.fromEntries(
+    Object.entries({ ...query, cursor: undefined, limit: query.limit }).filter(([, v]) => v !== undefined && v !== '' && v !== null),
+  );
+  return {
+    success: true,
+    generated_at: now.toISOString(),
+    filters,
+    executions: pageRows.map((row) => ({ ...executionView(row as never, now), requested_by: row.requested_by as string })),
+    next_cursor:
+      rows.length > query.limit && last
+        ? encodeCursor(
+            query.sort,
+            keys.map((k) => k.value(last)),
+          )
+        : null,
+  };
+}

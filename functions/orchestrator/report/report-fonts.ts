@@ -1,0 +1,129 @@
+import path from 'node:path';
+
+/**
+ * The report's fonts: DejaVu Sans (regular and bold; the layout sets no italics) from the `dejavu-fonts-ttf` package, the
+ * family the visual service draws the charts with. It covers Latin with its extensions, Greek,
+ * Cyrillic, Armenian, Georgian, Hebrew, basic Arabic and most symbols. Every text run is embedded
+ * (subset) in the PDF; nothing depends on fonts installed on a machine (Flex Consumption has none).
+ */
+export const REPORT_FONT_FAMILY = 'DejaVu Sans';
+const FILES = ['DejaVuSans.ttf', 'DejaVuSans-Bold.ttf'];
+
+export const reportFontFiles = () => {
+  const dir = path.join(path.dirname(require.resolve('dejavu-fonts-ttf/package.json')), 'ttf');
+  return FILES.map((name) => path.join(dir, name));
+};
+
+let covered: Set<number> | undefined;
+/** Code points every report font draws (regular and bold alike): read once from the fonts' character maps. */
+function coveredCodePoints(): Set<number> {
+  if (!covered) {
+    // fontkit (pdfkit's font reader) loads only when a text leaves Latin-1, which most reports never do.
+    const fontkit = require('fontkit') as { openSync(file: string): { characterSet: number[] } };
+    const [regular, ...others] = reportFontFiles().map((file) => new Set(fontkit.openSync(file).characterSet));
+    covered = new Set([...regular].filter((cp) => others.every((font) => font.has(cp))));
+  }
+  return covered;
+}
+
+/** Scripts named when the fonts cannot draw them (Unicode script names), in the order they are tried. */
+const SCRIPTS = [
+  'Han',
+  'Hiragana',
+  'Katakana',
+  'Hangul',
+  'Thai',
+  'Lao',
+  'Khmer',
+  'Myanmar',
+  'Devanagari',
+  'Bengali',
+  'Gurmukhi',
+  'Gujarati',
+  'Oriya',
+  'Tamil',
+  'Telugu',
+  'Kannada',
+  'Malayalam',
+  'Sinhala',
+  'Tibetan',
+  'Ethiopic',
+  'Arabic',
+  'Hebrew',
+  'Syriac',
+  'Thaana',
+  'Armenian',
+  'Georgian',
+  'Mongolian',
+].map((name) => ({ name, pattern: new RegExp(`\\p{Script=${name}}`, 'u') }));
+
+function scriptOf(char: string): string {
+  if (/\p{Extended_Pictographic}/u.test(char)) return 'Emoji';
+  return SCRIPTS.find((s) => s.pattern.test(char))?.name ?? 'Symbols';
+}
+
+/**
+ * Blocks every report font draws in full (each assigned character that is neither a control nor a
+ * format character): Basic Latin, Latin-1, Latin Extended-A and -B, IPA, Greek, Cyrillic and the
+ * general punctuation. Text within them skips the fonts' character maps, so most reports never load
+ * fontkit (about 150 ms); tests/orchestrator/report-words.test.ts checks the claim against the fonts.
+ */
+export const FULLY_COVERED_BLOCKS: [number, number][] = [
+  [0x20, 0x7e],
+  [0xa0, 0x2af],
+  [0x370, 0x4ff],
+  [0x2010, 0x205e],
+];
+const FAST_PATH = new RegExp(`^[${FULLY_COVERED_BLOCKS.map(([a, b]) => `\\u{${a.toString(16)}}-\\u{${b.toString(16)}}`).join('')}]*$`, 'u');
+const UNASSIGNED_OR_FORMAT = /[\p{Cn}\p{Cf}]/u;
+
+/** Whether every report font draws this character (read from the fonts' character maps). */
+export const fontsDraw = (char: string) => coveredCodePoints().has(char.codePointAt(0)!);
+
+/** Characters never printed: controls other than the space (tabs and line ends become spaces first). */
+// eslint-disable-next-line no-control-regex -- removing control characters is the point
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f]/g;
+
+/** Combining marks, joiners and variation selectors: they belong to the character before them. */
+const JOINING = /^(?:\p{M}|\u200c|\u200d|\ufe0f)$/u;
+
+export interface FontFallback {
+  /** Scripts some submitted text was written in that the fonts cannot draw. */
+  scripts: Set<string>;
+  /** The text with each run of characters the fonts lack replaced by the script's name in brackets: "[Thai] Holdings". */
+  fit(text: string): string;
+}
+
+/**
+ * A clear fallback for text in a script no shipped font covers: never a box or a wrong glyph
+ * (mojibake), but the script's name in brackets, and the cover says so. PDF/UA also forbids text
+ * a font cannot show, so nothing reaches the typesetter that the fonts lack.
+ */
+export function fontFallback(): FontFallback {
+  const scripts = new Set<string>();
+  return {
+    scripts,
+    fit(text) {
+      const clean = text.replace(/[\t\r\n]+/g, ' ').replace(CONTROLS, '');
+      if (FAST_PATH.test(clean) && !UNASSIGNED_OR_FORMAT.test(clean)) return clean;
+      const fonts = coveredCodePoints();
+      let out = '';
+      let run: string | null = null;
+      for (const char of clean) {
+        // Combining marks and joiners stay with the run they belong to.
+        if (fonts.has(char.codePointAt(0)!) && !(run && JOINING.test(char))) {
+          run = null;
+          out += char;
+          continue;
+        }
+        const script: string = run ?? scriptOf(char);
+        if (run === null) {
+          scripts.add(script);
+          out += `[${script}]`;
+        }
+        run = script;
+      }
+      return out;
+    },
+  };
+}

@@ -1,0 +1,259 @@
+/**
+ * The words of the report: labels, units and number formats for the figures a client sends, and the
+ * formatting of numbers, amounts and dates for the report's locale. Nothing a client reads is a
+ * field name: a known metric has its label and unit from the dictionary below, any other key is
+ * turned into words (`avg_contract_value_usd` → "Average contract value (USD)").
+ */
+
+/** The locale numbers and dates follow when the request names none. */
+export const DEFAULT_LOCALE = 'en-US';
+
+/** How a metric's value reads: a percentage, an amount in the report's currency, a count, a ratio, a score or a duration. */
+export type MetricUnit = 'percent' | 'currency' | 'number' | 'ratio' | 'score' | 'days' | 'months';
+
+export interface MetricDefinition {
+  label: string;
+  unit: MetricUnit;
+}
+
+/**
+ * Metrics clients commonly send, by key in lower snake case (a key is matched after lower-casing and
+ * turning spaces and camelCase into underscores). Labels in American English, the default locale's.
+ */
+export const METRIC_DICTIONARY: Record<string, MetricDefinition> = {
+  gross_margin_pct: { label: 'Gross margin', unit: 'percent' },
+  net_margin_pct: { label: 'Net margin', unit: 'percent' },
+  operating_margin_pct: { label: 'Operating margin', unit: 'percent' },
+  ebitda_margin_pct: { label: 'EBITDA margin', unit: 'percent' },
+  customer_retention_pct: { label: 'Customer retention', unit: 'percent' },
+  retention_rate_pct: { label: 'Retention rate', unit: 'percent' },
+  churn_rate_pct: { label: 'Customer churn', unit: 'percent' },
+  churn_pct: { label: 'Customer churn', unit: 'percent' },
+  revenue_growth_pct: { label: 'Revenue growth', unit: 'percent' },
+  market_share_pct: { label: 'Market share', unit: 'percent' },
+  employee_turnover_pct: { label: 'Employee turnover', unit: 'percent' },
+  utilization_pct: { label: 'Utilization', unit: 'percent' },
+  utilisation_pct: { label: 'Utilization', unit: 'percent' },
+  billable_utilization_pct: { label: 'Billable utilization', unit: 'percent' },
+  on_time_delivery_pct: { label: 'On-time delivery', unit: 'percent' },
+  recurring_revenue_pct: { label: 'Recurring revenue share', unit: 'percent' },
+  csat_pct: { label: 'Customer satisfaction', unit: 'percent' },
+  nps: { label: 'Net Promoter Score', unit: 'score' },
+  net_promoter_score: { label: 'Net Promoter Score', unit: 'score' },
+  customers: { label: 'Customers', unit: 'number' },
+  customer_count: { label: 'Customers', unit: 'number' },
+  active_users: { label: 'Active users', unit: 'number' },
+  arr: { label: 'Annual recurring revenue', unit: 'currency' },
+  mrr: { label: 'Monthly recurring revenue', unit: 'currency' },
+  cac: { label: 'Customer acquisition cost', unit: 'currency' },
+  ltv: { label: 'Customer lifetime value', unit: 'currency' },
+  clv: { label: 'Customer lifetime value', unit: 'currency' },
+  ltv_cac_ratio: { label: 'Lifetime value to acquisition cost', unit: 'ratio' },
+  avg_contract_value: { label: 'Average contract value', unit: 'currency' },
+  backlog: { label: 'Order backlog', unit: 'currency' },
+  order_backlog: { label: 'Order backlog', unit: 'currency' },
+  inventory_turnover: { label: 'Inventory turnover', unit: 'ratio' },
+  days_sales_outstanding: { label: 'Days sales outstanding', unit: 'days' },
+  dso: { label: 'Days sales outstanding', unit: 'days' },
+  payback_months: { label: 'Payback period', unit: 'months' },
+};
+
+/** Abbreviations spelled out when a key is turned into words. */
+const WORDS: Record<string, string> = {
+  avg: 'average',
+  pct: 'percent',
+  num: 'number',
+  qty: 'quantity',
+  yoy: 'year-over-year',
+  mom: 'month-over-month',
+  ytd: 'year-to-date',
+  rev: 'revenue',
+  emp: 'employee',
+  cust: 'customer',
+  mgmt: 'management',
+  ops: 'operations',
+  dept: 'department',
+  acq: 'acquisition',
+  conv: 'conversion',
+  util: 'utilization',
+  hrs: 'hours',
+  yrs: 'years',
+};
+
+/** Written in capitals wherever they appear. */
+const ACRONYMS = new Set([
+  'nps',
+  'arr',
+  'mrr',
+  'cac',
+  'ltv',
+  'clv',
+  'roi',
+  'roe',
+  'roa',
+  'ebit',
+  'ebitda',
+  'kpi',
+  'sla',
+  'csat',
+  'gmv',
+  'aov',
+  'arpu',
+  'sku',
+  'it',
+  'hr',
+  'fte',
+  'b2b',
+  'b2c',
+  'saas',
+  'esg',
+  'co2',
+  'ai',
+  'r&d',
+  'eu',
+  'us',
+  'uk',
+]);
+
+/** Suffixes that carry the unit rather than the meaning. */
+const PERCENT_SUFFIXES = new Set(['pct', 'percent', 'percentage']);
+const DURATION_SUFFIXES: Record<string, MetricUnit> = { days: 'days', months: 'months' };
+
+let currencies: Set<string> | undefined;
+/** ISO 4217 codes this Node knows (Intl), so `_usd` and `_eur` read as a currency and `_kpi` does not. */
+function isCurrencyCode(token: string): boolean {
+  currencies ??= new Set(Intl.supportedValuesOf('currency'));
+  return token.length === 3 && currencies.has(token.toUpperCase());
+}
+
+/** A key's words, lower case: `avgContractValue_USD` and `avg contract value usd` both give avg, contract, value, usd. */
+function tokens(key: string): string[] {
+  return key
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .split(/[\s_]+/)
+    .filter(Boolean)
+    .map((t) => t.toLowerCase());
+}
+
+const capitalise = (text: string) => (text ? text[0].toUpperCase() + text.slice(1) : text);
+
+/** A label inside a sentence: "Gross margin" → "gross margin", but "EBITDA margin" and "Net Promoter Score" stay as they are. */
+export const inSentence = (label: string) => (/^[A-Z][a-z]/.test(label) && !/^[A-Z][a-z]+ [A-Z]/.test(label) ? label[0].toLowerCase() + label.slice(1) : label);
+
+/** Words from tokens: abbreviations spelled out, acronyms in capitals, the first word capitalised. */
+function wordsOf(parts: string[]): string {
+  const words = parts.map((t) => (ACRONYMS.has(t) ? t.toUpperCase() : (WORDS[t] ?? t)));
+  return capitalise(words.join(' '));
+}
+
+/**
+ * The label and unit of a metric key: the dictionary's when it knows the key, otherwise words made
+ * from the key, with a unit read from its last word (`_pct` percent, `_usd` a currency named in the
+ * label, `_days`/`_months` a duration).
+ */
+export function describeMetric(key: string): MetricDefinition {
+  const parts = tokens(key);
+  const known = METRIC_DICTIONARY[parts.join('_')];
+  if (known) return known;
+  const last = parts[parts.length - 1];
+  if (parts.length > 1 && PERCENT_SUFFIXES.has(last)) return { label: wordsOf(parts.slice(0, -1)), unit: 'percent' };
+  if (parts.length > 1 && isCurrencyCode(last)) return { label: `${wordsOf(parts.slice(0, -1))} (${last.toUpperCase()})`, unit: 'number' };
+  if (parts.length > 1 && DURATION_SUFFIXES[last]) return { label: wordsOf(parts.slice(0, -1)), unit: DURATION_SUFFIXES[last] };
+  return { label: wordsOf(parts), unit: 'number' };
+}
+
+/** A label for a field or metric name: `customer_retention_pct` → "Customer retention". */
+export const humanise = (key: string) => describeMetric(key).label;
+
+/** A snake_case word: two or more lower-case parts joined by underscores. */
+const SNAKE_CASE = /\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g;
+
+/** Free text with every snake_case word turned into words (a model echoing a field name reads as prose). */
+export const withoutFieldNames = (text: string) => text.replace(SNAKE_CASE, (word) => inSentence(humanise(word)));
+
+/** Runs of spaces, tabs and line ends (not the no-break spaces that keep "38.5 %" on one line). */
+export const collapseSpaces = (text: string) => text.replace(/[ \t\r\n\f\v]+/g, ' ').trim();
+
+/** Text as a whole sentence: trimmed, spaces collapsed, a capital first letter and a closing full stop when it has none. */
+export function sentence(text: string): string {
+  const trimmed = collapseSpaces(text);
+  if (!trimmed) return '';
+  const closed = /[.!?…]["'”’)]*$/.test(trimmed) ? trimmed : `${trimmed}.`;
+  return capitalise(closed);
+}
+
+/** Numbers, amounts, percentages and dates as the report's locale writes them. */
+export interface ReportFormat {
+  locale: string;
+  /** An amount in a few significant digits with the locale's compact notation: "$4.42M". */
+  money(value: number, currency: string): string;
+  /** A count or measure with the locale's grouping: "1,250", "3.2". */
+  number(value: number, fractionDigits?: number): string;
+  /** A value already in percent, with a space before the sign (ISO 80000): "38.5 %"; signed: "+17.7 %". */
+  percent(value: number, options?: { signed?: boolean }): string;
+  /** A difference of percentages: "1.2 percentage points". */
+  points(value: number): string;
+  /** A calendar date in the locale's long style, in UTC: "November 26, 2026". */
+  date(value: Date): string;
+  /** A metric's value in its unit. */
+  metric(key: string, value: number, currency: string): string;
+}
+
+const NBSP = '\u00a0';
+
+export function reportFormat(locale: string = DEFAULT_LOCALE): ReportFormat {
+  const cache = new Map<string, Intl.NumberFormat>();
+  const nf = (key: string, options: Intl.NumberFormatOptions) => {
+    let f = cache.get(key);
+    if (!f) cache.set(key, (f = new Intl.NumberFormat(locale, options)));
+    return f;
+  };
+  const number = (value: number, fractionDigits = 1) => nf(`n${fractionDigits}`, { maximumFractionDigits: fractionDigits }).format(value);
+  const percent = (value: number, options: { signed?: boolean } = {}) =>
+    `${nf(`p${options.signed ? 's' : ''}`, { maximumFractionDigits: 1, signDisplay: options.signed ? 'exceptZero' : 'auto' }).format(value)}${NBSP}%`;
+  const money = (value: number, currency: string) =>
+    nf(`m${currency}`, { style: 'currency', currency, notation: 'compact', minimumSignificantDigits: 3, maximumSignificantDigits: 3 }).format(value);
+  const dates = new Intl.DateTimeFormat(locale, { dateStyle: 'long', timeZone: 'UTC' });
+  return {
+    locale,
+    money,
+    number,
+    percent,
+    points: (value) => `${number(Math.abs(value))} percentage point${Math.abs(value) === 1 ? '' : 's'}`,
+    date: (value) => dates.format(value),
+    metric(key, value, currency) {
+      switch (describeMetric(key).unit) {
+        case 'percent':
+          return percent(value);
+        case 'currency':
+          return money(value, currency);
+        case 'ratio':
+          return `${number(value)}×`;
+        case 'days':
+          return `${number(value, 0)} days`;
+        case 'months':
+          return `${number(value)} months`;
+        case 'score':
+          return number(value, 0);
+        default:
+          return number(value, 2);
+      }
+    },
+  };
+}
+
+/** The locale's canonical form when this Node can format numbers and dates for it, else undefined. */
+export function supportedLocale(tag: string): string | undefined {
+  try {
+    const [canonical] = Intl.getCanonicalLocales(tag);
+    return Intl.NumberFormat.supportedLocalesOf([canonical]).length && Intl.DateTimeFormat.supportedLocalesOf([canonical]).length ? canonical : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The document language (PDF /Lang) of a report in this locale: its prose is English, in the locale's region when the locale is English. */
+export function documentLanguage(locale: string): string {
+  const { language, region } = new Intl.Locale(locale);
+  return language === 'en' && region ? `en-${region}` : 'en';
+}

@@ -1,0 +1,78 @@
+import { describeWithTsql, expectValidTsql, recordAzureSql } from '../helpers/tsql';
+
+/**
+ * The orchestrator's workflow statements (claim, progress with its log rows, completion, failure,
+ * the stuck-execution sweep, the report quota) and the health probe, compiled for Azure SQL and
+ * parsed by ScriptDom. The driver answers one processing execution to every query, except where the
+ * path under test needs no row (the first report of a month finds no quota row to count on).
+ */
+const execution = {
+  tracking_id: 'trk_1',
+  company_name: 'Acme',
+  industry_id: '54',
+  processing_status: 'processing',
+  progress_percentage: 10,
+  attempts: 1,
+  created_at: new Date(),
+  started_at: new Date(),
+  completed_at: null,
+  updated_at: new Date(),
+  submission: '{}',
+  assets: null,
+  reports: 1,
+  ok: 1,
+  count: 3,
+};
+let noQuotaRowYet = false;
+const { statements: compiled } = recordAzureSql((query) => (noQuotaRowYet && /^update "orchestrator_report_quota"/.test(query.sql) ? [] : [execution]));
+
+// An orchestrator-only app (nothing is served: its settings are only read).
+beforeAll(() => require('../../shared/config').useProcessSettings({ SERVICES: 'orchestrator', VISUAL_API_TOKEN: 'v'.repeat(40) }));
+afterAll(() => require('../../shared/platform').setProcessPlatform(undefined));
+beforeEach(() => {
+  compiled.length = 0;
+  noQuotaRowYet = false;
+});
+
+const workflow = () => require('../../functions/orchestrator/workflow/executions');
+const quota = () => require('../../functions/orchestrator/report/quota');
+const step = { number: 4, name: 'AI_ORCHESTRATION' };
+const logRow = { tracking_id: 'trk_1', step_name: 'AI_ORCHESTRATION', step_number: 4, status: 'completed' };
+const classification = { pattern: 'AI_SERVICE', source: 'AI_SERVICE', retryable: false };
+
+const paths: [string, string[], () => Promise<unknown>][] = [
+  ['find an execution', ['select'], () => workflow().findExecution('trk_1')],
+  ['claim it', ['update'], async () => expect(await workflow().claimExecution(execution, new Date(), 300)).toBe(true)],
+  ['record progress with its log rows', ['insert', 'update'], () => workflow().recordProgress('trk_1', step, 40, {}, [logRow])],
+  // Finishing also moves the rollups: the execution row is read, the hour's counts updated.
+  [
+    'complete with the last log rows',
+    ['insert', 'select', 'update', 'update', 'update', 'update'],
+    () => workflow().completeExecution('trk_1', new Date(), [], [logRow]),
+  ],
+  [
+    'fail',
+    ['select', 'insert', 'select', 'update', 'update', 'update', 'update'],
+    async () => expect(await workflow().failExecution('trk_1', { step, message: 'AI down', classification }, [logRow])).toBe(true),
+  ],
+  ['find stuck executions', ['select'], () => workflow().findStuckExecutions(new Date(), 50)],
+  ['count executions in processing', ['select'], async () => expect(await workflow().countProcessing()).toBe(3)],
+  ['take a report of the quota', ['update', 'select'], () => quota().takeReportQuota('u1', 'free', new Date())],
+  [
+    "take the month's first report",
+    ['update', 'insert', 'select'],
+    async () => {
+      noQuotaRowYet = true;
+      await quota().takeReportQuota('u1', 'free', new Date());
+    },
+  ],
+  ['give a report back', ['update'], () => quota().returnReportQuota('u1', { limit: 3, count: 1, resetsAt: new Date().toISOString() }, new Date())],
+  ['the health probe', ['select'], async () => expect(await require('../../shared/health').checkSql()).toMatchObject({ ok: true })],
+];
+
+describeWithTsql('orchestrator workflow statements for Azure SQL', (tsql) => {
+  test.each(paths)('%s: every statement is valid T-SQL (ScriptDom), of the kinds expected', async (_name, kinds, run) => {
+    await run();
+    await expectValidTsql(tsql(), compiled, kinds);
+  });
+});
