@@ -8,6 +8,9 @@ export interface Clock {
 
 export const SYSTEM_CLOCK: Clock = { now: () => new Date() };
 
+/** Uniform numbers in [0, 1): the platform's source of jitter (retry backoffs). */
+export type RandomSource = () => number;
+
 type Settings = Record<string, string | undefined>;
 
 /**
@@ -21,6 +24,11 @@ export class Platform {
   private settingsNow: Settings;
   private configNow: Config;
   private readonly owned = new Map<string, { value: unknown; release?: (value: unknown) => unknown }>();
+  /**
+   * Where jitter comes from: Math.random, unless a test sets a seeded source so that a delay drawn
+   * at random is known in advance (and a backoff that stopped growing shows).
+   */
+  random: RandomSource = Math.random;
 
   constructor(
     settings: Settings,

@@ -530,6 +530,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description LOGIN_RATE_LIMITED: Too many sign-in requests from this network or for this address; Retry-After says when to try again. OTP_RESEND_COOLDOWN: A code was sent to this address moments ago; Retry-After says when a new one can be sent. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Any other error, in the same envelope */
             default: {
                 headers: {
@@ -590,6 +601,24 @@ export interface operations {
             };
             /** @description The request is malformed: the body, a path parameter or the query (the message names the field) */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description OTP_INVALID: The sign-in code is wrong, already used, or none was requested. OTP_EXPIRED: The sign-in code has expired; request a new one. OTP_ATTEMPTS_EXCEEDED: Too many wrong tries for this code; request a new one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ACCOUNT_INACTIVE: The sign-in code was right but the account is inactive. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -664,6 +693,15 @@ export interface operations {
             };
             /** @description The request is malformed: the body, a path parameter or the query (the message names the field) */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description REFRESH_TOKEN_INVALID: The refresh token is unknown or its session has ended; sign in again. REFRESH_TOKEN_EXPIRED: The refresh token, or its session, has reached its maximum age; sign in again. REFRESH_TOKEN_ROTATED: The refresh token was rotated moments ago (a parallel refresh); use the newest one. REFRESH_TOKEN_REUSED: An already used refresh token came back after the grace period; the whole session is revoked. AUTH_USER_INACTIVE: The account is inactive: 401 when identity finds it so, 403 when the token itself says so. */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -923,6 +961,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description USER_NOT_FOUND: No user has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PLAN_UPDATE_STALE: A plan update requested later than this one was already applied; the answer gives the current plan. CANNOT_DEACTIVATE_SELF: An admin may not deactivate their own account. LAST_SUPER_ADMIN: The change would leave no active super_admin. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is larger than this route accepts */
             413: {
                 headers: {
@@ -1100,6 +1156,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description USER_EXISTS: Another user already has this email address. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is larger than this route accepts */
             413: {
                 headers: {
@@ -1185,6 +1250,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description USER_NOT_FOUND: No user has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Any other error, in the same envelope */
             default: {
                 headers: {
@@ -1244,6 +1318,24 @@ export interface operations {
             };
             /** @description The caller may not do this */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description USER_NOT_FOUND: No user has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CANNOT_DELETE_SELF: An admin may not delete their own account. LAST_SUPER_ADMIN: The change would leave no active super_admin. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1333,6 +1425,24 @@ export interface operations {
             };
             /** @description The caller may not do this */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description USER_NOT_FOUND: No user has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description USER_EXISTS: Another user already has this email address. CANNOT_DEACTIVATE_SELF: An admin may not deactivate their own account. LAST_SUPER_ADMIN: The change would leave no active super_admin. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1433,6 +1543,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description USER_NOT_FOUND: No user has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LAST_SUPER_ADMIN: The change would leave no active super_admin. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is larger than this route accepts */
             413: {
                 headers: {
@@ -1514,6 +1642,24 @@ export interface operations {
             };
             /** @description The caller may not do this */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description USER_NOT_FOUND: No user has this id. ROLE_NOT_FOUND: No role has this id. ROLE_NOT_ASSIGNED: The user does not hold the role being removed. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BASE_ROLE: The base user role cannot be removed; grant another role instead. LAST_SUPER_ADMIN: The change would leave no active super_admin. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1636,6 +1782,15 @@ export interface operations {
             };
             /** @description The caller may not do this */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ROLE_NOT_FOUND: No role has this id. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1882,6 +2037,15 @@ export interface operations {
             };
             /** @description The caller may not do this */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SESSION_NOT_FOUND: No session has this id. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

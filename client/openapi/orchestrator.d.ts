@@ -517,6 +517,8 @@ export interface operations {
             /** @description Accepted */
             202: {
                 headers: {
+                    /** @description The report status URL (statusUrl) */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -575,9 +577,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency this route needs is unavailable (Retry-After when known) */
+            /** @description REPORT_QUOTA_EXCEEDED: The plan's monthly report quota is used up; the answer gives the limit, the count and when it resets. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description QUEUE_UNAVAILABLE: The report could not be queued (nothing was kept, the quota was given back); try again shortly. IDENTITY_UNAVAILABLE: Identity could not be asked whether the token's session is still live (a token is never trusted unchecked); try again shortly. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -680,6 +695,15 @@ export interface operations {
             };
             /** @description The caller may not do this */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description REPORT_NOT_FOUND: No report has this tracking id, or it belongs to another user. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1345,6 +1369,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description VISUAL_UNAVAILABLE: The visual service could not draw the trend chart, or answered without a usable SVG image. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A dependency this route needs is unavailable (Retry-After when known) */
             503: {
                 headers: {
@@ -1530,6 +1563,15 @@ export interface operations {
             };
             /** @description The caller may not do this */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description EXECUTION_NOT_FOUND: No execution has this tracking id (administration API). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2252,6 +2294,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description CONSOLE_FILE_NOT_FOUND: The console has no file at this path. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONSOLE_NOT_BUILT: The administration console was not built (run npm run build). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Any other error, in the same envelope */
             default: {
                 headers: {
@@ -2306,6 +2366,24 @@ export interface operations {
             };
             /** @description The request is malformed: the body, a path parameter or the query (the message names the field) */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONSOLE_FILE_NOT_FOUND: The console has no file at this path. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONSOLE_NOT_BUILT: The administration console was not built (run npm run build). */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -490,6 +490,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Our own database failed: nothing was recorded, and Stripe delivers the event again. INTERNAL: An unexpected failure in the service; the answer carries `requestId`, which finds the failure in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Any other error, in the same envelope */
             default: {
                 headers: {

@@ -445,6 +445,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RENDER_FAILED: The renderer failed or timed out on an item; `details` names it. INTERNAL: An unexpected failure in the service; the answer carries `requestId`, which finds the failure in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RENDERER_BUSY: Every renderer is busy and the queue is full; retry after `retryAfter` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Any other error, in the same envelope */
             default: {
                 headers: {
@@ -545,6 +565,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RENDER_FAILED: The renderer failed or timed out on an item; `details` names it. INTERNAL: An unexpected failure in the service; the answer carries `requestId`, which finds the failure in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RENDERER_BUSY: Every renderer is busy and the queue is full; retry after `retryAfter` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Any other error, in the same envelope */
             default: {
                 headers: {
@@ -620,6 +660,26 @@ export interface operations {
             /** @description The body is larger than this route accepts */
             413: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RENDER_FAILED: The renderer failed or timed out on an item; `details` names it. INTERNAL: An unexpected failure in the service; the answer carries `requestId`, which finds the failure in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RENDERER_BUSY: Every renderer is busy and the queue is full; retry after `retryAfter` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -726,6 +786,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RENDER_FAILED: The renderer failed or timed out on an item; `details` names it. INTERNAL: An unexpected failure in the service; the answer carries `requestId`, which finds the failure in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RENDERER_BUSY: Every renderer is busy and the queue is full; retry after `retryAfter` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Any other error, in the same envelope */
             default: {
                 headers: {
@@ -750,6 +830,15 @@ export interface operations {
         responses: {
             /** @description The request is malformed: the body, a path parameter or the query (the message names the field) */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND: No such resource under /api/v1/ (charts, infographics, presentations, diagrams). OPERATION_NOT_FOUND: The resource exists but has no such operation; the message names the one it has. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -788,6 +877,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RESOURCE_NOT_FOUND: No such resource under /api/v1/ (charts, infographics, presentations, diagrams). OPERATION_NOT_FOUND: The resource exists but has no such operation; the message names the one it has. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Any other error, in the same envelope */
             default: {
                 headers: {
@@ -812,6 +910,15 @@ export interface operations {
         responses: {
             /** @description The request is malformed: the body, a path parameter or the query (the message names the field) */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND: No such resource under /api/v1/ (charts, infographics, presentations, diagrams). OPERATION_NOT_FOUND: The resource exists but has no such operation; the message names the one it has. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -850,6 +957,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RESOURCE_NOT_FOUND: No such resource under /api/v1/ (charts, infographics, presentations, diagrams). OPERATION_NOT_FOUND: The resource exists but has no such operation; the message names the one it has. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Any other error, in the same envelope */
             default: {
                 headers: {
@@ -874,6 +990,15 @@ export interface operations {
         responses: {
             /** @description The request is malformed: the body, a path parameter or the query (the message names the field) */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND: No such resource under /api/v1/ (charts, infographics, presentations, diagrams). OPERATION_NOT_FOUND: The resource exists but has no such operation; the message names the one it has. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -912,6 +1037,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RESOURCE_NOT_FOUND: No such resource under /api/v1/ (charts, infographics, presentations, diagrams). OPERATION_NOT_FOUND: The resource exists but has no such operation; the message names the one it has. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Any other error, in the same envelope */
             default: {
                 headers: {
@@ -932,6 +1066,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description RESOURCE_NOT_FOUND: No such resource under /api/v1/ (charts, infographics, presentations, diagrams). OPERATION_NOT_FOUND: The resource exists but has no such operation; the message names the one it has. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Any other error, in the same envelope */
             default: {
                 headers: {
@@ -952,6 +1095,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description RESOURCE_NOT_FOUND: No such resource under /api/v1/ (charts, infographics, presentations, diagrams). OPERATION_NOT_FOUND: The resource exists but has no such operation; the message names the one it has. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Any other error, in the same envelope */
             default: {
                 headers: {
@@ -972,6 +1124,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description RESOURCE_NOT_FOUND: No such resource under /api/v1/ (charts, infographics, presentations, diagrams). OPERATION_NOT_FOUND: The resource exists but has no such operation; the message names the one it has. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Any other error, in the same envelope */
             default: {
                 headers: {
@@ -992,6 +1153,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description RESOURCE_NOT_FOUND: No such resource under /api/v1/ (charts, infographics, presentations, diagrams). OPERATION_NOT_FOUND: The resource exists but has no such operation; the message names the one it has. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Any other error, in the same envelope */
             default: {
                 headers: {
@@ -1012,6 +1182,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description RESOURCE_NOT_FOUND: No such resource under /api/v1/ (charts, infographics, presentations, diagrams). OPERATION_NOT_FOUND: The resource exists but has no such operation; the message names the one it has. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Any other error, in the same envelope */
             default: {
                 headers: {
@@ -1032,6 +1211,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description RESOURCE_NOT_FOUND: No such resource under /api/v1/ (charts, infographics, presentations, diagrams). OPERATION_NOT_FOUND: The resource exists but has no such operation; the message names the one it has. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Any other error, in the same envelope */
             default: {
                 headers: {
@@ -1084,6 +1272,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description CACHE_ENTRY_NOT_FOUND: No cached result has this key (never rendered, or expired). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Any other error, in the same envelope */
             default: {
                 headers: {
@@ -1129,6 +1326,15 @@ export interface operations {
             };
             /** @description The request is malformed: the body, a path parameter or the query (the message names the field) */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CACHE_ENTRY_NOT_FOUND: No cached result has this key (never rendered, or expired). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

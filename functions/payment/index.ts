@@ -22,7 +22,7 @@ const ROUTES = [
   route('plans', 'GET', 'plans', PUBLIC, { 200: s.PLANS }, r.listPlans),
   route('create-payment-intent', 'POST', 'create-payment-intent', USER, { body: s.INTENT_BODY, 200: s.INTENT }, r.createIntent),
   route('user-status', 'GET', 'user-status', USER, { 200: s.USER_STATUS }, r.status),
-  route('webhook', 'POST', 'webhook', r.STRIPE_SIGNED, { body: s.WEBHOOK_BODY, 200: s.WEBHOOK_OUTCOME }, r.webhook),
+  route('webhook', 'POST', 'webhook', r.STRIPE_SIGNED, { body: s.WEBHOOK_BODY, 200: s.WEBHOOK_OUTCOME, 500: r.WEBHOOK_FAILED }, r.webhook),
   healthFunction('payment', paymentChecks),
   route('admin-unsynced', 'GET', 'admin/unsynced', ADMIN, { query: s.UNSYNCED_QUERY, 200: s.UNSYNCED }, r.unsynced),
   route('admin-replay', 'POST', 'admin/replay', ADMIN, { body: s.REPLAY_BODY, 200: s.REPLAYED }, r.replaySyncs),

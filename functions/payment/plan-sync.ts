@@ -3,6 +3,7 @@ import { setTimeout as wait } from 'node:timers/promises';
 import { forgetLiveUser } from '../../shared/auth/live-session';
 import { config } from '../../shared/config';
 import type { Logger } from '../../shared/logging';
+import { currentPlatform, type RandomSource } from '../../shared/platform';
 import { storeFailedSync, deleteFailedSync } from './failed-sync-records';
 import { updatePlanAtIdentity, type PlanUpdateFailure } from './identity-client';
 import { acquireSyncLease, markSyncFailed, markSynced, planDecidingPayment, releaseSyncLease, renewSyncLease, supersedeOlder, type Payment } from './payments';
@@ -20,8 +21,8 @@ export type SyncResult =
       nextAttemptAt?: string | null;
     };
 
-/** Full-jitter exponential backoff: a uniform delay in [0, min(max, base * 2^(failures-1))] seconds. */
-export function backoffDelayMs(failures: number, random: () => number = Math.random): number {
+/** Full-jitter exponential backoff: a uniform delay in [0, min(max, base * 2^(failures-1))] seconds, drawn from the platform's random source. */
+export function backoffDelayMs(failures: number, random: RandomSource = currentPlatform().random): number {
   const cfg = config();
   const ceiling = Math.min(cfg.PAYMENT_SYNC_RETRY_MAX_DELAY_SECONDS, cfg.PAYMENT_SYNC_RETRY_BASE_SECONDS * 2 ** Math.max(0, failures - 1));
   return Math.floor(random() * ceiling * 1000);

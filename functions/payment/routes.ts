@@ -1,7 +1,8 @@
 import type Stripe from 'stripe';
 import type { LiveUser } from '../../shared/auth/live-session';
+import { Code } from '../../shared/http/errors';
 import { json } from '../../shared/http/handler';
-import { op, type Guard } from '../../shared/http/route';
+import { op, refusal, type Guard } from '../../shared/http/route';
 import { advertisedPlan, plans } from '../../shared/plans';
 import { attentionList, replay } from './admin';
 import { createPaymentIntent, type CreatePaymentIntentBody } from './create-payment-intent';
@@ -23,6 +24,9 @@ export const STRIPE_SIGNED: Guard<Stripe.Event> = {
   refusals: [400],
   check: async ({ request, rawBody }) => verifiedEvent(rawBody!, request.headers.get('stripe-signature')),
 };
+
+/** The webhook's one failure: identity failing never fails it (the sync is retried), our own database does. */
+export const WEBHOOK_FAILED = refusal([Code.INTERNAL], { when: 'Our own database failed: nothing was recorded, and Stripe delivers the event again.' });
 
 export const listPlans = op('The plans on sale: price, currency, monthly report quota and features', async () =>
   json(200, { plans: plans().map(advertisedPlan) }, { 'Cache-Control': 'public, max-age=300' }),

@@ -3,7 +3,8 @@ import { config } from '../../shared/config';
 import type { ServiceDefinition } from '../../shared/functions';
 import { check, checkStorage, healthFunction } from '../../shared/health';
 import { contractRoutes } from '../../shared/http/contract';
-import { PUBLIC, routes } from '../../shared/http/route';
+import { Code } from '../../shared/http/errors';
+import { PUBLIC, refusal, RETRY_AFTER, routes } from '../../shared/http/route';
 import { createLogger } from '../../shared/logging';
 import { clearHotIndex, deleteExpired } from './cache';
 import { renderPool, stopRenderPool } from './render/renderer';
@@ -20,6 +21,9 @@ function describePool(): string {
 
 const route = routes('visual');
 const ALL: HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'];
+// A render can fail or find every renderer busy, on every rendering route.
+const RENDERING = { 500: refusal([Code.RENDER_FAILED, Code.INTERNAL]), 503: refusal([Code.RENDERER_BUSY], { headers: RETRY_AFTER }) };
+const NO_RESOURCE = refusal([Code.RESOURCE_NOT_FOUND, Code.OPERATION_NOT_FOUND]);
 
 /** The visual service's whole HTTP surface: one route per line (id, method, path, who may call, what it takes and answers, handler). */
 // prettier-ignore
@@ -28,13 +32,13 @@ const ROUTES = [
     storage: checkStorage,
     renderer: () => check(async () => (config().QUICKCHART_URL ? `QuickChart at ${config().QUICKCHART_URL}` : `${renderPool().size} render threads, ${renderPool().pending} renders pending, ${renderPool().renders} done`)),
   })),
-  route('charts-render', 'POST', 'api/v1/charts/render', r.VISUAL_TOKEN, { body: s.CHARTS_BODY, otherMethods: 405, 200: s.CHARTS }, r.charts),
-  route('infographics-generate', 'POST', 'api/v1/infographics/generate', r.VISUAL_TOKEN, { body: s.INFOGRAPHICS_BODY, otherMethods: 405, 200: s.INFOGRAPHICS }, r.infographics),
-  route('presentations-generate', 'POST', 'api/v1/presentations/generate', r.VISUAL_TOKEN, { body: s.PRESENTATION_BODY, otherMethods: 405, 200: s.PRESENTATION }, r.presentations),
-  route('diagrams-render', 'POST', 'api/v1/diagrams/render', r.VISUAL_TOKEN, { body: s.DIAGRAMS_BODY, otherMethods: 405, 200: s.DIAGRAMS }, r.diagrams),
-  route('api', ALL, 'api/v1/{*rest}', PUBLIC, { params: s.API_REST }, r.apiFallback),
-  route('api-root', ALL, 'api/v1', PUBLIC, {}, r.apiFallback),
-  route('cache', ['GET', 'HEAD'], 'cache/{key}', PUBLIC, { params: s.CACHE_KEY, 200: s.CACHED, 304: s.NOT_MODIFIED }, r.cached),
+  route('charts-render', 'POST', 'api/v1/charts/render', r.VISUAL_TOKEN, { body: s.CHARTS_BODY, otherMethods: 405, 200: s.CHARTS, ...RENDERING }, r.charts),
+  route('infographics-generate', 'POST', 'api/v1/infographics/generate', r.VISUAL_TOKEN, { body: s.INFOGRAPHICS_BODY, otherMethods: 405, 200: s.INFOGRAPHICS, ...RENDERING }, r.infographics),
+  route('presentations-generate', 'POST', 'api/v1/presentations/generate', r.VISUAL_TOKEN, { body: s.PRESENTATION_BODY, otherMethods: 405, 200: s.PRESENTATION, ...RENDERING }, r.presentations),
+  route('diagrams-render', 'POST', 'api/v1/diagrams/render', r.VISUAL_TOKEN, { body: s.DIAGRAMS_BODY, otherMethods: 405, 200: s.DIAGRAMS, ...RENDERING }, r.diagrams),
+  route('api', ALL, 'api/v1/{*rest}', PUBLIC, { params: s.API_REST, 404: NO_RESOURCE }, r.apiFallback),
+  route('api-root', ALL, 'api/v1', PUBLIC, { 404: NO_RESOURCE }, r.apiFallback),
+  route('cache', ['GET', 'HEAD'], 'cache/{key}', PUBLIC, { params: s.CACHE_KEY, 200: s.CACHED, 304: s.NOT_MODIFIED, 404: refusal([Code.CACHE_ENTRY_NOT_FOUND]) }, r.cached),
   route('quickchart-chart', ['GET', 'POST'], '/quickchart/chart', r.QUICKCHART_KEY, { body: s.QUICKCHART_BODY, 200: s.QUICKCHART_IMAGE }, r.quickChart),
 ];
 

@@ -1,6 +1,6 @@
 import type { ServiceName } from '../config';
 import type { FunctionDefinition } from '../functions';
-import { responsesOf, type BodySpec, type JsonSchema, type RoutedFunction } from './route';
+import { bodySpec as bodySpecOf, responsesOf, type BodySpec, type JsonSchema, type ResponseSpec, type RouteDoc, type RoutedFunction } from './route';
 import { ERROR_ENVELOPE } from './schemas';
 
 export const OPENAPI_VERSION = '3.1.0';
@@ -27,7 +27,23 @@ const STATUS_TEXT: Record<number, string> = {
 export const isRouted = (fn: FunctionDefinition): fn is RoutedFunction => fn.kind === 'http' && 'doc' in fn;
 
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
-const errorResponse = (status: number) => ({ description: STATUS_TEXT[status] ?? 'Error', content: { 'application/json': { schema: ERROR_REF } } });
+
+/**
+ * Every status a route may answer, with its spec: those its io lists, and the refusals that come
+ * with its guard and its input (400 for parameters, a query or a body; 413 for a body; 405 when it
+ * answers other methods). An error status without a schema is the shared error envelope. The API
+ * document and the tests' contract check both read this, so an answer with any other status is a
+ * route that says less than it does.
+ */
+export function documentedStatuses(doc: RouteDoc): Map<number, ResponseSpec> {
+  const statuses = new Map(responsesOf(doc.io));
+  const refusals = new Set<number>(doc.guard.refusals);
+  if (doc.io.params || doc.io.query || doc.io.body) refusals.add(400);
+  if (bodySpecOf(doc.io.body)) refusals.add(413);
+  if (doc.io.otherMethods === 405) refusals.add(405);
+  for (const status of refusals) if (!statuses.has(status)) statuses.set(status, { description: STATUS_TEXT[status] ?? 'Error' });
+  return statuses;
+}
 
 function parameters(schema: JsonSchema | undefined, where: 'path' | 'query') {
   if (!schema) return [];
@@ -51,19 +67,14 @@ function paths(functions: RoutedFunction[]) {
     const body = doc.io.body as BodySpec | JsonSchema | undefined;
     const bodySpec = body && 'schema' in body && typeof body.schema === 'object' ? (body as BodySpec) : body ? { schema: body as JsonSchema } : undefined;
     const responses: Record<string, unknown> = {};
-    for (const [status, spec] of responsesOf(doc.io)) {
-      const content = spec.content ?? (spec.schema ? { 'application/json': spec.schema } : undefined);
+    for (const [status, spec] of documentedStatuses(doc)) {
+      const content = spec.content ?? (spec.schema ? { 'application/json': spec.schema } : status >= 400 ? { 'application/json': ERROR_REF } : undefined);
       responses[String(status)] = {
         description: spec.description ?? STATUS_TEXT[status] ?? 'Answer',
         ...(spec.headers ? { headers: spec.headers } : {}),
         ...(content ? { content: Object.fromEntries(Object.entries(content).map(([type, schema]) => [type, { schema }])) } : {}),
       };
     }
-    const errors = new Set<number>(doc.guard.refusals);
-    if (doc.io.params || doc.io.query || bodySpec) errors.add(400);
-    if (bodySpec) errors.add(413);
-    if (doc.io.otherMethods === 405) errors.add(405);
-    for (const status of [...errors].sort()) responses[String(status)] ??= errorResponse(status);
     responses.default = { description: 'Any other error, in the same envelope', content: { 'application/json': { schema: ERROR_REF } } };
     const operation = {
       operationId: doc.id,

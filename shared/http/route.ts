@@ -2,6 +2,7 @@ import type { HttpMethod, HttpRequest, HttpResponseInit } from '@azure/functions
 import { config, type ServiceName } from '../config';
 import type { HttpFunction } from '../functions';
 import { DEFAULT_BODY_LIMIT, parseJsonBody, readBody, validate, validateInput } from './body';
+import { ERROR_CODES, type ErrorCode } from './error-codes';
 import { methodNotAllowed } from './errors';
 import { http, type RequestContext } from './handler';
 import { requestMeta, type RequestMeta } from './client';
@@ -60,9 +61,23 @@ export interface ResponseSpec {
 }
 
 /**
+ * An error status a route answers beyond the refusals of its guard and its input (those come with
+ * them): the shared envelope, described by when it happens and the codes it may carry (their
+ * meanings from the one list of codes).
+ */
+export function refusal(codes: ErrorCode[], extra: { when?: string; headers?: ResponseSpec['headers'] } = {}): ResponseSpec {
+  const meanings = codes.map((code) => `${code}: ${ERROR_CODES[code].meaning}`);
+  return { description: [extra.when, ...meanings].filter(Boolean).join(' '), ...(extra.headers ? { headers: extra.headers } : {}) };
+}
+
+/** The Retry-After header of a refusal that says when to come back. */
+export const RETRY_AFTER = { 'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'integer', minimum: 1 } } };
+
+/**
  * What a route takes and answers: path parameters, query and body schemas, and a response per
- * status (a schema, or a ResponseSpec). Error statuses need not be listed: every error is the
- * shared envelope, which the API document gives as the default response.
+ * status (a schema, or a ResponseSpec). The refusals of the guard (401, 403, 503 as it says) and
+ * of the input (400, 413) come with them; any other status the route answers is listed, an error
+ * one with `refusal`: the tests fail on an answer whose status its route does not list.
  */
 export interface Io {
   params?: JsonSchema;

@@ -4,6 +4,7 @@ import { currentPlatform } from '../../shared/platform';
 import { insertExecution } from '../../functions/orchestrator/workflow/executions';
 import { ACME } from '../orchestrator/helpers';
 import { deadUrl } from '../payment/helpers';
+import { expectErrorAnswer } from '../helpers/errors';
 
 /**
  * The orchestrator routes the console added: the 24-hour trend drawn by the visual service, and
@@ -35,7 +36,7 @@ const trend = (query = '', token = admin.accessToken) => host.fetch(`/orchestrat
 
 describe('GET /orchestrator/api/admin/dashboard/trend-chart', () => {
   test('admins only', async () => {
-    expect((await host.fetch('/orchestrator/api/admin/dashboard/trend-chart')).status).toBe(401);
+    await expectErrorAnswer(await host.fetch('/orchestrator/api/admin/dashboard/trend-chart'), 401, 'AUTH_REQUIRED');
     const user: SignedIn = await signIn(host, 'trend-user@example.com');
     const res = await trend('', user.accessToken);
     expect(res.status).toBe(403);
@@ -140,6 +141,6 @@ describe('GET /orchestrator/api/admin/dashboard/executions?search=', () => {
 
   test('more than 100 characters: 400', async () => {
     const res = await host.fetch(`/orchestrator/api/admin/dashboard/executions?search=${'a'.repeat(101)}`, { headers: bearer(admin.accessToken) });
-    expect(res.status).toBe(400);
+    expect(await expectErrorAnswer(res, 400, 'VALIDATION_FAILED')).toMatchObject({ message: expect.stringContaining('search') });
   });
 });

@@ -7,6 +7,7 @@ import { ACME } from '../orchestrator/helpers';
 import { HOUR, insertExecution, insertLog } from '../orchestrator-admin/fixtures';
 import { deadUrl, deliver, paymentIntentObject, pointIdentityAt, stripeEvent } from '../payment/helpers';
 import { accessibilityViolations, goToPage, launchBrowser, screenshot, signInThroughPage, textOf, waitForText, watchPage } from './browser';
+import { expectErrorAnswer } from '../helpers/errors';
 
 /**
  * The administration console in headless Chromium against the dev host: real sign-in with the
@@ -341,5 +342,5 @@ test('the session refreshes itself before the access token expires, and ends on 
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ refreshToken }),
   });
-  expect(refused.status).toBe(401);
+  await expectErrorAnswer(refused, 401, 'REFRESH_TOKEN_INVALID');
 });

@@ -2,6 +2,7 @@ import { startTestHost, type TestHost } from '../helpers/host';
 import { bearer, signIn, signInAdmin, type SignedIn } from '../helpers/identity';
 import { deadUrl, deliver, paymentIntentObject, pointIdentityAt, stripeEvent } from '../payment/helpers';
 import { advanceClock } from '../identity/support';
+import { expectErrorAnswer } from '../helpers/errors';
 
 /**
  * The payment service's administration routes behind the console's Payments page: who may call
@@ -42,7 +43,7 @@ async function failedSync(id: string, user: SignedIn) {
 
 describe('who may call them', () => {
   test('no token: 401 on both', async () => {
-    expect((await get('/payment/admin/unsynced')).status).toBe(401);
+    await expectErrorAnswer(await get('/payment/admin/unsynced'), 401, 'AUTH_REQUIRED');
     const res = await host.fetch('/payment/admin/replay', { method: 'POST' });
     expect(res.status).toBe(401);
     expect(await res.json()).toMatchObject({ code: 'AUTH_REQUIRED' });
@@ -52,7 +53,7 @@ describe('who may call them', () => {
     const res = await get('/payment/admin/unsynced', buyer.accessToken);
     expect(res.status).toBe(403);
     expect(await res.json()).toMatchObject({ code: 'ADMIN_REQUIRED' });
-    expect((await replay(buyer.accessToken, '{}')).status).toBe(403);
+    await expectErrorAnswer(await replay(buyer.accessToken, '{}'), 403, 'ADMIN_REQUIRED');
   });
 
   test('a demoted admin is refused within the session-check bound although the token still says admin', async () => {
@@ -82,7 +83,7 @@ describe('who may call them', () => {
       const res = await get('/payment/admin/unsynced', admin.accessToken);
       expect(res.status).toBe(503);
       expect(await res.json()).toMatchObject({ code: 'IDENTITY_UNAVAILABLE' });
-      expect((await replay(admin.accessToken, '{}')).status).toBe(503);
+      await expectErrorAnswer(await replay(admin.accessToken, '{}'), 503, 'IDENTITY_UNAVAILABLE');
     } finally {
       pointIdentityAt(undefined);
     }

@@ -92,7 +92,7 @@ describe('users', () => {
     const filtered = await as(admin, 'GET', '/admin/users?plan=enterprise&status=inactive');
     expect(filtered.body.users.map((u: any) => u.email)).toEqual(['page4@list.example']);
     expect((await as(admin, 'GET', '/admin/users?email=%25')).body.total).toBe(0);
-    expectError(await as(admin, 'GET', '/admin/users?limit=500'), 400);
+    expectError(await as(admin, 'GET', '/admin/users?limit=500'), 400, 'VALIDATION_FAILED');
     expectError(await as(admin, 'GET', '/admin/users?limit=abc'), 400, 'VALIDATION_FAILED');
     expectError(await as(admin, 'GET', '/admin/users?plan=gold'), 400, 'VALIDATION_FAILED');
     expectError(await as(admin, 'GET', '/admin/users?sort=email'), 400, 'VALIDATION_FAILED');
@@ -102,7 +102,13 @@ describe('users', () => {
     const target = await signIn(host, 'patched@example.com');
     const res = await as(admin, 'PATCH', `/admin/users/${target.user.id}`, { status: 'inactive', plan: 'pro' });
     expect(res.body.user).toMatchObject({ status: 'inactive', plan: 'pro' });
-    expectError(await call(host, 'GET', '/auth/validate', { token: target.accessToken }), 401);
+    // The session itself is revoked, not only refused while the user is inactive: reactivating
+    // the user must not bring the old tokens back.
+    expectError(await call(host, 'GET', '/auth/validate', { token: target.accessToken }), 401, 'AUTH_SESSION_REVOKED');
+    const reactivated = await as(admin, 'PATCH', `/admin/users/${target.user.id}`, { status: 'active' });
+    expect(reactivated.body.user).toMatchObject({ status: 'active' });
+    expectError(await call(host, 'GET', '/auth/validate', { token: target.accessToken }), 401, 'AUTH_SESSION_REVOKED');
+    expectError(await call(host, 'POST', '/auth/refresh', { body: { refreshToken: target.refreshToken } }), 401, 'REFRESH_TOKEN_INVALID');
     expectError(await as(admin, 'PATCH', `/admin/users/${target.user.id}`, {}), 400, 'VALIDATION_FAILED');
     expectError(await as(admin, 'PATCH', `/admin/users/${target.user.id}`, { role: 'admin' }), 400, 'VALIDATION_FAILED');
     expectError(await as(admin, 'PATCH', `/admin/users/${target.user.id}`, { email: 'plain@example.com' }), 409, 'USER_EXISTS');
@@ -154,7 +160,7 @@ describe('roles', () => {
     expectError(await as(admin, 'DELETE', `/admin/users/${target.user.id}/roles/admin`), 403, 'SUPER_ADMIN_REQUIRED');
     const revoked = await as(superAdmin, 'DELETE', `/admin/users/${target.user.id}/roles/admin`);
     expect(revoked.body).toMatchObject({ success: true, changed: true, user: { role: 'user' } });
-    expectError(await as(again, 'GET', '/admin/users'), 401);
+    expectError(await as(again, 'GET', '/admin/users'), 401, 'AUTH_SESSION_REVOKED');
     const entries = await auditEntries(host, admin.accessToken, { target: target.user.id });
     expect(entries.filter((e) => e.action.startsWith('role.')).map((e) => [e.action, e.result, e.reason])).toEqual([
       ['role.revoke', 'success', null],

@@ -5,7 +5,9 @@ import { identity } from '../../functions/identity';
 import type { TimerFunction } from '../../shared/functions';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { signIn, signInAdmin } from '../helpers/identity';
-import { advanceClock, call, expectError, login } from './support';
+import { identityDb } from '../../functions/identity/tables';
+import { toIso } from '../../shared/sql/dialect';
+import { advanceClock, auditEntries, call, expectError, login } from './support';
 
 const run = promisify(execFile);
 const CLI = path.resolve(__dirname, '../../tools/cli');
@@ -81,4 +83,46 @@ test('the daily cleanup purges expired codes and refresh tokens', async () => {
   // The rows are gone: the same requests now find nothing at all.
   expectError(await verifyExpiring(), 401, 'OTP_INVALID');
   expectError(await call(host, 'POST', '/auth/refresh', { body: { refreshToken: idle.refreshToken } }), 401, 'REFRESH_TOKEN_INVALID');
+});
+
+test('the hourly cleanup purges audit entries past AUDIT_RETENTION_DAYS and past rate-limit windows, keeping the rest', async () => {
+  const cleanup = identity.functions.find((f): f is TimerFunction => f.kind === 'timer' && f.name === 'identity-cleanup')!;
+  const DAY = 24 * 3600_000;
+  const retentionDays = host.platform.config.AUDIT_RETENTION_DAYS;
+  // Day 0: an audited change. Day 2: another. Sign-ins count in rate-limit windows as they go.
+  let admin = await signInAdmin(host);
+  const old = await call(host, 'POST', '/admin/users', { token: admin.accessToken, body: { email: 'retention-old@cli.example' } });
+  expect(old.status).toBe(201);
+  advanceClock(2 * DAY);
+  admin = await signInAdmin(host);
+  const recent = await call(host, 'POST', '/admin/users', { token: admin.accessToken, body: { email: 'retention-recent@cli.example' } });
+  expect(recent.status).toBe(201);
+
+  // Day retention + 1: the first change is a day past retention, the second a day within it.
+  advanceClock((retentionDays - 1) * DAY);
+  admin = await signInAdmin(host);
+  const nowIso = new Date().toISOString();
+  const windows = async () => {
+    const rows = (await identityDb().selectFrom('identity_rate_limits').select(['bucket', 'expires_at']).execute()).map((r) => ({
+      bucket: r.bucket,
+      expiresAt: toIso(r.expires_at)!,
+    }));
+    return {
+      past: rows.filter((r) => r.expiresAt < nowIso).length,
+      live: rows
+        .filter((r) => r.expiresAt >= nowIso)
+        .map((r) => r.bucket)
+        .sort(),
+    };
+  };
+  const before = await windows();
+  expect(before.past).toBeGreaterThan(0);
+  expect(before.live.length).toBeGreaterThan(0); // the sign-in just now
+  expect(await auditEntries(host, admin.accessToken, { target: old.body.user.id, action: 'user.create' })).toHaveLength(1);
+
+  await cleanup.handler({} as never, {} as never);
+
+  expect(await auditEntries(host, admin.accessToken, { target: old.body.user.id })).toEqual([]);
+  expect(await auditEntries(host, admin.accessToken, { target: recent.body.user.id, action: 'user.create' })).toHaveLength(1);
+  expect(await windows()).toEqual({ past: 0, live: before.live });
 });

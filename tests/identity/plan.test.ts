@@ -3,6 +3,7 @@ import { db } from '../../shared/sql/db';
 import { serviceTokenClaims, signByHand } from '../helpers/service-token';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { bearer, signIn, signInAdmin, type SignedIn } from '../helpers/identity';
+import type { ErrorCode } from '../../shared/http/error-codes';
 import { auditEntries, call, expectError } from './support';
 
 const SECRET = 'current-service-token-secret-0123456789abcdef';
@@ -108,8 +109,8 @@ describe('service-token mode (X-Service: payment-service)', () => {
 
   test('the service token is accepted on the plan route only', async () => {
     const token = await mintServiceToken({ secret: SECRET, ...SERVICE });
-    expectError(await call(host, 'GET', `/admin/users/${user.user.id}`, { headers: serviceHeaders(token) }), 401);
-    expectError(await call(host, 'GET', '/auth/validate', { headers: serviceHeaders(token) }), 401);
+    expectError(await call(host, 'GET', `/admin/users/${user.user.id}`, { headers: serviceHeaders(token) }), 401, 'AUTH_TOKEN_INVALID');
+    expectError(await call(host, 'GET', '/auth/validate', { headers: serviceHeaders(token) }), 401, 'AUTH_TOKEN_INVALID');
   });
 
   test('forged attempts are audited as failures with the reason, never the token', async () => {
@@ -140,7 +141,7 @@ describe('admin JWT mode', () => {
 
 describe('body and ids', () => {
   const token = () => mintServiceToken({ secret: SECRET, ...SERVICE });
-  test.each([
+  test.each<[string, string, ErrorCode]>([
     ['malformed JSON', '{"plan":', 'INVALID_JSON'],
     ['empty body', '', 'INVALID_JSON'],
     ['missing plan', JSON.stringify({ status: 'active' }), 'VALIDATION_FAILED'],

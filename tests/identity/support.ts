@@ -45,12 +45,7 @@ export async function signInFrom(host: TestHost, email: string, ip: string): Pro
 /** A code guaranteed different from `code`. */
 export const wrongCode = (code: string) => String((Number(code) + 1) % 10 ** code.length).padStart(code.length, '0');
 
-export const expectError = (res: { status: number; body: any }, status: number, code?: string) => {
-  expect(res.status).toBe(status);
-  expect(res.body).toEqual(
-    expect.objectContaining({ error: expect.any(String), message: expect.any(String), code: code ?? expect.any(String), timestamp: expect.any(String) }),
-  );
-};
+export { expectError } from '../helpers/errors';
 
 /** Audit entries as an admin sees them. */
 export async function auditEntries(host: TestHost, adminToken: string, query: Record<string, string>) {

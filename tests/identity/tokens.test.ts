@@ -75,11 +75,16 @@ describe('access tokens and JWKS', () => {
     expectError(await validate(user.accessToken), 401, 'AUTH_TOKEN_EXPIRED');
   });
 
-  test("a deactivated user's token fails validation and refresh", async () => {
+  test('deactivating a user ends their sessions: the old tokens stay refused after reactivation', async () => {
     const user = await signIn(host, 'deactivated@example.com');
-    await call(host, 'PUT', `/admin/users/${user.user.id}/plan`, { token: admin.accessToken, body: { plan: 'free', status: 'inactive' } });
-    expectError(await validate(user.accessToken), 401);
-    expectError(await refresh(user.refreshToken), 401);
+    const setStatus = async (status: string) =>
+      expect((await call(host, 'PUT', `/admin/users/${user.user.id}/plan`, { token: admin.accessToken, body: { plan: 'free', status } })).status).toBe(200);
+    await setStatus('inactive');
+    expectError(await validate(user.accessToken), 401, 'AUTH_SESSION_REVOKED');
+    // Refused because the session is gone, not because the account is inactive right now.
+    await setStatus('active');
+    expectError(await validate(user.accessToken), 401, 'AUTH_SESSION_REVOKED');
+    expectError(await refresh(user.refreshToken), 401, 'REFRESH_TOKEN_INVALID');
   });
 
   test("a deleted user's token fails validation", async () => {
@@ -202,8 +207,8 @@ describe('POST /auth/logout', () => {
     const b = await signIn(host, 'everywhere@example.com');
     const res = await call(host, 'POST', '/auth/logout', { token: b.accessToken, body: { scope: 'all' } });
     expect(res.body).toEqual({ success: true, scope: 'all', revokedSessions: 2 });
-    expectError(await validate(a.accessToken), 401);
-    expectError(await validate(b.accessToken), 401);
+    expectError(await validate(a.accessToken), 401, 'AUTH_SESSION_REVOKED');
+    expectError(await validate(b.accessToken), 401, 'AUTH_SESSION_REVOKED');
     const entries = await auditEntries(host, admin.accessToken, { actor: a.user.id, action: 'auth.logout' });
     expect(entries[0]).toMatchObject({ result: 'success', details: { scope: 'all', revoked: 2 } });
   });

@@ -1,6 +1,7 @@
 import { startTestHost, type TestHost } from '../helpers/host';
 import { bearer, signIn, type SignedIn } from '../helpers/identity';
 import { HOUR, adminClient, clearOrchestratorTables, insertExecution, useFakeClock, NOW, type AdminClient } from './fixtures';
+import { expectError } from '../helpers/errors';
 
 let host: TestHost;
 let client: AdminClient;
@@ -70,7 +71,7 @@ test('an expired admin token is 401 AUTH_TOKEN_EXPIRED', async () => {
 });
 
 test('authentication comes before validation: a bad query without a token is 401, not 400', async () => {
-  expect((await client.get('dashboard/executions?limit=0', null)).status).toBe(401);
-  expect((await client.get('dashboard/executions?limit=0', client.userToken)).status).toBe(403);
-  expect((await client.get('status/unknown-id', client.userToken)).status).toBe(403);
+  expectError(await client.get('dashboard/executions?limit=0', null), 401, 'AUTH_REQUIRED');
+  expectError(await client.get('dashboard/executions?limit=0', client.userToken), 403, 'ADMIN_REQUIRED');
+  expectError(await client.get('status/unknown-id', client.userToken), 403, 'ADMIN_REQUIRED');
 });

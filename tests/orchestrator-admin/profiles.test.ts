@@ -1,5 +1,6 @@
 import { startTestHost, type TestHost } from '../helpers/host';
 import { DAY, HOUR, NOW, adminClient, clearOrchestratorTables, insertExecution, useFakeClock, type AdminClient } from './fixtures';
+import { expectError } from '../helpers/errors';
 
 let host: TestHost;
 let client: AdminClient;
@@ -95,7 +96,7 @@ test.each(['page=0', 'page=-1', 'page=abc', 'page=1.5', 'page=', 'limit=0', 'lim
   '%s is a 400',
   async (query) => {
     const res = await client.get(`profiles?${query}`);
-    expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ error: 'Bad request', message: expect.any(String) });
+    expectError(res, 400, 'VALIDATION_FAILED');
+    expect(res.body).toMatchObject({ error: 'Bad request' });
   },
 );

@@ -117,7 +117,7 @@ test('a completed execution: submission, ordered logs, metrics in both places an
   jest.useRealTimers();
   const overwrite = await fetch(body.downloadLinks[0], { method: 'PUT', headers: { 'x-ms-blob-type': 'BlockBlob' }, body: 'overwritten' });
   useFakeClock();
-  expect(overwrite.status).toBe(403);
+  expect([overwrite.status, overwrite.headers.get('x-ms-error-code')]).toEqual([403, 'AuthorizationPermissionMismatch']);
 
   expect(body.data.execution).toMatchObject({ tracking_id: trackingId, health_status: 'HEALTHY', duration_ms: 90_000, plan: 'pro', requested_by: 'user-1' });
 });

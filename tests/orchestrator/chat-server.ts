@@ -7,9 +7,10 @@ type JsonSchema = { type?: string; properties?: Record<string, JsonSchema>; requ
 
 export interface ChatServer {
   url: string;
-  /** Arrival time (ms) and parsed body of every request. */
+  /** Arrival time (ms) and parsed body of every request; for one left unanswered, when the client gave up on it. */
   requests: {
     at: number;
+    closedAt?: number;
     body: {
       model: string;
       messages: { role: string; content: string }[];
@@ -60,10 +61,14 @@ export async function startChatServer(): Promise<ChatServer> {
         return;
       }
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      requests.push({ at: Date.now(), body });
+      const request: ChatServer['requests'][number] = { at: Date.now(), body };
+      requests.push(request);
       const reply = replies.length > 1 ? replies.shift()! : replies[0];
       if (reply === 'hang') {
         hanging.add(res);
+        res.once('close', () => {
+          if (hanging.delete(res)) request.closedAt = Date.now();
+        });
         return;
       }
       if (reply.status !== 200) {

@@ -2,6 +2,7 @@ import { db } from '../../shared/sql/db';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { bearer, signIn, signInAdmin } from '../helpers/identity';
 import { deadPort } from './helpers';
+import { expectErrorAnswer } from '../helpers/errors';
 
 describe('orchestrator test endpoints (admin)', () => {
   let host: TestHost;
@@ -78,8 +79,8 @@ describe('orchestrator test endpoints (admin)', () => {
   it('both need an admin JWT', async () => {
     const user = await signIn(host, 'someone@example.com');
     for (const route of ['/orchestrator/test-workflow-logger', '/orchestrator/test-enhanced-orchestrator']) {
-      expect((await host.fetch(route, { method: 'POST' })).status).toBe(401);
-      expect((await host.fetch(route, { method: 'POST', headers: bearer(user.accessToken) })).status).toBe(403);
+      await expectErrorAnswer(await host.fetch(route, { method: 'POST' }), 401, 'AUTH_REQUIRED');
+      await expectErrorAnswer(await host.fetch(route, { method: 'POST', headers: bearer(user.accessToken) }), 403, 'ADMIN_REQUIRED');
     }
   });
 });

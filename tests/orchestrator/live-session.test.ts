@@ -2,6 +2,7 @@ import { startTestHost, type TestHost } from '../helpers/host';
 import { bearer, signIn, signInAdmin, type SignedIn } from '../helpers/identity';
 import { advanceClock } from '../identity/support';
 import { ACME } from './helpers';
+import { expectErrorAnswer } from '../helpers/errors';
 
 /**
  * A token whose session ended, or whose user lost a role or changed plan, is judged by live state
@@ -50,7 +51,7 @@ describe('the orchestrator judges access tokens by live state at identity', () =
     expect((await submit(user.accessToken)).status).toBe(202);
     expect((await idCall(superAdmin.accessToken, 'PATCH', `/admin/users/${user.user.id}`, { status: 'inactive' })).status).toBe(200);
     afterCache();
-    expect((await submit(user.accessToken)).status).toBe(401);
+    await expectErrorAnswer(await submit(user.accessToken), 401, 'AUTH_SESSION_REVOKED');
   });
 
   test("an admin whose role was removed loses the dashboard, another user's status and the test endpoints", async () => {
@@ -63,7 +64,7 @@ describe('the orchestrator judges access tokens by live state at identity', () =
     expect((await idCall(superAdmin.accessToken, 'DELETE', `/admin/users/${admin.user.id}/roles/admin`)).status).toBe(200);
     afterCache();
     for (const response of [await dashboard(admin.accessToken), await status(admin.accessToken, trackingId), await loggerTest(admin.accessToken)]) {
-      expect(response.status).toBe(401);
+      await expectErrorAnswer(response, 401, 'AUTH_SESSION_REVOKED');
     }
   });
 

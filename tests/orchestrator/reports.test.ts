@@ -1,8 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { db } from '../../shared/sql/db';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { bearer, signIn, signInAdmin } from '../helpers/identity';
 import { stepsFor } from '../../functions/orchestrator/workflow/stages';
 import { ACME, logRows, parsePdf, waitFor, waitForRows } from './helpers';
+import { expectErrorAnswer } from '../helpers/errors';
 
 type Status = {
   status: string;
@@ -59,6 +61,11 @@ describe('report requests over HTTP (identity JWT, visual service up, Azurite, S
       statusUrl: `${host.url}/orchestrator/api/reports/${body.trackingId}`,
       quota: { limit: 50, count: 1, resetsAt: expect.stringMatching(/^\d{4}-\d{2}-01T00:00:00\.000Z$/) },
     });
+    // The 202 says where to follow the report in its Location header too: the status URL, which answers.
+    expect(accepted.headers.get('location')).toBe(body.statusUrl);
+    const followed = await host.fetch(accepted.headers.get('location')!, { headers: bearer(user.accessToken) });
+    expect(followed.status).toBe(200);
+    expect(await followed.json()).toMatchObject({ trackingId: body.trackingId });
 
     const status = await finished(user.accessToken, body.trackingId);
     expect(status).toMatchObject({
@@ -91,7 +98,7 @@ describe('report requests over HTTP (identity JWT, visual service up, Azurite, S
 
     // The link is read-only: writing through it is refused by storage.
     const write = await fetch(link.url, { method: 'PUT', headers: { 'x-ms-blob-type': 'BlockBlob' }, body: 'overwrite' });
-    expect(write.status).toBe(403);
+    expect([write.status, write.headers.get('x-ms-error-code')]).toEqual([403, 'AuthorizationPermissionMismatch']);
 
     const rows = await waitForRows(body.trackingId, stepsFor('pro').length * 2);
     const pdfStep = rows.find((r) => r.step_number === 11 && r.status === 'completed')!;
@@ -131,12 +138,29 @@ describe('report requests over HTTP (identity JWT, visual service up, Azurite, S
     const { trackingId } = (await (await post(owner.accessToken, ACME)).json()) as { trackingId: string };
     expect((await host.fetch(`/orchestrator/api/reports/${trackingId}`, { headers: bearer(owner.accessToken) })).status).toBe(200);
     expect((await host.fetch(`/orchestrator/api/reports/${trackingId}`, { headers: bearer(admin.accessToken) })).status).toBe(200);
-    const foreign = await host.fetch(`/orchestrator/api/reports/${trackingId}`, { headers: bearer(other.accessToken) });
-    expect(foreign.status).toBe(404);
-    expect(await foreign.json()).toMatchObject({ code: 'REPORT_NOT_FOUND' });
-    expect((await host.fetch('/orchestrator/api/reports/rpt-unknown', { headers: bearer(owner.accessToken) })).status).toBe(404);
-    expect((await host.fetch('/orchestrator/api/reports/bad%20id!', { headers: bearer(owner.accessToken) })).status).toBe(400);
-    expect((await host.fetch(`/orchestrator/api/reports/${trackingId}`)).status).toBe(401);
+    // Status, headers and body (but for the id it names and the time) must be those of an id that
+    // does not exist: any difference would tell a stranger which ids are real.
+    const unknownId = `rpt-${randomUUID()}`;
+    const answer = async (id: string, token: string) => {
+      const res = await host.fetch(`/orchestrator/api/reports/${id}`, { headers: bearer(token) });
+      const body = (await res.json()) as Record<string, unknown>;
+      return {
+        status: res.status,
+        contentType: res.headers.get('content-type'),
+        cacheControl: res.headers.get('cache-control'),
+        body: { ...body, message: String(body.message).replaceAll(id, '<id>'), timestamp: expect.any(String) },
+      };
+    };
+    const foreign = await answer(trackingId, other.accessToken);
+    expect(foreign).toMatchObject({ status: 404, body: { code: 'REPORT_NOT_FOUND' } });
+    expect(foreign).toEqual(await answer(unknownId, other.accessToken));
+    expect(foreign).toEqual(await answer(unknownId, owner.accessToken));
+    const badId = await host.fetch('/orchestrator/api/reports/bad%20id!', { headers: bearer(owner.accessToken) });
+    expect(badId.status).toBe(400);
+    expect(await badId.json()).toMatchObject({ code: 'VALIDATION_FAILED' });
+    const anonymous = await host.fetch(`/orchestrator/api/reports/${trackingId}`);
+    expect(anonymous.status).toBe(401);
+    expect(await anonymous.json()).toMatchObject({ code: 'AUTH_REQUIRED' });
   });
 
   it('rejects bad requests with a 4xx JSON body naming the problem, and stores nothing', async () => {
@@ -179,8 +203,8 @@ describe('report requests over HTTP (identity JWT, visual service up, Azurite, S
       expect(json.error).toBeTruthy();
       expect(json.timestamp).toBeTruthy();
     }
-    expect((await post(undefined, ACME)).status).toBe(401);
-    expect((await post('not-a-jwt', ACME)).status).toBe(401);
+    await expectErrorAnswer(await post(undefined, ACME), 401, 'AUTH_REQUIRED');
+    await expectErrorAnswer(await post('not-a-jwt', ACME), 401, 'AUTH_TOKEN_INVALID');
     const after = await db()
       .selectFrom('orchestrator_executions')
       .select((eb) => eb.fn.countAll<number>().as('n'))

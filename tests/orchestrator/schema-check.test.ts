@@ -7,6 +7,7 @@ import { db } from '../../shared/sql/db';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { bearer, signIn, signInAdmin } from '../helpers/identity';
 import { sql } from '../../shared/sql/dialect';
+import { expectError, expectErrorAnswer } from '../helpers/errors';
 
 type Check = {
   isWorkflowLoggerCompatible: boolean;
@@ -42,10 +43,10 @@ describe('GET /orchestrator/health?schema=check and the legacy log table upgrade
       status: 'healthy',
       dependencies: { sql: { ok: true }, storage: { ok: true }, workflowLog: { ok: true } },
     });
-    expect((await host.fetch('/orchestrator/health?schema=check')).status).toBe(401);
+    await expectErrorAnswer(await host.fetch('/orchestrator/health?schema=check'), 401, 'AUTH_REQUIRED');
     const user = await signIn(host, 'plain-user@example.com');
-    expect((await schemaCheck(user.accessToken)).status).toBe(403);
-    expect((await host.fetch('/orchestrator/health?schema=nope')).status).toBe(400);
+    expectError(await schemaCheck(user.accessToken), 403, 'ADMIN_REQUIRED');
+    await expectErrorAnswer(await host.fetch('/orchestrator/health?schema=nope'), 400, 'VALIDATION_FAILED');
   });
 
   it('is compatible on a migrated database', async () => {

@@ -72,6 +72,27 @@ test('out of order: an older purchase delivered after a newer one never overwrit
   expect(plansPushed(userId)).toEqual(['enterprise']);
 });
 
+test('a refund of a payment never recorded here is acknowledged as unknown_payment and changes nothing', async () => {
+  const event = stripeEvent('charge.refunded', chargeObject('pi_never_recorded', 2900, 2900));
+  const pushesBefore = front.state.planUpdates.length;
+  const res = await deliver(host, event);
+  expect(res.status).toBe(200);
+  // No sync: there is no user to push a plan for.
+  expect(res.body).toEqual({
+    received: true,
+    eventId: event.id,
+    type: 'charge.refunded',
+    duplicate: false,
+    action: 'unknown_payment',
+    paymentIntentId: 'pi_never_recorded',
+  });
+  expect(await findPayment('pi_never_recorded')).toBeUndefined();
+  expect(front.state.planUpdates.length).toBe(pushesBefore);
+  // The event is recorded as seen: Stripe's redelivery is a duplicate.
+  expect(await eventRows('pi_never_recorded')).toBe(1);
+  expect((await deliver(host, event)).body).toMatchObject({ duplicate: true, action: 'duplicate' });
+});
+
 test('a full refund returns the user to free through the same sync path', async () => {
   const user = await signIn(host, 'refund@example.com');
   const userId = user.user.id;

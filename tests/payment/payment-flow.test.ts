@@ -3,6 +3,7 @@ import { startTestHost, type TestHost } from '../helpers/host';
 import { bearer, planInIdentity, signIn, type SignedIn } from '../helpers/identity';
 import { stripe } from '../../functions/payment/stripe-client';
 import { findPayment } from '../../functions/payment/payments';
+import { expectErrorAnswer } from '../helpers/errors';
 
 /** The whole purchase over HTTP: login at identity, create the intent, pay on the local Stripe, signed webhook, plan in identity. */
 let host: TestHost;
@@ -85,10 +86,19 @@ test('a declined card records the payment as failed and leaves the plan alone', 
 
 test('the same Idempotency-Key returns the same PaymentIntent; without one each call is a new intent', async () => {
   const headers = { 'idempotency-key': 'checkout-attempt-0001' };
-  const a = (await (await createIntent(bob, { amount: 2900, planType: 'pro', userId: bob.user.id }, headers)).json()) as any;
-  const b = (await (await createIntent(bob, { amount: 2900, planType: 'pro', userId: bob.user.id }, headers)).json()) as any;
+  // Each answer is checked whole: two failures would otherwise agree on an undefined id.
+  const created = async (extra?: Record<string, string>) => {
+    const res = await createIntent(bob, { amount: 2900, planType: 'pro', userId: bob.user.id }, extra);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as any;
+    expect(body.paymentIntentId).toMatch(/^pi_/);
+    return body;
+  };
+  const a = await created(headers);
+  const b = await created(headers);
   expect(b.paymentIntentId).toBe(a.paymentIntentId);
-  const c = (await (await createIntent(bob, { amount: 2900, planType: 'pro', userId: bob.user.id })).json()) as any;
+  expect(b.clientSecret).toBe(a.clientSecret);
+  const c = await created();
   expect(c.paymentIntentId).not.toBe(a.paymentIntentId);
 });
 
@@ -132,11 +142,9 @@ test('no token, a garbage token and a logged-out session are 401', async () => {
   const logout = await host.fetch('/identity/auth/logout', { method: 'POST', headers: bearer(carol.accessToken) });
   expect(logout.status).toBe(200);
   // The token's signature is still valid; identity's /auth/validate knows the session is gone.
-  const revoked = await createIntent(carol, { amount: 2900, planType: 'pro', userId: carol.user.id });
-  expect(revoked.status).toBe(401);
-  const status = await host.fetch('/payment/user-status', { headers: bearer(carol.accessToken) });
-  expect(status.status).toBe(401);
-  expect((await host.fetch('/payment/user-status')).status).toBe(401);
+  await expectErrorAnswer(await createIntent(carol, { amount: 2900, planType: 'pro', userId: carol.user.id }), 401, 'AUTH_SESSION_REVOKED');
+  await expectErrorAnswer(await host.fetch('/payment/user-status', { headers: bearer(carol.accessToken) }), 401, 'AUTH_SESSION_REVOKED');
+  await expectErrorAnswer(await host.fetch('/payment/user-status'), 401, 'AUTH_REQUIRED');
 });
 
 test.each([
@@ -155,7 +163,7 @@ test.each([
 
 test('an oversize body is 413', async () => {
   const res = await createIntent(alice, JSON.stringify({ amount: 2900, planType: 'pro', userId: alice.user.id, pad: 'x'.repeat(10_000) }));
-  expect(res.status).toBe(413);
+  await expectErrorAnswer(res, 413, 'PAYLOAD_TOO_LARGE');
 });
 
 test('a malformed Idempotency-Key is a 400', async () => {

@@ -35,6 +35,7 @@ afterAll(async () => {
 });
 afterEach(() => {
   jest.useRealTimers();
+  host.platform.random = Math.random;
   front.state.mode = 'forward';
   pointIdentityAt(front.url);
 });
@@ -170,26 +171,32 @@ test('backoff grows with full jitter, retryCount counts up, the cap sends the pa
   const user = await signIn(host, 'backoff@example.com');
   const userId = user.user.id;
   front.state.mode = 'unauthorized';
+  // Jitter from a known source: every draw is 0.75 of the ceiling, so each delay is exact.
+  host.platform.random = () => 0.75;
   jest.useFakeTimers(FAKE_CLOCK);
   let now = Date.now();
   jest.setSystemTime(now);
   await deliver(host, stripeEvent('payment_intent.succeeded', paymentIntentObject('pi_backoff', { userId, planType: 'pro', amount: 2900 })));
 
-  for (const attempt of [2, 3]) {
+  // The ceiling doubles per failure (base 30 s: 30 s, then 60 s), so the delay does too.
+  for (const [attempt, delay] of [
+    [2, 0.75 * 30_000],
+    [3, 0.75 * 60_000],
+  ]) {
     const before = await findPayment('pi_backoff');
-    const delay = new Date(before!.sync.nextAttemptAt!).getTime() - now;
-    expect(delay).toBeGreaterThanOrEqual(0);
-    expect(delay).toBeLessThanOrEqual(30_000 * 2 ** (attempt - 2));
-    // Not yet due just before the retry time (unless jitter chose 0): nothing happens.
-    if (delay > 1000) {
-      jest.setSystemTime(now + delay - 1000);
-      const putsBefore = front.state.planUpdates.length;
-      await runTimer(syncRetryTimer);
-      expect(front.state.planUpdates.length).toBe(putsBefore);
-    }
-    now = now + 30_000 * 2 ** (attempt - 2) + 1;
+    expect(before!.sync).toMatchObject({ state: 'failed', attempts: attempt - 1 });
+    expect(new Date(before!.sync.nextAttemptAt!).getTime() - now).toBe(delay);
+    // Not yet due a millisecond before the retry time: nothing happens.
+    jest.setSystemTime(now + delay - 1);
+    const putsBefore = front.state.planUpdates.length;
+    await runTimer(syncRetryTimer);
+    expect(front.state.planUpdates.length).toBe(putsBefore);
+    expect((await findPayment('pi_backoff'))!.sync.attempts).toBe(attempt - 1);
+    // Due at the retry time: one more push, refused again.
+    now += delay;
     jest.setSystemTime(now);
     await runTimer(syncRetryTimer);
+    expect(front.state.planUpdates.length).toBe(putsBefore + 1);
     const after = await findPayment('pi_backoff');
     expect(after!.sync.attempts).toBe(attempt);
     expect(JSON.parse((await rawRecord(userId))!.value).retryCount).toBe(attempt - 1);

@@ -6,6 +6,7 @@ import { PROJECT_ROOT } from '../../devhost/host';
 import { SERVICE_NAMES } from '../../shared/config';
 import { ContractViolation, checkAnswer } from '../helpers/contract';
 import { startTestHost, type TestHost } from '../helpers/host';
+import { expectErrorAnswer } from '../helpers/errors';
 
 const run = promisify(execFile);
 
@@ -48,22 +49,33 @@ describe('the contract', () => {
       const asset = await host.fetch(`/identity/docs/${file}`);
       expect([asset.status, asset.headers.get('content-type')?.split(';')[0]]).toEqual([200, type]);
     }
-    expect((await host.fetch('/identity/docs/../../etc/passwd')).status).toBe(404);
+    // fetch resolves the dots: the request is for /etc/passwd, which no route serves (the host's bare 404).
+    const escaped = await host.fetch('/identity/docs/../../etc/passwd');
+    expect([escaped.status, await escaped.text()]).toEqual([404, '']);
+    await expectErrorAnswer(await host.fetch('/identity/docs/..%2F..%2Fetc%2Fpasswd'), 400, 'VALIDATION_FAILED');
   });
 
-  test('an answer the document does not describe fails the test that received it', () => {
+  test('an answer the document does not describe fails the test that received it', async () => {
     const url = `${host.url}/identity/auth/validate`;
     expect(() => checkAnswer('GET', url, 200, 'application/json', JSON.stringify({ valid: true }))).toThrow(ContractViolation);
     expect(() => checkAnswer('GET', url, 202, 'application/json', '{}')).toThrow(/a status its API document does not list/);
     expect(() => checkAnswer('GET', url, 401, 'application/json', JSON.stringify({ message: 'no' }))).toThrow(ContractViolation);
-    expect(() =>
-      checkAnswer(
-        'GET',
-        url,
-        401,
-        'application/json',
-        JSON.stringify({ error: 'Unauthorized', message: 'no', code: 'AUTH_REQUIRED', timestamp: new Date().toISOString() }),
-      ),
-    ).not.toThrow();
+    const envelope = (error: string, code: string) => JSON.stringify({ error, message: 'no', code, timestamp: new Date().toISOString() });
+    expect(() => checkAnswer('GET', url, 401, 'application/json', envelope('Unauthorized', 'AUTH_REQUIRED'))).not.toThrow();
+    // A status the operation does not list fails however well-formed its error body is.
+    expect(() => checkAnswer('GET', url, 404, 'application/json', envelope('Not found', 'USER_NOT_FOUND'))).toThrow(/a status its API document does not list/);
+    expect(() => checkAnswer('GET', url, 500, 'application/json', envelope('Internal server error', 'INTERNAL'))).toThrow(
+      /a status its API document does not list/,
+    );
+    // An error answer without the envelope fails too.
+    expect(() => checkAnswer('GET', url, 401, 'text/plain', 'no')).toThrow(/without the JSON error envelope/);
+    // A status the route lists beyond its guard and input (USER_NOT_FOUND on reading a user) passes, and is in its API document.
+    const user = `${host.url}/identity/admin/users/u-1`;
+    expect(() => checkAnswer('GET', user, 404, 'application/json', envelope('Not found', 'USER_NOT_FOUND'))).not.toThrow();
+    const document = (await (await host.fetch('/identity/openapi.json')).json()) as any;
+    expect(document.paths['/identity/admin/users/{id}'].get.responses['404']).toEqual({
+      description: expect.stringContaining('USER_NOT_FOUND'),
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+    });
   });
 });

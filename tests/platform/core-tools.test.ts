@@ -17,6 +17,7 @@ import { freePort, probeStoragePorts, WELL_KNOWN_PORTS } from '../../devhost/azu
 import { PROJECT_ROOT } from '../../devhost/paths';
 import { runJourney, type Step } from '../../scripts/journey';
 import { startHostProcess } from '../e2e/process';
+import { api } from '../helpers/api';
 
 jest.setTimeout(180_000);
 
@@ -148,11 +149,8 @@ test('npm run func:prepare, then func start: sign in, pay for pro, get the repor
   const devhost = await startHostProcess(dir, { AzureWebJobsStorage: 'UseDevelopmentStorage=true', PUBLIC_URL: '' });
   try {
     expect(devhost.output()).toContain('Azurite already running on 10000, 10001, 10002');
-    const status = await fetch(`${devhost.urls.orchestrator}/api/reports/${journey.order.trackingId}`, {
-      headers: { authorization: `Bearer ${journey.refreshed.accessToken}` },
-    });
-    expect(status.status).toBe(200);
-    expect(await status.json()).toMatchObject({ status: 'completed' });
+    const status = await api(`${devhost.urls.orchestrator}/api/reports/${journey.order.trackingId}`, { token: journey.refreshed.accessToken });
+    expect(status).toMatchObject({ status: 200, body: { status: 'completed' } });
   } finally {
     await devhost.stop();
   }

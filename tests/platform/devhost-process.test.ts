@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../devhost/host';
 import { waitFor } from '../helpers/wait';
+import { api } from '../helpers/api';
 
 /** `npm start` as a user runs it: a separate process, in a fresh directory, with no settings file. */
 function startCli(dir: string): { child: ChildProcess; output: () => string; banner: Promise<Record<string, string>> } {
@@ -52,9 +53,8 @@ test('npm start serves the four services on Azurite and SQLite, and Ctrl-C leave
   expect(fs.existsSync(path.join(dir, 'local.settings.json'))).toBe(true);
 
   for (const service of ['identity', 'payment', 'orchestrator']) {
-    const res = await fetch(`${urls[service]}/health`);
-    expect(res.status).toBe(200);
-    const body = (await res.json()) as any;
+    const { status, body } = await api(`${urls[service]}/health`);
+    expect(status).toBe(200);
     expect(body.dependencies.sql.detail).toBe('SQLite');
     if (service === 'orchestrator') expect(body.dependencies.storage.detail).toBe('devstoreaccount1');
     if (service === 'payment') expect(body.dependencies.tableStorage).toMatchObject({ ok: true });

@@ -1,6 +1,7 @@
 import { startTestHost, type TestHost } from '../helpers/host';
 import { bearer, signIn, signInAdmin, type SignedIn } from '../helpers/identity';
-import { visualToken } from '../visual/helpers';
+import { ACME } from '../orchestrator/helpers';
+import { barChart, visualToken } from '../visual/helpers';
 
 /** What the one HTTP wrapper guarantees on every route: bounded JSON, safe headers, CORS only for listed origins. */
 describe('the shared HTTP wrapper', () => {
@@ -62,6 +63,7 @@ describe('the shared HTTP wrapper', () => {
         expect([res.status, res.headers.get('cache-control'), res.headers.get('x-content-type-options')]).toEqual([res.status, 'no-store', 'nosniff']);
       }
       expect([refreshed.status, validated.status, intent.status, users.status, audit.status, refused.status]).toEqual([200, 200, 200, 200, 200, 401]);
+      expect(((await refused.json()) as { code: string }).code).toBe('AUTH_TOKEN_INVALID');
       expect(((await intent.json()) as { clientSecret: string }).clientSecret).toBeTruthy();
     });
 
@@ -69,6 +71,40 @@ describe('the shared HTTP wrapper', () => {
       const jwks = await host.fetch('/identity/.well-known/jwks.json');
       expect(jwks.headers.get('cache-control')).toBe('public, max-age=300');
       expect(jwks.headers.get('x-content-type-options')).toBe('nosniff');
+    });
+
+    test("API answers of every service, successes and refusals, may not be framed: frame-ancestors 'none'", async () => {
+      const user = await signIn(host, 'frames@example.com');
+      const json = { 'content-type': 'application/json' };
+      const answers = {
+        'identity validate': await host.fetch('/identity/auth/validate', { headers: bearer(user.accessToken) }),
+        'identity login refused': await post('/identity/auth/login', '{'),
+        'identity JWKS (public, cached)': await host.fetch('/identity/.well-known/jwks.json'),
+        'payment plans': await host.fetch('/payment/plans'),
+        'payment status refused': await host.fetch('/payment/user-status'),
+        'payment webhook refused': await post('/payment/webhook', '{}'),
+        'orchestrator report accepted': await post('/orchestrator/api/reports', JSON.stringify(ACME), bearer(user.accessToken)),
+        'orchestrator unknown report': await host.fetch('/orchestrator/api/reports/rpt-unknown', { headers: bearer(user.accessToken) }),
+        'orchestrator dashboard refused': await host.fetch('/orchestrator/api/admin/dashboard/overview', { headers: bearer(user.accessToken) }),
+        'visual render': await post('/visual/api/v1/charts/render', JSON.stringify({ charts: [barChart()] }), bearer(visualToken(host))),
+        'visual render refused': await host.fetch('/visual/api/v1/charts/render', { method: 'POST', headers: json, body: '{}' }),
+        health: await host.fetch('/payment/health'),
+        'openapi.json': await host.fetch('/visual/openapi.json'),
+      };
+      const framing = Object.fromEntries(
+        Object.entries(answers).map(([name, res]) => {
+          const policy = res.headers.get('content-security-policy') ?? '';
+          const directive = policy.split(';').map((d) => d.trim().split(/\s+/));
+          return [
+            name,
+            {
+              json: res.headers.get('content-type')?.startsWith('application/json'),
+              frameAncestors: directive.find((d) => d[0] === 'frame-ancestors')?.slice(1),
+            },
+          ];
+        }),
+      );
+      expect(framing).toEqual(Object.fromEntries(Object.keys(answers).map((name) => [name, { json: true, frameAncestors: ["'none'"] }])));
     });
   });
 

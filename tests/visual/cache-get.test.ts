@@ -1,6 +1,7 @@
 import { config } from '../../shared/config';
 import { container } from '../../shared/storage';
 import { barChart, postJson, fetchFresh, visualTestHost } from './helpers';
+import { expectErrorAnswer } from '../helpers/errors';
 
 const context = visualTestHost();
 
@@ -30,6 +31,5 @@ test('GET of a result this instance just stored is answered from its index, with
 });
 
 test('a key this instance did not store is still read from storage (404 when missing)', async () => {
-  const missing = await fetchFresh(`${context.host.url}/visual/cache/${'a'.repeat(64)}`);
-  expect(missing.status).toBe(404);
+  await expectErrorAnswer(await fetchFresh(`${context.host.url}/visual/cache/${'a'.repeat(64)}`), 404, 'CACHE_ENTRY_NOT_FOUND');
 });

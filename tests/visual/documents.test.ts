@@ -1,6 +1,7 @@
 import { Resvg } from '@resvg/resvg-js';
 import { THEMES } from '../../functions/visual/themes';
 import { chartOfType, countColor, decodePng, hexToRgb, pixel, postJson, fetchFresh, visualTestHost } from './helpers';
+import { expectErrorAnswer } from '../helpers/errors';
 
 const visual = visualTestHost();
 
@@ -55,11 +56,9 @@ describe('infographics/generate', () => {
   });
 
   test('invalid infographics are 400 naming the field; a repeat is a cache hit', async () => {
-    const missing = await post('infographics/generate', { format: 'svg' });
-    expect(missing.status).toBe(400);
+    await expectErrorAnswer(await post('infographics/generate', { format: 'svg' }), 400, 'INVALID_INFOGRAPHICS_ARRAY');
     const bad = await post('infographics/generate', { infographics: [{ ...dashboard, type: 'timeline' }] });
-    expect(bad.status).toBe(400);
-    expect(((await bad.json()) as any).message).toContain('infographics[0]: type');
+    expect((await expectErrorAnswer(bad, 400, 'VALIDATION_FAILED')).message).toContain('infographics[0]: type');
     await post('infographics/generate', { infographics: [dashboard] });
     const again = await post('infographics/generate', { infographics: [dashboard] });
     expect(again.headers.get('x-cache')).toBe('HIT');
@@ -111,15 +110,13 @@ describe('diagrams/render', () => {
 
   test('bad DOT, forbidden attributes and unknown edge ends are 400', async () => {
     const syntax = await post('diagrams/render', { diagrams: [{ id: 'bad', type: 'dot', source: 'digraph { a -> }' }] });
-    expect(syntax.status).toBe(400);
-    expect(await syntax.json()).toMatchObject({ error: 'Invalid diagram', diagramId: 'bad' });
+    expect(await expectErrorAnswer(syntax, 400, 'INVALID_DIAGRAM')).toMatchObject({ error: 'Invalid diagram', diagramId: 'bad' });
     const link = await post('diagrams/render', { diagrams: [{ id: 'link', type: 'dot', source: 'digraph { a [URL="javascript:alert(1)"] }' }] });
-    expect(link.status).toBe(400);
+    expect(await expectErrorAnswer(link, 400, 'INVALID_DIAGRAM')).toMatchObject({ diagramId: 'link' });
     const edge = await post('diagrams/render', { diagrams: [{ ...flowchart, edges: [{ from: 'start', to: 'nowhere' }] }] });
-    expect(edge.status).toBe(400);
-    expect(((await edge.json()) as any).message).toContain('edges.0.to "nowhere"');
+    expect((await expectErrorAnswer(edge, 400, 'INVALID_DIAGRAM')).message).toContain('edges.0.to "nowhere"');
     const shape = await post('diagrams/render', { diagrams: [{ ...flowchart, nodes: [{ id: 'x', shape: 'star' }] }] });
-    expect(shape.status).toBe(400);
+    await expectErrorAnswer(shape, 400, 'VALIDATION_FAILED');
   });
 });
 
@@ -161,16 +158,15 @@ describe('presentations/generate', () => {
   });
 
   test('missing slides or an invalid chart are 400', async () => {
-    expect((await post('presentations/generate', { title: 'x' })).status).toBe(400);
+    await expectErrorAnswer(await post('presentations/generate', { title: 'x' }), 400, 'VALIDATION_FAILED');
     const bad = await post('presentations/generate', { title: 'x', slides: [{ title: 'a', chart: { type: 'bar', data: {} } }] });
-    expect(bad.status).toBe(400);
-    expect(await bad.json()).toMatchObject({ error: 'Invalid chart specification', field: 'data.datasets' });
+    expect(await expectErrorAnswer(bad, 400, 'VALIDATION_FAILED')).toMatchObject({ error: 'Invalid chart specification', field: 'data.datasets' });
   });
 });
 
 test('other methods on infographics, presentations and diagrams are 405', async () => {
   for (const route of ['infographics/generate', 'presentations/generate', 'diagrams/render']) {
     const res = await fetchFresh(`${visual.host.url}/visual/api/v1/${route}`, { headers: { authorization: `Bearer ${visual.token}` } });
-    expect(res.status).toBe(405);
+    await expectErrorAnswer(res, 405, 'METHOD_NOT_ALLOWED');
   }
 });

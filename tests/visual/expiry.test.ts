@@ -5,6 +5,7 @@ import { container } from '../../shared/storage';
 import { InvocationContext } from '@azure/functions';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { barChart, postJson, visualToken, fetchFresh } from './helpers';
+import { expectErrorAnswer } from '../helpers/errors';
 
 let host: TestHost;
 let token: string;
@@ -73,5 +74,5 @@ test('a hit renews the entry to a full lifetime from the hit', async () => {
   jest.setSystemTime(start + 22 * HOUR);
   expect((await fetchFresh(chart.imageUrl)).status).toBe(200);
   jest.setSystemTime(start + 22 * HOUR + RENEW_INTERVAL_MS + 1000);
-  expect((await fetchFresh(chart.imageUrl)).status).toBe(404);
+  await expectErrorAnswer(await fetchFresh(chart.imageUrl), 404, 'CACHE_ENTRY_NOT_FOUND');
 });

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import QuickChart from 'quickchart-js';
 import { countColor, decodePng, fetchFresh, postJson, visualTestHost } from './helpers';
+import { expectErrorAnswer } from '../helpers/errors';
 
 // quickchart-js fetches through Node's global agent; see fetchFresh for why tests avoid keep-alive.
 http.globalAgent = new http.Agent({ keepAlive: false });
@@ -24,8 +25,7 @@ describe('QuickChart parameters', () => {
     const transparent = decodePng(Buffer.from(await (await post({ backgroundColor: 'transparent', devicePixelRatio: 1 })).arrayBuffer()));
     expect(transparent.data[3]).toBe(0); // top-left pixel fully transparent
     const bad = await post({ backgroundColor: 'not-a-colour' });
-    expect(bad.status).toBe(400);
-    expect(((await bad.json()) as any).message).toMatch(/backgroundColor "not-a-colour" is not a colour/);
+    expect((await expectErrorAnswer(bad, 400, 'VALIDATION_FAILED')).message).toMatch(/backgroundColor "not-a-colour" is not a colour/);
   });
 
   test('format webp, jpg and pdf answer those formats; base64 answers a PNG data URI', async () => {

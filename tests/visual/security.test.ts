@@ -3,6 +3,7 @@ import http from 'node:http';
 import QuickChart from 'quickchart-js';
 import { stripLinks } from '../../functions/visual/render/strip-links';
 import { fetchFresh, postJson, visualTestHost } from './helpers';
+import { expectErrorAnswer } from '../helpers/errors';
 
 // quickchart-js fetches through Node's global agent; see fetchFresh for why tests avoid keep-alive.
 http.globalAgent = new http.Agent({ keepAlive: false });
@@ -110,8 +111,7 @@ describe('/quickchart/chart answers every bad request, whatever its characters',
 
   test('a GET chart with an emoji gets 400 naming it (decoded from the header)', async () => {
     const res = await fetchFresh(`${url()}?key=${visual.token}&c=${encodeURIComponent('{type:💥}')}`);
-    expect(res.status).toBe(400);
-    const body = (await res.json()) as any;
+    const body = await expectErrorAnswer(res, 400, 'INVALID_CHART');
     expect(body.message).toContain('💥');
     expect(decodeURIComponent(res.headers.get('x-quickchart-error')!)).toBe(body.message);
   });
@@ -139,7 +139,7 @@ describe('/quickchart/chart answers every bad request, whatever its characters',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${visual.token}` },
       body: JSON.stringify({ chart: { type: 'bar', data: { datasets: [{ data: [1] }] } }, format: 'p\ud83d' }),
     });
-    expect(res.status).toBe(400);
+    await expectErrorAnswer(res, 400, 'VALIDATION_FAILED');
     expect(res.headers.get('x-quickchart-error')).toContain('%EF%BF%BD');
   });
 });

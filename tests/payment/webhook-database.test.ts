@@ -1,0 +1,43 @@
+import { db } from '../../shared/sql/db';
+import { findPayment } from '../../functions/payment/payments';
+import { startTestHost, type TestHost } from '../helpers/host';
+import { expectError } from '../helpers/errors';
+import { planInIdentity, signIn } from '../helpers/identity';
+import { deliver, paymentIntentObject, stripeEvent } from './helpers';
+
+/**
+ * The webhook answers 500 only when our own database fails, so Stripe delivers the event again;
+ * the failed delivery leaves nothing behind, so the redelivery is applied as the first. The fault
+ * is real: the host's database connection is closed under it, then opened again.
+ */
+let host: TestHost;
+beforeAll(async () => {
+  host = await startTestHost();
+});
+afterAll(() => host.stop());
+
+test('a closed database: 500 with no internals, nothing recorded; the redelivered event is then applied and syncs the plan', async () => {
+  const user = await signIn(host, 'db-down@example.com');
+  const event = stripeEvent('payment_intent.succeeded', paymentIntentObject('pi_db_down', { userId: user.user.id, planType: 'pro', amount: 2900 }));
+
+  // Closed, yet still the platform's: every query of the host now fails.
+  await db().destroy();
+  const failed = await deliver(host, event);
+  expectError(failed, 500, 'INTERNAL');
+  expect(JSON.stringify(failed.body)).not.toMatch(/destroyed|kysely|sqlite|at .*\.js/i);
+
+  // The database comes back (the platform opens a new connection on next use); Stripe redelivers.
+  await host.platform.release('db').catch(() => undefined);
+  expect(await findPayment('pi_db_down')).toBeUndefined();
+  const redelivered = await deliver(host, event);
+  expect(redelivered.status).toBe(200);
+  expect(redelivered.body).toMatchObject({
+    eventId: event.id,
+    duplicate: false,
+    action: 'applied',
+    sync: { success: true, userId: user.user.id, plan: 'pro', paymentIntentId: 'pi_db_down' },
+  });
+  expect(await planInIdentity(host, user)).toBe('pro');
+  // And a third delivery is the duplicate it should be.
+  expect((await deliver(host, event)).body).toMatchObject({ duplicate: true, action: 'duplicate' });
+});
