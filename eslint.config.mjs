@@ -4,7 +4,21 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'reports/**', '.stryker-tmp/**', '.data/**', 'test-output/**', 'coverage/**', '.deploy/**', 'client/openapi/**', '**/*.js', '**/*.mjs'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'reports/**',
+      '.stryker-tmp/**',
+      '.data/**',
+      'test-output/**',
+      'coverage/**',
+      '.deploy/**',
+      'client/openapi/**',
+      '**/*.js',
+      '**/*.mjs',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
