@@ -1,5 +1,6 @@
 import type { Logger } from '../../shared/logging';
 import { toIso } from '../../shared/sql/dialect';
+import { markSqlWork } from '../../shared/sql/idle';
 import { paymentDb } from './tables';
 
 /**
@@ -11,6 +12,19 @@ export const SYNC_BACKLOG_MESSAGE = 'payment sync backlog';
 
 /** The Table Storage marker (shared/sql/idle.ts) of plan-sync work: marked by every webhook and replay, before they write. */
 export const PAYMENT_SYNC_WORK = 'payment-syncs';
+
+/**
+ * Marks plan-sync work before a write, best effort: Table Storage down must not refuse a signed
+ * event or a replay, whose payment and retry live in SQL. While Storage is down the timer cannot
+ * read the marker either and queries SQL every run; a mark missed then is felt only if Storage
+ * comes back holding an idle mark while a retry is still owed, which then waits for the next mark
+ * (any payment event) or the idle mark's expiry (a week at most; the backlog alert reads SQL's count).
+ */
+export async function markSyncWork(log: Logger): Promise<void> {
+  await markSqlWork(PAYMENT_SYNC_WORK).catch((error) =>
+    log.warn('could not mark plan-sync work in Table Storage; the retry timer reads SQL while Storage is down', { error: (error as Error).message }),
+  );
+}
 
 export interface SyncBacklog {
   /** Payments whose plan identity has not received yet: pending, or failed and waiting for a retry. */

@@ -1,7 +1,6 @@
 import type { Logger } from '../../shared/logging';
 import { syncUser, type SyncResult } from './plan-sync';
-import { markSqlWork } from '../../shared/sql/idle';
-import { PAYMENT_SYNC_WORK } from './backlog';
+import { markSyncWork } from './backlog';
 import { reopenForReplay, unsyncedPayments, type Payment } from './payments';
 
 /**
@@ -11,13 +10,7 @@ import { reopenForReplay, unsyncedPayments, type Payment } from './payments';
 export async function replayUnsynced(log: Logger, options: { apply: boolean; now?: Date }): Promise<{ unsynced: Payment[]; results: SyncResult[] }> {
   const unsynced = await unsyncedPayments(1000);
   if (!options.apply) return { unsynced, results: [] };
-  // Best effort from an operator's command: the pushes below happen now either way; without the
-  // mark a push that fails waits for the retry timer's next SQL pass (its marker's expiry).
-  await markSqlWork(PAYMENT_SYNC_WORK).catch((error) =>
-    log.warn('could not mark plan-sync work in Table Storage; failed pushes wait for the retry timer to look at SQL again', {
-      error: (error as Error).message,
-    }),
-  );
+  await markSyncWork(log);
   await reopenForReplay(
     unsynced.map((p) => p.id),
     options.now ?? new Date(),

@@ -5,8 +5,7 @@ import { badRequest, Code } from '../../shared/http/errors';
 import type { Logger } from '../../shared/logging';
 import { syncUser, type SyncResult } from './plan-sync';
 import { stripeSdk } from './stripe-client';
-import { markSqlWork } from '../../shared/sql/idle';
-import { PAYMENT_SYNC_WORK } from './backlog';
+import { markSyncWork } from './backlog';
 import { recordEvent, type RecordedEvent } from './webhook-events';
 
 /** The signature scheme is the processor's: Stripe's, with its default 300 s replay window. */
@@ -56,7 +55,7 @@ export interface WebhookOutcome extends Omit<RecordedEvent, 'syncUserId'> {
 /** Records the event (deduplicated) and, when it decided a plan, pushes that plan to identity at once. */
 export async function processEvent(event: Stripe.Event, log: Logger): Promise<WebhookOutcome> {
   // Before the write: a plan sync may become due, so the retry timer must query SQL again.
-  await markSqlWork(PAYMENT_SYNC_WORK);
+  await markSyncWork(log);
   const recorded = await recordEvent(event, log);
   const { syncUserId, ...rest } = recorded;
   const outcome: WebhookOutcome = { received: true, eventId: event.id, type: event.type, ...rest };
