@@ -1879,6 +1879,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description EXECUTION_NOT_FOUND: No execution has this tracking id (administration API). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description EXECUTION_NOT_RETRYABLE: Only a failed execution is retried; a completed one can be re-run as a new execution. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is larger than this route accepts */
             413: {
                 headers: {
@@ -1888,9 +1906,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency this route needs is unavailable (Retry-After when known) */
+            /** @description QUEUE_UNAVAILABLE: The report could not be queued (nothing was kept, the quota was given back); try again shortly. IDENTITY_UNAVAILABLE: Identity could not be asked whether the token's session is still live (a token is never trusted unchecked); try again shortly. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1971,6 +1991,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description EXECUTION_NOT_FOUND: No execution has this tracking id (administration API). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description EXECUTION_NOT_FINISHED: The execution is still processing: cancel it, or wait for it to finish, before re-running it. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is larger than this route accepts */
             413: {
                 headers: {
@@ -1980,9 +2018,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency this route needs is unavailable (Retry-After when known) */
+            /** @description QUEUE_UNAVAILABLE: The report could not be queued (nothing was kept, the quota was given back); try again shortly. IDENTITY_UNAVAILABLE: Identity could not be asked whether the token's session is still live (a token is never trusted unchecked); try again shortly. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2054,6 +2094,24 @@ export interface operations {
             };
             /** @description The caller may not do this */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description EXECUTION_NOT_FOUND: No execution has this tracking id (administration API). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description EXECUTION_NOT_CANCELLABLE: Only a processing execution can be cancelled; this one has already finished. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -18,6 +18,10 @@ import { plans } from '../../shared/plans';
 
 const route = routes('orchestrator');
 
+/** The refusals the execution actions share: an unknown tracking id, a queue that did not take the work (nothing changed) or identity not answering the guard. */
+const NO_EXECUTION = refusal([Code.EXECUTION_NOT_FOUND]);
+const QUEUE_DOWN = refusal([Code.QUEUE_UNAVAILABLE, Code.IDENTITY_UNAVAILABLE], { headers: RETRY_AFTER });
+
 /** The orchestrator's whole HTTP surface: one route per line (id, method, path, who may call, what it takes and answers, handler). */
 // prettier-ignore
 const ROUTES = [
@@ -33,9 +37,9 @@ const ROUTES = [
   route('admin-status', 'GET', 'api/admin/status/{trackingId}', ADMIN, { params: s.TRACKING_PARAM, 200: s.EXECUTION_STATUS, 404: refusal([Code.EXECUTION_NOT_FOUND]) }, admin.status),
   route('admin-profiles', 'GET', 'api/admin/profiles', ADMIN, { query: s.PROFILES_QUERY, 200: s.PROFILES }, admin.profiles),
   route('admin-executions-search', 'GET', 'api/admin/executions', ADMIN, { query: s.EXECUTION_SEARCH_QUERY, 200: s.EXECUTION_SEARCH }, admin.search),
-  route('admin-execution-retry', 'POST', 'api/admin/executions/{trackingId}/retry', ADMIN, { params: s.TRACKING_PARAM, body: s.OPTIONAL_EMPTY_BODY, 202: s.RETRIED }, admin.retry),
-  route('admin-execution-rerun', 'POST', 'api/admin/executions/{trackingId}/rerun', ADMIN, { params: s.TRACKING_PARAM, body: s.OPTIONAL_EMPTY_BODY, 202: s.RERUN }, admin.rerun),
-  route('admin-execution-cancel', 'POST', 'api/admin/executions/{trackingId}/cancel', ADMIN, { params: s.TRACKING_PARAM, body: s.OPTIONAL_EMPTY_BODY, 200: s.CANCELLED }, admin.cancel),
+  route('admin-execution-retry', 'POST', 'api/admin/executions/{trackingId}/retry', ADMIN, { params: s.TRACKING_PARAM, body: s.OPTIONAL_EMPTY_BODY, 202: s.RETRIED, 404: NO_EXECUTION, 409: refusal([Code.EXECUTION_NOT_RETRYABLE]), 503: QUEUE_DOWN }, admin.retry),
+  route('admin-execution-rerun', 'POST', 'api/admin/executions/{trackingId}/rerun', ADMIN, { params: s.TRACKING_PARAM, body: s.OPTIONAL_EMPTY_BODY, 202: s.RERUN, 404: NO_EXECUTION, 409: refusal([Code.EXECUTION_NOT_FINISHED]), 503: QUEUE_DOWN }, admin.rerun),
+  route('admin-execution-cancel', 'POST', 'api/admin/executions/{trackingId}/cancel', ADMIN, { params: s.TRACKING_PARAM, body: s.OPTIONAL_EMPTY_BODY, 200: s.CANCELLED, 404: NO_EXECUTION, 409: refusal([Code.EXECUTION_NOT_CANCELLABLE]) }, admin.cancel),
   route('admin-executions-retry-failed', 'POST', 'api/admin/executions/retry-failed', ADMIN, { body: s.BULK_RETRY_BODY, 200: s.BULK_RETRIED }, admin.retryFailed),
   route('console-config', 'GET', 'console/config.json', PUBLIC, { 200: s.CONSOLE_CONFIG }, consoleConfigFile),
   route('console', ['GET', 'HEAD'], 'console/{*path}', PUBLIC, { params: s.CONSOLE_PATH, 200: s.CONSOLE_FILE, 304: s.NOT_MODIFIED, 308: s.REDIRECT, 404: refusal([Code.CONSOLE_FILE_NOT_FOUND]), 503: refusal([Code.CONSOLE_NOT_BUILT]) }, consoleFiles),
