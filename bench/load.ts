@@ -178,9 +178,16 @@ function summary(latencies: number[]): LoadResult['latency'] {
 }
 
 if (require.main === module) {
-  process.once('message', async (order: LoadOrder) => {
+  const run = async (order: LoadOrder) => {
     const result = order.ratePerSecond ? await openLoop(order, order.ratePerSecond) : await closedLoop(order);
     const cpu = process.cpuUsage();
     process.send!({ ...result, cpuMs: (cpu.user + cpu.system) / 1000 }, () => process.exit(0));
-  });
+  };
+  // A failed load run ends the process with the error, which the bench reports.
+  process.once('message', (order: LoadOrder) => void run(order).catch(failLoad));
+}
+
+function failLoad(error: unknown): never {
+  console.error(error);
+  process.exit(1);
 }

@@ -13,6 +13,7 @@ import { PROJECT_ROOT } from './paths';
 import { hostJsonQueueSettings, startQueuePollers } from './queues';
 import { loadLocalSettings } from './settings';
 import { startTimers } from './timers';
+import { MIGRATIONS } from '../functions/migrations';
 import { startLocalStripe } from '../tools/stripe-emulator/local';
 
 export { PROJECT_ROOT };
@@ -101,7 +102,7 @@ export async function startDevHost(options: DevHostOptions = {}): Promise<DevHos
   // The host's platform holds them: process.env is never written.
   const settings: Record<string, string | undefined> = { ...values, ...process.env, ...options.env };
   settings.DATA_DIR = path.resolve(settings.DATA_DIR || '.data');
-  const platform = new Platform(settings);
+  const platform = new Platform(settings, undefined, { migrations: () => MIGRATIONS });
   setProcessPlatform(platform);
 
   const cleanups: (() => Promise<void>)[] = [];

@@ -10,11 +10,13 @@
  */
 import { app } from '@azure/functions';
 import { config } from '../shared/config';
-import { currentPlatform } from '../shared/platform';
+import { currentPlatform, Platform, setProcessPlatform } from '../shared/platform';
 import { httpRegistration, type FunctionDefinition } from '../shared/functions';
 import { instrument, startTelemetry, stopTelemetry, telemetryWanted } from '../shared/telemetry';
 import { serveServices } from './registry';
 
+// The app's platform, from its settings; the migration history loads only if the embedded database opens (never in Azure).
+setProcessPlatform(new Platform(process.env, undefined, { migrations: () => (require('./migrations') as typeof import('./migrations')).MIGRATIONS }));
 const cfg = config();
 startTelemetry();
 // Our log lines reach Application Insights themselves: the host need not forward them too.

@@ -1,6 +1,6 @@
 /**
  * Rewrites what is generated from the code: the settings table in README.md, the function and
- * error-code tables in docs/architecture.md, and functions/function-index.json (what the Azure Functions entry point
+ * error-code tables and the import diagram in docs/architecture.md, and functions/function-index.json (what the Azure Functions entry point
  * registers without loading the services).
  */
 import fs from 'node:fs';
@@ -10,6 +10,7 @@ import { bodyLimitTable, functionTable } from '../functions/route-table';
 import { settingsTable } from '../shared/config/table';
 import { errorCodeTable } from '../shared/http/error-table';
 import { replaceGeneratedBlock } from '../shared/markdown';
+import { importDiagram } from './import-graph';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 export const GENERATED: { file: string; block: string; content: () => string }[] = [
@@ -17,6 +18,7 @@ export const GENERATED: { file: string; block: string; content: () => string }[]
   { file: 'docs/architecture.md', block: 'functions', content: functionTable },
   { file: 'docs/architecture.md', block: 'error-codes', content: errorCodeTable },
   { file: 'docs/limits.md', block: 'body-limits', content: bodyLimitTable },
+  { file: 'docs/architecture.md', block: 'import-diagram', content: () => importDiagram() },
 ];
 
 /** Files generated whole. */

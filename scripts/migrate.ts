@@ -13,6 +13,7 @@
 import { parseArgs } from 'node:util';
 import { useProcessSettings } from '../shared/config';
 import { closeDb, db, migrateToLatest } from '../shared/sql/db';
+import { MIGRATIONS } from '../functions/migrations';
 import { sql } from '../shared/sql/dialect';
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -40,7 +41,7 @@ export function grantStatements(principalName: string, clientId: string): string
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { grant: { type: 'string' }, 'client-id': { type: 'string' } } });
   if (Boolean(values.grant) !== Boolean(values['client-id'])) throw new Error('--grant and --client-id go together');
-  const cfg = useProcessSettings(process.env, { requireFor: [] });
+  const cfg = useProcessSettings(process.env, { requireFor: [], migrations: () => MIGRATIONS });
   if (values.grant && !cfg.SQL_SERVER) throw new Error('--grant applies to Azure SQL only (set SQL_SERVER and SQL_DATABASE)');
   const target = cfg.SQL_SERVER ? `Azure SQL ${cfg.SQL_SERVER}/${cfg.SQL_DATABASE}` : `SQLite under ${cfg.DATA_DIR}`;
   process.stdout.write(`migrating ${target}\n`);

@@ -1,13 +1,14 @@
 import type { TokenCredential } from '@azure/identity';
-import { config } from './config';
+import { currentPlatform } from './platform';
 
-let credential: TokenCredential | undefined;
-
-/** The managed identity (user-assigned when AZURE_CLIENT_ID is set) used for Azure SQL, Storage and Key Vault. */
+/**
+ * The managed identity (user-assigned when AZURE_CLIENT_ID is set) used for Azure SQL, Storage and
+ * Key Vault: one per platform, made from its settings on first use.
+ */
 export function azureCredential(): TokenCredential {
-  if (!credential) {
+  const platform = currentPlatform();
+  return platform.own('azure credential', () => {
     const { DefaultAzureCredential } = require('@azure/identity') as typeof import('@azure/identity');
-    credential = new DefaultAzureCredential({ managedIdentityClientId: config().AZURE_CLIENT_ID });
-  }
-  return credential;
+    return new DefaultAzureCredential({ managedIdentityClientId: platform.config.AZURE_CLIENT_ID });
+  });
 }

@@ -1,5 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { parseConfig, type Config, type ParseOptions } from './config';
+import type { Migration } from 'kysely';
+import { parseConfig, type ParseOptions } from './config/parse';
+import type { Config } from './config/settings';
 
 /** The time, as the platform reads it. */
 export interface Clock {
@@ -12,6 +14,15 @@ export const SYSTEM_CLOCK: Clock = { now: () => new Date() };
 export type RandomSource = () => number;
 
 type Settings = Record<string, string | undefined>;
+
+export interface PlatformOptions extends ParseOptions {
+  /**
+   * The database's migration history, in order: every service's steps, composed by
+   * `functions/migrations.ts`. The embedded database applies it when it opens; a platform built
+   * without it (one that serves no service) opens no embedded database.
+   */
+  migrations?: () => Record<string, Migration>;
+}
 
 /**
  * Everything a host gives the services it runs: its settings and their parsed configuration, the
@@ -33,7 +44,7 @@ export class Platform {
   constructor(
     settings: Settings,
     readonly clock: Clock = SYSTEM_CLOCK,
-    private readonly options: ParseOptions = {},
+    private readonly options: PlatformOptions = {},
   ) {
     this.settingsNow = { ...settings };
     this.configNow = parseConfig(this.settingsNow, options);
@@ -41,6 +52,13 @@ export class Platform {
 
   get config(): Config {
     return this.configNow;
+  }
+
+  /** The migration history this platform's database follows. */
+  get migrations(): Record<string, Migration> {
+    if (!this.options.migrations)
+      throw new Error('This platform was built without the migration history (functions/migrations.ts), so it cannot open the embedded database');
+    return this.options.migrations();
   }
 
   /** The settings the configuration was parsed from (for `%SETTING%` trigger properties). */

@@ -14,8 +14,9 @@ import { LogWriter } from '../../functions/orchestrator/workflow/log-writer';
 import { runExecution } from '../../functions/orchestrator/workflow/runner';
 import { STAGES } from '../../functions/orchestrator/workflow/stages';
 import { WorkflowLogger } from '../../functions/orchestrator/workflow/workflow-logger';
-import { SAMPLE_REQUEST } from '../../functions/orchestrator/routes/diagnostics';
+import { SAMPLE_REQUEST } from '../../functions/orchestrator/operations/diagnostics';
 import { migrateToLatest, sqliteKysely } from '../../shared/sql/db';
+import { MIGRATIONS } from '../../functions/migrations';
 import { formatSteal, stealMeter } from '../cpu-steal';
 import { runLoad } from '../load';
 import { latestCode } from '../../tools/outbox';
@@ -30,7 +31,7 @@ async function tempSqlite(dir: string) {
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = NORMAL');
   const kysely = sqliteKysely(database);
-  await migrateToLatest(kysely);
+  await migrateToLatest(kysely, MIGRATIONS);
   return kysely;
 }
 

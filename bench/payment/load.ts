@@ -69,10 +69,20 @@ async function post(url: string, connections: number, events: SignedEvent[]): Pr
   return { result, failedSyncs, seconds: (lastAnswered - firstSent) / 1000 };
 }
 
-process.once('message', async (order: LoadOrder) => {
+async function run(order: LoadOrder): Promise<void> {
   const events = JSON.parse(fs.readFileSync(order.eventsFile, 'utf8')) as SignedEvent[];
   await post(order.url, order.connections, events.slice(0, order.warmupEvents));
   process.send!('measuring');
   const report: LoadReport = await post(order.url, order.connections, events.slice(order.warmupEvents));
   process.send!(report, () => process.exit(0));
-});
+}
+
+// A failed load run ends the process with the error, which the bench reports.
+process.once(
+  'message',
+  (order: LoadOrder) =>
+    void run(order).catch((error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    }),
+);

@@ -2,7 +2,7 @@ import type { Insertable, Kysely } from 'kysely';
 import { HttpError } from '../../shared/http/errors';
 import { page, toIso } from '../../shared/sql/dialect';
 import { param, precompiled } from '../../shared/sql/precompiled';
-import { identityDb, type ActorType, type AuditLogTable, type IdentityTables } from './tables';
+import { identityDb, type ActorType, type AuditLogTable, type IdentityTables } from './db/tables';
 
 export type { RequestMeta } from '../../shared/http/client';
 import type { RequestMeta } from '../../shared/http/client';

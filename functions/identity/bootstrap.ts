@@ -3,7 +3,7 @@ import { createLogger } from '../../shared/logging';
 import { audit, type Actor } from './audit';
 import { findRole } from './roles';
 import { revokeUserSessions } from './sessions';
-import { identityDb } from './tables';
+import { identityDb } from './db/tables';
 import { findUserByEmail, insertUser, normalizeEmail, updateUser, type UserRow } from './users';
 
 const SYSTEM: Actor = { type: 'system', id: 'bootstrap' };

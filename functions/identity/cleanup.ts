@@ -1,7 +1,7 @@
 import { config } from '../../shared/config';
 import type { TimerFunction } from '../../shared/functions';
 import { createLogger } from '../../shared/logging';
-import { identityDb } from './tables';
+import { identityDb } from './db/tables';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

@@ -1,7 +1,7 @@
 import { identitySigningKeys } from '../../shared/auth/access-token';
 import { config } from '../../shared/config';
 import { toIso } from '../../shared/sql/dialect';
-import { identityDb } from './tables';
+import { identityDb } from './db/tables';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

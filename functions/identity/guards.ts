@@ -1,13 +1,15 @@
 import type { HttpRequest } from '@azure/functions';
+import { ServiceTokenError, verifyServiceToken } from '../../shared/auth/service-token';
+import { config } from '../../shared/config';
 import type { Kysely } from 'kysely';
 import { bearerToken, CLOCK_TOLERANCE_SECONDS, isAdmin, verifyAccessTokenOr401, type AccessTokenClaims } from '../../shared/auth/access-token';
 import { Code, forbidden, type HttpError, unauthorized } from '../../shared/http/errors';
 import type { Guard } from '../../shared/http/route';
 import { currentPlatform } from '../../shared/platform';
-import { audit, type Actor } from './audit';
+import { audit, type Actor, type RequestMeta } from './audit';
 import type { AdminActor } from './user-admin';
 import { param, precompiled } from '../../shared/sql/precompiled';
-import type { IdentityTables } from './tables';
+import type { IdentityTables } from './db/tables';
 import { toUserView, type UserView } from './users';
 
 export { clientIp, requestMeta } from '../../shared/http/client';
@@ -136,3 +138,79 @@ export function adminWith(permission: string, action: string, targetType = 'user
     },
   };
 }
+
+const invalidServiceToken = (message: string) => unauthorized(message, Code.AUTH_SERVICE_TOKEN_INVALID);
+
+/**
+ * Who may call the plan endpoint, in one of two modes: the payment service (service token), or an
+ * admin (access token), whose change obeys the same account rules as PATCH /admin/users/{id}.
+ */
+export interface PlanCaller {
+  actor: Actor;
+  /** updatedBy when the body leaves it out. */
+  defaultUpdatedBy: string;
+  /** Set in admin mode. */
+  admin?: AdminActor;
+}
+
+/**
+ * Service-token mode when X-Service names the payment service: the token must carry the fixed
+ * header prefix and, more than the prefix alone, a valid HS256 signature (current or previous
+ * secret) and the right claims. Any other call is admin-JWT mode with admin:users:update.
+ */
+export async function authorizePlanCaller(request: HttpRequest, meta: RequestMeta): Promise<PlanCaller> {
+  const cfg = config();
+  if (request.headers.get('x-service') === cfg.PAYMENT_SERVICE_ID) {
+    const token = bearerToken(request);
+    try {
+      if (!token) throw new ServiceTokenError('no Bearer token');
+      await verifyServiceToken(token, {
+        secrets: [cfg.SERVICE_TOKEN_SECRET, cfg.SERVICE_TOKEN_SECRET_PREVIOUS].filter((s): s is string => Boolean(s)),
+        issuer: cfg.PAYMENT_SERVICE_ID,
+        audience: cfg.IDENTITY_SERVICE_ID,
+        requiredPermission: 'admin:users:update',
+      });
+    } catch (error) {
+      const reason = error instanceof ServiceTokenError ? error.message : 'token is malformed';
+      await audit(meta, {
+        actor: { type: 'service', id: cfg.PAYMENT_SERVICE_ID },
+        action: 'user.plan.update',
+        target: { type: 'user', id: request.params.userId ?? null },
+        result: 'failure',
+        reason: `service_token: ${reason}`,
+      });
+      throw invalidServiceToken(`The service token is not valid: ${reason}`);
+    }
+    return { actor: { type: 'service', id: cfg.PAYMENT_SERVICE_ID }, defaultUpdatedBy: cfg.PAYMENT_SERVICE_ID };
+  }
+  const auth = await authenticate(request);
+  try {
+    requireAdminPermission(auth, 'admin:users:update');
+  } catch (error) {
+    await audit(meta, {
+      actor: userActor(auth),
+      action: 'user.plan.update',
+      target: { type: 'user', id: request.params.userId ?? null },
+      result: 'failure',
+      reason: (error as HttpError).code,
+    });
+    throw error;
+  }
+  return { actor: adminActor(auth), defaultUpdatedBy: auth.user.email, admin: { actor: adminActor(auth), user: auth.user } };
+}
+
+/** The payment service's service token (X-Service + HS256 token), or an admin's access token with admin:users:update. */
+export const PLAN_CALLER: Guard<PlanCaller> = {
+  describe: 'the payment service (X-Service: payment-service and its service token), or an admin or super_admin holding admin:users:update',
+  scheme: {
+    name: 'serviceToken',
+    definition: {
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'JWT',
+      description: 'The service admin token (HS256) with X-Service: payment-service; an admin access token is accepted too',
+    },
+  },
+  refusals: [401, 403],
+  check: ({ request, meta }) => authorizePlanCaller(request, meta),
+};

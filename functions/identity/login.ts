@@ -5,7 +5,7 @@ import { sendEmail } from './mailer';
 import { consumeCode, issueCode, resendCooldown, type CodeCheck } from './otp';
 import { bucketKey, hitRateLimit, resetRateLimit } from './rate-limit';
 import { createSession, revokeSession, revokeUserSessions, rotateRefreshToken, type RotationResult } from './sessions';
-import { identityDb } from './tables';
+import { identityDb } from './db/tables';
 import { signAccessToken } from './tokens';
 import { findUserByEmail, findUserById, insertUser, toUserView, type UserView } from './users';
 

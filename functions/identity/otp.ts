@@ -1,6 +1,6 @@
 import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
 import { config } from '../../shared/config';
-import { identityDb } from './tables';
+import { identityDb } from './db/tables';
 
 const codeHash = (email: string, code: string) => createHmac('sha256', config().OTP_HMAC_KEY).update(`${email}\n${code}`).digest('hex');
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { identityDb } from './tables';
+import { identityDb } from './db/tables';
 
 export interface RateLimitResult {
   allowed: boolean;

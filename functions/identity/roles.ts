@@ -1,5 +1,5 @@
 import { currentPlatform } from '../../shared/platform';
-import { identityDb } from './tables';
+import { identityDb } from './db/tables';
 
 export interface Role {
   id: string;

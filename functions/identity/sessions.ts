@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import { config } from '../../shared/config';
 import { page, toIso } from '../../shared/sql/dialect';
 import type { RequestMeta } from './audit';
-import { identityDb, type IdentityTables } from './tables';
+import { identityDb, type IdentityTables } from './db/tables';
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 const newRefreshToken = () => `rt_${randomBytes(32).toString('base64url')}`;

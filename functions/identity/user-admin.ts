@@ -4,7 +4,7 @@ import { badRequest, Code, conflict, forbidden, notFound } from '../../shared/ht
 import { audit, auditRefusal, type Actor, type RequestMeta } from './audit';
 import { findRole, GRANT_PRIVILEGED, isPrivilegedRole } from './roles';
 import { findSession, revokeSession, revokeUserSessions } from './sessions';
-import { identityDb, type IdentityTables } from './tables';
+import { identityDb, type IdentityTables } from './db/tables';
 import { findUserByEmail, findUserById, insertUser, toUserView, updateUser, type UserRow, type UserView } from './users';
 
 /** The admin performing a change, as the rules below need it. */

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import type { Plan, UserStatus } from '../../shared/auth/access-token';
-import { sql, isMssql, page, toIso } from '../../shared/sql/dialect';
+import { contains, page, toIso } from '../../shared/sql/dialect';
 import { effectivePermissions } from './roles';
-import { identityDb, type IdentityTables, type UsersTable } from './tables';
+import { identityDb, type IdentityTables, type UsersTable } from './db/tables';
 
 export type UserRow = Selectable<UsersTable>;
 
@@ -107,17 +107,11 @@ export interface UserQuery {
   offset: number;
 }
 
-/** Emails are stored lower-cased; a position search keeps `%`, `_` and `[` plain characters on both dialects. */
-function emailContains(database: Kysely<IdentityTables>, text: string) {
-  const needle = normalizeEmail(text);
-  return isMssql(database) ? sql<boolean>`charindex(${needle}, ${sql.ref('email')}) > 0` : sql<boolean>`instr(${sql.ref('email')}, ${needle}) > 0`;
-}
-
 /** Ordered by creation then id so pages are stable; `email` matches any part of the address. */
 export async function listUsers(query: UserQuery) {
   const database = identityDb();
   let q = database.selectFrom('users');
-  if (query.email) q = q.where(emailContains(database, query.email));
+  if (query.email) q = q.where(contains(database, 'email', normalizeEmail(query.email)));
   if (query.role) q = q.where('role', '=', query.role);
   if (query.plan) q = q.where('plan', '=', query.plan);
   if (query.status) q = q.where('status', '=', query.status);

@@ -1,52 +1,12 @@
-import { ADMIN, USER } from '../../shared/auth/guards';
 import type { ServiceDefinition } from '../../shared/functions';
 import { contractRoutes } from '../../shared/http/contract';
-import { Code } from '../../shared/http/errors';
-import { PUBLIC, refusal, RETRY_AFTER, routes } from '../../shared/http/route';
-import * as admin from './admin';
-import { consoleConfigFile, consoleFiles, trendChartSvg } from './console';
-import { testEnhancedOrchestrator, testWorkflowLogger } from './routes/diagnostics';
-import { health, PUBLIC_HEALTH_ADMIN_SCHEMA_CHECK } from './routes/health';
-import { createReport, getReport } from './routes/reports';
-import * as s from './schemas';
 import { runQueuedExecution } from './workflow/queue';
 import { reportQueueDepth } from './workflow/queue-depth';
 import { sweepStuckExecutions } from './workflow/stuck';
 import { closeWorkflowLogWriter } from './workflow/workflow-logger';
 import { config, serviceUrl } from '../../shared/config';
 import { plans } from '../../shared/plans';
-
-const route = routes('orchestrator');
-
-/** The refusals the execution actions share: an unknown tracking id, a queue that did not take the work (nothing changed) or identity not answering the guard. */
-const NO_EXECUTION = refusal([Code.EXECUTION_NOT_FOUND]);
-const QUEUE_DOWN = refusal([Code.QUEUE_UNAVAILABLE, Code.IDENTITY_UNAVAILABLE], { headers: RETRY_AFTER });
-
-/** The orchestrator's whole HTTP surface: one route per line (id, method, path, who may call, what it takes and answers, handler). */
-// prettier-ignore
-const ROUTES = [
-  route('health', 'GET', 'health', PUBLIC_HEALTH_ADMIN_SCHEMA_CHECK, { query: s.HEALTH_QUERY, 200: s.HEALTH_OR_SCHEMA, 503: s.HEALTH_OR_SCHEMA }, health),
-  route('reports-create', 'POST', 'api/reports', USER, { body: s.REPORT_BODY, 202: { schema: s.ACCEPTED, headers: { Location: { description: 'The report status URL (statusUrl)', schema: { type: 'string', format: 'uri' } } } }, 429: refusal([Code.REPORT_QUOTA_EXCEEDED], { headers: RETRY_AFTER }), 503: refusal([Code.QUEUE_UNAVAILABLE, Code.IDENTITY_UNAVAILABLE], { headers: RETRY_AFTER }) }, createReport),
-  route('reports-get', 'GET', 'api/reports/{trackingId}', USER, { params: s.TRACKING_PARAM, 200: s.REPORT_STATUS, 404: refusal([Code.REPORT_NOT_FOUND]) }, getReport),
-  route('test-workflow-logger', 'POST', 'test-workflow-logger', ADMIN, { body: s.OPTIONAL_EMPTY_BODY, 200: s.LOGGER_TEST }, testWorkflowLogger),
-  route('test-enhanced-orchestrator', 'POST', 'test-enhanced-orchestrator', ADMIN, { body: s.OPTIONAL_EMPTY_BODY, 200: s.ENHANCED_TEST }, testEnhancedOrchestrator),
-  route('admin-overview', 'GET', 'api/admin/dashboard/overview', ADMIN, { query: s.EMPTY_QUERY, 200: s.OVERVIEW }, admin.overview),
-  route('admin-failures', 'GET', 'api/admin/dashboard/failures', ADMIN, { query: s.FAILURES_QUERY, 200: s.FAILURES }, admin.failures),
-  route('admin-executions', 'GET', 'api/admin/dashboard/executions', ADMIN, { query: s.EXECUTIONS_QUERY, 200: s.EXECUTIONS }, admin.executions),
-  route('admin-trend-chart', 'GET', 'api/admin/dashboard/trend-chart', ADMIN, { query: s.TREND_QUERY, 200: s.TREND_SVG, 502: refusal([Code.VISUAL_UNAVAILABLE]) }, trendChartSvg),
-  route('admin-status', 'GET', 'api/admin/status/{trackingId}', ADMIN, { params: s.TRACKING_PARAM, 200: s.EXECUTION_STATUS, 404: refusal([Code.EXECUTION_NOT_FOUND]) }, admin.status),
-  route('admin-profiles', 'GET', 'api/admin/profiles', ADMIN, { query: s.PROFILES_QUERY, 200: s.PROFILES }, admin.profiles),
-  route('admin-executions-search', 'GET', 'api/admin/executions', ADMIN, { query: s.EXECUTION_SEARCH_QUERY, 200: s.EXECUTION_SEARCH }, admin.search),
-  route('admin-execution-retry', 'POST', 'api/admin/executions/{trackingId}/retry', ADMIN, { params: s.TRACKING_PARAM, body: s.OPTIONAL_EMPTY_BODY, 202: s.RETRIED, 404: NO_EXECUTION, 409: refusal([Code.EXECUTION_NOT_RETRYABLE]), 503: QUEUE_DOWN }, admin.retry),
-  route('admin-execution-rerun', 'POST', 'api/admin/executions/{trackingId}/rerun', ADMIN, { params: s.TRACKING_PARAM, body: s.OPTIONAL_EMPTY_BODY, 202: s.RERUN, 404: NO_EXECUTION, 409: refusal([Code.EXECUTION_NOT_FINISHED]), 503: QUEUE_DOWN }, admin.rerun),
-  route('admin-execution-cancel', 'POST', 'api/admin/executions/{trackingId}/cancel', ADMIN, { params: s.TRACKING_PARAM, body: s.OPTIONAL_EMPTY_BODY, 200: s.CANCELLED, 404: NO_EXECUTION, 409: refusal([Code.EXECUTION_NOT_CANCELLABLE]) }, admin.cancel),
-  route('admin-executions-retry-failed', 'POST', 'api/admin/executions/retry-failed', ADMIN, { body: s.BULK_RETRY_BODY, 200: s.BULK_RETRIED }, admin.retryFailed),
-  route('console-config', 'GET', 'console/config.json', PUBLIC, { 200: s.CONSOLE_CONFIG }, consoleConfigFile),
-  route('console', ['GET', 'HEAD'], 'console/{*path}', PUBLIC, { params: s.CONSOLE_PATH, 200: s.CONSOLE_FILE, 304: s.NOT_MODIFIED, 308: s.REDIRECT, 404: refusal([Code.CONSOLE_FILE_NOT_FOUND]), 503: refusal([Code.CONSOLE_NOT_BUILT]) }, consoleFiles),
-];
-
-const DESCRIPTION =
-  'Report executions through fixed workflow stages (queued, logged to the console and SQL), PDF reports with charts, the administration API and console.';
+import { ROUTES, DESCRIPTION } from './routes';
 
 export const orchestrator: ServiceDefinition = {
   name: 'orchestrator',

@@ -2,7 +2,7 @@ import type { LiveUser } from '../../shared/auth/live-session';
 import type { Logger } from '../../shared/logging';
 import { readFailedSync } from './failed-sync-records';
 import { unsyncedPayments, type Payment } from './payments';
-import { paymentDb } from './tables';
+import { paymentDb } from './db/tables';
 import { replayUnsynced } from './replay';
 import { sql } from '../../shared/sql/dialect';
 

@@ -1,7 +1,7 @@
 import type { Logger } from '../../shared/logging';
 import { toIso } from '../../shared/sql/dialect';
 import { markSqlWork } from '../../shared/sql/idle';
-import { paymentDb } from './tables';
+import { paymentDb } from './db/tables';
 
 /**
  * The message of the line the sync-retry timer writes on every run. Application Insights receives

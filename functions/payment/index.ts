@@ -1,35 +1,13 @@
 import { serviceUrl } from '../../shared/config';
-import { ADMIN, USER } from '../../shared/auth/guards';
 import type { ServiceDefinition, TimerFunction } from '../../shared/functions';
-import { healthFunction } from '../../shared/health';
 import { contractRoutes } from '../../shared/http/contract';
-import { PUBLIC, routes } from '../../shared/http/route';
 import { createLogger } from '../../shared/logging';
 import { plans } from '../../shared/plans';
 import { sqlWorkStateOrBusy } from '../../shared/sql/idle';
 import { PAYMENT_SYNC_WORK, reportSyncBacklog, SYNC_BACKLOG_MESSAGE } from './backlog';
-import { paymentChecks } from './health';
-import * as r from './routes';
-import * as s from './schemas';
 import { stripeApiBase, stripeMode } from './stripe-client';
 import { cleanUpExpiredRecords, retryDueSyncs } from './sync-timers';
-
-const route = routes('payment');
-
-/** payment's whole HTTP surface: one route per line (id, method, path, who may call, what it takes and answers, handler). */
-// prettier-ignore
-const ROUTES = [
-  route('plans', 'GET', 'plans', PUBLIC, { 200: s.PLANS }, r.listPlans),
-  route('create-payment-intent', 'POST', 'create-payment-intent', USER, { body: s.INTENT_BODY, 200: s.INTENT }, r.createIntent),
-  route('user-status', 'GET', 'user-status', USER, { 200: s.USER_STATUS }, r.status),
-  route('webhook', 'POST', 'webhook', r.STRIPE_SIGNED, { body: s.WEBHOOK_BODY, 200: s.WEBHOOK_OUTCOME, 500: r.WEBHOOK_FAILED }, r.webhook),
-  healthFunction('payment', paymentChecks),
-  route('admin-unsynced', 'GET', 'admin/unsynced', ADMIN, { query: s.UNSYNCED_QUERY, 200: s.UNSYNCED }, r.unsynced),
-  route('admin-replay', 'POST', 'admin/replay', ADMIN, { body: s.REPLAY_BODY, 200: s.REPLAYED }, r.replaySyncs),
-];
-
-const DESCRIPTION =
-  "Card payments with Stripe for signed-in users: plans, payment intents, the signed webhook, each user's payment and plan-sync status, and the plan sync into identity that never loses an update.";
+import { ROUTES, DESCRIPTION } from './routes';
 
 /**
  * Retries due plan syncs (every minute by default; timers run once per app, and per-user leases

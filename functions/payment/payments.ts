@@ -4,7 +4,7 @@ import { db } from '../../shared/sql/db';
 import { first, isDuplicateKey, toIso } from '../../shared/sql/dialect';
 import { param, precompiled } from '../../shared/sql/precompiled';
 import type { Timestamp } from '../../shared/sql/tables';
-import { paymentDb, type PaymentDb, type PaymentStatus, type PaymentsTable, type PaymentTables, type SyncState } from './tables';
+import { paymentDb, type PaymentDb, type PaymentStatus, type PaymentsTable, type PaymentTables, type SyncState } from './db/tables';
 
 // Re-exported for the webhook's event recording (webhook-events.ts), which reads them from here.
 export { paymentDb, type PaymentDb, type PaymentStatus, type PaymentTables, type SyncState };

@@ -1,56 +1,24 @@
-import type Stripe from 'stripe';
-import type { LiveUser } from '../../shared/auth/live-session';
-import { Code } from '../../shared/http/errors';
-import { json } from '../../shared/http/handler';
-import { op, refusal, type Guard } from '../../shared/http/route';
-import { advertisedPlan, plans } from '../../shared/plans';
-import { attentionList, replay } from './admin';
-import { createPaymentIntent, type CreatePaymentIntentBody } from './create-payment-intent';
-import { userStatus } from './user-status';
-import { processEvent, verifiedEvent } from './webhook';
+import { ADMIN, USER } from '../../shared/auth/guards';
+import { healthFunction } from '../../shared/health';
+import { PUBLIC, routes } from '../../shared/http/route';
+import { paymentChecks } from './health';
+import * as r from './operations';
+import { STRIPE_SIGNED } from './guards';
+import * as s from './schemas';
 
-/** Stripe's signature over the exact bytes received (the route hands the guard the raw body). */
-export const STRIPE_SIGNED: Guard<Stripe.Event> = {
-  describe: "Stripe (the Stripe-Signature header over the raw body, with the endpoint's signing secret)",
-  scheme: {
-    name: 'stripeSignature',
-    definition: {
-      type: 'apiKey',
-      in: 'header',
-      name: 'Stripe-Signature',
-      description: 't=<timestamp>,v1=<HMAC-SHA256 of "<t>.<body>" with the webhook signing secret>',
-    },
-  },
-  refusals: [400],
-  check: async ({ request, rawBody }) => verifiedEvent(rawBody!, request.headers.get('stripe-signature')),
-};
+const route = routes('payment');
 
-/** The webhook's one failure: identity failing never fails it (the sync is retried), our own database does. */
-export const WEBHOOK_FAILED = refusal([Code.INTERNAL], { when: 'Our own database failed: nothing was recorded, and Stripe delivers the event again.' });
+/** payment's whole HTTP surface: one route per line (id, method, path, who may call, what it takes and answers, handler). */
+// prettier-ignore
+export const ROUTES = [
+  route('plans', 'GET', 'plans', PUBLIC, { 200: s.PLANS }, r.listPlans),
+  route('create-payment-intent', 'POST', 'create-payment-intent', USER, { body: s.INTENT_BODY, 200: s.INTENT }, r.createIntent),
+  route('user-status', 'GET', 'user-status', USER, { 200: s.USER_STATUS }, r.status),
+  route('webhook', 'POST', 'webhook', STRIPE_SIGNED, { body: s.WEBHOOK_BODY, 200: s.WEBHOOK_OUTCOME, 500: r.WEBHOOK_FAILED }, r.webhook),
+  healthFunction('payment', paymentChecks),
+  route('admin-unsynced', 'GET', 'admin/unsynced', ADMIN, { query: s.UNSYNCED_QUERY, 200: s.UNSYNCED }, r.unsynced),
+  route('admin-replay', 'POST', 'admin/replay', ADMIN, { body: s.REPLAY_BODY, 200: s.REPLAYED }, r.replaySyncs),
+];
 
-export const listPlans = op('The plans on sale: price, currency, monthly report quota and features', async () =>
-  json(200, { plans: plans().map(advertisedPlan) }, { 'Cache-Control': 'public, max-age=300' }),
-);
-
-export const createIntent = op<LiveUser, CreatePaymentIntentBody>(
-  'Creates a card PaymentIntent for a plan at its price; answers its client secret',
-  async ({ principal, body, request, ctx }) => json(200, await createPaymentIntent(principal, body, request.headers.get('idempotency-key'), ctx.log)),
-);
-
-export const status = op<LiveUser>("The signed-in user's plan, recent payments and the state of their plan sync", async ({ principal, ctx }) =>
-  json(200, await userStatus(principal, ctx.log)),
-);
-
-export const webhook = op<Stripe.Event>(
-  'Receives Stripe events (deduplicated, ordered by lifecycle) and syncs the plan to identity',
-  async ({ principal, ctx }) => json(200, await processEvent(principal, ctx.log)),
-);
-
-export const unsynced = op<LiveUser, unknown, { limit: number }>(
-  'Plan syncs still owed to identity (pending, failed, manual review), oldest first',
-  async ({ query, ctx }) => json(200, await attentionList(query.limit, ctx.log)),
-);
-
-export const replaySyncs = op<LiveUser>('Replays every unsynced plan now (what npm run payments:replay -- --apply does)', async ({ principal, ctx }) =>
-  json(200, await replay(principal, ctx.log)),
-);
+export const DESCRIPTION =
+  "Card payments with Stripe for signed-in users: plans, payment intents, the signed webhook, each user's payment and plan-sync status, and the plan sync into identity that never loses an update.";

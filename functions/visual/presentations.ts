@@ -61,7 +61,7 @@ async function chartImage(spec: ChartSpec, theme: Theme, stats: RenderStats) {
 }
 
 async function renderDeck(spec: PresentationSpec, charts: (ChartSpec | undefined)[], theme: Theme, stats: RenderStats) {
-  const images = await Promise.all(charts.map((chart) => (chart ? chartImage(chart, theme, stats) : undefined)));
+  const images = await Promise.all(charts.map((chart) => (chart ? chartImage(chart, theme, stats) : Promise.resolve(undefined))));
   const deck = {
     title: spec.title,
     subtitle: spec.subtitle,

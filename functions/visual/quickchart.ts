@@ -2,7 +2,6 @@ import type { HttpRequest, HttpResponseInit } from '@azure/functions';
 import JSON5 from 'json5';
 import { assertJsonValue, parseJsonBody, validate } from '../../shared/http/body';
 import { badRequest, Code, errorResponse, HttpError } from '../../shared/http/errors';
-import { requireVisualToken } from './auth';
 import { hashKey } from './canonical';
 import { ALL_TYPES, applyChartExtras, ChartExtrasError } from './chart-extras';
 import { translateChartJs2, UntranslatableOption } from './chartjs2';
@@ -38,7 +37,6 @@ interface QuickChartRequest {
   version: 2 | 3 | 4;
   encoding: 'url' | 'base64';
   filename?: string;
-  key?: string;
 }
 
 export function chartConfigSchema(l: Limits) {
@@ -97,7 +95,6 @@ function readQuickChartRequest(request: HttpRequest, rawBody: Buffer): QuickChar
       version: q.get('v') ?? q.get('version') ?? undefined,
       encoding: q.get('encoding') ?? undefined,
       filename: q.get('filename') ?? undefined,
-      key: q.get('key') ?? undefined,
     };
   } else {
     const body = parseJsonBody(rawBody);
@@ -136,7 +133,6 @@ function readQuickChartRequest(request: HttpRequest, rawBody: Buffer): QuickChar
     version: versionParam(raw.version),
     encoding,
     filename: (raw.filename as string | undefined) || undefined,
-    key: typeof raw.key === 'string' ? raw.key : undefined,
   };
 }
 
@@ -222,7 +218,6 @@ function disposition(filename: string, format: ChartFormat | 'base64'): string {
 async function render(request: HttpRequest, rawBody: Buffer): Promise<HttpResponseInit> {
   const l = limits();
   const params = readQuickChartRequest(request, rawBody);
-  requireVisualToken(request, params.key);
   const config = quickChartConfig(parseChartConfig(params.chart, l, params.encoding), params.version);
   const format: ChartFormat = params.format === 'base64' ? 'png' : params.format;
   // As QuickChart documents: a density too large for the pixel cap is reduced, not refused.
@@ -248,15 +243,33 @@ async function render(request: HttpRequest, rawBody: Buffer): Promise<HttpRespon
 }
 
 /** quickchart-js reports a failed request with the X-quickchart-error header, so every error carries it (percent-encoded where it is not printable ASCII). */
+export function withQuickChartError(error: unknown): unknown {
+  if (!(error instanceof HttpError)) return error;
+  const header = headerText([...error.message].slice(0, 500).join(''));
+  return new HttpError(error.status, error.error, error.message, error.code, error.extra, { ...error.headers, 'X-quickchart-error': header });
+}
+
 export async function quickChartEndpoint(request: HttpRequest, rawBody: Buffer): Promise<HttpResponseInit> {
   try {
     return await render(request, rawBody);
   } catch (error) {
-    if (!(error instanceof HttpError)) throw error;
-    const response = errorResponse(error);
-    return {
-      ...response,
-      headers: { ...(response.headers as Record<string, string>), 'X-quickchart-error': headerText([...error.message].slice(0, 500).join('')) },
-    };
+    const refusal = withQuickChartError(error);
+    if (!(refusal instanceof HttpError)) throw refusal;
+    return errorResponse(refusal);
+  }
+}
+
+/**
+ * QuickChart's clients authenticate with their API key as a parameter (`new QuickChart(key)` sends
+ * `key`): in the query of a GET, in the JSON body of a POST. A body that is not JSON holds none.
+ */
+export function quickChartKey(request: HttpRequest, rawBody: Buffer | undefined): string | undefined {
+  if (request.method === 'GET') return request.query.get('key') ?? undefined;
+  try {
+    const body: unknown = JSON.parse(rawBody?.toString('utf8') ?? '');
+    const key = body && typeof body === 'object' ? (body as { key?: unknown }).key : undefined;
+    return typeof key === 'string' ? key : undefined;
+  } catch {
+    return undefined;
   }
 }

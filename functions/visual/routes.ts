@@ -1,74 +1,45 @@
-import type { HttpResponseInit } from '@azure/functions';
-import { json } from '../../shared/http/handler';
-import { op, type Guard } from '../../shared/http/route';
-import { requireVisualToken } from './auth';
-import { renderCharts } from './charts';
-import { renderDiagrams } from './diagrams';
-import { postOnly, resourceNotFound } from './errors';
-import { generateInfographics } from './infographics';
-import { limits, type Limits } from './limits';
-import { generatePresentation } from './presentations';
-import { statsHeaders, type RenderStats } from './results';
-import { serveCached } from './cache-route';
-import { quickChartEndpoint } from './quickchart';
-import { Code, notFound } from '../../shared/http/errors';
+import type { HttpMethod } from '@azure/functions';
+import { config } from '../../shared/config';
+import { check, checkStorage, healthFunction } from '../../shared/health';
+import { Code } from '../../shared/http/errors';
+import { PUBLIC, refusal, RETRY_AFTER, routes } from '../../shared/http/route';
+import { renderPool } from './render/renderer';
+import * as r from './operations';
+import { QUICKCHART_KEY, VISUAL_TOKEN } from './guards';
+import * as s from './schemas';
 
-const VISUAL_TOKEN_SCHEME = { name: 'visualToken', definition: { type: 'http', scheme: 'bearer', description: 'VISUAL_API_TOKEN (required when it is set)' } };
+const route = routes('visual');
+const ALL: HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'];
+// A render can fail or find every renderer busy, on every rendering route.
+const RENDERING = { 500: refusal([Code.RENDER_FAILED, Code.INTERNAL]), 503: refusal([Code.RENDERER_BUSY], { headers: RETRY_AFTER }) };
+const NO_RESOURCE = refusal([Code.RESOURCE_NOT_FOUND, Code.OPERATION_NOT_FOUND]);
 
-/** `Authorization: Bearer <VISUAL_API_TOKEN>` when that setting is set (the orchestrator holds it; browsers never do). */
-export const VISUAL_TOKEN: Guard<undefined> = {
-  describe: 'a holder of VISUAL_API_TOKEN (Bearer), when the setting is set',
-  scheme: VISUAL_TOKEN_SCHEME,
-  refusals: [401],
-  check: async ({ request }) => {
-    requireVisualToken(request);
-    return undefined;
-  },
-};
+/** The visual service's whole HTTP surface: one route per line (id, method, path, who may call, what it takes and answers, handler). */
+// prettier-ignore
+export const ROUTES = [
+  healthFunction('visual', () => ({
+    storage: checkStorage,
+    renderer: () => check(async () => (config().QUICKCHART_URL ? `QuickChart at ${config().QUICKCHART_URL}` : `${renderPool().size} render threads, ${renderPool().pending} renders pending, ${renderPool().renders} done`)),
+  })),
+  route('charts-render', 'POST', 'api/v1/charts/render', VISUAL_TOKEN, { body: s.CHARTS_BODY, otherMethods: 405, 200: s.CHARTS, ...RENDERING }, r.charts),
+  route('infographics-generate', 'POST', 'api/v1/infographics/generate', VISUAL_TOKEN, { body: s.INFOGRAPHICS_BODY, otherMethods: 405, 200: s.INFOGRAPHICS, ...RENDERING }, r.infographics),
+  route('presentations-generate', 'POST', 'api/v1/presentations/generate', VISUAL_TOKEN, { body: s.PRESENTATION_BODY, otherMethods: 405, 200: s.PRESENTATION, ...RENDERING }, r.presentations),
+  route('diagrams-render', 'POST', 'api/v1/diagrams/render', VISUAL_TOKEN, { body: s.DIAGRAMS_BODY, otherMethods: 405, 200: s.DIAGRAMS, ...RENDERING }, r.diagrams),
+  route('api', ALL, 'api/v1/{*rest}', PUBLIC, { params: s.API_REST, 404: NO_RESOURCE }, r.apiFallback),
+  route('api-root', ALL, 'api/v1', PUBLIC, { 404: NO_RESOURCE }, r.apiFallback),
+  route('cache', ['GET', 'HEAD'], 'cache/{key}', PUBLIC, { params: s.CACHE_KEY, 200: s.CACHED, 304: s.NOT_MODIFIED, 404: refusal([Code.CACHE_ENTRY_NOT_FOUND]) }, r.cached),
+  route('quickchart-chart', ['GET', 'POST'], '/quickchart/chart', QUICKCHART_KEY, { body: s.QUICKCHART_BODY, 200: s.QUICKCHART_IMAGE }, r.quickChart),
+];
 
-/** QuickChart's clients send the key as a parameter (`key`), or the token as Bearer: the operation checks it with the other parameters. */
-export const QUICKCHART_KEY: Guard<undefined> = {
-  describe: "a holder of VISUAL_API_TOKEN, as QuickChart's key parameter or Bearer, when the setting is set",
-  scheme: VISUAL_TOKEN_SCHEME,
-  refusals: [401],
-  check: async () => undefined,
-};
+/** Paths outside /api/v1/ answer 200 with a plain-text banner, written from the route table. */
+const bannerLines = () => [
+  'Visual rendering service (API v1)',
+  ...ROUTES.filter((fn) => fn.doc.summary && !fn.doc.path.includes('{*') && fn.doc.id !== 'api-root').map(
+    (fn) => `${fn.doc.methods.join('|').padEnd(8)} /${fn.doc.path}  ${fn.doc.summary}`,
+  ),
+  'API document: GET /visual/openapi.json; reference: /visual/docs',
+];
+export const BANNER_ROUTE = route('banner', ALL, '{*rest}', PUBLIC, { 200: s.BANNER }, r.banner(bannerLines));
 
-type Render = (body: unknown, l: Limits) => Promise<{ body: unknown; stats: RenderStats }>;
-const api = (summary: string, render: Render) =>
-  op(summary, async ({ body }) => {
-    const { body: out, stats } = await render(body, limits());
-    return json(200, out, statsHeaders(stats));
-  });
-
-export const charts = api('Renders chart specifications to PNG, SVG or base64 (themed, cached for 12 hours)', renderCharts);
-export const infographics = api('Generates infographics (metric dashboards) as SVG or PNG', generateInfographics);
-export const presentations = api('Builds a PowerPoint presentation of slides with charts', generatePresentation);
-export const diagrams = api('Renders Graphviz (DOT) diagrams to SVG or PNG', renderDiagrams);
-
-/** The API's resources and the operation each takes (POST only). */
-const RESOURCES: Record<string, string> = { charts: 'render', infographics: 'generate', presentations: 'generate', diagrams: 'render' };
-
-/** Anything else under /api/v1/: an unknown resource is 404 whatever the method; a known one takes POST on its operation only. */
-export const apiFallback = op<undefined, unknown, unknown, { rest?: string }>(
-  'Answers every other path and method under /api/v1/ (404 for an unknown resource, 405 for another method)',
-  async ({ request, params }): Promise<HttpResponseInit> => {
-    const [resource = '', operation = ''] = (params.rest ?? '').toLowerCase().split('/');
-    if (!Object.prototype.hasOwnProperty.call(RESOURCES, resource)) throw resourceNotFound(resource);
-    if (request.method !== 'POST') throw postOnly(request.method);
-    throw notFound(`No operation "${operation}" on ${resource}; use POST /api/v1/${resource}/${RESOURCES[resource]}`, Code.OPERATION_NOT_FOUND);
-  },
-);
-
-export const cached = op('A stored result by its key (ETag; immutable until it expires)', async ({ request }) => serveCached(request));
-export const quickChart = op('QuickChart-compatible chart rendering (GET with query parameters, or POST)', async ({ request, rawBody }) =>
-  quickChartEndpoint(request, rawBody),
-);
-
-/** The plain-text banner of every other path: the operations of the route table. */
-export const banner = (lines: () => string[]) =>
-  op('A plain-text list of the API (paths outside /api/v1/)', async () => ({
-    status: 200,
-    body: `${lines().join('\n')}\n`,
-    headers: { 'Content-Type': 'text/plain; charset=utf-8' },
-  }));
+export const DESCRIPTION =
+  'Chart.js-style chart specifications to PNG, SVG or base64 with themes and a Blob cache; infographics, presentations and diagrams; a QuickChart-compatible endpoint.';

@@ -5,10 +5,9 @@ import { bearerToken } from './bearer';
 import { currentPlatform } from '../platform';
 import { Code, forbidden, unauthorized } from '../http/errors';
 import { ACCESS_TOKEN_ALGORITHMS, jose, loadSigningKeys, type SigningKey } from './keys';
-import { liveUser, type LiveUser } from './live-session';
+import { liveUser, type LiveUser, type Plan, type UserStatus } from './live-session';
 
-export type Plan = 'free' | 'pro' | 'enterprise';
-export type UserStatus = 'active' | 'inactive';
+export type { Plan, UserStatus } from './live-session';
 export const ADMIN_ROLES = ['admin', 'super_admin'] as const;
 
 /** Claims of a user access token issued by identity. */

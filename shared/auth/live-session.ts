@@ -1,8 +1,10 @@
 import { config, serviceUrl } from '../config';
 import { currentPlatform } from '../platform';
 import { Code, HttpError, httpError, isErrorCode, serviceUnavailable, STATUS_NAMES, unauthorized } from '../http/errors';
-import type { Plan, UserStatus } from './access-token';
 import { undici } from '../http/undici';
+
+export type Plan = 'free' | 'pro' | 'enterprise';
+export type UserStatus = 'active' | 'inactive';
 
 /** The signed-in user as identity knows them now: role, permissions, plan and status are live state, not the token's claims. */
 export interface LiveUser {

@@ -1,15 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { Driver, Kysely, MigrationResultSet, SqliteDatabase } from 'kysely';
+import type { Driver, Kysely, Migration, MigrationResultSet, SqliteDatabase } from 'kysely';
 import { azureCredential } from '../azure-credential';
 import { config, type Config } from '../config';
 import { currentPlatform } from '../platform';
 import { sqlDependencyLogger } from '../telemetry';
-import { MIGRATIONS } from './migrations';
 import { vendored } from '../vendor';
 import { sql, type AnyKysely } from './dialect';
-import type { PlatformTables } from './tables';
 
 const kysely = vendored('kysely');
 
@@ -22,7 +20,9 @@ const CHECKPOINT_INTERVAL_MS = 250;
 /** 16 MB of 4 KB pages: four times the default, so the request thread checkpoints a quarter as often. */
 export const MAX_LOG_FRAMES = 4_096;
 
-function createSqlite(cfg: Config): Kysely<PlatformTables> {
+type Migrations = Record<string, Migration>;
+
+function createSqlite(cfg: Config, migrations: () => Migrations): AnyKysely {
   // Loaded lazily: SQLite is for laptops and tests, and the native module is a development
   // dependency that the deployment package leaves out (scripts/deploy-package.ts).
   let Database: typeof import('better-sqlite3');
@@ -52,11 +52,12 @@ function createSqlite(cfg: Config): Kysely<PlatformTables> {
     database.close();
   };
   const cached = withStatementCache(database, close);
-  return new kysely.Kysely<PlatformTables>({ dialect: new SelfMigratingSqliteDialect(cached), log: sqlDependencyLogger('sqlite', 'localhost', path.basename(file)) });
+  return new kysely.Kysely<unknown>({ dialect: new SelfMigratingSqliteDialect(cached, migrations), log: sqlDependencyLogger('sqlite', 'localhost', path.basename(file)) });
 }
 
 /** A Kysely handle over a SQLite database opened by the caller (migrations, tests and benches that open their own file). */
-export function sqliteKysely<DB = PlatformTables>(database: SqliteDatabase): Kysely<DB> {
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- Kysely's idiom for a database of any tables
+export function sqliteKysely<DB = any>(database: SqliteDatabase): Kysely<DB> {
   return new kysely.Kysely<DB>({ dialect: new kysely.SqliteDialect({ database }) });
 }
 
@@ -67,7 +68,10 @@ export function sqliteKysely<DB = PlatformTables>(database: SqliteDatabase): Kys
  * (npm run migrate), run once by whoever deploys rather than by every scaled-out instance.
  */
 class SelfMigratingSqliteDialect extends kysely.SqliteDialect {
-  constructor(private readonly database: SqliteDatabase) {
+  constructor(
+    private readonly database: SqliteDatabase,
+    private readonly migrations: () => Migrations,
+  ) {
     super({ database });
   }
 
@@ -77,7 +81,7 @@ class SelfMigratingSqliteDialect extends kysely.SqliteDialect {
     driver.init = async () => {
       await init();
       // A second Kysely over the same connection, never destroyed (that would close the database).
-      selfMigration = await runMigrations(sqliteKysely(this.database));
+      selfMigration = await runMigrations(sqliteKysely(this.database), this.migrations());
     };
     return driver;
   }
@@ -107,7 +111,7 @@ function withStatementCache(database: import('better-sqlite3').Database, close: 
   };
 }
 
-function createMssql(cfg: Config): Kysely<PlatformTables> {
+function createMssql(cfg: Config): AnyKysely {
   const tedious = require('tedious') as typeof import('tedious');
   const tarn = require('tarn') as typeof import('tarn');
   const authentication =
@@ -117,7 +121,7 @@ function createMssql(cfg: Config): Kysely<PlatformTables> {
           type: 'token-credential' as const,
           options: { credential: azureCredential() },
         };
-  return new kysely.Kysely<PlatformTables>({
+  return new kysely.Kysely<unknown>({
     log: sqlDependencyLogger('mssql', cfg.SQL_SERVER!, cfg.SQL_DATABASE ?? ''),
     dialect: new kysely.MssqlDialect({
       tarn: { ...tarn, options: { min: 0, max: cfg.SQL_POOL_MAX, idleTimeoutMillis: 30_000 } },
@@ -135,9 +139,13 @@ function createMssql(cfg: Config): Kysely<PlatformTables> {
 }
 
 /** The platform's database: one pool (or SQLite connection) per platform, made on first use, closed with it. */
-export function db(): Kysely<PlatformTables> {
+export function db(): AnyKysely {
   const platform = currentPlatform();
-  return platform.own('db', () => (platform.config.SQL_SERVER ? createMssql(platform.config) : createSqlite(platform.config)), (database) => database.destroy());
+  return platform.own(
+    'db',
+    () => (platform.config.SQL_SERVER ? createMssql(platform.config) : createSqlite(platform.config, () => platform.migrations)),
+    (database) => database.destroy(),
+  );
 }
 
 /** Closes the platform's database now (a command's last step; a dev host's platform closes it on stop). */
@@ -153,16 +161,16 @@ let selfMigration: MigrationResultSet | undefined;
  * embedded SQLite database migrates itself on first use, so for it this reports what that applied
  * (nothing, when it was already up to date or already reported).
  */
-export async function migrateToLatest(database?: AnyKysely): Promise<MigrationResultSet> {
-  if (database || config().SQL_SERVER) return runMigrations(database ?? db());
+export async function migrateToLatest(database?: AnyKysely, migrations?: Migrations): Promise<MigrationResultSet> {
+  if (database || config().SQL_SERVER) return runMigrations(database ?? db(), migrations ?? currentPlatform().migrations);
   await sql`select 1 as ok`.execute(db());
   const result = selfMigration ?? { results: [] };
   selfMigration = { results: [] };
   return result;
 }
 
-async function runMigrations(database: AnyKysely): Promise<MigrationResultSet> {
-  const migrator = new kysely.Migrator({ db: database, provider: { getMigrations: async () => MIGRATIONS } });
+async function runMigrations(database: AnyKysely, migrations: Migrations): Promise<MigrationResultSet> {
+  const migrator = new kysely.Migrator({ db: database, provider: { getMigrations: async () => migrations } });
   const result = await migrator.migrateToLatest();
   if (result.error) throw result.error;
   return result;

@@ -88,3 +88,17 @@ export function isDuplicateKey(error: unknown): boolean {
 export function isoPrefix(db: AnyKysely, column: string, length: number): RawBuilder<string> {
   return isMssql(db) ? sql<string>`convert(char(${sql.lit(length)}), ${sql.ref(column)}, 126)` : sql<string>`substr(${sql.ref(column)}, 1, ${sql.lit(length)})`;
 }
+
+/**
+ * `column` holds `needle` anywhere: a position search (charindex, instr), so `%`, `_` and `[` stay
+ * plain characters on both dialects, where LIKE would read them as patterns.
+ */
+export function contains(db: AnyKysely, column: RawBuilder<unknown> | string, needle: string): RawBuilder<boolean> {
+  const haystack = typeof column === 'string' ? sql.ref(column) : column;
+  return isMssql(db) ? sql<boolean>`charindex(${needle}, ${haystack}) > 0` : sql<boolean>`instr(${haystack}, ${needle}) > 0`;
+}
+
+/** `column` holds `text` anywhere, ignoring case (both sides lower-cased). */
+export function containsIgnoringCase(db: AnyKysely, column: string, text: string): RawBuilder<boolean> {
+  return contains(db, sql`lower(${sql.ref(column)})`, text.toLowerCase());
+}

@@ -1,5 +1,4 @@
-import type { CompiledQuery, DatabaseConnection, Driver, QueryResult } from 'kysely';
-import { MIGRATIONS } from './migrations';
+import type { CompiledQuery, DatabaseConnection, Driver, Migration, QueryResult } from 'kysely';
 import type { AnyKysely } from './dialect';
 import { vendored } from '../vendor';
 
@@ -69,10 +68,10 @@ export function inlineParameters(query: CompiledQuery): string {
   return query.sql.replace(/@(\d+)/g, (_, n: string) => literal(query.parameters[Number(n) - 1]));
 }
 
-/** The T-SQL of each migration, as `sql/<name>.sql` holds it. */
-export async function migrationsAsTsql(): Promise<{ name: string; sql: string }[]> {
+/** The T-SQL of each migration of `migrations` (the history of functions/migrations.ts), as `sql/<name>.sql` holds it. */
+export async function migrationsAsTsql(migrations: Record<string, Migration>): Promise<{ name: string; sql: string }[]> {
   const out: { name: string; sql: string }[] = [];
-  for (const [name, migration] of Object.entries(MIGRATIONS)) {
+  for (const [name, migration] of Object.entries(migrations)) {
     const { db, statements } = recordingMssql();
     await migration.up(db);
     const body = statements.map((s) => `${inlineParameters(s)};\nGO`);

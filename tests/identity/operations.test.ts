@@ -5,7 +5,7 @@ import { identity } from '../../functions/identity';
 import type { TimerFunction } from '../../shared/functions';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { signIn, signInAdmin } from '../helpers/identity';
-import { identityDb } from '../../functions/identity/tables';
+import { identityDb } from '../../functions/identity/db/tables';
 import { toIso } from '../../shared/sql/dialect';
 import { advanceClock, auditEntries, call, expectError, login } from './support';
 

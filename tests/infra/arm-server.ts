@@ -53,7 +53,7 @@ export async function startArmServer(options: {
   // Deployed: each app resolved its references then (before any secret existed).
   for (const site of sites.values()) resolve(site);
 
-  const server = http.createServer(async (req, res) => {
+  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const url = new URL(req.url ?? '/', 'http://arm');
@@ -121,7 +121,8 @@ export async function startArmServer(options: {
     const size = options.pageSize ?? 1000;
     const next = skip + size < items.length ? `http://${req.headers.host}${url.pathname}?api-version=${apiVersion}&$skiptoken=${skip + size}` : null;
     send(200, { value: items.slice(skip, skip + size), nextLink: next });
-  });
+  }
+  const server = http.createServer((req, res) => void handle(req, res));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
-import { MIGRATIONS } from '../../shared/sql/migrations';
+import { MIGRATIONS } from '../../functions/migrations';
 import { entraSid, grantStatements } from '../../scripts/migrate';
 
 const run = promisify(execFile);

@@ -4,7 +4,7 @@
  * Bicep queries name is one the code writes, with the values the alerts compare.
  */
 import { reportSyncBacklog, SYNC_BACKLOG_MESSAGE } from '../../functions/payment/backlog';
-import { paymentDb } from '../../functions/payment/tables';
+import { paymentDb } from '../../functions/payment/db/tables';
 import { QUEUE_DEPTH_MESSAGE, reportQueueDepth } from '../../functions/orchestrator/workflow/queue-depth';
 import { failStuckExecutions, STUCK_EXECUTIONS_MESSAGE } from '../../functions/orchestrator/workflow/stuck';
 import { insertExecution } from '../../functions/orchestrator/workflow/executions';

@@ -3,7 +3,7 @@ import { bearer, signIn, signInAdmin, type SignedIn } from '../helpers/identity'
 import { startChatServer, type ChatServer } from '../orchestrator/chat-server';
 import { ACME, execution, logRows, storeExecution, submitDirect, waitForStatus } from '../orchestrator/helpers';
 import { waitFor } from '../helpers/wait';
-import { db } from '../../shared/sql/db';
+import { orchestratorDb as db } from '../../functions/orchestrator/db/tables';
 import { ago, DAY, HOUR, insertExecution, MINUTE } from './fixtures';
 
 /**

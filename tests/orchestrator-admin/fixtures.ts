@@ -1,7 +1,7 @@
-import { db } from '../../shared/sql/db';
+import { orchestratorDb as db } from '../../functions/orchestrator/db/tables';
 import type { Insertable } from 'kysely';
-import type { ExecutionsTable, ProcessingLogExtension, ProcessingLogTable } from '../../functions/orchestrator/tables';
-import { ROLLUP_TABLES } from '../../shared/sql/rollups';
+import type { ExecutionsTable, ProcessingLogExtension, ProcessingLogTable } from '../../functions/orchestrator/db/tables';
+import { ROLLUP_TABLES } from '../../functions/orchestrator/db/rollups';
 import { countCompanyExecution, countExecution } from '../../functions/orchestrator/rollups/write';
 import { insertLogRows } from '../../functions/orchestrator/workflow/log-writer';
 

@@ -1,7 +1,7 @@
-import { db } from '../../shared/sql/db';
+import { orchestratorDb as db } from '../../functions/orchestrator/db/tables';
 import { toIso } from '../../shared/sql/dialect';
 import { rebuildRollups } from '../../functions/orchestrator/rollups/rebuild';
-import { ROLLUP_TABLES } from '../../shared/sql/rollups';
+import { ROLLUP_TABLES } from '../../functions/orchestrator/db/rollups';
 import { bucketsBetween, TIMEFRAMES, type Timeframe } from '../../functions/orchestrator/admin/time-windows';
 import { completeExecution, deleteExecution, failExecution, insertExecution as submitExecution } from '../../functions/orchestrator/workflow/executions';
 import { adminTestHost, ago, DAY, HOUR, insertExecution, insertLog, MINUTE, NOW } from './fixtures';

@@ -1,4 +1,4 @@
-import { db } from '../../shared/sql/db';
+import { orchestratorDb as db } from '../../functions/orchestrator/db/tables';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { bearer, signIn, signInAdmin } from '../helpers/identity';
 import { deadPort } from './helpers';

@@ -2,7 +2,7 @@ import { InvocationContext } from '@azure/functions';
 import { orchestrator } from '../../functions/orchestrator';
 import type { QueueFunction, TimerFunction } from '../../shared/functions';
 import { STAGES, stepsFor } from '../../functions/orchestrator/workflow/stages';
-import { db } from '../../shared/sql/db';
+import { orchestratorDb as db } from '../../functions/orchestrator/db/tables';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { downloadLinks } from '../../functions/orchestrator/report/report-store';
 import { OfflineProvider } from '../../functions/orchestrator/ai/offline';

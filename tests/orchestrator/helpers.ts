@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Plan } from '../../shared/auth/access-token';
 import { config } from '../../shared/config';
-import { db } from '../../shared/sql/db';
+import { orchestratorDb as db } from '../../functions/orchestrator/db/tables';
 import { enqueueJson } from '../../shared/storage';
 import type { ReportRequest } from '../../functions/orchestrator/report/submission';
 import { insertExecution } from '../../functions/orchestrator/workflow/executions';

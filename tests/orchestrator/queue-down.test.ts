@@ -1,6 +1,6 @@
 import { QueueServiceClient } from '@azure/storage-queue';
 import { DEFAULT_PLANS } from '../../shared/plans';
-import { db } from '../../shared/sql/db';
+import { orchestratorDb as db } from '../../functions/orchestrator/db/tables';
 import { expectErrorAnswer } from '../helpers/errors';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { bearer, signIn } from '../helpers/identity';

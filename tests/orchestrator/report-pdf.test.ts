@@ -1,7 +1,7 @@
 import { SECTIONS } from '../../functions/orchestrator/workflow/stages';
 import { db } from '../../shared/sql/db';
 import { demoReportRequest } from '../../scripts/demo-profile';
-import { PdfReport, type PdfTools } from '../../scripts/pdf-inspect';
+import { PdfReport, type PdfTools } from '../../tools/pdf-inspect';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { bearer, signIn } from '../helpers/identity';
 import { describeWithTool } from '../helpers/tools';

@@ -6,6 +6,7 @@ import { LogWriter } from '../../functions/orchestrator/workflow/log-writer';
 import { STAGES } from '../../functions/orchestrator/workflow/stages';
 import { WorkflowLogger, type WorkflowConsoleLine } from '../../functions/orchestrator/workflow/workflow-logger';
 import { migrateToLatest, sqliteKysely } from '../../shared/sql/db';
+import { MIGRATIONS } from '../../functions/migrations';
 import { createLogger } from '../../shared/logging';
 
 /** A real SQLite database in a temp file; `migrated` runs the platform migrations on it. */
@@ -13,7 +14,7 @@ async function sqlite(migrated: boolean) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wflog-'));
   const file = path.join(dir, 'db.sqlite');
   const kysely = sqliteKysely(new Database(file));
-  if (migrated) await migrateToLatest(kysely);
+  if (migrated) await migrateToLatest(kysely, MIGRATIONS);
   return {
     file,
     kysely,

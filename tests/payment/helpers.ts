@@ -79,7 +79,7 @@ export type IdentityMode = 'forward' | 'unauthorized' | 'not_found' | 'hang';
 export async function startIdentityFront(target: () => string) {
   const state = { mode: 'forward' as IdentityMode, planUpdates: [] as { userId: string; body: any; headers: http.IncomingHttpHeaders }[] };
   const hanging = new Set<http.ServerResponse>();
-  const server = http.createServer(async (req, res) => {
+  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const body = Buffer.concat(chunks);
@@ -112,7 +112,8 @@ export async function startIdentityFront(target: () => string) {
     const upstream = await fetch(`${target()}${req.url}`, { method: req.method, headers, body: body.length ? body : undefined });
     const text = Buffer.from(await upstream.arrayBuffer());
     res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' }).end(text);
-  });
+  }
+  const server = http.createServer((req, res) => void handle(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/identity`;
   return {

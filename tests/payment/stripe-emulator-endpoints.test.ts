@@ -23,12 +23,13 @@ const received: { path: string; body: string; signature: string }[] = [];
 let stripe: Stripe;
 
 beforeAll(async () => {
-  receiver = http.createServer(async (req, res) => {
+  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     received.push({ path: req.url ?? '', body: Buffer.concat(chunks).toString(), signature: String(req.headers['stripe-signature']) });
     res.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}');
-  });
+  }
+  receiver = http.createServer((req, res) => void handle(req, res));
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
   emulator = await startStripeEmulator({ log: createLogger({ test: 'emulator' }) });

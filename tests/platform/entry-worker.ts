@@ -9,7 +9,10 @@ import { FunctionsWorker } from '../../devhost/core-tools/core-api';
 import { PROJECT_ROOT } from '../../devhost/paths';
 import { VENDOR_BUNDLES } from '../../shared/vendor';
 
-const SERVICE_CODE = /[\\/]dist[\\/]functions[\\/](identity|payment|orchestrator|visual)[\\/]/;
+// A service's db/ folder is its part of the database (schema steps, the SQL they fill rollups with),
+// not code that serves: the process that opens the embedded database (SQLite, never Azure SQL)
+// loads every service's migration steps to apply the one history.
+const SERVICE_CODE = /[\\/]dist[\\/]functions[\\/](identity|payment|orchestrator|visual)[\\/](?!db[\\/])/;
 const loadedServices = () =>
   [
     ...new Set(

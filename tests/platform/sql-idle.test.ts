@@ -9,7 +9,7 @@ import { InvocationContext, type Timer } from '@azure/functions';
 import { syncRetryTimer } from '../../functions/payment';
 import { PAYMENT_SYNC_WORK } from '../../functions/payment/backlog';
 import { findPayment } from '../../functions/payment/payments';
-import { paymentDb } from '../../functions/payment/tables';
+import { paymentDb } from '../../functions/payment/db/tables';
 import { insertExecution } from '../../functions/orchestrator/workflow/executions';
 import { EXECUTIONS_WORK, markExecutionWork, sweepStuckExecutions } from '../../functions/orchestrator/workflow/stuck';
 import { BUSY_GRACE_MS, IDLE_TRUST_MS, markSqlWork, sqlWorkState } from '../../shared/sql/idle';

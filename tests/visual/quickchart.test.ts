@@ -85,3 +85,24 @@ test('the API key (VISUAL_API_TOKEN) is required when set', async () => {
   });
   expect(bearer.status).toBe(200);
 });
+
+test('the key is checked on the route line, before the request is read: a stranger learns nothing about their input', async () => {
+  const url = `${visual.host.url}/quickchart/chart`;
+  // Input the operation would refuse with 400 (not JSON; an unknown format) is 401 without the key.
+  for (const init of [
+    { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{not json' },
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ chart: CONFIG_LITERAL, format: 'gif', key: 'wrong-key-wrong-key' }),
+    },
+  ]) {
+    const res = await fetchFresh(url, init);
+    expect(res.status).toBe(401);
+    expect(decodeURIComponent(res.headers.get('x-quickchart-error')!)).toBe(((await res.json()) as any).message);
+  }
+  const get = await fetchFresh(`${url}?c=${encodeURIComponent(CONFIG_LITERAL)}&f=gif`);
+  expect([get.status, ((await get.json()) as any).code]).toEqual([401, 'AUTH_REQUIRED']);
+  const keyed = await fetchFresh(`${url}?c=${encodeURIComponent(CONFIG_LITERAL)}&f=gif&key=${visual.token}`);
+  expect(keyed.status).toBe(400);
+});

@@ -1,5 +1,6 @@
 import { useProcessSettings, type Config, type ServiceName } from '../../shared/config';
 import { applyLocalSettings } from '../../shared/config/local-settings';
+import { MIGRATIONS } from '../../functions/migrations';
 
 /**
  * A CLI's settings: local.settings.json under the environment, read as every local entry point
@@ -7,5 +8,5 @@ import { applyLocalSettings } from '../../shared/config/local-settings';
  */
 export function loadLocalEnv(services: ServiceName[]): Config {
   applyLocalSettings();
-  return useProcessSettings(process.env, { requireFor: services });
+  return useProcessSettings(process.env, { requireFor: services, migrations: () => MIGRATIONS });
 }

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { useProcessSettings } from '../../shared/config';
 import { closeDb, migrateToLatest } from '../../shared/sql/db';
+import { MIGRATIONS } from '../../functions/migrations';
 import { ensureUserWithRole } from '../../functions/identity/bootstrap';
 import { applyLocalSettings } from '../../shared/config/local-settings';
 
@@ -18,7 +19,7 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   applyLocalSettings();
-  useProcessSettings(process.env, { requireFor: ['identity'] });
+  useProcessSettings(process.env, { requireFor: ['identity'], migrations: () => MIGRATIONS });
   try {
     await migrateToLatest();
     const { user, outcome } = await ensureUserWithRole(values.email, values.role!, { type: 'system', id: 'cli' });

@@ -1,13 +1,13 @@
+import type { OrchestratorTables } from '../db/tables';
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { LiveUser } from '../../../shared/auth/live-session';
 import { config } from '../../../shared/config';
 import type { RequestMeta } from '../../../shared/http/client';
 import { Code, HttpError, badRequest, conflict, notFound, serviceUnavailable } from '../../../shared/http/errors';
-import { db } from '../../../shared/sql/db';
+import { orchestratorDb } from '../db/tables';
 import { first, isDuplicateKey, sql, toIso } from '../../../shared/sql/dialect';
-import { notDiagnostic } from '../../../shared/sql/rollups';
-import type { PlatformTables } from '../../../shared/sql/tables';
+import { notDiagnostic } from '../db/rollups';
 import { enqueueJson } from '../../../shared/storage';
 import type { Logger } from '../../../shared/logging';
 import {
@@ -39,7 +39,7 @@ import {
  */
 
 export type ActionName = 'execution.retry' | 'execution.rerun' | 'execution.cancel' | 'executions.retry_failed';
-type Database = Kysely<PlatformTables>;
+type Database = Kysely<OrchestratorTables>;
 
 interface ActionEntry {
   action: ActionName;
@@ -78,7 +78,7 @@ async function audited<T>(admin: LiveUser, meta: RequestMeta, entry: Pick<Action
   try {
     return await change();
   } catch (error) {
-    if (error instanceof HttpError) await record(db(), admin, meta, { ...entry, result: 'failure', reason: error.code });
+    if (error instanceof HttpError) await record(orchestratorDb(), admin, meta, { ...entry, result: 'failure', reason: error.code });
     throw error;
   }
 }
@@ -108,7 +108,7 @@ export interface RetryAnswer {
 async function retryOne(admin: LiveUser, meta: RequestMeta, trackingId: string, log: Logger, details: Record<string, unknown> = {}): Promise<boolean> {
   const now = new Date();
   const entry: ActionEntry = { action: 'execution.retry', trackingId, result: 'success', key: randomUUID() };
-  const before = await db()
+  const before = await orchestratorDb()
     .transaction()
     .execute(async (trx) => {
       const facts = await reopenExecution(trx, trackingId, now);
@@ -120,7 +120,7 @@ async function retryOne(admin: LiveUser, meta: RequestMeta, trackingId: string, 
     await enqueue(trackingId);
   } catch (error) {
     log.error('retried execution not enqueued: failed again as it was', { trackingId, error });
-    await db()
+    await orchestratorDb()
       .transaction()
       .execute(async (trx) => {
         await restoreFailed(trx, trackingId, before);
@@ -155,7 +155,7 @@ export interface RerunAnswer {
 /** The re-run an Idempotency-Key already made of this execution, if any. */
 async function earlierRerun(trackingId: string, key: string | undefined): Promise<string | undefined> {
   if (!key) return undefined;
-  const row = await db()
+  const row = await orchestratorDb()
     .selectFrom('orchestrator_admin_actions')
     .select('related_tracking_id')
     .where('dedupe_key', '=', dedupeKey({ action: 'execution.rerun', trackingId, result: 'success', key }))
@@ -174,7 +174,7 @@ export function rerunExecution(admin: LiveUser, trackingId: string, key: string 
     const newId = `rpt-${randomUUID()}`;
     const now = new Date();
     try {
-      await db()
+      await orchestratorDb()
         .transaction()
         .execute(async (trx) => {
           await insertExecutionWith(trx, {
@@ -199,7 +199,7 @@ export function rerunExecution(admin: LiveUser, trackingId: string, key: string 
     } catch (error) {
       // Undone as a whole: the new execution and its audit entry; the refusal is audited instead.
       log.error('re-run not enqueued: removed', { trackingId, newId, error });
-      await db()
+      await orchestratorDb()
         .transaction()
         .execute(async (trx) => {
           await deleteExecutionWith(trx, newId);
@@ -226,7 +226,7 @@ export function cancelExecution(admin: LiveUser, trackingId: string, meta: Reque
     const now = new Date();
     const cancelled =
       execution.processing_status === 'processing' &&
-      (await db()
+      (await orchestratorDb()
         .transaction()
         .execute(async (trx) => {
           const done = await cancelProcessing(trx, trackingId, admin.email, now);
@@ -253,7 +253,7 @@ export interface BulkRetryInput {
 
 /** Failed executions created in [from, to), diagnostic ones aside, over the (processing_status, created_at) index. */
 const failedIn = (from: string, to: string) =>
-  db()
+  orchestratorDb()
     .selectFrom('orchestrator_executions')
     .where('processing_status', '=', 'failed')
     .where('created_at', '>=', from)
@@ -281,13 +281,13 @@ export function retryFailed(admin: LiveUser, input: BulkRetryInput, meta: Reques
     if (from >= to) throw badRequest('`from` must be before `to`.', Code.VALIDATION_FAILED, { details: [{ field: 'from', problem: 'not before to' }] });
     const matched = await countFailedIn(from, to);
     if (input.dryRun) return { success: true, dryRun: true, from, to, matched, retried: 0, trackingIds: [] as string[], remaining: matched };
-    const batch = await first(db(), failedIn(from, to).select('tracking_id').orderBy('created_at').orderBy('tracking_id'), input.limit).execute();
+    const batch = await first(orchestratorDb(), failedIn(from, to).select('tracking_id').orderBy('created_at').orderBy('tracking_id'), input.limit).execute();
     const retried: string[] = [];
     for (const { tracking_id } of batch) {
       if (await retryOne(admin, meta, tracking_id, log, { bulk: { from, to } })) retried.push(tracking_id);
     }
     const remaining = await countFailedIn(from, to);
-    await record(db(), admin, meta, {
+    await record(orchestratorDb(), admin, meta, {
       action: 'executions.retry_failed',
       trackingId: null,
       result: 'success',
@@ -300,7 +300,7 @@ export function retryFailed(admin: LiveUser, input: BulkRetryInput, meta: Reques
 
 /** The administrators' actions naming an execution (as the one acted on, or as a re-run made from it), newest first. */
 export async function actionsFor(trackingId: string, limit = 50) {
-  const database = db();
+  const database = orchestratorDb();
   const rows = await first(
     database,
     database

@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import { toIso } from '../../../shared/sql/dialect';
-import type { ExecutionsTable } from '../tables';
+import type { ExecutionsTable } from '../db/tables';
 import { LONG_RUNNING_MS } from './time-windows';
 
 /**

@@ -1,7 +1,6 @@
-import { db } from '../../../shared/sql/db';
-import { sql, first, toIso } from '../../../shared/sql/dialect';
+import { orchestratorDb } from '../db/tables';
+import { containsIgnoringCase, sql, first, toIso } from '../../../shared/sql/dialect';
 import { EXECUTION_COLUMNS, executionView, runningSeconds } from './execution-view';
-import { containsIgnoringCase } from './profiles';
 import { countLongRunning, executionCounts, longRunningExecutions } from './queries';
 import { RECENT_WINDOW_MS, isoBefore } from './time-windows';
 
@@ -21,7 +20,7 @@ export const LONG_RUNNING_LIST_LIMIT = 100;
  * index ranges instead of a walk through most of the table, a common word stays a short walk.
  */
 async function recentExecutions(limit: number, status: ExecutionStatusFilter, search: string) {
-  const database = db();
+  const database = orchestratorDb();
   let query = database.selectFrom('orchestrator_executions').select(EXECUTION_COLUMNS);
   if (status !== 'all') query = query.where('processing_status', '=', status);
   if (search) {

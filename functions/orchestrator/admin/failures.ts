@@ -1,7 +1,7 @@
-import { db } from '../../../shared/sql/db';
+import { orchestratorDb } from '../db/tables';
 import { sql, first, toIso } from '../../../shared/sql/dialect';
 import { ERROR_PATTERNS, ERROR_SOURCES, errorCounts, executionCounts } from './queries';
-import { notDiagnostic, stepKey } from '../../../shared/sql/rollups';
+import { notDiagnostic, stepKey } from '../db/rollups';
 import { later, splitWindow } from '../rollups/keys';
 import { failuresPerHour, logCounts } from '../rollups/read';
 import { TIMEFRAMES, bucketKeyOf, bucketsBetween, isoBefore, type Timeframe } from './time-windows';
@@ -53,7 +53,7 @@ export const AFFECTED_CLIENTS_LIMIT = 50;
 
 /** Up to three distinct recent messages of a pattern, newest first, joined by " | " (sample_messages is one string). */
 async function sampleMessages(pattern: string, since: string): Promise<string> {
-  const database = db();
+  const database = orchestratorDb();
   const rows = await first(
     database,
     database
@@ -81,7 +81,7 @@ async function stepFailures(since: string) {
   const { partialEnd, fromHour } = splitWindow(since);
   const [hours, partial] = await Promise.all([
     logCounts('failed_step', fromHour),
-    db()
+    orchestratorDb()
       .selectFrom('orchestrator_processing_log')
       .select(['step_number', 'step_name', sql<number>`count(*)`.as('failures'), sql<string | Date>`max(${sql.ref('timestamp')})`.as('latest')])
       .where('status', '=', 'failed')
@@ -117,7 +117,7 @@ async function stepFailures(since: string) {
 
 /** The most recent failed executions of the window (who was affected, by what) and how many there were (from the execution counts). */
 async function affectedClients(since: string) {
-  const database = db();
+  const database = orchestratorDb();
   const [counts, rows] = await Promise.all([
     executionCounts(since),
     first(
@@ -170,7 +170,7 @@ async function timeline(since: string, now: Date, timeframe: Timeframe) {
   const { partialEnd, fromHour } = splitWindow(since);
   const [hours, partial] = await Promise.all([
     failuresPerHour(fromHour),
-    db()
+    orchestratorDb()
       .selectFrom('orchestrator_processing_log')
       .select(sql<number>`count(*)`.as('n'))
       .where('status', '=', 'failed')

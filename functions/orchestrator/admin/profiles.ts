@@ -1,5 +1,5 @@
-import { db } from '../../../shared/sql/db';
-import { sql, type AnyKysely, isMssql, page, toIso } from '../../../shared/sql/dialect';
+import { orchestratorDb } from '../db/tables';
+import { containsIgnoringCase, sql, page, toIso } from '../../../shared/sql/dialect';
 import type { ExecutionStatusFilter } from './executions';
 
 export interface ProfileQuery {
@@ -14,12 +14,6 @@ export interface ProfileQuery {
  * Whether a column contains `text`, ignoring case. A position search rather than LIKE, so `%`, `_`
  * and `[` in the search are plain characters on both dialects with no escaping to get wrong.
  */
-export function containsIgnoringCase(database: AnyKysely, column: string, text: string) {
-  const haystack = sql`lower(${sql.ref(column)})`;
-  const needle = text.toLowerCase();
-  return isMssql(database) ? sql<boolean>`charindex(${needle}, ${haystack}) > 0` : sql<boolean>`instr(${haystack}, ${needle}) > 0`;
-}
-
 /**
  * The client companies that submitted reports, newest submission first: per company its execution
  * count, last submission time and latest execution (status, tracking id, industry). All of it is
@@ -27,7 +21,7 @@ export function containsIgnoringCase(database: AnyKysely, column: string, text: 
  * over its (last_submission_at, company_name) index; the search and the status apply to its rows.
  */
 export async function clientProfiles(query: ProfileQuery) {
-  const database = db();
+  const database = orchestratorDb();
   let profiles = database.selectFrom('orchestrator_company_rollup');
   if (query.search) profiles = profiles.where(containsIgnoringCase(database, 'company_name', query.search));
   if (query.status !== 'all') profiles = profiles.where('latest_status', '=', query.status);

@@ -1,9 +1,9 @@
-import { db } from '../../../shared/sql/db';
+import { orchestratorDb } from '../db/tables';
 import { sql, first } from '../../../shared/sql/dialect';
 import { EXECUTION_COLUMNS, type ExecutionRow } from './execution-view';
 import { LONG_RUNNING_MS, isoBefore } from './time-windows';
 import { later, splitWindow } from '../rollups/keys';
-import { notDiagnostic } from '../../../shared/sql/rollups';
+import { notDiagnostic } from '../db/rollups';
 import { executionHours, logCounts } from '../rollups/read';
 
 /** The classifications the workflow logger stores at write time, which the dashboards count (defined once, with the rules that assign them). */
@@ -27,7 +27,7 @@ export async function executionCounts(since: string): Promise<ExecutionCounts> {
   const { partialEnd, fromHour } = splitWindow(since);
   const [hours, partial] = await Promise.all([
     executionHours(fromHour),
-    db()
+    orchestratorDb()
       .selectFrom('orchestrator_executions')
       .select([
         'processing_status',
@@ -68,7 +68,7 @@ export interface ErrorCount {
  * a range of the (column, timestamp) index and each latest a single seek at its end.
  */
 export async function errorCounts(column: 'error_source' | 'error_pattern', values: readonly string[], since: string): Promise<Map<string, ErrorCount>> {
-  const database = db();
+  const database = orchestratorDb();
   const { partialEnd, fromHour } = splitWindow(since);
   const [hours, partial] = await Promise.all([
     logCounts(column, fromHour),
@@ -120,7 +120,7 @@ const longRunningSince = (now: Date) => isoBefore(now, LONG_RUNNING_MS);
  */
 function longRunningQuery(now: Date) {
   const cutoff = longRunningSince(now);
-  return db()
+  return orchestratorDb()
     .selectFrom('orchestrator_executions')
     .where('processing_status', '=', 'processing')
     .where('created_at', '<', cutoff)
@@ -137,5 +137,5 @@ export async function countLongRunning(now: Date): Promise<number> {
 
 /** The longest-running first. */
 export async function longRunningExecutions(now: Date, limit: number): Promise<ExecutionRow[]> {
-  return first(db(), longRunningQuery(now).select(EXECUTION_COLUMNS).orderBy('created_at', 'asc').orderBy('tracking_id', 'asc'), limit).execute();
+  return first(orchestratorDb(), longRunningQuery(now).select(EXECUTION_COLUMNS).orderBy('created_at', 'asc').orderBy('tracking_id', 'asc'), limit).execute();
 }

@@ -1,12 +1,11 @@
 import type { Expression, SqlBool } from 'kysely';
 import { Code, badRequest } from '../../../shared/http/errors';
-import { db } from '../../../shared/sql/db';
-import { first, isMssql, sql, toIso, type AnyKysely } from '../../../shared/sql/dialect';
+import { orchestratorDb } from '../db/tables';
+import { containsIgnoringCase, first, isMssql, sql, toIso, type AnyKysely } from '../../../shared/sql/dialect';
 import { ERROR_PATTERNS } from '../workflow/error-classification';
 import { CANCELLED } from '../workflow/executions';
 import { EXECUTION_COLUMNS, executionView } from './execution-view';
 import type { ExecutionStatusFilter } from './executions';
-import { containsIgnoringCase } from './profiles';
 
 /** What the error filter takes: the classified patterns, and the mark of an execution an administrator cancelled. */
 export const ERROR_FILTERS = [...ERROR_PATTERNS, CANCELLED] as const;
@@ -101,7 +100,7 @@ function startsWith(database: AnyKysely, column: string, prefix: string) {
  * time with a cursor (no offsets: a page reads its rows and no more, however deep).
  */
 export async function searchExecutions(query: ExecutionSearch, now: Date) {
-  const database = db();
+  const database = orchestratorDb();
   const keys = keysOf(query.sort);
   let q = database.selectFrom('orchestrator_executions').select([...EXECUTION_COLUMNS, 'requested_by']);
   if (query.trackingId) q = q.where(startsWith(database, 'tracking_id', query.trackingId));

@@ -1,4 +1,4 @@
-import { db } from '../../../shared/sql/db';
+import { orchestratorDb } from '../db/tables';
 import { first, toIso } from '../../../shared/sql/dialect';
 import { Code, notFound } from '../../../shared/http/errors';
 import { downloadLinks } from '../report/report-store';
@@ -37,7 +37,7 @@ function stepMetrics(logs: { step_number: number | null; status: string }[], pla
 
 /** GET status/{trackingId}: one execution with its submission, log, progress and download links. */
 export async function executionStatus(trackingId: string, now: Date) {
-  const database = db();
+  const database = orchestratorDb();
   const execution = await database
     .selectFrom('orchestrator_executions')
     .select([...EXECUTION_COLUMNS, 'submission', 'assets', 'requested_by', 'plan', 'visuals_error', 'updated_at'])

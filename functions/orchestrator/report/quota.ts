@@ -1,7 +1,7 @@
 import type { Plan } from '../../../shared/auth/access-token';
 import { Code, httpError } from '../../../shared/http/errors';
 import { findPlan } from '../../../shared/plans';
-import { db } from '../../../shared/sql/db';
+import { orchestratorDb } from '../db/tables';
 import { isDuplicateKey } from '../../../shared/sql/dialect';
 
 export interface QuotaUse {
@@ -17,7 +17,7 @@ const monthOf = (now: Date) => now.toISOString().slice(0, 7);
 const nextMonth = (now: Date) => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
 
 function increment(userId: string, month: string, limit: number) {
-  return db()
+  return orchestratorDb()
     .updateTable('orchestrator_report_quota')
     .set((eb) => ({ reports: eb('reports', '+', 1) }))
     .where('user_id', '=', userId)
@@ -39,7 +39,7 @@ export async function takeReportQuota(userId: string, plan: Plan, now: Date): Pr
   let taken = limit > 0 && Number((await increment(userId, month, limit)).numUpdatedRows) === 1;
   if (!taken && limit > 0) {
     try {
-      await db().insertInto('orchestrator_report_quota').values({ user_id: userId, month, reports: 1 }).execute();
+      await orchestratorDb().insertInto('orchestrator_report_quota').values({ user_id: userId, month, reports: 1 }).execute();
       taken = true;
     } catch (error) {
       if (!isDuplicateKey(error)) throw error;
@@ -47,7 +47,12 @@ export async function takeReportQuota(userId: string, plan: Plan, now: Date): Pr
       taken = Number((await increment(userId, month, limit)).numUpdatedRows) === 1;
     }
   }
-  const row = await db().selectFrom('orchestrator_report_quota').select('reports').where('user_id', '=', userId).where('month', '=', month).executeTakeFirst();
+  const row = await orchestratorDb()
+    .selectFrom('orchestrator_report_quota')
+    .select('reports')
+    .where('user_id', '=', userId)
+    .where('month', '=', month)
+    .executeTakeFirst();
   const count = row?.reports ?? 0;
   if (!taken) {
     const retryAfter = Math.max(1, Math.ceil((Date.parse(resetsAt) - now.getTime()) / 1000));
@@ -62,7 +67,7 @@ export async function takeReportQuota(userId: string, plan: Plan, now: Date): Pr
 /** Gives back a report taken with `use` (its request could not be queued). */
 export async function returnReportQuota(userId: string, use: QuotaUse, now: Date): Promise<void> {
   if (use.limit === null) return;
-  await db()
+  await orchestratorDb()
     .updateTable('orchestrator_report_quota')
     .set((eb) => ({ reports: eb('reports', '-', 1) }))
     .where('user_id', '=', userId)

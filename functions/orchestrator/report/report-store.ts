@@ -1,5 +1,6 @@
 import type { UserDelegationKey } from '@azure/storage-blob';
 import { config } from '../../../shared/config';
+import { currentPlatform } from '../../../shared/platform';
 import { blobServiceClient, container } from '../../../shared/storage';
 import { vendored } from '../../../shared/vendor';
 import { DependencyError } from '../workflow/error-classification';
@@ -26,16 +27,18 @@ export async function storeReportFile(trackingId: string, file: Omit<ReportAsset
   return { ...file, blob, size: content.length };
 }
 
-/** Keys of user-delegation SAS are fetched with the managed identity and reused until an hour before they lapse. */
-let delegationKey: { key: UserDelegationKey; expiresOn: Date } | undefined;
-
+/**
+ * Keys of user-delegation SAS are fetched with the managed identity and reused until an hour before
+ * they lapse; the platform holds the current one (its storage account's).
+ */
 async function userDelegationKey(expiresOn: Date): Promise<UserDelegationKey> {
-  if (delegationKey && delegationKey.expiresOn.getTime() - 3_600_000 > expiresOn.getTime()) return delegationKey.key;
+  const held = currentPlatform().own('user delegation key', () => ({}) as { key?: UserDelegationKey; expiresOn?: Date });
+  if (held.key && held.expiresOn!.getTime() - 3_600_000 > expiresOn.getTime()) return held.key;
   const startsOn = new Date(Date.now() - 5 * 60_000);
   const keyExpiresOn = new Date(Math.max(expiresOn.getTime(), Date.now()) + 24 * 3_600_000);
-  const key = await blobServiceClient().getUserDelegationKey(startsOn, keyExpiresOn);
-  delegationKey = { key, expiresOn: keyExpiresOn };
-  return key;
+  held.key = await blobServiceClient().getUserDelegationKey(startsOn, keyExpiresOn);
+  held.expiresOn = keyExpiresOn;
+  return held.key;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { toIso } from '../../../shared/sql/dialect';
-import { hourOf } from '../../../shared/sql/rollups';
+import { hourOf } from '../db/rollups';
 import { HOUR_MS } from '../admin/time-windows';
 
 /**

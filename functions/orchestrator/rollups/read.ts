@@ -1,5 +1,5 @@
-import { db } from '../../../shared/sql/db';
-import type { ExecutionsTable, LogRollupDimension } from '../tables';
+import { orchestratorDb } from '../db/tables';
+import type { ExecutionsTable, LogRollupDimension } from '../db/tables';
 import { sql } from '../../../shared/sql/dialect';
 
 /**
@@ -17,7 +17,7 @@ export interface ExecutionHour {
 
 /** Executions per status from `fromHour` on, summed over the hours; `byHour` keeps one row per hour and status instead. */
 export async function executionHours(fromHour: string, byHour = false): Promise<ExecutionHour[]> {
-  const database = db();
+  const database = orchestratorDb();
   const rows = await database
     .selectFrom('orchestrator_execution_rollup')
     .select([
@@ -49,7 +49,7 @@ export interface LogCount {
 
 /** Log rows of one dimension from `fromHour` on, per counted value. */
 export async function logCounts(dimension: LogRollupDimension, fromHour: string): Promise<LogCount[]> {
-  const rows = await db()
+  const rows = await orchestratorDb()
     .selectFrom('orchestrator_log_rollup')
     .select([
       'name',
@@ -67,7 +67,7 @@ export async function logCounts(dimension: LogRollupDimension, fromHour: string)
 
 /** Failed log rows per hour from `fromHour` on. */
 export async function failuresPerHour(fromHour: string): Promise<{ hour: string; failures: number }[]> {
-  const rows = await db()
+  const rows = await orchestratorDb()
     .selectFrom('orchestrator_log_rollup')
     .select(['hour', sql<number>`sum(occurrences)`.as('failures')])
     .where('dimension', '=', 'failed_step')

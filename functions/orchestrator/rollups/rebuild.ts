@@ -1,5 +1,5 @@
 import type { AnyKysely } from '../../../shared/sql/dialect';
-import { ROLLUP_TABLES, fillRollups } from '../../../shared/sql/rollups';
+import { ROLLUP_TABLES, fillRollups } from '../db/rollups';
 
 /**
  * Empties the rollups and fills them again from the raw rows, in one transaction, so readers see

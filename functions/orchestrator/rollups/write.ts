@@ -1,16 +1,15 @@
+import type { OrchestratorTables } from '../db/tables';
 import type { Kysely } from 'kysely';
 import { sql, first, isDuplicateKey, toIso } from '../../../shared/sql/dialect';
-import type { PlatformTables } from '../../../shared/sql/tables';
-import type { ExecutionsTable, LogRollupDimension } from '../tables';
-import type { LogRow } from '../workflow/log-writer';
-import { hourOf, isDiagnostic, stepKey } from '../../../shared/sql/rollups';
+import type { ExecutionsTable, LogRollupDimension, LogRow } from '../db/tables';
+import { hourOf, isDiagnostic, stepKey } from '../db/rollups';
 
 /**
  * Keeps the rollups (migration 009) in step with the rows they count. Every function takes the
  * transaction that changes those rows, so a rollup never disagrees with the rows, whichever of many
  * instances wrote them: counts move by atomic increments, never by read-modify-write in code.
  */
-type Database = Kysely<PlatformTables>;
+type Database = Kysely<OrchestratorTables>;
 
 /**
  * Runs `update`; when it changed no row, `insert`. Two writers creating the same row: one insert

@@ -1,10 +1,11 @@
+import type { OrchestratorTables } from '../db/tables';
 import type { Selectable, Transaction, Updateable } from 'kysely';
 import type { Plan } from '../../../shared/auth/access-token';
-import { db } from '../../../shared/sql/db';
-import type { PlatformTables } from '../../../shared/sql/tables';
-import type { ExecutionsTable } from '../tables';
+import { orchestratorDb } from '../db/tables';
+import type { ExecutionsTable } from '../db/tables';
 import { classifyError, type Classification } from './error-classification';
-import { insertLogRows, type LogRow } from './log-writer';
+import { insertLogRows } from './log-writer';
+import type { LogRow } from '../db/tables';
 import { workflowLogWriter } from './workflow-logger';
 import type { Step } from './stages';
 import { first, toIso } from '../../../shared/sql/dialect';
@@ -32,13 +33,13 @@ export interface NewExecution {
 }
 
 export async function insertExecution(row: NewExecution): Promise<void> {
-  await db()
+  await orchestratorDb()
     .transaction()
     .execute((trx) => insertExecutionWith(trx, row));
 }
 
 /** Stores a new execution (processing, not yet run) and counts it, in `trx`. */
-export async function insertExecutionWith(trx: Transaction<PlatformTables>, row: NewExecution): Promise<void> {
+export async function insertExecutionWith(trx: Transaction<OrchestratorTables>, row: NewExecution): Promise<void> {
   const values = {
     tracking_id: row.trackingId,
     company_name: row.companyName,
@@ -59,13 +60,13 @@ export async function insertExecutionWith(trx: Transaction<PlatformTables>, row:
 }
 
 export async function deleteExecution(trackingId: string): Promise<void> {
-  await db()
+  await orchestratorDb()
     .transaction()
     .execute((trx) => deleteExecutionWith(trx, trackingId));
 }
 
 /** Removes an execution and its counts, in `trx`. */
-export async function deleteExecutionWith(trx: Transaction<PlatformTables>, trackingId: string): Promise<void> {
+export async function deleteExecutionWith(trx: Transaction<OrchestratorTables>, trackingId: string): Promise<void> {
   const row = await countedFacts(trx, trackingId);
   const deleted = await trx.deleteFrom('orchestrator_executions').where('tracking_id', '=', trackingId).executeTakeFirst();
   if (!row || Number(deleted.numDeletedRows) !== 1) return;
@@ -74,7 +75,7 @@ export async function deleteExecutionWith(trx: Transaction<PlatformTables>, trac
 }
 
 /** What the rollups count of an execution, read in the transaction that changes it. */
-function countedFacts(trx: Transaction<PlatformTables>, trackingId: string) {
+function countedFacts(trx: Transaction<OrchestratorTables>, trackingId: string) {
   return trx
     .selectFrom('orchestrator_executions')
     .select(['tracking_id', 'company_name', 'created_at', 'processing_status', 'duration_ms'])
@@ -86,7 +87,7 @@ function countedFacts(trx: Transaction<PlatformTables>, trackingId: string) {
  * Moves a processing execution to `set` (completed or failed) if it is still processing, and
  * moves its count in the rollups with it; false when it was no longer processing.
  */
-async function finishExecution(trx: Transaction<PlatformTables>, trackingId: string, set: Updateable<ExecutionsTable>): Promise<boolean> {
+async function finishExecution(trx: Transaction<OrchestratorTables>, trackingId: string, set: Updateable<ExecutionsTable>): Promise<boolean> {
   const before = await countedFacts(trx, trackingId);
   const result = await trx
     .updateTable('orchestrator_executions')
@@ -106,7 +107,7 @@ async function finishExecution(trx: Transaction<PlatformTables>, trackingId: str
 }
 
 export async function findExecution(trackingId: string): Promise<Execution | undefined> {
-  return db().selectFrom('orchestrator_executions').selectAll().where('tracking_id', '=', trackingId).executeTakeFirst();
+  return orchestratorDb().selectFrom('orchestrator_executions').selectAll().where('tracking_id', '=', trackingId).executeTakeFirst();
 }
 
 /**
@@ -117,7 +118,7 @@ export async function findExecution(trackingId: string): Promise<Execution | und
  */
 export async function claimExecution(execution: Execution, now: Date, leaseSeconds: number): Promise<boolean> {
   const staleBefore = new Date(now.getTime() - leaseSeconds * 1000).toISOString();
-  const result = await db()
+  const result = await orchestratorDb()
     .updateTable('orchestrator_executions')
     .set({
       attempts: execution.attempts + 1,
@@ -146,7 +147,7 @@ export type FailedFacts = Pick<Execution, 'error_message' | 'error_pattern' | 'e
  * failed run are cleared (started_at too, so the next delivery claims it and times its own run).
  * Moves its count in the rollups; answers the failed run's facts, or undefined when it was not failed.
  */
-export async function reopenExecution(trx: Transaction<PlatformTables>, trackingId: string, now: Date): Promise<FailedFacts | undefined> {
+export async function reopenExecution(trx: Transaction<OrchestratorTables>, trackingId: string, now: Date): Promise<FailedFacts | undefined> {
   const before = await trx
     .selectFrom('orchestrator_executions')
     .select([
@@ -197,7 +198,7 @@ export async function reopenExecution(trx: Transaction<PlatformTables>, tracking
 }
 
 /** Undoes a reopen whose queue message could not be sent: the execution is failed again with its earlier facts. */
-export async function restoreFailed(trx: Transaction<PlatformTables>, trackingId: string, facts: FailedFacts): Promise<boolean> {
+export async function restoreFailed(trx: Transaction<OrchestratorTables>, trackingId: string, facts: FailedFacts): Promise<boolean> {
   return finishExecution(trx, trackingId, {
     processing_status: 'failed',
     ...facts,
@@ -214,7 +215,7 @@ export const CANCELLED = 'CANCELLED';
  * (unclassified: a cancellation is no dependency's failure and counts in no error figure). A run
  * still working on it stops at its next step (recordProgress finds it no longer processing).
  */
-export async function cancelProcessing(trx: Transaction<PlatformTables>, trackingId: string, by: string, now: Date): Promise<boolean> {
+export async function cancelProcessing(trx: Transaction<OrchestratorTables>, trackingId: string, by: string, now: Date): Promise<boolean> {
   const execution = await trx
     .selectFrom('orchestrator_executions')
     .select(['started_at', 'created_at', 'current_step', 'current_step_name'])
@@ -258,11 +259,11 @@ export async function cancelProcessing(trx: Transaction<PlatformTables>, trackin
  * Runs `write` in a transaction that also inserts `rows`. The workflow never stops for its log:
  * while the log table is missing the rows are dropped (the console keeps them) and `write` runs alone.
  */
-async function withLogRows<T>(rows: LogRow[], write: (trx: Transaction<PlatformTables>) => Promise<T>): Promise<T> {
+async function withLogRows<T>(rows: LogRow[], write: (trx: Transaction<OrchestratorTables>) => Promise<T>): Promise<T> {
   const writer = workflowLogWriter();
   if (rows.length && !writer.tableMissing()) {
     try {
-      return await db()
+      return await orchestratorDb()
         .transaction()
         .execute(async (trx) => {
           await insertLogRows(trx, rows);
@@ -273,7 +274,7 @@ async function withLogRows<T>(rows: LogRow[], write: (trx: Transaction<PlatformT
       writer.reportMissingTable(error, rows.length);
     }
   }
-  return db().transaction().execute(write);
+  return orchestratorDb().transaction().execute(write);
 }
 
 /**
@@ -345,7 +346,7 @@ export async function failExecution(
 
 /** How many executions are in processing (the stuck-execution timer's marker goes idle at none). */
 export async function countProcessing(): Promise<number> {
-  const row = await db()
+  const row = await orchestratorDb()
     .selectFrom('orchestrator_executions')
     .select((eb) => eb.fn.countAll().as('count'))
     .where('processing_status', '=', 'processing')
@@ -355,13 +356,13 @@ export async function countProcessing(): Promise<number> {
 
 /** Executions in processing whose last progress is older than `before` (oldest first, a bounded batch per timer run). */
 export async function findStuckExecutions(before: Date, limit = 100): Promise<Execution[]> {
-  const query = db()
+  const query = orchestratorDb()
     .selectFrom('orchestrator_executions')
     .selectAll()
     .where('processing_status', '=', 'processing')
     .where('updated_at', '<', before.toISOString())
     .orderBy('updated_at');
-  return first(db(), query, limit).execute();
+  return first(orchestratorDb(), query, limit).execute();
 }
 
 export function parseAssets(execution: Execution): ReportAsset[] {

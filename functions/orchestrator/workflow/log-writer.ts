@@ -1,18 +1,16 @@
-import type { Insertable, Kysely } from 'kysely';
+import type { LogRow, OrchestratorTables } from '../db/tables';
+import type { Kysely } from 'kysely';
 import { createLogger, type Logger } from '../../../shared/logging';
 import { isMssql } from '../../../shared/sql/dialect';
-import type { PlatformTables } from '../../../shared/sql/tables';
 import { countLogRows } from '../rollups/write';
 import { classifyError, messageOf } from './error-classification';
-
-export type LogRow = Insertable<PlatformTables['orchestrator_processing_log']>;
 
 /**
  * Inserts log rows with as few statements as each dialect's parameter limit allows, and counts
  * them into the dashboards' rollups. Call it inside a transaction, so rows and rollups commit
  * together. A row without a timestamp gets the writer's current time (its rollup hour must be known).
  */
-export async function insertLogRows(database: Kysely<PlatformTables>, rows: LogRow[]): Promise<void> {
+export async function insertLogRows(database: Kysely<OrchestratorTables>, rows: LogRow[]): Promise<void> {
   const stamped = rows.map((row) => (row.timestamp ? row : { ...row, timestamp: new Date().toISOString() }));
   // Azure SQL allows 2,100 parameters per statement (13 columns a row); SQLite 32,766.
   const chunk = isMssql(database) ? 150 : 2000;
@@ -26,7 +24,7 @@ export async function insertLogRows(database: Kysely<PlatformTables>, rows: LogR
 
 export interface LogWriterOptions {
   /** The database, resolved at each flush so a host restart or a test can point it elsewhere. */
-  database: () => Kysely<PlatformTables>;
+  database: () => Kysely<OrchestratorTables>;
   batchSize: number;
   flushIntervalMs: number;
   /** Rows kept for retry while the database fails; beyond it the oldest are dropped (and counted). */

@@ -1,7 +1,7 @@
 import type { Updateable } from 'kysely';
 import { config } from '../../../shared/config';
 import { validate } from '../../../shared/http/body';
-import type { ExecutionsTable } from '../tables';
+import type { ExecutionsTable } from '../db/tables';
 import { aiProvider, type AiProvider } from '../ai';
 import { analyse, type ReportAnalysis } from '../report/analysis';
 import type { ReportDocument, WrittenSection } from '../report/pdf';

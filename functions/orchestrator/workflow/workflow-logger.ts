@@ -1,7 +1,8 @@
 import { config } from '../../../shared/config';
-import { db } from '../../../shared/sql/db';
+import { orchestratorDb } from '../db/tables';
 import { classifyError, messageOf, type Classification } from './error-classification';
-import { LogWriter, type LogRow } from './log-writer';
+import { LogWriter } from './log-writer';
+import type { LogRow } from '../db/tables';
 import type { Step } from './stages';
 
 export const WORKFLOW_LOGGER_VERSION = '1.0';
@@ -55,7 +56,7 @@ let sharedWriter: LogWriter | undefined;
 export function workflowLogWriter(): LogWriter {
   if (!sharedWriter) {
     const cfg = config();
-    sharedWriter = new LogWriter({ database: db, batchSize: cfg.ORCHESTRATOR_LOG_BATCH_SIZE, flushIntervalMs: cfg.ORCHESTRATOR_LOG_FLUSH_MS });
+    sharedWriter = new LogWriter({ database: orchestratorDb, batchSize: cfg.ORCHESTRATOR_LOG_BATCH_SIZE, flushIntervalMs: cfg.ORCHESTRATOR_LOG_FLUSH_MS });
   }
   return sharedWriter;
 }

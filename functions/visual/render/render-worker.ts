@@ -5,7 +5,8 @@ import type { WorkerReply, WorkerRequest } from './tasks';
 
 const run = renderTasks(workerData as RenderThreadData);
 
-parentPort!.on('message', async ({ id, task }: WorkerRequest) => {
+/** Never rejects: every failure of a task is its reply. */
+async function answer({ id, task }: WorkerRequest): Promise<void> {
   let reply: WorkerReply;
   try {
     const bytes = await run(task);
@@ -20,4 +21,6 @@ parentPort!.on('message', async ({ id, task }: WorkerRequest) => {
     };
   }
   parentPort!.postMessage(reply);
-});
+}
+
+parentPort!.on('message', (request: WorkerRequest) => void answer(request));

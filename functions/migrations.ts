@@ -1,0 +1,38 @@
+import type { Migration } from 'kysely';
+import * as users from './identity/db/migrations/001_users';
+import * as processingLog from './orchestrator/db/migrations/001_processing_log';
+import * as orchestrator from './orchestrator/db/migrations/002_orchestrator';
+import * as identity from './identity/db/migrations/003_identity';
+import * as payment from './payment/db/migrations/004_payment';
+import * as orchestratorAdminIndexes from './orchestrator/db/migrations/005_orchestrator_admin_indexes';
+import * as paymentDecidingIndex from './payment/db/migrations/006_payment_deciding_index';
+import * as planRequestTime from './identity/db/migrations/007_plan_request_time';
+import * as reportQuota from './orchestrator/db/migrations/008_report_quota';
+import * as orchestratorRollups from './orchestrator/db/migrations/009_orchestrator_rollups';
+import * as orchestratorAdminActions from './orchestrator/db/migrations/010_orchestrator_admin_actions';
+
+/**
+ * The one migration history of the services' shared database, in order, for SQLite and Azure SQL
+ * alike. Each service owns its steps (functions/<service>/db/migrations); the history itself is
+ * the database's, so it is composed here, under the names databases already record: a name is
+ * never changed once released (the first step, written before the services had their own folders,
+ * made identity's users table and the orchestrator's log together, so both halves run under its
+ * name). `sql/` holds its T-SQL (npm run sql:generate); the platform hands it to the database.
+ */
+export const MIGRATIONS: Record<string, Migration> = {
+  '001_platform': {
+    async up(db) {
+      await users.up(db);
+      await processingLog.up(db);
+    },
+  },
+  '002_orchestrator': orchestrator,
+  '003_identity': identity,
+  '004_payment': payment,
+  '005_orchestrator_admin_indexes': orchestratorAdminIndexes,
+  '006_payment_deciding_index': paymentDecidingIndex,
+  '007_plan_request_time': planRequestTime,
+  '008_report_quota': reportQuota,
+  '009_orchestrator_rollups': orchestratorRollups,
+  '010_orchestrator_admin_actions': orchestratorAdminActions,
+};

@@ -1,0 +1,148 @@
+import type { Generated, Insertable, Kysely } from 'kysely';
+import { db } from '../../../shared/sql/db';
+import type { Timestamp } from '../../../shared/sql/tables';
+
+/**
+ * The workflow's processing log, whose ten columns are a published contract (other tools read the
+ * table): one row per step of an execution (tracking id, step name and number, status, duration,
+ * tokens, error, metadata; id and timestamp filled by the database).
+ */
+export interface ProcessingLogTable {
+  id: Generated<number>;
+  tracking_id: string;
+  step_name: string | null;
+  step_number: number | null;
+  status: string;
+  duration_ms: number | null;
+  tokens_used: number | null;
+  error_message: string | null;
+  metadata: string | null;
+  timestamp: Timestamp;
+}
+
+/** Columns the workflow logger adds to the processing log (migration 002): the classification of each failure. */
+export interface ProcessingLogExtension {
+  error_pattern: string | null;
+  error_source: string | null;
+  error_details: string | null;
+}
+
+export interface ExecutionsTable {
+  tracking_id: string;
+  company_name: string;
+  industry_id: string;
+  processing_status: 'processing' | 'completed' | 'failed';
+  progress_percentage: number;
+  health_status: string;
+  /** JSON of the submitted request body. */
+  submission: string;
+  requested_by: string;
+  plan: 'free' | 'pro' | 'enterprise';
+  current_step: number | null;
+  current_step_name: string | null;
+  /** How many times a queue message started this execution. */
+  attempts: number;
+  /** JSON array of stored report files ({ kind, blob, contentType }); links are signed on read. */
+  assets: string | null;
+  /** Whether the report got its visuals: included, skipped (visual service failed) or null before PDF_ENHANCEMENT. */
+  visuals_status: string | null;
+  visuals_error: string | null;
+  error_message: string | null;
+  error_pattern: string | null;
+  error_source: string | null;
+  error_step: string | null;
+  created_at: Timestamp;
+  started_at: Timestamp | null;
+  completed_at: Timestamp | null;
+  updated_at: Timestamp;
+  duration_ms: number | null;
+}
+
+/** Reports a user requested in one calendar month (UTC), against their plan's quota (migration 008). */
+export interface ReportQuotaTable {
+  user_id: string;
+  /** YYYY-MM, UTC. */
+  month: string;
+  reports: number;
+}
+
+/**
+ * Executions per hour of creation and status (migration 009), kept in the transaction of every
+ * insert, status change and delete: the dashboards' counts and mean durations read these instead
+ * of the executions.
+ */
+export interface ExecutionRollupTable {
+  /** The hour of created_at as its ISO 8601 prefix, `2026-11-22T04`. */
+  hour: string;
+  processing_status: ExecutionsTable['processing_status'];
+  executions: number;
+  /** Executions with a duration_ms, and the sum of those durations (the mean is their ratio). */
+  duration_count: number;
+  duration_sum: number;
+}
+
+/** Which log rows a log rollup row counts: those with that error_pattern, that error_source, or failed rows of that step. */
+export type LogRollupDimension = 'error_pattern' | 'error_source' | 'failed_step';
+
+/** Processing-log rows per hour and dimension (migration 009), kept in the transaction that inserts them. */
+export interface LogRollupTable {
+  dimension: LogRollupDimension;
+  hour: string;
+  /** The counted value: the pattern, the source, or for a step a key made of its number and name. */
+  name: string;
+  step_number: number | null;
+  step_name: string | null;
+  occurrences: number;
+  /** The newest timestamp counted. */
+  latest: Timestamp;
+}
+
+/** Per client company (migration 009): its executions, last submission and latest execution, kept with each insert and delete. */
+export interface CompanyRollupTable {
+  company_name: string;
+  execution_count: number;
+  last_submission_at: Timestamp;
+  /** The newest execution by created_at, then tracking_id (the profiles' latest execution), with its industry and current status. */
+  latest_tracking_id: string;
+  latest_industry_id: string;
+  latest_status: ExecutionsTable['processing_status'];
+}
+
+/** What an administrator did to an execution (migration 010): retry, re-run, cancel, bulk retry, refused or done. */
+export interface AdminActionsTable {
+  id: Generated<number>;
+  created_at: Timestamp;
+  /** execution.retry, execution.rerun, execution.cancel, executions.retry_failed. */
+  action: string;
+  /** The execution acted on (null for a bulk retry's summary). */
+  tracking_id: string | null;
+  /** A re-run: the new execution. */
+  related_tracking_id: string | null;
+  actor_id: string;
+  actor_email: string;
+  result: 'success' | 'failure';
+  /** The refusal's error code. */
+  reason: string | null;
+  /** JSON: non-secret facts (the previous error, a bulk retry's range and count). */
+  details: string | null;
+  request_id: string | null;
+  /** Unique: the action, the execution and the caller's Idempotency-Key (a fresh id without one). */
+  dedupe_key: string;
+}
+
+/** The orchestrator's tables (migrations 001, 002, 008, 009 and 010). */
+export type OrchestratorTables = {
+  orchestrator_processing_log: ProcessingLogTable & ProcessingLogExtension;
+  orchestrator_executions: ExecutionsTable;
+  orchestrator_report_quota: ReportQuotaTable;
+  orchestrator_execution_rollup: ExecutionRollupTable;
+  orchestrator_log_rollup: LogRollupTable;
+  orchestrator_company_rollup: CompanyRollupTable;
+  orchestrator_admin_actions: AdminActionsTable;
+};
+
+/** The orchestrator's view of the platform's database. */
+export const orchestratorDb = (): Kysely<OrchestratorTables> => db() as Kysely<OrchestratorTables>;
+
+/** A processing-log row as the workflow writes it. */
+export type LogRow = Insertable<OrchestratorTables['orchestrator_processing_log']>;

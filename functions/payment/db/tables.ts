@@ -1,0 +1,59 @@
+import type { Kysely } from 'kysely';
+import type { Plan } from '../../../shared/auth/access-token';
+import { db } from '../../../shared/sql/db';
+import type { Timestamp } from '../../../shared/sql/tables';
+
+export type PaymentStatus = 'pending' | 'succeeded' | 'failed' | 'canceled' | 'refunded';
+/**
+ * not_required: nothing to push (pending or failed payment). pending: a plan must be pushed to
+ * identity. synced: identity has it. failed: the last push failed, retried at sync_next_at.
+ * manual_review: retries exhausted or the event contradicts the payment record. superseded: a
+ * newer payment of the same user decided the plan, so this one must never be pushed.
+ */
+export type SyncState = 'not_required' | 'pending' | 'synced' | 'failed' | 'manual_review' | 'superseded';
+
+export interface PaymentsTable {
+  id: string;
+  user_id: string;
+  plan_type: Plan;
+  amount: number;
+  currency: string;
+  price_version: string | null;
+  status: PaymentStatus;
+  /** Stripe's `created` of the event that set `status`: the order in which facts about payments happened. */
+  status_at: Timestamp | null;
+  failure_message: string | null;
+  sync_state: SyncState;
+  sync_plan: Plan | null;
+  sync_attempts: number;
+  sync_error: string | null;
+  sync_next_at: Timestamp | null;
+  synced_at: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface WebhookEventsTable {
+  id: string;
+  type: string;
+  payment_intent_id: string | null;
+  event_created: Timestamp;
+  received_at: Timestamp;
+}
+
+export interface SyncLeasesTable {
+  user_id: string;
+  holder: string;
+  expires_at: Timestamp;
+}
+
+/** Payment's tables (migrations 004 and 006). */
+export type PaymentTables = {
+  payment_payments: PaymentsTable;
+  payment_webhook_events: WebhookEventsTable;
+  payment_sync_leases: SyncLeasesTable;
+};
+
+/** The database as payment sees it: its own tables. */
+export type PaymentDb = Kysely<PaymentTables>;
+export const paymentDb = (): PaymentDb => db() as PaymentDb;

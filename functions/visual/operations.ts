@@ -1,0 +1,52 @@
+import type { HttpResponseInit } from '@azure/functions';
+import { json } from '../../shared/http/handler';
+import { op } from '../../shared/http/route';
+import { renderCharts } from './charts';
+import { renderDiagrams } from './diagrams';
+import { postOnly, resourceNotFound } from './errors';
+import { generateInfographics } from './infographics';
+import { limits, type Limits } from './limits';
+import { generatePresentation } from './presentations';
+import { statsHeaders, type RenderStats } from './results';
+import { serveCached } from './cache-route';
+import { quickChartEndpoint } from './quickchart';
+import { Code, notFound } from '../../shared/http/errors';
+
+type Render = (body: unknown, l: Limits) => Promise<{ body: unknown; stats: RenderStats }>;
+const api = (summary: string, render: Render) =>
+  op(summary, async ({ body }) => {
+    const { body: out, stats } = await render(body, limits());
+    return json(200, out, statsHeaders(stats));
+  });
+
+export const charts = api('Renders chart specifications to PNG, SVG or base64 (themed, cached for 12 hours)', renderCharts);
+export const infographics = api('Generates infographics (metric dashboards) as SVG or PNG', generateInfographics);
+export const presentations = api('Builds a PowerPoint presentation of slides with charts', generatePresentation);
+export const diagrams = api('Renders Graphviz (DOT) diagrams to SVG or PNG', renderDiagrams);
+
+/** The API's resources and the operation each takes (POST only). */
+const RESOURCES: Record<string, string> = { charts: 'render', infographics: 'generate', presentations: 'generate', diagrams: 'render' };
+
+/** Anything else under /api/v1/: an unknown resource is 404 whatever the method; a known one takes POST on its operation only. */
+export const apiFallback = op<undefined, unknown, unknown, { rest?: string }>(
+  'Answers every other path and method under /api/v1/ (404 for an unknown resource, 405 for another method)',
+  async ({ request, params }): Promise<HttpResponseInit> => {
+    const [resource = '', operation = ''] = (params.rest ?? '').toLowerCase().split('/');
+    if (!Object.prototype.hasOwnProperty.call(RESOURCES, resource)) throw resourceNotFound(resource);
+    if (request.method !== 'POST') throw postOnly(request.method);
+    throw notFound(`No operation "${operation}" on ${resource}; use POST /api/v1/${resource}/${RESOURCES[resource]}`, Code.OPERATION_NOT_FOUND);
+  },
+);
+
+export const cached = op('A stored result by its key (ETag; immutable until it expires)', async ({ request }) => serveCached(request));
+export const quickChart = op('QuickChart-compatible chart rendering (GET with query parameters, or POST)', async ({ request, rawBody }) =>
+  quickChartEndpoint(request, rawBody),
+);
+
+/** The plain-text banner of every other path: the operations of the route table. */
+export const banner = (lines: () => string[]) =>
+  op('A plain-text list of the API (paths outside /api/v1/)', async () => ({
+    status: 200,
+    body: `${lines().join('\n')}\n`,
+    headers: { 'Content-Type': 'text/plain; charset=utf-8' },
+  }));

@@ -1,0 +1,103 @@
+import { boolean, integer, json, secret, text, url } from '../parsers';
+import { withDefault, required, optional, ID, type Setting } from '../setting-kinds';
+
+/** identity's settings: signing keys, one-time codes, sign-in limits, sessions, email. */
+export const IDENTITY_SETTINGS = {
+  // ---- identity ----------------------------------------------------------------------------
+  JWT_SIGNING_KEYS: required(json, {
+    services: ID,
+    deploy: 'secret',
+    description: 'JSON array of private JWKs (ES256 or RS256, each with a kid). The first signs; all are published at /.well-known/jwks.json.',
+  }),
+  SERVICE_TOKEN_SECRET: required(secret(32), { services: ID, deploy: 'secret', description: 'HS256 secret that verifies the payment service admin token.' }),
+  SERVICE_TOKEN_SECRET_PREVIOUS: optional(secret(32), {
+    services: ID,
+    deploy: 'secret',
+    description: 'Previous service-token secret, accepted during rotation.',
+  }),
+  OTP_HMAC_KEY: required(secret(32), {
+    services: ID,
+    deploy: 'secret',
+    description: 'Key of the HMAC under which one-time codes are stored and from which rotated refresh tokens are derived.',
+  }),
+  ALLOW_SIGNUP: withDefault(boolean, 'true', { services: ID, deploy: 'tuning', description: 'Whether an unknown email signs up on login.' }),
+  BOOTSTRAP_ADMIN_EMAIL: optional(text, { services: ID, deploy: 'app', description: 'Created as super_admin at start-up when absent.' }),
+  SMTP_URL: optional(text, {
+    unresolved: 'unset',
+    services: ID,
+    deploy: 'secret',
+    description:
+      'nodemailer SMTP URL: when set, login emails go through it. Unset: through Azure Communication Services when EMAIL_ACS_ENDPOINT is set, else each email is written as an .eml file under <DATA_DIR>/outbox.',
+  }),
+  EMAIL_FROM: withDefault(text, 'Report Platform <no-reply@example.com>', { services: ID, deploy: 'tuning', description: 'From address of login emails.' }),
+  EMAIL_ACS_ENDPOINT: optional(url, {
+    services: ID,
+    deploy: 'app',
+    description:
+      'Azure Communication Services endpoint (https://<name>.communication.azure.com): login emails are sent through it with the managed identity (AZURE_CLIENT_ID), from EMAIL_FROM (an address of its linked domain). SMTP_URL, when set, is used instead.',
+  }),
+  OTP_LENGTH: withDefault(integer(6, 10), '6', { services: ID, deploy: 'tuning', description: 'Digits in a one-time sign-in code (CSPRNG).' }),
+  OTP_TTL_SECONDS: withDefault(integer(60, 600), '600', {
+    services: ID,
+    deploy: 'tuning',
+    description: 'How long a sign-in code stays valid (NIST SP 800-63B: at most 10 minutes).',
+  }),
+  OTP_MAX_ATTEMPTS: withDefault(integer(1, 10), '5', {
+    services: ID,
+    deploy: 'tuning',
+    description: 'Verification tries per code; the code is burnt after the last one.',
+  }),
+  OTP_RESEND_COOLDOWN_SECONDS: withDefault(integer(0, 3600), '60', {
+    services: ID,
+    deploy: 'tuning',
+    description: 'Minimum time before a new code is sent while the previous one is still usable.',
+  }),
+  LOGIN_RATE_WINDOW_SECONDS: withDefault(integer(60, 86400), '3600', {
+    services: ID,
+    deploy: 'tuning',
+    description: 'Window of the per-email and per-IP login caps.',
+  }),
+  LOGIN_MAX_PER_EMAIL: withDefault(integer(1, 1000), '5', {
+    services: ID,
+    deploy: 'tuning',
+    description: "Codes sent to one address for one client IP per window (reset by a successful sign-in), so other clients cannot spend the owner's allowance.",
+  }),
+  LOGIN_MAX_PER_EMAIL_TOTAL: withDefault(integer(1, 10000), '20', {
+    services: ID,
+    deploy: 'tuning',
+    description: 'Codes sent to one address from all clients per window (reset by a successful sign-in): the ceiling against mail bombing.',
+  }),
+  LOGIN_MAX_PER_IP: withDefault(integer(1, 100000), '100', { services: ID, deploy: 'tuning', description: 'Login requests from one client IP per window.' }),
+  ACCESS_TOKEN_TTL_SECONDS: withDefault(integer(60, 3600), '900', { services: ID, deploy: 'tuning', description: 'Lifetime of user access tokens.' }),
+  REFRESH_TOKEN_TTL_SECONDS: withDefault(integer(300, 7776000), '1209600', {
+    services: ID,
+    deploy: 'tuning',
+    description: 'Idle lifetime of a refresh token (each rotation starts a new one).',
+  }),
+  SESSION_MAX_AGE_SECONDS: withDefault(integer(300, 31536000), '2592000', {
+    services: ID,
+    deploy: 'tuning',
+    description: 'Absolute lifetime of a session, whatever the refreshes.',
+  }),
+  REFRESH_REUSE_GRACE_SECONDS: withDefault(integer(0, 60), '10', {
+    services: ID,
+    deploy: 'tuning',
+    description:
+      'A rotated refresh token presented within this time gets its unused successor again, or is refused, without revoking the session (a lost answer, concurrent tabs).',
+  }),
+  AUDIT_RETENTION_DAYS: withDefault(integer(30, 3650), '400', {
+    services: ID,
+    deploy: 'tuning',
+    description: 'Audit entries older than this are purged by the hourly cleanup.',
+  }),
+  ADMIN_INACTIVITY_DAYS: withDefault(integer(1, 3650), '90', {
+    services: ID,
+    deploy: 'tuning',
+    description: 'Compliance report: admins without a sign-in for this long are listed as inactive.',
+  }),
+  SIGNING_KEY_MAX_AGE_DAYS: withDefault(integer(1, 3650), '180', {
+    services: ID,
+    deploy: 'tuning',
+    description: 'Compliance report: signing keys older than this are flagged for rotation.',
+  }),
+} satisfies Record<string, Setting<unknown>>;

@@ -1,0 +1,131 @@
+import { boolean, integer, listOf, oneOf, origins, text, url } from '../parsers';
+import { withDefault, optional, ALL, SERVICE_NAMES, type Setting } from '../setting-kinds';
+
+/** Settings every service or the platform itself reads: hosting, local development, SQL, Storage and the tokens all services check. */
+export const PLATFORM_SETTINGS = {
+  // ---- platform ----------------------------------------------------------------------------
+  SERVICES: withDefault(listOf(SERVICE_NAMES), SERVICE_NAMES.join(','), {
+    services: ALL,
+    deploy: 'app',
+    description: 'Comma list of the services this Function App serves.',
+  }),
+  PUBLIC_URL: optional(url, {
+    services: ALL,
+    deploy: 'tuning',
+    description:
+      'Public base URL of this host. Defaults to https://<WEBSITE_HOSTNAME> in Azure, http://localhost:<port> under Core Tools and the dev host address under npm start.',
+  }),
+  WEBSITE_HOSTNAME: optional(text, {
+    services: ALL,
+    deploy: 'platform',
+    description: 'Host name Azure assigns to the Function App. Core Tools sets localhost:<port>, which counts as local (http, offline Stripe).',
+  }),
+  WEBSITE_SITE_NAME: optional(text, {
+    services: ALL,
+    deploy: 'platform',
+    description: 'Name of the Function App; its cloud role name in Application Insights (report-platform when unset).',
+  }),
+  IDENTITY_URL: optional(url, {
+    services: ['payment', 'orchestrator'],
+    deploy: 'app',
+    description: 'Base URL of the identity service ({auth_url}); defaults to <PUBLIC_URL>/identity.',
+  }),
+  PAYMENT_URL: optional(url, {
+    services: ['orchestrator'],
+    deploy: 'app',
+    description: 'Base URL of the payment service ({payment_url}) for the administration console; defaults to <PUBLIC_URL>/payment.',
+  }),
+  VISUAL_URL: optional(url, {
+    services: ['orchestrator', 'visual'],
+    deploy: 'app',
+    description: 'Base URL of the visual service ({visual_url}); defaults to <PUBLIC_URL>/visual.',
+  }),
+  CORS_ALLOWED_ORIGINS: withDefault(origins, '', {
+    services: ALL,
+    deploy: 'app',
+    description:
+      "Comma list of browser origins (scheme://host[:port]) allowed to call the APIs cross-origin, e.g. the console on another host; empty allows none. In Azure the Bicep feeds the same list to the platform's CORS.",
+  }),
+  LOG_LEVEL: withDefault(oneOf(['debug', 'info', 'warn', 'error'] as const), 'info', {
+    services: ALL,
+    deploy: 'tuning',
+    description: 'Lowest level of log lines written.',
+  }),
+  APPLICATIONINSIGHTS_CONNECTION_STRING: optional(text, {
+    services: ALL,
+    deploy: 'app',
+    description: 'Application Insights connection string; telemetry is off when unset.',
+  }),
+
+  // ---- local development -------------------------------------------------------------------
+  PORT: withDefault(integer(0, 65535), '7071', { services: ALL, deploy: 'local', description: 'Dev host port (0 picks a free one).' }),
+  HOST: withDefault(text, '127.0.0.1', { services: ALL, deploy: 'local', description: 'Dev host bind address (loopback by default).' }),
+  DATA_DIR: withDefault(text, '.data', { services: ALL, deploy: 'local', description: 'Where local data lives: SQLite file, Azurite files, email outbox.' }),
+
+  // ---- SQL ---------------------------------------------------------------------------------
+  SQL_SERVER: optional(text, {
+    services: ALL,
+    deploy: 'app',
+    description: 'Azure SQL server host name; when unset the embedded SQLite database under DATA_DIR is used.',
+  }),
+  SQL_DATABASE: optional(text, { services: ALL, deploy: 'app', description: 'Azure SQL database name.' }),
+  SQL_AUTH: withDefault(oneOf(['managed-identity', 'sql'] as const), 'managed-identity', {
+    services: ALL,
+    deploy: 'tuning',
+    description: 'Azure SQL authentication: Entra ID managed identity, or SQL user and password.',
+  }),
+  SQL_USER: optional(text, { services: ALL, deploy: 'local', description: 'SQL authentication user (SQL_AUTH=sql only).' }),
+  SQL_PASSWORD: optional(text, { services: ALL, deploy: 'local', description: 'SQL authentication password (SQL_AUTH=sql only).' }),
+  SQL_TRUST_SERVER_CERTIFICATE: withDefault(boolean, 'false', {
+    services: ALL,
+    deploy: 'local',
+    description:
+      "Accept the SQL server's TLS certificate unchecked: a local SQL Server container's self-signed one (the SQL Server workflow); never for Azure SQL.",
+  }),
+  SQL_POOL_MAX: withDefault(integer(1, 100), '5', {
+    services: ALL,
+    deploy: 'tuning',
+    description: 'Connections per instance; keep small, every scaled-out instance has its own pool.',
+  }),
+  AZURE_CLIENT_ID: optional(text, { services: ALL, deploy: 'app', description: 'Client id of the user-assigned managed identity (SQL, Storage, Key Vault).' }),
+
+  // ---- Storage -----------------------------------------------------------------------------
+  AzureWebJobsStorage: optional(text, {
+    services: ALL,
+    deploy: 'local',
+    description:
+      'Storage connection string. Unset locally: the dev host starts Azurite. In Azure the identity-based AzureWebJobsStorage__accountName is used instead.',
+  }),
+  AzureWebJobsStorage__accountName: optional(text, { services: ALL, deploy: 'app', description: 'Storage account name, reached with the managed identity.' }),
+  AzureWebJobsStorage__credential: optional(oneOf(['managedidentity'] as const), {
+    services: ALL,
+    deploy: 'app',
+    description: 'Set to managedidentity for identity-based storage access.',
+  }),
+  AzureWebJobsStorage__clientId: optional(text, { services: ALL, deploy: 'app', description: 'Client id of the managed identity used for storage.' }),
+
+  // ---- tokens shared by every service ------------------------------------------------------
+  JWT_ISSUER: withDefault(text, 'identity-service', { services: ALL, deploy: 'tuning', description: 'iss of user access tokens.' }),
+  JWT_AUDIENCE: withDefault(text, 'report-platform', { services: ALL, deploy: 'tuning', description: 'aud of user access tokens.' }),
+  IDENTITY_SERVICE_ID: withDefault(text, 'identity-service', {
+    services: ['identity', 'payment'],
+    deploy: 'tuning',
+    description: 'aud of the service admin token.',
+  }),
+  PAYMENT_SERVICE_ID: withDefault(text, 'payment-service', {
+    services: ['identity', 'payment'],
+    deploy: 'tuning',
+    description: 'X-Service value and iss of the service admin token.',
+  }),
+  SESSION_CHECK_CACHE_SECONDS: withDefault(integer(0, 10), '5', {
+    services: ['payment', 'orchestrator'],
+    deploy: 'tuning',
+    description:
+      "How long a service trusts identity's answer about a session (live user, role and plan) before asking again: the bound on how late an ended session or a changed role or plan is seen.",
+  }),
+  IDENTITY_TIMEOUT_MS: withDefault(integer(100, 60_000), '5000', {
+    services: ['payment', 'orchestrator'],
+    deploy: 'tuning',
+    description: 'Deadline of one session check at identity (GET /auth/validate).',
+  }),
+} satisfies Record<string, Setting<unknown>>;

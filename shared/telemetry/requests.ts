@@ -1,0 +1,118 @@
+import type { HttpRequest, HttpResponseInit, InvocationContext, Timer } from '@azure/functions';
+import type * as OtelApi from '@opentelemetry/api';
+import type { FunctionDefinition } from '../functions';
+import { withoutQuery } from '../text';
+import { telemetryRuntime, telemetryWanted } from './runtime';
+
+// ---- requests: function invocations ---------------------------------------------------------------
+
+function statusOf(response: unknown): number {
+  const status = (response as { status?: number } | undefined)?.status;
+  return typeof status === 'number' ? status : 200;
+}
+
+/**
+ * Runs an invocation inside its operation. Under the Functions host (`context.traceContext` set)
+ * the host has recorded the request: our records become children of its span. Otherwise a request
+ * span is recorded here, continuing the caller's trace context when it sent one.
+ */
+async function inOperation<T>(
+  context: InvocationContext,
+  describe: () => { name: string; carrier?: Record<string, string>; attributes: OtelApi.Attributes },
+  run: () => Promise<T>,
+  httpStatus?: (result: T) => number,
+): Promise<T> {
+  const rt = await telemetryRuntime();
+  if (!rt) return run();
+  const { api } = rt;
+  const host = context.traceContext?.traceParent;
+  if (host) {
+    const extracted = api.propagation.extract(api.ROOT_CONTEXT, { traceparent: host, tracestate: context.traceContext?.traceState ?? '' });
+    const spanContext = api.trace.getSpanContext(extracted);
+    const parent = spanContext ? api.trace.setSpan(extracted, api.trace.wrapSpanContext(spanContext)) : extracted;
+    return api.context.with(parent, run);
+  }
+  const { name, carrier, attributes } = describe();
+  const parent = carrier ? api.propagation.extract(api.ROOT_CONTEXT, carrier) : api.ROOT_CONTEXT;
+  const span = rt.tracer.startSpan(name, { kind: api.SpanKind.SERVER, attributes: { ...attributes, 'faas.execution': context.invocationId } }, parent);
+  try {
+    const result = await api.context.with(api.trace.setSpan(parent, span), run);
+    if (httpStatus) span.setAttribute('http.status_code', httpStatus(result));
+    return result;
+  } catch (error) {
+    // The host answers a function that threw with an empty 500.
+    if (httpStatus) span.setAttribute('http.status_code', 500);
+    span.setStatus({ code: api.SpanStatusCode.ERROR, message: (error as Error)?.message });
+    throw error;
+  } finally {
+    span.end();
+  }
+}
+
+/** The function with its invocations recorded (a no-op wrapper cost when telemetry is off). */
+export function instrument<T extends FunctionDefinition>(fn: T, service: string): T {
+  const common = { 'faas.name': fn.name, 'platform.service': service };
+  switch (fn.kind) {
+    case 'http': {
+      const handler = fn.handler;
+      const route = `/${fn.route}`;
+      return {
+        ...fn,
+        handler: (request: HttpRequest, context: InvocationContext) => {
+          if (!telemetryWanted()) return handler(request, context);
+          return inOperation(
+            context,
+            () => {
+              const url = new URL(request.url);
+              const carrier: Record<string, string> = {};
+              request.headers.forEach((value, key) => {
+                if (key === 'traceparent' || key === 'tracestate') carrier[key] = value;
+              });
+              return {
+                name: `${request.method} ${route}`,
+                carrier,
+                attributes: {
+                  ...common,
+                  'http.method': request.method,
+                  'http.url': withoutQuery(url.toString()),
+                  'http.route': route,
+                  'url.path': url.pathname,
+                },
+              };
+            },
+            async () => (await handler(request, context)) as HttpResponseInit,
+            statusOf,
+          );
+        },
+      };
+    }
+    case 'timer': {
+      const handler = fn.handler;
+      return {
+        ...fn,
+        handler: (timer: Timer, context: InvocationContext) =>
+          telemetryWanted()
+            ? inOperation(
+                context,
+                () => ({ name: fn.name, attributes: { ...common, 'faas.trigger': 'timer' } }),
+                () => handler(timer, context),
+              )
+            : handler(timer, context),
+      };
+    }
+    case 'queue': {
+      const handler = fn.handler;
+      return {
+        ...fn,
+        handler: (message: unknown, context: InvocationContext) =>
+          telemetryWanted()
+            ? inOperation(
+                context,
+                () => ({ name: fn.name, attributes: { ...common, 'faas.trigger': 'pubsub' } }),
+                () => handler(message, context),
+              )
+            : handler(message, context),
+      };
+    }
+  }
+}
