@@ -14,15 +14,16 @@ export function tokenMatches(given: string | undefined | null, expected: string)
 /**
  * When VISUAL_API_TOKEN is set the API needs `Authorization: Bearer <token>`. QuickChart clients
  * authenticate with their API key instead (`new QuickChart(key)` sends it as `key`), so the
- * QuickChart endpoint passes that value as `alternative`.
+ * QuickChart endpoint passes how to read that value as `alternative`: read only when a token is
+ * set and no Bearer came (a POST's body is then parsed for it before the handler parses it).
  */
-export function requireVisualToken(request: HttpRequest, alternative?: string | null): void {
+export function requireVisualToken(request: HttpRequest, alternative?: () => string | undefined): void {
   const expected = config().VISUAL_API_TOKEN;
   if (!expected) return;
-  const bearer = bearerToken(request);
-  if (tokenMatches(bearer ?? alternative, expected)) return;
+  const given = bearerToken(request) ?? alternative?.();
+  if (tokenMatches(given, expected)) return;
   throw unauthorized(
-    bearer || alternative ? 'The visual API token is not valid' : 'Authorization: Bearer <VISUAL_API_TOKEN> is required',
-    bearer || alternative ? Code.AUTH_TOKEN_INVALID : Code.AUTH_REQUIRED,
+    given ? 'The visual API token is not valid' : 'Authorization: Bearer <VISUAL_API_TOKEN> is required',
+    given ? Code.AUTH_TOKEN_INVALID : Code.AUTH_REQUIRED,
   );
 }

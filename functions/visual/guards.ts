@@ -22,7 +22,7 @@ export const QUICKCHART_KEY: Guard<undefined> = {
   refusals: [401],
   check: async ({ request, rawBody }) => {
     try {
-      requireVisualToken(request, quickChartKey(request, rawBody));
+      requireVisualToken(request, () => quickChartKey(request, rawBody));
     } catch (error) {
       throw withQuickChartError(error);
     }

@@ -1,4 +1,4 @@
-import type { HttpRequest, HttpResponseInit, InvocationContext, Timer } from '@azure/functions';
+import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
 import type * as OtelApi from '@opentelemetry/api';
 import type { FunctionDefinition } from '../functions';
 import { withoutQuery } from '../text';
@@ -86,33 +86,21 @@ export function instrument<T extends FunctionDefinition>(fn: T, service: string)
         },
       };
     }
-    case 'timer': {
-      const handler = fn.handler;
-      return {
-        ...fn,
-        handler: (timer: Timer, context: InvocationContext) =>
-          telemetryWanted()
-            ? inOperation(
-                context,
-                () => ({ name: fn.name, attributes: { ...common, 'faas.trigger': 'timer' } }),
-                () => handler(timer, context),
-              )
-            : handler(timer, context),
-      };
-    }
-    case 'queue': {
-      const handler = fn.handler;
-      return {
-        ...fn,
-        handler: (message: unknown, context: InvocationContext) =>
-          telemetryWanted()
-            ? inOperation(
-                context,
-                () => ({ name: fn.name, attributes: { ...common, 'faas.trigger': 'pubsub' } }),
-                () => handler(message, context),
-              )
-            : handler(message, context),
-      };
-    }
+    case 'timer':
+      return { ...fn, handler: triggered(fn.name, 'timer', common, fn.handler) };
+    case 'queue':
+      return { ...fn, handler: triggered(fn.name, 'pubsub', common, fn.handler) };
   }
+}
+
+/** A timer's or a queue message's invocation, recorded as a request of its trigger kind when telemetry is on. */
+function triggered<I>(name: string, trigger: string, common: OtelApi.Attributes, handler: (input: I, context: InvocationContext) => Promise<void>) {
+  return (input: I, context: InvocationContext) =>
+    telemetryWanted()
+      ? inOperation(
+          context,
+          () => ({ name, attributes: { ...common, 'faas.trigger': trigger } }),
+          () => handler(input, context),
+        )
+      : handler(input, context);
 }
