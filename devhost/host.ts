@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { serveServices } from '../functions/registry';
 import { serviceUrl, type Config, type ServiceName } from '../shared/config';
-import { leaveProcessPlatform, Platform, runInPlatform, setProcessPlatform } from '../shared/platform';
+import { leaveProcessPlatform, Platform, runInPlatform, setProcessPlatform, type Clock } from '../shared/platform';
 import type { FunctionDefinition, HttpFunction, QueueFunction, TimerFunction } from '../shared/functions';
 import { createLogger } from '../shared/logging';
 import { migrateToLatest, sqliteFile } from '../shared/sql/db';
@@ -29,6 +29,8 @@ export interface DevHostOptions {
   persistStorage?: boolean;
   /** Print the start-up banner. */
   banner?: boolean;
+  /** The platform's clock (tests move time with their own instead of faking the process's `Date`). */
+  clock?: Clock;
 }
 
 export interface DevHost {
@@ -102,7 +104,7 @@ export async function startDevHost(options: DevHostOptions = {}): Promise<DevHos
   // The host's platform holds them: process.env is never written.
   const settings: Record<string, string | undefined> = { ...values, ...process.env, ...options.env };
   settings.DATA_DIR = path.resolve(settings.DATA_DIR || '.data');
-  const platform = new Platform(settings, undefined, { migrations: () => MIGRATIONS });
+  const platform = new Platform(settings, options.clock, { migrations: () => MIGRATIONS });
   setProcessPlatform(platform);
 
   const cleanups: (() => Promise<void>)[] = [];
@@ -167,8 +169,8 @@ async function serve(
       if (localStripe) cleanups.push(() => localStripe.stop());
     }
     for (const service of services) {
-      await service.start();
-      cleanups.push(() => service.stop());
+      await service.start(platform);
+      cleanups.push(() => service.stop(platform));
     }
 
     const timers = startTimers(

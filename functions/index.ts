@@ -40,11 +40,11 @@ const services = serveServices(cfg.SERVICES, { lazy: true });
 for (const service of services) {
   for (const fn of service.functions) register(instrument(fn, service.name));
   // Only a stopped service has start-up work: logging why it is stopped.
-  if (service.stopped) app.hook.appStart(() => service.start());
+  if (service.stopped) app.hook.appStart(() => service.start(currentPlatform()));
 }
 
 app.hook.appTerminate(async () => {
-  await Promise.allSettled(services.map((service) => service.stop()));
+  await Promise.allSettled(services.map((service) => service.stop(currentPlatform())));
   // The platform's pool, clients and caches (made from the app settings on first use).
   await currentPlatform().close();
   await stopTelemetry();

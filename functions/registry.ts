@@ -1,3 +1,4 @@
+import { currentPlatform, type Platform } from '../shared/platform';
 import type { HttpResponseInit } from '@azure/functions';
 import { unresolvedSettings, type ServiceName } from '../shared/config';
 import { Code } from '../shared/http/errors';
@@ -66,8 +67,8 @@ export interface ServedService {
   functions: FunctionDefinition[];
   /** Set when the service is stopped by its configuration: why, one line per setting. */
   stopped?: string[];
-  start(): Promise<void>;
-  stop(): Promise<void>;
+  start(platform: Platform): Promise<void>;
+  stop(platform: Platform): Promise<void>;
   describe(): string[];
 }
 
@@ -134,7 +135,7 @@ function lazyService(name: ServiceName, entries: IndexedFunction[]): ServedServi
           category: 'configuration',
         });
       }
-      await definition.start?.();
+      await definition.start?.(currentPlatform());
       return definition;
     })().catch((error) => {
       started = undefined;
@@ -167,10 +168,10 @@ function lazyService(name: ServiceName, entries: IndexedFunction[]): ServedServi
     name,
     functions,
     async start() {},
-    async stop() {
+    async stop(platform) {
       if (!started) return;
       const service = await started.catch(() => undefined);
-      await service?.stop?.();
+      await service?.stop?.(platform);
     },
     describe: () => definition?.describe?.() ?? [],
   };
@@ -180,8 +181,8 @@ function eagerService(definition: ServiceDefinition): ServedService {
   return {
     name: definition.name,
     functions: definition.functions,
-    start: async () => definition.start?.(),
-    stop: async () => definition.stop?.(),
+    start: async (platform) => definition.start?.(platform),
+    stop: async (platform) => definition.stop?.(platform),
     describe: () => definition.describe?.() ?? [],
   };
 }

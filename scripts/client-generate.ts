@@ -29,11 +29,10 @@ const BANNER = `/**
 /** The types file of each service, as generated from the code now (the server URL does not reach the types). */
 export async function generateClientTypes(): Promise<Record<ServiceName, string>> {
   const { default: openapiTS, astToString } = require('openapi-typescript') as typeof import('openapi-typescript');
-  allServices(); // loads every service module, which registers its document
   const out = {} as Record<ServiceName, string>;
-  for (const service of SERVICE_NAMES) {
-    const document = serviceDocument(service, `http://localhost/${service}`) as OpenAPI3;
-    out[service] = BANNER + astToString(await openapiTS(document, { silent: true, emptyObjectsUnknown: true }));
+  for (const service of allServices()) {
+    const document = serviceDocument(service, `http://localhost/${service.name}`) as OpenAPI3;
+    out[service.name] = BANNER + astToString(await openapiTS(document, { silent: true, emptyObjectsUnknown: true }));
   }
   return out;
 }

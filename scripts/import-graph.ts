@@ -9,12 +9,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 
-const ROOT = path.resolve(__dirname, '..', '..');
+export const ROOT = path.resolve(__dirname, '..', '..');
 const FOLDERS = ['functions', 'shared', 'devhost', 'scripts', 'tools'];
 
 export type ImportGraph = Map<string, string[]>;
 
-function* sources(dir: string): Generator<string> {
+export function* sources(dir: string): Generator<string> {
   for (const entry of fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
     const rel = path.posix.join(dir, entry.name);
     if (entry.isDirectory()) yield* sources(rel);

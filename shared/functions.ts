@@ -1,5 +1,7 @@
 import type { HttpHandler, HttpMethod, InvocationContext, Timer } from '@azure/functions';
 import type { ServiceName } from './config';
+import { createLogger, type Logger } from './logging';
+import { currentPlatform, type Platform } from './platform';
 
 /** One function of a service, in a form both the Azure Functions entry point and the dev host register. */
 export type FunctionDefinition = HttpFunction | TimerFunction | QueueFunction;
@@ -28,6 +30,20 @@ export interface TimerFunction {
   handler: (timer: Timer, context: InvocationContext) => Promise<void>;
 }
 
+/**
+ * Every timer of every service is declared so: `<service>-<id>` on its schedule, `run` given a
+ * logger that names the function and the invocation, and the platform it runs in.
+ */
+export function timer(service: ServiceName, id: string, schedule: string, run: (log: Logger, platform: Platform) => Promise<void>): TimerFunction {
+  const name = `${service}-${id}`;
+  return {
+    kind: 'timer',
+    name,
+    schedule,
+    handler: (_timer, context) => run(createLogger({ service, function: name, invocationId: context.invocationId }), currentPlatform()),
+  };
+}
+
 export interface QueueFunction {
   kind: 'queue';
   name: string;
@@ -40,10 +56,13 @@ export interface QueueFunction {
 export interface ServiceDefinition {
   name: ServiceName;
   functions: FunctionDefinition[];
-  /** Work to do once per process before serving (migrations run separately). */
-  start?: () => Promise<void>;
-  /** Release what `start` or the handlers hold (worker pools, pending log batches); the dev host calls it on shutdown. */
-  stop?: () => Promise<void>;
+  /** Work to do once per platform before serving (migrations run separately). */
+  start?: (platform: Platform) => Promise<void>;
+  /**
+   * Release what `start` or the handlers made on the platform early (worker pools, pending log
+   * batches, in the order the service needs); whatever is left is released when the platform closes.
+   */
+  stop?: (platform: Platform) => Promise<void>;
   /** Lines for the dev host's start-up banner (where this service keeps local data, offline modes). */
   describe?: () => string[];
 }

@@ -1,6 +1,7 @@
 import { config, type ServiceName } from './config';
 import { op, PUBLIC, routes, type RoutedFunction } from './http/route';
 import { HEALTH, HEALTH_QUERY } from './http/schemas';
+import { currentTime } from './platform';
 
 // SQL and Storage load with the first check that uses them: a service whose health does not check
 // one never loads its client.
@@ -73,7 +74,7 @@ export async function healthReport(service: string, checks: HealthChecks, skip: 
     jsonBody: {
       service,
       status,
-      timestamp: new Date().toISOString(),
+      timestamp: currentTime().toISOString(),
       ...(failed.length ? { problems: failed.map((name) => `${name}: ${dependencies[name].error}`) } : {}),
       dependencies,
     },

@@ -1,5 +1,6 @@
 import { config, ConfigError } from './config';
 import { describeErrors, validator } from './http/body';
+import { onceEach } from './once';
 import type { Plan } from './auth/access-token';
 
 /** One row of the plan table: what payment sells and charges, and what the orchestrator enforces. */
@@ -75,8 +76,6 @@ export const PLAN_TABLE_SCHEMA = {
   },
 };
 
-let cached: { source: unknown; plans: readonly PlanDefinition[] } | undefined;
-
 /**
  * The plan table: PLANS_JSON when set (validated; each of free, pro and enterprise exactly once,
  * free at price 0, quotas only in reportsPerMonth), else the defaults. A bad table is a
@@ -84,11 +83,11 @@ let cached: { source: unknown; plans: readonly PlanDefinition[] } | undefined;
  * checkouts or report requests.
  */
 export function plans(): readonly PlanDefinition[] {
-  const source = config().PLANS_JSON;
-  if (cached && cached.source === source) return cached.plans;
-  cached = { source, plans: parsePlanTable(source) };
-  return cached.plans;
+  return planTable(config().PLANS_JSON);
 }
+
+/** Each PLANS_JSON value is parsed once (a ConfigError is not kept: it is thrown again). */
+const planTable = onceEach((source: unknown) => parsePlanTable(source));
 
 /** The plan table of a PLANS_JSON value (undefined: the defaults), or a ConfigError naming every problem. */
 export function parsePlanTable(source: unknown): readonly PlanDefinition[] {

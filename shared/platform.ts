@@ -15,6 +15,33 @@ export type RandomSource = () => number;
 
 type Settings = Record<string, string | undefined>;
 
+/**
+ * A thing a platform makes on first use and holds until it closes (a database pool, a client, a
+ * worker pool, a cache): declared once, beside the code that uses it, and reached as
+ * `platform.get(MEMBER)`, typed. Whatever is made from settings or keys lives here rather than in a
+ * module variable, so two platforms in one process (two dev hosts, a test's own) never share it, and
+ * closing the platform releases it.
+ */
+export interface Member<T> {
+  /** For messages only: a member is found by its identity, not its name. */
+  readonly name: string;
+  readonly create: (platform: Platform) => T;
+  readonly release?: (value: T) => unknown;
+}
+
+export const member = <T>(name: string, create: (platform: Platform) => T, release?: (value: T) => unknown): Member<T> => ({ name, create, release });
+
+/** A member made by asynchronous work whose failure is not kept: the next use tries again. */
+export function asyncMember<T>(name: string, create: (platform: Platform) => Promise<T>): Member<Promise<T>> {
+  const made: Member<Promise<T>> = member(name, (platform) =>
+    create(platform).catch((error: unknown) => {
+      void platform.release(made);
+      throw error;
+    }),
+  );
+  return made;
+}
+
 export interface PlatformOptions extends ParseOptions {
   /**
    * The database's migration history, in order: every service's steps, composed by
@@ -34,7 +61,7 @@ export interface PlatformOptions extends ParseOptions {
 export class Platform {
   private settingsNow: Settings;
   private configNow: Config;
-  private readonly owned = new Map<string, { value: unknown; release?: (value: unknown) => unknown }>();
+  private readonly owned = new Map<Member<unknown>, unknown>();
   /**
    * Where jitter comes from: Math.random, unless a test sets a seeded source so that a delay drawn
    * at random is known in advance (and a backoff that stopped growing shows).
@@ -77,26 +104,39 @@ export class Platform {
     return this.configNow;
   }
 
-  /** A thing this platform owns, made on first use; `release` runs when the platform closes. */
-  own<T>(key: string, create: () => T, release?: (value: T) => unknown): T {
-    const found = this.owned.get(key);
-    if (found) return found.value as T;
-    const value = create();
-    this.owned.set(key, { value, release: release as ((value: unknown) => unknown) | undefined });
+  /** The platform's `member`, made on first use. */
+  get<T>(member: Member<T>): T {
+    if (this.owned.has(member as Member<unknown>)) return this.owned.get(member as Member<unknown>) as T;
+    const value = member.create(this);
+    this.owned.set(member as Member<unknown>, value);
     return value;
   }
 
-  /** Releases one owned thing now (the next use makes it again). */
-  async release(key: string): Promise<void> {
-    const found = this.owned.get(key);
-    if (!found) return;
-    this.owned.delete(key);
-    await found.release?.(found.value);
+  /** The member if it was made, without making it. */
+  peek<T>(member: Member<T>): T | undefined {
+    return this.owned.get(member as Member<unknown>) as T | undefined;
   }
 
-  /** Releases everything it owns, newest first. */
+  /**
+   * Puts `value` in place of what `member` would make (a test's client pointed at a local
+   * stand-in); the previous value is released.
+   */
+  async provide<T>(member: Member<T>, value: T): Promise<void> {
+    await this.release(member);
+    this.owned.set(member as Member<unknown>, value);
+  }
+
+  /** Releases one member now (the next use makes it again). */
+  async release<T>(member: Member<T>): Promise<void> {
+    if (!this.owned.has(member as Member<unknown>)) return;
+    const value = this.owned.get(member as Member<unknown>) as T;
+    this.owned.delete(member as Member<unknown>);
+    await member.release?.(value);
+  }
+
+  /** Releases everything it holds, newest first. */
   async close(): Promise<void> {
-    for (const key of [...this.owned.keys()].reverse()) await this.release(key).catch(() => undefined);
+    for (const member of [...this.owned.keys()].reverse()) await this.release(member).catch(() => undefined);
   }
 }
 
@@ -116,6 +156,10 @@ export function currentPlatform(): Platform {
 export function runInPlatform<T>(platform: Platform, work: () => T): T {
   return scope.run(platform, work);
 }
+
+/** The time now, as the platform of the running code reads it (a test moves it through that platform's clock). */
+export const currentTime = (): Date => currentPlatform().clock.now();
+export const currentTimeMs = (): number => currentTime().getTime();
 
 /** Makes `platform` the process's (undefined: the next use builds one from process.env again). */
 export function setProcessPlatform(platform: Platform | undefined): void {

@@ -3,7 +3,7 @@ import type { BlobServiceClient, ContainerClient } from '@azure/storage-blob';
 import type { QueueClient, QueueServiceClient } from '@azure/storage-queue';
 import { azureCredential } from './azure-credential';
 import { config, ConfigError } from './config';
-import { currentPlatform } from './platform';
+import { currentPlatform, member } from './platform';
 import { vendored } from './vendor';
 
 // Each SDK is loaded when its first client is made: a service loads only the ones it uses (cold start).
@@ -23,7 +23,8 @@ function account(): { connectionString?: string; name?: string } {
 }
 
 /** The platform's container, queue and table clients (each made once, with its resource). */
-const clients = () => currentPlatform().own('storage-clients', () => new Map<string, Promise<unknown>>());
+const CLIENTS = member('storage clients', () => new Map<string, Promise<unknown>>());
+const clients = () => currentPlatform().get(CLIENTS);
 
 /**
  * A container, queue or table client, made (and its resource created) once per process: concurrent
@@ -42,35 +43,32 @@ function ensureOnce<T>(key: string, create: () => Promise<T>): Promise<T> {
   return pending;
 }
 
-export function blobServiceClient(): BlobServiceClient {
-  return currentPlatform().own('blob-service', () => {
-    const { connectionString, name } = account();
-    const { BlobServiceClient } = blobSdk();
-    return connectionString
-      ? BlobServiceClient.fromConnectionString(connectionString)
-      : new BlobServiceClient(`https://${name}.blob.core.windows.net`, azureCredential());
-  });
-}
+export const blobServiceClient = (): BlobServiceClient => currentPlatform().get(BLOB_SERVICE);
+const BLOB_SERVICE = member('blob service', () => {
+  const { connectionString, name } = account();
+  const { BlobServiceClient } = blobSdk();
+  return connectionString
+    ? BlobServiceClient.fromConnectionString(connectionString)
+    : new BlobServiceClient(`https://${name}.blob.core.windows.net`, azureCredential());
+});
 
-export function queueServiceClient(): QueueServiceClient {
-  return currentPlatform().own('queue-service', () => {
-    const { connectionString, name } = account();
-    const { QueueServiceClient } = queueSdk();
-    return connectionString
-      ? QueueServiceClient.fromConnectionString(connectionString)
-      : new QueueServiceClient(`https://${name}.queue.core.windows.net`, azureCredential());
-  });
-}
+export const queueServiceClient = (): QueueServiceClient => currentPlatform().get(QUEUE_SERVICE);
+const QUEUE_SERVICE = member('queue service', () => {
+  const { connectionString, name } = account();
+  const { QueueServiceClient } = queueSdk();
+  return connectionString
+    ? QueueServiceClient.fromConnectionString(connectionString)
+    : new QueueServiceClient(`https://${name}.queue.core.windows.net`, azureCredential());
+});
 
-export function tableServiceClient(): TableServiceClient {
-  return currentPlatform().own('table-service', () => {
-    const { connectionString, name } = account();
-    const { TableServiceClient } = tableSdk();
-    return connectionString
-      ? TableServiceClient.fromConnectionString(connectionString, { allowInsecureConnection: true })
-      : new TableServiceClient(`https://${name}.table.core.windows.net`, azureCredential());
-  });
-}
+export const tableServiceClient = (): TableServiceClient => currentPlatform().get(TABLE_SERVICE);
+const TABLE_SERVICE = member('table service', () => {
+  const { connectionString, name } = account();
+  const { TableServiceClient } = tableSdk();
+  return connectionString
+    ? TableServiceClient.fromConnectionString(connectionString, { allowInsecureConnection: true })
+    : new TableServiceClient(`https://${name}.table.core.windows.net`, azureCredential());
+});
 
 export function container(name: string): Promise<ContainerClient> {
   return ensureOnce(`blob:${name}`, async () => {

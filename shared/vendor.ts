@@ -51,7 +51,9 @@ interface Vendored {
 }
 type VendoredPackage = (typeof VENDOR_BUNDLES)[keyof typeof VENDOR_BUNDLES][number];
 
-const bundleOf = new Map<string, string>(Object.entries(VENDOR_BUNDLES).flatMap(([bundle, packages]) => packages.map((name) => [name, bundle])));
+const bundleOf: ReadonlyMap<string, string> = new Map<string, string>(
+  Object.entries(VENDOR_BUNDLES).flatMap(([bundle, packages]) => packages.map((name) => [name, bundle])),
+);
 
 /** A vendored package's exports, loaded (once, by Node's module cache) with its bundle on first use. A bundled package without its type above is a compile error here. */
 export function vendored<P extends VendoredPackage>(name: P): Vendored[P] {

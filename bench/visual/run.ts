@@ -26,7 +26,8 @@ import { container } from '../../shared/storage';
 import { chartKey, renderChartImage } from '../../functions/visual/charts';
 import { cachedOrRendered, CONTENT_TYPES, newStats } from '../../functions/visual/results';
 import type { ChartSpec } from '../../functions/visual/chart-spec';
-import { clearHotIndex } from '../../functions/visual/cache';
+import { HOT_INDEX } from '../../functions/visual/cache';
+import { currentPlatform } from '../../shared/platform';
 import { renderPool } from '../../functions/visual/render/renderer';
 import { themeOf } from '../../functions/visual/themes';
 import { formatSteal, stealMeter } from '../cpu-steal';
@@ -160,7 +161,7 @@ async function emptyStore(bench: Bench): Promise<void> {
   const client = await container(config().VISUAL_CACHE_CONTAINER);
   await client.delete();
   await client.create();
-  clearHotIndex();
+  await currentPlatform().release(HOT_INDEX);
 }
 
 /** One scenario through HTTP, the load generator in its own process; `baseline`: against the baseline's process instead of ours. */

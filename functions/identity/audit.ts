@@ -6,6 +6,7 @@ import { identityDb, type ActorType, type AuditLogTable, type IdentityTables } f
 
 export type { RequestMeta } from '../../shared/http/client';
 import type { RequestMeta } from '../../shared/http/client';
+import { currentTime } from '../../shared/platform';
 
 export interface Actor {
   type: ActorType;
@@ -60,7 +61,7 @@ export async function auditRefusal<T>(meta: RequestMeta, entry: Pick<AuditEntry,
 export async function audit(meta: RequestMeta, entry: AuditEntry, executor: Kysely<IdentityTables> = identityDb()): Promise<void> {
   await insertAudit.execute(
     {
-      timestamp: new Date().toISOString(),
+      timestamp: currentTime().toISOString(),
       actor_type: entry.actor.type,
       // Ids can come from a URL path: cut to the column width rather than fail the request.
       actor_id: entry.actor.id?.slice(0, 320) ?? null,

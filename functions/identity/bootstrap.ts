@@ -5,6 +5,7 @@ import { findRole } from './roles';
 import { revokeUserSessions } from './sessions';
 import { identityDb } from './db/tables';
 import { findUserByEmail, insertUser, normalizeEmail, updateUser, type UserRow } from './users';
+import { currentTimeMs } from '../../shared/platform';
 
 const SYSTEM: Actor = { type: 'system', id: 'bootstrap' };
 
@@ -18,7 +19,7 @@ export async function ensureUserWithRole(
   actor: Actor = SYSTEM,
 ): Promise<{ user: UserRow; outcome: 'created' | 'promoted' | 'unchanged' }> {
   if (!(await findRole(roleId))) throw new Error(`role ${roleId} does not exist`);
-  const meta = { ip: null, userAgent: null, requestId: `${actor.id}-${Date.now()}` };
+  const meta = { ip: null, userAgent: null, requestId: `${actor.id}-${currentTimeMs()}` };
   return identityDb()
     .transaction()
     .execute(async (trx) => {

@@ -2,6 +2,7 @@ import { identitySigningKeys } from '../../shared/auth/access-token';
 import { config } from '../../shared/config';
 import { toIso } from '../../shared/sql/dialect';
 import { identityDb } from './db/tables';
+import { currentTime } from '../../shared/platform';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -27,7 +28,7 @@ async function countBy(column: 'status' | 'plan' | 'role'): Promise<Record<strin
 export async function complianceReport() {
   const cfg = config();
   const database = identityDb();
-  const now = new Date();
+  const now = currentTime();
   const nowIso = now.toISOString();
 
   const [byStatus, byPlan, byRole] = await Promise.all([countBy('status'), countBy('plan'), countBy('role')]);

@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely';
 import { bearerToken, CLOCK_TOLERANCE_SECONDS, isAdmin, verifyAccessTokenOr401, type AccessTokenClaims } from '../../shared/auth/access-token';
 import { Code, forbidden, type HttpError, unauthorized } from '../../shared/http/errors';
 import type { Guard } from '../../shared/http/route';
-import { currentPlatform } from '../../shared/platform';
+import { currentPlatform, member, currentTimeMs } from '../../shared/platform';
 import { audit, type Actor, type RequestMeta } from './audit';
 import type { AdminActor } from './user-admin';
 import { param, precompiled } from '../../shared/sql/precompiled';
@@ -30,7 +30,7 @@ export async function authenticate(request: HttpRequest): Promise<Authenticated>
   if (!token) throw unauthorized('A Bearer access token is required', Code.AUTH_REQUIRED);
   const claims = await verifiedClaims(token);
   const row = await sessionAndUser(claims.sid, claims.sub);
-  if (!row || row.revoked_at || new Date(row.session_expires_at).getTime() <= Date.now()) {
+  if (!row || row.revoked_at || new Date(row.session_expires_at).getTime() <= currentTimeMs()) {
     throw unauthorized('The session has ended; sign in again', Code.AUTH_SESSION_REVOKED);
   }
   if (row.status !== 'active') throw unauthorized('The account is inactive', Code.AUTH_USER_INACTIVE);
@@ -41,13 +41,14 @@ const MAX_VERIFIED_TOKENS = 10_000;
 // A signature, once verified, stays valid: caching it saves the ECDSA verification on repeat calls
 // and is correct on any number of instances. exp is still checked on every use; session, user and
 // status always come from SQL. One per platform: another platform may hold other signing keys.
-const verifiedTokens = () => currentPlatform().own('identity.verified-tokens', () => new Map<string, AccessTokenClaims>());
+const VERIFIED_TOKENS = member('identity verified tokens', () => new Map<string, AccessTokenClaims>());
+const verifiedTokens = () => currentPlatform().get(VERIFIED_TOKENS);
 
 async function verifiedClaims(token: string): Promise<AccessTokenClaims> {
   const verified = verifiedTokens();
   const cached = verified.get(token);
   if (cached) {
-    if (Date.now() / 1000 > cached.exp + CLOCK_TOLERANCE_SECONDS) throw unauthorized('The access token has expired', Code.AUTH_TOKEN_EXPIRED);
+    if (currentTimeMs() / 1000 > cached.exp + CLOCK_TOLERANCE_SECONDS) throw unauthorized('The access token has expired', Code.AUTH_TOKEN_EXPIRED);
     return cached;
   }
   const claims = await verifyAccessTokenOr401(token);

@@ -5,6 +5,7 @@ import type { EmailClient } from '@azure/communication-email';
 import type { Transporter } from 'nodemailer';
 import { azureCredential } from '../../shared/azure-credential';
 import { config } from '../../shared/config';
+import { currentPlatform, member, type Platform } from '../../shared/platform';
 
 export interface Email {
   to: string;
@@ -18,30 +19,43 @@ export const outboxDir = () => path.join(config().DATA_DIR, 'outbox');
 const nodemailer = () => require('nodemailer') as typeof import('nodemailer');
 const communicationEmail = () => require('@azure/communication-email') as typeof import('@azure/communication-email');
 
-let smtp: { url: string; transport: Transporter } | undefined;
-let composer: Transporter | undefined;
-let acs: { endpoint: string; client: EmailClient } | undefined;
+/** The platform's mail clients, each made for the setting it was made from (a changed setting makes a new one). */
+interface Transports {
+  smtp?: { url: string; transport: Transporter };
+  composer?: Transporter;
+  acs?: { endpoint: string; client: EmailClient };
+}
+const TRANSPORTS = member(
+  'identity mail transports',
+  (): Transports => ({}),
+  (made) => made.smtp?.transport.close(),
+);
 
 function smtpTransport(url: string): Transporter {
-  if (smtp?.url !== url) smtp = { url, transport: nodemailer().createTransport(url) };
-  return smtp.transport;
+  const made = currentPlatform().get(TRANSPORTS);
+  if (made.smtp?.url !== url) made.smtp = { url, transport: nodemailer().createTransport(url) };
+  return made.smtp.transport;
 }
 
 // Builds the RFC 5322 message without sending it, for the local outbox.
-const outboxComposer = () => (composer ??= nodemailer().createTransport({ streamTransport: true, buffer: true, newline: 'unix' }));
+function outboxComposer(): Transporter {
+  const made = currentPlatform().get(TRANSPORTS);
+  return (made.composer ??= nodemailer().createTransport({ streamTransport: true, buffer: true, newline: 'unix' }));
+}
 
 /** The Azure Communication Services client of EMAIL_ACS_ENDPOINT, signed in as the app's managed identity. */
 function acsClient(endpoint: string): EmailClient {
-  if (acs?.endpoint !== endpoint) acs = { endpoint, client: new (communicationEmail().EmailClient)(endpoint, azureCredential()) };
-  return acs.client;
+  const made = currentPlatform().get(TRANSPORTS);
+  if (made.acs?.endpoint !== endpoint) made.acs = { endpoint, client: new (communicationEmail().EmailClient)(endpoint, azureCredential()) };
+  return made.acs.client;
 }
 
 /**
- * The client used for EMAIL_ACS_ENDPOINT: tests hand in one pointed at a local stand-in of the
- * service (with their own credential and certificate); undefined builds the real one again.
+ * The client `platform` uses for EMAIL_ACS_ENDPOINT: tests hand in one pointed at a local stand-in
+ * of the service (with their own credential and certificate).
  */
-export function useEmailClient(endpoint: string, client: EmailClient | undefined): void {
-  acs = client ? { endpoint, client } : undefined;
+export function useEmailClient(platform: Platform, endpoint: string, client: EmailClient): void {
+  platform.get(TRANSPORTS).acs = { endpoint, client };
 }
 
 /** `Name <address>` or a bare address, as EMAIL_FROM holds it. */

@@ -1,6 +1,7 @@
 import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
 import { config } from '../../shared/config';
 import { identityDb } from './db/tables';
+import { currentTime, currentTimeMs } from '../../shared/platform';
 
 const codeHash = (email: string, code: string) => createHmac('sha256', config().OTP_HMAC_KEY).update(`${email}\n${code}`).digest('hex');
 
@@ -18,7 +19,7 @@ export async function resendCooldown(email: string): Promise<number> {
   const cfg = config();
   const row = await identityDb().selectFrom('identity_otp_codes').selectAll().where('email', '=', email).executeTakeFirst();
   if (!row || row.used_at || row.attempts >= cfg.OTP_MAX_ATTEMPTS) return 0;
-  const now = Date.now();
+  const now = currentTimeMs();
   if (new Date(row.expires_at).getTime() <= now) return 0;
   const readyAt = new Date(row.created_at).getTime() + cfg.OTP_RESEND_COOLDOWN_SECONDS * 1000;
   return readyAt > now ? Math.ceil((readyAt - now) / 1000) : 0;
@@ -32,7 +33,7 @@ export async function resendCooldown(email: string): Promise<number> {
 export async function issueCode(email: string): Promise<string | undefined> {
   const cfg = config();
   const code = generateCode();
-  const now = new Date();
+  const now = currentTime();
   const nowIso = now.toISOString();
   const values = {
     code_hash: codeHash(email, code),
@@ -73,7 +74,7 @@ export type CodeCheck = 'valid' | 'wrong' | 'expired' | 'used' | 'exhausted' | '
 export async function consumeCode(email: string, code: string): Promise<CodeCheck> {
   const cfg = config();
   const database = identityDb();
-  const nowIso = new Date().toISOString();
+  const nowIso = currentTime().toISOString();
   const attempt = await database
     .updateTable('identity_otp_codes')
     .set((eb) => ({ attempts: eb('attempts', '+', 1) }))

@@ -10,6 +10,7 @@ import { authorizeAccountChange } from './user-admin';
 import type { UserRow } from './users';
 import { toIso } from '../../shared/sql/dialect';
 import { param, precompiled } from '../../shared/sql/precompiled';
+import { currentTime } from '../../shared/platform';
 
 export interface PlanChange {
   plan: Plan;
@@ -72,7 +73,7 @@ export async function updatePlan(caller: PlanCaller, userId: string, change: Pla
       if (!before) throw notFound(`No user has id ${userId}`, Code.USER_NOT_FOUND);
       const status = change.status ?? before.status;
       await authorizeChange(caller, before, status, trx);
-      const now = new Date();
+      const now = currentTime();
       const updatedAt = now.toISOString();
       const requestAt = change.timestamp ? requestTime(change.timestamp, now) : updatedAt;
       // A request time beyond the allowed skew, stored before this rule, orders nothing: it would pin the plan forever.

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { identityDb } from './db/tables';
+import { currentTimeMs } from '../../shared/platform';
 
 export interface RateLimitResult {
   allowed: boolean;
@@ -17,7 +18,7 @@ export const bucketKey = (kind: string, value: string) => `${kind}:${createHash(
  * incremented atomically) and says whether the count is within `limit`.
  */
 export async function hitRateLimit(bucket: string, limit: number, windowSeconds: number): Promise<RateLimitResult> {
-  const now = Date.now();
+  const now = currentTimeMs();
   const window = windowOf(windowSeconds, now);
   const key = `${bucket}:${window}`;
   const windowEnd = (window + 1) * windowSeconds * 1000;
@@ -51,6 +52,6 @@ export async function hitRateLimit(bucket: string, limit: number, windowSeconds:
 export async function resetRateLimit(bucket: string, windowSeconds: number): Promise<void> {
   await identityDb()
     .deleteFrom('identity_rate_limits')
-    .where('bucket', '=', `${bucket}:${windowOf(windowSeconds, Date.now())}`)
+    .where('bucket', '=', `${bucket}:${windowOf(windowSeconds, currentTimeMs())}`)
     .execute();
 }

@@ -1,4 +1,4 @@
-import { currentPlatform } from '../../shared/platform';
+import { asyncMember, currentPlatform } from '../../shared/platform';
 import { identityDb } from './db/tables';
 
 export interface Role {
@@ -18,15 +18,9 @@ async function loadRoles(): Promise<Map<string, Role>> {
   return new Map(rows.map((r) => [r.id, { id: r.id, description: r.description, permissions: JSON.parse(r.permissions) as string[], rank: r.rank }]));
 }
 
-export function roles(): Promise<Map<string, Role>> {
-  const platform = currentPlatform();
-  return platform.own('identity-roles', () =>
-    loadRoles().catch((error) => {
-      void platform.release('identity-roles');
-      throw error;
-    }),
-  );
-}
+const ROLES = asyncMember('identity roles', loadRoles);
+
+export const roles = (): Promise<Map<string, Role>> => currentPlatform().get(ROLES);
 
 export async function findRole(id: string): Promise<Role | undefined> {
   return (await roles()).get(id);

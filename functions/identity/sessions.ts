@@ -4,6 +4,7 @@ import { config } from '../../shared/config';
 import { page, toIso } from '../../shared/sql/dialect';
 import type { RequestMeta } from './audit';
 import { identityDb, type IdentityTables } from './db/tables';
+import { currentTime, currentTimeMs } from '../../shared/platform';
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 const newRefreshToken = () => `rt_${randomBytes(32).toString('base64url')}`;
@@ -35,7 +36,7 @@ async function storeRefreshToken(token: string, sessionId: string, executor: Kys
 
 /** Opens a session and the first refresh token of its family. */
 export async function createSession(userId: string, meta: RequestMeta, executor: Kysely<IdentityTables>): Promise<{ sessionId: string; refreshToken: string }> {
-  const now = new Date();
+  const now = currentTime();
   const sessionId = randomUUID();
   const expiresAt = new Date(now.getTime() + config().SESSION_MAX_AGE_SECONDS * 1000).toISOString();
   await executor
@@ -80,7 +81,7 @@ export async function rotateRefreshToken(token: string): Promise<RotationResult>
         .where('t.token_hash', '=', hashToken(token))
         .executeTakeFirst();
       if (!row) return { outcome: 'unknown' };
-      const now = new Date();
+      const now = currentTime();
       const ids = { sessionId: row.session_id, userId: row.user_id };
       if (row.revoked_at) return { outcome: 'session_revoked', ...ids };
       if (new Date(row.session_expires_at).getTime() <= now.getTime()) return { outcome: 'session_expired', ...ids };
@@ -124,7 +125,7 @@ async function repeatRotation(trx: Kysely<IdentityTables>, token: string, rotate
 async function revokeSessionWith(executor: Kysely<IdentityTables>, sessionId: string, reason: string): Promise<boolean> {
   const result = await executor
     .updateTable('identity_sessions')
-    .set({ revoked_at: new Date().toISOString(), revoked_reason: reason })
+    .set({ revoked_at: currentTime().toISOString(), revoked_reason: reason })
     .where('id', '=', sessionId)
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
@@ -139,7 +140,7 @@ export const revokeSession = (sessionId: string, reason: string, executor: Kysel
 export async function revokeUserSessions(userId: string, reason: string, executor: Kysely<IdentityTables> = identityDb()): Promise<number> {
   const result = await executor
     .updateTable('identity_sessions')
-    .set({ revoked_at: new Date().toISOString(), revoked_reason: reason })
+    .set({ revoked_at: currentTime().toISOString(), revoked_reason: reason })
     .where('user_id', '=', userId)
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
@@ -162,10 +163,10 @@ export async function listSessions(query: SessionQuery) {
   const database = identityDb();
   let q = database.selectFrom('identity_sessions');
   if (query.userId) q = q.where('user_id', '=', query.userId);
-  if (query.state === 'active') q = q.where('revoked_at', 'is', null).where('expires_at', '>', new Date().toISOString());
+  if (query.state === 'active') q = q.where('revoked_at', 'is', null).where('expires_at', '>', currentTime().toISOString());
   const [{ total }] = await q.select((eb) => eb.fn.countAll<number>().as('total')).execute();
   const rows = await page(database, q.selectAll().orderBy('created_at', 'desc').orderBy('id'), query.limit, query.offset).execute();
-  const now = Date.now();
+  const now = currentTimeMs();
   return {
     sessions: rows.map((s) => ({
       id: s.id,

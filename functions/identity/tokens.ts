@@ -3,12 +3,13 @@ import { identitySigningKeys, type AccessTokenClaims } from '../../shared/auth/a
 import { jose } from '../../shared/auth/keys';
 import { config } from '../../shared/config';
 import type { UserView } from './users';
+import { currentTimeMs } from '../../shared/platform';
 
 /** Signs a user access token with the first configured key (header { alg, kid }). */
 export async function signAccessToken(user: UserView, sessionId: string): Promise<{ accessToken: string; expiresIn: number }> {
   const cfg = config();
   const [key] = await identitySigningKeys();
-  const iat = Math.floor(Date.now() / 1000);
+  const iat = Math.floor(currentTimeMs() / 1000);
   const expiresIn = cfg.ACCESS_TOKEN_TTL_SECONDS;
   const claims: Omit<AccessTokenClaims, 'iss' | 'aud' | 'sub' | 'iat' | 'exp' | 'jti'> = {
     email: user.email,

@@ -4,6 +4,7 @@ import type { Plan, UserStatus } from '../../shared/auth/access-token';
 import { contains, page, toIso } from '../../shared/sql/dialect';
 import { effectivePermissions } from './roles';
 import { identityDb, type IdentityTables, type UsersTable } from './db/tables';
+import { currentTime } from '../../shared/platform';
 
 export type UserRow = Selectable<UsersTable>;
 
@@ -55,7 +56,7 @@ export interface NewUser {
 
 /** Inserts a user; the caller checks the email is free (the unique index is the last word under races). */
 export async function insertUser(user: NewUser, executor: Kysely<IdentityTables> = identityDb()): Promise<UserRow> {
-  const now = new Date().toISOString();
+  const now = currentTime().toISOString();
   const row = {
     id: randomUUID(),
     email: normalizeEmail(user.email),
@@ -81,7 +82,7 @@ export interface UserChanges {
 
 /** Applies changes and sets updated_at; returns the updated row, or undefined when the user does not exist. */
 export async function updateUser(id: string, changes: UserChanges, executor: Kysely<IdentityTables> = identityDb()): Promise<UserRow | undefined> {
-  const updatedAt = new Date().toISOString();
+  const updatedAt = currentTime().toISOString();
   const result = await executor
     .updateTable('users')
     .set({

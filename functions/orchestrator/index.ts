@@ -1,9 +1,8 @@
 import type { ServiceDefinition } from '../../shared/functions';
 import { contractRoutes } from '../../shared/http/contract';
 import { runQueuedExecution } from './workflow/queue';
-import { reportQueueDepth } from './workflow/queue-depth';
-import { sweepStuckExecutions } from './workflow/stuck';
-import { closeWorkflowLogWriter } from './workflow/workflow-logger';
+import { TIMERS } from './timers';
+import { WORKFLOW_LOG_WRITER } from './workflow/workflow-logger';
 import { config, serviceUrl } from '../../shared/config';
 import { plans } from '../../shared/plans';
 import { ROUTES, DESCRIPTION } from './routes';
@@ -14,19 +13,13 @@ export const orchestrator: ServiceDefinition = {
     ...ROUTES,
     ...contractRoutes('orchestrator', DESCRIPTION, () => ROUTES),
     { kind: 'queue', name: 'orchestrator-run-execution', queueName: '%ORCHESTRATOR_QUEUE%', handler: runQueuedExecution },
-    // Every minute: fail stuck executions, then write the queue-depth line the production alerts read.
-    {
-      kind: 'timer',
-      name: 'orchestrator-fail-stuck-executions',
-      schedule: '0 * * * * *',
-      handler: async () => void (await sweepStuckExecutions().finally(() => reportQueueDepth())),
-    },
+    ...TIMERS,
   ],
   /** A bad plan table (PLANS_JSON) stops the host at start rather than failing report requests. */
   async start() {
     plans();
   },
-  stop: closeWorkflowLogWriter,
+  stop: (platform) => platform.release(WORKFLOW_LOG_WRITER),
   describe: () => {
     const cfg = config();
     const ai = cfg.ORCHESTRATOR_AI_PROVIDER ?? (cfg.ORCHESTRATOR_AI_ENDPOINT ? 'openai' : 'offline');

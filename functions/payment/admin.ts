@@ -5,6 +5,7 @@ import { unsyncedPayments, type Payment } from './payments';
 import { paymentDb } from './db/tables';
 import { replayUnsynced } from './replay';
 import { sql } from '../../shared/sql/dialect';
+import { currentTime } from '../../shared/platform';
 
 const NEEDS_ATTENTION = ['pending', 'failed', 'manual_review'] as const;
 
@@ -58,7 +59,7 @@ export async function attentionList(limit: number, log: Logger) {
     ),
   );
   return {
-    generatedAt: new Date().toISOString(),
+    generatedAt: currentTime().toISOString(),
     summary: { ...counts, total: counts.pending + counts.failed + counts.manual_review },
     limit,
     failedSyncRecordsAvailable: recordsAvailable,

@@ -2,6 +2,7 @@ import type { Logger } from '../../shared/logging';
 import { toIso } from '../../shared/sql/dialect';
 import { markSqlWork } from '../../shared/sql/idle';
 import { paymentDb } from './db/tables';
+import { currentTime } from '../../shared/platform';
 
 /**
  * The message of the line the sync-retry timer writes on every run. Application Insights receives
@@ -36,7 +37,7 @@ export interface SyncBacklog {
 }
 
 /** Counts the plan syncs still owed to identity, from SQL (the source of truth every instance shares). */
-export async function syncBacklog(now = new Date()): Promise<SyncBacklog> {
+export async function syncBacklog(now = currentTime()): Promise<SyncBacklog> {
   const rows = await paymentDb()
     .selectFrom('payment_payments')
     .select((eb) => ['sync_state', eb.fn.countAll().as('payments'), eb.fn.min('status_at').as('oldest')])
@@ -61,7 +62,7 @@ export async function syncBacklog(now = new Date()): Promise<SyncBacklog> {
 }
 
 /** Writes the backlog line the alerts read; a failure to count is logged, never thrown into the timer. */
-export async function reportSyncBacklog(log: Logger, now = new Date()): Promise<SyncBacklog | undefined> {
+export async function reportSyncBacklog(log: Logger, now = currentTime()): Promise<SyncBacklog | undefined> {
   try {
     const backlog = await syncBacklog(now);
     log.info(SYNC_BACKLOG_MESSAGE, { ...backlog });

@@ -3,6 +3,7 @@ import type { Plan } from '../../shared/auth/access-token';
 import { config } from '../../shared/config';
 import { table } from '../../shared/storage';
 import { vendored } from '../../shared/vendor';
+import { currentTime } from '../../shared/platform';
 
 /** A failed-sync record lives 86400 seconds (24 hours). */
 export const FAILED_SYNC_TTL_SECONDS = 86_400;
@@ -34,7 +35,7 @@ interface FailedSyncEntity {
 
 const records = (): Promise<TableClient> => table(config().PAYMENT_FAILED_SYNC_TABLE);
 
-export async function storeFailedSync(value: FailedSyncValue, now: Date = new Date()): Promise<void> {
+export async function storeFailedSync(value: FailedSyncValue, now: Date = currentTime()): Promise<void> {
   const entity: FailedSyncEntity = {
     partitionKey: FAILED_SYNC_PARTITION,
     rowKey: failedSyncKey(value.userId),
@@ -45,7 +46,7 @@ export async function storeFailedSync(value: FailedSyncValue, now: Date = new Da
 }
 
 /** The live record of a user, or undefined when there is none or it has expired. */
-export async function readFailedSync(userId: string, now: Date = new Date()): Promise<(FailedSyncValue & { expiresAt: string }) | undefined> {
+export async function readFailedSync(userId: string, now: Date = currentTime()): Promise<(FailedSyncValue & { expiresAt: string }) | undefined> {
   try {
     const entity = await (await records()).getEntity<FailedSyncEntity>(FAILED_SYNC_PARTITION, failedSyncKey(userId));
     if (new Date(entity.expiresAt).getTime() <= now.getTime()) return undefined;
@@ -65,7 +66,7 @@ export async function deleteFailedSync(userId: string): Promise<void> {
 }
 
 /** Deletes every expired record in transactions of at most 100 (the Table Storage batch limit); returns how many. */
-export async function deleteExpiredFailedSyncs(now: Date = new Date()): Promise<number> {
+export async function deleteExpiredFailedSyncs(now: Date = currentTime()): Promise<number> {
   const { odata } = vendored('@azure/data-tables');
   const client = await records();
   const expired = client.listEntities<FailedSyncEntity>({

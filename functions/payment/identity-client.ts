@@ -1,6 +1,7 @@
 import type { Plan } from '../../shared/auth/access-token';
 import { config, serviceUrl } from '../../shared/config';
 import { undici } from '../../shared/http/undici';
+import { currentTime } from '../../shared/platform';
 
 /** How a plan update failed: identity unavailable (timeout, connection error), token refused (401), user unknown (404), or any other non-2xx answer. */
 export type PlanUpdateFailureKind = 'unavailable' | 'unauthorized' | 'not_found' | 'rejected' | 'stale';
@@ -55,7 +56,7 @@ function currentPlanOf(text: string): PlanUpdateFailure['current'] {
  * After a successful payment: PUT <identity>/admin/users/<userId>/plan with the service admin token, within
  * PAYMENT_SYNC_TIMEOUT_MS. Never throws: every outcome is a value the caller records.
  */
-export async function updatePlanAtIdentity(userId: string, plan: Plan, now: Date = new Date()): Promise<PlanUpdateResult> {
+export async function updatePlanAtIdentity(userId: string, plan: Plan, now: Date = currentTime()): Promise<PlanUpdateResult> {
   const cfg = config();
   let answer: IdentityAnswer;
   try {

@@ -5,6 +5,7 @@ import { first, isDuplicateKey, toIso } from '../../shared/sql/dialect';
 import { param, precompiled } from '../../shared/sql/precompiled';
 import type { Timestamp } from '../../shared/sql/tables';
 import { paymentDb, type PaymentDb, type PaymentStatus, type PaymentsTable, type PaymentTables, type SyncState } from './db/tables';
+import { currentTime } from '../../shared/platform';
 
 // Re-exported for the webhook's event recording (webhook-events.ts), which reads them from here.
 export { paymentDb, type PaymentDb, type PaymentStatus, type PaymentTables, type SyncState };
@@ -64,7 +65,7 @@ export async function insertPendingPayment(p: {
   currency: string;
   priceVersion: string;
 }): Promise<void> {
-  const now = new Date().toISOString();
+  const now = currentTime().toISOString();
   try {
     await paymentDb()
       .insertInto('payment_payments')

@@ -3,7 +3,7 @@ import { setTimeout as wait } from 'node:timers/promises';
 import { forgetLiveUser } from '../../shared/auth/live-session';
 import { config } from '../../shared/config';
 import type { Logger } from '../../shared/logging';
-import { currentPlatform, type RandomSource } from '../../shared/platform';
+import { currentPlatform, type RandomSource, currentTime, currentTimeMs } from '../../shared/platform';
 import { storeFailedSync, deleteFailedSync } from './failed-sync-records';
 import { updatePlanAtIdentity, type PlanUpdateFailure } from './identity-client';
 import { acquireSyncLease, markSyncFailed, markSynced, planDecidingPayment, releaseSyncLease, renewSyncLease, supersedeOlder, type Payment } from './payments';
@@ -107,26 +107,26 @@ async function recordFailure(payment: Payment, failure: PlanUpdateFailure, now: 
 export async function syncUser(userId: string, log: Logger): Promise<SyncResult> {
   const holder = randomUUID();
   const leaseMs = config().PAYMENT_SYNC_TIMEOUT_MS + 5000;
-  const waitUntil = Date.now() + leaseMs;
+  const waitUntil = currentTimeMs() + leaseMs;
   const deferred = (details: string): SyncResult => ({ success: false, error: 'Sync deferred', details, userId, retryStored: true, state: 'deferred' });
-  while (!(await acquireSyncLease(userId, holder, new Date(), leaseMs))) {
-    if (Date.now() > waitUntil) return deferred('another instance is syncing this user; the retry timer will finish');
+  while (!(await acquireSyncLease(userId, holder, currentTime(), leaseMs))) {
+    if (currentTimeMs() > waitUntil) return deferred('another instance is syncing this user; the retry timer will finish');
     await wait(25);
   }
   try {
     let result: SyncResult = { success: true, userId, upToDate: true };
     for (let round = 0; round < 3; round++) {
-      if (round > 0 && !(await renewSyncLease(userId, holder, new Date(), leaseMs)))
+      if (round > 0 && !(await renewSyncLease(userId, holder, currentTime(), leaseMs)))
         return deferred('the sync lease was lost to another instance; it finishes the sync');
       const target = await planDecidingPayment(userId);
       if (!target) return result;
       // markSynced already superseded the older payments of the one just pushed.
       if (result.paymentIntentId === target.id) return result;
       if (!['pending', 'failed'].includes(target.sync.state)) {
-        await supersedeOlder(target, new Date());
+        await supersedeOlder(target, currentTime());
         return result;
       }
-      const now = new Date();
+      const now = currentTime();
       const outcome = await updatePlanAtIdentity(userId, target.sync.plan!, now);
       if (!outcome.ok && outcome.failure.kind === 'stale') return await onNewerPlanAtIdentity(target, outcome.failure, now, log);
       if (!outcome.ok) return await recordFailure(target, outcome.failure, now, log);

@@ -2,6 +2,7 @@ import type { Logger } from '../../shared/logging';
 import { syncUser, type SyncResult } from './plan-sync';
 import { markSyncWork } from './backlog';
 import { reopenForReplay, unsyncedPayments, type Payment } from './payments';
+import { currentTime } from '../../shared/platform';
 
 /**
  * The replay command's work: list every payment that still owes identity a plan (pending, failed,
@@ -13,7 +14,7 @@ export async function replayUnsynced(log: Logger, options: { apply: boolean; now
   await markSyncWork(log);
   await reopenForReplay(
     unsynced.map((p) => p.id),
-    options.now ?? new Date(),
+    options.now ?? currentTime(),
   );
   const results: SyncResult[] = [];
   for (const userId of new Set(unsynced.map((p) => p.userId))) results.push(await syncUser(userId, log));

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type Stripe from 'stripe';
 import { config, KEY_VAULT_REFERENCE, runsInAzure, type Config } from '../../shared/config';
-import { currentPlatform } from '../../shared/platform';
+import { currentPlatform, member, type Platform } from '../../shared/platform';
 import { Code, serviceUnavailable } from '../../shared/http/errors';
 
 /**
@@ -39,13 +39,12 @@ export function missingKeyProblem(): string {
     : 'STRIPE_SECRET_KEY is not set: payments cannot be created';
 }
 
-let emulatorUrl: string | undefined;
-let client: { base: string; key: string; stripe: Stripe } | undefined;
+/** The platform's Stripe client (made for one API base and key: either changing makes a new one) and the local Stripe server it knows. */
+const STRIPE = member('stripe client', () => ({}) as { client?: { base: string; key: string; stripe: Stripe }; emulatorUrl?: string });
 
-/** The local Stripe server's address, set by whoever started it in this process (tools/stripe-emulator/local.ts; undefined again after it stops). */
-export function useEmulator(url: string | undefined): void {
-  emulatorUrl = url;
-  client = undefined;
+/** The local Stripe server's address, set by whoever started it for `platform` (tools/stripe-emulator/local.ts; undefined again after it stops). */
+export function useEmulator(platform: Platform, url: string | undefined): void {
+  platform.get(STRIPE).emulatorUrl = url;
 }
 
 /** Where the payment service (under func start) and the CLIs find the local Stripe server of another process. */
@@ -63,7 +62,7 @@ export function emulatorAddressFromFile(cfg: Config = config()): string | undefi
 export function stripeApiBase(cfg: Config = config()): string | undefined {
   const mode = stripeMode(cfg);
   if (mode.mode === 'stripe') return 'https://api.stripe.com';
-  if (mode.mode === 'offline') return mode.apiBase ?? emulatorUrl ?? emulatorAddressFromFile(cfg);
+  if (mode.mode === 'offline') return mode.apiBase ?? currentPlatform().get(STRIPE).emulatorUrl ?? emulatorAddressFromFile(cfg);
   return undefined;
 }
 
@@ -73,7 +72,8 @@ export function stripe(): Stripe {
   const base = stripeApiBase(cfg);
   if (!base) throw serviceUnavailable(`Stripe is not configured: ${missingKeyProblem()}`, Code.STRIPE_NOT_CONFIGURED);
   const key = stripeMode(cfg).mode === 'stripe' ? cfg.STRIPE_SECRET_KEY! : cfg.STRIPE_SECRET_KEY || OFFLINE_KEY;
-  if (client?.base !== base || client.key !== key) {
+  const made = currentPlatform().get(STRIPE);
+  if (made.client?.base !== base || made.client.key !== key) {
     const url = new URL(base);
     const protocol = url.protocol === 'http:' ? 'http' : 'https';
     const stripe = new (stripeSdk())(key, {
@@ -85,7 +85,7 @@ export function stripe(): Stripe {
       telemetry: false,
       appInfo: { name: 'report-platform-payment' },
     });
-    client = { base, key, stripe };
+    made.client = { base, key, stripe };
   }
-  return client.stripe;
+  return made.client.stripe;
 }

@@ -2,6 +2,7 @@ import type { Logger } from '../../shared/logging';
 import { deleteExpiredFailedSyncs } from './failed-sync-records';
 import { syncUser, type SyncResult } from './plan-sync';
 import { usersWithDueSyncs } from './payments';
+import { currentTime } from '../../shared/platform';
 
 /** Users retried per timer run; the rest wait for the next run (oldest first, so none starves). */
 export const RETRY_BATCH = 100;
@@ -12,7 +13,7 @@ const RETRY_CONCURRENCY = 4;
  * The retry timer's work: every user whose sync is due (pending past the inline grace, or failed
  * past its backoff) gets one syncUser, which pushes the newest plan or records the next backoff.
  */
-export async function retryDueSyncs(log: Logger, now: Date = new Date()): Promise<SyncResult[]> {
+export async function retryDueSyncs(log: Logger, now: Date = currentTime()): Promise<SyncResult[]> {
   const users = await usersWithDueSyncs(now, RETRY_BATCH);
   const results: SyncResult[] = [];
   let next = 0;
@@ -30,7 +31,7 @@ export async function retryDueSyncs(log: Logger, now: Date = new Date()): Promis
 }
 
 /** The cleanup timer's work: Table Storage has no TTL, so expired failed-sync records are deleted here. */
-export async function cleanUpExpiredRecords(log: Logger, now: Date = new Date()): Promise<number> {
+export async function cleanUpExpiredRecords(log: Logger, now: Date = currentTime()): Promise<number> {
   const deleted = await deleteExpiredFailedSyncs(now);
   if (deleted) log.info('expired failed-sync records deleted', { deleted });
   return deleted;

@@ -7,6 +7,7 @@ import { isDuplicateKey } from '../../shared/sql/dialect';
 import { findPayment, paymentDb, type Payment, type PaymentDb, type PaymentStatus, type PaymentTables, type SyncState } from './payments';
 import { findPlan } from '../../shared/plans';
 import { inlineSyncGraceMs } from './plan-sync';
+import { currentTime } from '../../shared/platform';
 
 export { HANDLED_EVENT_TYPES } from './event-types';
 
@@ -167,7 +168,7 @@ async function insertFromEvent(trx: Transaction<PaymentTables>, fact: Fact, at: 
  */
 export async function recordEvent(event: Stripe.Event, log: Logger): Promise<RecordedEvent> {
   const fact = factOf(event);
-  const now = new Date().toISOString();
+  const now = currentTime().toISOString();
   const at = new Date(event.created * 1000).toISOString();
   const paymentIntentId = typeof fact === 'object' ? fact.paymentIntentId : undefined;
   return paymentDb()

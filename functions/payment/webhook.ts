@@ -1,3 +1,4 @@
+import { currentPlatform, member } from '../../shared/platform';
 import type Stripe from 'stripe';
 import { config } from '../../shared/config';
 import { validate } from '../../shared/http/body';
@@ -14,8 +15,8 @@ export const SIGNATURE_TOLERANCE_SECONDS = 300;
 export const WEBHOOK_BODY_LIMIT = 256 * 1024;
 
 /** Verifies signatures only: it never calls Stripe, so any key will do. */
-let verifier: Stripe | undefined;
-const signatureVerifier = (): Stripe => (verifier ??= new (stripeSdk())('sk_test_signature_verification_only'));
+const VERIFIER = member('stripe signature verifier', () => new (stripeSdk())('sk_test_signature_verification_only'));
+const signatureVerifier = (): Stripe => currentPlatform().get(VERIFIER);
 
 export const EVENT_SCHEMA = {
   type: 'object',

@@ -4,6 +4,7 @@ import { Code, notFound } from '../../shared/http/errors';
 import { KEY_PATTERN, servedCached } from './cache';
 import { IMAGE_SAFETY_HEADERS } from './headers';
 import { PPTX_CONTENT_TYPE } from './presentations';
+import { currentTimeMs } from '../../shared/platform';
 
 /**
  * GET /visual/cache/{key}: the stored bytes with their content type. The key is a content hash,
@@ -15,7 +16,7 @@ export async function serveCached(request: HttpRequest): Promise<HttpResponseIni
   if (!entry) throw notFound(`No cached result "${request.params.key}" (never rendered, or expired)`, Code.CACHE_ENTRY_NOT_FOUND);
   const etag = `"${key}"`;
   // The blob outlives the advertised lifetime by the renewal interval; clients are never told more than the lifetime.
-  const maxAge = Math.max(0, Math.min(config().VISUAL_CACHE_TTL_SECONDS, Math.floor((Date.parse(entry.expiresAt) - Date.now()) / 1000)));
+  const maxAge = Math.max(0, Math.min(config().VISUAL_CACHE_TTL_SECONDS, Math.floor((Date.parse(entry.expiresAt) - currentTimeMs()) / 1000)));
   const headers = {
     'Content-Type': entry.contentType,
     ETag: etag,

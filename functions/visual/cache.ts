@@ -1,5 +1,6 @@
 import type { ContainerClient } from '@azure/storage-blob';
 import { config, serviceUrl } from '../../shared/config';
+import { currentPlatform, member, currentTime, currentTimeMs } from '../../shared/platform';
 import { container } from '../../shared/storage';
 
 /**
@@ -25,54 +26,58 @@ export const KEY_PATTERN = /^[a-f0-9]{64}$/;
 
 const cacheContainer = (): Promise<ContainerClient> => container(config().VISUAL_CACHE_CONTAINER);
 const ttlMs = () => config().VISUAL_CACHE_TTL_SECONDS * 1000;
-export const expiryFromNow = () => new Date(Date.now() + ttlMs()).toISOString();
+export const expiryFromNow = () => new Date(currentTimeMs() + ttlMs()).toISOString();
 
 export const RENEW_INTERVAL_MS = 10 * 60_000;
-const blobExpiryFromNow = () => new Date(Date.now() + ttlMs() + RENEW_INTERVAL_MS).toISOString();
+const blobExpiryFromNow = () => new Date(currentTimeMs() + ttlMs() + RENEW_INTERVAL_MS).toISOString();
 
 const HOT_MAX_ENTRIES = 5000;
 const HOT_MAX_BYTES = 64 * 1024 * 1024;
-const hot = new Map<string, { entry: CachedEntry; renewedAt: number }>();
-let hotBytes = 0;
 
-/** Empties this instance's index (service stop: a later start may point at another storage account). */
-export function clearHotIndex(): void {
-  hot.clear();
-  hotBytes = 0;
-}
+/** The instance's index of entries it has just stored or renewed, least recently used first. */
+class HotIndex {
+  private readonly entries = new Map<string, { entry: CachedEntry; renewedAt: number }>();
+  private bytes = 0;
 
-function forgetHot(key: string): void {
-  const found = hot.get(key);
-  if (!found) return;
-  hotBytes -= found.entry.bytes?.length ?? 0;
-  hot.delete(key);
-}
+  forget(key: string): void {
+    const found = this.entries.get(key);
+    if (!found) return;
+    this.bytes -= found.entry.bytes?.length ?? 0;
+    this.entries.delete(key);
+  }
 
-function rememberHot(entry: CachedEntry): void {
-  forgetHot(entry.key);
-  hot.set(entry.key, { entry, renewedAt: Date.now() });
-  hotBytes += entry.bytes?.length ?? 0;
-  // Map order is insertion order: the first keys are the least recently used.
-  for (const key of hot.keys()) {
-    if (hot.size <= HOT_MAX_ENTRIES && hotBytes <= HOT_MAX_BYTES) break;
-    forgetHot(key);
+  remember(entry: CachedEntry, now: number): void {
+    this.forget(entry.key);
+    this.entries.set(entry.key, { entry, renewedAt: now });
+    this.bytes += entry.bytes?.length ?? 0;
+    // Map order is insertion order: the first keys are the least recently used.
+    for (const key of this.entries.keys()) {
+      if (this.entries.size <= HOT_MAX_ENTRIES && this.bytes <= HOT_MAX_BYTES) break;
+      this.forget(key);
+    }
+  }
+
+  find(key: string, withBytes: boolean, now: number): CachedEntry | undefined {
+    const found = this.entries.get(key);
+    if (!found) return undefined;
+    const age = now - found.renewedAt;
+    if (age < 0 || age >= RENEW_INTERVAL_MS || (withBytes && !found.entry.bytes)) return undefined;
+    this.entries.delete(key);
+    this.entries.set(key, found);
+    return found.entry;
   }
 }
 
-function fromHot(key: string, withBytes: boolean): CachedEntry | undefined {
-  const found = hot.get(key);
-  if (!found) return undefined;
-  const age = Date.now() - found.renewedAt;
-  if (age < 0 || age >= RENEW_INTERVAL_MS || (withBytes && !found.entry.bytes)) return undefined;
-  hot.delete(key);
-  hot.set(key, found);
-  return found.entry;
-}
+/** The platform's index: released with the service (a later start may point at another storage account). */
+export const HOT_INDEX = member('visual hot cache index', () => new HotIndex());
+const hot = () => currentPlatform().get(HOT_INDEX);
+const rememberHot = (entry: CachedEntry) => hot().remember(entry, currentTimeMs());
+const fromHot = (key: string, withBytes: boolean) => hot().find(key, withBytes, currentTimeMs());
 
 export const cacheUrl = (key: string) => `${serviceUrl('visual')}/cache/${key}`;
 
 const isMissing = (error: unknown) => (error as { statusCode?: number })?.statusCode === 404;
-const isExpired = (metadata: Record<string, string> | undefined) => !metadata?.expiresat || Date.parse(metadata.expiresat) <= Date.now();
+const isExpired = (metadata: Record<string, string> | undefined) => !metadata?.expiresat || Date.parse(metadata.expiresat) <= currentTimeMs();
 
 async function streamToBuffer(stream: NodeJS.ReadableStream | undefined): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -112,7 +117,7 @@ export async function readCached(key: string, withBytes: boolean): Promise<Cache
  */
 export async function servedCached(key: string, withBytes: boolean): Promise<CachedEntry | undefined> {
   const recent = fromHot(key, withBytes);
-  if (recent && Date.parse(recent.expiresAt) > Date.now()) return recent;
+  if (recent && Date.parse(recent.expiresAt) > currentTimeMs()) return recent;
   return readCached(key, withBytes);
 }
 
@@ -134,7 +139,7 @@ export async function hitCached(key: string, withBytes: boolean): Promise<Cached
 }
 
 export async function storeCached(key: string, bytes: Uint8Array, contentType: string): Promise<CachedEntry> {
-  const generatedAt = new Date().toISOString();
+  const generatedAt = currentTime().toISOString();
   const blob = (await cacheContainer()).getBlockBlobClient(key);
   await blob.uploadData(bytes, { blobHTTPHeaders: { blobContentType: contentType }, metadata: { generatedat: generatedAt, expiresat: blobExpiryFromNow() } });
   const entry = { key, contentType, size: bytes.byteLength, generatedAt, expiresAt: expiryFromNow() };

@@ -39,9 +39,9 @@ export const EXTRA_TYPES = [
 ] as const;
 export const ALL_TYPES = [...RENDERED_TYPES, ...EXTRA_TYPES];
 
-const SLICE_TYPES = new Set(['pie', 'doughnut', 'polarArea']);
+const SLICE_TYPES: ReadonlySet<string> = new Set(['pie', 'doughnut', 'polarArea']);
 /** Coloured as lines by the colour scheme plugin: the scheme colour at fillAlpha fills them and their points, full colour outlines them. */
-const FILLED_TYPES = new Set(['line', 'radar', 'scatter']);
+const FILLED_TYPES: ReadonlySet<string> = new Set(['line', 'radar', 'scatter']);
 
 const options = (config: Json): Json => (isObject(config.options) ? config.options : {});
 const plugins = (config: Json): Json => (isObject(options(config).plugins) ? (options(config).plugins as Json) : {});

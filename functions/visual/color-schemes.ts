@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { once } from '../../shared/once';
 
 /**
  * Colour schemes by name, as chartjs-plugin-colorschemes names them (QuickChart bundles it; it has
@@ -13,13 +14,8 @@ export type ColorSchemeTable = Record<string, Record<string, string[]>>;
 export const COLOR_SCHEMES_FILE = path.join(__dirname, 'color-schemes.json');
 export const DEFAULT_SCHEME = 'tableau.Tableau10';
 
-let table: ColorSchemeTable | undefined;
-
 /** The plugin's table, read once (a missing file is a build that did not finish: it fails loudly). */
-export function colorSchemeTable(): ColorSchemeTable {
-  table ??= JSON.parse(fs.readFileSync(COLOR_SCHEMES_FILE, 'utf8')) as ColorSchemeTable;
-  return table;
-}
+export const colorSchemeTable = once((): Readonly<ColorSchemeTable> => JSON.parse(fs.readFileSync(COLOR_SCHEMES_FILE, 'utf8')) as ColorSchemeTable);
 
 const NUMBERED = ['One', 'Two', 'Three'];
 

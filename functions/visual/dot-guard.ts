@@ -7,7 +7,7 @@
  */
 
 /** Attributes that read files or make Graphviz write a link or external reference. */
-const FILE_ATTRIBUTES = new Set(['image', 'imagepath', 'shapefile', 'fontpath', 'fontnames', 'stylesheet']);
+const FILE_ATTRIBUTES: ReadonlySet<string> = new Set(['image', 'imagepath', 'shapefile', 'fontpath', 'fontnames', 'stylesheet']);
 /** URL, href, target and every prefixed form Graphviz knows (edgeURL, headhref, labeltarget, tailURL...), in any case. */
 const LINK_ATTRIBUTE = /(url|href|target)$/i;
 /** Inside HTML-like labels: HREF/TARGET on TABLE and TD, IMG SRC (reads a file). */

@@ -2,8 +2,9 @@ import { config } from '../../shared/config';
 import type { ServiceDefinition } from '../../shared/functions';
 import { contractRoutes } from '../../shared/http/contract';
 import { createLogger } from '../../shared/logging';
-import { clearHotIndex, deleteExpired } from './cache';
-import { renderPool, stopRenderPool } from './render/renderer';
+import { HOT_INDEX } from './cache';
+import { TIMERS } from './timers';
+import { RENDER_POOL, renderPool } from './render/renderer';
 import { ROUTES, DESCRIPTION, BANNER_ROUTE } from './routes';
 
 function describePool(): string {
@@ -16,20 +17,7 @@ function describePool(): string {
 
 export const visual: ServiceDefinition = {
   name: 'visual',
-  functions: [
-    ...ROUTES,
-    BANNER_ROUTE,
-    ...contractRoutes('visual', DESCRIPTION, () => ROUTES),
-    {
-      kind: 'timer',
-      name: 'visual-cache-cleanup',
-      schedule: '0 */15 * * * *',
-      handler: async () => {
-        const deleted = await deleteExpired();
-        if (deleted) createLogger({ service: 'visual' }).info('expired cache entries deleted', { deleted });
-      },
-    },
-  ],
+  functions: [...ROUTES, BANNER_ROUTE, ...contractRoutes('visual', DESCRIPTION, () => ROUTES), ...TIMERS],
   async start() {
     // A renderer that cannot start (VISUAL_FONT_DIR without the fonts) must not stop the app's other
     // services: it is logged, the health route reports it, and renders answer 500 naming it.
@@ -39,9 +27,9 @@ export const visual: ServiceDefinition = {
       createLogger({ service: 'visual' }).error('render pool did not start', { error: (error as Error).message });
     }
   },
-  async stop() {
-    clearHotIndex();
-    await stopRenderPool();
+  async stop(platform) {
+    await platform.release(HOT_INDEX);
+    await platform.release(RENDER_POOL);
   },
   describe: () => [`renderer     ${config().QUICKCHART_URL ? `charts rendered by QuickChart at ${config().QUICKCHART_URL}` : describePool()}`],
 };

@@ -137,10 +137,10 @@ function readQuickChartRequest(request: HttpRequest, rawBody: Buffer): QuickChar
 }
 
 /** Tokens that make JavaScript more than data: a function, an arrow, `new`, a template literal. */
-const CODE_TOKENS = new Set(['function', '=>', 'new', '`']);
+const CODE_TOKENS: ReadonlySet<string> = new Set(['function', '=>', 'new', '`']);
 /** A call or a member access: one of these tokens right after a name, `this` or a closing bracket. */
-const CALLABLE = new Set(['name', 'this', ')', ']']);
-const APPLIED = new Set(['(', '.', '?.']);
+const CALLABLE: ReadonlySet<string> = new Set(['name', 'this', ')', ']']);
+const APPLIED: ReadonlySet<string> = new Set(['(', '.', '?.']);
 
 /**
  * Whether text that is not JSON5 holds JavaScript that does something (a function, an arrow, a

@@ -2,7 +2,7 @@ import type { HttpRequest } from '@azure/functions';
 import type { JWTVerifyGetKey } from 'jose';
 import { config, serviceUrl } from '../config';
 import { bearerToken } from './bearer';
-import { currentPlatform } from '../platform';
+import { asyncMember, currentPlatform } from '../platform';
 import { Code, forbidden, unauthorized } from '../http/errors';
 import { ACCESS_TOKEN_ALGORITHMS, jose, loadSigningKeys, type SigningKey } from './keys';
 import { liveUser, type LiveUser, type Plan, type UserStatus } from './live-session';
@@ -31,32 +31,23 @@ export interface AccessTokenClaims {
 export const CLOCK_TOLERANCE_SECONDS = 60;
 
 /** Identity's signing keys, parsed once per platform (a failed parse is tried again on the next call). */
-export function identitySigningKeys(): Promise<SigningKey[]> {
-  const platform = currentPlatform();
-  return platform.own('signing-keys', () =>
-    loadSigningKeys(platform.config.JWT_SIGNING_KEYS).catch((error) => {
-      void platform.release('signing-keys');
-      throw error;
-    }),
-  );
-}
+export const identitySigningKeys = (): Promise<SigningKey[]> => currentPlatform().get(SIGNING_KEYS);
+const SIGNING_KEYS = asyncMember('signing keys', (platform) => loadSigningKeys(platform.config.JWT_SIGNING_KEYS));
 
 /**
  * Where public keys come from: identity's own keys when identity runs on this platform, otherwise
  * its JWKS over HTTP (cached; refetched when an unknown kid appears, so rotation needs no restart).
  */
-function verificationKeys(): Promise<JWTVerifyGetKey> {
-  const platform = currentPlatform();
-  return platform.own('verification-keys', async () =>
-    platform.config.SERVICES.includes('identity')
-      ? jose().createLocalJWKSet({ keys: (await identitySigningKeys()).map((k) => k.publicJwk) })
-      : jose().createRemoteJWKSet(new URL(`${serviceUrl('identity')}/.well-known/jwks.json`), {
-          cacheMaxAge: 10 * 60_000,
-          cooldownDuration: 30_000,
-          timeoutDuration: 5000,
-        }),
-  );
-}
+const verificationKeys = (): Promise<JWTVerifyGetKey> => currentPlatform().get(VERIFICATION_KEYS);
+const VERIFICATION_KEYS = asyncMember('verification keys', async (platform) =>
+  platform.config.SERVICES.includes('identity')
+    ? jose().createLocalJWKSet({ keys: (await identitySigningKeys()).map((k) => k.publicJwk) })
+    : jose().createRemoteJWKSet(new URL(`${serviceUrl('identity')}/.well-known/jwks.json`), {
+        cacheMaxAge: 10 * 60_000,
+        cooldownDuration: 30_000,
+        timeoutDuration: 5000,
+      }),
+);
 
 export async function verifyAccessToken(token: string): Promise<AccessTokenClaims> {
   const cfg = config();

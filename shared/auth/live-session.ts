@@ -1,5 +1,5 @@
 import { config, serviceUrl } from '../config';
-import { currentPlatform } from '../platform';
+import { currentPlatform, member } from '../platform';
 import { Code, HttpError, httpError, isErrorCode, serviceUnavailable, STATUS_NAMES, unauthorized } from '../http/errors';
 import { undici } from '../http/undici';
 
@@ -25,8 +25,11 @@ const MAX_ENTRIES = 10_000;
 // dead token costs identity one call per period, not one per request.
 // Per platform: its answers by token, and each user's cached tokens, so a change this process made
 // to a user is seen at once here.
-const cache = () =>
-  currentPlatform().own('live-sessions', () => ({ answers: new Map<string, { at: number; answer: Answer }>(), tokensOfUser: new Map<string, Set<string>>() }));
+const LIVE_SESSIONS = member('live sessions', () => ({
+  answers: new Map<string, { at: number; answer: Answer }>(),
+  tokensOfUser: new Map<string, Set<string>>(),
+}));
+const cache = () => currentPlatform().get(LIVE_SESSIONS);
 
 /** Forget the answers about one user: this process just changed them (a plan sync), so its next request asks identity again. */
 export function forgetLiveUser(userId: string): void {

@@ -1,4 +1,5 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
+import { currentPlatform, member, currentTime } from '../platform';
 import { jose } from './keys';
 
 /**
@@ -23,10 +24,21 @@ export interface ServiceTokenClaims {
 }
 
 const MAX_KEYS = 16;
-const keys = new Map<string, KeyObject>();
+const MAX_VERIFIED = 1_000;
+/**
+ * The platform's HMAC keys by secret (a handful live at a time: current and previous) and its
+ * verified tokens: payment reuses one token for many syncs, and the HMAC, once it verified under a
+ * secret, need not be computed again while that secret is still accepted (the claims are still
+ * checked on every call).
+ */
+const MADE = member('service token keys', () => ({
+  keys: new Map<string, KeyObject>(),
+  verified: new Map<string, { secret: string; claims: ServiceTokenClaims }>(),
+}));
 
 /** The HMAC key of a secret, made once (a handful of secrets live at a time: current and previous). */
 function keyOf(secret: string): KeyObject {
+  const { keys } = currentPlatform().get(MADE);
   let key = keys.get(secret);
   if (!key) {
     if (keys.size >= MAX_KEYS) keys.delete(keys.keys().next().value!);
@@ -37,6 +49,7 @@ function keyOf(secret: string): KeyObject {
 }
 
 export async function mintServiceToken(options: { secret: string; issuer: string; audience: string; now?: Date; lifetimeSeconds?: number }): Promise<string> {
+  // Minted also before any platform exists (the dev host writing fresh settings): the system's time and a key of its own.
   const iat = Math.floor((options.now ?? new Date()).getTime() / 1000);
   // The claims in this order and nothing else: tokens minted before jose signed them read the same.
   const claims: ServiceTokenClaims = {
@@ -48,15 +61,10 @@ export async function mintServiceToken(options: { secret: string; issuer: string
     iat,
     exp: iat + (options.lifetimeSeconds ?? SERVICE_TOKEN_LIFETIME_SECONDS),
   };
-  return new (jose().SignJWT)({ ...claims }).setProtectedHeader({ ...SERVICE_TOKEN_HEADER }).sign(keyOf(options.secret));
+  return new (jose().SignJWT)({ ...claims }).setProtectedHeader({ ...SERVICE_TOKEN_HEADER }).sign(createSecretKey(Buffer.from(options.secret, 'utf8')));
 }
 
 export class ServiceTokenError extends Error {}
-
-const MAX_VERIFIED = 1_000;
-// Payment reuses one token for many syncs: the HMAC, once it verified under a secret, need not be
-// computed again while that secret is still accepted. The claims are still checked on every call.
-const verified = new Map<string, { secret: string; claims: ServiceTokenClaims }>();
 
 /** The secret the token's signature verifies under (jose compares in constant time), with its claims. */
 async function verifySignature(token: string, secrets: string[], now: Date): Promise<{ secret: string; claims: ServiceTokenClaims }> {
@@ -82,6 +90,7 @@ async function verifySignature(token: string, secrets: string[], now: Date): Pro
 }
 
 async function verifiedClaims(token: string, secrets: string[], now: Date): Promise<ServiceTokenClaims> {
+  const { verified } = currentPlatform().get(MADE);
   const cached = verified.get(token);
   if (cached && secrets.includes(cached.secret)) return cached.claims;
   // The exact header, byte for byte: pins HS256 (no `none`, no other algorithm) and the service.
@@ -101,7 +110,7 @@ export async function verifyServiceToken(
   token: string,
   options: { secrets: string[]; issuer: string; audience: string; requiredPermission?: string; now?: Date },
 ): Promise<ServiceTokenClaims> {
-  const at = options.now ?? new Date();
+  const at = options.now ?? currentTime();
   const claims = await verifiedClaims(token, options.secrets, at);
   const now = Math.floor(at.getTime() / 1000);
   if (claims.iss !== options.issuer) throw new ServiceTokenError('issuer is not the payment service');

@@ -1,6 +1,7 @@
 import type Ajv from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { HttpRequest } from '@azure/functions';
+import { once, onceEach } from '../once';
 import { vendored } from '../vendor';
 import { badRequest, Code, tooLarge } from './errors';
 
@@ -12,32 +13,21 @@ import { badRequest, Code, tooLarge } from './errors';
  * - `input` checks path and query values, which arrive as text: it turns them into the schema's
  *   types ("20" for an integer) and fills defaults, so one schema both documents and checks them.
  */
-let instances: { body: Ajv; input: Ajv } | undefined;
-function ajv(): { body: Ajv; input: Ajv } {
-  if (!instances) {
-    const AjvClass = vendored('ajv').default;
-    const addFormats = vendored('ajv-formats').default;
-    // validateSchema off: checking a schema against the JSON Schema meta-schema compiles the
-    // meta-schema first, about 20 ms of a service's first validated request (a cold start). Our
-    // schemas are constants, and tests/platform/schemas.test.ts checks every one of them so.
-    const make = (coerceTypes: boolean) =>
-      addFormats(new AjvClass({ allErrors: true, strict: true, validateSchema: false, coerceTypes, useDefaults: true, removeAdditional: false }));
-    instances = { body: make(false), input: make(true) };
-  }
-  return instances;
-}
+const ajv = once((): { body: Ajv; input: Ajv } => {
+  const AjvClass = vendored('ajv').default;
+  const addFormats = vendored('ajv-formats').default;
+  // validateSchema off: checking a schema against the JSON Schema meta-schema compiles the
+  // meta-schema first, about 20 ms of a service's first validated request (a cold start). Our
+  // schemas are constants, and tests/platform/schemas.test.ts checks every one of them so.
+  const make = (coerceTypes: boolean) =>
+    addFormats(new AjvClass({ allErrors: true, strict: true, validateSchema: false, coerceTypes, useDefaults: true, removeAdditional: false }));
+  return { body: make(false), input: make(true) };
+});
 
-const compiled = new WeakMap<object, ValidateFunction>();
-const compiledInput = new WeakMap<object, ValidateFunction>();
+const compiled = onceEach((schema: object): ValidateFunction => ajv().body.compile(schema));
+const compiledInput = onceEach((schema: object): ValidateFunction => ajv().input.compile(schema));
 
-export function validator<T>(schema: object): ValidateFunction<T> {
-  let fn = compiled.get(schema);
-  if (!fn) {
-    fn = ajv().body.compile(schema);
-    compiled.set(schema, fn);
-  }
-  return fn as ValidateFunction<T>;
-}
+export const validator = <T>(schema: object): ValidateFunction<T> => compiled(schema) as ValidateFunction<T>;
 
 export const DEFAULT_BODY_LIMIT = 64 * 1024;
 /** Deepest nesting of objects and arrays any JSON body may have: real requests stay far below it; recursive code after parsing never meets a deeper one. */
@@ -115,11 +105,7 @@ export function describeErrors(errors: ErrorObject[] | null | undefined): { fiel
 
 /** Validates path parameters or a query string (text coerced to the schema's types); a failure is a 400 like `validate`'s. */
 export function validateInput<T>(schema: object, value: Record<string, unknown>, what: 'path' | 'query'): T {
-  let fn = compiledInput.get(schema);
-  if (!fn) {
-    fn = ajv().input.compile(schema);
-    compiledInput.set(schema, fn);
-  }
+  const fn = compiledInput(schema);
   if (fn(value)) return value as T;
   const details = describeErrors(fn.errors);
   throw badRequest(`Invalid ${what}: ${details[0].field} ${details[0].message}`, Code.VALIDATION_FAILED, { details });

@@ -2,6 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { serviceUrl, type ServiceName } from '../config';
 import type { FunctionDefinition } from '../functions';
+import { onceEach } from '../once';
+import { currentPlatform, member } from '../platform';
 import { Code, notFound } from './errors';
 import { json } from './handler';
 import { openApiDocument } from './openapi';
@@ -41,28 +43,24 @@ const page = (service: ServiceName) => `<!doctype html>
 // Swagger UI sets style attributes on its elements; everything else comes from this origin only.
 const DOCS_CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'";
 
-const cache = new Map<string, Buffer>();
-function asset(file: string): Buffer {
-  let bytes = cache.get(file);
-  if (!bytes) {
-    bytes = fs.readFileSync(path.join(SWAGGER_UI_DIR, file));
-    cache.set(file, bytes);
-  }
-  return bytes;
-}
+/** The files of the Swagger UI package, each read once (they change only with the package). */
+const asset = onceEach((file: string): Buffer => fs.readFileSync(path.join(SWAGGER_UI_DIR, file)));
 
-/** Each service's document builder, registered when the service's module loads (its contractRoutes call). */
-const DOCUMENTS = new Map<ServiceName, (server: string) => object>();
+/** The route `<service>/openapi.json`, which also builds its document for callers in process. */
+type OpenApiRoute = RoutedFunction & { document(server: string): object };
 
 /**
- * The OpenAPI document of a loaded service, built in process (npm run client:generate loads every
+ * The OpenAPI document of a service, built in process (npm run client:generate loads every
  * service and writes the typed client from these); `server` is the service's base URL.
  */
-export function serviceDocument(service: ServiceName, server: string = serviceUrl(service)): object {
-  const build = DOCUMENTS.get(service);
-  if (!build) throw new Error(`the ${service} service is not loaded: load it (functions/registry) before asking for its document`);
-  return build(server);
+export function serviceDocument(service: { name: ServiceName; functions: readonly FunctionDefinition[] }, server: string = serviceUrl(service.name)): object {
+  const route = service.functions.find((fn): fn is OpenApiRoute => 'document' in fn);
+  if (!route) throw new Error(`the ${service.name} service has no contract routes (contractRoutes)`);
+  return route.document(server);
 }
+
+/** The platform's documents by service, each built on first request (they name the platform's URLs). */
+const DOCUMENTS = member('openapi documents', () => new Map<ServiceName, object>());
 
 /**
  * Every service's contract routes: `<service>/openapi.json`, the OpenAPI 3.1 document generated
@@ -71,11 +69,12 @@ export function serviceDocument(service: ServiceName, server: string = serviceUr
  */
 export function contractRoutes(service: ServiceName, description: string, functions: () => readonly FunctionDefinition[]): RoutedFunction[] {
   const route = routes(service);
-  let document: object | undefined;
-  DOCUMENTS.set(service, (server) => openApiDocument(service, functions(), server, description));
-  const openapi = op('The OpenAPI 3.1 document of this service, generated from its route table', async () =>
-    json(200, (document ??= serviceDocument(service)), { 'Cache-Control': 'public, max-age=300' }),
-  );
+  const document = (server: string) => openApiDocument(service, functions(), server, description);
+  const openapi = op('The OpenAPI 3.1 document of this service, generated from its route table', async () => {
+    const built = currentPlatform().get(DOCUMENTS);
+    if (!built.has(service)) built.set(service, document(serviceUrl(service)));
+    return json(200, built.get(service), { 'Cache-Control': 'public, max-age=300' });
+  });
   const docsPage = op('The API reference page of this service (Swagger UI)', async () => ({
     status: 200,
     body: page(service),
@@ -88,9 +87,13 @@ export function contractRoutes(service: ServiceName, description: string, functi
     if (!type) throw notFound(`No file ${params.file} in the API reference`, Code.NOT_FOUND);
     return { status: 200, body: asset(params.file), headers: { 'Content-Type': type, 'Cache-Control': 'public, max-age=86400' } };
   });
+  const openapiRoute: OpenApiRoute = {
+    ...route('openapi', 'GET', 'openapi.json', PUBLIC, { 200: anyObject({ description: 'An OpenAPI 3.1 document' }) }, openapi),
+    document,
+  };
   const FILE = obj({ file: str({ pattern: '^[A-Za-z0-9._-]{1,64}$' }) });
   return [
-    route('openapi', 'GET', 'openapi.json', PUBLIC, { 200: anyObject({ description: 'An OpenAPI 3.1 document' }) }, openapi),
+    openapiRoute,
     route('docs', 'GET', 'docs', PUBLIC, { 200: { description: 'HTML page', content: { 'text/html': str() } } }, docsPage),
     route(
       'docs-asset',

@@ -1,6 +1,7 @@
 import type { HttpMethod, HttpRequest, HttpResponseInit } from '@azure/functions';
 import { config, type ServiceName } from '../config';
 import type { HttpFunction } from '../functions';
+import { currentPlatform, type Platform } from '../platform';
 import { DEFAULT_BODY_LIMIT, parseJsonBody, readBody, validate, validateInput } from './body';
 import { ERROR_CODES, type ErrorCode } from './error-codes';
 import { methodNotAllowed } from './errors';
@@ -89,6 +90,8 @@ export interface Io {
 }
 
 export interface RouteInput<P = unknown, B = unknown, Q = unknown, Params = Record<string, string>> {
+  /** The platform serving this request: its configuration, clock and members. */
+  platform: Platform;
   request: HttpRequest;
   ctx: RequestContext;
   meta: RequestMeta;
@@ -175,7 +178,17 @@ export function routes(service: ServiceName) {
       const params = io.params ? validateInput<Record<string, unknown>>(io.params, { ...request.params }, 'path') : { ...request.params };
       const query = io.query ? queryInput(io.query, queryObject(request)) : {};
       const parsed = body && !body.raw ? parseJson(rawBody, body) : undefined;
-      return operation.run({ request, ctx, meta, params: params as Record<string, string>, query, body: parsed, rawBody, principal });
+      return operation.run({
+        platform: currentPlatform(),
+        request,
+        ctx,
+        meta,
+        params: params as Record<string, string>,
+        query,
+        body: parsed,
+        rawBody,
+        principal,
+      });
     });
     return {
       kind: 'http',

@@ -4,7 +4,7 @@ import { Worker } from 'node:worker_threads';
 import type { Driver, Kysely, Migration, MigrationResultSet, SqliteDatabase } from 'kysely';
 import { azureCredential } from '../azure-credential';
 import { config, type Config } from '../config';
-import { currentPlatform } from '../platform';
+import { currentPlatform, member } from '../platform';
 import { sqlDependencyLogger } from '../telemetry';
 import { vendored } from '../vendor';
 import { sql, type AnyKysely } from './dialect';
@@ -22,7 +22,7 @@ export const MAX_LOG_FRAMES = 4_096;
 
 type Migrations = Record<string, Migration>;
 
-function createSqlite(cfg: Config, migrations: () => Migrations): AnyKysely {
+function createSqlite(cfg: Config, migrations: () => Migrations, migrated: (result: MigrationResultSet) => void): AnyKysely {
   // Loaded lazily: SQLite is for laptops and tests, and the native module is a development
   // dependency that the deployment package leaves out (scripts/deploy-package.ts).
   let Database: typeof import('better-sqlite3');
@@ -52,7 +52,7 @@ function createSqlite(cfg: Config, migrations: () => Migrations): AnyKysely {
     database.close();
   };
   const cached = withStatementCache(database, close);
-  return new kysely.Kysely<unknown>({ dialect: new SelfMigratingSqliteDialect(cached, migrations), log: sqlDependencyLogger('sqlite', 'localhost', path.basename(file)) });
+  return new kysely.Kysely<unknown>({ dialect: new SelfMigratingSqliteDialect(cached, migrations, migrated), log: sqlDependencyLogger('sqlite', 'localhost', path.basename(file)) });
 }
 
 /** A Kysely handle over a SQLite database opened by the caller (migrations, tests and benches that open their own file). */
@@ -71,6 +71,7 @@ class SelfMigratingSqliteDialect extends kysely.SqliteDialect {
   constructor(
     private readonly database: SqliteDatabase,
     private readonly migrations: () => Migrations,
+    private readonly migrated: (result: MigrationResultSet) => void,
   ) {
     super({ database });
   }
@@ -81,7 +82,7 @@ class SelfMigratingSqliteDialect extends kysely.SqliteDialect {
     driver.init = async () => {
       await init();
       // A second Kysely over the same connection, never destroyed (that would close the database).
-      selfMigration = await runMigrations(sqliteKysely(this.database), this.migrations());
+      this.migrated(await runMigrations(sqliteKysely(this.database), this.migrations()));
     };
     return driver;
   }
@@ -140,21 +141,29 @@ function createMssql(cfg: Config): AnyKysely {
 
 /** The platform's database: one pool (or SQLite connection) per platform, made on first use, closed with it. */
 export function db(): AnyKysely {
-  const platform = currentPlatform();
-  return platform.own(
-    'db',
-    () => (platform.config.SQL_SERVER ? createMssql(platform.config) : createSqlite(platform.config, () => platform.migrations)),
-    (database) => database.destroy(),
-  );
+  return currentPlatform().get(DATABASE);
 }
+
+export const DATABASE = member(
+  'database',
+  (platform): AnyKysely =>
+    platform.config.SQL_SERVER
+      ? createMssql(platform.config)
+      : createSqlite(
+          platform.config,
+          () => platform.migrations,
+          (result) => (platform.get(SELF_MIGRATION).result = result),
+        ),
+  (database) => database.destroy(),
+);
 
 /** Closes the platform's database now (a command's last step; a dev host's platform closes it on stop). */
 export async function closeDb(): Promise<void> {
-  await currentPlatform().release('db');
+  await currentPlatform().release(DATABASE);
 }
 
 /** What the embedded database's own migration applied, until someone asks (npm run migrate prints it). */
-let selfMigration: MigrationResultSet | undefined;
+const SELF_MIGRATION = member('embedded migration report', () => ({}) as { result?: MigrationResultSet });
 
 /**
  * Applies the migration history: to `database` when given, else to the configured database. The
@@ -164,8 +173,9 @@ let selfMigration: MigrationResultSet | undefined;
 export async function migrateToLatest(database?: AnyKysely, migrations?: Migrations): Promise<MigrationResultSet> {
   if (database || config().SQL_SERVER) return runMigrations(database ?? db(), migrations ?? currentPlatform().migrations);
   await sql`select 1 as ok`.execute(db());
-  const result = selfMigration ?? { results: [] };
-  selfMigration = { results: [] };
+  const held = currentPlatform().get(SELF_MIGRATION);
+  const result = held.result ?? { results: [] };
+  held.result = { results: [] };
   return result;
 }
 

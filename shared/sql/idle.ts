@@ -1,5 +1,6 @@
 import type { TableClient } from '@azure/data-tables';
 import { table } from '../storage';
+import { currentTime } from '../platform';
 
 /**
  * Lets a serverless database pause while the platform is idle. A timer that runs every minute and
@@ -41,7 +42,7 @@ export interface SqlWorkState {
 const markers = (): Promise<TableClient> => table(SQL_WORK_TABLE);
 
 /** Called by a writer before it writes work the `topic` timer must see. */
-export async function markSqlWork(topic: string, now = new Date()): Promise<void> {
+export async function markSqlWork(topic: string, now = currentTime()): Promise<void> {
   const marker: Marker = { partitionKey: PARTITION, rowKey: topic, state: 'busy', at: now.toISOString() };
   await (await markers()).upsertEntity(marker, 'Replace');
 }
@@ -49,7 +50,7 @@ export async function markSqlWork(topic: string, now = new Date()): Promise<void
 const statusOf = (error: unknown) => (error as { statusCode?: number }).statusCode;
 
 /** The marker of `topic` as the timer reads it at the start of a run. */
-export async function sqlWorkState(topic: string, now = new Date()): Promise<SqlWorkState> {
+export async function sqlWorkState(topic: string, now = currentTime()): Promise<SqlWorkState> {
   const client = await markers();
   let marker: (Marker & { etag: string }) | undefined;
   try {
@@ -62,7 +63,7 @@ export async function sqlWorkState(topic: string, now = new Date()): Promise<Sql
   return {
     idle,
     data: idle && marker?.data ? (JSON.parse(marker.data) as Record<string, number>) : {},
-    async markIdle(data, at = new Date()) {
+    async markIdle(data, at = currentTime()) {
       if (marker?.state === 'busy' && at.getTime() - Date.parse(marker.at) < BUSY_GRACE_MS) return false;
       const next: Marker = { partitionKey: PARTITION, rowKey: topic, state: 'idle', at: at.toISOString(), data: JSON.stringify(data) };
       try {
@@ -78,7 +79,7 @@ export async function sqlWorkState(topic: string, now = new Date()): Promise<Sql
 }
 
 /** The state, or "not idle" when Table Storage cannot be read (the timer then queries SQL, as it always could). */
-export async function sqlWorkStateOrBusy(topic: string, now = new Date()): Promise<SqlWorkState> {
+export async function sqlWorkStateOrBusy(topic: string, now = currentTime()): Promise<SqlWorkState> {
   try {
     return await sqlWorkState(topic, now);
   } catch {

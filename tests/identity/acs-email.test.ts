@@ -40,10 +40,9 @@ beforeAll(async () => {
     ],
   });
   host = await startTestHost({ env: { SERVICES: 'identity', EMAIL_ACS_ENDPOINT: acs.url, EMAIL_FROM: `Report Platform <${SENDER}>` } });
-  useEmailClient(acs.url, client);
+  useEmailClient(host.platform, acs.url, client);
 });
 afterAll(async () => {
-  useEmailClient(acs.url, undefined);
   await host.stop();
   await acs.stop();
 });

@@ -1,4 +1,4 @@
-import { db } from '../../shared/sql/db';
+import { DATABASE, db } from '../../shared/sql/db';
 import { findPayment } from '../../functions/payment/payments';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { expectError } from '../helpers/errors';
@@ -27,7 +27,7 @@ test('a closed database: 500 with no internals, nothing recorded; the redelivere
   expect(JSON.stringify(failed.body)).not.toMatch(/destroyed|kysely|sqlite|at .*\.js/i);
 
   // The database comes back (the platform opens a new connection on next use); Stripe redelivers.
-  await host.platform.release('db').catch(() => undefined);
+  await host.platform.release(DATABASE).catch(() => undefined);
   expect(await findPayment('pi_db_down')).toBeUndefined();
   const redelivered = await deliver(host, event);
   expect(redelivered.status).toBe(200);

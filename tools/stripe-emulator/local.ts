@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { config, serviceUrl } from '../../shared/config';
 import { createLogger } from '../../shared/logging';
+import { currentPlatform } from '../../shared/platform';
 import { HANDLED_EVENT_TYPES } from '../../functions/payment/event-types';
 import { emulatorAddressFile, stripeMode, useEmulator } from '../../functions/payment/stripe-client';
 import { startStripeEmulator } from './server';
@@ -35,14 +36,15 @@ export async function startLocalStripe(options: { webhookUrl?: string } = {}): P
     log: createLogger({ component: 'stripe-emulator' }),
   });
   const addressFile = emulatorAddressFile(cfg);
-  useEmulator(emulator.url);
+  const platform = currentPlatform();
+  useEmulator(platform, emulator.url);
   fs.mkdirSync(cfg.DATA_DIR, { recursive: true });
   fs.writeFileSync(addressFile, JSON.stringify({ url: emulator.url, webhookUrl, pid: process.pid }) + '\n');
   return {
     url: emulator.url,
     webhookUrl,
     async stop() {
-      useEmulator(undefined);
+      useEmulator(platform, undefined);
       fs.rmSync(addressFile, { force: true });
       await emulator.stop();
     },

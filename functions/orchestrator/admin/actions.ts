@@ -20,6 +20,7 @@ import {
   restoreFailed,
   type Execution,
 } from '../workflow/executions';
+import { currentTime } from '../../../shared/platform';
 
 /**
  * What an administrator can do about an execution, each audited in orchestrator_admin_actions
@@ -54,7 +55,7 @@ interface ActionEntry {
 
 const dedupeKey = (entry: ActionEntry) => `${entry.action}:${entry.trackingId ?? '*'}:${entry.key ?? randomUUID()}`;
 
-async function record(executor: Database, admin: LiveUser, meta: RequestMeta, entry: ActionEntry, now = new Date()): Promise<void> {
+async function record(executor: Database, admin: LiveUser, meta: RequestMeta, entry: ActionEntry, now = currentTime()): Promise<void> {
   await executor
     .insertInto('orchestrator_admin_actions')
     .values({
@@ -106,7 +107,7 @@ export interface RetryAnswer {
  * is what the audit keeps.
  */
 async function retryOne(admin: LiveUser, meta: RequestMeta, trackingId: string, log: Logger, details: Record<string, unknown> = {}): Promise<boolean> {
-  const now = new Date();
+  const now = currentTime();
   const entry: ActionEntry = { action: 'execution.retry', trackingId, result: 'success', key: randomUUID() };
   const before = await orchestratorDb()
     .transaction()
@@ -172,7 +173,7 @@ export function rerunExecution(admin: LiveUser, trackingId: string, key: string 
       throw conflict('The execution is still processing; cancel it first or wait for it to finish.', Code.EXECUTION_NOT_FINISHED);
     }
     const newId = `rpt-${randomUUID()}`;
-    const now = new Date();
+    const now = currentTime();
     try {
       await orchestratorDb()
         .transaction()
@@ -223,7 +224,7 @@ export interface CancelAnswer {
 export function cancelExecution(admin: LiveUser, trackingId: string, meta: RequestMeta, log: Logger): Promise<CancelAnswer> {
   return audited(admin, meta, { action: 'execution.cancel', trackingId }, async () => {
     const execution = await existing(trackingId);
-    const now = new Date();
+    const now = currentTime();
     const cancelled =
       execution.processing_status === 'processing' &&
       (await orchestratorDb()

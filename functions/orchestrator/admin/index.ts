@@ -12,23 +12,24 @@ import { searchExecutions, type ExecutionSearch } from './search';
 import type { Timeframe } from './time-windows';
 
 /** The administration API's operations (`orchestrator/api/admin/...`); the route table says who may call them. */
-export const overview = op<LiveUser>('Health score and band, 7-day success rate, processing time, failures by source, alerts, 24-hour trends', async () =>
-  json(200, await dashboardOverview(new Date())),
+export const overview = op<LiveUser>(
+  'Health score and band, 7-day success rate, processing time, failures by source, alerts, 24-hour trends',
+  async ({ platform }) => json(200, await dashboardOverview(platform.clock.now())),
 );
 
 export const failures = op<LiveUser, unknown, { timeframe: Timeframe }>(
   'Failures in a timeframe: error patterns, sources, failing steps, affected clients, timeline, recommendations',
-  async ({ query }) => json(200, await failureAnalysis(new Date(), query.timeframe)),
+  async ({ platform, query }) => json(200, await failureAnalysis(platform.clock.now(), query.timeframe)),
 );
 
 export const executions = op<LiveUser, unknown, { limit: number; status: ExecutionStatusFilter; search?: string }>(
   'Recent executions with a summary and the long-running ones',
-  async ({ query }) => json(200, await executionsMonitor(new Date(), query.limit, query.status, query.search?.trim() ?? '')),
+  async ({ platform, query }) => json(200, await executionsMonitor(platform.clock.now(), query.limit, query.status, query.search?.trim() ?? '')),
 );
 
 export const status = op<LiveUser, unknown, unknown, { trackingId: string }>(
   'One execution: its submission, processing log, metrics and download links',
-  async ({ params }) => json(200, await executionStatus(params.trackingId, new Date())),
+  async ({ platform, params }) => json(200, await executionStatus(params.trackingId, platform.clock.now())),
 );
 
 export const profiles = op<LiveUser, unknown, { page: number; limit: number; status: ExecutionStatusFilter; search?: string }>(
@@ -40,8 +41,8 @@ type SearchQuery = Omit<ExecutionSearch, 'trackingId' | 'requestedBy'> & { track
 
 export const search = op<LiveUser, unknown, SearchQuery>(
   'Executions found by tracking id, company, requester, status, error and time range, sorted, a page at a time (cursor)',
-  async ({ query: { tracking_id, requested_by, ...rest } }) =>
-    json(200, await searchExecutions({ ...rest, trackingId: tracking_id, requestedBy: requested_by }, new Date())),
+  async ({ platform, query: { tracking_id, requested_by, ...rest } }) =>
+    json(200, await searchExecutions({ ...rest, trackingId: tracking_id, requestedBy: requested_by }, platform.clock.now())),
 );
 
 type Tracking = { trackingId: string };

@@ -15,7 +15,7 @@ const SYSTEM_PROMPT =
   'paragraphs of prose, and a list only where the section calls for one (actions, risks, goals).';
 
 /** Keywords a model's strict structured output accepts everywhere; the finer rules (lengths, counts, sentence endings) are checked here with ajv. */
-const MODEL_SCHEMA_KEYWORDS = new Set(['type', 'properties', 'required', 'additionalProperties', 'items', 'description']);
+const MODEL_SCHEMA_KEYWORDS: ReadonlySet<string> = new Set(['type', 'properties', 'required', 'additionalProperties', 'items', 'description']);
 function modelSchema(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(modelSchema);
   if (!schema || typeof schema !== 'object') return schema;

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
+import { currentPlatform, member } from '../../../shared/platform';
 
 /**
  * The administration console's built files (`npm run build` writes them to dist/console, which is
@@ -31,7 +32,7 @@ const CONTENT_TYPES: Record<string, string> = {
   '.txt': 'text/plain; charset=utf-8',
   '.woff2': 'font/woff2',
 };
-const COMPRESSIBLE = new Set(['.html', '.js', '.css', '.svg', '.json', '.txt']);
+const COMPRESSIBLE: ReadonlySet<string> = new Set(['.html', '.js', '.css', '.svg', '.json', '.txt']);
 /** esbuild's `[name]-[hash]` names: eight or more upper-case letters and digits before the extension. */
 const HASHED_NAME = /-[A-Z0-9]{8,}\.[a-z0-9]+$/;
 
@@ -56,12 +57,15 @@ function load(dir: string): Map<string, Asset> {
   return assets;
 }
 
-let cache: { dir: string; assets: Map<string, Asset> } | undefined;
+/** The platform's console files, by folder: read once (again while the folder holds no build yet). */
+const CONSOLE_FILES = member('console files', () => new Map<string, Map<string, Asset>>());
 
 /** The console's files by path relative to the console folder (`index.html`, `assets/main-XXXX.js`); empty when the console was not built. */
 export function consoleAssets(dir = CONSOLE_DIR): Map<string, Asset> {
-  if (cache?.dir !== dir || cache.assets.size === 0) cache = { dir, assets: load(dir) };
-  return cache.assets;
+  const byDir = currentPlatform().get(CONSOLE_FILES);
+  let assets = byDir.get(dir);
+  if (!assets?.size) byDir.set(dir, (assets = load(dir)));
+  return assets;
 }
 
 export type AssetLookup = { kind: 'file'; name: string; asset: Asset } | { kind: 'not-built' } | { kind: 'invalid'; reason: string } | { kind: 'not-found' };

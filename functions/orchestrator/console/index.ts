@@ -58,8 +58,8 @@ export const consoleConfigFile = op('Where the console finds each service (their
 /** GET orchestrator/api/admin/dashboard/trend-chart: the overview's 24-hour trend drawn by the visual service; SVG, sandboxed if opened directly, never stored (admin data). */
 export const trendChartSvg = op<LiveUser, unknown, { theme: TrendTheme; tz: string; layout?: TrendLayout }>(
   'The 24-hour hourly trend as an SVG chart drawn by the visual service (themed, cached there)',
-  async ({ query }) => {
-    const chart = await trendChart(new Date(), query.theme, checkTimeZone(query.tz), query.layout ?? 'wide');
+  async ({ platform, query }) => {
+    const chart = await trendChart(platform.clock.now(), query.theme, checkTimeZone(query.tz), query.layout ?? 'wide');
     return {
       status: 200,
       body: chart.svg,

@@ -9,6 +9,7 @@ import { insertExecution } from '../workflow/executions';
 import { runExecution } from '../workflow/runner';
 import { stepsFor } from '../workflow/stages';
 import { WORKFLOW_LOGGER_VERSION, WorkflowLogger, workflowLogWriter } from '../workflow/workflow-logger';
+import { currentTime } from '../../../shared/platform';
 
 export const SAMPLE_REQUEST: ReportRequest = {
   company_name: 'Sample Manufacturing Co (diagnostic)',
@@ -88,7 +89,7 @@ export const testEnhancedOrchestrator = op<LiveUser>('Runs one real execution of
     submission: SAMPLE_REQUEST,
     requestedBy: admin.id,
     plan: 'pro',
-    now: new Date().toISOString(),
+    now: currentTime().toISOString(),
   });
   const result = await runExecution(trackingId);
   const stats = workflowLogWriter().getStats();

@@ -6,6 +6,7 @@ import { orchestratorDb } from '../db/tables';
 import { checkAi, checkVisual } from '../dependencies';
 import { checkLogSchema } from '../workflow/schema-check';
 import { WORKFLOW_LOGGER_VERSION, workflowLogWriter } from '../workflow/workflow-logger';
+import { currentTime } from '../../../shared/platform';
 
 /**
  * GET orchestrator/health: dependency health (SQL, Storage and the workflow log required; the AI
@@ -17,7 +18,7 @@ export const health = op<LiveUser | undefined, unknown, { schema?: 'check'; skip
   async ({ query }) => {
     if (query.schema === 'check') {
       const result = await checkLogSchema(orchestratorDb());
-      return json(200, { service: 'orchestrator', workflowLoggerVersion: WORKFLOW_LOGGER_VERSION, timestamp: new Date().toISOString(), ...result });
+      return json(200, { service: 'orchestrator', workflowLoggerVersion: WORKFLOW_LOGGER_VERSION, timestamp: currentTime().toISOString(), ...result });
     }
     const workflowLog = () =>
       check(async () => {

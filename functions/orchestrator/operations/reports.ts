@@ -10,6 +10,7 @@ import { submitReport } from '../report/submit';
 import { findExecution, parseAssets, type Execution } from '../workflow/executions';
 import { stepsFor } from '../workflow/stages';
 import { healthStatus } from '../admin/execution-view';
+import { currentTime } from '../../../shared/platform';
 
 /** POST orchestrator/api/reports: stores the request, enqueues it, answers 202 with where to follow it. */
 export const createReport = op<LiveUser, ReportRequest>(
@@ -30,7 +31,7 @@ async function reportStatus(execution: Execution) {
     industry_id: execution.industry_id,
     plan: execution.plan,
     progress_percentage: execution.progress_percentage,
-    health_status: healthStatus(execution, new Date()),
+    health_status: healthStatus(execution, currentTime()),
     current_step: execution.current_step === null ? null : { step_number: execution.current_step, step_name: execution.current_step_name },
     total_steps: stepsFor(execution.plan).length,
     attempts: execution.attempts,

@@ -8,6 +8,7 @@ import { fontFallback, REPORT_FONT_FAMILY, reportFontFiles, type FontFallback } 
 import { REPORT_TEMPLATE } from './report-template';
 import type { ChartImage, ReportVisuals } from './visuals';
 import { documentLanguage, reportFormat } from './words';
+import { currentPlatform, member } from '../../../shared/platform';
 
 export interface WrittenSection {
   id: SectionId;
@@ -178,15 +179,12 @@ export function reportModel(report: ReportDocument, charts: ChartImage[], charts
  */
 const WORKSPACE = '/typst-report-workspace';
 
-let compiler: NodeCompiler | undefined;
-/** The Typst compiler, created with the first report (native module and fonts: about 50 ms) and kept for the process. */
-function typst(): NodeCompiler {
-  if (!compiler) {
-    const { NodeCompiler } = require('@myriaddreamin/typst-ts-node-compiler') as typeof import('@myriaddreamin/typst-ts-node-compiler');
-    compiler = NodeCompiler.create({ workspace: WORKSPACE, fontArgs: [{ fontBlobs: reportFontFiles().map((file) => fs.readFileSync(file)) }] });
-  }
-  return compiler;
-}
+/** The Typst compiler, created with the first report (native module and fonts: about 50 ms) and kept by the platform. */
+const TYPST = member('typst compiler', (): NodeCompiler => {
+  const { NodeCompiler } = require('@myriaddreamin/typst-ts-node-compiler') as typeof import('@myriaddreamin/typst-ts-node-compiler');
+  return NodeCompiler.create({ workspace: WORKSPACE, fontArgs: [{ fontBlobs: reportFontFiles().map((file) => fs.readFileSync(file)) }] });
+});
+const typst = (): NodeCompiler => currentPlatform().get(TYPST);
 
 /** One PDF/UA-1 document from the model and chart files: tagged, with /Lang, title, outline and every font embedded. */
 function typeset(model: PdfModel, charts: ChartImage[], generatedAt: Date): { bytes: Buffer; pages: number } {

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { once } from '../../../shared/once';
 
 /**
  * The report's fonts: DejaVu Sans (regular and bold; the layout sets no italics) from the `dejavu-fonts-ttf` package, the
@@ -14,17 +15,13 @@ export const reportFontFiles = () => {
   return FILES.map((name) => path.join(dir, name));
 };
 
-let covered: Set<number> | undefined;
 /** Code points every report font draws (regular and bold alike): read once from the fonts' character maps. */
-function coveredCodePoints(): Set<number> {
-  if (!covered) {
-    // fontkit (pdfkit's font reader) loads only when a text leaves Latin-1, which most reports never do.
-    const fontkit = require('fontkit') as { openSync(file: string): { characterSet: number[] } };
-    const [regular, ...others] = reportFontFiles().map((file) => new Set(fontkit.openSync(file).characterSet));
-    covered = new Set([...regular].filter((cp) => others.every((font) => font.has(cp))));
-  }
-  return covered;
-}
+const coveredCodePoints = once((): ReadonlySet<number> => {
+  // fontkit (pdfkit's font reader) loads only when a text leaves Latin-1, which most reports never do.
+  const fontkit = require('fontkit') as { openSync(file: string): { characterSet: number[] } };
+  const [regular, ...others] = reportFontFiles().map((file) => new Set(fontkit.openSync(file).characterSet));
+  return new Set([...regular].filter((cp) => others.every((font) => font.has(cp))));
+});
 
 /** Scripts named when the fonts cannot draw them (Unicode script names), in the order they are tried. */
 const SCRIPTS = [

@@ -1,6 +1,6 @@
 import type { UserDelegationKey } from '@azure/storage-blob';
 import { config } from '../../../shared/config';
-import { currentPlatform } from '../../../shared/platform';
+import { currentPlatform, member, currentTimeMs } from '../../../shared/platform';
 import { blobServiceClient, container } from '../../../shared/storage';
 import { vendored } from '../../../shared/vendor';
 import { DependencyError } from '../workflow/error-classification';
@@ -27,15 +27,17 @@ export async function storeReportFile(trackingId: string, file: Omit<ReportAsset
   return { ...file, blob, size: content.length };
 }
 
+const DELEGATION_KEY = member('user delegation key', () => ({}) as { key?: UserDelegationKey; expiresOn?: Date });
+
 /**
  * Keys of user-delegation SAS are fetched with the managed identity and reused until an hour before
  * they lapse; the platform holds the current one (its storage account's).
  */
 async function userDelegationKey(expiresOn: Date): Promise<UserDelegationKey> {
-  const held = currentPlatform().own('user delegation key', () => ({}) as { key?: UserDelegationKey; expiresOn?: Date });
+  const held = currentPlatform().get(DELEGATION_KEY);
   if (held.key && held.expiresOn!.getTime() - 3_600_000 > expiresOn.getTime()) return held.key;
-  const startsOn = new Date(Date.now() - 5 * 60_000);
-  const keyExpiresOn = new Date(Math.max(expiresOn.getTime(), Date.now()) + 24 * 3_600_000);
+  const startsOn = new Date(currentTimeMs() - 5 * 60_000);
+  const keyExpiresOn = new Date(Math.max(expiresOn.getTime(), currentTimeMs()) + 24 * 3_600_000);
   held.key = await blobServiceClient().getUserDelegationKey(startsOn, keyExpiresOn);
   held.expiresOn = keyExpiresOn;
   return held.key;
@@ -51,8 +53,8 @@ export async function downloadLinks(assets: ReportAsset[]): Promise<DownloadLink
   const { BlobSASPermissions, generateBlobSASQueryParameters, SASProtocol, StorageSharedKeyCredential } = vendored('@azure/storage-blob');
   const service = blobServiceClient();
   const containerName = cfg.ORCHESTRATOR_REPORTS_CONTAINER;
-  const startsOn = new Date(Date.now() - 5 * 60_000);
-  const expiresOn = new Date(Date.now() + cfg.ORCHESTRATOR_DOWNLOAD_LINK_MINUTES * 60_000);
+  const startsOn = new Date(currentTimeMs() - 5 * 60_000);
+  const expiresOn = new Date(currentTimeMs() + cfg.ORCHESTRATOR_DOWNLOAD_LINK_MINUTES * 60_000);
   const sharedKey = service.credential instanceof StorageSharedKeyCredential ? service.credential : undefined;
   const delegation = sharedKey ? undefined : await userDelegationKey(expiresOn);
   return assets.map((asset) => {

@@ -1,3 +1,4 @@
+import { once } from '../../../shared/once';
 /**
  * The words of the report: labels, units and number formats for the figures a client sends, and the
  * formatting of numbers, amounts and dates for the report's locale. Nothing a client reads is a
@@ -81,7 +82,7 @@ const WORDS: Record<string, string> = {
 };
 
 /** Written in capitals wherever they appear. */
-const ACRONYMS = new Set([
+const ACRONYMS: ReadonlySet<string> = new Set([
   'nps',
   'arr',
   'mrr',
@@ -116,15 +117,12 @@ const ACRONYMS = new Set([
 ]);
 
 /** Suffixes that carry the unit rather than the meaning. */
-const PERCENT_SUFFIXES = new Set(['pct', 'percent', 'percentage']);
+const PERCENT_SUFFIXES: ReadonlySet<string> = new Set(['pct', 'percent', 'percentage']);
 const DURATION_SUFFIXES: Record<string, MetricUnit> = { days: 'days', months: 'months' };
 
-let currencies: Set<string> | undefined;
 /** ISO 4217 codes this Node knows (Intl), so `_usd` and `_eur` read as a currency and `_kpi` does not. */
-function isCurrencyCode(token: string): boolean {
-  currencies ??= new Set(Intl.supportedValuesOf('currency'));
-  return token.length === 3 && currencies.has(token.toUpperCase());
-}
+const currencies = once((): ReadonlySet<string> => new Set(Intl.supportedValuesOf('currency')));
+const isCurrencyCode = (token: string): boolean => token.length === 3 && currencies().has(token.toUpperCase());
 
 /** A key's words, lower case: `avgContractValue_USD` and `avg contract value usd` both give avg, contract, value, usd. */
 function tokens(key: string): string[] {

@@ -10,6 +10,7 @@ import { workflowLogWriter } from './workflow-logger';
 import type { Step } from './stages';
 import { first, toIso } from '../../../shared/sql/dialect';
 import { countCompanyExecution, countExecution, followLatestStatus, uncountCompanyExecution } from '../rollups/write';
+import { currentTime } from '../../../shared/platform';
 
 export type Execution = Selectable<ExecutionsTable>;
 
@@ -202,8 +203,8 @@ export async function restoreFailed(trx: Transaction<OrchestratorTables>, tracki
   return finishExecution(trx, trackingId, {
     processing_status: 'failed',
     ...facts,
-    completed_at: facts.completed_at ?? new Date().toISOString(),
-    updated_at: new Date().toISOString(),
+    completed_at: facts.completed_at ?? currentTime().toISOString(),
+    updated_at: currentTime().toISOString(),
   });
 }
 
@@ -288,7 +289,7 @@ export async function recordProgress(trackingId: string, step: Step, progress: n
     await withLogRows(rows, async (trx) => {
       const result = await trx
         .updateTable('orchestrator_executions')
-        .set({ ...extra, current_step: step.number, current_step_name: step.name, progress_percentage: progress, updated_at: new Date().toISOString() })
+        .set({ ...extra, current_step: step.number, current_step_name: step.name, progress_percentage: progress, updated_at: currentTime().toISOString() })
         .where('tracking_id', '=', trackingId)
         .where('processing_status', '=', 'processing')
         .executeTakeFirst();
@@ -306,7 +307,7 @@ class NotProcessing extends Error {}
 
 /** The execution completed, with its last log rows in the same transaction. */
 export async function completeExecution(trackingId: string, startedAt: string | Date, assets: ReportAsset[], rows: LogRow[]): Promise<void> {
-  const now = new Date();
+  const now = currentTime();
   await withLogRows(rows, (trx) =>
     finishExecution(trx, trackingId, {
       processing_status: 'completed',
@@ -325,7 +326,7 @@ export async function failExecution(
   failure: { step: Step; message: string; classification: Classification; healthStatus?: string },
   rows: LogRow[] = [],
 ): Promise<boolean> {
-  const now = new Date();
+  const now = currentTime();
   const execution = await findExecution(trackingId);
   if (!execution || execution.processing_status !== 'processing') return false;
   const started = execution.started_at ?? execution.created_at;

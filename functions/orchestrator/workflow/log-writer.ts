@@ -4,6 +4,7 @@ import { createLogger, type Logger } from '../../../shared/logging';
 import { isMssql } from '../../../shared/sql/dialect';
 import { countLogRows } from '../rollups/write';
 import { classifyError, messageOf } from './error-classification';
+import { currentTime, currentTimeMs } from '../../../shared/platform';
 
 /**
  * Inserts log rows with as few statements as each dialect's parameter limit allows, and counts
@@ -11,7 +12,7 @@ import { classifyError, messageOf } from './error-classification';
  * together. A row without a timestamp gets the writer's current time (its rollup hour must be known).
  */
 export async function insertLogRows(database: Kysely<OrchestratorTables>, rows: LogRow[]): Promise<void> {
-  const stamped = rows.map((row) => (row.timestamp ? row : { ...row, timestamp: new Date().toISOString() }));
+  const stamped = rows.map((row) => (row.timestamp ? row : { ...row, timestamp: currentTime().toISOString() }));
   // Azure SQL allows 2,100 parameters per statement (13 columns a row); SQLite 32,766.
   const chunk = isMssql(database) ? 150 : 2000;
   for (let i = 0; i < stamped.length; i += chunk)
@@ -76,8 +77,8 @@ export class LogWriter {
       this.stats.dropped += this.buffer.length - max;
       this.buffer.splice(0, this.buffer.length - max);
     }
-    if (this.buffer.length >= this.options.batchSize && Date.now() >= this.retryAt) this.schedule(0);
-    else this.schedule(Math.max(this.options.flushIntervalMs, this.retryAt - Date.now()));
+    if (this.buffer.length >= this.options.batchSize && currentTimeMs() >= this.retryAt) this.schedule(0);
+    else this.schedule(Math.max(this.options.flushIntervalMs, this.retryAt - currentTimeMs()));
   }
 
   private schedule(delayMs: number): void {
@@ -125,7 +126,7 @@ export class LogWriter {
 
   /** Whether the log table was found missing recently: rows are then not written, only the console lines. */
   tableMissing(): boolean {
-    return Date.now() < this.missingUntil;
+    return currentTimeMs() < this.missingUntil;
   }
 
   /** Rows that could not be written because the log table is missing (here, or in a caller's transaction). */
@@ -133,7 +134,7 @@ export class LogWriter {
     this.stats.dropped += droppedRows;
     this.stats.lastError = messageOf(error);
     const wasMissing = this.tableMissing();
-    this.missingUntil = Date.now() + (this.options.missingTableRecheckMs ?? 60_000);
+    this.missingUntil = currentTimeMs() + (this.options.missingTableRecheckMs ?? 60_000);
     if (!wasMissing)
       this.log.warn('workflow log table is missing or incompatible; logging to the console only', {
         error_pattern: 'SCHEMA_MISSING',
@@ -152,7 +153,7 @@ export class LogWriter {
       return;
     }
     this.backoffMs = Math.min(MAX_BACKOFF_MS, this.backoffMs ? this.backoffMs * 2 : 1000);
-    this.retryAt = Date.now() + this.backoffMs;
+    this.retryAt = currentTimeMs() + this.backoffMs;
     this.log.error('workflow log rows not persisted; will retry', {
       rows,
       buffered: this.buffer.length,

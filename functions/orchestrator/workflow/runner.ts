@@ -12,6 +12,7 @@ import { DependencyError, messageOf, type Classification } from './error-classif
 import { claimExecution, completeExecution, failExecution, findExecution, recordProgress, type Execution, type ReportAsset } from './executions';
 import { PLAN_REPORTS, sectionsFor, STAGES, stepsFor, type Step } from './stages';
 import { PendingRows, WorkflowLogger, workflowLogWriter } from './workflow-logger';
+import { currentTime } from '../../../shared/platform';
 
 // The document libraries (the Typst compiler and its fonts, pptxgenjs) load with the first report
 // rendered, not with the service: the admin, status and health routes never need them.
@@ -103,7 +104,7 @@ class Run {
       const completion = this.logger.completion(step, { durationMs, tokensUsed: outcome.tokensUsed ?? null, metadata: outcome.metadata });
       const rows = [...this.pending.peek(), completion.row];
       const ex = this.execution;
-      if (step === STAGES.WORKFLOW_COMPLETE) await completeExecution(ex.tracking_id, ex.started_at ?? new Date(), outcome.assets ?? [], rows);
+      if (step === STAGES.WORKFLOW_COMPLETE) await completeExecution(ex.tracking_id, ex.started_at ?? currentTime(), outcome.assets ?? [], rows);
       else if (
         !(await recordProgress(ex.tracking_id, step, Math.min(99, Math.round(((this.completed + 1) / this.steps.length) * 100)), outcome.columns ?? {}, rows))
       )
@@ -208,7 +209,7 @@ class Run {
     const document: ReportDocument = {
       trackingId: ex.tracking_id,
       plan: ex.plan,
-      generatedAt: new Date(),
+      generatedAt: currentTime(),
       analysis,
       sections,
       visuals,
@@ -258,9 +259,9 @@ export async function runExecution(trackingId: string, options: { ai?: AiProvide
   const execution = await findExecution(trackingId);
   if (!execution) return skipped('unknown tracking id');
   if (execution.processing_status !== 'processing') return skipped(`already ${execution.processing_status}`);
-  if (!(await claimExecution(execution, new Date(), config().ORCHESTRATOR_LEASE_SECONDS))) return skipped('another run holds this execution');
+  if (!(await claimExecution(execution, currentTime(), config().ORCHESTRATOR_LEASE_SECONDS))) return skipped('another run holds this execution');
 
-  const claimed = { ...execution, attempts: execution.attempts + 1, started_at: execution.started_at ?? new Date().toISOString() };
+  const claimed = { ...execution, attempts: execution.attempts + 1, started_at: execution.started_at ?? currentTime().toISOString() };
   let ai: AiProvider;
   try {
     ai = options.ai ?? aiProvider();

@@ -4,6 +4,7 @@ import { markSqlWork, sqlWorkStateOrBusy } from '../../../shared/sql/idle';
 import { countProcessing, failExecution, findStuckExecutions } from './executions';
 import { STAGES } from './stages';
 import { WorkflowLogger } from './workflow-logger';
+import { currentTime } from '../../../shared/platform';
 
 const log = createLogger({ service: 'orchestrator', component: 'stuck-executions' });
 
@@ -15,7 +16,7 @@ export const STUCK_EXECUTIONS_MESSAGE = 'stuck executions failed with TIMEOUT';
  * error, so nothing stays "processing" forever (a lost message, a run killed past its retries).
  * Safe on many instances: the status compare-and-set lets one of them win per execution.
  */
-export async function failStuckExecutions(now = new Date(), logger: Logger = log): Promise<string[]> {
+export async function failStuckExecutions(now = currentTime(), logger: Logger = log): Promise<string[]> {
   const minutes = config().ORCHESTRATOR_STUCK_MINUTES;
   const stuck = await findStuckExecutions(new Date(now.getTime() - minutes * 60_000));
   const failed: string[] = [];
@@ -44,7 +45,7 @@ export const markExecutionWork = () => markSqlWork(EXECUTIONS_WORK);
  * The timer's run: fails stuck executions unless the marker says none is in processing, then marks
  * it idle when none is left, so the per-minute timer leaves a paused serverless database asleep.
  */
-export async function sweepStuckExecutions(now = new Date(), logger: Logger = log): Promise<string[]> {
+export async function sweepStuckExecutions(now = currentTime(), logger: Logger = log): Promise<string[]> {
   const work = await sqlWorkStateOrBusy(EXECUTIONS_WORK, now);
   if (work.idle) return [];
   const failed = await failStuckExecutions(now, logger);

@@ -1,5 +1,8 @@
 import { config } from '../../../shared/config';
-import { orchestratorDb } from '../db/tables';
+import type { Kysely } from 'kysely';
+import { currentPlatform, member, currentTime } from '../../../shared/platform';
+import { DATABASE } from '../../../shared/sql/db';
+import type { OrchestratorTables } from '../db/tables';
 import { classifyError, messageOf, type Classification } from './error-classification';
 import { LogWriter } from './log-writer';
 import type { LogRow } from '../db/tables';
@@ -50,22 +53,22 @@ export class PendingRows implements LogSink {
   }
 }
 
-let sharedWriter: LogWriter | undefined;
+/**
+ * The platform's one batch writer of log rows (one per instance, like the database pool). Its
+ * flushes run on a timer, outside any invocation, so it writes to its own platform's database.
+ */
+export const WORKFLOW_LOG_WRITER = member(
+  'workflow log writer',
+  (platform) =>
+    new LogWriter({
+      database: () => platform.get(DATABASE) as Kysely<OrchestratorTables>,
+      batchSize: platform.config.ORCHESTRATOR_LOG_BATCH_SIZE,
+      flushIntervalMs: platform.config.ORCHESTRATOR_LOG_FLUSH_MS,
+    }),
+  (writer) => writer.close(),
+);
 
-/** The process's one batch writer of log rows (one per instance, like the database pool). */
-export function workflowLogWriter(): LogWriter {
-  if (!sharedWriter) {
-    const cfg = config();
-    sharedWriter = new LogWriter({ database: orchestratorDb, batchSize: cfg.ORCHESTRATOR_LOG_BATCH_SIZE, flushIntervalMs: cfg.ORCHESTRATOR_LOG_FLUSH_MS });
-  }
-  return sharedWriter;
-}
-
-export async function closeWorkflowLogWriter(): Promise<void> {
-  const writer = sharedWriter;
-  sharedWriter = undefined;
-  await writer?.close();
-}
+export const workflowLogWriter = (): LogWriter => currentPlatform().get(WORKFLOW_LOG_WRITER);
 
 const writeStdout = (line: string) => process.stdout.write(line);
 
@@ -142,7 +145,7 @@ export class WorkflowLogger {
   }
 
   private build(step: Step, status: StepStatus, outcome: StepOutcome, failure?: Failure): { line: WorkflowConsoleLine; row: LogRow } {
-    const timestamp = new Date().toISOString();
+    const timestamp = currentTime().toISOString();
     const metadata = {
       ...outcome.metadata,
       ...(outcome.durationMs !== undefined ? { duration_ms: outcome.durationMs } : {}),

@@ -157,7 +157,7 @@ function drawSkiaSvg(task: ChartTask, settings: DrawSettings): Buffer {
  * chart's, byte for byte, raster and SVG. A kept chart whose update fails is dropped and the task
  * drawn on a new chart, which reports the error as usual.
  */
-const KEEPABLE_TYPES = new Set(['bar', 'line', 'pie', 'doughnut', 'radar', 'polarArea', 'scatter', 'bubble']);
+const KEEPABLE_TYPES: ReadonlySet<string> = new Set(['bar', 'line', 'pie', 'doughnut', 'radar', 'polarArea', 'scatter', 'bubble']);
 const MAX_KEPT = 8;
 /** Rasters up to this many pixels are kept (an 800x400 chart at 2x is 1.28 million): 8 kept canvases hold at most 64 MB per thread. */
 const KEPT_MAX_PIXELS = 2_000_000;

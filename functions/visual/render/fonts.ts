@@ -42,7 +42,7 @@ export function svgTextFonts(fontDir: string): string[] {
   return files.every((file) => fs.existsSync(file)) ? files : [];
 }
 
-const ALIASES = new Set(FONT_ALIASES.map((family) => family.toLowerCase()));
+const ALIASES: ReadonlySet<string> = new Set(FONT_ALIASES.map((family) => family.toLowerCase()));
 
 /** A CSS font-family list with the SVG text subsets in front, when its first family is drawn with DejaVu Sans (other families are left alone). */
 export function withSvgTextFamily(family: string): string {
@@ -54,7 +54,7 @@ export function withSvgTextFamily(family: string): string {
   return ALIASES.has(first) ? `"${SVG_TEXT_FAMILY}", ${family}` : family;
 }
 
-const GENERIC_FAMILIES = new Set(['serif', 'sans-serif', 'monospace', 'cursive', 'fantasy', 'system-ui']);
+const GENERIC_FAMILIES: ReadonlySet<string> = new Set(['serif', 'sans-serif', 'monospace', 'cursive', 'fantasy', 'system-ui']);
 
 /**
  * The `font-family` an SVG written by our SVG context names for a CSS family list: each family

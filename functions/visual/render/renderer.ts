@@ -1,18 +1,20 @@
 import { config } from '../../../shared/config';
+import { currentPlatform, member } from '../../../shared/platform';
 import { bundledFontDir, extraFontFiles, svgTextFonts } from './fonts';
 import { RenderError, RenderPool } from './pool';
 import type { RenderOutput, RenderTask } from './tasks';
 import { trimTrailingSlashes } from '../../../shared/text';
 
-let pool: RenderPool | undefined;
-
-/** The process's render pool, started on first use (or by the service's start hook). */
-export function renderPool(): RenderPool {
-  if (!pool) {
-    const cfg = config();
+/**
+ * The platform's render pool, started on first use (or by the service's start hook), its threads
+ * stopped when the platform closes. A pool that cannot start is not kept: the next render tries again.
+ */
+export const RENDER_POOL = member(
+  'render pool',
+  ({ config: cfg }): RenderPool => {
     const dir = cfg.VISUAL_FONT_DIR ?? bundledFontDir();
     try {
-      pool = new RenderPool(
+      return new RenderPool(
         RenderPool.defaultSize(cfg.VISUAL_RENDER_WORKERS),
         cfg.VISUAL_RENDER_TIMEOUT_MS,
         { dir, extra: extraFontFiles(cfg.VISUAL_EXTRA_FONTS), svgText: svgTextFonts(dir) },
@@ -22,15 +24,13 @@ export function renderPool(): RenderPool {
       // A misconfigured VISUAL_FONT_DIR or VISUAL_EXTRA_FONTS: every render answers 500 Chart rendering failed naming it.
       throw new RenderError((error as Error).message);
     }
-  }
-  return pool;
-}
+  },
+  (pool) => pool.close(),
+);
 
-export async function stopRenderPool(): Promise<void> {
-  const current = pool;
-  pool = undefined;
-  await current?.close();
-}
+export const renderPool = (): RenderPool => currentPlatform().get(RENDER_POOL);
+
+export const stopRenderPool = (): Promise<void> => currentPlatform().release(RENDER_POOL);
 
 export type ChartTask = Extract<RenderTask, { kind: 'chart' }>;
 

@@ -1,0 +1,12 @@
+import { timer } from '../../shared/functions';
+import { purgeExpired } from './cleanup';
+
+export const TIMERS = [
+  /**
+   * Runs once a day per app (the host holds a lease, so scaled-out instances do not repeat it), at
+   * 03:17 UTC. Not hourly: each run wakes a paused serverless database, which then stays online for
+   * its auto-pause delay (60 minutes), so an hourly run would keep it awake for ever. Expired codes,
+   * sessions and rate-limit windows are refused on read whatever their age; this only frees space.
+   */
+  timer('identity', 'cleanup', '0 17 3 * * *', async (log) => log.info('purged expired identity rows', await purgeExpired())),
+];

@@ -1,0 +1,29 @@
+import { timer } from '../../shared/functions';
+import { sqlWorkStateOrBusy } from '../../shared/sql/idle';
+import { PAYMENT_SYNC_WORK, reportSyncBacklog, SYNC_BACKLOG_MESSAGE } from './backlog';
+import { cleanUpExpiredRecords, retryDueSyncs } from './sync-timers';
+
+/**
+ * Retries due plan syncs (every minute by default; timers run once per app, and per-user leases
+ * guard overlaps), then writes the backlog line the production alerts read. While no sync is owed
+ * (the Table Storage marker says idle: shared/sql/idle.ts) it writes the line from the marker and
+ * leaves SQL alone, so a serverless database can pause.
+ */
+export const syncRetryTimer = timer('payment', 'sync-retry', '%PAYMENT_SYNC_RETRY_SCHEDULE%', async (log) => {
+  const work = await sqlWorkStateOrBusy(PAYMENT_SYNC_WORK);
+  if (work.idle) {
+    log.info(SYNC_BACKLOG_MESSAGE, { syncsPending: 0, oldestPendingSeconds: 0, manualReview: work.data.manualReview ?? 0 });
+    return;
+  }
+  try {
+    await retryDueSyncs(log);
+  } finally {
+    const backlog = await reportSyncBacklog(log);
+    if (backlog?.syncsPending === 0) await work.markIdle({ manualReview: backlog.manualReview }).catch(() => false);
+  }
+});
+
+/** Deletes expired failed-sync records every 15 minutes (Table Storage has no TTL). */
+export const failedSyncCleanupTimer = timer('payment', 'failed-sync-cleanup', '0 */15 * * * *', async (log) => void (await cleanUpExpiredRecords(log)));
+
+export const TIMERS = [syncRetryTimer, failedSyncCleanupTimer];
