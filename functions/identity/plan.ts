@@ -11,13 +11,11 @@ import type { UserRow } from './users';
 import { toIso } from '../../shared/sql/dialect';
 import { param, precompiled } from '../../shared/sql/precompiled';
 import { currentTime } from '../../shared/platform';
+import type { Infer } from '../../shared/http/schemas';
+import type { PLAN_BODY } from './schemas';
 
-export interface PlanChange {
-  plan: Plan;
-  status?: UserStatus;
-  updatedBy?: string;
-  timestamp?: string;
-}
+/** A plan change as the plan route's schema checks it: plan, and optionally status, updatedBy and timestamp. */
+export type PlanChange = Infer<typeof PLAN_BODY>;
 
 // Payment syncs call this for every successful payment: both statements are compiled once.
 const selectTarget = precompiled((database: Kysely<IdentityTables>) => database.selectFrom('users').selectAll().where('id', '=', param('userId')));

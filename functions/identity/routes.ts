@@ -8,7 +8,7 @@ import { setPlan } from './operations/plan';
 import * as s from './schemas';
 
 const route = routes('identity');
-const SMALL = (schema: object, limit = 4 * 1024) => ({ schema: schema as Record<string, unknown>, limit });
+const SMALL = <S extends object>(schema: S, limit = 4 * 1024) => ({ schema, limit });
 const ADMIN_BODY = 16 * 1024;
 // The refusals of identity's routes beyond their guards and their input.
 const NO_USER = refusal([Code.USER_NOT_FOUND]);

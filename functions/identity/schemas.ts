@@ -57,7 +57,7 @@ export const GRANT_ROLE_BODY = { type: 'object', required: ['roleId'], additiona
 
 export const USER_ID_PARAM = idParam('userId');
 export const ID_PARAM = idParam('id');
-export const ROLE_PARAMS = obj({ id: (idParam('id').properties as Record<string, Record<string, unknown>>).id, roleId: ROLE_ID });
+export const ROLE_PARAMS = obj({ id: idParam('id').properties.id, roleId: ROLE_ID });
 export const ROLE_ID_PARAM = obj({ id: ROLE_ID });
 export const USERS_QUERY = query({ email: str({ maxLength: 320 }), role: ROLE_ID, plan: PLAN, status: STATUS, ...PAGING });
 export const AUDIT_QUERY = query({

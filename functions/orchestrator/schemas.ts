@@ -1,7 +1,7 @@
 import { PAGING, anyObject, arr, bool, dateTime, int, nullable, num, obj, oneOfValues, pageLimit, pagePaging, query, str } from '../../shared/http/schemas';
 import { HEALTH_STATUSES } from './admin/execution-view';
 import { EXECUTION_STATUS_FILTERS } from './admin/executions';
-import { TIMEFRAMES } from './admin/time-windows';
+import { TIMEFRAMES, type Timeframe } from './admin/time-windows';
 import { ERROR_FILTERS, MAX_REQUESTERS, SEARCH_SORTS } from './admin/search';
 import { TREND_LAYOUTS, TREND_THEMES } from './console/trend-chart';
 import { reportRequestSchema } from './report/submission';
@@ -13,13 +13,13 @@ const STATUS = oneOfValues(['processing', 'completed', 'failed']);
 const HEALTH_STATUS = oneOfValues(HEALTH_STATUSES);
 const SEARCH = str({ maxLength: 100 });
 
-export const REPORT_BODY = { schema: reportRequestSchema as unknown as Record<string, unknown>, limit: 64 * 1024 };
+export const REPORT_BODY = { schema: reportRequestSchema, limit: 64 * 1024 };
 export const TRACKING_PARAM = obj({ trackingId: TRACKING_ID });
 export const HEALTH_QUERY = query({
   schema: oneOfValues(['check'], { description: 'check: compare the log table with what the workflow logger writes (admin)' }),
   skip: oneOfValues(['sql'], { description: 'sql: leave out the SQL check, so the probe does not wake a paused serverless database' }),
 });
-export const FAILURES_QUERY = query({ timeframe: oneOfValues(Object.keys(TIMEFRAMES), { default: '24h' }) });
+export const FAILURES_QUERY = query({ timeframe: oneOfValues(Object.keys(TIMEFRAMES) as Timeframe[], { default: '24h' }) });
 export const EXECUTIONS_QUERY = query({ limit: PAGING.limit, status: oneOfValues(EXECUTION_STATUS_FILTERS, { default: 'all' }), search: SEARCH });
 export const PROFILES_QUERY = query({ ...pagePaging(20), status: oneOfValues(EXECUTION_STATUS_FILTERS, { default: 'all' }), search: SEARCH });
 export const TREND_QUERY = query({

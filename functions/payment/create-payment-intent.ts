@@ -3,15 +3,10 @@ import type Stripe from 'stripe';
 import type { LiveUser } from '../../shared/auth/live-session';
 import { badGateway, badRequest, Code, forbidden, serviceUnavailable } from '../../shared/http/errors';
 import type { Logger } from '../../shared/logging';
+import type { Infer } from '../../shared/http/schemas';
 import { insertPendingPayment } from './payments';
 import { findPlan } from '../../shared/plans';
 import { stripe, stripeSdk } from './stripe-client';
-
-export interface CreatePaymentIntentBody {
-  amount: number;
-  planType: string;
-  userId: string;
-}
 
 export const CREATE_PAYMENT_INTENT_SCHEMA = {
   type: 'object',
@@ -22,7 +17,9 @@ export const CREATE_PAYMENT_INTENT_SCHEMA = {
     planType: { type: 'string', minLength: 1, maxLength: 32 },
     userId: { type: 'string', minLength: 1, maxLength: 64 },
   },
-};
+} as const;
+
+export type CreatePaymentIntentBody = Infer<typeof CREATE_PAYMENT_INTENT_SCHEMA>;
 
 /** A client retry with the same Idempotency-Key gets the same PaymentIntent instead of a second one. */
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{8,200}$/;

@@ -3,11 +3,13 @@ import type { LiveUser } from '../../shared/auth/live-session';
 import { Code } from '../../shared/http/errors';
 import { json } from '../../shared/http/handler';
 import { op, refusal } from '../../shared/http/route';
+import type { Infer } from '../../shared/http/schemas';
 import { advertisedPlan, plans } from '../../shared/plans';
 import { attentionList, replay } from './admin';
 import { createPaymentIntent, type CreatePaymentIntentBody } from './create-payment-intent';
 import { userStatus } from './user-status';
 import { processEvent } from './webhook';
+import type * as s from './schemas';
 
 /** The webhook's one failure: identity failing never fails it (the sync is retried), our own database does. */
 export const WEBHOOK_FAILED = refusal([Code.INTERNAL], { when: 'Our own database failed: nothing was recorded, and Stripe delivers the event again.' });
@@ -30,7 +32,7 @@ export const webhook = op<Stripe.Event>(
   async ({ principal, ctx }) => json(200, await processEvent(principal, ctx.log)),
 );
 
-export const unsynced = op<LiveUser, unknown, { limit: number }>(
+export const unsynced = op<LiveUser, unknown, Infer<typeof s.UNSYNCED_QUERY>>(
   'Plan syncs still owed to identity (pending, failed, manual review), oldest first',
   async ({ query, ctx }) => json(200, await attentionList(query.limit, ctx.log)),
 );

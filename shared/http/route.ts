@@ -4,6 +4,7 @@ import type { HttpFunction } from '../functions';
 import { currentPlatform, type Platform } from '../platform';
 import { DEFAULT_BODY_LIMIT, parseJsonBody, readBody, validate, validateInput } from './body';
 import { ERROR_CODES, type ErrorCode } from './error-codes';
+import type { Infer } from './schemas';
 import { methodNotAllowed } from './errors';
 import { http, type RequestContext } from './handler';
 import { requestMeta, type RequestMeta } from './client';
@@ -102,11 +103,28 @@ export interface RouteInput<P = unknown, B = unknown, Q = unknown, Params = Reco
   principal: P;
 }
 
-/** A route's handler with its one-line summary for the API reference. */
+/**
+ * A route's handler with its one-line summary for the API reference. `run` is a function property,
+ * not a method, so TypeScript checks its input strictly against what the route hands it.
+ */
 export interface Operation<P = unknown, B = unknown, Q = unknown, Params = unknown> {
   summary: string;
-  run(input: RouteInput<P, B, Q, Params>): Promise<HttpResponseInit>;
+  run: (input: RouteInput<P, B, Q, Params>) => Promise<HttpResponseInit>;
 }
+
+type SchemaOf<B> = B extends { schema: infer S } ? S : B;
+/** The body a route's handler gets: the value its schema describes (nothing for raw bytes; as sent when the operation checks it). */
+export type BodyOf<I extends Io> = undefined extends I['body']
+  ? undefined
+  : I['body'] extends { raw: true }
+    ? undefined
+    : I['body'] extends { checkedByOperation: true }
+      ? unknown
+      : Infer<SchemaOf<I['body']>>;
+/** The query a route's handler gets (validated, text coerced to the schema's types, defaults filled in). */
+export type QueryOf<I extends Io> = undefined extends I['query'] ? Record<string, never> : Infer<I['query']>;
+/** The path parameters a route's handler gets. */
+export type ParamsOf<I extends Io> = undefined extends I['params'] ? Record<string, string> : Infer<I['params']>;
 
 export const op = <P = unknown, B = unknown, Q = unknown, Params = unknown>(
   summary: string,
@@ -161,7 +179,14 @@ export function responsesOf(io: Io): [number, ResponseSpec][] {
  */
 export function routes(service: ServiceName) {
   /** `path` is under the service's base segment, or from the host's root when it starts with `/`. */
-  return function route<P>(id: string, method: HttpMethod | HttpMethod[], path: string, guard: Guard<P>, io: Io, operation: Operation<P>): RoutedFunction {
+  return function route<P, I extends Io>(
+    id: string,
+    method: HttpMethod | HttpMethod[],
+    path: string,
+    guard: Guard<P>,
+    io: I,
+    operation: Operation<P, BodyOf<I>, QueryOf<I>, ParamsOf<I>>,
+  ): RoutedFunction {
     const methods = Array.isArray(method) ? method : [method];
     const fullPath = path.startsWith('/') ? path.slice(1) : path ? `${service}/${path}` : service;
     const body = bodySpec(io.body);
@@ -183,9 +208,9 @@ export function routes(service: ServiceName) {
         request,
         ctx,
         meta,
-        params: params as Record<string, string>,
-        query,
-        body: parsed,
+        params: params as ParamsOf<I>,
+        query: query as QueryOf<I>,
+        body: parsed as BodyOf<I>,
         rawBody,
         principal,
       });

@@ -6,27 +6,71 @@ import { ERROR_CODES } from './error-codes';
 
 export type Schema = Record<string, unknown>;
 
-export const str = (extra: Schema = {}): Schema => ({ type: 'string', ...extra });
-export const int = (extra: Schema = {}): Schema => ({ type: 'integer', ...extra });
-export const num = (extra: Schema = {}): Schema => ({ type: 'number', ...extra });
-export const bool = (extra: Schema = {}): Schema => ({ type: 'boolean', ...extra });
-export const dateTime = (extra: Schema = {}): Schema => ({ type: 'string', format: 'date-time', ...extra });
-export const oneOfValues = (values: readonly (string | number)[], extra: Schema = {}): Schema => ({ enum: [...values], ...extra });
+/**
+ * The value a JSON Schema describes, read from the schema's own type: the builders below keep their
+ * schemas' shapes in their types, and schemas written out `as const` have them already. So a route's
+ * handler gets its body, query and path parameters typed by the schema that validates and documents
+ * them (`shared/http/route.ts`), and a handler that expects something else does not compile. A
+ * property is present when the schema requires it or gives it a default (ajv fills defaults in).
+ */
+export type Infer<S> = S extends { readonly enum: readonly (infer V)[] }
+  ? V
+  : S extends { readonly anyOf: readonly (infer A)[] }
+    ? Infer<A>
+    : S extends { readonly type: 'string' }
+      ? string
+      : S extends { readonly type: 'integer' | 'number' }
+        ? number
+        : S extends { readonly type: 'boolean' }
+          ? boolean
+          : S extends { readonly type: 'null' }
+            ? null
+            : S extends { readonly type: 'array'; readonly items: infer I }
+              ? Infer<I>[]
+              : S extends { readonly type: 'object'; readonly properties: infer P }
+                ? ObjectOf<P, S extends { readonly required: readonly (infer R)[] } ? R : never>
+                : S extends { readonly type: 'object'; readonly additionalProperties: infer A extends object }
+                  ? Record<string, Infer<A>>
+                  : S extends { readonly type: 'object' }
+                    ? Record<string, unknown>
+                    : unknown;
+
+type Present<P, R> = { [K in keyof P]: K extends R ? K : P[K] extends { readonly default: unknown } ? K : never }[keyof P];
+type Simplify<T> = { [K in keyof T]: T[K] } & {};
+type ObjectOf<P, R> = Simplify<{ [K in Present<P, R>]: Infer<P[K]> } & { [K in Exclude<keyof P, Present<P, R>>]?: Infer<P[K]> }>;
+
+export const str = <E extends Schema = {}>(extra?: E) => ({ type: 'string', ...extra }) as { type: 'string' } & E;
+export const int = <E extends Schema = {}>(extra?: E) => ({ type: 'integer', ...extra }) as { type: 'integer' } & E;
+export const num = <E extends Schema = {}>(extra?: E) => ({ type: 'number', ...extra }) as { type: 'number' } & E;
+export const bool = <E extends Schema = {}>(extra?: E) => ({ type: 'boolean', ...extra }) as { type: 'boolean' } & E;
+export const dateTime = <E extends Schema = {}>(extra?: E) =>
+  ({ type: 'string', format: 'date-time', ...extra }) as { type: 'string'; format: 'date-time' } & E;
+export const oneOfValues = <const V extends readonly (string | number)[], E extends Schema = {}>(values: V, extra?: E) =>
+  ({ enum: [...values], ...extra }) as { enum: V } & E;
 /** The schema, or null. */
-export const nullable = (schema: Schema): Schema => ({ anyOf: [schema, { type: 'null' }] });
-export const arr = (items: Schema, extra: Schema = {}): Schema => ({ type: 'array', items, ...extra });
+export const nullable = <S extends Schema>(schema: S) => ({ anyOf: [schema, { type: 'null' }] }) as { anyOf: readonly [S, { type: 'null' }] };
+export const arr = <S extends Schema, E extends Schema = {}>(items: S, extra?: E) => ({ type: 'array', items, ...extra }) as { type: 'array'; items: S } & E;
 
 /**
  * An object with these properties, all required unless named in `optional`. Answers allow more
  * properties by default (a client must tolerate additions); request bodies pass `closed: true`.
  */
-export function obj(properties: Record<string, Schema>, options: { optional?: string[]; closed?: boolean; extra?: Schema } = {}): Schema {
-  const required = Object.keys(properties).filter((k) => !(options.optional ?? []).includes(k));
-  return { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: !options.closed, ...options.extra };
+export function obj<P extends Record<string, Schema>, O extends keyof P & string = never>(
+  properties: P,
+  options: { optional?: readonly O[]; closed?: boolean; extra?: Schema } = {},
+): { type: 'object'; properties: P; required: readonly Exclude<keyof P, O>[]; additionalProperties: boolean } {
+  const required = Object.keys(properties).filter((k) => !(options.optional ?? []).includes(k as O));
+  return {
+    type: 'object',
+    properties,
+    ...(required.length ? { required } : {}),
+    additionalProperties: !options.closed,
+    ...options.extra,
+  } as unknown as ReturnType<typeof obj<P, O>>;
 }
 
 /** Any JSON object (a free-form map). */
-export const anyObject = (extra: Schema = {}): Schema => ({ type: 'object', ...extra });
+export const anyObject = <E extends Schema = {}>(extra?: E) => ({ type: 'object', ...extra }) as { type: 'object' } & E;
 
 /** The error envelope every service answers with (`{ error, message, code, timestamp }` plus details of some errors). */
 export const ERROR_ENVELOPE = obj(
@@ -49,14 +93,15 @@ export const ERROR_ENVELOPE = obj(
 );
 
 /** Path parameter: an id of letters, digits, '.', '_', ':', '@' or '-'. */
-export const idParam = (name: string, extra: Schema = {}) => obj({ [name]: str({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9._:@-]+$', ...extra }) });
+export const idParam = <N extends string>(name: N, extra: Schema = {}) =>
+  obj({ [name]: str({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9._:@-]+$', ...extra }) } as unknown as Record<N, { type: 'string' }>);
 
 /**
  * Paging, the same rule on every service: `limit` is a whole number from 1 to 100, and a list is
  * walked by `offset` (from 0) or by `page` (from 1). Anything else is the same 400 VALIDATION_FAILED
  * naming the parameter, whichever service is asked. Only the default page size may differ by route.
  */
-export const pageLimit = (defaultLimit = 50): Schema => int({ minimum: 1, maximum: 100, default: defaultLimit });
+export const pageLimit = (defaultLimit = 50) => int({ minimum: 1, maximum: 100, default: defaultLimit });
 /** limit/offset paging (limit default 50). */
 export const PAGING = {
   limit: pageLimit(),
@@ -69,7 +114,8 @@ export const pagePaging = (defaultLimit: number) => ({
 });
 
 /** A query of these parameters and no others (an unknown one is a 400 naming it). */
-export const query = (properties: Record<string, Schema>): Schema => ({ type: 'object', properties, additionalProperties: false });
+export const query = <P extends Record<string, Schema>>(properties: P) =>
+  ({ type: 'object', properties, additionalProperties: false }) as { type: 'object'; properties: P };
 
 /** The health answer of every service. */
 export const HEALTH = obj(

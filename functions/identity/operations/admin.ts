@@ -1,24 +1,26 @@
 import { badRequest, Code, notFound } from '../../../shared/http/errors';
 import { json } from '../../../shared/http/handler';
 import { op } from '../../../shared/http/route';
+import type { Infer } from '../../../shared/http/schemas';
 import { listAudit } from '../audit';
 import { complianceReport } from '../compliance';
 import type { AdminCaller } from '../guards';
 import { findRole, roles } from '../roles';
 import { listSessions } from '../sessions';
 import { createUser, deleteUser, grantRole, patchUser, revokeRole, revokeSessionAsAdmin, type UserPatch } from '../user-admin';
-import { findUserById, listUsers, toUserView, type UserQuery } from '../users';
+import { findUserById, listUsers, toUserView } from '../users';
+import type * as s from '../schemas';
 
-type Paged = { limit: number; offset: number };
-type Id = { id: string };
+type Id = Infer<typeof s.ID_PARAM>;
 
-export const createUserOp = op<AdminCaller, { email: string; role?: string; permissions?: string[] }>(
+export const createUserOp = op<AdminCaller, Infer<typeof s.CREATE_USER_BODY>>(
   'Creates a user (admin and super_admin roles need a super_admin)',
   async ({ principal, body, meta }) => json(201, { success: true, user: await createUser(principal.admin, body, meta) }),
 );
 
-export const listUsersOp = op<AdminCaller, unknown, UserQuery>('Lists users, filtered by email, role, plan and status, a page at a time', async ({ query }) =>
-  json(200, await listUsers(query)),
+export const listUsersOp = op<AdminCaller, unknown, Infer<typeof s.USERS_QUERY>>(
+  'Lists users, filtered by email, role, plan and status, a page at a time',
+  async ({ query }) => json(200, await listUsers(query)),
 );
 
 export const readUserOp = op<AdminCaller, unknown, unknown, Id>('Reads one user', async ({ params }) => {
@@ -38,12 +40,12 @@ export const deleteUserOp = op<AdminCaller, unknown, unknown, Id>(
     json(200, { success: true, userId: params.id, deleted: 'hard', ...(await deleteUser(principal.admin, params.id, meta)) }),
 );
 
-export const grantRoleOp = op<AdminCaller, { roleId: string }, unknown, Id>(
+export const grantRoleOp = op<AdminCaller, Infer<typeof s.GRANT_ROLE_BODY>, unknown, Id>(
   "Gives a user a role (it replaces the user's role; the user's sessions end)",
   async ({ principal, params, body, meta }) => json(200, { success: true, ...(await grantRole(principal.admin, params.id, body.roleId, meta)) }),
 );
 
-export const revokeRoleOp = op<AdminCaller, unknown, unknown, Id & { roleId: string }>(
+export const revokeRoleOp = op<AdminCaller, unknown, unknown, Infer<typeof s.ROLE_PARAMS>>(
   'Takes a role away (back to user; the sessions end)',
   async ({ principal, params, meta }) => json(200, { success: true, ...(await revokeRole(principal.admin, params.id, params.roleId, meta)) }),
 );
@@ -56,8 +58,7 @@ export const rolePermissionsOp = op<AdminCaller, unknown, unknown, Id>('The perm
   return json(200, { role: role.id, description: role.description, permissions: role.permissions });
 });
 
-type AuditQuery = Paged & { actor?: string; action?: string; target?: string; result?: 'success' | 'failure'; since?: string; until?: string };
-export const auditOp = op<AdminCaller, unknown, AuditQuery>(
+export const auditOp = op<AdminCaller, unknown, Infer<typeof s.AUDIT_QUERY>>(
   'Reads the audit log, newest first, filtered by actor, action, target, result and time',
   async ({ query }) => {
     const since = query.since ? new Date(query.since).toISOString() : undefined;
@@ -67,7 +68,7 @@ export const auditOp = op<AdminCaller, unknown, AuditQuery>(
   },
 );
 
-export const listSessionsOp = op<AdminCaller, unknown, Paged & { userId?: string; state: 'active' | 'all' }>(
+export const listSessionsOp = op<AdminCaller, unknown, Infer<typeof s.SESSIONS_QUERY>>(
   'Lists sessions (active ones by default), of one user or all',
   async ({ query }) => json(200, await listSessions(query)),
 );

@@ -1,5 +1,7 @@
 import { json } from '../../../shared/http/handler';
 import { op } from '../../../shared/http/route';
+import type { Infer } from '../../../shared/http/schemas';
+import type * as s from '../schemas';
 import type { Authenticated } from '../guards';
 import { completeLogin, LOGIN_MESSAGE, logout as endSessions, refreshSession, startLogin, type SignedIn } from '../login';
 import { publicUser } from '../public-user';
@@ -15,7 +17,7 @@ const tokenResponse = (t: SignedIn) => ({
   user: publicUser(t.user),
 });
 
-export const login = op<undefined, { email: string }>(
+export const login = op<undefined, Infer<typeof s.LOGIN_BODY>>(
   'Starts an email sign-in: mails a one-time code (the same answer for every address)',
   async ({ body, meta }) => {
     await startLogin(body.email, meta);
@@ -23,16 +25,16 @@ export const login = op<undefined, { email: string }>(
   },
 );
 
-export const verify = op<undefined, { email: string; code: string }>(
+export const verify = op<undefined, Infer<typeof s.VERIFY_BODY>>(
   'Completes a sign-in with the mailed code: an access token and a refresh token',
   async ({ body, meta }) => json(200, tokenResponse(await completeLogin(body.email, body.code, meta))),
 );
 
-export const refresh = op<undefined, { refreshToken: string }>('Exchanges a refresh token for a new pair (the old one is spent)', async ({ body, meta }) =>
+export const refresh = op<undefined, Infer<typeof s.REFRESH_BODY>>('Exchanges a refresh token for a new pair (the old one is spent)', async ({ body, meta }) =>
   json(200, tokenResponse(await refreshSession(body.refreshToken, meta))),
 );
 
-export const logout = op<Authenticated, { scope?: 'current' | 'all' }>(
+export const logout = op<Authenticated, Infer<typeof s.LOGOUT_BODY>>(
   'Ends this session, or every session of the user (scope all)',
   async ({ body, principal, meta }) => json(200, { success: true, ...(await endSessions(principal.user, principal.sessionId, body.scope ?? 'current', meta)) }),
 );

@@ -2,14 +2,15 @@ import type { LiveUser } from '../../../shared/auth/live-session';
 import { Code, badRequest } from '../../../shared/http/errors';
 import { json } from '../../../shared/http/handler';
 import { op } from '../../../shared/http/route';
-import { executionsMonitor, type ExecutionStatusFilter } from './executions';
+import type { Infer } from '../../../shared/http/schemas';
+import type * as s from '../schemas';
+import { executionsMonitor } from './executions';
 import { failureAnalysis } from './failures';
 import { dashboardOverview } from './overview';
 import { clientProfiles } from './profiles';
 import { executionStatus } from './status';
 import { cancelExecution, rerunExecution, retryExecution, retryFailed as retryFailedIn, type BulkRetryInput } from './actions';
 import { searchExecutions, type ExecutionSearch } from './search';
-import type { Timeframe } from './time-windows';
 
 /** The administration API's operations (`orchestrator/api/admin/...`); the route table says who may call them. */
 export const overview = op<LiveUser>(
@@ -17,24 +18,23 @@ export const overview = op<LiveUser>(
   async ({ platform }) => json(200, await dashboardOverview(platform.clock.now())),
 );
 
-export const failures = op<LiveUser, unknown, { timeframe: Timeframe }>(
+export const failures = op<LiveUser, unknown, Infer<typeof s.FAILURES_QUERY>>(
   'Failures in a timeframe: error patterns, sources, failing steps, affected clients, timeline, recommendations',
   async ({ platform, query }) => json(200, await failureAnalysis(platform.clock.now(), query.timeframe)),
 );
 
-export const executions = op<LiveUser, unknown, { limit: number; status: ExecutionStatusFilter; search?: string }>(
+export const executions = op<LiveUser, unknown, Infer<typeof s.EXECUTIONS_QUERY>>(
   'Recent executions with a summary and the long-running ones',
   async ({ platform, query }) => json(200, await executionsMonitor(platform.clock.now(), query.limit, query.status, query.search?.trim() ?? '')),
 );
 
-export const status = op<LiveUser, unknown, unknown, { trackingId: string }>(
+export const status = op<LiveUser, unknown, unknown, Infer<typeof s.TRACKING_PARAM>>(
   'One execution: its submission, processing log, metrics and download links',
   async ({ platform, params }) => json(200, await executionStatus(params.trackingId, platform.clock.now())),
 );
 
-export const profiles = op<LiveUser, unknown, { page: number; limit: number; status: ExecutionStatusFilter; search?: string }>(
-  'Client companies with their executions, a page at a time',
-  async ({ query }) => json(200, await clientProfiles({ page: query.page, limit: query.limit, status: query.status, search: query.search?.trim() ?? '' })),
+export const profiles = op<LiveUser, unknown, Infer<typeof s.PROFILES_QUERY>>('Client companies with their executions, a page at a time', async ({ query }) =>
+  json(200, await clientProfiles({ page: query.page, limit: query.limit, status: query.status, search: query.search?.trim() ?? '' })),
 );
 
 type SearchQuery = Omit<ExecutionSearch, 'trackingId' | 'requestedBy'> & { tracking_id?: string; requested_by?: string };
@@ -45,7 +45,7 @@ export const search = op<LiveUser, unknown, SearchQuery>(
     json(200, await searchExecutions({ ...rest, trackingId: tracking_id, requestedBy: requested_by }, platform.clock.now())),
 );
 
-type Tracking = { trackingId: string };
+type Tracking = Infer<typeof s.TRACKING_PARAM>;
 
 export const retry = op<LiveUser, unknown, unknown, Tracking>(
   'Runs a failed execution again under the same tracking id (repeating it while it runs changes nothing); audited',

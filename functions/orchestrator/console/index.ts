@@ -3,9 +3,11 @@ import type { LiveUser } from '../../../shared/auth/live-session';
 import { badRequest, Code, notFound, serviceUnavailable } from '../../../shared/http/errors';
 import { json } from '../../../shared/http/handler';
 import { op } from '../../../shared/http/route';
+import type { Infer } from '../../../shared/http/schemas';
+import type * as s from '../schemas';
 import { lookupAsset, type Asset } from './assets';
 import { consoleConfig, consoleCsp } from './client-config';
-import { checkTimeZone, trendChart, type TrendLayout, type TrendTheme } from './trend-chart';
+import { checkTimeZone, trendChart } from './trend-chart';
 
 /** Headers of every console response: the page may not be framed, sniffed or leak its address. */
 const PAGE_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer', 'X-Frame-Options': 'DENY' };
@@ -34,7 +36,7 @@ function serveAsset(request: HttpRequest, asset: Asset): HttpResponseInit {
 export const folderLocation = (path: string): string => `/${path.split('/').filter(Boolean).join('/')}/`;
 
 /** GET|HEAD orchestrator/console/{*path}: the console's static files, with index.html for every page path of the single-page app. */
-export const consoleFiles = op<undefined, unknown, unknown, { path?: string }>(
+export const consoleFiles = op<undefined, unknown, unknown, Infer<typeof s.CONSOLE_PATH>>(
   'The administration console: its page and files',
   async ({ request, params }) => {
     // orchestrator/console without the slash: relative asset URLs and the router need the folder form.
@@ -56,7 +58,7 @@ export const consoleConfigFile = op('Where the console finds each service (their
 );
 
 /** GET orchestrator/api/admin/dashboard/trend-chart: the overview's 24-hour trend drawn by the visual service; SVG, sandboxed if opened directly, never stored (admin data). */
-export const trendChartSvg = op<LiveUser, unknown, { theme: TrendTheme; tz: string; layout?: TrendLayout }>(
+export const trendChartSvg = op<LiveUser, unknown, Infer<typeof s.TREND_QUERY>>(
   'The 24-hour hourly trend as an SVG chart drawn by the visual service (themed, cached there)',
   async ({ platform, query }) => {
     const chart = await trendChart(platform.clock.now(), query.theme, checkTimeZone(query.tz), query.layout ?? 'wide');

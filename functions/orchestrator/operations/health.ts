@@ -2,6 +2,8 @@ import type { LiveUser } from '../../../shared/auth/live-session';
 import { check, checkSql, checkStorage, healthReport, optional } from '../../../shared/health';
 import { json } from '../../../shared/http/handler';
 import { op } from '../../../shared/http/route';
+import type { Infer } from '../../../shared/http/schemas';
+import type * as s from '../schemas';
 import { orchestratorDb } from '../db/tables';
 import { checkAi, checkVisual } from '../dependencies';
 import { checkLogSchema } from '../workflow/schema-check';
@@ -13,7 +15,7 @@ import { currentTime } from '../../../shared/platform';
  * provider and the visual service optional: degraded with the problem); `?schema=check` compares
  * the log table with what the logger needs.
  */
-export const health = op<LiveUser | undefined, unknown, { schema?: 'check'; skip?: 'sql' }>(
+export const health = op<LiveUser | undefined, unknown, Infer<typeof s.HEALTH_QUERY>>(
   "Health of the orchestrator and its dependencies; with schema=check, the log table's schema against the workflow logger",
   async ({ query }) => {
     if (query.schema === 'check') {

@@ -3,6 +3,8 @@ import type { LiveUser } from '../../../shared/auth/live-session';
 import { Code, notFound } from '../../../shared/http/errors';
 import { json } from '../../../shared/http/handler';
 import { op } from '../../../shared/http/route';
+import type { Infer } from '../../../shared/http/schemas';
+import type * as s from '../schemas';
 import { toIso } from '../../../shared/sql/dialect';
 import { downloadLinks } from '../report/report-store';
 import { checkReportRequest, type ReportRequest } from '../report/submission';
@@ -48,7 +50,7 @@ async function reportStatus(execution: Execution) {
 }
 
 /** GET orchestrator/api/reports/{trackingId}: the owner or an admin; anyone else gets the same 404 as an unknown id. */
-export const getReport = op<LiveUser, unknown, unknown, { trackingId: string }>(
+export const getReport = op<LiveUser, unknown, unknown, Infer<typeof s.TRACKING_PARAM>>(
   'The status of a report: progress, health, error, download links (its owner or an admin)',
   async ({ principal, params }) => {
     const execution = await findExecution(params.trackingId);

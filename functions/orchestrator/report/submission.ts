@@ -1,5 +1,6 @@
 import { badRequest, Code } from '../../../shared/http/errors';
 import { supportedLocale } from './words';
+import type { Infer } from '../../../shared/http/schemas';
 
 /** NAICS 2022 sectors (two-digit codes, ranges as the standard writes them). */
 export const NAICS_SECTORS: Record<string, string> = {
@@ -24,31 +25,6 @@ export const NAICS_SECTORS: Record<string, string> = {
   '81': 'Other Services (except Public Administration)',
   '92': 'Public Administration',
 };
-
-export interface YearFigures {
-  year: number;
-  revenue: number;
-  net_income?: number;
-}
-
-export interface CompanyProfile {
-  description?: string;
-  employees?: number;
-  founded_year?: number;
-  currency?: string;
-  revenue_history?: YearFigures[];
-  goals?: string[];
-  challenges?: string[];
-  key_metrics?: Record<string, number>;
-}
-
-export interface ReportRequest {
-  company_name: string;
-  industry_id: string;
-  /** How the report writes numbers and dates (BCP 47, e.g. en-GB, de-DE); en-US when absent. The prose is English. */
-  locale?: string;
-  profile: CompanyProfile;
-}
 
 const shortText = { type: 'string', minLength: 1, maxLength: 300 } as const;
 
@@ -94,6 +70,11 @@ export const reportRequestSchema = {
     },
   },
 } as const;
+
+/** A report request as the schema above checks it; `locale` says how the report writes numbers and dates (BCP 47, e.g. en-GB, de-DE; en-US when absent; the prose is English). */
+export type ReportRequest = Infer<typeof reportRequestSchema>;
+export type CompanyProfile = ReportRequest['profile'];
+export type YearFigures = NonNullable<CompanyProfile['revenue_history']>[number];
 
 /** Rules JSON Schema cannot say: each year once; a locale this runtime can format for (stored in its canonical form). */
 export function checkReportRequest(request: ReportRequest): ReportRequest {
