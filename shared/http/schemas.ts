@@ -36,20 +36,22 @@ export type Infer<S> = S extends { readonly enum: readonly (infer V)[] }
                     : unknown;
 
 type Present<P, R> = { [K in keyof P]: K extends R ? K : P[K] extends { readonly default: unknown } ? K : never }[keyof P];
-type Simplify<T> = { [K in keyof T]: T[K] } & {};
+type Simplify<T> = { [K in keyof T]: T[K] };
+/** No extra keywords. */
+type None = Record<never, never>;
 type ObjectOf<P, R> = Simplify<{ [K in Present<P, R>]: Infer<P[K]> } & { [K in Exclude<keyof P, Present<P, R>>]?: Infer<P[K]> }>;
 
-export const str = <E extends Schema = {}>(extra?: E) => ({ type: 'string', ...extra }) as { type: 'string' } & E;
-export const int = <E extends Schema = {}>(extra?: E) => ({ type: 'integer', ...extra }) as { type: 'integer' } & E;
-export const num = <E extends Schema = {}>(extra?: E) => ({ type: 'number', ...extra }) as { type: 'number' } & E;
-export const bool = <E extends Schema = {}>(extra?: E) => ({ type: 'boolean', ...extra }) as { type: 'boolean' } & E;
-export const dateTime = <E extends Schema = {}>(extra?: E) =>
+export const str = <E extends Schema = None>(extra?: E) => ({ type: 'string', ...extra }) as { type: 'string' } & E;
+export const int = <E extends Schema = None>(extra?: E) => ({ type: 'integer', ...extra }) as { type: 'integer' } & E;
+export const num = <E extends Schema = None>(extra?: E) => ({ type: 'number', ...extra }) as { type: 'number' } & E;
+export const bool = <E extends Schema = None>(extra?: E) => ({ type: 'boolean', ...extra }) as { type: 'boolean' } & E;
+export const dateTime = <E extends Schema = None>(extra?: E) =>
   ({ type: 'string', format: 'date-time', ...extra }) as { type: 'string'; format: 'date-time' } & E;
-export const oneOfValues = <const V extends readonly (string | number)[], E extends Schema = {}>(values: V, extra?: E) =>
+export const oneOfValues = <const V extends readonly (string | number)[], E extends Schema = None>(values: V, extra?: E) =>
   ({ enum: [...values], ...extra }) as { enum: V } & E;
 /** The schema, or null. */
 export const nullable = <S extends Schema>(schema: S) => ({ anyOf: [schema, { type: 'null' }] }) as { anyOf: readonly [S, { type: 'null' }] };
-export const arr = <S extends Schema, E extends Schema = {}>(items: S, extra?: E) => ({ type: 'array', items, ...extra }) as { type: 'array'; items: S } & E;
+export const arr = <S extends Schema, E extends Schema = None>(items: S, extra?: E) => ({ type: 'array', items, ...extra }) as { type: 'array'; items: S } & E;
 
 /**
  * An object with these properties, all required unless named in `optional`. Answers allow more
@@ -70,7 +72,7 @@ export function obj<P extends Record<string, Schema>, O extends keyof P & string
 }
 
 /** Any JSON object (a free-form map). */
-export const anyObject = <E extends Schema = {}>(extra?: E) => ({ type: 'object', ...extra }) as { type: 'object' } & E;
+export const anyObject = <E extends Schema = None>(extra?: E) => ({ type: 'object', ...extra }) as { type: 'object' } & E;
 
 /** The error envelope every service answers with (`{ error, message, code, timestamp }` plus details of some errors). */
 export const ERROR_ENVELOPE = obj(
