@@ -112,20 +112,6 @@ export class Platform {
     return value;
   }
 
-  /** The member if it was made, without making it. */
-  peek<T>(member: Member<T>): T | undefined {
-    return this.owned.get(member as Member<unknown>) as T | undefined;
-  }
-
-  /**
-   * Puts `value` in place of what `member` would make (a test's client pointed at a local
-   * stand-in); the previous value is released.
-   */
-  async provide<T>(member: Member<T>, value: T): Promise<void> {
-    await this.release(member);
-    this.owned.set(member as Member<unknown>, value);
-  }
-
   /** Releases one member now (the next use makes it again). */
   async release<T>(member: Member<T>): Promise<void> {
     if (!this.owned.has(member as Member<unknown>)) return;
