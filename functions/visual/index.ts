@@ -18,11 +18,11 @@ function describePool(): string {
 export const visual: ServiceDefinition = {
   name: 'visual',
   functions: [...ROUTES, BANNER_ROUTE, ...contractRoutes('visual', DESCRIPTION, () => ROUTES), ...TIMERS],
-  async start() {
+  async start(platform) {
     // A renderer that cannot start (VISUAL_FONT_DIR without the fonts) must not stop the app's other
     // services: it is logged, the health route reports it, and renders answer 500 naming it.
     try {
-      renderPool();
+      platform.get(RENDER_POOL);
     } catch (error) {
       createLogger({ service: 'visual' }).error('render pool did not start', { error: (error as Error).message });
     }
