@@ -121,10 +121,16 @@ export async function servedCached(key: string, withBytes: boolean): Promise<Cac
   return readCached(key, withBytes);
 }
 
+/** A hit in this instance's index alone (no storage call): an entry it stored or renewed within the renewal interval. */
+export function recentCached(key: string, withBytes: boolean): CachedEntry | undefined {
+  const recent = fromHot(key, withBytes);
+  return recent && { ...recent, expiresAt: expiryFromNow() };
+}
+
 /** A cache hit: the live entry, its blob renewed to outlive a full lifetime from now (the expiresAt returned). */
 export async function hitCached(key: string, withBytes: boolean): Promise<CachedEntry | undefined> {
-  const recent = fromHot(key, withBytes);
-  if (recent) return { ...recent, expiresAt: expiryFromNow() };
+  const recent = recentCached(key, withBytes);
+  if (recent) return recent;
   const entry = await readCached(key, withBytes);
   if (!entry) return undefined;
   const blob = (await cacheContainer()).getBlockBlobClient(key);
@@ -139,9 +145,26 @@ export async function hitCached(key: string, withBytes: boolean): Promise<Cached
 }
 
 export async function storeCached(key: string, bytes: Uint8Array, contentType: string): Promise<CachedEntry> {
+  return (await store(key, bytes, contentType, false))!;
+}
+
+/** Stores the entry unless a blob is under its key already (then undefined, and nothing is written). */
+export const storeCachedIfAbsent = (key: string, bytes: Uint8Array, contentType: string): Promise<CachedEntry | undefined> =>
+  store(key, bytes, contentType, true);
+
+async function store(key: string, bytes: Uint8Array, contentType: string, ifAbsent: boolean): Promise<CachedEntry | undefined> {
   const generatedAt = currentTime().toISOString();
   const blob = (await cacheContainer()).getBlockBlobClient(key);
-  await blob.uploadData(bytes, { blobHTTPHeaders: { blobContentType: contentType }, metadata: { generatedat: generatedAt, expiresat: blobExpiryFromNow() } });
+  try {
+    await blob.uploadData(bytes, {
+      blobHTTPHeaders: { blobContentType: contentType },
+      metadata: { generatedat: generatedAt, expiresat: blobExpiryFromNow() },
+      ...(ifAbsent ? { conditions: { ifNoneMatch: '*' } } : {}),
+    });
+  } catch (error) {
+    if (ifAbsent && (error as { statusCode?: number }).statusCode === 409) return undefined;
+    throw error;
+  }
   const entry = { key, contentType, size: bytes.byteLength, generatedAt, expiresAt: expiryFromNow() };
   rememberHot({ ...entry, bytes: Buffer.from(bytes) });
   return entry;

@@ -1,4 +1,4 @@
-import { cacheUrl, hitCached, storeCached, type CachedEntry } from './cache';
+import { cacheUrl, hitCached, recentCached, storeCached, storeCachedIfAbsent, type CachedEntry } from './cache';
 
 /** Output formats of the API: base64 is a PNG returned inline as a data URI as well as by URL. */
 export const FORMATS = ['png', 'svg', 'base64'] as const;
@@ -24,7 +24,16 @@ export function statsHeaders(stats: RenderStats): Record<string, string> {
   };
 }
 
-/** The cached entry under `key`, or a fresh render stored under it. Bytes are included when `withBytes`. */
+/**
+ * The cached entry under `key`, or a fresh render stored under it. Bytes are included when `withBytes`.
+ *
+ * An SVG costs about as much to draw as a lookup that misses costs (a HEAD answered 404, in our
+ * process and in Storage's), so an SVG this instance has not just stored is drawn first and stored
+ * only if its key is free: a miss costs one storage call instead of two. When the key is taken
+ * (another instance stored it, or this one longer ago than its index remembers) the stored entry is
+ * the hit, renewed as any hit is, and served with the bytes just drawn, which are the same (the key
+ * is their hash); the drawing is not counted as a render. An expired blob under the key is replaced.
+ */
 export async function cachedOrRendered(
   key: string,
   contentType: string,
@@ -32,15 +41,25 @@ export async function cachedOrRendered(
   stats: RenderStats,
   render: () => Promise<{ bytes: Uint8Array; threadId?: number }>,
 ): Promise<CachedEntry> {
-  const hit = await hitCached(key, withBytes);
+  const drawFirst = contentType === CONTENT_TYPES.svg;
+  const hit = drawFirst ? recentCached(key, withBytes) : await hitCached(key, withBytes);
   if (hit) {
     stats.hits++;
     return hit;
   }
   const output = await render();
+  const bytes = Buffer.from(output.bytes);
+  const stored = drawFirst ? await storeCachedIfAbsent(key, output.bytes, contentType) : undefined;
+  if (drawFirst && !stored) {
+    const found = await hitCached(key, false);
+    if (found) {
+      stats.hits++;
+      return { ...found, bytes };
+    }
+  }
   stats.renders++;
   if (output.threadId !== undefined) stats.threadIds.push(output.threadId);
-  return { ...(await storeCached(key, output.bytes, contentType)), bytes: Buffer.from(output.bytes) };
+  return { ...(stored ?? (await storeCached(key, output.bytes, contentType))), bytes };
 }
 
 /** The result of one rendered item (id, imageUrl, base64, metadata), shared by charts, infographics and diagrams. */
