@@ -143,8 +143,17 @@ export function runInPlatform<T>(platform: Platform, work: () => T): T {
   return scope.run(platform, work);
 }
 
-/** The time now, as the platform of the running code reads it (a test moves it through that platform's clock). */
-export const currentTime = (): Date => currentPlatform().clock.now();
+/**
+ * The platform in force, without making one: the invocation's, else the process's, else none (a
+ * command or a test that started no host, code that runs before its host does).
+ */
+export const platformInForce = (): Platform | undefined => scope.getStore() ?? processPlatform;
+
+/**
+ * The time now, as the platform of the running code reads it (a test moves it through that
+ * platform's clock); the system's time where no platform is in force.
+ */
+export const currentTime = (): Date => (platformInForce()?.clock ?? SYSTEM_CLOCK).now();
 export const currentTimeMs = (): number => currentTime().getTime();
 
 /** Makes `platform` the process's (undefined: the next use builds one from process.env again). */

@@ -1,5 +1,5 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
-import { currentPlatform, member, currentTime } from '../platform';
+import { currentTime, member, platformInForce } from '../platform';
 import { jose } from './keys';
 
 /**
@@ -31,14 +31,14 @@ const MAX_VERIFIED = 1_000;
  * secret, need not be computed again while that secret is still accepted (the claims are still
  * checked on every call).
  */
-const MADE = member('service token keys', () => ({
-  keys: new Map<string, KeyObject>(),
-  verified: new Map<string, { secret: string; claims: ServiceTokenClaims }>(),
-}));
+const caches = () => ({ keys: new Map<string, KeyObject>(), verified: new Map<string, { secret: string; claims: ServiceTokenClaims }>() });
+const CACHES = member('service token keys', caches);
+/** The platform's caches, or fresh ones where no platform is in force (the secrets command checking a token it minted). */
+const made = () => platformInForce()?.get(CACHES) ?? caches();
 
 /** The HMAC key of a secret, made once (a handful of secrets live at a time: current and previous). */
 function keyOf(secret: string): KeyObject {
-  const { keys } = currentPlatform().get(MADE);
+  const { keys } = made();
   let key = keys.get(secret);
   if (!key) {
     if (keys.size >= MAX_KEYS) keys.delete(keys.keys().next().value!);
@@ -90,7 +90,7 @@ async function verifySignature(token: string, secrets: string[], now: Date): Pro
 }
 
 async function verifiedClaims(token: string, secrets: string[], now: Date): Promise<ServiceTokenClaims> {
-  const { verified } = currentPlatform().get(MADE);
+  const { verified } = made();
   const cached = verified.get(token);
   if (cached && secrets.includes(cached.secret)) return cached.claims;
   // The exact header, byte for byte: pins HS256 (no `none`, no other algorithm) and the service.
