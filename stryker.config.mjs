@@ -44,6 +44,10 @@ export default {
   // Test files start hosts; a busy machine needs room before a slow run counts as an endless loop.
   timeoutMS: 60000,
   dryRunTimeoutMinutes: 60,
+  // Results are kept between runs (committed): a later run tests again only the mutants whose code or
+  // covering tests changed, so the hours of a whole run can be spread over several sessions.
+  incremental: true,
+  incrementalFile: 'tests/mutation/incremental.json',
   reporters: ['clear-text', 'progress', 'html', 'json'],
   htmlReporter: { fileName: 'reports/mutation/index.html' },
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
