@@ -63,7 +63,8 @@ async function recordFailure(payment: Payment, failure: PlanUpdateFailure, now: 
   const exhausted = review !== undefined || attempts >= cfg.PAYMENT_SYNC_MAX_ATTEMPTS;
   const nextAt = exhausted ? null : new Date(now.getTime() + backoffDelayMs(attempts));
   const state = exhausted ? 'manual_review' : 'failed';
-  const error = `${failure.error}: ${failure.details}`.slice(0, 2000);
+  // Bounded where identity's answer is read (a 300-character snippet), so stored whole.
+  const error = `${failure.error}: ${failure.details}`;
   await markSyncFailed(payment, { state, attempts, error, nextAt }, now);
   logFailure(log, payment, failure, state);
   if (exhausted) {

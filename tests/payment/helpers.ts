@@ -70,14 +70,20 @@ export async function deliver(host: TestHost, event: object, options: { secret?:
   return { status: response.status, body: (await response.json()) as any };
 }
 
-export type IdentityMode = 'forward' | 'unauthorized' | 'not_found' | 'hang';
+export type IdentityMode = 'forward' | 'unauthorized' | 'not_found' | 'conflict' | 'hang';
 
 /**
  * A loopback HTTP server standing in front of identity: forwards to the real identity of the dev
- * host, or answers 401 / 404 as identity does, or never answers. Counts plan updates it sees.
+ * host, or answers 401 / 404 as identity does, or 409 without saying which plan it holds, or never
+ * answers. Counts plan updates it sees; `duringPush`, when set, runs after identity applied a
+ * forwarded plan update and before the answer goes back (what another instance does meanwhile).
  */
 export async function startIdentityFront(target: () => string) {
-  const state = { mode: 'forward' as IdentityMode, planUpdates: [] as { userId: string; body: any; headers: http.IncomingHttpHeaders }[] };
+  const state = {
+    mode: 'forward' as IdentityMode,
+    planUpdates: [] as { userId: string; body: any; headers: http.IncomingHttpHeaders }[],
+    duringPush: undefined as undefined | ((userId: string) => Promise<void>),
+  };
   const hanging = new Set<http.ServerResponse>();
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
@@ -107,10 +113,17 @@ export async function startIdentityFront(target: () => string) {
         .end(JSON.stringify({ error: 'Not found', message: 'User not found', code: 'USER_NOT_FOUND', timestamp: new Date().toISOString() }));
       return;
     }
+    if (plan && state.mode === 'conflict') {
+      res
+        .writeHead(409, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: 'Conflict', message: 'A newer plan update was applied', code: 'PLAN_UPDATE_STALE', timestamp: new Date().toISOString() }));
+      return;
+    }
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'host' && k !== 'content-length') headers[k] = v;
     const upstream = await fetch(`${target()}${req.url}`, { method: req.method, headers, body: body.length ? body : undefined });
     const text = Buffer.from(await upstream.arrayBuffer());
+    if (plan && upstream.ok) await state.duringPush?.(decodeURIComponent(plan[1]));
     res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' }).end(text);
   }
   const server = http.createServer((req, res) => void handle(req, res));
@@ -140,4 +153,20 @@ export async function deadUrl(): Promise<string> {
   const { port } = server.address() as AddressInfo;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return `http://127.0.0.1:${port}/identity`;
+}
+
+/** The JSON log lines written to stderr while `work` runs (and nothing of them on the terminal). */
+export async function loggedDuring<T>(work: () => Promise<T>): Promise<{ result: T; lines: Record<string, any>[]; text: string }> {
+  const chunks: string[] = [];
+  const stderr = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: any) => {
+    chunks.push(String(chunk));
+    return true;
+  });
+  const result = await work().finally(() => stderr.mockRestore());
+  const text = chunks.join('');
+  const lines = text
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, any>);
+  return { result, lines, text };
 }

@@ -3,7 +3,7 @@ import { acquireSyncLease, findPayment, renewSyncLease, unsyncedPayments } from 
 import { readFailedSync } from '../../functions/payment/failed-sync-records';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { planInIdentity, signIn } from '../helpers/identity';
-import { deliver, paymentIntentObject, stripeEvent } from './helpers';
+import { deliver, loggedDuring, paymentIntentObject, stripeEvent } from './helpers';
 
 let host: TestHost;
 beforeAll(async () => {
@@ -65,11 +65,21 @@ describe('plan syncs are ordered by request time', () => {
     // Another update, requested later than this push will be (within the clock skew identity allows), already set enterprise.
     const later = new Date(Date.now() + 4 * 60_000).toISOString();
     expect((await putPlan(user.user.id, { plan: 'enterprise', status: 'active', updatedBy: 'payment-service', timestamp: later })).status).toBe(200);
-    const res = await deliver(
-      host,
-      stripeEvent('payment_intent.succeeded', paymentIntentObject('pi_raced', { userId: user.user.id, planType: 'pro', amount: 2900 })),
+    const { result: res, lines } = await loggedDuring(() =>
+      deliver(host, stripeEvent('payment_intent.succeeded', paymentIntentObject('pi_raced', { userId: user.user.id, planType: 'pro', amount: 2900 }))),
     );
     expect(res.body).toMatchObject({ action: 'applied', sync: { success: false, state: 'manual_review', userId: user.user.id } });
+    // The alert says what a person must do; no retry can help, so it comes at the first attempt.
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        level: 'error',
+        msg: 'MANUAL REVIEW: a paid plan was refused by identity as older than its current plan; set the plan at identity, then replay',
+        userId: user.user.id,
+        paymentIntentId: 'pi_raced',
+        attempts: 1,
+        category: 'manual_review',
+      }),
+    );
     expect(res.body.sync.details).toContain('the paid plan pro was not applied');
     expect(await findPayment('pi_raced')).toMatchObject({
       sync: { state: 'manual_review', plan: 'pro', error: expect.stringContaining('identity holds enterprise') },

@@ -2,8 +2,8 @@ import { InvocationContext, type Timer } from '@azure/functions';
 import { syncRetryTimer } from '../../functions/payment';
 import { findPayment } from '../../functions/payment/payments';
 import { startTestHost, type TestHost } from '../helpers/host';
-import { bearer, planInIdentity, signIn } from '../helpers/identity';
-import { deadUrl, deliver, paymentIntentObject, pointIdentityAt, stripeEvent } from './helpers';
+import { bearer, planInIdentity, signIn, type SignedIn } from '../helpers/identity';
+import { deadUrl, deliver, loggedDuring, paymentIntentObject, pointIdentityAt, stripeEvent } from './helpers';
 
 /**
  * Table Storage down while a plan sync fails: the webhook still answers 200 and says
@@ -12,8 +12,13 @@ import { deadUrl, deliver, paymentIntentObject, pointIdentityAt, stripeEvent } f
  * stopped, so every Table call meets a closed port.
  */
 let host: TestHost;
+let failing: SignedIn;
+let clean: SignedIn;
 beforeAll(async () => {
-  host = await startTestHost({ env: { PAYMENT_SYNC_TIMEOUT_MS: '800' } });
+  host = await startTestHost({ env: { PAYMENT_SYNC_TIMEOUT_MS: '800', LOG_LEVEL: 'warn' } });
+  failing = await signIn(host, 'no-storage@example.com');
+  clean = await signIn(host, 'clean-sync@example.com');
+  await host.azurite!.stop();
 });
 afterAll(() => host.stop());
 afterEach(() => {
@@ -24,13 +29,13 @@ afterEach(() => {
 const timer: Timer = { isPastDue: false, schedule: { adjustForDST: false }, scheduleStatus: { last: '', next: '', lastUpdated: '' } };
 
 test('identity down and Table Storage down: 200 with retryStored false, the sync kept in SQL, and the timer finishes it', async () => {
-  const user = await signIn(host, 'no-storage@example.com');
-  await host.azurite!.stop();
-
+  const user = failing;
   pointIdentityAt(await deadUrl());
   const event = stripeEvent('payment_intent.succeeded', paymentIntentObject('pi_no_storage', { userId: user.user.id, planType: 'pro', amount: 2900 }));
-  const res = await deliver(host, event);
+  const { result: res, lines } = await loggedDuring(() => deliver(host, event));
   expect(res.status).toBe(200);
+  // SQL has the failure; the log says the 24-hour copy is missing, and for whom.
+  expect(lines).toContainEqual(expect.objectContaining({ level: 'error', msg: 'could not store the failed-sync record', userId: user.user.id }));
   expect(res.body).toMatchObject({ received: true, duplicate: false, action: 'applied', paymentIntentId: 'pi_no_storage' });
   expect(res.body.sync).toEqual({
     success: false,
@@ -57,9 +62,23 @@ test('identity down and Table Storage down: 200 with retryStored false, the sync
     doNotFake: ['nextTick', 'setImmediate', 'setTimeout', 'setInterval', 'clearTimeout', 'clearInterval', 'queueMicrotask', 'hrtime', 'performance'],
   });
   jest.setSystemTime(new Date(res.body.sync.nextAttemptAt).getTime() + 1);
-  await syncRetryTimer.handler(timer, new InvocationContext({ invocationId: 'storage-down', functionName: syncRetryTimer.name }));
+  const retried = await loggedDuring(() =>
+    syncRetryTimer.handler(timer, new InvocationContext({ invocationId: 'storage-down', functionName: syncRetryTimer.name })),
+  );
   jest.useRealTimers();
+  // The record it would delete is out of reach: a warning, and the sync still counts.
+  expect(retried.lines).toContainEqual(
+    expect.objectContaining({ level: 'warn', msg: 'could not delete the failed-sync record; it expires on its own', userId: user.user.id }),
+  );
   expect(await findPayment('pi_no_storage')).toMatchObject({ status: 'succeeded', sync: { state: 'synced', plan: 'pro', attempts: 1 } });
   expect(await planInIdentity(host, user)).toBe('pro');
   // Every Table call first waits out the Storage SDK's retries of a refused connection: a longer allowance than a test's default.
 }, 180_000);
+
+test('a sync that never failed does not ask Table Storage for a failed-sync record: with Storage down it succeeds and warns of none', async () => {
+  const event = stripeEvent('payment_intent.succeeded', paymentIntentObject('pi_clean_sync', { userId: clean.user.id, planType: 'pro', amount: 2900 }));
+  const { result: res, lines } = await loggedDuring(() => deliver(host, event));
+  expect(res.body).toMatchObject({ action: 'applied', sync: { success: true, plan: 'pro', paymentIntentId: 'pi_clean_sync' } });
+  expect(lines.filter((line) => /failed-sync/.test(line.msg))).toEqual([]);
+  expect(await planInIdentity(host, clean)).toBe('pro');
+});

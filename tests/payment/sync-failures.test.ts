@@ -9,7 +9,7 @@ import { FAILED_SYNC_PARTITION, failedSyncKey, readFailedSync, storeFailedSync }
 import { findPayment } from '../../functions/payment/payments';
 import { replayUnsynced } from '../../functions/payment/replay';
 import { cleanUpExpiredRecords } from '../../functions/payment/sync-timers';
-import { deadUrl, deliver, paymentIntentObject, pointIdentityAt, startIdentityFront, stripeEvent, type IdentityMode } from './helpers';
+import { deadUrl, deliver, loggedDuring, paymentIntentObject, pointIdentityAt, startIdentityFront, stripeEvent, type IdentityMode } from './helpers';
 
 /**
  * Identity failing in each way (unavailable, 401, 404): the payment still succeeds, the failed-sync
@@ -94,12 +94,7 @@ test.each(scenarios)(
 
     const started = Date.now();
     const event = stripeEvent('payment_intent.succeeded', paymentIntentObject(`pi_${mode}_1`, { userId, planType: 'pro', amount: 2900 }));
-    const lines: string[] = [];
-    const stderr = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: any) => {
-      lines.push(String(chunk));
-      return true;
-    });
-    const res = await deliver(host, event).finally(() => stderr.mockRestore());
+    const { result: res, text } = await loggedDuring(() => deliver(host, event));
     expect(res.status).toBe(200);
     expect(res.body.sync).toEqual({
       success: false,
@@ -110,8 +105,10 @@ test.each(scenarios)(
       state: 'failed',
       nextAttemptAt: expect.any(String),
     });
-    expect(lines.join('')).toMatch(logged);
-    expect(lines.join('')).not.toContain(config().AUTH_ADMIN_TOKEN);
+    expect(text).toMatch(logged);
+    expect(text).not.toContain(config().AUTH_ADMIN_TOKEN);
+    // One failure is retried, not yet a case for a person.
+    expect(text).not.toContain('MANUAL REVIEW');
 
     const payment1 = await findPayment(`pi_${mode}_1`);
     expect(payment1).toMatchObject({ status: 'succeeded', userId, planType: 'pro', sync: { state: 'failed', plan: 'pro', attempts: 1 } });
@@ -195,11 +192,27 @@ test('backoff grows with full jitter, retryCount counts up, the cap sends the pa
     // Due at the retry time: one more push, refused again.
     now += delay;
     jest.setSystemTime(now);
-    await runTimer(syncRetryTimer);
+    const { lines } = await loggedDuring(() => runTimer(syncRetryTimer));
     expect(front.state.planUpdates.length).toBe(putsBefore + 1);
     const after = await findPayment('pi_backoff');
     expect(after!.sync.attempts).toBe(attempt);
     expect(JSON.parse((await rawRecord(userId))!.value).retryCount).toBe(attempt - 1);
+    // The last allowed attempt (PAYMENT_SYNC_MAX_ATTEMPTS 3) hands the payment to a person, once, with an alert line.
+    const review = lines.filter((line) => String(line.msg).startsWith('MANUAL REVIEW'));
+    expect(review).toEqual(
+      attempt < 3
+        ? []
+        : [
+            expect.objectContaining({
+              level: 'error',
+              msg: 'MANUAL REVIEW: plan sync retries exhausted; replay with npm run payments:replay',
+              userId,
+              paymentIntentId: 'pi_backoff',
+              attempts: 3,
+              category: 'manual_review',
+            }),
+          ],
+    );
   }
   const capped = await findPayment('pi_backoff');
   expect(capped!.sync).toMatchObject({ state: 'manual_review', attempts: 3, nextAttemptAt: null });
