@@ -48,7 +48,8 @@ async function verifiedClaims(token: string): Promise<AccessTokenClaims> {
   const verified = verifiedTokens();
   const cached = verified.get(token);
   if (cached) {
-    if (currentTimeMs() / 1000 > cached.exp + CLOCK_TOLERANCE_SECONDS) throw unauthorized('The access token has expired', Code.AUTH_TOKEN_EXPIRED);
+    // Refused from exp (plus the tolerance) on, as the signature check refuses a token it has not seen.
+    if (currentTimeMs() / 1000 >= cached.exp + CLOCK_TOLERANCE_SECONDS) throw unauthorized('The access token has expired', Code.AUTH_TOKEN_EXPIRED);
     return cached;
   }
   const claims = await verifyAccessTokenOr401(token);

@@ -2,7 +2,7 @@ import type { HttpRequest } from '@azure/functions';
 import type { JWTVerifyGetKey } from 'jose';
 import { config, serviceUrl } from '../config';
 import { bearerToken } from './bearer';
-import { asyncMember, currentPlatform } from '../platform';
+import { asyncMember, currentPlatform, currentTime } from '../platform';
 import { Code, forbidden, unauthorized } from '../http/errors';
 import { ACCESS_TOKEN_ALGORITHMS, jose, loadSigningKeys, type SigningKey } from './keys';
 import { liveUser, type LiveUser, type Plan, type UserStatus } from './live-session';
@@ -57,6 +57,8 @@ export async function verifyAccessToken(token: string): Promise<AccessTokenClaim
     audience: cfg.JWT_AUDIENCE,
     clockTolerance: CLOCK_TOLERANCE_SECONDS,
     requiredClaims: ['sub', 'exp', 'iat', 'sid'],
+    // The platform's time, as every other expiry here reads it (a test's host may run on its own clock).
+    currentDate: currentTime(),
   });
   return payload as unknown as AccessTokenClaims;
 }
