@@ -94,7 +94,7 @@ test.each(scenarios)(
 
     const started = Date.now();
     const event = stripeEvent('payment_intent.succeeded', paymentIntentObject(`pi_${mode}_1`, { userId, planType: 'pro', amount: 2900 }));
-    const { result: res, text } = await loggedDuring(() => deliver(host, event));
+    const { result: res, text, lines } = await loggedDuring(() => deliver(host, event));
     expect(res.status).toBe(200);
     expect(res.body.sync).toEqual({
       success: false,
@@ -106,6 +106,8 @@ test.each(scenarios)(
       nextAttemptAt: expect.any(String),
     });
     expect(text).toMatch(logged);
+    // The sync's line names the event that caused it, besides the user and the payment.
+    expect(lines.find((line) => line.syncState === 'failed')).toMatchObject({ eventId: event.id, userId, paymentIntentId: `pi_${mode}_1` });
     expect(text).not.toContain(config().AUTH_ADMIN_TOKEN);
     // One failure is retried, not yet a case for a person.
     expect(text).not.toContain('MANUAL REVIEW');
