@@ -1,7 +1,8 @@
 // The focused mutation runs (npm run mutation:focus): the code whose mistakes would cost most, in
-// two parts a session can finish, each judged by its own service's suites. STRYKER_PART=guards
+// two parts a session can finish, each judged by its own service's tests. STRYKER_PART=guards
 // mutates identity's guards (sessions, admin permissions, the plan caller) against identity's
-// suites; STRYKER_PART=sync (the default) payment's plan sync and its webhook against payment's.
+// suites; STRYKER_PART=sync (the default) payment's plan sync and its webhook against the payment
+// files written for them.
 // A guard is reached by nearly every test file (each signs someone in), so against all of
 // identity's and payment's suites together each guard mutant cost about a minute here; the other
 // service's tests reach this code only through the same routes identity's own tests call.
