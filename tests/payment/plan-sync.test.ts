@@ -99,15 +99,20 @@ const deferred = (userId: string, details: string): SyncResult => ({
   state: 'deferred',
 });
 
-test("a sync waits while another instance holds the user's lease, then pushes once it is released", async () => {
-  const user = await signIn(host, 'lease-wait@example.com');
+/** A user owed a pro plan whose lease another instance holds for `ttlMs`, and a sync of theirs started behind it (still waiting). */
+async function syncBehindAnotherInstance(email: string, paymentId: string, ttlMs: number) {
+  const user = await signIn(host, email);
   const userId = user.user.id;
-  await recordedPayment('pi_lease_wait', userId, 'pro');
-  expect(await acquireSyncLease(userId, 'other-instance', currentTime(), 60_000)).toBe(true);
-
+  await recordedPayment(paymentId, userId, 'pro');
+  expect(await acquireSyncLease(userId, 'other-instance', currentTime(), ttlMs)).toBe(true);
   const { log, lines } = recordingLogger();
   const sync = syncUser(userId, log);
   expect(await settledAfter(sync)).toBe(false);
+  return { user, userId, sync, lines };
+}
+
+test("a sync waits while another instance holds the user's lease, then pushes once it is released", async () => {
+  const { user, userId, sync, lines } = await syncBehindAnotherInstance('lease-wait@example.com', 'pi_lease_wait', 60_000);
   expect(front.state.planUpdates).toHaveLength(0);
 
   await releaseSyncLease(userId, 'other-instance');
@@ -118,14 +123,7 @@ test("a sync waits while another instance holds the user's lease, then pushes on
 });
 
 test("a sync gives up after a lease's lifetime of waiting, not a millisecond sooner, and pushes nothing", async () => {
-  const user = await signIn(host, 'lease-busy@example.com');
-  const userId = user.user.id;
-  await recordedPayment('pi_lease_busy', userId, 'pro');
-  expect(await acquireSyncLease(userId, 'other-instance', currentTime(), 3_600_000)).toBe(true);
-
-  const { log, lines } = recordingLogger();
-  const sync = syncUser(userId, log);
-  expect(await settledAfter(sync)).toBe(false);
+  const { userId, sync, lines } = await syncBehindAnotherInstance('lease-busy@example.com', 'pi_lease_busy', 3_600_000);
   at += LEASE_MS;
   expect(await settledAfter(sync)).toBe(false);
   at += 1;
