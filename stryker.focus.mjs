@@ -1,21 +1,54 @@
-// The focused mutation runs (npm run mutation:focus): the code whose mistakes would cost most, in
-// two parts a session can finish, each judged by its own service's tests. STRYKER_PART=guards
-// mutates identity's guards (sessions, admin permissions, the plan caller) against identity's
-// suites; STRYKER_PART=sync (the default) payment's plan sync and its webhook against the payment
-// files written for them.
+// Mutation runs in parts (npm run mutation:focus, STRYKER_PART=<part>), each one a session here can
+// finish, each judged by its own service's suites; together they cover all of identity and payment,
+// which a whole run (npm run mutation) does in one go on a machine with more cores.
+// The first two are the code whose mistakes would cost most: `guards`, identity's guards (sessions,
+// admin permissions, the plan caller), and `sync` (the default), payment's plan sync and webhook
+// against the payment files written for them.
 // A guard is reached by nearly every test file (each signs someone in), so against all of
 // identity's and payment's suites together each guard mutant cost about a minute here; the other
 // service's tests reach this code only through the same routes identity's own tests call.
 import base from './stryker.config.mjs';
 
+const IDENTITY_SUITES = ['<rootDir>/dist/tests/identity'];
+const PAYMENT_SUITES = ['<rootDir>/dist/tests/payment'];
+// Payment's suites and the monitoring test, which holds the sync backlog line the alerts read to its counts.
+const PAYMENT_TESTS = { roots: ['<rootDir>/dist/tests'], testMatch: ['**/tests/payment/*.test.js', '**/tests/infra/monitoring.test.js'] };
+const identity = (files) => files.map((file) => `functions/identity/${file}.ts`);
+const payment = (files) => files.map((file) => `functions/payment/${file}.ts`);
+// Identity's files by part; `identity-rest` is every other file.
+const GUARDS = ['guards'];
+const LOGIN = ['login', 'otp', 'mailer', 'rate-limit', 'tokens'];
+const USERS = ['user-admin', 'users', 'sessions', 'plan', 'roles'];
+// Payment's files by part; `payment-rest` is every other file, so the parts together are the whole service.
+const SYNC = ['plan-sync', 'webhook'];
+const RECORDS = ['payments', 'failed-sync-records', 'backlog'];
+const EVENTS = ['webhook-events', 'create-payment-intent'];
+const CLIENTS = ['identity-client', 'stripe-client'];
+
 const PARTS = {
-  guards: { mutate: ['functions/identity/guards.ts'], roots: ['<rootDir>/dist/tests/identity'] },
+  guards: { mutate: identity(GUARDS), roots: IDENTITY_SUITES },
+  // The rest of identity against identity's suites, in parts a session can finish.
+  'identity-login': { mutate: identity(LOGIN), roots: IDENTITY_SUITES },
+  'identity-users': { mutate: identity(USERS), roots: IDENTITY_SUITES },
+  'identity-rest': {
+    mutate: ['functions/identity/**/*.ts', ...identity([...GUARDS, ...LOGIN, ...USERS]).map((file) => `!${file}`)],
+    roots: IDENTITY_SUITES,
+  },
   sync: {
-    mutate: ['functions/payment/plan-sync.ts', 'functions/payment/webhook.ts'],
-    roots: ['<rootDir>/dist/tests/payment'],
+    mutate: payment(SYNC),
+    roots: PAYMENT_SUITES,
     // The files written for the sync and the webhook; the others (the Stripe emulator, the CLI, the
     // plans route) reach the sync only on the happy path these cover too, at a host start each.
     testMatch: ['**/{plan-sync,sync-failures,storage-down,payment-guards,event-order,stripe-webhook,webhook-database,webhook-signature}.test.js'],
+  },
+  // The rest of payment against payment's suites and the monitoring test, in parts a session can
+  // finish (a whole run, `npm run mutation`, takes longer than a session here).
+  'payment-records': { mutate: payment(RECORDS), ...PAYMENT_TESTS },
+  'payment-events': { mutate: payment(EVENTS), ...PAYMENT_TESTS },
+  'payment-clients': { mutate: payment(CLIENTS), ...PAYMENT_TESTS },
+  'payment-rest': {
+    mutate: ['functions/payment/**/*.ts', ...payment([...SYNC, ...RECORDS, ...EVENTS, ...CLIENTS]).map((file) => `!${file}`)],
+    ...PAYMENT_TESTS,
   },
 };
 const name = process.env.STRYKER_PART ?? 'sync';

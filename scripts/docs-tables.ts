@@ -1,7 +1,8 @@
 /**
  * Rewrites what is generated from the code: the settings table in README.md, the function and
- * error-code tables and the import diagram in docs/architecture.md, and functions/function-index.json (what the Azure Functions entry point
- * registers without loading the services).
+ * error-code tables and the import diagram in docs/architecture.md, the mutation scores in
+ * docs/testing.md (from the kept results), and functions/function-index.json (what the Azure
+ * Functions entry point registers without loading the services).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -11,6 +12,7 @@ import { settingsTable } from '../shared/config/table';
 import { errorCodeTable } from '../shared/http/error-table';
 import { replaceGeneratedBlock } from '../shared/markdown';
 import { importDiagram } from './import-graph';
+import { mutationScoreTable } from './mutation-scores';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 export const GENERATED: { file: string; block: string; content: () => string }[] = [
@@ -19,6 +21,7 @@ export const GENERATED: { file: string; block: string; content: () => string }[]
   { file: 'docs/architecture.md', block: 'error-codes', content: errorCodeTable },
   { file: 'docs/limits.md', block: 'body-limits', content: bodyLimitTable },
   { file: 'docs/architecture.md', block: 'import-diagram', content: () => importDiagram() },
+  { file: 'docs/testing.md', block: 'mutation-scores', content: () => mutationScoreTable() },
 ];
 
 /** Files generated whole. */

@@ -290,6 +290,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Our own database failed: the intent was not recorded, so no client secret is returned; a retry with the same Idempotency-Key gets the same intent. INTERNAL: An unexpected failure in the service; the answer carries `requestId`, which finds the failure in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Stripe refused the request. STRIPE_ERROR: Stripe refused the request. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A dependency this route needs is unavailable (Retry-After when known) */
             503: {
                 headers: {

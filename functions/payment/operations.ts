@@ -14,6 +14,12 @@ import type * as s from './schemas';
 /** The webhook's one failure: identity failing never fails it (the sync is retried), our own database does. */
 export const WEBHOOK_FAILED = refusal([Code.INTERNAL], { when: 'Our own database failed: nothing was recorded, and Stripe delivers the event again.' });
 
+/** Stripe refusing the intent, and our own database failing to record it (no client secret leaves unrecorded). */
+export const STRIPE_REFUSED = refusal([Code.STRIPE_ERROR], { when: 'Stripe refused the request.' });
+export const INTENT_NOT_RECORDED = refusal([Code.INTERNAL], {
+  when: 'Our own database failed: the intent was not recorded, so no client secret is returned; a retry with the same Idempotency-Key gets the same intent.',
+});
+
 export const listPlans = op('The plans on sale: price, currency, monthly report quota and features', async () =>
   json(200, { plans: plans().map(advertisedPlan) }, { 'Cache-Control': 'public, max-age=300' }),
 );

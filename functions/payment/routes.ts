@@ -12,7 +12,7 @@ const route = routes('payment');
 // prettier-ignore
 export const ROUTES = [
   route('plans', 'GET', 'plans', PUBLIC, { 200: s.PLANS }, r.listPlans),
-  route('create-payment-intent', 'POST', 'create-payment-intent', USER, { body: s.INTENT_BODY, 200: s.INTENT }, r.createIntent),
+  route('create-payment-intent', 'POST', 'create-payment-intent', USER, { body: s.INTENT_BODY, 200: s.INTENT, 500: r.INTENT_NOT_RECORDED, 502: r.STRIPE_REFUSED }, r.createIntent),
   route('user-status', 'GET', 'user-status', USER, { 200: s.USER_STATUS }, r.status),
   route('webhook', 'POST', 'webhook', STRIPE_SIGNED, { body: s.WEBHOOK_BODY, 200: s.WEBHOOK_OUTCOME, 500: r.WEBHOOK_FAILED }, r.webhook),
   healthFunction('payment', paymentChecks),

@@ -9,6 +9,7 @@ import { QUEUE_DEPTH_MESSAGE, reportQueueDepth } from '../../functions/orchestra
 import { failStuckExecutions, STUCK_EXECUTIONS_MESSAGE } from '../../functions/orchestrator/workflow/stuck';
 import { insertExecution } from '../../functions/orchestrator/workflow/executions';
 import { config } from '../../shared/config';
+import { DATABASE, db } from '../../shared/sql/db';
 import type { Logger, LogFields } from '../../shared/logging';
 import { enqueueJson } from '../../shared/storage';
 import { startTestHost, type TestHost } from '../helpers/host';
@@ -68,13 +69,27 @@ describe('the payment backlog line (plan syncs pending, payments in manual revie
     expect(await reportSyncBacklog(empty.logger, NOW)).toEqual({ syncsPending: 0, oldestPendingSeconds: 0, manualReview: 0 });
     expect(empty.lines).toEqual([{ level: 'info', message: SYNC_BACKLOG_MESSAGE, fields: { syncsPending: 0, oldestPendingSeconds: 0, manualReview: 0 } }]);
 
+    // The oldest owed sync is neither the first state counted nor the newest of its state.
     await insertPayment('pi_pending_recent', 'pending', minutesAgo(2));
+    await insertPayment('pi_pending_oldest', 'pending', minutesAgo(45));
     await insertPayment('pi_failed_old', 'failed', minutesAgo(20));
+    await insertPayment('pi_failed_recent', 'failed', minutesAgo(1));
     await insertPayment('pi_review', 'manual_review', minutesAgo(600));
     await insertPayment('pi_synced', 'synced', minutesAgo(900));
     const { logger, lines } = captureLog();
     await reportSyncBacklog(logger, NOW);
-    expect(lines).toEqual([{ level: 'info', message: SYNC_BACKLOG_MESSAGE, fields: { syncsPending: 2, oldestPendingSeconds: 1200, manualReview: 1 } }]);
+    expect(lines).toEqual([{ level: 'info', message: SYNC_BACKLOG_MESSAGE, fields: { syncsPending: 4, oldestPendingSeconds: 2700, manualReview: 1 } }]);
+  });
+
+  it('a backlog that cannot be counted is an error line, never an exception in the timer', async () => {
+    const { logger, lines } = captureLog();
+    await db().destroy();
+    try {
+      expect(await reportSyncBacklog(logger, NOW)).toBeUndefined();
+    } finally {
+      await host.platform.release(DATABASE).catch(() => undefined);
+    }
+    expect(lines).toEqual([{ level: 'error', message: 'payment sync backlog could not be counted', fields: { error: expect.any(Error) } }]);
   });
 });
 

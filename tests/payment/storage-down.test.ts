@@ -2,7 +2,7 @@ import { InvocationContext, type Timer } from '@azure/functions';
 import { syncRetryTimer } from '../../functions/payment';
 import { findPayment } from '../../functions/payment/payments';
 import { startTestHost, type TestHost } from '../helpers/host';
-import { bearer, planInIdentity, signIn, type SignedIn } from '../helpers/identity';
+import { bearer, planInIdentity, signIn, signInAdmin, type SignedIn } from '../helpers/identity';
 import { deadUrl, deliver, loggedDuring, paymentIntentObject, pointIdentityAt, stripeEvent } from './helpers';
 
 /**
@@ -15,10 +15,12 @@ import { deadUrl, deliver, loggedDuring, paymentIntentObject, pointIdentityAt, s
 let host: TestHost;
 let failing: SignedIn;
 let clean: SignedIn;
+let admin: SignedIn;
 beforeAll(async () => {
   host = await startTestHost({ env: { PAYMENT_SYNC_TIMEOUT_MS: '800', LOG_LEVEL: 'warn' } });
   failing = await signIn(host, 'no-storage@example.com');
   clean = await signIn(host, 'clean-sync@example.com');
+  admin = await signInAdmin(host);
   await host.azurite!.stop();
 });
 afterAll(() => host.stop());
@@ -37,6 +39,14 @@ test('identity down and Table Storage down: 200 with retryStored false, the sync
   expect(res.status).toBe(200);
   // SQL has the failure; the log says the 24-hour copy is missing, and for whom.
   expect(lines).toContainEqual(expect.objectContaining({ level: 'error', msg: 'could not store the failed-sync record', userId: user.user.id }));
+  // The idle marker of plan-sync work could not be set either: said, and the event still applied.
+  expect(lines).toContainEqual(
+    expect.objectContaining({
+      level: 'warn',
+      msg: 'could not mark plan-sync work in Table Storage; the retry timer reads SQL while Storage is down',
+      error: expect.any(String),
+    }),
+  );
   expect(res.body).toMatchObject({ received: true, duplicate: false, action: 'applied', paymentIntentId: 'pi_no_storage' });
   expect(res.body.sync).toEqual({
     success: false,
@@ -50,12 +60,21 @@ test('identity down and Table Storage down: 200 with retryStored false, the sync
 
   // SQL holds the failed sync and its next attempt; the status route says so without the record.
   pointIdentityAt(undefined);
-  const status = await host.fetch('/payment/user-status', { headers: bearer(user.accessToken) });
+  const { result: status, lines: statusLines } = await loggedDuring(() => host.fetch('/payment/user-status', { headers: bearer(user.accessToken) }));
   expect(status.status).toBe(200);
   expect(await status.json()).toMatchObject({
     plan: 'free',
     sync: { state: 'failed', plan: 'pro', paymentIntentId: 'pi_no_storage', attempts: 1, nextAttemptAt: res.body.sync.nextAttemptAt },
     failedSyncRecord: null,
+  });
+  // Not "no record": the record could not be read, and the log says so.
+  expect(statusLines).toContainEqual(expect.objectContaining({ level: 'warn', msg: 'could not read the failed-sync record' }));
+  // The operators' list says the records are out of reach instead of showing none.
+  const unsynced = await host.fetch('/payment/admin/unsynced', { headers: bearer(admin.accessToken) });
+  expect(unsynced.status).toBe(200);
+  expect(await unsynced.json()).toMatchObject({
+    failedSyncRecordsAvailable: false,
+    payments: [expect.objectContaining({ paymentIntentId: 'pi_no_storage', failedSyncRecord: null })],
   });
 
   // The retry timer, when the attempt is due, pushes the plan: Storage is still down, and it does not matter.

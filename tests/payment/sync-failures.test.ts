@@ -271,10 +271,11 @@ test('expired failed-sync records are ignored on read and deleted by the cleanup
     later,
   );
 
-  const justBefore = new Date(base.getTime() + 86_400_000 - 1000);
-  expect(await readFailedSync('expiring-user', justBefore)).toMatchObject({ userId: 'expiring-user', planType: 'pro' });
-  const expiredAt = new Date(base.getTime() + 86_400_000 + 1000);
-  expect(await readFailedSync('expiring-user', expiredAt)).toBeUndefined();
+  // A record lives 24 hours: read a millisecond before, gone from the millisecond it expires.
+  const expiry = base.getTime() + 86_400_000;
+  expect(await readFailedSync('expiring-user', new Date(expiry - 1))).toMatchObject({ userId: 'expiring-user', planType: 'pro' });
+  expect(await readFailedSync('expiring-user', new Date(expiry))).toBeUndefined();
+  const expiredAt = new Date(expiry + 1000);
   expect(await rawRecord('expiring-user')).toBeDefined();
 
   expect(await cleanUpExpiredRecords(createLogger(), expiredAt)).toBe(1);
