@@ -9,7 +9,9 @@ import { deadUrl, deliver, loggedDuring, paymentIntentObject, pointIdentityAt, s
  * Table Storage down while a plan sync fails: the webhook still answers 200 and says
  * `retryStored: false` (the 24-hour failed-sync record could not be written), and the retry timer,
  * which works from SQL, still brings identity up to date; each missing record is logged for its
- * user. A sync that never failed does not look for a failed-sync record at all. The fault is real:
+ * user; a record that could not be read is logged, and the operators' list says the records are
+ * out of reach (`failedSyncRecordsAvailable: false`) rather than showing none.
+ * A sync that never failed does not look for a failed-sync record at all. The fault is real:
  * the host's Azurite is stopped, so every Table call meets a closed port.
  */
 let host: TestHost;
