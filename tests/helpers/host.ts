@@ -4,6 +4,7 @@ import path from 'node:path';
 import { Agent, buildConnector } from 'undici';
 import { startDevHost, type DevHost, type DevHostOptions } from '../../devhost/host';
 import { checkAnswer } from './contract';
+import { DATABASE, db } from '../../shared/sql/db';
 import { isolatedDatabase } from './sql-server';
 
 /** A request from a given loopback address (127.0.0.0/8): a distinct client as the server's socket sees it. */
@@ -66,4 +67,17 @@ export async function startTestHost(options: Omit<DevHostOptions, 'settingsFile'
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Runs `work` with the host's database connection closed (every query of the host fails, a real
+ * fault), then opens it again whatever `work` did: the platform makes a new connection on next use.
+ */
+export async function withDatabaseClosed<T>(host: DevHost, work: () => Promise<T>): Promise<T> {
+  await db().destroy();
+  try {
+    return await work();
+  } finally {
+    await host.platform.release(DATABASE).catch(() => undefined);
+  }
 }

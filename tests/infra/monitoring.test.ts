@@ -9,10 +9,9 @@ import { QUEUE_DEPTH_MESSAGE, reportQueueDepth } from '../../functions/orchestra
 import { failStuckExecutions, STUCK_EXECUTIONS_MESSAGE } from '../../functions/orchestrator/workflow/stuck';
 import { insertExecution } from '../../functions/orchestrator/workflow/executions';
 import { config } from '../../shared/config';
-import { DATABASE, db } from '../../shared/sql/db';
 import type { Logger, LogFields } from '../../shared/logging';
 import { enqueueJson } from '../../shared/storage';
-import { startTestHost, type TestHost } from '../helpers/host';
+import { startTestHost, withDatabaseClosed, type TestHost } from '../helpers/host';
 import { compiledInfra, describeWithBicep, moduleTemplate, resourcesOfType, type ArmTemplate } from '../helpers/bicep';
 
 /** A Logger that keeps every line it is given. */
@@ -83,12 +82,7 @@ describe('the payment backlog line (plan syncs pending, payments in manual revie
 
   it('a backlog that cannot be counted is an error line, never an exception in the timer', async () => {
     const { logger, lines } = captureLog();
-    await db().destroy();
-    try {
-      expect(await reportSyncBacklog(logger, NOW)).toBeUndefined();
-    } finally {
-      await host.platform.release(DATABASE).catch(() => undefined);
-    }
+    expect(await withDatabaseClosed(host, () => reportSyncBacklog(logger, NOW))).toBeUndefined();
     expect(lines).toEqual([{ level: 'error', message: 'payment sync backlog could not be counted', fields: { error: expect.any(Error) } }]);
   });
 });

@@ -1,6 +1,5 @@
-import { DATABASE, db } from '../../shared/sql/db';
 import { findPayment } from '../../functions/payment/payments';
-import { startTestHost, type TestHost } from '../helpers/host';
+import { startTestHost, withDatabaseClosed, type TestHost } from '../helpers/host';
 import { expectErrorAnswer } from '../helpers/errors';
 import { bearer, signIn } from '../helpers/identity';
 
@@ -29,11 +28,9 @@ test('a closed database: 500 and no client secret; the retry with the same Idemp
   // Payment asks identity about the session once, and keeps the answer.
   expect((await host.fetch('/payment/user-status', { headers: bearer(user.accessToken) })).status).toBe(200);
 
-  await db().destroy();
-  const body = await expectErrorAnswer(await create(), 500, 'INTERNAL');
+  const body = await withDatabaseClosed(host, async () => expectErrorAnswer(await create(), 500, 'INTERNAL'));
   expect(body).not.toHaveProperty('clientSecret');
 
-  await host.platform.release(DATABASE).catch(() => undefined);
   const retried = await create();
   expect(retried.status).toBe(200);
   const intent = (await retried.json()) as { paymentIntentId: string; clientSecret: string };

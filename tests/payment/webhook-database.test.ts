@@ -1,6 +1,5 @@
-import { DATABASE, db } from '../../shared/sql/db';
 import { findPayment } from '../../functions/payment/payments';
-import { startTestHost, type TestHost } from '../helpers/host';
+import { startTestHost, withDatabaseClosed, type TestHost } from '../helpers/host';
 import { expectError } from '../helpers/errors';
 import { planInIdentity, signIn } from '../helpers/identity';
 import { deliver, paymentIntentObject, stripeEvent } from './helpers';
@@ -20,14 +19,11 @@ test('a closed database: 500 with no internals, nothing recorded; the redelivere
   const user = await signIn(host, 'db-down@example.com');
   const event = stripeEvent('payment_intent.succeeded', paymentIntentObject('pi_db_down', { userId: user.user.id, planType: 'pro', amount: 2900 }));
 
-  // Closed, yet still the platform's: every query of the host now fails.
-  await db().destroy();
-  const failed = await deliver(host, event);
+  const failed = await withDatabaseClosed(host, () => deliver(host, event));
   expectError(failed, 500, 'INTERNAL');
   expect(JSON.stringify(failed.body)).not.toMatch(/destroyed|kysely|sqlite|at .*\.js/i);
 
-  // The database comes back (the platform opens a new connection on next use); Stripe redelivers.
-  await host.platform.release(DATABASE).catch(() => undefined);
+  // The database is back; Stripe redelivers.
   expect(await findPayment('pi_db_down')).toBeUndefined();
   const redelivered = await deliver(host, event);
   expect(redelivered.status).toBe(200);
