@@ -36,10 +36,10 @@ async function callIdentity(path: string, options: { method?: 'GET' | 'PUT'; hea
 /** At most `limit` characters of an error body, for diagnostics (never the request's token). */
 const snippet = (text: string, limit = 300) => (text.length > limit ? `${text.slice(0, limit)}...` : text);
 
-/** Why identity could not be asked: a timeout, or the connection error's code and message. */
+/** Why identity could not be asked: the timeout (undici rejects with the signal's reason, a TimeoutError), or the connection error's code and message. */
 function unreachable(error: unknown): string {
   const e = error as Error & { code?: string; cause?: { code?: string; message?: string } };
-  if (e.name === 'TimeoutError' || e.name === 'AbortError') return `no answer within ${config().PAYMENT_SYNC_TIMEOUT_MS} ms`;
+  if (e.name === 'TimeoutError') return `no answer within ${config().PAYMENT_SYNC_TIMEOUT_MS} ms`;
   return `${e.code ?? e.cause?.code ?? e.name}: ${e.cause?.message ?? e.message}`;
 }
 

@@ -145,7 +145,11 @@ export const ERROR_CODES = {
   INVALID_IDEMPOTENCY_KEY: { status: 400, by: PAYMENT, meaning: 'The Idempotency-Key header is not 8 to 200 printable ASCII characters.' },
   USER_MISMATCH: { status: 403, by: PAYMENT, meaning: 'userId in the body is not the signed-in user.' },
   STRIPE_ERROR: { status: 502, by: PAYMENT, meaning: 'Stripe refused the request.' },
-  STRIPE_NOT_CONFIGURED: { status: 503, by: PAYMENT, meaning: 'No Stripe secret key is set (STRIPE_SECRET_KEY).' },
+  STRIPE_NOT_CONFIGURED: {
+    status: 503,
+    by: PAYMENT,
+    meaning: 'No usable Stripe secret key is set (STRIPE_SECRET_KEY: unset, an unresolved Key Vault reference, or no secret key); the message says which.',
+  },
   STRIPE_UNAVAILABLE: { status: 503, by: PAYMENT, meaning: 'Stripe could not be reached; try again shortly.' },
   WEBHOOK_SIGNATURE_MISSING: { status: 400, by: PAYMENT, meaning: 'The webhook request has no Stripe-Signature header.' },
   WEBHOOK_SIGNATURE_INVALID: {

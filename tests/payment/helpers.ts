@@ -70,13 +70,36 @@ export async function deliver(host: TestHost, event: object, options: { secret?:
   return { status: response.status, body: (await response.json()) as any };
 }
 
-export type IdentityMode = 'forward' | 'unauthorized' | 'not_found' | 'conflict' | 'hang';
+/**
+ * What the front answers instead of forwarding: identity's own refusals (401 token refused, 404 user
+ * unknown, 409 without saying which plan it holds, 400), and what the platform in front of identity
+ * answers when it throttles (429, a body of exactly the 300 characters payment keeps of an answer)
+ * or fails (500 with its HTML error page, longer than that).
+ */
+export const FRONT_ANSWERS = {
+  unauthorized: { status: 401, type: 'application/json', body: identityError('Invalid service token', 'AUTH_SERVICE_TOKEN_INVALID') },
+  not_found: { status: 404, type: 'application/json', body: identityError('User not found', 'USER_NOT_FOUND') },
+  conflict: { status: 409, type: 'application/json', body: identityError('A newer plan update was applied', 'PLAN_UPDATE_STALE') },
+  invalid: { status: 400, type: 'application/json', body: identityError('plan must be one of free, pro, enterprise', 'VALIDATION_FAILED') },
+  throttled: { status: 429, type: 'text/plain', body: 'Rate limit is exceeded. Try again in 1 seconds.'.padEnd(300, '.') },
+  gateway: {
+    status: 500,
+    type: 'text/html',
+    body: `<!DOCTYPE html><html><head><title>500 - Internal server error.</title></head><body>${'<p>There is a problem with the page you are looking for, and it cannot be displayed.</p>'.repeat(8)}</body></html>`,
+  },
+};
+
+function identityError(message: string, code: string): string {
+  return JSON.stringify({ error: message, message, code, timestamp: '2026-11-27T10:00:00.000Z' });
+}
+
+export type IdentityMode = 'forward' | 'hang' | keyof typeof FRONT_ANSWERS;
 
 /**
  * A loopback HTTP server standing in front of identity: forwards to the real identity of the dev
- * host, or answers 401 / 404 as identity does, or 409 without saying which plan it holds, or never
- * answers. Counts plan updates it sees; `duringPush`, when set, runs after identity applied a
- * forwarded plan update and before the answer goes back (what another instance does meanwhile).
+ * host, or answers a plan update with one of FRONT_ANSWERS, or never answers. Counts plan updates
+ * it sees; `duringPush`, when set, runs after identity applied a forwarded plan update and before
+ * the answer goes back (what another instance does meanwhile).
  */
 export async function startIdentityFront(target: () => string) {
   const state = {
@@ -92,31 +115,13 @@ export async function startIdentityFront(target: () => string) {
     const plan = /^\/identity\/admin\/users\/([^/]+)\/plan$/.exec(req.url ?? '');
     if (plan && req.method === 'PUT')
       state.planUpdates.push({ userId: decodeURIComponent(plan[1]), body: JSON.parse(body.toString() || '{}'), headers: req.headers });
-    if (plan && state.mode === 'hang') {
-      hanging.add(res);
-      return;
-    }
-    if (plan && state.mode === 'unauthorized') {
-      res.writeHead(401, { 'content-type': 'application/json' }).end(
-        JSON.stringify({
-          error: 'Invalid service token',
-          message: 'Invalid service token',
-          code: 'AUTH_SERVICE_TOKEN_INVALID',
-          timestamp: new Date().toISOString(),
-        }),
-      );
-      return;
-    }
-    if (plan && state.mode === 'not_found') {
-      res
-        .writeHead(404, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ error: 'Not found', message: 'User not found', code: 'USER_NOT_FOUND', timestamp: new Date().toISOString() }));
-      return;
-    }
-    if (plan && state.mode === 'conflict') {
-      res
-        .writeHead(409, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ error: 'Conflict', message: 'A newer plan update was applied', code: 'PLAN_UPDATE_STALE', timestamp: new Date().toISOString() }));
+    if (plan && state.mode !== 'forward') {
+      if (state.mode === 'hang') {
+        hanging.add(res);
+        return;
+      }
+      const answer = FRONT_ANSWERS[state.mode];
+      res.writeHead(answer.status, { 'content-type': answer.type }).end(answer.body);
       return;
     }
     const headers: Record<string, string> = {};

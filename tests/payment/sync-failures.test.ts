@@ -9,13 +9,24 @@ import { FAILED_SYNC_PARTITION, failedSyncKey, readFailedSync, storeFailedSync }
 import { findPayment } from '../../functions/payment/payments';
 import { replayUnsynced } from '../../functions/payment/replay';
 import { cleanUpExpiredRecords } from '../../functions/payment/sync-timers';
-import { deadUrl, deliver, loggedDuring, paymentIntentObject, pointIdentityAt, startIdentityFront, stripeEvent, type IdentityMode } from './helpers';
+import {
+  deadUrl,
+  deliver,
+  FRONT_ANSWERS,
+  loggedDuring,
+  paymentIntentObject,
+  pointIdentityAt,
+  startIdentityFront,
+  stripeEvent,
+  type IdentityMode,
+} from './helpers';
 
 /**
- * Identity failing in each way (unavailable, 401, 404): the payment still succeeds, the failed-sync
- * record is in Table Storage under its exact key (auth_sync_failed:<userId>), and the retry timer
- * finishes the job once identity is back. Identity is the real one of the dev host; a loopback front in between answers
- * 401/404 or hangs on demand, and "down" points {auth_url} at a port nobody listens on.
+ * Identity failing in each way (unavailable, 401, 404, 400, and the platform in front of it answering
+ * 429 or 500): the payment still succeeds, the failed-sync record is in Table Storage under its exact
+ * key (auth_sync_failed:<userId>), and the retry timer finishes the job once identity is back.
+ * Identity is the real one of the dev host; a loopback front in between answers as FRONT_ANSWERS
+ * says or hangs on demand, and "down" points {auth_url} at a port nobody listens on.
  */
 let host: TestHost;
 let front: Awaited<ReturnType<typeof startIdentityFront>>;
@@ -53,12 +64,15 @@ async function rawRecord(userId: string) {
   }
 }
 
+/** A pattern matching `text` and nothing else. */
+const exactly = (text: string) => new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
+
 const scenarios: { name: string; mode: IdentityMode | 'down'; error: string; details: RegExp; logged: RegExp }[] = [
   {
     name: 'identity down (connection refused)',
     mode: 'down',
     error: 'Identity service unavailable',
-    details: /ECONNREFUSED/,
+    details: /^ECONNREFUSED: connect ECONNREFUSED 127\.0\.0\.1:\d+$/,
     logged: /"level":"warn".*"msg":"plan sync to identity failed; will retry"/,
   },
   {
@@ -81,6 +95,27 @@ const scenarios: { name: string; mode: IdentityMode | 'down'; error: string; det
     error: 'Identity service unavailable',
     details: /no answer within 800 ms/,
     logged: /no answer within 800 ms.*"msg":"plan sync to identity failed; will retry"/,
+  },
+  {
+    name: 'identity refusing the update as invalid (400)',
+    mode: 'invalid',
+    error: 'Identity answered 400',
+    details: exactly(FRONT_ANSWERS.invalid.body),
+    logged: /"level":"warn".*"failure":"rejected","status":400.*"msg":"plan sync to identity failed; will retry"/,
+  },
+  {
+    name: 'the platform in front of identity throttling (429, an answer of exactly the 300 characters kept)',
+    mode: 'throttled',
+    error: 'Identity answered 429',
+    details: exactly(FRONT_ANSWERS.throttled.body),
+    logged: /"level":"warn".*"failure":"unavailable","status":429.*"msg":"plan sync to identity failed; will retry"/,
+  },
+  {
+    name: 'the platform in front of identity failing (500, its HTML page cut to 300 characters)',
+    mode: 'gateway',
+    error: 'Identity answered 500',
+    details: exactly(`${FRONT_ANSWERS.gateway.body.slice(0, 300)}...`),
+    logged: /"level":"warn".*"failure":"unavailable","status":500.*"msg":"plan sync to identity failed; will retry"/,
   },
 ];
 
