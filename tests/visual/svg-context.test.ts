@@ -2,13 +2,16 @@
  * Our SVG context on its own: what a canvas call becomes in the document (the corpus test holds
  * whole charts against Skia's SVG canvas; these hold the corners charts rarely reach).
  */
-import { createCanvas, GlobalFonts } from '@napi-rs/canvas';
+import { createCanvas, GlobalFonts, type SKRSContext2D } from '@napi-rs/canvas';
 import { bundledFontDir, FONT_ALIASES, fontFiles, svgFontFamily } from '../../functions/visual/render/fonts';
 import { SvgContext, xmlText } from '../../functions/visual/render/svg-context';
 
 beforeAll(() => {
   for (const alias of FONT_ALIASES) for (const file of fontFiles(bundledFontDir())) GlobalFonts.registerFromPath(file, alias);
 });
+
+type Baseline = SKRSContext2D['textBaseline'];
+type Align = SKRSContext2D['textAlign'];
 
 const context = () => new SvgContext(200, 100, createCanvas(1, 1).getContext('2d'), (list) => svgFontFamily(list));
 const body = (svg: string) => svg.slice(svg.indexOf('viewBox'));
@@ -59,6 +62,44 @@ test('text sits on the alphabetic baseline the canvas would use; rotated text ca
   expect(y).toBeLessThan(26.5);
   expect(svg).toContain('font-family="DejaVu Sans, sans-serif" font-size="16" font-weight="bold" text-anchor="middle">Title</text>');
   expect(svg).toMatch(/transform="matrix\(0 -1 1 0 10 50\)" x="0" y="0"[^>]*>Axis<\/text>/);
+});
+
+test('text is measured as the measuring canvas measures it in the font, baseline and alignment of the moment, remembered or not', () => {
+  const measurer = createCanvas(1, 1).getContext('2d');
+  const ctx = new SvgContext(200, 100, measurer, (list) => svgFontFamily(list));
+  const reference = createCanvas(1, 1).getContext('2d');
+  const expected = (font: string, baseline: Baseline, align: Align, text: string) => {
+    reference.font = font;
+    reference.textBaseline = baseline;
+    reference.textAlign = align;
+    const m = reference.measureText(text);
+    return { width: m.width, left: m.actualBoundingBoxLeft, ascent: m.actualBoundingBoxAscent };
+  };
+  const cases: [string, Baseline, Align, string][] = [
+    ['12px Arial', 'alphabetic', 'left', 'Revenue'],
+    ['24px Arial', 'alphabetic', 'left', 'Revenue'],
+    ['bold 12px Arial', 'alphabetic', 'left', 'Revenue'],
+    ['12px Arial', 'top', 'left', 'Revenue'],
+    ['12px Arial', 'alphabetic', 'center', 'Revenue'],
+    ['12px Arial', 'alphabetic', 'left', 'Revenue by region'],
+  ];
+  // Twice through: the second round is answered from what the context remembers.
+  for (const round of [1, 2]) {
+    for (const [font, baseline, align, text] of cases) {
+      ctx.font = font;
+      ctx.textBaseline = baseline;
+      ctx.textAlign = align;
+      // Another user of the shared measuring canvas leaves its own state behind.
+      measurer.font = '40px serif';
+      const m = ctx.measureText(text);
+      expect({ round, width: m.width, left: m.actualBoundingBoxLeft, ascent: m.actualBoundingBoxAscent }).toEqual({
+        round,
+        ...expected(font, baseline, align, text),
+      });
+    }
+  }
+  const widths = cases.map(([font, baseline, align, text]) => expected(font, baseline, align, text).width);
+  expect(new Set(widths.slice(0, 3)).size).toBe(3);
 });
 
 test('clips nest, end with restore, and a clear of the whole canvas starts the document again', () => {
