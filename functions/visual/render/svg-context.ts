@@ -51,7 +51,7 @@ const CACHED_FONTS = 200;
 /**
  * Text measures remembered per context: Chart.js measures every label several times per draw and
  * a kept context draws the same labels chart after chart, while each native measure (parsing the
- * font, a metrics object from the addon) costs about a tenth of an SVG chart's drawing.
+ * font, a metrics object from the addon) took 7 % of an SVG chart's drawing in a profile.
  */
 const CACHED_MEASURES = 2000;
 
