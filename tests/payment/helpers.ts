@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
 import { config } from '../../shared/config';
 import { currentPlatform } from '../../shared/platform';
-import type { TestHost } from '../helpers/host';
+import { startTestHost, type TestHost } from '../helpers/host';
 
 const signer = new Stripe('sk_test_signer_for_tests');
 
@@ -149,6 +149,16 @@ export async function startIdentityFront(target: () => string) {
 /** Points the payment service's {auth_url} somewhere else for the rest of the test (the host reads config per call). */
 export function pointIdentityAt(url: string | undefined): void {
   currentPlatform().reconfigure({ IDENTITY_URL: url });
+}
+
+/**
+ * A dev host running identity and payment with payment as Azure runs it (an Azure host name, so no
+ * local Stripe server), with `env` besides; payment reaches identity on the dev host.
+ */
+export async function startPaymentInAzure(env: Record<string, string>): Promise<TestHost> {
+  const host = await startTestHost({ env: { SERVICES: 'identity,payment', WEBSITE_HOSTNAME: 'func-payment-x7.azurewebsites.net', ...env } });
+  pointIdentityAt(`${host.url}/identity`);
+  return host;
 }
 
 /** A loopback URL where nothing listens: connection refused, as when identity is down. */

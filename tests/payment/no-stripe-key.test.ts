@@ -5,20 +5,16 @@
  * plans, user status and the webhook answer, creating a payment intent answers 503 naming the key
  * (and writes nothing), health says `degraded` and why. Over real HTTP through the dev host.
  */
-import { startTestHost, type TestHost } from '../helpers/host';
+import type { TestHost } from '../helpers/host';
 import { bearer, signIn, type SignedIn } from '../helpers/identity';
-import { deliver, paymentIntentObject, pointIdentityAt, stripeEvent } from './helpers';
+import { deliver, paymentIntentObject, startPaymentInAzure, stripeEvent } from './helpers';
 
 const STRIPE_KEY_REFERENCE = '@Microsoft.KeyVault(SecretUri=https://kv-report-x7.vault.azure.net/secrets/stripe-secret-key/)';
 
 let host: TestHost;
 let user: SignedIn;
 beforeAll(async () => {
-  host = await startTestHost({
-    env: { SERVICES: 'identity,payment', WEBSITE_HOSTNAME: 'func-payment-x7.azurewebsites.net', STRIPE_SECRET_KEY: STRIPE_KEY_REFERENCE },
-  });
-  // The Azure host name is not this machine: payment reaches identity on the dev host.
-  pointIdentityAt(`${host.url}/identity`);
+  host = await startPaymentInAzure({ STRIPE_SECRET_KEY: STRIPE_KEY_REFERENCE });
   user = await signIn(host, 'first-customer@example.com');
 });
 afterAll(() => host.stop());

@@ -8,10 +8,10 @@
  */
 import { stripe } from '../../functions/payment/stripe-client';
 import { runInPlatform } from '../../shared/platform';
-import { startTestHost, type TestHost } from '../helpers/host';
+import type { TestHost } from '../helpers/host';
 import { expectErrorAnswer } from '../helpers/errors';
 import { bearer, signIn, type SignedIn } from '../helpers/identity';
-import { pointIdentityAt } from './helpers';
+import { startPaymentInAzure } from './helpers';
 
 // Shaped as Stripe's keys are, none of them a key Stripe issued; put together at run time so that
 // no secret scanner takes this file for one holding a live key.
@@ -23,11 +23,7 @@ const PUBLISHABLE_KEY = stripeShaped('pk_live');
 let host: TestHost;
 let user: SignedIn;
 beforeAll(async () => {
-  host = await startTestHost({
-    env: { SERVICES: 'identity,payment', WEBSITE_HOSTNAME: 'func-payment-x7.azurewebsites.net', STRIPE_SECRET_KEY: LIVE_KEY },
-  });
-  // The Azure host name is not this machine: payment reaches identity on the dev host.
-  pointIdentityAt(`${host.url}/identity`);
+  host = await startPaymentInAzure({ STRIPE_SECRET_KEY: LIVE_KEY });
   user = await signIn(host, 'stripe-keys@example.com');
 });
 afterAll(() => host.stop());
