@@ -17,7 +17,8 @@ const identity = (files) => files.map((file) => `functions/identity/${file}.ts`)
 const payment = (files) => files.map((file) => `functions/payment/${file}.ts`);
 // Identity's files by part; `identity-rest` is every other file.
 const GUARDS = ['guards'];
-const LOGIN = ['login', 'otp', 'mailer', 'rate-limit', 'tokens'];
+const LOGIN = ['login', 'mailer'];
+const CODES = ['otp', 'rate-limit', 'tokens'];
 const USERS = ['user-admin', 'users', 'sessions', 'plan', 'roles'];
 // Payment's files by part; `payment-rest` is every other file, so the parts together are the whole service.
 const SYNC = ['plan-sync', 'webhook'];
@@ -29,9 +30,10 @@ const PARTS = {
   guards: { mutate: identity(GUARDS), roots: IDENTITY_SUITES },
   // The rest of identity against identity's suites, in parts a session can finish.
   'identity-login': { mutate: identity(LOGIN), roots: IDENTITY_SUITES },
+  'identity-codes': { mutate: identity(CODES), roots: IDENTITY_SUITES },
   'identity-users': { mutate: identity(USERS), roots: IDENTITY_SUITES },
   'identity-rest': {
-    mutate: ['functions/identity/**/*.ts', ...identity([...GUARDS, ...LOGIN, ...USERS]).map((file) => `!${file}`)],
+    mutate: ['functions/identity/**/*.ts', ...identity([...GUARDS, ...LOGIN, ...CODES, ...USERS]).map((file) => `!${file}`)],
     roots: IDENTITY_SUITES,
   },
   sync: {
