@@ -208,8 +208,9 @@ export async function recordEvent(event: Stripe.Event, log: Logger): Promise<Rec
           ...(syncs
             ? problems.length
               ? {
+                  // Only an event that carries the PaymentIntent (a success, never a refund) can contradict the record.
                   sync_state: 'manual_review' as const,
-                  sync_plan: fact.status === 'refunded' ? ('free' as const) : payment.planType,
+                  sync_plan: payment.planType,
                   sync_error: `event contradicts the payment record: ${problems.join('; ')}`,
                 }
               : {

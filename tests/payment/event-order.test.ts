@@ -1,8 +1,8 @@
 import { startTestHost, type TestHost } from '../helpers/host';
-import { bearer, planInIdentity, signIn, type SignedIn } from '../helpers/identity';
+import { planInIdentity, signIn } from '../helpers/identity';
 import { db } from '../../shared/sql/db';
 import { findPayment } from '../../functions/payment/payments';
-import { chargeObject, deliver, paymentIntentObject, startIdentityFront, stripeEvent } from './helpers';
+import { chargeObject, checkout, deliver, paymentIntentObject, startIdentityFront, stripeEvent } from './helpers';
 
 /**
  * Stripe delivers at least once and in any order. Identity is the real one; a counting front in
@@ -20,17 +20,6 @@ afterAll(async () => {
 });
 
 const plansPushed = (userId: string) => front.state.planUpdates.filter((u) => u.userId === userId).map((u) => u.body.plan);
-/** Checkout through the API: the payment record exists (pending) before Stripe sends anything. */
-async function checkout(user: SignedIn, planType: string, amount: number): Promise<string> {
-  const res = await host.fetch('/payment/create-payment-intent', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...bearer(user.accessToken) },
-    body: JSON.stringify({ amount, planType, userId: user.user.id }),
-  });
-  expect(res.status).toBe(200);
-  return ((await res.json()) as any).paymentIntentId;
-}
-
 const eventRows = async (paymentIntentId: string) =>
   (await (db() as any).selectFrom('payment_webhook_events').select('id').where('payment_intent_id', '=', paymentIntentId).execute()).length;
 
@@ -116,7 +105,7 @@ test('a refund delivered before its purchase: the late success event cannot resu
   const user = await signIn(host, 'refund-first@example.com');
   const userId = user.user.id;
   const t = Math.floor(Date.now() / 1000);
-  const pi = await checkout(user, 'pro', 2900);
+  const pi = await checkout(host, user, 'pro', 2900);
   const success = stripeEvent('payment_intent.succeeded', paymentIntentObject(pi, { userId, planType: 'pro', amount: 2900 }), { created: t - 100 });
   const refund = await deliver(host, stripeEvent('charge.refunded', chargeObject(pi, 2900, 2900), { created: t - 10 }));
   expect(refund.body.sync).toMatchObject({ success: true, plan: 'free' });
@@ -145,7 +134,7 @@ test('payment_intent.payment_failed is recorded; a later success on the same int
 
 test('a signed event that contradicts the payment record is not synced and goes to manual review', async () => {
   const user = await signIn(host, 'mismatch@example.com');
-  const paymentIntentId = await checkout(user, 'pro', 2900);
+  const paymentIntentId = await checkout(host, user, 'pro', 2900);
   const forged = paymentIntentObject(paymentIntentId, { userId: user.user.id, planType: 'enterprise', amount: 2900 });
   const res = { user, paymentIntentId, response: await deliver(host, stripeEvent('payment_intent.succeeded', forged)) };
   expect(res.response.status).toBe(200);

@@ -4,6 +4,7 @@ import Stripe from 'stripe';
 import { config } from '../../shared/config';
 import { currentPlatform } from '../../shared/platform';
 import { startTestHost, type TestHost } from '../helpers/host';
+import { bearer, type SignedIn } from '../helpers/identity';
 
 const signer = new Stripe('sk_test_signer_for_tests');
 
@@ -49,6 +50,17 @@ export function chargeObject(paymentIntentId: string, amount: number, refunded: 
     payment_intent: paymentIntentId,
     status: 'succeeded',
   };
+}
+
+/** Checkout through the API: the payment record exists (pending) before Stripe sends anything. */
+export async function checkout(host: TestHost, user: SignedIn, planType: string, amount: number): Promise<string> {
+  const res = await host.fetch('/payment/create-payment-intent', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...bearer(user.accessToken) },
+    body: JSON.stringify({ amount, planType, userId: user.user.id }),
+  });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { paymentIntentId: string }).paymentIntentId;
 }
 
 /** Posts an event signed exactly as Stripe signs it (or with the header given). */
