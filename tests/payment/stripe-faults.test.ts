@@ -80,7 +80,7 @@ test.each([
 
 test('Stripe unreachable: 503 STRIPE_UNAVAILABLE after the client retries, nothing recorded', async () => {
   const before = config().STRIPE_API_BASE;
-  host.platform.reconfigure({ STRIPE_API_BASE: (await deadUrl()).replace(/\/identity$/, '') });
+  host.platform.reconfigure({ STRIPE_API_BASE: new URL(await deadUrl()).origin });
   try {
     const { response, lines, recorded } = await createIntent('stripe-unreachable@example.com');
     await expectErrorAnswer(response, 503, 'STRIPE_UNAVAILABLE');
