@@ -89,20 +89,21 @@ export async function deliver(host: TestHost, event: object, options: { secret?:
  * or fails (500 with its HTML error page, longer than that).
  */
 export const FRONT_ANSWERS = {
-  unauthorized: { status: 401, type: 'application/json', body: identityError('Invalid service token', 'AUTH_SERVICE_TOKEN_INVALID') },
-  not_found: { status: 404, type: 'application/json', body: identityError('User not found', 'USER_NOT_FOUND') },
-  conflict: { status: 409, type: 'application/json', body: identityError('A newer plan update was applied', 'PLAN_UPDATE_STALE') },
-  invalid: { status: 400, type: 'application/json', body: identityError('plan must be one of free, pro, enterprise', 'VALIDATION_FAILED') },
+  unauthorized: { status: 401, type: 'application/json', body: identityError('Invalid service token', 'Invalid service token', 'AUTH_SERVICE_TOKEN_INVALID') },
+  not_found: { status: 404, type: 'application/json', body: identityError('Not found', 'User not found', 'USER_NOT_FOUND') },
+  conflict: { status: 409, type: 'application/json', body: identityError('Conflict', 'A newer plan update was applied', 'PLAN_UPDATE_STALE') },
+  invalid: { status: 400, type: 'application/json', body: identityError('Bad request', 'plan must be one of free, pro, enterprise', 'VALIDATION_FAILED') },
   throttled: { status: 429, type: 'text/plain', body: 'Rate limit is exceeded. Try again in 1 seconds.'.padEnd(300, '.') },
-  gateway: {
+  failing: {
     status: 500,
     type: 'text/html',
     body: `<!DOCTYPE html><html><head><title>500 - Internal server error.</title></head><body>${'<p>There is a problem with the page you are looking for, and it cannot be displayed.</p>'.repeat(8)}</body></html>`,
   },
 };
 
-function identityError(message: string, code: string): string {
-  return JSON.stringify({ error: message, message, code, timestamp: '2026-11-27T10:00:00.000Z' });
+/** Identity's error envelope. */
+function identityError(error: string, message: string, code: string): string {
+  return JSON.stringify({ error, message, code, timestamp: '2026-11-27T10:00:00.000Z' });
 }
 
 export type IdentityMode = 'forward' | 'hang' | keyof typeof FRONT_ANSWERS;

@@ -112,9 +112,9 @@ const scenarios: { name: string; mode: IdentityMode | 'down'; error: string; det
   },
   {
     name: 'the platform in front of identity failing (500, its HTML page cut to 300 characters)',
-    mode: 'gateway',
+    mode: 'failing',
     error: 'Identity answered 500',
-    details: exactly(`${FRONT_ANSWERS.gateway.body.slice(0, 300)}...`),
+    details: exactly(`${FRONT_ANSWERS.failing.body.slice(0, 300)}...`),
     logged: /"level":"warn".*"failure":"unavailable","status":500.*"msg":"plan sync to identity failed; will retry"/,
   },
 ];
