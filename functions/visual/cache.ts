@@ -68,9 +68,31 @@ class HotIndex {
   }
 }
 
+const SEEN_MAX_KEYS = 20_000;
+
+/**
+ * Keys this instance was asked for, with when, oldest first: a cache admission filter. A chart is
+ * stored on its second request within the renewal interval, not its first (see `cachedOnRepeat`).
+ */
+class SeenKeys {
+  private readonly seenAt = new Map<string, number>();
+
+  /** Records that `key` was asked for now; true when it was not asked for within the renewal interval before. */
+  firstSight(key: string, now: number): boolean {
+    const last = this.seenAt.get(key);
+    this.seenAt.delete(key);
+    this.seenAt.set(key, now);
+    if (this.seenAt.size > SEEN_MAX_KEYS) this.seenAt.delete(this.seenAt.keys().next().value!);
+    return last === undefined || now - last >= RENEW_INTERVAL_MS || now < last;
+  }
+}
+
 /** The platform's index: released with the service (a later start may point at another storage account). */
 export const HOT_INDEX = member('visual hot cache index', () => new HotIndex());
 const hot = () => currentPlatform().get(HOT_INDEX);
+export const SEEN_KEYS = member('visual seen cache keys', () => new SeenKeys());
+/** True the first time this instance is asked for `key` within the renewal interval (and records the request). */
+export const firstSight = (key: string) => currentPlatform().get(SEEN_KEYS).firstSight(key, currentTimeMs());
 const rememberHot = (entry: CachedEntry) => hot().remember(entry, currentTimeMs());
 const fromHot = (key: string, withBytes: boolean) => hot().find(key, withBytes, currentTimeMs());
 

@@ -12,7 +12,7 @@ import { headerText, IMAGE_SAFETY_HEADERS } from './headers';
 import { limits, perLimits, type Limits } from './limits';
 import { renderPool } from './render/renderer';
 import type { ChartFormat } from './render/tasks';
-import { cachedOrRendered, CONTENT_TYPES, newStats, statsHeaders } from './results';
+import { cachedOnRepeat, CONTENT_TYPES, newStats, statsHeaders } from './results';
 
 /**
  * QuickChart-compatible endpoint (`POST /quickchart/chart` and `GET /quickchart/chart?c=...`):
@@ -238,7 +238,7 @@ async function render(request: HttpRequest, rawBody: Buffer): Promise<HttpRespon
   const key = hashKey('quickchart', config, format, params.width, params.height, pixelRatio, params.backgroundColor);
   const stats = newStats();
   // Always in process: this endpoint is the QuickChart server (QUICKCHART_URL may point back here).
-  const entry = await cachedOrRendered(key, CONTENT_TYPES[format], true, stats, () =>
+  const bytes = await cachedOnRepeat(key, CONTENT_TYPES[format], stats, () =>
     failAsRendering('', () =>
       renderPool().run({ kind: 'chart', config, width: params.width, height: params.height, pixelRatio, format, background: params.backgroundColor }),
     ),
@@ -248,11 +248,11 @@ async function render(request: HttpRequest, rawBody: Buffer): Promise<HttpRespon
   if (params.format === 'base64') {
     return {
       status: 200,
-      body: `data:${CONTENT_TYPES.png};base64,${entry.bytes!.toString('base64')}`,
+      body: `data:${CONTENT_TYPES.png};base64,${bytes.toString('base64')}`,
       headers: { ...headers, 'Content-Type': 'text/plain; charset=utf-8' },
     };
   }
-  return { status: 200, body: entry.bytes, headers: { ...headers, 'Content-Type': CONTENT_TYPES[format] } };
+  return { status: 200, body: bytes, headers: { ...headers, 'Content-Type': CONTENT_TYPES[format] } };
 }
 
 /** quickchart-js reports a failed request with the X-quickchart-error header, so every error carries it (percent-encoded where it is not printable ASCII). */

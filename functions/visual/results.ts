@@ -1,4 +1,4 @@
-import { cacheUrl, hitCached, recentCached, storeCached, storeCachedIfAbsent, type CachedEntry } from './cache';
+import { cacheUrl, firstSight, hitCached, recentCached, storeCached, storeCachedIfAbsent, type CachedEntry } from './cache';
 
 /** Output formats of the API: base64 is a PNG returned inline as a data URI as well as by URL. */
 export const FORMATS = ['png', 'svg', 'base64'] as const;
@@ -57,9 +57,34 @@ export async function cachedOrRendered(
       return { ...found, bytes };
     }
   }
+  countRender(stats, output);
+  return { ...(stored ?? (await storeCached(key, output.bytes, contentType))), bytes };
+}
+
+/**
+ * For an answer that carries the bytes and no URL (the QuickChart drop-in): the chart is stored on
+ * its second request, not its first. A key this instance was not asked for within the renewal
+ * interval is drawn and answered without a storage call; a repeat goes through `cachedOrRendered`,
+ * so the third and later requests are hits. Most charts posted to a drop-in carry fresh data and
+ * are asked for once: storing them costs a lookup that misses, an upload before the answer (about
+ * 1 ms of this process and 2-4 ms of Storage's here, a round trip in Azure) and a blob nobody reads.
+ * A chart behind a URL that is fetched again (a mail, a dashboard) is stored by its second fetch.
+ */
+export async function cachedOnRepeat(
+  key: string,
+  contentType: string,
+  stats: RenderStats,
+  render: () => Promise<{ bytes: Uint8Array; threadId?: number }>,
+): Promise<Buffer> {
+  if (!firstSight(key)) return (await cachedOrRendered(key, contentType, true, stats, render)).bytes!;
+  const output = await render();
+  countRender(stats, output);
+  return Buffer.from(output.bytes);
+}
+
+function countRender(stats: RenderStats, output: { threadId?: number }): void {
   stats.renders++;
   if (output.threadId !== undefined) stats.threadIds.push(output.threadId);
-  return { ...(stored ?? (await storeCached(key, output.bytes, contentType))), bytes };
 }
 
 /** The result of one rendered item (id, imageUrl, base64, metadata), shared by charts, infographics and diagrams. */

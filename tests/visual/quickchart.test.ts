@@ -41,7 +41,7 @@ test('toDataUrl() as SVG keeps labels as literal text', async () => {
   expect(svg).toMatch(/<text[^>]*>Quick<\/text>/);
 });
 
-test('getUrl() gives a GET URL that answers the image, and a repeat is a cache hit', async () => {
+test('getUrl() gives a GET URL that answers the image; stored by its second fetch, a hit from the third', async () => {
   const url = client().setConfig(CONFIG_LITERAL).setWidth(300).setHeight(150).getUrl();
   expect(url.startsWith(`${visual.host.url}/quickchart/chart?c=`)).toBe(true);
   const first = await fetchFresh(url);
@@ -51,8 +51,11 @@ test('getUrl() gives a GET URL that answers the image, and a repeat is a cache h
   // getUrl() leaves out devicePixelRatio=1, so the server's default of 2 applies, as on QuickChart.
   expect([png.width, png.height]).toEqual([600, 300]);
   const second = await fetchFresh(url);
-  expect(second.headers.get('x-cache')).toBe('HIT');
-  expect(second.headers.get('x-render-count')).toBe('0');
+  expect(second.headers.get('x-cache')).toBe('MISS');
+  const third = await fetchFresh(url);
+  expect(third.headers.get('x-cache')).toBe('HIT');
+  expect(third.headers.get('x-render-count')).toBe('0');
+  expect(Buffer.from(await third.arrayBuffer()).equals(Buffer.from(await second.arrayBuffer()))).toBe(true);
 });
 
 test.each([
