@@ -22,7 +22,7 @@ export async function resendCooldown(email: string): Promise<number> {
   const now = currentTimeMs();
   if (new Date(row.expires_at).getTime() <= now) return 0;
   const readyAt = new Date(row.created_at).getTime() + cfg.OTP_RESEND_COOLDOWN_SECONDS * 1000;
-  return readyAt > now ? Math.ceil((readyAt - now) / 1000) : 0;
+  return Math.max(0, Math.ceil((readyAt - now) / 1000));
 }
 
 /**

@@ -24,7 +24,7 @@ describe('access tokens and JWKS', () => {
     expect(jwks.headers.get('cache-control')).toContain('max-age');
     for (const key of jwks.body.keys) expect(key).not.toHaveProperty('d');
     const header = decodeProtectedHeader(user.accessToken);
-    expect(header).toMatchObject({ alg: 'ES256', kid: jwks.body.keys[0].kid });
+    expect(header).toEqual({ alg: 'ES256', kid: jwks.body.keys[0].kid, typ: 'JWT' });
     const { payload } = await jwtVerify(user.accessToken, createLocalJWKSet(jwks.body), {
       algorithms: ['ES256'],
       issuer: 'identity-service',
