@@ -11,8 +11,12 @@ import base from './stryker.config.mjs';
 
 const IDENTITY_SUITES = ['<rootDir>/dist/tests/identity'];
 const PAYMENT_SUITES = ['<rootDir>/dist/tests/payment'];
-// Payment's suites and the monitoring test, which holds the sync backlog line the alerts read to its counts.
-const PAYMENT_TESTS = { roots: ['<rootDir>/dist/tests'], testMatch: ['**/tests/payment/*.test.js', '**/tests/infra/monitoring.test.js'] };
+// Payment's suites, the monitoring test, which holds the sync backlog line the alerts read to its
+// counts, and the console's test of payment's admin routes (the list and the replay).
+const PAYMENT_TESTS = {
+  roots: ['<rootDir>/dist/tests'],
+  testMatch: ['**/tests/payment/*.test.js', '**/tests/infra/monitoring.test.js', '**/tests/console/payment-admin.test.js'],
+};
 const identity = (files) => files.map((file) => `functions/identity/${file}.ts`);
 const payment = (files) => files.map((file) => `functions/payment/${file}.ts`);
 // Identity's files by part; `identity-rest` is every other file.
@@ -25,6 +29,7 @@ const SYNC = ['plan-sync', 'webhook'];
 const RECORDS = ['payments', 'failed-sync-records', 'backlog'];
 const EVENTS = ['webhook-events', 'create-payment-intent'];
 const CLIENTS = ['identity-client', 'stripe-client'];
+const ACCESS = ['guards', 'webhook-secret', 'user-status', 'admin', 'replay', 'health'];
 
 const PARTS = {
   guards: { mutate: identity(GUARDS), roots: IDENTITY_SUITES },
@@ -48,8 +53,9 @@ const PARTS = {
   'payment-records': { mutate: payment(RECORDS), ...PAYMENT_TESTS },
   'payment-events': { mutate: payment(EVENTS), ...PAYMENT_TESTS },
   'payment-clients': { mutate: payment(CLIENTS), ...PAYMENT_TESTS },
+  'payment-access': { mutate: payment(ACCESS), ...PAYMENT_TESTS },
   'payment-rest': {
-    mutate: ['functions/payment/**/*.ts', ...payment([...SYNC, ...RECORDS, ...EVENTS, ...CLIENTS]).map((file) => `!${file}`)],
+    mutate: ['functions/payment/**/*.ts', ...payment([...SYNC, ...RECORDS, ...EVENTS, ...CLIENTS, ...ACCESS]).map((file) => `!${file}`)],
     ...PAYMENT_TESTS,
   },
 };

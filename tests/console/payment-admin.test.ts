@@ -1,6 +1,6 @@
 import { startTestHost, type TestHost } from '../helpers/host';
 import { bearer, signIn, signInAdmin, type SignedIn } from '../helpers/identity';
-import { deadUrl, deliver, paymentIntentObject, pointIdentityAt, stripeEvent } from '../payment/helpers';
+import { deadUrl, deliver, paymentIntentObject, pointIdentityAt, startIdentityFront, stripeEvent } from '../payment/helpers';
 import { advanceClock } from '../identity/support';
 import { expectErrorAnswer } from '../helpers/errors';
 
@@ -148,6 +148,38 @@ describe('POST /payment/admin/replay', () => {
     const res = await replay(admin.accessToken, '{}');
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ success: true, replayedPayments: 0, users: 0, failedUsers: 0, results: [] });
+  });
+
+  test('identity refusing the pushes: success false with the users counted failed, the syncs still listed; manual review counted in the total', async () => {
+    const refused = await signIn(host, 'replay-refused@example.com');
+    const underpaid = await signIn(host, 'replay-underpaid@example.com');
+    await failedSync('pi_replay_refused', refused);
+    const review = await deliver(
+      host,
+      stripeEvent('payment_intent.succeeded', paymentIntentObject('pi_replay_underpaid', { userId: underpaid.user.id, planType: 'pro', amount: 100 })),
+    );
+    expect(review.body.action).toBe('manual_review');
+    const listed = async () => (await (await get('/payment/admin/unsynced', admin.accessToken)).json()) as any;
+    expect((await listed()).summary).toEqual({ pending: 0, failed: 1, manual_review: 1, total: 2 });
+
+    // Identity answers the admin's session check and refuses every plan push (the platform's 500 page).
+    const front = await startIdentityFront(() => host.url);
+    front.state.mode = 'failing';
+    pointIdentityAt(front.url);
+    try {
+      const res = await replay(admin.accessToken, '{}');
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as any;
+      expect(body).toMatchObject({ success: false, replayedPayments: 2, users: 2, failedUsers: 2 });
+      expect(body.results).toHaveLength(2);
+      expect(body.results.every((r: { success: boolean }) => !r.success)).toBe(true);
+    } finally {
+      pointIdentityAt(undefined);
+      await front.stop();
+    }
+    const after = await listed();
+    expect(after.summary.total).toBe(2);
+    expect(after.payments.map((p: { paymentIntentId: string }) => p.paymentIntentId).sort()).toEqual(['pi_replay_refused', 'pi_replay_underpaid']);
   });
 
   test.each([
