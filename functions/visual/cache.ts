@@ -90,7 +90,7 @@ class SeenKeys {
 /** The platform's index: released with the service (a later start may point at another storage account). */
 export const HOT_INDEX = member('visual hot cache index', () => new HotIndex());
 const hot = () => currentPlatform().get(HOT_INDEX);
-export const SEEN_KEYS = member('visual seen cache keys', () => new SeenKeys());
+const SEEN_KEYS = member('visual seen cache keys', () => new SeenKeys());
 /** True the first time this instance is asked for `key` within the renewal interval (and records the request). */
 export const firstSight = (key: string) => currentPlatform().get(SEEN_KEYS).firstSight(key, currentTimeMs());
 const rememberHot = (entry: CachedEntry) => hot().remember(entry, currentTimeMs());
