@@ -19,7 +19,9 @@ let failing: SignedIn;
 let clean: SignedIn;
 let admin: SignedIn;
 beforeAll(async () => {
-  host = await startTestHost({ env: { PAYMENT_SYNC_TIMEOUT_MS: '800', LOG_LEVEL: 'warn' } });
+  // Retries an hour apart: the host's own sync-retry timer runs on its schedule in real time, and a
+  // retry due within the test (30 s by default) would finish the sync before the test reads it unsynced.
+  host = await startTestHost({ env: { PAYMENT_SYNC_TIMEOUT_MS: '800', LOG_LEVEL: 'warn', PAYMENT_SYNC_RETRY_BASE_SECONDS: '3600' } });
   failing = await signIn(host, 'no-storage@example.com');
   clean = await signIn(host, 'clean-sync@example.com');
   admin = await signInAdmin(host);
