@@ -69,10 +69,12 @@ export function parseFrom(from: string): { address: string; displayName?: string
 }
 
 /**
- * Queues the email with Azure Communication Services. The send is accepted (202) once the service
- * has queued it, which is what the sign-in route waits for; delivery itself is not awaited (polling
- * until done would add seconds to every sign-in, and a later bounce would not be caught either).
- * A refused request (unknown sender, no permission) throws.
+ * Queues the email with Azure Communication Services and answers the id of the send operation.
+ * The send is accepted (202) once the service has queued it, which is what the sign-in route waits
+ * for; delivery itself is not awaited (polling until done would add seconds to every sign-in, and a
+ * later bounce would not be caught either). A refused request (unknown sender, no permission)
+ * throws: an accepted one starts as running, whatever its body says (the client library reads the
+ * state of an operation with an Operation-Location only from polling it).
  */
 export async function sendWithAcs(client: EmailClient, from: string, email: Email): Promise<string> {
   const poller = await client.beginSend({
@@ -80,10 +82,7 @@ export async function sendWithAcs(client: EmailClient, from: string, email: Emai
     content: { subject: email.subject, plainText: email.text },
     recipients: { to: [{ address: email.to }] },
   });
-  const state = poller.getOperationState();
-  if (state.status === 'failed' || state.status === 'canceled')
-    throw new Error(`Azure Communication Services did not accept the email: ${state.error?.message ?? state.status}`);
-  return poller.getResult()?.id ?? state.result?.id ?? 'accepted';
+  return poller.getOperationState().result?.id ?? 'accepted';
 }
 
 /**

@@ -46,6 +46,8 @@ export function loopbackCertificate(): { cert: string; key: string } {
  */
 export async function startAcsEmailServer(options: { token: string; senders: string[]; certificate: { cert: string; key: string } }) {
   const sent: SentEmail[] = [];
+  /** The operation id of each accepted send, in order. */
+  const ids: string[] = [];
   const operations = new Map<string, { polls: number }>();
   const server = https.createServer({ cert: options.certificate.cert, key: options.certificate.key }, (req, res) => {
     const url = new URL(req.url ?? '/', 'https://acs');
@@ -81,6 +83,7 @@ export async function startAcsEmailServer(options: { token: string; senders: str
       const id = randomUUID();
       operations.set(id, { polls: 0 });
       sent.push(email);
+      ids.push(id);
       send(
         202,
         { id, status: 'Running' },
@@ -93,6 +96,7 @@ export async function startAcsEmailServer(options: { token: string; senders: str
   return {
     url: base,
     sent,
+    ids,
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

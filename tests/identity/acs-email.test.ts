@@ -9,6 +9,7 @@ import https from 'node:https';
 import path from 'node:path';
 import type { TokenCredential } from '@azure/core-auth';
 import { EmailClient } from '@azure/communication-email';
+import { identity } from '../../functions/identity';
 import { parseFrom, sendWithAcs, useEmailClient } from '../../functions/identity/mailer';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { loopbackCertificate, startAcsEmailServer } from './acs-email-server';
@@ -73,8 +74,22 @@ test('a send the service refuses (a sender outside the linked domain) throws wit
   );
 });
 
+test('a send the service accepts answers the id of its operation (what its logs are searched by)', async () => {
+  const id = await sendWithAcs(client, `Report Platform <${SENDER}>`, { to: 'someone@example.com', subject: 's', text: 't' });
+  expect(id).toBe(acs.ids.at(-1));
+});
+
+test('the dev host banner names the endpoint and the sender', () => {
+  expect(identity.describe!()).toEqual([`email        Azure Communication Services ${acs.url} (managed identity), from Report Platform <${SENDER}>`]);
+});
+
 test('reads EMAIL_FROM as a display name and an address, or a bare address', () => {
   expect(parseFrom(`Report Platform <${SENDER}>`)).toEqual({ displayName: 'Report Platform', address: SENDER });
   expect(parseFrom(`"Ops, Team" <ops@example.com>`)).toEqual({ displayName: 'Ops, Team', address: 'ops@example.com' });
   expect(parseFrom(' ops@example.com ')).toEqual({ address: 'ops@example.com' });
+  expect(parseFrom('<ops@example.com>')).toEqual({ address: 'ops@example.com' });
+  // Not a name and an address: taken whole, for the service to refuse with its own reason.
+  expect(parseFrom('Ops <not an address>')).toEqual({ address: 'Ops <not an address>' });
+  expect(parseFrom('Ops <ops@example.com> x')).toEqual({ address: 'Ops <ops@example.com> x' });
+  expect(parseFrom('Ops <a<b@example.com>')).toEqual({ address: 'b@example.com', displayName: 'Ops <a' });
 });
