@@ -88,6 +88,7 @@ test('reads EMAIL_FROM as a display name and an address, or a bare address', () 
   expect(parseFrom(`"Ops, Team" <ops@example.com>`)).toEqual({ displayName: 'Ops, Team', address: 'ops@example.com' });
   expect(parseFrom(' ops@example.com ')).toEqual({ address: 'ops@example.com' });
   expect(parseFrom('<ops@example.com>')).toEqual({ address: 'ops@example.com' });
+  expect(parseFrom('ops@example.com>')).toEqual({ address: 'ops@example.com>' });
   // Not a name and an address: taken whole, for the service to refuse with its own reason.
   expect(parseFrom('Ops <not an address>')).toEqual({ address: 'Ops <not an address>' });
   expect(parseFrom('Ops <ops@example.com> x')).toEqual({ address: 'Ops <ops@example.com> x' });

@@ -2,6 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { exportJWK, generateKeyPair, SignJWT, decodeProtectedHeader } from 'jose';
 import { identity } from '../../functions/identity';
+import { identityDb } from '../../functions/identity/db/tables';
+import { issueCode } from '../../functions/identity/otp';
+import { runInPlatform } from '../../shared/platform';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { call, expectError, login, verify } from './support';
 import { startSmtpSink } from './smtp-sink';
@@ -45,7 +48,11 @@ test('with sign-up closed, an unknown address gets the same answer, a no-account
   expect(unknown.status).toBe(200);
   expect(unknown.body).toEqual(known.body);
   const mail = mailTo('stranger@example.com')!;
-  expect(mail.data).toContain('there is no account');
+  expect(mail.data).toMatch(/^Subject: Sign-in attempt$/m);
+  // Quoted-printable: long lines arrive broken with a trailing '='.
+  const text = mail.data.replace(/=\r?\n/g, '');
+  expect(text).toContain('Someone asked to sign in with this address, but there is no account for it and sign-up is closed.');
+  expect(text).toContain('If this was not you, ignore this email.');
   expect(mail.data).not.toMatch(/sign-in code is/);
   expectError(await verify(host, 'stranger@example.com', '000000'), 401, 'OTP_INVALID');
   expectError(await login(host, 'stranger@example.com'), 429, 'OTP_RESEND_COOLDOWN');
@@ -65,4 +72,21 @@ test('both keys are published; tokens are signed with the first; tokens of the o
   expect(res.body.sessionId).toBe(validated.body.sessionId);
   const unknownKid = await new SignJWT(payload).setProtectedHeader({ alg: 'ES256', kid: 'key-gone' }).sign(oldKey.privateKey);
   expectError(await call(host, 'GET', '/auth/validate', { token: unknownKid }), 401, 'AUTH_TOKEN_INVALID');
+});
+
+test('the right code for an address without an account signs nobody up: 401 as for a wrong code, audited no_account', async () => {
+  const email = 'no-account@example.com';
+  // The code such an address gets is never mailed; here it is issued directly, as if it had leaked.
+  const code = await runInPlatform(host.platform, () => issueCode(email));
+  const res = await verify(host, email, code!);
+  expect({ status: res.status, code: res.body.code, message: res.body.message }).toEqual({
+    status: 401,
+    code: 'OTP_INVALID',
+    message: 'The code is not valid',
+  });
+  const audited = await runInPlatform(host.platform, () =>
+    identityDb().selectFrom('identity_audit_log').select(['action', 'result', 'reason']).where('target_id', '=', email).execute(),
+  );
+  expect(audited).toEqual([{ action: 'auth.verify', result: 'failure', reason: 'no_account' }]);
+  expect((await call(host, 'GET', '/admin/users?email=no-account', { token: adminToken })).body.total).toBe(0);
 });

@@ -9,23 +9,10 @@ import { QUEUE_DEPTH_MESSAGE, reportQueueDepth } from '../../functions/orchestra
 import { failStuckExecutions, STUCK_EXECUTIONS_MESSAGE } from '../../functions/orchestrator/workflow/stuck';
 import { insertExecution } from '../../functions/orchestrator/workflow/executions';
 import { config } from '../../shared/config';
-import type { Logger, LogFields } from '../../shared/logging';
 import { enqueueJson } from '../../shared/storage';
 import { startTestHost, withDatabaseClosed, type TestHost } from '../helpers/host';
+import { recordingLogger } from '../helpers/logs';
 import { compiledInfra, describeWithBicep, moduleTemplate, resourcesOfType, type ArmTemplate } from '../helpers/bicep';
-
-/** A Logger that keeps every line it is given. */
-function captureLog() {
-  const lines: { level: string; message: string; fields: LogFields }[] = [];
-  const logger: Logger = {
-    debug: (message, fields = {}) => lines.push({ level: 'debug', message, fields }),
-    info: (message, fields = {}) => lines.push({ level: 'info', message, fields }),
-    warn: (message, fields = {}) => lines.push({ level: 'warn', message, fields }),
-    error: (message, fields = {}) => lines.push({ level: 'error', message, fields }),
-    child: () => logger,
-  };
-  return { logger, lines };
-}
 
 /** The customDimensions fields a query reads. */
 const fieldsRead = (kql: string) => [...kql.matchAll(/customDimensions(?:\.(\w+)|\["(\w+)"\])/g)].map((m) => m[1] ?? m[2]);
@@ -64,8 +51,8 @@ async function insertPayment(id: string, syncState: string, statusAt: string) {
 
 describe('the payment backlog line (plan syncs pending, payments in manual review)', () => {
   it('counts the syncs owed to identity, the age of the oldest and the payments in manual review', async () => {
-    const empty = captureLog();
-    expect(await reportSyncBacklog(empty.logger, NOW)).toEqual({ syncsPending: 0, oldestPendingSeconds: 0, manualReview: 0 });
+    const empty = recordingLogger();
+    expect(await reportSyncBacklog(empty.log, NOW)).toEqual({ syncsPending: 0, oldestPendingSeconds: 0, manualReview: 0 });
     expect(empty.lines).toEqual([{ level: 'info', message: SYNC_BACKLOG_MESSAGE, fields: { syncsPending: 0, oldestPendingSeconds: 0, manualReview: 0 } }]);
 
     // The oldest owed sync is neither the first state counted nor the newest of its state.
@@ -75,13 +62,13 @@ describe('the payment backlog line (plan syncs pending, payments in manual revie
     await insertPayment('pi_failed_recent', 'failed', minutesAgo(1));
     await insertPayment('pi_review', 'manual_review', minutesAgo(600));
     await insertPayment('pi_synced', 'synced', minutesAgo(900));
-    const { logger, lines } = captureLog();
+    const { log: logger, lines } = recordingLogger();
     await reportSyncBacklog(logger, NOW);
     expect(lines).toEqual([{ level: 'info', message: SYNC_BACKLOG_MESSAGE, fields: { syncsPending: 4, oldestPendingSeconds: 2700, manualReview: 1 } }]);
   });
 
   it('a backlog that cannot be counted is an error line, never an exception in the timer', async () => {
-    const { logger, lines } = captureLog();
+    const { log: logger, lines } = recordingLogger();
     expect(await withDatabaseClosed(host, () => reportSyncBacklog(logger, NOW))).toBeUndefined();
     expect(lines).toEqual([{ level: 'error', message: 'payment sync backlog could not be counted', fields: { error: expect.any(Error) } }]);
   });
@@ -92,7 +79,7 @@ describe('the orchestrator queue-depth line (poison queue)', () => {
     const poison = `${config().ORCHESTRATOR_QUEUE}-poison`;
     await enqueueJson(poison, { trackingId: 'dead-1' });
     await enqueueJson(poison, { trackingId: 'dead-2' });
-    const { logger, lines } = captureLog();
+    const { log: logger, lines } = recordingLogger();
     await reportQueueDepth(logger);
     expect(lines).toEqual([
       {
@@ -115,7 +102,7 @@ describe('the stuck-executions line', () => {
       plan: 'pro',
       now: new Date().toISOString(),
     });
-    const { logger, lines } = captureLog();
+    const { log: logger, lines } = recordingLogger();
     expect(await failStuckExecutions(new Date(Date.now() + 31 * 60_000), logger)).toEqual(['t-monitor-stuck']);
     expect(lines).toEqual([{ level: 'warn', message: STUCK_EXECUTIONS_MESSAGE, fields: { count: 1, trackingIds: ['t-monitor-stuck'] } }]);
   });

@@ -111,7 +111,7 @@ export type IdentityMode = 'forward' | 'hang' | keyof typeof FRONT_ANSWERS;
 /**
  * A loopback HTTP server standing in front of identity: forwards to the real identity of the dev
  * host, or answers a plan update with one of FRONT_ANSWERS, or never answers. Counts plan updates
- * it sees; `duringPush`, when set, runs after identity applied a forwarded plan update and before
+ * it sees, and how many it held at once; `duringPush`, when set, runs after identity applied a forwarded plan update and before
  * the answer goes back (what another instance does meanwhile).
  */
 export async function startIdentityFront(target: () => string) {
@@ -119,6 +119,9 @@ export async function startIdentityFront(target: () => string) {
     mode: 'forward' as IdentityMode,
     planUpdates: [] as { userId: string; body: any; headers: http.IncomingHttpHeaders }[],
     duringPush: undefined as undefined | ((userId: string) => Promise<void>),
+    /** Plan updates being answered now, and the most at once since the test reset it. */
+    pushing: 0,
+    mostPushing: 0,
   };
   const hanging = new Set<http.ServerResponse>();
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -126,8 +129,11 @@ export async function startIdentityFront(target: () => string) {
     for await (const c of req) chunks.push(c as Buffer);
     const body = Buffer.concat(chunks);
     const plan = /^\/identity\/admin\/users\/([^/]+)\/plan$/.exec(req.url ?? '');
-    if (plan && req.method === 'PUT')
+    if (plan && req.method === 'PUT') {
       state.planUpdates.push({ userId: decodeURIComponent(plan[1]), body: JSON.parse(body.toString() || '{}'), headers: req.headers });
+      state.mostPushing = Math.max(state.mostPushing, ++state.pushing);
+      res.on('close', () => state.pushing--);
+    }
     if (plan && state.mode !== 'forward') {
       if (state.mode === 'hang') {
         hanging.add(res);

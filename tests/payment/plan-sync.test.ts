@@ -1,9 +1,9 @@
-import type { LogFields, Logger } from '../../shared/logging';
 import { currentTime } from '../../shared/platform';
 import { syncUser, type SyncResult } from '../../functions/payment/plan-sync';
 import { acquireSyncLease, findPayment, paymentDb, releaseSyncLease } from '../../functions/payment/payments';
 import { retryDueSyncs } from '../../functions/payment/sync-timers';
 import { startTestHost, type TestHost } from '../helpers/host';
+import { recordingLogger } from '../helpers/logs';
 import { planInIdentity, signIn } from '../helpers/identity';
 import { deliver, loggedDuring, paymentIntentObject, startIdentityFront, stripeEvent } from './helpers';
 
@@ -40,19 +40,6 @@ afterEach(() => {
   front.state.mode = 'forward';
   front.state.duringPush = undefined;
 });
-
-/** A logger that keeps what it is told. */
-function recordingLogger() {
-  const lines: { level: string; msg: string; fields: LogFields }[] = [];
-  const make = (base: LogFields): Logger => {
-    const at =
-      (level: string) =>
-      (msg: string, fields: LogFields = {}) =>
-        void lines.push({ level, msg, fields: { ...base, ...fields } });
-    return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), child: (fields) => make({ ...base, ...fields }) };
-  };
-  return { log: make({}), lines };
-}
 
 /** A succeeded payment another instance's webhook recorded a second after the last: its plan is owed to identity. */
 async function recordedPayment(id: string, userId: string, plan: keyof typeof PRICE) {
@@ -119,7 +106,9 @@ test("a sync waits while another instance holds the user's lease, then pushes on
   expect(await sync).toEqual({ success: true, userId, plan: 'pro', paymentIntentId: 'pi_lease_wait' });
   expect(front.state.planUpdates).toHaveLength(1);
   expect(await planInIdentity(host, user)).toBe('pro');
-  expect(lines).toEqual([{ level: 'info', msg: 'plan synced to identity', fields: { userId, plan: 'pro', paymentIntentId: 'pi_lease_wait', attempts: 1 } }]);
+  expect(lines).toEqual([
+    { level: 'info', message: 'plan synced to identity', fields: { userId, plan: 'pro', paymentIntentId: 'pi_lease_wait', attempts: 1 } },
+  ]);
 });
 
 test("a sync gives up after a lease's lifetime of waiting, not a millisecond sooner, and pushes nothing", async () => {

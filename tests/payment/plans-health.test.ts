@@ -15,6 +15,8 @@ test('GET /payment/plans lists free, pro and enterprise with price in cents, cur
   host = await startTestHost();
   const res = await host.fetch('/payment/plans');
   expect(res.status).toBe(200);
+  // The same for everyone and rarely changed: browsers and the CDN keep it five minutes.
+  expect(res.headers.get('cache-control')).toBe('public, max-age=300');
   const body = (await res.json()) as any;
   expect(body.plans.map((p: any) => [p.id, p.price, p.currency])).toEqual([
     ['free', 0, 'usd'],
@@ -63,9 +65,12 @@ test('PLANS_JSON overrides the plan table, and create-payment-intent charges the
 });
 
 test('an invalid PLANS_JSON stops the host from starting, naming the problem', async () => {
-  await expect(startTestHost({ env: { PLANS_JSON: JSON.stringify([{ id: 'pro', price: -1 }]) } })).rejects.toThrow(/PLANS_JSON: .*price/);
+  // A host that starts all the same is stopped, so that the failure is reported rather than left running.
+  const start = (env: Record<string, string>) => startTestHost({ env }).then((started) => started.stop().then(() => 'started'));
+  // Payment checks the table at its own start, without the orchestrator (which checks it too).
+  await expect(start({ SERVICES: 'identity,payment', PLANS_JSON: JSON.stringify([{ id: 'pro', price: -1 }]) })).rejects.toThrow(/PLANS_JSON: .*price/);
   const free = DEFAULT_PLANS.map((p) => (p.id === 'free' ? { ...p, price: 100 } : p));
-  await expect(startTestHost({ env: { PLANS_JSON: JSON.stringify(free) } })).rejects.toThrow(/the free plan must cost 0/);
+  await expect(start({ PLANS_JSON: JSON.stringify(free) })).rejects.toThrow(/the free plan must cost 0/);
 });
 
 test('PLANS_JSON cannot advertise a quota of its own: the quota line is written from reportsPerMonth', () => {

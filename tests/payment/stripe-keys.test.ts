@@ -6,6 +6,7 @@
  * saying which of the two it is, never repeating the value. Stripe's API cannot be reached from
  * here, so the client is read, not called. Over real HTTP through the dev host.
  */
+import { payment } from '../../functions/payment';
 import { stripe } from '../../functions/payment/stripe-client';
 import { runInPlatform } from '../../shared/platform';
 import type { TestHost } from '../helpers/host';
@@ -85,4 +86,12 @@ test('no key at all: payments refused with 503 saying it is not set, health degr
   const body = await expectErrorAnswer(await createIntent(), 503, 'STRIPE_NOT_CONFIGURED');
   expect(body.message).toBe(`Stripe is not configured: ${problem}`);
   expect(await stripeHealth()).toMatchObject({ status: 'degraded', problems: [`stripe: ${problem}`], stripe: { ok: false } });
+});
+
+test("the start-up banner names Stripe's API while a secret key is set, and says Stripe is not configured without one", async () => {
+  const banner = () => runInPlatform(host.platform, async () => payment.describe!());
+  useKey(LIVE_KEY);
+  expect(await banner()).toEqual(['payment      Stripe API (STRIPE_SECRET_KEY)']);
+  useKey('');
+  expect(await banner()).toEqual(['payment      Stripe NOT configured: set STRIPE_SECRET_KEY']);
 });

@@ -1,0 +1,149 @@
+// The two payment timers' work, as the timers run it: the retry timer syncs every due user once,
+// four pushes to identity at a time, and writes one line saying how many it retried and how many
+// succeeded; the cleanup timer deletes expired failed-sync records and says how many; while no sync
+// is owed, the retry timer writes the backlog line from the Table Storage marker, manual reviews
+// included, so the alert on them keeps firing while SQL sleeps.
+import { InvocationContext, type Timer } from '@azure/functions';
+import { syncRetryTimer } from '../../functions/payment';
+import { SYNC_BACKLOG_MESSAGE } from '../../functions/payment/backlog';
+import { paymentDb } from '../../functions/payment/db/tables';
+import { findPayment } from '../../functions/payment/payments';
+import { cleanUpExpiredRecords, retryDueSyncs } from '../../functions/payment/sync-timers';
+import { startTestHost, type TestHost } from '../helpers/host';
+import { signIn } from '../helpers/identity';
+import { recordingLogger } from '../helpers/logs';
+import { startIdentityFront } from './helpers';
+
+let host: TestHost;
+let front: Awaited<ReturnType<typeof startIdentityFront>>;
+// Near the real time: payment's service token is minted for the real clock, identity checks it on this one.
+let at = Date.now();
+const clock = { now: () => new Date(at) };
+
+beforeAll(async () => {
+  front = await startIdentityFront(() => host.url);
+  host = await startTestHost({ clock, env: { SERVICES: 'identity,payment', IDENTITY_URL: front.url } });
+});
+afterAll(async () => {
+  await host.stop();
+  await front.stop();
+});
+afterEach(() => {
+  front.state.mode = 'forward';
+  front.state.duringPush = undefined;
+});
+
+/** A succeeded payment of `userId` whose pro plan identity has not received, due for a retry since a minute ago. */
+async function owedPayment(id: string, userId: string, syncState: 'pending' | 'manual_review' = 'pending') {
+  const past = new Date(at - 60_000).toISOString();
+  await paymentDb()
+    .insertInto('payment_payments')
+    .values({
+      id,
+      user_id: userId,
+      plan_type: 'pro',
+      amount: 2900,
+      currency: 'usd',
+      price_version: 'test',
+      status: 'succeeded',
+      status_at: past,
+      failure_message: null,
+      sync_state: syncState,
+      sync_plan: 'pro',
+      sync_attempts: 0,
+      sync_next_at: past,
+      created_at: past,
+      updated_at: past,
+    } as never)
+    .execute();
+}
+
+async function usersOwed(count: number, name: string): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const userId = (await signIn(host, `${name}-${i}@example.com`)).user.id;
+    await owedPayment(`pi_${name}_${i}`, userId);
+    ids.push(userId);
+  }
+  return ids;
+}
+
+const retryLines = (lines: { message: string; fields: object }[]) => lines.filter((line) => line.message === 'plan sync retries ran');
+
+test('the retry timer syncs each due user once, four pushes at a time, and says how many it retried and how many succeeded', async () => {
+  const userIds = await usersOwed(6, 'due');
+  // Each push is held long enough for every push the timer starts at once to be in flight together.
+  front.state.duringPush = () => new Promise((resolve) => setTimeout(resolve, 400));
+  front.state.mostPushing = 0;
+  const { log, lines } = recordingLogger();
+  const results = await retryDueSyncs(log);
+
+  expect(results.map((r) => r.userId).sort()).toEqual([...userIds].sort());
+  expect(results.filter((r) => !r.success)).toEqual([]);
+  expect(front.state.mostPushing).toBe(4);
+  expect(retryLines(lines)).toEqual([{ level: 'info', message: 'plan sync retries ran', fields: { users: 6, succeeded: 6 } }]);
+  for (let i = 0; i < 6; i++) expect((await findPayment(`pi_due_${i}`))!.sync.state).toBe('synced');
+});
+
+test('with identity failing the line counts none succeeded; with nothing due the timer retries nobody and writes no line', async () => {
+  const userIds = await usersOwed(2, 'failing');
+  front.state.mode = 'failing';
+  const failing = recordingLogger();
+  const results = await retryDueSyncs(failing.log);
+  expect(results.map((r) => [r.userId, r.success]).sort()).toEqual(userIds.map((id) => [id, false]).sort());
+  expect(retryLines(failing.lines)).toEqual([{ level: 'info', message: 'plan sync retries ran', fields: { users: 2, succeeded: 0 } }]);
+
+  // Their next attempts are in the future now.
+  const idle = recordingLogger();
+  expect(await retryDueSyncs(idle.log)).toEqual([]);
+  expect(retryLines(idle.lines)).toEqual([]);
+
+  // The failed syncs left a record each in Table Storage; past their lifetime the cleanup deletes them and says so.
+  const cleanup = recordingLogger();
+  const deleted = await cleanUpExpiredRecords(cleanup.log, new Date(at + 2 * 86_400_000));
+  expect(deleted).toBeGreaterThanOrEqual(2);
+  expect(cleanup.lines).toEqual([{ level: 'info', message: 'expired failed-sync records deleted', fields: { deleted } }]);
+  const nothingLeft = recordingLogger();
+  expect(await cleanUpExpiredRecords(nothingLeft.log, new Date(at + 2 * 86_400_000))).toBe(0);
+  expect(nothingLeft.lines).toEqual([]);
+});
+
+test('while no sync is owed the timer leaves SQL alone and writes the backlog line from the marker, manual reviews counted', async () => {
+  // Everything owed so far is settled: the retries of the test above are pushed once identity is back.
+  at += 86_400_000;
+  await retryDueSyncs(recordingLogger().log);
+  const user = await signIn(host, 'review@example.com');
+  await owedPayment('pi_review', user.user.id, 'manual_review');
+  const timer: Timer = { isPastDue: false, schedule: { adjustForDST: false }, scheduleStatus: { last: '', next: '', lastUpdated: '' } };
+  const run = () => loggedToStdout(() => syncRetryTimer.handler(timer, new InvocationContext({ invocationId: 'idle', functionName: syncRetryTimer.name })));
+  const backlog = (lines: Record<string, any>[]) =>
+    lines
+      .filter((line) => line.msg === SYNC_BACKLOG_MESSAGE)
+      .map(({ syncsPending, oldestPendingSeconds, manualReview }) => ({ syncsPending, oldestPendingSeconds, manualReview }));
+
+  // The first run counts in SQL and marks the work idle; the second reads the marker only.
+  expect(backlog(await run())).toEqual([{ syncsPending: 0, oldestPendingSeconds: 0, manualReview: 1 }]);
+  // A payment written behind the marker's back is not seen while it is idle: SQL was not asked.
+  await owedPayment('pi_unseen', user.user.id, 'manual_review');
+  expect(backlog(await run())).toEqual([{ syncsPending: 0, oldestPendingSeconds: 0, manualReview: 1 }]);
+});
+
+/** The JSON lines the platform's logger writes to stdout (info and debug) while `work` runs at LOG_LEVEL info (tests run at warn). */
+async function loggedToStdout(work: () => Promise<unknown>): Promise<Record<string, any>[]> {
+  const level = host.platform.config.LOG_LEVEL;
+  host.platform.reconfigure({ LOG_LEVEL: 'info' });
+  const chunks: string[] = [];
+  const stdout = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: any) => {
+    chunks.push(String(chunk));
+    return true;
+  });
+  await work().finally(() => {
+    stdout.mockRestore();
+    host.platform.reconfigure({ LOG_LEVEL: level });
+  });
+  return chunks
+    .join('')
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, any>);
+}
