@@ -6,7 +6,7 @@ import { identityDb } from '../../functions/identity/db/tables';
 import { issueCode } from '../../functions/identity/otp';
 import { runInPlatform } from '../../shared/platform';
 import { startTestHost, type TestHost } from '../helpers/host';
-import { call, expectError, login, verify } from './support';
+import { call, expectError, login, mailText, verify } from './support';
 import { startSmtpSink } from './smtp-sink';
 
 /** ALLOW_SIGNUP=false, email through SMTP, and two signing keys (a rotation in progress). */
@@ -49,8 +49,7 @@ test('with sign-up closed, an unknown address gets the same answer, a no-account
   expect(unknown.body).toEqual(known.body);
   const mail = mailTo('stranger@example.com')!;
   expect(mail.data).toMatch(/^Subject: Sign-in attempt$/m);
-  // Quoted-printable: long lines arrive broken with a trailing '='.
-  const text = mail.data.replace(/=\r?\n/g, '');
+  const text = mailText(mail.data);
   expect(text).toContain('Someone asked to sign in with this address, but there is no account for it and sign-up is closed.');
   expect(text).toContain('If this was not you, ignore this email.');
   expect(mail.data).not.toMatch(/sign-in code is/);

@@ -10,7 +10,7 @@ import { runInPlatform } from '../../shared/platform';
 import { outboxFiles } from '../../tools/outbox';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { latestCode } from '../helpers/identity';
-import { call, login, signInFrom, verify, wrongCode } from './support';
+import { call, login, mailText, signInFrom, verify, wrongCode } from './support';
 
 let host: TestHost;
 let at = Date.parse('2031-09-01T09:00:00Z');
@@ -164,11 +164,10 @@ describe('asking for a code', () => {
   });
 });
 
-/** The body of an outbox message, quoted-printable soft breaks joined. */
+/** The body of an outbox message, its long lines joined. */
 function body(message: string): string {
-  const unix = message.replace(/\r\n/g, '\n');
-  const text = unix.slice(unix.indexOf('\n\n') + 2).replace(/=\n/g, '');
-  return text.replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))).trimEnd();
+  const text = mailText(message);
+  return text.slice(text.indexOf('\n\n') + 2).trimEnd();
 }
 
 describe('verifying a code', () => {

@@ -47,6 +47,9 @@ export const wrongCode = (code: string) => String((Number(code) + 1) % 10 ** cod
 
 export { expectError } from '../helpers/errors';
 
+/** An email as sent, with CRLF read as LF and quoted-printable's soft line breaks (a trailing '=') joined; the emails are ASCII without '='. */
+export const mailText = (raw: string) => raw.replace(/\r\n/g, '\n').replace(/=\n/g, '');
+
 /** Audit entries as an admin sees them. */
 export async function auditEntries(host: TestHost, adminToken: string, query: Record<string, string>) {
   const res = await call(host, 'GET', `/admin/audit?${new URLSearchParams(query)}`, { token: adminToken });

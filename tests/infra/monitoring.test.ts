@@ -4,7 +4,6 @@
  * Bicep queries name is one the code writes, with the values the alerts compare.
  */
 import { reportSyncBacklog, SYNC_BACKLOG_MESSAGE } from '../../functions/payment/backlog';
-import { paymentDb } from '../../functions/payment/db/tables';
 import { QUEUE_DEPTH_MESSAGE, reportQueueDepth } from '../../functions/orchestrator/workflow/queue-depth';
 import { failStuckExecutions, STUCK_EXECUTIONS_MESSAGE } from '../../functions/orchestrator/workflow/stuck';
 import { insertExecution } from '../../functions/orchestrator/workflow/executions';
@@ -12,6 +11,7 @@ import { config } from '../../shared/config';
 import { enqueueJson } from '../../shared/storage';
 import { startTestHost, withDatabaseClosed, type TestHost } from '../helpers/host';
 import { recordingLogger } from '../helpers/logs';
+import { insertPaidPayment } from '../payment/helpers';
 import { compiledInfra, describeWithBicep, moduleTemplate, resourcesOfType, type ArmTemplate } from '../helpers/bicep';
 
 /** The customDimensions fields a query reads. */
@@ -26,28 +26,9 @@ afterAll(() => host.stop());
 const NOW = new Date('2026-11-23T12:00:00.000Z');
 const minutesAgo = (minutes: number) => new Date(NOW.getTime() - minutes * 60_000).toISOString();
 
-async function insertPayment(id: string, syncState: string, statusAt: string) {
-  await paymentDb()
-    .insertInto('payment_payments')
-    .values({
-      id,
-      user_id: `user-${id}`,
-      plan_type: 'pro',
-      amount: 2900,
-      currency: 'usd',
-      price_version: 'test',
-      status: 'succeeded',
-      status_at: statusAt,
-      failure_message: null,
-      sync_state: syncState as never,
-      sync_plan: 'pro',
-      sync_attempts: 0,
-      sync_next_at: statusAt,
-      created_at: statusAt,
-      updated_at: statusAt,
-    } as never)
-    .execute();
-}
+/** A payment of its own user in `syncState` since `statusAt`. */
+const insertPayment = (id: string, syncState: 'pending' | 'failed' | 'manual_review' | 'synced', statusAt: string) =>
+  insertPaidPayment({ id, userId: `user-${id}`, at: statusAt, syncState });
 
 describe('the payment backlog line (plan syncs pending, payments in manual review)', () => {
   it('counts the syncs owed to identity, the age of the oldest and the payments in manual review', async () => {

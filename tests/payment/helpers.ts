@@ -2,6 +2,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
 import { config } from '../../shared/config';
+import { DEFAULT_PLANS } from '../../shared/plans';
+import { paymentDb } from '../../functions/payment/db/tables';
 import { currentPlatform } from '../../shared/platform';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { bearer, type SignedIn } from '../helpers/identity';
@@ -189,14 +191,54 @@ export async function deadUrl(): Promise<string> {
   return `http://127.0.0.1:${port}/identity`;
 }
 
-/** The JSON log lines written to stderr while `work` runs (and nothing of them on the terminal). */
-export async function loggedDuring<T>(work: () => Promise<T>): Promise<{ result: T; lines: Record<string, any>[]; text: string }> {
+/**
+ * A succeeded payment written straight into payment's table, as another instance's webhook left it:
+ * its plan owed to identity since `at` (sync `pending`, due then) unless another sync state is given.
+ */
+export async function insertPaidPayment(payment: {
+  id: string;
+  userId: string;
+  at: string;
+  plan?: 'pro' | 'enterprise';
+  syncState?: 'pending' | 'failed' | 'manual_review' | 'synced';
+}): Promise<void> {
+  const plan = payment.plan ?? 'pro';
+  const { at } = payment;
+  await paymentDb()
+    .insertInto('payment_payments')
+    .values({
+      id: payment.id,
+      user_id: payment.userId,
+      plan_type: plan,
+      amount: DEFAULT_PLANS.find((p) => p.id === plan)!.price,
+      currency: 'usd',
+      price_version: '2026-01',
+      status: 'succeeded',
+      status_at: at,
+      failure_message: null,
+      sync_state: payment.syncState ?? 'pending',
+      sync_plan: plan,
+      sync_attempts: 0,
+      sync_error: null,
+      sync_next_at: at,
+      synced_at: null,
+      created_at: at,
+      updated_at: at,
+    })
+    .execute();
+}
+
+/** The JSON log lines written to `stream` while `work` runs (and nothing of them on the terminal): warn and error go to stderr, info and debug to stdout. */
+export async function loggedDuring<T>(
+  work: () => Promise<T>,
+  stream: 'stderr' | 'stdout' = 'stderr',
+): Promise<{ result: T; lines: Record<string, any>[]; text: string }> {
   const chunks: string[] = [];
-  const stderr = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: any) => {
+  const spy = jest.spyOn(process[stream], 'write').mockImplementation((chunk: any) => {
     chunks.push(String(chunk));
     return true;
   });
-  const result = await work().finally(() => stderr.mockRestore());
+  const result = await work().finally(() => spy.mockRestore());
   const text = chunks.join('');
   const lines = text
     .split('\n')

@@ -1,11 +1,11 @@
 import { currentTime } from '../../shared/platform';
 import { syncUser, type SyncResult } from '../../functions/payment/plan-sync';
-import { acquireSyncLease, findPayment, paymentDb, releaseSyncLease } from '../../functions/payment/payments';
+import { acquireSyncLease, findPayment, releaseSyncLease } from '../../functions/payment/payments';
 import { retryDueSyncs } from '../../functions/payment/sync-timers';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { recordingLogger } from '../helpers/logs';
 import { planInIdentity, signIn } from '../helpers/identity';
-import { deliver, loggedDuring, paymentIntentObject, startIdentityFront, stripeEvent } from './helpers';
+import { deliver, insertPaidPayment, loggedDuring, paymentIntentObject, startIdentityFront, stripeEvent } from './helpers';
 
 /**
  * The plan sync's promises about other instances, driven the way they happen: one sync per user at
@@ -18,7 +18,6 @@ import { deliver, loggedDuring, paymentIntentObject, startIdentityFront, stripeE
 const TIMEOUT_MS = 800;
 /** One push's timeout and 5 s: how long a sync's lease lasts, and how long a sync waits for another's. */
 const LEASE_MS = TIMEOUT_MS + 5000;
-const PRICE = { pro: 2900, enterprise: 9900 } as const;
 
 let host: TestHost;
 let front: Awaited<ReturnType<typeof startIdentityFront>>;
@@ -42,31 +41,9 @@ afterEach(() => {
 });
 
 /** A succeeded payment another instance's webhook recorded a second after the last: its plan is owed to identity. */
-async function recordedPayment(id: string, userId: string, plan: keyof typeof PRICE) {
+async function recordedPayment(id: string, userId: string, plan: 'pro' | 'enterprise') {
   at += 1000;
-  const now = currentTime().toISOString();
-  await paymentDb()
-    .insertInto('payment_payments')
-    .values({
-      id,
-      user_id: userId,
-      plan_type: plan,
-      amount: PRICE[plan],
-      currency: 'usd',
-      price_version: '2026-01',
-      status: 'succeeded',
-      status_at: now,
-      failure_message: null,
-      sync_state: 'pending',
-      sync_plan: plan,
-      sync_attempts: 0,
-      sync_error: null,
-      sync_next_at: now,
-      synced_at: null,
-      created_at: now,
-      updated_at: now,
-    })
-    .execute();
+  await insertPaidPayment({ id, userId, plan, at: currentTime().toISOString() });
 }
 
 /** A promise's state a little later: whether it settled while real time passed and the test's clock did not. */

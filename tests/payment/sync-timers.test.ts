@@ -6,13 +6,12 @@
 import { InvocationContext, type Timer } from '@azure/functions';
 import { syncRetryTimer } from '../../functions/payment';
 import { SYNC_BACKLOG_MESSAGE } from '../../functions/payment/backlog';
-import { paymentDb } from '../../functions/payment/db/tables';
 import { findPayment } from '../../functions/payment/payments';
 import { cleanUpExpiredRecords, retryDueSyncs } from '../../functions/payment/sync-timers';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { signIn } from '../helpers/identity';
 import { recordingLogger } from '../helpers/logs';
-import { startIdentityFront } from './helpers';
+import { insertPaidPayment, loggedDuring, startIdentityFront } from './helpers';
 
 let host: TestHost;
 let front: Awaited<ReturnType<typeof startIdentityFront>>;
@@ -34,29 +33,8 @@ afterEach(() => {
 });
 
 /** A succeeded payment of `userId` whose pro plan identity has not received, due for a retry since a minute ago. */
-async function owedPayment(id: string, userId: string, syncState: 'pending' | 'manual_review' = 'pending') {
-  const past = new Date(at - 60_000).toISOString();
-  await paymentDb()
-    .insertInto('payment_payments')
-    .values({
-      id,
-      user_id: userId,
-      plan_type: 'pro',
-      amount: 2900,
-      currency: 'usd',
-      price_version: 'test',
-      status: 'succeeded',
-      status_at: past,
-      failure_message: null,
-      sync_state: syncState,
-      sync_plan: 'pro',
-      sync_attempts: 0,
-      sync_next_at: past,
-      created_at: past,
-      updated_at: past,
-    } as never)
-    .execute();
-}
+const owedPayment = (id: string, userId: string, syncState: 'pending' | 'manual_review' = 'pending') =>
+  insertPaidPayment({ id, userId, at: new Date(at - 60_000).toISOString(), syncState });
 
 async function usersOwed(count: number, name: string): Promise<string[]> {
   const ids: string[] = [];
@@ -132,18 +110,9 @@ test('while no sync is owed the timer leaves SQL alone and writes the backlog li
 async function loggedToStdout(work: () => Promise<unknown>): Promise<Record<string, any>[]> {
   const level = host.platform.config.LOG_LEVEL;
   host.platform.reconfigure({ LOG_LEVEL: 'info' });
-  const chunks: string[] = [];
-  const stdout = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: any) => {
-    chunks.push(String(chunk));
-    return true;
-  });
-  await work().finally(() => {
-    stdout.mockRestore();
+  try {
+    return (await loggedDuring(work, 'stdout')).lines;
+  } finally {
     host.platform.reconfigure({ LOG_LEVEL: level });
-  });
-  return chunks
-    .join('')
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as Record<string, any>);
+  }
 }

@@ -9,12 +9,12 @@ import { InvocationContext, type Timer } from '@azure/functions';
 import { syncRetryTimer } from '../../functions/payment';
 import { PAYMENT_SYNC_WORK } from '../../functions/payment/backlog';
 import { findPayment } from '../../functions/payment/payments';
-import { paymentDb } from '../../functions/payment/db/tables';
 import { insertExecution } from '../../functions/orchestrator/workflow/executions';
 import { EXECUTIONS_WORK, markExecutionWork, sweepStuckExecutions } from '../../functions/orchestrator/workflow/stuck';
 import { BUSY_GRACE_MS, IDLE_TRUST_MS, markSqlWork, sqlWorkState } from '../../shared/sql/idle';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { planInIdentity, signIn } from '../helpers/identity';
+import { insertPaidPayment } from '../payment/helpers';
 
 let host: TestHost;
 beforeAll(async () => {
@@ -48,26 +48,7 @@ test('the plan-sync timer skips SQL while idle, and retries a due sync once the 
 
   // A paid payment whose plan identity has not received, written without marking the work.
   const past = new Date(Date.now() - 60_000).toISOString();
-  await paymentDb()
-    .insertInto('payment_payments')
-    .values({
-      id: 'pi_idle_1',
-      user_id: user.user.id,
-      plan_type: 'pro',
-      amount: 2900,
-      currency: 'usd',
-      price_version: '2026-01',
-      status: 'succeeded',
-      status_at: past,
-      failure_message: null,
-      sync_state: 'pending',
-      sync_plan: 'pro',
-      sync_attempts: 0,
-      sync_next_at: past,
-      created_at: past,
-      updated_at: past,
-    } as never)
-    .execute();
+  await insertPaidPayment({ id: 'pi_idle_1', userId: user.user.id, at: past });
   await runSyncTimer();
   expect((await findPayment('pi_idle_1'))!.sync.state).toBe('pending');
   expect(await planInIdentity(host, user)).toBe('free');
