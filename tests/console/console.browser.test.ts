@@ -153,6 +153,40 @@ test('a report ordered by a user appears and completes on the executions page wi
   await screenshot(page, 'first-run-execution-detail');
 });
 
+test('after Apply, the list of the filters before it is not shown while the new answer is on its way', async () => {
+  await goTo('Executions');
+  await page.$eval('#find-text', (el) => ((el as unknown as { value: string }).value = ''));
+  await page.click('form.filters button[type=submit]');
+  await page.waitForSelector('tr[data-tracking-id]');
+  // Every frame painted from here on: does one show rows under the new filter before its answer came?
+  await page.evaluate(() => {
+    const g = globalThis as any;
+    g.__staleFrames = 0;
+    g.__watching = true;
+    const tick = () => {
+      if (g.location.search.includes('q=no') && g.document.querySelector('tr[data-tracking-id]')) g.__staleFrames++;
+      if (g.__watching) g.requestAnimationFrame(tick);
+    };
+    g.requestAnimationFrame(tick);
+  });
+  const release = await interceptApi('hold');
+  try {
+    await page.type('#find-text', 'no such company');
+    await page.click('form.filters button[type=submit]');
+    await waitForText(page, 'Loading executions');
+    expect(await page.evaluate(() => (globalThis as any).location.search)).toContain('q=no');
+  } finally {
+    await release();
+  }
+  await waitForText(page, 'No execution matches the filter.');
+  const stale = await page.evaluate(() => {
+    const g = globalThis as any;
+    g.__watching = false;
+    return g.__staleFrames;
+  });
+  expect(stale).toBe(0);
+});
+
 test('the overview shows the numbers of the administration API, and the trend drawn by the visual service', async () => {
   await goTo('Overview');
   await page.waitForSelector('img.chart');

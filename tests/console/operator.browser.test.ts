@@ -136,6 +136,8 @@ test('search finds the failed execution by tracking id and by the requester’s 
   await page.select('#find-field', 'tracking');
   await page.type('#find-text', failedId.slice(0, 12));
   await page.click('form.filters button[type=submit]');
+  // The list shown before Apply (every execution) gives way to the filtered one's loading state in the same render.
+  await page.waitForFunction(() => (globalThis as any).location.search.includes('q='));
   await page.waitForSelector(`tr[data-tracking-id="${failedId}"][data-status=failed]`);
   expect(await page.$$eval('tr[data-tracking-id]', (rows) => rows.length)).toBe(1);
   // Requested by names the person.

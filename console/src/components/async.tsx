@@ -8,10 +8,13 @@ export type AsyncState<T> = { loading: boolean; data?: T; error?: ApiError | Err
  * Loads `load()` when `deps` change, and every `refreshMs` if given, without losing what is shown:
  * a refresh keeps the previous answer on screen until the new one arrives. A refresh is skipped
  * while the last load is still waiting (each call gives up after CALL_TIMEOUT_MS), so slow
- * answers never pile up; a reload the user asks for always goes.
+ * answers never pile up; a reload the user asks for always goes. An answer for other `deps` (the
+ * filters before Apply, say) is never shown as this one's: from the render in which `deps` change,
+ * the state is loading until their own answer arrives.
  */
 export function useAsync<T>(load: () => Promise<T>, deps: unknown[], refreshMs?: number): AsyncState<T> {
-  const [state, setState] = useState<{ loading: boolean; data?: T; error?: Error }>({ loading: true });
+  // `of` is the `run` (one per `deps`) the answer was loaded by.
+  const [state, setState] = useState<{ loading: boolean; data?: T; error?: Error; of?: unknown }>({ loading: true });
   const generation = useRef(0);
   const waiting = useRef(false);
   const run = useCallback(() => {
@@ -24,12 +27,11 @@ export function useAsync<T>(load: () => Promise<T>, deps: unknown[], refreshMs?:
       return true;
     };
     load().then(
-      (data) => settle() && setState({ loading: false, data }),
-      (error: Error) => settle() && setState((s) => ({ loading: false, data: s.data, error })),
+      (data) => settle() && setState({ loading: false, data, of: run }),
+      (error: Error) => settle() && setState((s) => ({ loading: false, data: s.of === run ? s.data : undefined, error, of: run })),
     );
   }, deps);
   useEffect(() => {
-    setState({ loading: true });
     run();
     if (!refreshMs) return () => void generation.current++;
     const timer = setInterval(() => waiting.current || run(), refreshMs);
@@ -39,7 +41,8 @@ export function useAsync<T>(load: () => Promise<T>, deps: unknown[], refreshMs?:
       waiting.current = false;
     };
   }, [run, refreshMs]);
-  return { ...state, reload: run };
+  if (state.of !== run) return { loading: true, error: undefined, data: undefined, reload: run };
+  return { loading: state.loading, data: state.data, error: state.error, reload: run };
 }
 
 export function Loading({ what }: { what: string }) {
