@@ -89,7 +89,7 @@ export function chartKey(spec: ChartSpec, format: Format, quality: Quality, them
 
 async function chartResult(spec: ChartSpec & { id: string }, format: Format, quality: Quality, theme: Theme, stats: RenderStats) {
   const imageFormat = imageFormatOf(format);
-  const entry = await cachedOrRendered(chartKey(spec, format, quality, theme), CONTENT_TYPES[imageFormat], format === 'base64', stats, () =>
+  const entry = await cachedOrRendered(chartKey(spec, format, quality, theme), CONTENT_TYPES[imageFormat], format === 'base64', stats, 'draw-first', () =>
     renderChartImage(spec, theme, imageFormat, quality),
   );
   return imageResult(spec.id, entry, format, { ...sizeOf(spec), title: spec.options?.title, description: spec.options?.description });

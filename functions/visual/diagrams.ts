@@ -136,7 +136,7 @@ async function diagramResult(spec: DiagramSpec & { id: string }, format: Format,
   const dot = dotOf(spec, theme);
   const imageFormat = imageFormatOf(format);
   const key = hashKey('diagram', dot, format);
-  const entry = await cachedOrRendered(key, CONTENT_TYPES[imageFormat], true, stats, () =>
+  const entry = await cachedOrRendered(key, CONTENT_TYPES[imageFormat], true, stats, 'look-first', () =>
     failAsRendering(`Diagram "${spec.id}"`, async () => {
       try {
         return await renderPool().run({ kind: 'dot', source: dot, format: imageFormat });

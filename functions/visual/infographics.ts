@@ -153,10 +153,17 @@ async function infographicResult(
   const theme = spec.theme ? themeOf(spec.theme) : requestTheme;
   const { svg, width, height } = dashboardSvg(spec, theme);
   const imageFormat = imageFormatOf(format);
-  const entry = await cachedOrRendered(infographicKey(spec, format, quality, theme), CONTENT_TYPES[imageFormat], format === 'base64', stats, async () => {
-    if (imageFormat === 'svg') return { bytes: Buffer.from(svg, 'utf8') };
-    return failAsRendering(`Infographic "${spec.id}"`, () => renderPool().run({ kind: 'svg-to-png', svg, pixelRatio: pixelRatio(quality, width, height) }));
-  });
+  const entry = await cachedOrRendered(
+    infographicKey(spec, format, quality, theme),
+    CONTENT_TYPES[imageFormat],
+    format === 'base64',
+    stats,
+    'look-first',
+    async () => {
+      if (imageFormat === 'svg') return { bytes: Buffer.from(svg, 'utf8') };
+      return failAsRendering(`Infographic "${spec.id}"`, () => renderPool().run({ kind: 'svg-to-png', svg, pixelRatio: pixelRatio(quality, width, height) }));
+    },
+  );
   return imageResult(spec.id, entry, format, { width, height, title: spec.title, description: spec.description });
 }
 

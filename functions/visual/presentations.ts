@@ -54,7 +54,7 @@ export const presentationSchema = {
 
 async function chartImage(spec: ChartSpec, theme: Theme, stats: RenderStats) {
   // Charts go through the chart cache too, so a deck re-using a chart renders it once.
-  const entry = await cachedOrRendered(chartKey(spec, 'base64', 'high', theme), CONTENT_TYPES.png, true, stats, () =>
+  const entry = await cachedOrRendered(chartKey(spec, 'base64', 'high', theme), CONTENT_TYPES.png, true, stats, 'draw-first', () =>
     renderChartImage(spec, theme, 'png', 'high'),
   );
   return { data: `data:image/png;base64,${entry.bytes!.toString('base64')}`, ...sizeOf(spec) };
@@ -81,7 +81,7 @@ export async function generatePresentation(body: unknown, l: Limits) {
   const theme = themeOf(spec.theme);
   const stats = newStats();
   const key = hashKey('presentation', spec, theme.name);
-  const entry = await cachedOrRendered(key, PPTX_CONTENT_TYPE, false, stats, () => renderDeck(spec, charts, theme, stats));
+  const entry = await cachedOrRendered(key, PPTX_CONTENT_TYPE, false, stats, 'look-first', () => renderDeck(spec, charts, theme, stats));
   return {
     body: {
       success: true as const,
