@@ -158,7 +158,8 @@ async function infographicResult(
     CONTENT_TYPES[imageFormat],
     format === 'base64',
     stats,
-    'look-first',
+    // Its SVG is written above either way; a PNG of it is a rasterising, asked for only on a miss.
+    imageFormat === 'svg' ? 'draw-first' : 'look-first',
     async () => {
       if (imageFormat === 'svg') return { bytes: Buffer.from(svg, 'utf8') };
       return failAsRendering(`Infographic "${spec.id}"`, () => renderPool().run({ kind: 'svg-to-png', svg, pixelRatio: pixelRatio(quality, width, height) }));

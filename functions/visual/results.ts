@@ -30,8 +30,8 @@ export function statsHeaders(stats: RenderStats): Record<string, string> {
  * call costs about 1 ms of this process's CPU through the Storage SDK (a lookup that misses as much
  * as an upload) and a round trip, while most charts carry fresh data and miss. A chart another
  * instance stored, or this one longer ago than its index remembers, is then drawn for nothing (its
- * stored entry is still the answer). Decks, diagrams and infographics ask the cache first: they
- * are drawn from more parts (a PowerPoint file, Graphviz's layout, a composed page), the same
+ * stored entry is still the answer). Decks, diagrams and infographics' PNGs ask the cache first:
+ * they are drawn from more parts (a PowerPoint file, Graphviz's layout, a composed page), the same
  * source is asked for again more often, and their drawing was not measured as cheap as a lookup.
  */
 export type CacheOrder = 'draw-first' | 'look-first';

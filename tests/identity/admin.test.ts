@@ -118,6 +118,19 @@ describe('users', () => {
     expectError(await as(superAdmin, 'PATCH', `/admin/users/${superAdmin.user.id}`, { status: 'inactive' }), 409, 'CANNOT_DEACTIVATE_SELF');
   });
 
+  test('a super_admin changes their own plan, and deactivates a super_admin who is not the last', async () => {
+    // Only a deactivation is checked against the actor and the last super_admin.
+    const own = await as(superAdmin, 'PATCH', `/admin/users/${superAdmin.user.id}`, { plan: 'enterprise' });
+    expect(own.status).toBe(200);
+    expect(own.body.user).toMatchObject({ id: superAdmin.user.id, plan: 'enterprise', status: 'active' });
+    const deputy = await signIn(host, 'deputy@example.com');
+    expect((await as(superAdmin, 'POST', `/admin/users/${deputy.user.id}/roles`, { roleId: 'super_admin' })).status).toBe(200);
+    const deactivated = await as(superAdmin, 'PATCH', `/admin/users/${deputy.user.id}`, { status: 'inactive' });
+    expect(deactivated.status).toBe(200);
+    expect(deactivated.body.user).toMatchObject({ role: 'super_admin', status: 'inactive' });
+    expect((await as(superAdmin, 'DELETE', `/admin/users/${deputy.user.id}`)).status).toBe(200);
+  });
+
   test('delete revokes sessions first, then removes the user (hard delete), audited', async () => {
     const target = await signIn(host, 'leaving@example.com');
     const res = await as(admin, 'DELETE', `/admin/users/${target.user.id}`);

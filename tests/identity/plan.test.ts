@@ -35,6 +35,17 @@ const expectInvalidServiceToken = (res: { status: number; body: any }) => {
 };
 
 describe('service-token mode (X-Service: payment-service)', () => {
+  test('a plan change that keeps the account active ends none of its sessions (a payment never signs its buyer out)', async () => {
+    const buyer = await signIn(host, 'plan-buyer@example.com');
+    const res = await putPlan(buyer.user.id, paymentBody(), serviceHeaders(await mintServiceToken({ secret: SECRET, ...SERVICE })));
+    expect(res.status).toBe(200);
+    const [entry] = await auditEntries(host, admin.accessToken, { target: buyer.user.id, action: 'user.plan.update' });
+    expect(entry.details).not.toHaveProperty('revokedSessions');
+    const renewed = await call(host, 'POST', '/auth/refresh', { body: { refreshToken: buyer.refreshToken } });
+    expect(renewed.status).toBe(200);
+    expect(renewed.body.user).toMatchObject({ id: buyer.user.id, plan: 'pro', status: 'active' });
+  });
+
   test('the payment call sets plan, status and updated_at and answers success, message, userId, plan, status, updatedBy and timestamp', async () => {
     const before = (await call(host, 'GET', `/admin/users/${user.user.id}`, { token: admin.accessToken })).body.user;
     const body = paymentBody();

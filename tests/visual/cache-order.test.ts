@@ -98,3 +98,18 @@ test('a diagram another instance stored is found before anything is drawn', asyn
   expect(again.headers.get('x-cache')).toBe('HIT');
   expect(drawnBy(second)).toBe(drawn);
 });
+
+test('an infographic SVG another instance stored is a hit, served with the stored entry', async () => {
+  const infographic = { id: 'i', type: 'dashboard', layout: 'metrics_grid', title: 'Shared', data: { metrics: [{ label: 'Revenue', value: 12 }] } };
+  const body = { infographics: [infographic], format: 'svg' };
+  const stored = await postJson(first, '/visual/api/v1/infographics/generate', body, visualToken(first));
+  expect(stored.headers.get('x-cache')).toBe('MISS');
+  const { imageUrl, metadata } = ((await stored.json()) as { infographics: { imageUrl: string; metadata: { generatedAt: string } }[] }).infographics[0];
+  const again = await postJson(second, '/visual/api/v1/infographics/generate', body, visualToken(second));
+  expect(again.status).toBe(200);
+  expect(again.headers.get('x-cache')).toBe('HIT');
+  expect(again.headers.get('x-render-count')).toBe('0');
+  const answered = ((await again.json()) as { infographics: { imageUrl: string; metadata: { generatedAt: string } }[] }).infographics[0];
+  expect(answered.imageUrl.split('/').pop()).toBe(imageUrl.split('/').pop());
+  expect(answered.metadata.generatedAt).toBe(metadata.generatedAt);
+});
