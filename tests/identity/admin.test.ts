@@ -72,6 +72,23 @@ describe('users', () => {
     expect(made.status).toBe(201);
   });
 
+  test('an address in capitals is the same address: refused as a duplicate in lower case, audited so; renaming a user to their own address in capitals is no conflict', async () => {
+    const made = await as(admin, 'POST', '/admin/users', { email: 'casey@example.com' });
+    expect(made.status).toBe(201);
+    const again = await as(admin, 'POST', '/admin/users', { email: 'CASEY@Example.com' });
+    expectError(again, 409, 'USER_EXISTS');
+    expect(again.body.message).toBe('A user with email casey@example.com already exists');
+    const [refused] = await auditEntries(host, admin.accessToken, { action: 'user.create', result: 'failure', target: 'casey@example.com' });
+    expect(refused).toMatchObject({ target: { type: 'email', id: 'casey@example.com' }, reason: 'USER_EXISTS' });
+
+    const renamed = await as(admin, 'PATCH', `/admin/users/${made.body.user.id}`, { email: 'Casey@EXAMPLE.com' });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.user.email).toBe('casey@example.com');
+    const taken = await as(admin, 'PATCH', `/admin/users/${user.user.id}`, { email: 'CASEY@example.com' });
+    expectError(taken, 409, 'USER_EXISTS');
+    expect(taken.body.message).toBe('A user with email casey@example.com already exists');
+  });
+
   test('create refuses malformed JSON, wrong types and unknown fields', async () => {
     expectError(await call(host, 'POST', '/admin/users', { token: admin.accessToken, raw: '{"email"' }), 400, 'INVALID_JSON');
     expectError(await as(admin, 'POST', '/admin/users', { email: ['a@example.com'] }), 400, 'VALIDATION_FAILED');
