@@ -285,3 +285,43 @@ describe('compliance', () => {
     expect(r.sessions.olderThanPolicy).toBeGreaterThan(0);
   });
 });
+
+test('each refusal of user administration says what is wrong, word for word', async () => {
+  const refusals: [SignedIn, string, string, unknown][] = [
+    [admin, 'GET', '/admin/users/nope', undefined],
+    [admin, 'PATCH', `/admin/users/${superAdmin.user.id}`, { plan: 'pro' }],
+    [superAdmin, 'PATCH', `/admin/users/${superAdmin.user.id}`, { status: 'inactive' }],
+    [admin, 'POST', '/admin/users', { email: 'escalate@example.com', permissions: ['admin:roles:grant-privileged'] }],
+    [superAdmin, 'DELETE', `/admin/users/${superAdmin.user.id}/roles/super_admin`, undefined],
+    [admin, 'POST', '/admin/users', { email: 'wizard@example.com', role: 'wizard' }],
+    [admin, 'POST', '/admin/users', { email: 'boss@example.com', role: 'admin' }],
+    [superAdmin, 'DELETE', `/admin/users/${superAdmin.user.id}`, undefined],
+    [superAdmin, 'POST', `/admin/users/${user.user.id}/roles`, { roleId: 'wizard' }],
+    [admin, 'POST', `/admin/users/${user.user.id}/roles`, { roleId: 'super_admin' }],
+    [superAdmin, 'DELETE', `/admin/users/${user.user.id}/roles/wizard`, undefined],
+    [superAdmin, 'DELETE', `/admin/users/${user.user.id}/roles/admin`, undefined],
+    [superAdmin, 'DELETE', `/admin/users/${user.user.id}/roles/user`, undefined],
+    [admin, 'DELETE', '/admin/sessions/nope', undefined],
+  ];
+  const answers = [];
+  for (const [who, method, route, body] of refusals) {
+    const res = await as(who, method, route, body);
+    answers.push([res.status, res.body.code, res.body.message]);
+  }
+  expect(answers).toEqual([
+    [404, 'USER_NOT_FOUND', 'No user has id nope'],
+    [403, 'SUPER_ADMIN_REQUIRED', 'Only a super_admin can change a user with the super_admin role'],
+    [409, 'CANNOT_DEACTIVATE_SELF', 'You cannot deactivate your own account'],
+    [403, 'PERMISSION_ESCALATION', 'You cannot grant permissions you do not hold: admin:roles:grant-privileged'],
+    [409, 'LAST_SUPER_ADMIN', 'This is the last active super_admin'],
+    [400, 'ROLE_UNKNOWN', 'Invalid body: role wizard does not exist'],
+    [403, 'SUPER_ADMIN_REQUIRED', 'Only a super_admin can create a user with the admin role'],
+    [409, 'CANNOT_DELETE_SELF', 'You cannot delete your own account'],
+    [400, 'ROLE_UNKNOWN', 'Invalid body: role wizard does not exist'],
+    [403, 'SUPER_ADMIN_REQUIRED', 'Only a super_admin can grant the super_admin role'],
+    [404, 'ROLE_NOT_FOUND', 'No role has id wizard'],
+    [404, 'ROLE_NOT_ASSIGNED', 'The user does not hold the admin role'],
+    [409, 'BASE_ROLE', 'Every user keeps the base user role; grant another role instead'],
+    [404, 'SESSION_NOT_FOUND', 'No session has id nope'],
+  ]);
+});
