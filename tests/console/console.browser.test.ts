@@ -175,6 +175,7 @@ test('after Apply, the list of the filters before it is not shown while the new 
     await page.click('form.filters button[type=submit]');
     await waitForText(page, 'Loading executions');
     expect(await page.evaluate(() => (globalThis as any).location.search)).toContain('q=no');
+    await screenshot(page, 'executions-after-apply');
   } finally {
     await release();
   }

@@ -158,6 +158,11 @@ export async function startIdentityFront(target: () => string) {
   return {
     url,
     state,
+    /** Back to forwarding, with nothing recorded: what each test starts from. */
+    reset: () => {
+      Object.assign(state, { mode: 'forward', duringPush: undefined, mostPushing: 0 });
+      state.planUpdates.length = 0;
+    },
     stop: () =>
       new Promise<void>((resolve) => {
         hanging.forEach((r) => r.destroy());

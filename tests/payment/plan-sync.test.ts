@@ -32,13 +32,7 @@ afterAll(async () => {
   await host.stop();
   await front.stop();
 });
-beforeEach(() => {
-  front.state.planUpdates.length = 0;
-});
-afterEach(() => {
-  front.state.mode = 'forward';
-  front.state.duringPush = undefined;
-});
+afterEach(() => front.reset());
 
 /** A succeeded payment another instance's webhook recorded a second after the last: its plan is owed to identity. */
 async function recordedPayment(id: string, userId: string, plan: 'pro' | 'enterprise') {

@@ -47,7 +47,7 @@ afterAll(async () => {
 afterEach(() => {
   jest.useRealTimers();
   host.platform.random = Math.random;
-  front.state.mode = 'forward';
+  front.reset();
   pointIdentityAt(front.url);
 });
 

@@ -27,10 +27,7 @@ afterAll(async () => {
   await host.stop();
   await front.stop();
 });
-afterEach(() => {
-  front.state.mode = 'forward';
-  front.state.duringPush = undefined;
-});
+afterEach(() => front.reset());
 
 /** A succeeded payment of `userId` whose pro plan identity has not received, due for a retry since a minute ago. */
 const owedPayment = (id: string, userId: string, syncState: 'pending' | 'manual_review' = 'pending') =>
