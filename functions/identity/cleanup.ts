@@ -4,7 +4,7 @@ import { currentTime, currentTimeMs } from '../../shared/platform';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** Hourly: forget expired codes and rate-limit windows, dead refresh tokens, and audit entries past retention. */
+/** Daily: forget expired codes and rate-limit windows, dead refresh tokens, and audit entries past retention. */
 export async function purgeExpired(): Promise<Record<string, number>> {
   const cfg = config();
   const database = identityDb();

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Plan, UserStatus } from '../../shared/auth/access-token';
-import { badRequest, Code, conflict, forbidden, HttpError, notFound } from '../../shared/http/errors';
-import { audit, type RequestMeta } from './audit';
+import { badRequest, Code, conflict, forbidden, notFound } from '../../shared/http/errors';
+import { audit, auditRefusal, type RequestMeta } from './audit';
 import type { PlanCaller } from './guards';
 import { findRole, isPrivilegedRole } from './roles';
 import { revokeUserSessions } from './sessions';
@@ -64,48 +64,45 @@ function requestTime(timestamp: string, now: Date): string {
  */
 export async function updatePlan(caller: PlanCaller, userId: string, change: PlanChange, meta: RequestMeta) {
   const updatedBy = change.updatedBy ?? caller.defaultUpdatedBy;
-  const result = await identityDb()
-    .transaction()
-    .execute(async (trx) => {
-      const [before] = await selectTarget.execute({ userId }, trx);
-      if (!before) throw notFound(`No user has id ${userId}`, Code.USER_NOT_FOUND);
-      const status = change.status ?? before.status;
-      await authorizeChange(caller, before, status, trx);
-      const now = currentTime();
-      const updatedAt = now.toISOString();
-      const requestAt = change.timestamp ? requestTime(change.timestamp, now) : updatedAt;
-      // A request time beyond the allowed skew, stored before this rule, orders nothing: it would pin the plan forever.
-      const lastRequestAt = toIso(before.plan_request_at);
-      if (lastRequestAt && requestAt < lastRequestAt && Date.parse(lastRequestAt) <= now.getTime() + MAX_CLOCK_SKEW_MS) {
-        throw conflict(`A newer plan update (requested at ${lastRequestAt}) was already applied`, Code.PLAN_UPDATE_STALE, {
-          current: { userId, plan: before.plan, status: before.status, requestedAt: lastRequestAt },
-        });
-      }
-      await writePlan.execute({ userId, plan: change.plan, status, updatedAt, requestAt }, trx);
-      const revokedSessions = status === 'inactive' && before.status === 'active' ? await revokeUserSessions(userId, 'user_deactivated', trx) : 0;
-      await audit(
-        meta,
-        {
-          actor: caller.actor,
-          action: 'user.plan.update',
-          target: { type: 'user', id: userId },
-          result: 'success',
-          details: {
-            from: { plan: before.plan, status: before.status },
-            to: { plan: change.plan, status },
-            updatedBy,
-            ...(change.timestamp ? { requestTimestamp: change.timestamp } : {}),
-            ...(revokedSessions ? { revokedSessions } : {}),
+  const entry = { actor: caller.actor, action: 'user.plan.update', target: { type: 'user', id: userId } };
+  // A refusal is audited after its transaction rolled back; a success commits with its entry.
+  const result = await auditRefusal(meta, entry, () =>
+    identityDb()
+      .transaction()
+      .execute(async (trx) => {
+        const [before] = await selectTarget.execute({ userId }, trx);
+        if (!before) throw notFound(`No user has id ${userId}`, Code.USER_NOT_FOUND);
+        const status = change.status ?? before.status;
+        await authorizeChange(caller, before, status, trx);
+        const now = currentTime();
+        const updatedAt = now.toISOString();
+        const requestAt = change.timestamp ? requestTime(change.timestamp, now) : updatedAt;
+        // A request time beyond the allowed skew, stored before this rule, orders nothing: it would pin the plan forever.
+        const lastRequestAt = toIso(before.plan_request_at);
+        if (lastRequestAt && requestAt < lastRequestAt && Date.parse(lastRequestAt) <= now.getTime() + MAX_CLOCK_SKEW_MS) {
+          throw conflict(`A newer plan update (requested at ${lastRequestAt}) was already applied`, Code.PLAN_UPDATE_STALE, {
+            current: { userId, plan: before.plan, status: before.status, requestedAt: lastRequestAt },
+          });
+        }
+        await writePlan.execute({ userId, plan: change.plan, status, updatedAt, requestAt }, trx);
+        const revokedSessions = status === 'inactive' && before.status === 'active' ? await revokeUserSessions(userId, 'user_deactivated', trx) : 0;
+        await audit(
+          meta,
+          {
+            ...entry,
+            result: 'success',
+            details: {
+              from: { plan: before.plan, status: before.status },
+              to: { plan: change.plan, status },
+              updatedBy,
+              ...(change.timestamp ? { requestTimestamp: change.timestamp } : {}),
+              ...(revokedSessions ? { revokedSessions } : {}),
+            },
           },
-        },
-        trx,
-      );
-      return { plan: change.plan, status, updatedAt };
-    })
-    .catch(async (error) => {
-      if (error instanceof HttpError)
-        await audit(meta, { actor: caller.actor, action: 'user.plan.update', target: { type: 'user', id: userId }, result: 'failure', reason: error.code });
-      throw error;
-    });
+          trx,
+        );
+        return { plan: change.plan, status, updatedAt };
+      }),
+  );
   return { success: true, message: 'User plan updated', userId, plan: result.plan, status: result.status, updatedBy, timestamp: toIso(result.updatedAt)! };
 }

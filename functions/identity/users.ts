@@ -23,6 +23,9 @@ export interface UserView {
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
+/** Explicit permissions as stored: each once, sorted, so equal sets are equal text. */
+const storedPermissions = (permissions: string[]) => JSON.stringify([...new Set(permissions)].sort());
+
 export async function toUserView(row: Omit<UserRow, 'plan_request_at'>): Promise<UserView> {
   const explicit = JSON.parse(row.permissions) as string[];
   return {
@@ -61,7 +64,7 @@ export async function insertUser(user: NewUser, executor: Kysely<IdentityTables>
     id: randomUUID(),
     email: normalizeEmail(user.email),
     role: user.role ?? 'user',
-    permissions: JSON.stringify([...new Set(user.permissions ?? [])].sort()),
+    permissions: storedPermissions(user.permissions ?? []),
     plan: user.plan ?? 'free',
     status: user.status ?? 'active',
     created_at: now,
@@ -80,22 +83,23 @@ export interface UserChanges {
   status?: UserStatus;
 }
 
-/** Applies changes and sets updated_at; returns the updated row, or undefined when the user does not exist. */
+/**
+ * Applies changes and sets updated_at; returns the updated row, or undefined when the user does not
+ * exist. A change left undefined is left out of the UPDATE (Kysely drops undefined values).
+ */
 export async function updateUser(id: string, changes: UserChanges, executor: Kysely<IdentityTables> = identityDb()): Promise<UserRow | undefined> {
-  const updatedAt = currentTime().toISOString();
-  const result = await executor
+  await executor
     .updateTable('users')
     .set({
-      ...(changes.email !== undefined ? { email: normalizeEmail(changes.email) } : {}),
-      ...(changes.role !== undefined ? { role: changes.role } : {}),
-      ...(changes.permissions !== undefined ? { permissions: JSON.stringify([...new Set(changes.permissions)].sort()) } : {}),
-      ...(changes.plan !== undefined ? { plan: changes.plan } : {}),
-      ...(changes.status !== undefined ? { status: changes.status } : {}),
-      updated_at: updatedAt,
+      email: changes.email === undefined ? undefined : normalizeEmail(changes.email),
+      role: changes.role,
+      permissions: changes.permissions === undefined ? undefined : storedPermissions(changes.permissions),
+      plan: changes.plan,
+      status: changes.status,
+      updated_at: currentTime().toISOString(),
     })
     .where('id', '=', id)
-    .executeTakeFirst();
-  if (Number(result.numUpdatedRows) === 0) return undefined;
+    .execute();
   return findUserById(id, executor);
 }
 

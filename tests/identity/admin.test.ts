@@ -50,6 +50,7 @@ describe('users', () => {
   test('create (201), read, and the role rules', async () => {
     const res = await as(admin, 'POST', '/admin/users', { email: 'Analyst@Example.com', role: 'user', permissions: ['admin:audit:read'] });
     expect(res.status).toBe(201);
+    expect(res.body.success).toBe(true);
     expect(res.body.user).toMatchObject({
       email: 'analyst@example.com',
       role: 'user',
@@ -60,6 +61,15 @@ describe('users', () => {
     expect(res.body.user.permissions).toEqual(expect.arrayContaining(['reports:read', 'admin:audit:read']));
     const read = await as(admin, 'GET', `/admin/users/${res.body.user.id}`);
     expect(read.body.user).toEqual(res.body.user);
+    // The audit names what was created: the address as stored, the role, the explicit permissions.
+    const [created] = await auditEntries(host, admin.accessToken, { target: res.body.user.id });
+    expect(created).toMatchObject({
+      actor: { type: 'admin', id: admin.user.id },
+      action: 'user.create',
+      target: { type: 'user', id: res.body.user.id },
+      result: 'success',
+      details: { email: 'analyst@example.com', role: 'user', permissions: ['admin:audit:read'] },
+    });
     expectError(await as(admin, 'POST', '/admin/users', { email: 'analyst@example.com' }), 409, 'USER_EXISTS');
     expectError(await as(admin, 'POST', '/admin/users', { email: 'boss2@example.com', role: 'admin' }), 403, 'SUPER_ADMIN_REQUIRED');
     expectError(
@@ -135,6 +145,26 @@ describe('users', () => {
     expectError(await as(superAdmin, 'PATCH', `/admin/users/${superAdmin.user.id}`, { status: 'inactive' }), 409, 'CANNOT_DEACTIVATE_SELF');
   });
 
+  test('patch writes the fields it names and only those: a new address and permissions, then a plan alone keeps both', async () => {
+    const target = await signIn(host, 'renamed@example.com');
+    const renamed = await as(admin, 'PATCH', `/admin/users/${target.user.id}`, { email: 'Renamed.Later@Example.com', permissions: ['admin:audit:read'] });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.success).toBe(true);
+    expect(renamed.body.user).toMatchObject({ email: 'renamed.later@example.com', explicitPermissions: ['admin:audit:read'] });
+    const planOnly = await as(admin, 'PATCH', `/admin/users/${target.user.id}`, { plan: 'pro' });
+    expect(planOnly.body.user).toMatchObject({
+      email: 'renamed.later@example.com',
+      role: 'user',
+      plan: 'pro',
+      status: 'active',
+      explicitPermissions: ['admin:audit:read'],
+    });
+    expect((await as(admin, 'GET', `/admin/users/${target.user.id}`)).body.user).toEqual(planOnly.body.user);
+    // The search forgives spaces around what was typed, as the address itself does.
+    const found = await as(admin, 'GET', `/admin/users?email=${encodeURIComponent('  renamed.later ')}`);
+    expect(found.body.users.map((u: any) => u.id)).toEqual([target.user.id]);
+  });
+
   test('a super_admin changes their own plan, and deactivates a super_admin who is not the last', async () => {
     // Only a deactivation is checked against the actor and the last super_admin.
     const own = await as(superAdmin, 'PATCH', `/admin/users/${superAdmin.user.id}`, { plan: 'enterprise' });
@@ -173,7 +203,9 @@ describe('roles', () => {
     expect(res.body).toMatchObject({ role: 'admin', permissions: expect.arrayContaining(['admin:users:update', 'admin:audit:read']) });
     expect(res.body.permissions).not.toContain('admin:roles:grant-privileged');
     expect((await as(admin, 'GET', '/admin/roles/super_admin/permissions')).body.permissions).toContain('admin:roles:grant-privileged');
-    expectError(await as(admin, 'GET', '/admin/roles/wizard/permissions'), 404, 'ROLE_NOT_FOUND');
+    const unknownRole = await as(admin, 'GET', '/admin/roles/wizard/permissions');
+    expectError(unknownRole, 404, 'ROLE_NOT_FOUND');
+    expect(unknownRole.body.message).toBe('No role has id wizard');
     expect((await as(admin, 'GET', '/admin/roles')).body.roles.map((r: any) => r.id)).toEqual(['user', 'admin', 'super_admin']);
   });
 
@@ -230,8 +262,35 @@ describe('sessions', () => {
     expect((await as(admin, 'GET', `/admin/sessions?userId=${a.user.id}&state=all`)).body.total).toBe(2);
     expectError(await as(admin, 'DELETE', '/admin/sessions/nope'), 404, 'SESSION_NOT_FOUND');
     expectError(await as(admin, 'GET', '/admin/sessions?state=maybe'), 400, 'VALIDATION_FAILED');
-    const [entry] = await auditEntries(host, admin.accessToken, { target: sidA, action: 'session.revoke' });
-    expect(entry).toMatchObject({ actor: { type: 'admin', id: admin.user.id }, details: { userId: a.user.id } });
+    // Ending it again changes nothing and says so.
+    const again = await as(admin, 'DELETE', `/admin/sessions/${sidA}`);
+    expect(again.body).toEqual({ success: true, sessionId: sidA, userId: a.user.id, revoked: false });
+    const entries = await auditEntries(host, admin.accessToken, { target: sidA, action: 'session.revoke' });
+    expect(entries.map((e) => [e.actor, e.details])).toEqual([
+      [
+        { type: 'admin', id: admin.user.id },
+        { userId: a.user.id, alreadyRevoked: true },
+      ],
+      [
+        { type: 'admin', id: admin.user.id },
+        { userId: a.user.id, alreadyRevoked: false },
+      ],
+    ]);
+  });
+
+  test('a session is active until the instant it expires (30 days after sign-in), then listed only with state=all', async () => {
+    advanceClock(0); // the clock stands still from here
+    const user = await signIn(host, 'expiring@example.com');
+    advanceClock(30 * 24 * 3600_000 - 1);
+    // Read as the super_admin, signed in again (every earlier token has long expired), not as the
+    // suite's admin, whose last sign-in the dormant-admin check counts on.
+    const reader = await signInAdmin(host);
+    const before = await as(reader, 'GET', `/admin/sessions?userId=${user.user.id}`);
+    expect(before.body.sessions).toEqual([expect.objectContaining({ active: true })]);
+    advanceClock(1);
+    expect((await as(reader, 'GET', `/admin/sessions?userId=${user.user.id}`)).body).toMatchObject({ total: 0, sessions: [] });
+    const all = await as(reader, 'GET', `/admin/sessions?userId=${user.user.id}&state=all`);
+    expect(all.body.sessions).toEqual([expect.objectContaining({ active: false, revokedAt: null, expiresAt: new Date(Date.now()).toISOString() })]);
   });
 });
 
@@ -255,6 +314,12 @@ describe('audit', () => {
     expect(recent.length + until.length).toBe(logins.length);
     expectError(await call(host, 'GET', '/admin/audit?since=yesterday', { token: admin.accessToken }), 400, 'VALIDATION_FAILED');
     expectError(await call(host, 'GET', '/admin/audit?result=maybe', { token: admin.accessToken }), 400, 'VALIDATION_FAILED');
+    // A window that ends before it starts is a mistake worth naming; one instant wide is merely empty.
+    const backwards = await call(host, 'GET', `/admin/audit?since=${since}&until=2000-01-01T00:00:00.000Z`, { token: admin.accessToken });
+    expectError(backwards, 400, 'VALIDATION_FAILED');
+    expect(backwards.body.message).toBe('Invalid query: since is after until');
+    const instant = await call(host, 'GET', `/admin/audit?since=${since}&until=${since}`, { token: admin.accessToken });
+    expect(instant.body).toMatchObject({ entries: [], total: 0 });
   });
 });
 

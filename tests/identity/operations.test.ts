@@ -85,7 +85,25 @@ test('the daily cleanup purges expired codes and refresh tokens', async () => {
   expectError(await call(host, 'POST', '/auth/refresh', { body: { refreshToken: idle.refreshToken } }), 401, 'REFRESH_TOKEN_INVALID');
 });
 
-test('the hourly cleanup purges audit entries past AUDIT_RETENTION_DAYS and past rate-limit windows, keeping the rest', async () => {
+test('the cleanup forgets a refresh token when its session ends, not when its own idle time would', async () => {
+  const cleanup = identity.functions.find((f): f is TimerFunction => f.kind === 'timer' && f.name === 'identity-cleanup')!;
+  const DAY = 24 * 3600_000;
+  const refresh = (refreshToken: string) => call(host, 'POST', '/auth/refresh', { body: { refreshToken } });
+  // A session of 30 days refreshed on day 10 and day 20: the last token would idle until day 34.
+  const user = await signIn(host, 'last-token@cli.example');
+  advanceClock(10 * DAY);
+  const day10 = await refresh(user.refreshToken);
+  advanceClock(10 * DAY);
+  const day20 = await refresh(day10.body.refreshToken);
+  expect(day20.status).toBe(200);
+  advanceClock(11 * DAY);
+  expectError(await refresh(day20.body.refreshToken), 401, 'REFRESH_TOKEN_EXPIRED');
+  await cleanup.handler({} as never, {} as never);
+  // On day 31 the row is gone with its session: the token is now unknown.
+  expectError(await refresh(day20.body.refreshToken), 401, 'REFRESH_TOKEN_INVALID');
+});
+
+test('the daily cleanup purges audit entries past AUDIT_RETENTION_DAYS and past rate-limit windows, keeping the rest', async () => {
   const cleanup = identity.functions.find((f): f is TimerFunction => f.kind === 'timer' && f.name === 'identity-cleanup')!;
   const DAY = 24 * 3600_000;
   const retentionDays = host.platform.config.AUDIT_RETENTION_DAYS;

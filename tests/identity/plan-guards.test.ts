@@ -72,7 +72,7 @@ describe('PUT /admin/users/{id}/plan with an admin token obeys the rules of PATC
 });
 
 describe('PUT /admin/users/{id}/plan with the service token', () => {
-  test('sets the plan of an admin, but never deactivates an admin or super_admin (403)', async () => {
+  test('sets the plan of an admin, but never deactivates an admin or super_admin (403); a user it may deactivate', async () => {
     const put = async (userId: string, body: object) =>
       call(host, 'PUT', `/admin/users/${userId}/plan`, {
         body: { updatedBy: 'payment-service', timestamp: new Date().toISOString(), ...body },
@@ -83,6 +83,10 @@ describe('PUT /admin/users/{id}/plan with the service token', () => {
     expectError(await put(superAdmin.user.id, { plan: 'free', status: 'inactive' }), 403, 'PRIVILEGED_ACCOUNT');
     expect(await stateOf(otherAdmin.user.id)).toMatchObject({ plan: 'pro', status: 'active' });
     expect(await stateOf(superAdmin.user.id)).toMatchObject({ status: 'active' });
+    // A customer's account is the service's to deactivate (a subscription that ended unpaid).
+    const lapsed = await signIn(host, 'lapsed@example.com');
+    expect((await put(lapsed.user.id, { plan: 'free', status: 'inactive' })).body).toMatchObject({ plan: 'free', status: 'inactive' });
+    expectError(await as(lapsed, 'GET', '/auth/validate'), 401, 'AUTH_SESSION_REVOKED');
   });
 
   test('an update requested before the last one applied is refused with 409 and the current plan', async () => {
@@ -96,9 +100,23 @@ describe('PUT /admin/users/{id}/plan with the service token', () => {
     expect((await put('enterprise', newer)).status).toBe(200);
     const stale = await put('pro', older);
     expectError(stale, 409, 'PLAN_UPDATE_STALE');
+    expect(stale.body.message).toBe(`A newer plan update (requested at ${newer}) was already applied`);
     expect(stale.body.current).toEqual({ userId: customer.user.id, plan: 'enterprise', status: 'active', requestedAt: newer });
     expect(await stateOf(customer.user.id)).toMatchObject({ plan: 'enterprise' });
+    // The same request time again is the same update retried (its answer was lost): applied, not stale.
+    const retried = await put('enterprise', newer);
+    expect(retried.status).toBe(200);
+    expect(retried.body).toMatchObject({ success: true, message: 'User plan updated', plan: 'enterprise', status: 'active' });
     expect((await put('pro', new Date(Date.now() + 90_000).toISOString())).status).toBe(200);
+    // Newest first: the later update, the retry, the refusal, the first; each says when it was requested.
+    const entries = await auditEntries(host, superAdmin.accessToken, { target: customer.user.id, action: 'user.plan.update' });
+    expect(entries.slice(0, 4).map((e) => [e.actor, e.result, e.reason, e.details?.requestTimestamp ?? null])).toEqual([
+      [{ type: 'service', id: 'payment-service' }, 'success', null, expect.any(String)],
+      [{ type: 'service', id: 'payment-service' }, 'success', null, newer],
+      [{ type: 'service', id: 'payment-service' }, 'failure', 'PLAN_UPDATE_STALE', null],
+      [{ type: 'service', id: 'payment-service' }, 'success', null, newer],
+    ]);
+    expect(entries[2].target).toEqual({ type: 'user', id: customer.user.id });
   });
 });
 

@@ -135,7 +135,12 @@ describe('service-token mode (X-Service: payment-service)', () => {
 
 describe('admin JWT mode', () => {
   test('an admin sets plan only: status unchanged, updatedBy defaults to the admin', async () => {
-    await putPlan(user.user.id, { plan: 'free', status: 'inactive' }, bearer(admin.accessToken));
+    const deactivated = await putPlan(user.user.id, { plan: 'free', status: 'inactive' }, bearer(admin.accessToken));
+    expect(deactivated.status).toBe(200);
+    // Deactivating ends the user's one session, and the audit counts it.
+    const [entry] = await auditEntries(host, admin.accessToken, { target: user.user.id, action: 'user.plan.update' });
+    expect(entry.details).toMatchObject({ to: { plan: 'free', status: 'inactive' }, updatedBy: 'admin@example.com', revokedSessions: 1 });
+    expect(entry.details).not.toHaveProperty('requestTimestamp');
     const res = await putPlan(user.user.id, { plan: 'enterprise' }, bearer(admin.accessToken));
     expect(res.body).toMatchObject({ success: true, plan: 'enterprise', status: 'inactive', updatedBy: 'admin@example.com' });
     const back = await putPlan(user.user.id, { plan: 'pro', status: 'active', updatedBy: 'support ticket 42' }, bearer(admin.accessToken));

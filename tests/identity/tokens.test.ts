@@ -1,4 +1,4 @@
-import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, SignJWT, generateKeyPair } from 'jose';
+import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, SignJWT, generateKeyPair } from 'jose';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { signIn, signInAdmin, type SignedIn } from '../helpers/identity';
 import { advanceClock, auditEntries, call, expectError } from './support';
@@ -48,6 +48,7 @@ describe('access tokens and JWKS', () => {
     const res = await validate(user.accessToken);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ valid: true, user: user.user, sessionId: expect.any(String) });
+    expect(res.body.expiresAt).toBe(new Date(decodeJwt(user.accessToken).exp! * 1000).toISOString());
     await call(host, 'PUT', `/admin/users/${user.user.id}/plan`, { token: admin.accessToken, body: { plan: 'enterprise' } });
     expect((await validate(user.accessToken)).body.user.plan).toBe('enterprise');
   });
@@ -129,6 +130,18 @@ describe('POST /auth/refresh', () => {
     expect((await refresh(third.body.refreshToken)).status).toBe(200);
   });
 
+  test('the grace period includes its last instant: a repeat exactly 10 s after the rotation gets the successor, one millisecond later it is reuse', async () => {
+    const user = await signIn(host, 'grace-edge@example.com');
+    advanceClock(0); // the clock stands still from here, so the rotation and the repeats are exactly as far apart as advanced
+    const next = await refresh(user.refreshToken);
+    advanceClock(10_000);
+    const atEdge = await refresh(user.refreshToken);
+    expect(atEdge.status).toBe(200);
+    expect(atEdge.body.refreshToken).toBe(next.body.refreshToken);
+    advanceClock(1);
+    expectError(await refresh(user.refreshToken), 401, 'REFRESH_TOKEN_REUSED');
+  });
+
   test('a repeat after the grace period is reuse: the session is revoked, even if the successor was never used', async () => {
     const user = await signIn(host, 'late-repeat@example.com');
     const next = await refresh(user.refreshToken);
@@ -144,6 +157,9 @@ describe('POST /auth/refresh', () => {
     expectError(await refresh(user.refreshToken), 401, 'REFRESH_TOKEN_REUSED');
     expectError(await validate(next.body.accessToken), 401, 'AUTH_SESSION_REVOKED');
     expectError(await refresh(next.body.refreshToken), 401, 'REFRESH_TOKEN_INVALID');
+    // The administrators see why it ended.
+    const sessions = await call(host, 'GET', `/admin/sessions?userId=${user.user.id}&state=all`, { token: admin.accessToken });
+    expect(sessions.body.sessions).toEqual([expect.objectContaining({ active: false, revokedReason: 'refresh_token_reuse', revokedAt: expect.any(String) })]);
     const entries = await auditEntries(host, admin.accessToken, { actor: user.user.id, action: 'auth.refresh' });
     expect(entries.map((e) => [e.result, e.reason])).toEqual([
       ['failure', 'session_revoked'],

@@ -88,7 +88,7 @@ export const IDENTITY_SETTINGS = {
   AUDIT_RETENTION_DAYS: withDefault(integer(30, 3650), '400', {
     services: ID,
     deploy: 'tuning',
-    description: 'Audit entries older than this are purged by the hourly cleanup.',
+    description: 'Audit entries older than this are purged by the daily cleanup (03:17 UTC).',
   }),
   ADMIN_INACTIVITY_DAYS: withDefault(integer(1, 3650), '90', {
     services: ID,
