@@ -147,17 +147,21 @@ describe('users', () => {
 
   test('patch writes the fields it names and only those: a new address and permissions, then a plan alone keeps both', async () => {
     const target = await signIn(host, 'renamed@example.com');
-    const renamed = await as(admin, 'PATCH', `/admin/users/${target.user.id}`, { email: 'Renamed.Later@Example.com', permissions: ['admin:audit:read'] });
+    const renamed = await as(admin, 'PATCH', `/admin/users/${target.user.id}`, {
+      email: 'Renamed.Later@Example.com',
+      permissions: ['admin:sessions:read', 'admin:audit:read'],
+    });
     expect(renamed.status).toBe(200);
     expect(renamed.body.success).toBe(true);
-    expect(renamed.body.user).toMatchObject({ email: 'renamed.later@example.com', explicitPermissions: ['admin:audit:read'] });
+    // Permissions are kept sorted, so equal sets read back equal.
+    expect(renamed.body.user).toMatchObject({ email: 'renamed.later@example.com', explicitPermissions: ['admin:audit:read', 'admin:sessions:read'] });
     const planOnly = await as(admin, 'PATCH', `/admin/users/${target.user.id}`, { plan: 'pro' });
     expect(planOnly.body.user).toMatchObject({
       email: 'renamed.later@example.com',
       role: 'user',
       plan: 'pro',
       status: 'active',
-      explicitPermissions: ['admin:audit:read'],
+      explicitPermissions: ['admin:audit:read', 'admin:sessions:read'],
     });
     expect((await as(admin, 'GET', `/admin/users/${target.user.id}`)).body.user).toEqual(planOnly.body.user);
     // The search forgives spaces around what was typed, as the address itself does.
