@@ -72,14 +72,16 @@ describe('on the defaults', () => {
     expect(r.sessions.maxAgeSeconds).toBe(2_592_000);
   });
 
-  test('the oldest audit entry is the first one written, and the log is within retention until that entry is older than it', async () => {
+  test('the oldest audit entry is the first one written, and the log is within retention until that entry is older than AUDIT_RETENTION_DAYS', async () => {
     const first = await report(host);
     const admin = await signInAdmin(host);
     const total = (await call(host, 'GET', '/admin/audit?limit=1', { token: admin.accessToken })).body.total as number;
     const oldest = (await call(host, 'GET', `/admin/audit?limit=1&offset=${total - 1}`, { token: admin.accessToken })).body.entries[0];
     expect(first.audit).toMatchObject({ retentionDays: 400, oldestEntryAt: oldest.timestamp, withinRetention: true });
-    // No cleanup has run: 401 days on, the same entry is past retention.
-    advanceClock(Date.parse(oldest.timestamp) + 401 * DAY - Date.now());
+    // No cleanup runs here: the entry is within retention until the instant it is 400 days old, and past it after.
+    advanceClock(Date.parse(oldest.timestamp) + 400 * DAY - Date.now());
+    expect((await report(host)).audit).toMatchObject({ oldestEntryAt: oldest.timestamp, withinRetention: true });
+    advanceClock(1);
     expect((await report(host)).audit).toMatchObject({ oldestEntryAt: oldest.timestamp, withinRetention: false });
   });
 
@@ -114,5 +116,39 @@ describe('failed attempts per account against the limit of 100', () => {
     } finally {
       await host.stop();
     }
+  });
+});
+
+describe('dormant admins', () => {
+  let host: TestHost;
+  beforeAll(async () => {
+    host = await startTestHost();
+  });
+  afterAll(() => host.stop());
+  afterEach(() => jest.useRealTimers());
+
+  test('an active admin is dormant once its last sign-in, or its creation if it never signed in, is more than ADMIN_INACTIVITY_DAYS old', async () => {
+    // The clock stands still: everything up to the first advance happens at one instant.
+    advanceClock(0);
+    const superAdmin = await signInAdmin(host);
+    const create = async (email: string): Promise<string> => {
+      const res = await call(host, 'POST', '/admin/users', { token: superAdmin.accessToken, body: { email, role: 'admin' } });
+      expect(res.status).toBe(201);
+      return res.body.user.id;
+    };
+    await create('never-signed-in@example.com');
+    await create('signed-in@example.com');
+    await signIn(host, 'signed-in@example.com');
+    // A deactivated admin cannot sign in, so it is not a dormant account to review.
+    const deactivated = await create('deactivated@example.com');
+    expect((await call(host, 'PATCH', `/admin/users/${deactivated}`, { token: superAdmin.accessToken, body: { status: 'inactive' } })).status).toBe(200);
+    const dormant = async () => (await report(host)).admins.inactive.map((a: { email: string }) => a.email).sort();
+
+    advanceClock(90 * DAY);
+    expect(await dormant()).toEqual([]);
+    advanceClock(1);
+    expect(await dormant()).toEqual(['never-signed-in@example.com', 'signed-in@example.com']);
+    await signIn(host, 'signed-in@example.com');
+    expect(await dormant()).toEqual(['never-signed-in@example.com']);
   });
 });

@@ -160,7 +160,25 @@ describe('asking for a code', () => {
     const logins = (await audited(email)).filter((e) => e.action === 'auth.login').map((e) => e.details);
     expect(logins).toEqual([{ accountExists: false }, { accountExists: true }]);
     const signup = await audited(signedIn.user.id);
-    expect(signup.find((e) => e.action === 'user.signup')).toMatchObject({ actor_type: 'user', actor_id: signedIn.user.id, details: { email } });
+    expect(signup.find((e) => e.action === 'user.signup')).toMatchObject({
+      actor_type: 'user',
+      actor_id: signedIn.user.id,
+      result: 'success',
+      details: { email },
+    });
+    const { sid } = decodeJwt(signedIn.accessToken) as { sid: string };
+    expect((await audited(sid)).filter((e) => e.action === 'auth.verify')).toEqual([
+      {
+        actor_type: 'user',
+        actor_id: signedIn.user.id,
+        action: 'auth.verify',
+        target_type: 'session',
+        target_id: sid,
+        result: 'success',
+        reason: null,
+        details: null,
+      },
+    ]);
   });
 });
 
@@ -329,6 +347,8 @@ describe('refreshing and signing out', () => {
       result: 'failure',
       reason: 'user_inactive',
     });
+    const [session] = await inHost(() => identityDb().selectFrom('identity_sessions').select('revoked_reason').where('id', '=', sid).execute());
+    expect(session.revoked_reason).toBe('user_inactive');
     await setStatus('active');
     const again = await refresh(user.refreshToken);
     expect({ status: again.status, message: again.body.message }).toEqual({ status: 401, message: 'The session has ended; sign in again' });
@@ -356,5 +376,11 @@ describe('refreshing and signing out', () => {
       { ...actor, target_type: 'user', target_id: one.user.id, details: { scope: 'all', revoked: 2 } },
     ]);
     expect((await call(host, 'GET', '/auth/validate', { token: three.accessToken })).status).toBe(401);
+    // Each session keeps why it ended, which the administrators' session list shows.
+    const ended = await inHost(() =>
+      identityDb().selectFrom('identity_sessions').select(['id', 'revoked_reason']).where('user_id', '=', one.user.id).orderBy('created_at').execute(),
+    );
+    expect(ended.map((session) => session.revoked_reason)).toEqual(['logout', 'logout_all', 'logout_all']);
+    expect(ended[0].id).toBe(sid);
   });
 });

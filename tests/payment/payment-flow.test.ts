@@ -47,6 +47,8 @@ test('happy path: create intent, confirm on Stripe, signed payment_intent.succee
   const intent = await stripe().paymentIntents.retrieve(body.paymentIntentId);
   expect(intent.metadata).toEqual({ userId: alice.user.id, planType: 'pro', priceVersion: '2026-01' });
   expect(intent.allowed_payment_method_types).toEqual(['card']);
+  // What the customer and support see on Stripe's dashboard and receipt.
+  expect(intent.description).toBe('Pro plan');
 
   // The browser confirms with the client secret; the local Stripe delivers the signed event to our webhook.
   const confirmed = await stripe().paymentIntents.confirm(body.paymentIntentId, { payment_method: 'pm_card_visa' });
@@ -117,8 +119,7 @@ test('the server never trusts the client price: a wrong amount is 400 naming the
 
 test('the free plan cannot be bought and unknown plans are named', async () => {
   const free = await createIntent(alice, { amount: 0, planType: 'free', userId: alice.user.id });
-  expect(free.status).toBe(400);
-  expect(((await free.json()) as any).code).toBe('PLAN_NOT_PURCHASABLE');
+  expect((await expectErrorAnswer(free, 400, 'PLAN_NOT_PURCHASABLE')).message).toBe('The free plan cannot be purchased');
   const unknown = await createIntent(alice, { amount: 100, planType: 'platinum', userId: alice.user.id });
   expect(unknown.status).toBe(400);
   expect(await unknown.json()).toMatchObject({ code: 'UNKNOWN_PLAN', message: expect.stringContaining('platinum') });
@@ -126,8 +127,7 @@ test('the free plan cannot be bought and unknown plans are named', async () => {
 
 test("someone else's userId is 403", async () => {
   const res = await createIntent(alice, { amount: 2900, planType: 'pro', userId: bob.user.id });
-  expect(res.status).toBe(403);
-  expect(((await res.json()) as any).code).toBe('USER_MISMATCH');
+  expect((await expectErrorAnswer(res, 403, 'USER_MISMATCH')).message).toBe('userId must be the signed-in user');
 });
 
 test('no token, a garbage token and a logged-out session are 401', async () => {
@@ -168,6 +168,5 @@ test('an oversize body is 413', async () => {
 
 test('a malformed Idempotency-Key is a 400', async () => {
   const res = await createIntent(alice, { amount: 2900, planType: 'pro', userId: alice.user.id }, { 'idempotency-key': 'short' });
-  expect(res.status).toBe(400);
-  expect(((await res.json()) as any).code).toBe('INVALID_IDEMPOTENCY_KEY');
+  expect((await expectErrorAnswer(res, 400, 'INVALID_IDEMPOTENCY_KEY')).message).toBe('Idempotency-Key must be 8 to 200 printable ASCII characters');
 });

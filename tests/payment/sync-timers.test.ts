@@ -6,12 +6,13 @@
 import { InvocationContext, type Timer } from '@azure/functions';
 import { syncRetryTimer } from '../../functions/payment';
 import { SYNC_BACKLOG_MESSAGE } from '../../functions/payment/backlog';
-import { findPayment } from '../../functions/payment/payments';
+import { findPayment, usersWithDueSyncs } from '../../functions/payment/payments';
+import { inlineSyncGraceMs } from '../../functions/payment/plan-sync';
 import { cleanUpExpiredRecords, retryDueSyncs } from '../../functions/payment/sync-timers';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { signIn } from '../helpers/identity';
 import { recordingLogger } from '../helpers/logs';
-import { insertPaidPayment, loggedDuring, startIdentityFront } from './helpers';
+import { checkout, deliver, insertPaidPayment, loggedDuring, paymentIntentObject, startIdentityFront, stripeEvent } from './helpers';
 
 let host: TestHost;
 let front: Awaited<ReturnType<typeof startIdentityFront>>;
@@ -82,6 +83,39 @@ test('with identity failing the line counts none succeeded; with nothing due the
   expect(await cleanUpExpiredRecords(nothingLeft.log, new Date(at + 2 * 86_400_000))).toBe(0);
   expect(nothingLeft.lines).toEqual([]);
 });
+
+test.each(['recorded at checkout', 'never recorded here'])(
+  'a sync the webhook is pushing is left to it (a payment %s): the timer running meanwhile does not take it until the grace has passed',
+  async (kind) => {
+    const user = await signIn(host, `grace-${kind.split(' ')[0]}@example.com`);
+    const id = kind === 'recorded at checkout' ? await checkout(host, user, 'pro', 2900) : `pi_grace_${user.user.id}`;
+    let pushing!: () => void;
+    const inFlight = new Promise<void>((resolve) => (pushing = resolve));
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    // Identity has applied the plan; the webhook's own push has not returned yet.
+    front.state.duringPush = () => {
+      pushing();
+      return held;
+    };
+    const event = stripeEvent('payment_intent.succeeded', paymentIntentObject(id, { userId: user.user.id, planType: 'pro', amount: 2900 }));
+    const delivery = deliver(host, event, { timestamp: Math.floor(at / 1000) });
+    await inFlight;
+
+    try {
+      const meanwhile = await retryDueSyncs(recordingLogger().log);
+      expect(meanwhile.map((result) => result.userId)).not.toContain(user.user.id);
+      // The grace is the webhook's: the timer may take the sync from the instant it ends (a webhook that died mid-push), not before.
+      expect(await usersWithDueSyncs(new Date(at + inlineSyncGraceMs() - 1))).not.toContain(user.user.id);
+      expect(await usersWithDueSyncs(new Date(at + inlineSyncGraceMs()))).toContain(user.user.id);
+    } finally {
+      release();
+    }
+    expect((await delivery).body).toMatchObject({ action: 'applied', sync: { success: true, userId: user.user.id, plan: 'pro' } });
+    expect(front.state.planUpdates.filter((update) => update.userId === user.user.id)).toHaveLength(1);
+    expect((await findPayment(id))!.sync.state).toBe('synced');
+  },
+);
 
 test('while no sync is owed the timer leaves SQL alone and writes the backlog line from the marker, manual reviews counted', async () => {
   // Everything owed so far is settled: the retries of the test above are pushed once identity is back.

@@ -1,4 +1,5 @@
-import { findPayment } from '../../functions/payment/payments';
+import { sql } from 'kysely';
+import { findPayment, paymentDb } from '../../functions/payment/payments';
 import { startTestHost, withDatabaseClosed, type TestHost } from '../helpers/host';
 import { expectError } from '../helpers/errors';
 import { planInIdentity, signIn } from '../helpers/identity';
@@ -36,4 +37,21 @@ test('a closed database: 500 with no internals, nothing recorded; the redelivere
   expect(await planInIdentity(host, user)).toBe('pro');
   // And a third delivery is the duplicate it should be.
   expect((await deliver(host, event)).body).toMatchObject({ duplicate: true, action: 'duplicate' });
+});
+
+test('a write that fails for another reason than a repeat is not taken for one: 500, nothing recorded, and the redelivery applied', async () => {
+  const user = await signIn(host, 'insert-fails@example.com');
+  const event = stripeEvent('payment_intent.succeeded', paymentIntentObject('pi_insert_fails', { userId: user.user.id, planType: 'pro', amount: 2900 }));
+  // A real fault inside the transaction: SQLite refuses the event's row (a constraint error, as a
+  // repeat's would be, but not a duplicate key), while the connection stays up.
+  await sql`CREATE TRIGGER refuse_events BEFORE INSERT ON payment_webhook_events BEGIN SELECT RAISE(ABORT, 'disk is full'); END`.execute(paymentDb());
+  try {
+    expectError(await deliver(host, event), 500, 'INTERNAL');
+  } finally {
+    await sql`DROP TRIGGER refuse_events`.execute(paymentDb());
+  }
+  expect(await findPayment('pi_insert_fails')).toBeUndefined();
+
+  expect((await deliver(host, event)).body).toMatchObject({ duplicate: false, action: 'applied', sync: { success: true, plan: 'pro' } });
+  expect(await planInIdentity(host, user)).toBe('pro');
 });
