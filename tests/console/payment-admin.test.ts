@@ -3,6 +3,7 @@ import { bearer, signIn, signInAdmin, type SignedIn } from '../helpers/identity'
 import { deadUrl, deliver, paymentIntentObject, pointIdentityAt, startIdentityFront, stripeEvent } from '../payment/helpers';
 import { advanceClock } from '../identity/support';
 import { expectErrorAnswer } from '../helpers/errors';
+import { loggedAtInfo } from '../helpers/logs';
 
 /**
  * The payment service's administration routes behind the console's Payments page: who may call
@@ -127,9 +128,16 @@ describe('GET /payment/admin/unsynced', () => {
     expect(limited.summary.total).toBe(2);
     expect(limited.payments.map((p: { paymentIntentId: string }) => p.paymentIntentId)).toEqual(['pi_admin_failed']);
 
-    const replayed = await replay(admin.accessToken);
+    let replayed!: Response;
+    const lines = await loggedAtInfo(host, async () => (replayed = await replay(admin.accessToken)));
     expect(replayed.status).toBe(200);
     expect(await replayed.json()).toMatchObject({ success: true, replayedPayments: 2, users: 2, failedUsers: 0 });
+    // The log is where operations read who replayed, and what came of it.
+    const replayLines = lines.filter((line) => String(line.msg).startsWith('plan-sync replay'));
+    expect(replayLines.map(({ level, msg, adminId, payments, users, failed }) => ({ level, msg, adminId, payments, users, failed }))).toEqual([
+      { level: 'info', msg: 'plan-sync replay requested from the console', adminId: admin.user.id, payments: undefined, users: undefined, failed: undefined },
+      { level: 'info', msg: 'plan-sync replay finished', adminId: admin.user.id, payments: 2, users: 2, failed: 0 },
+    ]);
     const after = (await (await get('/payment/admin/unsynced', admin.accessToken)).json()) as any;
     expect(after.summary.total).toBe(0);
     const plan = await host.fetch('/identity/auth/validate', { headers: bearer(buyer.accessToken) });

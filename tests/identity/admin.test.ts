@@ -355,7 +355,7 @@ describe('compliance', () => {
   });
 });
 
-test('each refusal of user administration says what is wrong, word for word', async () => {
+test('each refusal of user administration says what is wrong, word for word, and is audited as the change it refused', async () => {
   const refusals: [SignedIn, string, string, unknown][] = [
     [admin, 'GET', '/admin/users/nope', undefined],
     [admin, 'PATCH', `/admin/users/${superAdmin.user.id}`, { plan: 'pro' }],
@@ -373,6 +373,7 @@ test('each refusal of user administration says what is wrong, word for word', as
     [admin, 'DELETE', '/admin/sessions/nope', undefined],
   ];
   const answers = [];
+  const since = new Date().toISOString();
   for (const [who, method, route, body] of refusals) {
     const res = await as(who, method, route, body);
     answers.push([res.status, res.body.code, res.body.message]);
@@ -392,5 +393,25 @@ test('each refusal of user administration says what is wrong, word for word', as
     [404, 'ROLE_NOT_ASSIGNED', 'The user does not hold the admin role'],
     [409, 'BASE_ROLE', 'Every user keeps the base user role; grant another role instead'],
     [404, 'SESSION_NOT_FOUND', 'No session has id nope'],
+  ]);
+  // Every refused change is in the audit trail, under the change it would have been, with the code
+  // (the read of an unknown user is not a change).
+  const refused = await auditEntries(host, superAdmin.accessToken, { result: 'failure', since, limit: '100' });
+  const self = superAdmin.user.id;
+  const other = user.user.id;
+  expect(refused.reverse().map((e) => [e.actor.id, e.action, e.target.type, e.target.id, e.reason])).toEqual([
+    [admin.user.id, 'user.update', 'user', self, 'SUPER_ADMIN_REQUIRED'],
+    [self, 'user.update', 'user', self, 'CANNOT_DEACTIVATE_SELF'],
+    [admin.user.id, 'user.create', 'email', 'escalate@example.com', 'PERMISSION_ESCALATION'],
+    [self, 'role.revoke', 'user', self, 'LAST_SUPER_ADMIN'],
+    [admin.user.id, 'user.create', 'email', 'wizard@example.com', 'ROLE_UNKNOWN'],
+    [admin.user.id, 'user.create', 'email', 'boss@example.com', 'SUPER_ADMIN_REQUIRED'],
+    [self, 'user.delete', 'user', self, 'CANNOT_DELETE_SELF'],
+    [self, 'role.grant', 'user', other, 'ROLE_UNKNOWN'],
+    [admin.user.id, 'role.grant', 'user', other, 'SUPER_ADMIN_REQUIRED'],
+    [self, 'role.revoke', 'user', other, 'ROLE_NOT_FOUND'],
+    [self, 'role.revoke', 'user', other, 'ROLE_NOT_ASSIGNED'],
+    [self, 'role.revoke', 'user', other, 'BASE_ROLE'],
+    [admin.user.id, 'session.revoke', 'session', 'nope', 'SESSION_NOT_FOUND'],
   ]);
 });

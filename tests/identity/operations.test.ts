@@ -7,6 +7,7 @@ import { startTestHost, type TestHost } from '../helpers/host';
 import { signIn, signInAdmin } from '../helpers/identity';
 import { identityDb } from '../../functions/identity/db/tables';
 import { toIso } from '../../shared/sql/dialect';
+import { loggedAtInfo } from '../helpers/logs';
 import { advanceClock, auditEntries, call, expectError, login } from './support';
 
 const run = promisify(execFile);
@@ -138,9 +139,39 @@ test('the daily cleanup purges audit entries past AUDIT_RETENTION_DAYS and past 
   expect(before.live.length).toBeGreaterThan(0); // the sign-in just now
   expect(await auditEntries(host, admin.accessToken, { target: old.body.user.id, action: 'user.create' })).toHaveLength(1);
 
-  await cleanup.handler({} as never, {} as never);
+  const rowsBefore = await rowCounts();
+  const lines = await loggedAtInfo(host, () => cleanup.handler({} as never, {} as never));
+  const rowsAfter = await rowCounts();
+  // One line says how many rows of each kind went: what the tables lost.
+  const deleted = Object.fromEntries(Object.entries(rowsBefore).map(([kind, count]) => [kind, count - rowsAfter[kind]]));
+  expect(
+    lines
+      .filter((line) => line.function === 'identity-cleanup')
+      .map(({ level, msg, otpCodes, rateLimits, refreshTokens, auditEntries }) => ({ level, msg, otpCodes, rateLimits, refreshTokens, auditEntries })),
+  ).toEqual([{ level: 'info', msg: 'purged expired identity rows', ...deleted }]);
+  expect(deleted).toMatchObject({ rateLimits: before.past, auditEntries: expect.any(Number) });
+  expect(deleted.auditEntries).toBeGreaterThan(0);
 
   expect(await auditEntries(host, admin.accessToken, { target: old.body.user.id })).toEqual([]);
   expect(await auditEntries(host, admin.accessToken, { target: recent.body.user.id, action: 'user.create' })).toHaveLength(1);
   expect(await windows()).toEqual({ past: 0, live: before.live });
 });
+
+/** Rows in each table the cleanup purges, named as its log line names them. */
+async function rowCounts(): Promise<Record<string, number>> {
+  const tables = {
+    otpCodes: 'identity_otp_codes',
+    rateLimits: 'identity_rate_limits',
+    refreshTokens: 'identity_refresh_tokens',
+    auditEntries: 'identity_audit_log',
+  } as const;
+  const counts: Record<string, number> = {};
+  for (const [kind, table] of Object.entries(tables)) {
+    const [{ rows }] = await identityDb()
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll<number>().as('rows'))
+      .execute();
+    counts[kind] = Number(rows);
+  }
+  return counts;
+}

@@ -1,7 +1,8 @@
 import { startTestHost, type TestHost } from '../helpers/host';
 import { planInIdentity, signIn } from '../helpers/identity';
 import { findPayment } from '../../functions/payment/payments';
-import { chargeObject, checkout, deliver, loggedDuring, paymentIntentObject, stripeEvent } from './helpers';
+import { loggedDuring } from '../helpers/logs';
+import { chargeObject, checkout, deliver, paymentIntentObject, stripeEvent } from './helpers';
 
 /**
  * What each signed event does to the payment record, the webhook's answer (whole, not a part of it)

@@ -232,22 +232,3 @@ export async function insertPaidPayment(payment: {
     })
     .execute();
 }
-
-/** The JSON log lines written to `stream` while `work` runs (and nothing of them on the terminal): warn and error go to stderr, info and debug to stdout. */
-export async function loggedDuring<T>(
-  work: () => Promise<T>,
-  stream: 'stderr' | 'stdout' = 'stderr',
-): Promise<{ result: T; lines: Record<string, any>[]; text: string }> {
-  const chunks: string[] = [];
-  const spy = jest.spyOn(process[stream], 'write').mockImplementation((chunk: any) => {
-    chunks.push(String(chunk));
-    return true;
-  });
-  const result = await work().finally(() => spy.mockRestore());
-  const text = chunks.join('');
-  const lines = text
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as Record<string, any>);
-  return { result, lines, text };
-}

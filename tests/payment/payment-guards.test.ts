@@ -3,7 +3,8 @@ import { acquireSyncLease, findPayment, renewSyncLease, unsyncedPayments } from 
 import { readFailedSync } from '../../functions/payment/failed-sync-records';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { planInIdentity, signIn } from '../helpers/identity';
-import { deliver, loggedDuring, paymentIntentObject, stripeEvent } from './helpers';
+import { loggedDuring } from '../helpers/logs';
+import { deliver, paymentIntentObject, stripeEvent } from './helpers';
 
 let host: TestHost;
 beforeAll(async () => {

@@ -3,9 +3,9 @@ import { syncUser, type SyncResult } from '../../functions/payment/plan-sync';
 import { acquireSyncLease, findPayment, releaseSyncLease } from '../../functions/payment/payments';
 import { retryDueSyncs } from '../../functions/payment/sync-timers';
 import { startTestHost, type TestHost } from '../helpers/host';
-import { recordingLogger } from '../helpers/logs';
+import { loggedDuring, recordingLogger } from '../helpers/logs';
 import { planInIdentity, signIn } from '../helpers/identity';
-import { deliver, insertPaidPayment, loggedDuring, paymentIntentObject, startIdentityFront, stripeEvent } from './helpers';
+import { deliver, insertPaidPayment, paymentIntentObject, startIdentityFront, stripeEvent } from './helpers';
 
 /**
  * The plan sync's promises about other instances, driven the way they happen: one sync per user at

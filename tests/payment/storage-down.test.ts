@@ -3,7 +3,8 @@ import { syncRetryTimer } from '../../functions/payment';
 import { findPayment } from '../../functions/payment/payments';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { bearer, planInIdentity, signIn, signInAdmin, type SignedIn } from '../helpers/identity';
-import { deadUrl, deliver, loggedDuring, paymentIntentObject, pointIdentityAt, stripeEvent } from './helpers';
+import { loggedDuring } from '../helpers/logs';
+import { deadUrl, deliver, paymentIntentObject, pointIdentityAt, stripeEvent } from './helpers';
 
 /**
  * Table Storage down while a plan sync fails: the webhook still answers 200 and says

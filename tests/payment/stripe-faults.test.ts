@@ -4,7 +4,8 @@ import { startTestHost, type TestHost } from '../helpers/host';
 import { expectErrorAnswer } from '../helpers/errors';
 import { bearer, signIn } from '../helpers/identity';
 import { config } from '../../shared/config';
-import { deadUrl, loggedDuring } from './helpers';
+import { loggedDuring } from '../helpers/logs';
+import { deadUrl } from './helpers';
 
 /**
  * Stripe failing while a payment intent is created: unreachable, overloaded (500) or throttling

@@ -9,17 +9,8 @@ import { FAILED_SYNC_PARTITION, failedSyncKey, readFailedSync, storeFailedSync }
 import { findPayment } from '../../functions/payment/payments';
 import { replayUnsynced } from '../../functions/payment/replay';
 import { cleanUpExpiredRecords } from '../../functions/payment/sync-timers';
-import {
-  deadUrl,
-  deliver,
-  FRONT_ANSWERS,
-  loggedDuring,
-  paymentIntentObject,
-  pointIdentityAt,
-  startIdentityFront,
-  stripeEvent,
-  type IdentityMode,
-} from './helpers';
+import { loggedDuring } from '../helpers/logs';
+import { deadUrl, deliver, FRONT_ANSWERS, paymentIntentObject, pointIdentityAt, startIdentityFront, stripeEvent, type IdentityMode } from './helpers';
 
 /**
  * Identity failing in each way (unavailable, 401, 404, 400, and the platform in front of it answering

@@ -11,8 +11,8 @@ import { inlineSyncGraceMs } from '../../functions/payment/plan-sync';
 import { cleanUpExpiredRecords, retryDueSyncs } from '../../functions/payment/sync-timers';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { signIn } from '../helpers/identity';
-import { recordingLogger } from '../helpers/logs';
-import { checkout, deliver, insertPaidPayment, loggedDuring, paymentIntentObject, startIdentityFront, stripeEvent } from './helpers';
+import { loggedAtInfo, recordingLogger } from '../helpers/logs';
+import { checkout, deliver, insertPaidPayment, paymentIntentObject, startIdentityFront, stripeEvent } from './helpers';
 
 let host: TestHost;
 let front: Awaited<ReturnType<typeof startIdentityFront>>;
@@ -100,7 +100,8 @@ test.each(['recorded at checkout', 'never recorded here'])(
     };
     const event = stripeEvent('payment_intent.succeeded', paymentIntentObject(id, { userId: user.user.id, planType: 'pro', amount: 2900 }));
     const delivery = deliver(host, event, { timestamp: Math.floor(at / 1000) });
-    await inFlight;
+    // A webhook that answers without pushing fails here rather than leaving the test waiting.
+    expect(await Promise.race([inFlight.then(() => 'pushing'), delivery.then(() => 'answered')])).toBe('pushing');
 
     try {
       const meanwhile = await retryDueSyncs(recordingLogger().log);
@@ -124,7 +125,7 @@ test('while no sync is owed the timer leaves SQL alone and writes the backlog li
   const user = await signIn(host, 'review@example.com');
   await owedPayment('pi_review', user.user.id, 'manual_review');
   const timer: Timer = { isPastDue: false, schedule: { adjustForDST: false }, scheduleStatus: { last: '', next: '', lastUpdated: '' } };
-  const run = () => loggedToStdout(() => syncRetryTimer.handler(timer, new InvocationContext({ invocationId: 'idle', functionName: syncRetryTimer.name })));
+  const run = () => loggedAtInfo(host, () => syncRetryTimer.handler(timer, new InvocationContext({ invocationId: 'idle', functionName: syncRetryTimer.name })));
   const backlog = (lines: Record<string, any>[]) =>
     lines
       .filter((line) => line.msg === SYNC_BACKLOG_MESSAGE)
@@ -136,14 +137,3 @@ test('while no sync is owed the timer leaves SQL alone and writes the backlog li
   await owedPayment('pi_unseen', user.user.id, 'manual_review');
   expect(backlog(await run())).toEqual([{ syncsPending: 0, oldestPendingSeconds: 0, manualReview: 1 }]);
 });
-
-/** The JSON lines the platform's logger writes to stdout (info and debug) while `work` runs at LOG_LEVEL info (tests run at warn). */
-async function loggedToStdout(work: () => Promise<unknown>): Promise<Record<string, any>[]> {
-  const level = host.platform.config.LOG_LEVEL;
-  host.platform.reconfigure({ LOG_LEVEL: 'info' });
-  try {
-    return (await loggedDuring(work, 'stdout')).lines;
-  } finally {
-    host.platform.reconfigure({ LOG_LEVEL: level });
-  }
-}

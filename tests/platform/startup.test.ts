@@ -8,6 +8,7 @@ import path from 'node:path';
 import { startBootstrapAdmin } from '../../functions/identity/bootstrap';
 import { startTestHost } from '../helpers/host';
 import { signInAdmin } from '../helpers/identity';
+import { loggedDuring } from '../helpers/logs';
 import { waitFor } from '../helpers/wait';
 
 test('with SQL unavailable at start-up the host still starts, says so on health, and identity recovers (bootstrap admin included) once SQL answers', async () => {
@@ -47,20 +48,26 @@ test('the bootstrap retries back off exponentially (full jitter, 1 s doubling to
   try {
     const calls: number[] = [];
     let failures = 7;
-    const quiet = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
-    const task = startBootstrapAdmin(
-      async () => {
-        calls.push(Date.now());
-        if (failures-- > 0) throw new Error('Login failed: database is resuming');
-      },
-      () => 1, // the top of each jitter window
-    );
-    await task.firstAttempt;
-    for (let i = 0; i < 8; i++) await jest.advanceTimersByTimeAsync(30_000);
-    await task.done;
-    quiet.mockRestore();
+    const { lines } = await loggedDuring(async () => {
+      const task = startBootstrapAdmin(
+        async () => {
+          calls.push(Date.now());
+          if (failures-- > 0) throw new Error('Login failed: database is resuming');
+        },
+        () => 1, // the top of each jitter window
+      );
+      await task.firstAttempt;
+      for (let i = 0; i < 8; i++) await jest.advanceTimersByTimeAsync(30_000);
+      await task.done;
+    });
     const gaps = calls.slice(1).map((t, i) => t - calls[i]);
     expect(gaps).toEqual([1000, 2000, 4000, 8000, 16000, 30000, 30000]);
+    // Each failure is one warning saying which attempt failed, why, and when the next comes.
+    const warnings = lines.filter((line) => line.component === 'bootstrap');
+    expect(warnings.map(({ level, msg, attempt, retryInMs }) => ({ level, msg, attempt, retryInMs }))).toEqual(
+      gaps.map((retryInMs, i) => ({ level: 'warn', msg: 'bootstrap admin not ready yet; will retry', attempt: i + 1, retryInMs })),
+    );
+    expect(JSON.stringify(warnings[0].error)).toContain('Login failed: database is resuming');
 
     const stopped = startBootstrapAdmin(async () => {
       throw new Error('still down');
