@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql } from '../../shared/sql/dialect';
 import { findPayment, paymentDb } from '../../functions/payment/payments';
 import { startTestHost, withDatabaseClosed, type TestHost } from '../helpers/host';
 import { expectError } from '../helpers/errors';
