@@ -10,6 +10,7 @@ import * as planRequestTime from './identity/db/migrations/007_plan_request_time
 import * as reportQuota from './orchestrator/db/migrations/008_report_quota';
 import * as orchestratorRollups from './orchestrator/db/migrations/009_orchestrator_rollups';
 import * as orchestratorAdminActions from './orchestrator/db/migrations/010_orchestrator_admin_actions';
+import * as paymentReviewDecisions from './payment/db/migrations/011_payment_review_decisions';
 
 /**
  * The one migration history of the services' shared database, in order, for SQLite and Azure SQL
@@ -35,4 +36,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '008_report_quota': reportQuota,
   '009_orchestrator_rollups': orchestratorRollups,
   '010_orchestrator_admin_actions': orchestratorAdminActions,
+  '011_payment_review_decisions': paymentReviewDecisions,
 };

@@ -1,26 +1,11 @@
 import type { LiveUser } from '../../shared/auth/live-session';
 import type { Logger } from '../../shared/logging';
 import { readFailedSync } from './failed-sync-records';
-import { unsyncedPayments, type Payment } from './payments';
-import { paymentDb } from './db/tables';
-import { replayUnsynced } from './replay';
-import { sql } from '../../shared/sql/dialect';
+import { countsByState, unsyncedPayments, type Payment } from './payments';
+import { MANUAL_REVIEW_NOT_REPLAYED, replayUnsynced } from './replay';
 import { currentTime } from '../../shared/platform';
 
-const NEEDS_ATTENTION = ['pending', 'failed', 'manual_review'] as const;
-
-/** How many payments are in each state that needs attention, over the whole table. */
-export async function countsByState(): Promise<Record<(typeof NEEDS_ATTENTION)[number], number>> {
-  const rows = await paymentDb()
-    .selectFrom('payment_payments')
-    .select(['sync_state', sql<number>`count(*)`.as('count')])
-    .where('sync_state', 'in', [...NEEDS_ATTENTION])
-    .groupBy('sync_state')
-    .execute();
-  const counts = { pending: 0, failed: 0, manual_review: 0 };
-  for (const row of rows) counts[row.sync_state as keyof typeof counts] = Number(row.count);
-  return counts;
-}
+export { countsByState };
 
 const view = (p: Payment) => ({
   paymentIntentId: p.id,
@@ -69,13 +54,20 @@ export async function attentionList(limit: number, log: Logger) {
 
 /**
  * POST payment/admin/replay: what `npm run payments:replay -- --apply` does (the same function):
- * every payment still owing identity a plan goes back to pending and each user's newest plan is
- * pushed now. The body is empty or `{}`.
+ * every failed or pending plan sync is made due and each user's newest plan is pushed now. Payments
+ * in manual review are left alone, and the answer says how many and why. The body is empty or `{}`.
  */
 export async function replay(admin: LiveUser, log: Logger) {
   log.info('plan-sync replay requested from the console', { adminId: admin.id });
-  const { unsynced, results } = await replayUnsynced(log, { apply: true });
+  const { unsynced, manualReview, results } = await replayUnsynced(log, { apply: true });
   const failed = results.filter((r) => !r.success);
   log.info('plan-sync replay finished', { adminId: admin.id, payments: unsynced.length, users: results.length, failed: failed.length });
-  return { success: failed.length === 0, replayedPayments: unsynced.length, users: results.length, failedUsers: failed.length, results };
+  return {
+    success: failed.length === 0,
+    replayedPayments: unsynced.length,
+    users: results.length,
+    failedUsers: failed.length,
+    results,
+    manualReview: { notReplayed: manualReview, note: MANUAL_REVIEW_NOT_REPLAYED },
+  };
 }

@@ -6,6 +6,7 @@ import { op, refusal } from '../../shared/http/route';
 import type { Infer } from '../../shared/http/schemas';
 import { advertisedPlan, plans } from '../../shared/plans';
 import { attentionList, replay } from './admin';
+import { approvePayment, recentDecisions, rejectPayment } from './review';
 import { createPaymentIntent, type CreatePaymentIntentBody } from './create-payment-intent';
 import { userStatus } from './user-status';
 import { processEvent } from './webhook';
@@ -43,6 +44,29 @@ export const unsynced = op<LiveUser, unknown, Infer<typeof s.UNSYNCED_QUERY>>(
   async ({ query, ctx }) => json(200, await attentionList(query.limit, ctx.log)),
 );
 
-export const replaySyncs = op<LiveUser>('Replays every unsynced plan now (what npm run payments:replay -- --apply does)', async ({ principal, ctx }) =>
-  json(200, await replay(principal, ctx.log)),
+export const replaySyncs = op<LiveUser>(
+  'Replays every failed or pending plan sync now (what npm run payments:replay -- --apply does); payments in manual review are not included',
+  async ({ principal, ctx }) => json(200, await replay(principal, ctx.log)),
+);
+
+/** The refusals of a decision on a payment: an unknown id, or a payment that is not in manual review. */
+export const NO_PAYMENT = refusal([Code.PAYMENT_NOT_FOUND]);
+export const NOT_IN_REVIEW = refusal([Code.PAYMENT_NOT_IN_REVIEW]);
+
+type PaymentParam = Infer<typeof s.PAYMENT_PARAM>;
+type DecisionBody = Infer<typeof s.DECISION_BODY.schema>;
+
+export const approve = op<LiveUser, DecisionBody, unknown, PaymentParam>(
+  "Approves a payment in manual review with the operator's reason (audited): its plan is pushed to identity now, through the ordered plan sync",
+  async ({ principal, params, body, meta, ctx }) => json(200, await approvePayment(principal, params.paymentIntentId, body.reason, meta, ctx.log)),
+);
+
+export const reject = op<LiveUser, DecisionBody, unknown, PaymentParam>(
+  "Rejects a payment in manual review with the operator's reason (audited): the plan is not changed and the payment owes identity nothing",
+  async ({ principal, params, body, meta, ctx }) => json(200, await rejectPayment(principal, params.paymentIntentId, body.reason, meta, ctx.log)),
+);
+
+export const decisions = op<LiveUser, unknown, Infer<typeof s.DECISIONS_QUERY>>(
+  'The latest decisions on payments in manual review (who, when, why), newest first',
+  async ({ query }) => json(200, await recentDecisions(query.limit)),
 );

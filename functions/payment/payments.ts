@@ -1,7 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { Plan } from '../../shared/auth/access-token';
 import { db } from '../../shared/sql/db';
-import { first, isDuplicateKey, toIso } from '../../shared/sql/dialect';
+import { first, isDuplicateKey, sql, toIso } from '../../shared/sql/dialect';
 import { param, precompiled } from '../../shared/sql/precompiled';
 import type { Timestamp } from '../../shared/sql/tables';
 import { paymentDb, type PaymentDb, type PaymentStatus, type PaymentsTable, type PaymentTables, type SyncState } from './db/tables';
@@ -130,14 +130,32 @@ export async function planDecidingPayment(userId: string): Promise<Payment | und
   return row && toPayment(row as PaymentRow);
 }
 
-/** Payments that still owe identity a plan update (pending, failed or in manual review), oldest first. */
-export async function unsyncedPayments(count = 100): Promise<Payment[]> {
+/** The sync states in which a payment still owes identity a plan: the retry loop's two, and manual review (a person decides). */
+export const OWED_STATES: readonly SyncState[] = ['pending', 'failed', 'manual_review'];
+/** The sync states the retry loop (timer, webhook, replay) works on; manual review is never among them. */
+export const RETRIED_STATES: readonly SyncState[] = ['pending', 'failed'];
+
+/** How many payments are in each state that needs attention, over the whole table. */
+export async function countsByState(): Promise<{ pending: number; failed: number; manual_review: number }> {
+  const rows = await paymentDb()
+    .selectFrom('payment_payments')
+    .select(['sync_state', sql<number>`count(*)`.as('count')])
+    .where('sync_state', 'in', [...OWED_STATES])
+    .groupBy('sync_state')
+    .execute();
+  const counts = { pending: 0, failed: 0, manual_review: 0 };
+  for (const row of rows) counts[row.sync_state as keyof typeof counts] = Number(row.count);
+  return counts;
+}
+
+/** Payments in these sync states (by default every one still owing identity a plan), oldest first. */
+export async function unsyncedPayments(count = 100, states: readonly SyncState[] = OWED_STATES): Promise<Payment[]> {
   const rows = await first(
     db(),
     paymentDb()
       .selectFrom('payment_payments')
       .selectAll()
-      .where('sync_state', 'in', ['pending', 'failed', 'manual_review'])
+      .where('sync_state', 'in', [...states])
       .orderBy('created_at')
       .orderBy('id'),
     count,
@@ -224,14 +242,17 @@ export async function markSyncFailed(
     .execute();
 }
 
-/** Puts manual-review payments back in the retry loop (the replay command). */
+/**
+ * Makes failed (and pending) syncs due now (the replay command). Never a payment in manual review:
+ * that one waits for an operator's decision (review.ts), whatever the replay was given.
+ */
 export async function reopenForReplay(ids: string[], now: Date): Promise<void> {
   if (!ids.length) return;
   await paymentDb()
     .updateTable('payment_payments')
     .set({ sync_state: 'pending', sync_attempts: 0, sync_next_at: now.toISOString(), updated_at: now.toISOString() })
     .where('id', 'in', ids)
-    .where('sync_state', 'in', ['pending', 'failed', 'manual_review'])
+    .where('sync_state', 'in', [...RETRIED_STATES])
     .execute();
 }
 

@@ -68,7 +68,7 @@ async function recordFailure(payment: Payment, failure: PlanUpdateFailure, now: 
   await markSyncFailed(payment, { state, attempts, error, nextAt }, now);
   logFailure(log, payment, failure, state);
   if (exhausted) {
-    log.error(`MANUAL REVIEW: ${review ?? 'plan sync retries exhausted; replay with npm run payments:replay'}`, {
+    log.error(`MANUAL REVIEW: ${review ?? 'plan sync retries exhausted; an operator approves the payment (its plan is pushed again) or rejects it'}`, {
       userId: payment.userId,
       paymentIntentId: payment.id,
       attempts,
@@ -147,7 +147,7 @@ export async function syncUser(userId: string, log: Logger): Promise<SyncResult>
 /**
  * Identity holds a plan from a later request than this push. When it is this payment's plan, the
  * payment is synced. Otherwise a paid plan was refused: never dropped silently, it waits for a
- * person (manual_review), who decides which plan the user keeps (set it at identity, then replay).
+ * person (manual_review), who decides which plan the user keeps: approve the payment (review.ts) or reject it.
  */
 async function onNewerPlanAtIdentity(target: Payment, failure: PlanUpdateFailure, now: Date, log: Logger): Promise<SyncResult> {
   if (failure.current?.plan === target.sync.plan) {
@@ -161,6 +161,6 @@ async function onNewerPlanAtIdentity(target: Payment, failure: PlanUpdateFailure
     { ...failure, details: `identity holds ${holds} from a plan update requested after this payment; the paid plan ${target.sync.plan} was not applied` },
     now,
     log,
-    'a paid plan was refused by identity as older than its current plan; set the plan at identity, then replay',
+    'a paid plan was refused by identity as older than its current plan; an operator approves the payment (its plan is pushed now) or rejects it (the current plan stays)',
   );
 }

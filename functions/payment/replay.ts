@@ -1,16 +1,26 @@
 import type { Logger } from '../../shared/logging';
 import { syncUser, type SyncResult } from './plan-sync';
 import { markSyncWork } from './backlog';
-import { reopenForReplay, unsyncedPayments, type Payment } from './payments';
+import { countsByState, RETRIED_STATES, reopenForReplay, unsyncedPayments, type Payment } from './payments';
 import { currentTime } from '../../shared/platform';
 
+/** What the replay says of the payments it leaves alone: manual review is an operator's decision, never a replay's. */
+export const MANUAL_REVIEW_NOT_REPLAYED =
+  'Payments in manual review are not replayed: each waits for an operator to approve or reject it (POST /payment/admin/payments/{paymentIntentId}/approve or /reject, the Approve and Reject buttons of the console).';
+
 /**
- * The replay command's work: list every payment that still owes identity a plan (pending, failed,
- * manual review); with `apply`, put them back in the loop and push each user's newest plan now.
+ * The replay command's work: list every payment whose plan sync the retry loop owes (pending or
+ * failed) and, with `apply`, make them due and push each user's newest plan now. Payments in
+ * manual review are counted, never replayed: a plan held back for a person (a payment that did not
+ * pay its plan's price, an event that contradicts the record, retries exhausted) waits for a decision.
  */
-export async function replayUnsynced(log: Logger, options: { apply: boolean; now?: Date }): Promise<{ unsynced: Payment[]; results: SyncResult[] }> {
-  const unsynced = await unsyncedPayments(1000);
-  if (!options.apply) return { unsynced, results: [] };
+export async function replayUnsynced(
+  log: Logger,
+  options: { apply: boolean; now?: Date },
+): Promise<{ unsynced: Payment[]; manualReview: number; results: SyncResult[] }> {
+  const [unsynced, counts] = await Promise.all([unsyncedPayments(1000, RETRIED_STATES), countsByState()]);
+  const manualReview = counts.manual_review;
+  if (!options.apply) return { unsynced, manualReview, results: [] };
   await markSyncWork(log);
   await reopenForReplay(
     unsynced.map((p) => p.id),
@@ -18,5 +28,5 @@ export async function replayUnsynced(log: Logger, options: { apply: boolean; now
   );
   const results: SyncResult[] = [];
   for (const userId of new Set(unsynced.map((p) => p.userId))) results.push(await syncUser(userId, log));
-  return { unsynced, results };
+  return { unsynced, manualReview, results };
 }

@@ -18,6 +18,9 @@ export const ROUTES = [
   healthFunction('payment', paymentChecks),
   route('admin-unsynced', 'GET', 'admin/unsynced', ADMIN, { query: s.UNSYNCED_QUERY, 200: s.UNSYNCED }, r.unsynced),
   route('admin-replay', 'POST', 'admin/replay', ADMIN, { body: s.REPLAY_BODY, 200: s.REPLAYED }, r.replaySyncs),
+  route('admin-payment-approve', 'POST', 'admin/payments/{paymentIntentId}/approve', ADMIN, { params: s.PAYMENT_PARAM, body: s.DECISION_BODY, 200: s.APPROVED, 404: r.NO_PAYMENT, 409: r.NOT_IN_REVIEW }, r.approve),
+  route('admin-payment-reject', 'POST', 'admin/payments/{paymentIntentId}/reject', ADMIN, { params: s.PAYMENT_PARAM, body: s.DECISION_BODY, 200: s.REJECTED, 404: r.NO_PAYMENT, 409: r.NOT_IN_REVIEW }, r.reject),
+  route('admin-review-decisions', 'GET', 'admin/review-decisions', ADMIN, { query: s.DECISIONS_QUERY, 200: s.DECISIONS }, r.decisions),
 ];
 
 export const DESCRIPTION =

@@ -1,4 +1,4 @@
-import { PAGING, anyObject, arr, bool, dateTime, int, nullable, obj, oneOfValues, query, str } from '../../shared/http/schemas';
+import { PAGING, anyObject, arr, bool, dateTime, idParam, int, nullable, obj, oneOfValues, query, str } from '../../shared/http/schemas';
 import { CREATE_PAYMENT_INTENT_SCHEMA } from './create-payment-intent';
 import { WEBHOOK_BODY_LIMIT } from './webhook';
 
@@ -15,6 +15,26 @@ export const INTENT_BODY = { schema: CREATE_PAYMENT_INTENT_SCHEMA, limit: 4 * 10
 export const WEBHOOK_BODY = { schema: obj({ id: str(), type: str(), created: int(), data: anyObject() }), limit: WEBHOOK_BODY_LIMIT, raw: true };
 export const UNSYNCED_QUERY = query({ limit: PAGING.limit });
 export const REPLAY_BODY = { schema: { type: 'object', additionalProperties: false, properties: {} }, limit: 1024, optional: true };
+/** A Stripe PaymentIntent id in the path (pi_…; letters, digits, '_'). */
+export const PAYMENT_PARAM = idParam('paymentIntentId', { maxLength: 255, pattern: '^[A-Za-z0-9_]+$', description: "The payment's Stripe PaymentIntent id" });
+/** Why the operator decided: required, 1-500 characters with at least one that is not a space, no control characters. */
+export const DECISION_BODY = {
+  schema: obj(
+    {
+      reason: str({
+        minLength: 1,
+        maxLength: 500,
+        // Spaces, one character that is neither a space nor a control character, then no control character:
+        // the first two classes do not overlap, so the match never backtracks (linear in the length).
+        pattern: '^[^\\S\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$',
+        description: 'Why the operator decided so, kept in the audit (1-500 characters, not only spaces, no control characters)',
+      }),
+    },
+    { closed: true },
+  ),
+  limit: 4 * 1024,
+};
+export const DECISIONS_QUERY = query({ limit: PAGING.limit });
 
 export const PLANS = obj({
   plans: arr(
@@ -113,4 +133,32 @@ export const UNSYNCED = obj({
     }),
   ),
 });
-export const REPLAYED = obj({ success: bool(), replayedPayments: int(), users: int(), failedUsers: int(), results: arr(SYNC_RESULT) });
+export const REPLAYED = obj({
+  success: bool(),
+  replayedPayments: int(),
+  users: int(),
+  failedUsers: int(),
+  results: arr(SYNC_RESULT),
+  manualReview: obj({
+    notReplayed: int({ description: 'Payments in manual review, which a replay never takes: each waits for an approve or reject' }),
+    note: str(),
+  }),
+});
+/** An operator's decision on a payment in manual review (payment_review_decisions). */
+export const DECISION = obj({
+  paymentIntentId: str(),
+  userId: str(),
+  plan: nullable(PLAN_ID),
+  decision: oneOfValues(['approved', 'rejected']),
+  reason: str(),
+  heldFor: nullable(str({ description: 'Why the payment was in manual review when decided' })),
+  decidedBy: obj({ id: str(), email: str() }),
+  decidedAt: dateTime(),
+});
+export const APPROVED = obj({
+  decision: DECISION,
+  sync: SYNC_RESULT,
+  syncState: oneOfValues(SYNC_STATES, { description: "The payment's plan-sync state after the push" }),
+});
+export const REJECTED = obj({ decision: DECISION, syncState: oneOfValues(['not_required']) });
+export const DECISIONS = obj({ decisions: arr(DECISION) });

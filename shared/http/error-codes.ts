@@ -157,6 +157,12 @@ export const ERROR_CODES = {
     by: PAYMENT,
     meaning: 'The Stripe-Signature does not verify against the webhook secret, or its timestamp is outside the 300-second window.',
   },
+  PAYMENT_NOT_FOUND: { status: 404, by: PAYMENT, meaning: 'No payment has this PaymentIntent id (administration API).' },
+  PAYMENT_NOT_IN_REVIEW: {
+    status: 409,
+    by: PAYMENT,
+    meaning: 'Only a payment in manual review is approved or rejected; this one is not (the answer gives its sync state and, when decided, the decision).',
+  },
 
   // orchestrator: report executions, the administration API and console.
   REPORT_QUOTA_EXCEEDED: {

@@ -4,6 +4,7 @@ import { deadUrl, deliver, paymentIntentObject, pointIdentityAt, startIdentityFr
 import { advanceClock } from '../identity/support';
 import { expectErrorAnswer } from '../helpers/errors';
 import { loggedAtInfo } from '../helpers/logs';
+import { MANUAL_REVIEW_NOT_REPLAYED } from '../../functions/payment/replay';
 
 /**
  * The payment service's administration routes behind the console's Payments page: who may call
@@ -155,10 +156,17 @@ describe('POST /payment/admin/replay', () => {
   test('nothing to replay: success with zero', async () => {
     const res = await replay(admin.accessToken, '{}');
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ success: true, replayedPayments: 0, users: 0, failedUsers: 0, results: [] });
+    expect(await res.json()).toEqual({
+      success: true,
+      replayedPayments: 0,
+      users: 0,
+      failedUsers: 0,
+      results: [],
+      manualReview: { notReplayed: 0, note: MANUAL_REVIEW_NOT_REPLAYED },
+    });
   });
 
-  test('identity refusing the pushes: success false with the users counted failed, the syncs still listed; manual review counted in the total', async () => {
+  test('identity refusing the pushes: success false with the users counted failed, the syncs still listed; manual review counted in the total and never replayed', async () => {
     const refused = await signIn(host, 'replay-refused@example.com');
     const underpaid = await signIn(host, 'replay-underpaid@example.com');
     await failedSync('pi_replay_refused', refused);
@@ -178,9 +186,16 @@ describe('POST /payment/admin/replay', () => {
       const res = await replay(admin.accessToken, '{}');
       expect(res.status).toBe(200);
       const body = (await res.json()) as any;
-      expect(body).toMatchObject({ success: false, replayedPayments: 2, users: 2, failedUsers: 2 });
-      expect(body.results).toHaveLength(2);
-      expect(body.results.every((r: { success: boolean }) => !r.success)).toBe(true);
+      // The payment in manual review is not pushed: only the failed sync is replayed, and the answer says so.
+      expect(body).toMatchObject({
+        success: false,
+        replayedPayments: 1,
+        users: 1,
+        failedUsers: 1,
+        manualReview: { notReplayed: 1, note: MANUAL_REVIEW_NOT_REPLAYED },
+      });
+      expect(body.results).toEqual([expect.objectContaining({ success: false, userId: refused.user.id })]);
+      expect(front.state.planUpdates.map((u) => u.userId)).toEqual([refused.user.id]);
     } finally {
       pointIdentityAt(undefined);
       await front.stop();

@@ -74,7 +74,7 @@ describe('plan syncs are ordered by request time', () => {
     expect(lines).toContainEqual(
       expect.objectContaining({
         level: 'error',
-        msg: 'MANUAL REVIEW: a paid plan was refused by identity as older than its current plan; set the plan at identity, then replay',
+        msg: 'MANUAL REVIEW: a paid plan was refused by identity as older than its current plan; an operator approves the payment (its plan is pushed now) or rejects it (the current plan stays)',
         userId: user.user.id,
         paymentIntentId: 'pi_raced',
         attempts: 1,

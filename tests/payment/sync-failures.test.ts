@@ -192,7 +192,7 @@ test('the PUT carries the service token, X-Service and the four body fields (pla
   expect(await planInIdentity(host, user)).toBe('enterprise');
 });
 
-test('backoff grows with full jitter, retryCount counts up, the cap sends the payment to manual review, and replay finishes it', async () => {
+test('backoff grows with full jitter, retryCount counts up, the cap sends the payment to manual review, which replay leaves alone and an approval finishes', async () => {
   const user = await signIn(host, 'backoff@example.com');
   const userId = user.user.id;
   front.state.mode = 'unauthorized';
@@ -233,7 +233,7 @@ test('backoff grows with full jitter, retryCount counts up, the cap sends the pa
         : [
             expect.objectContaining({
               level: 'error',
-              msg: 'MANUAL REVIEW: plan sync retries exhausted; replay with npm run payments:replay',
+              msg: 'MANUAL REVIEW: plan sync retries exhausted; an operator approves the payment (its plan is pushed again) or rejects it',
               userId,
               paymentIntentId: 'pi_backoff',
               attempts: 3,
@@ -253,15 +253,28 @@ test('backoff grows with full jitter, retryCount counts up, the cap sends the pa
   expect(front.state.planUpdates.length).toBe(puts);
   jest.useRealTimers();
 
-  // After the token is rotated (identity accepts again), the replay command lists and finishes it.
+  // After the token is rotated (identity accepts again), the replay command leaves it alone: it
+  // lists only what the retry loop owes, and counts the payment as one waiting for a decision.
   front.state.mode = 'forward';
   const listed = await replayUnsynced(createLogger(), { apply: false });
-  expect(listed.unsynced.map((p) => p.id)).toContain('pi_backoff');
+  expect(listed.unsynced.map((p) => p.id)).not.toContain('pi_backoff');
+  expect(listed.manualReview).toBeGreaterThanOrEqual(1);
   const replayed = await replayUnsynced(createLogger(), { apply: true });
-  expect(replayed.results).toContainEqual({ success: true, userId, plan: 'pro', paymentIntentId: 'pi_backoff' });
+  expect(replayed.results.map((r) => r.userId)).not.toContain(userId);
+  expect(await planInIdentity(host, user)).toBe('free');
+  expect((await findPayment('pi_backoff'))!.sync.state).toBe('manual_review');
+  // An operator's approval pushes the plan and clears the failed-sync record.
+  const admin = await signIn(host, 'admin@example.com');
+  const approved = await host.fetch('/payment/admin/payments/pi_backoff/approve', {
+    method: 'POST',
+    headers: { ...bearer(admin.accessToken), 'content-type': 'application/json' },
+    body: JSON.stringify({ reason: 'service token rotated' }),
+  });
+  expect(approved.status).toBe(200);
+  expect(((await approved.json()) as any).sync).toEqual({ success: true, userId, plan: 'pro', paymentIntentId: 'pi_backoff' });
   expect(await planInIdentity(host, user)).toBe('pro');
   expect(await rawRecord(userId)).toBeUndefined();
-  expect((await replayUnsynced(createLogger(), { apply: false })).unsynced.map((p) => p.id)).not.toContain('pi_backoff');
+  expect((await findPayment('pi_backoff'))!.sync.state).toBe('synced');
 });
 
 test("a newer purchase that syncs supersedes an older failed one and clears the user's failed-sync record", async () => {

@@ -1,21 +1,23 @@
 /**
- * `npm run payments:replay [-- --apply]`: lists payments whose plan never reached identity
- * (pending, failed, manual review) and, with --apply, pushes each user's newest plan now.
+ * `npm run payments:replay [-- --apply]`: lists payments whose plan sync the retry loop owes
+ * (pending, failed) and, with --apply, pushes each user's newest plan now. Payments in manual
+ * review are counted, never replayed: an operator approves or rejects each (docs/payment.md).
  * Needs identity reachable at {auth_url} (the dev host running, or IDENTITY_URL).
  */
 import { serviceUrl } from '../../shared/config';
 import { createLogger } from '../../shared/logging';
 import { closeDb, migrateToLatest } from '../../shared/sql/db';
-import { replayUnsynced } from '../../functions/payment/replay';
+import { MANUAL_REVIEW_NOT_REPLAYED, replayUnsynced } from '../../functions/payment/replay';
 import { loadLocalEnv } from './local-env';
 
 async function main() {
   loadLocalEnv(['payment']);
   await migrateToLatest();
   const apply = process.argv.includes('--apply');
-  const { unsynced, results } = await replayUnsynced(createLogger({ command: 'payments:replay' }), { apply });
+  const { unsynced, manualReview, results } = await replayUnsynced(createLogger({ command: 'payments:replay' }), { apply });
+  if (manualReview) process.stdout.write(`${manualReview} payment(s) in manual review, not replayed: ${MANUAL_REVIEW_NOT_REPLAYED}\n`);
   if (!unsynced.length) {
-    process.stdout.write('Every payment is synced with identity.\n');
+    process.stdout.write(manualReview ? 'No failed or pending plan sync to replay.\n' : 'Every payment is synced with identity.\n');
     return;
   }
   process.stdout.write(`${unsynced.length} payment(s) not synced with identity (${serviceUrl('identity')}):\n`);

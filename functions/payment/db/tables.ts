@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Generated, Kysely } from 'kysely';
 import type { Plan } from '../../../shared/auth/access-token';
 import { db } from '../../../shared/sql/db';
 import type { Timestamp } from '../../../shared/sql/tables';
@@ -47,11 +47,31 @@ export interface SyncLeasesTable {
   expires_at: Timestamp;
 }
 
-/** Payment's tables (migrations 004 and 006). */
+export type ReviewDecision = 'approved' | 'rejected';
+
+/** An operator's decision on a payment held in manual review (migration 011). */
+export interface ReviewDecisionsTable {
+  id: Generated<number>;
+  payment_intent_id: string;
+  user_id: string;
+  /** The plan that was at stake (the payment's sync plan). */
+  plan: Plan | null;
+  decision: ReviewDecision;
+  reason: string;
+  /** Why the payment was in manual review when decided (its sync error then). */
+  held_for: string | null;
+  actor_id: string;
+  actor_email: string;
+  decided_at: Timestamp;
+  request_id: string | null;
+}
+
+/** Payment's tables (migrations 004, 006 and 011). */
 export type PaymentTables = {
   payment_payments: PaymentsTable;
   payment_webhook_events: WebhookEventsTable;
   payment_sync_leases: SyncLeasesTable;
+  payment_review_decisions: ReviewDecisionsTable;
 };
 
 /** The database as payment sees it: its own tables. */
