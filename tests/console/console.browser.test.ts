@@ -246,7 +246,7 @@ test("an admin changes a user's plan and identity has it", async () => {
   await screenshot(page, 'first-run-user');
 });
 
-test('a failed plan sync is listed (identity down), and replayed from the page once identity is back', async () => {
+test('a plan sync that exhausted its retries (identity down) waits in manual review: Replay leaves it out, Approve with a reason pushes it, and the decision is shown', async () => {
   const payer = await signIn(host, 'payer@example.com');
   pointIdentityAt(await deadUrl());
   try {
@@ -260,15 +260,56 @@ test('a failed plan sync is listed (identity down), and replayed from the page o
     pointIdentityAt(undefined);
   }
   await page.click('[role=alert] button ::-p-text(Retry)');
-  await page.waitForSelector('tr[data-payment-id=pi_console_1][data-sync-state=manual_review]');
-  expect(await textOf(page, 'tr[data-payment-id=pi_console_1]')).toContain('Identity service unavailable');
+  // PAYMENT_SYNC_MAX_ATTEMPTS is 1: the payment is in manual review, listed apart from the failed syncs.
+  const row = 'section[aria-labelledby=review-heading] tr[data-payment-id=pi_console_1][data-sync-state=manual_review]';
+  await page.waitForSelector(row);
+  expect(await textOf(page, row)).toContain('Identity service unavailable');
+  expect(await page.$('section[aria-labelledby=unsynced-heading] tr[data-payment-id=pi_console_1]')).toBeNull();
+  // Replay says it leaves manual review out, and has nothing else to replay.
+  expect(await textOf(page, 'section[aria-labelledby=replay-heading]')).toContain(
+    'Payments in manual review are not included: each waits for an approval or a rejection below.',
+  );
+  const replayButton = await page.$eval('section[aria-labelledby=replay-heading] button', (b) => ({
+    text: (b.textContent ?? '').trim(),
+    disabled: (b as unknown as { disabled: boolean }).disabled,
+  }));
+  expect(replayButton).toEqual({ text: 'Replay 0 plan syncs', disabled: true });
+  await expectAccessible();
+
+  // Approve asks for the reason: its confirm button stays disabled until there is one.
+  await page.click(`${row} button ::-p-text(Approve)`);
+  await page.waitForSelector('dialog[open] textarea');
+  expect(await page.$eval('dialog[open] button[type=submit]', (b) => (b as unknown as { disabled: boolean }).disabled)).toBe(true);
+  await expectAccessible();
+  await page.type('dialog[open] textarea', 'Identity is back; the customer paid for Pro');
+  await page.click('dialog[open] button ::-p-text(Approve and push the plan)');
+  await waitForText(page, 'Approved pi_console_1: identity now has pro.');
+  expect((await api('/identity/auth/validate', payer.accessToken)).user.plan).toBe('pro');
+  await waitForText(page, 'Every payment is synced with identity.');
+  const decision = await textOf(page, 'tr[data-decision-for=pi_console_1]');
+  for (const part of ['approved', 'admin@example.com', 'Identity is back; the customer paid for Pro', 'Identity service unavailable'])
+    expect(decision).toContain(part);
+});
+
+test('a payment of 1 cent for Enterprise is held for review and rejected from the page with a reason; the plan stays as it was', async () => {
+  const prober = await signIn(host, 'prober@example.com');
+  const event = stripeEvent('payment_intent.succeeded', paymentIntentObject('pi_console_probe', { userId: prober.user.id, planType: 'enterprise', amount: 1 }));
+  expect((await deliver(host, event)).body.action).toBe('manual_review');
+  await goTo('Users');
+  await goTo('Payments');
+  const row = 'section[aria-labelledby=review-heading] tr[data-payment-id=pi_console_probe][data-sync-state=manual_review]';
+  expect(await textOf(page, row)).toContain('unrecorded payment of 1 usd for the enterprise plan, which costs 9900 usd');
   await expectAccessible();
   await screenshot(page, 'payments');
-  await page.click('button ::-p-text(Replay 1 plan sync)');
-  await page.click('dialog[open] button ::-p-text(Replay them)');
+  await page.click(`${row} button ::-p-text(Reject)`);
+  await page.waitForSelector('dialog[open] textarea');
+  await page.type('dialog[open] textarea', 'One cent for Enterprise: not a purchase');
+  await page.click('dialog[open] button ::-p-text(Reject it)');
+  await waitForText(page, 'Rejected pi_console_probe: the user’s plan is unchanged.');
+  const decision = await textOf(page, 'tr[data-decision-for=pi_console_probe]');
+  for (const part of ['rejected', 'enterprise', 'admin@example.com', 'One cent for Enterprise: not a purchase']) expect(decision).toContain(part);
+  expect((await api('/identity/auth/validate', prober.accessToken)).user.plan).toBe('free');
   await waitForText(page, 'Every payment is synced with identity.');
-  await waitForText(page, '1 synced, 0 failed');
-  expect((await api('/identity/auth/validate', payer.accessToken)).user.plan).toBe('pro');
 });
 
 test('diagnostics: the schema check and both test runs with their results', async () => {

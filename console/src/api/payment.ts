@@ -5,8 +5,19 @@ import { call, type Ok } from './http';
 export type UnsyncedAnswer = Ok<operations['admin-unsynced']>;
 export type UnsyncedPayment = UnsyncedAnswer['payments'][number];
 export type ReplayAnswer = Ok<operations['admin-replay']>;
+export type ApproveAnswer = Ok<operations['admin-payment-approve']>;
+export type RejectAnswer = Ok<operations['admin-payment-reject']>;
+export type ReviewDecision = Ok<operations['admin-review-decisions']>['decisions'][number];
+
+const payment = (paymentIntentId: string) => ({ params: { path: { paymentIntentId } } });
 
 export const paymentApi = {
   unsynced: (): Promise<UnsyncedAnswer> => call('payment', (c) => c.payment.GET('/payment/admin/unsynced')),
   replay: (): Promise<ReplayAnswer> => call('payment', (c) => c.payment.POST('/payment/admin/replay', { body: {} })),
+  approve: (paymentIntentId: string, reason: string): Promise<ApproveAnswer> =>
+    call('payment', (c) => c.payment.POST('/payment/admin/payments/{paymentIntentId}/approve', { ...payment(paymentIntentId), body: { reason } })),
+  reject: (paymentIntentId: string, reason: string): Promise<RejectAnswer> =>
+    call('payment', (c) => c.payment.POST('/payment/admin/payments/{paymentIntentId}/reject', { ...payment(paymentIntentId), body: { reason } })),
+  decisions: (limit = 20): Promise<{ decisions: ReviewDecision[] }> =>
+    call('payment', (c) => c.payment.GET('/payment/admin/review-decisions', { params: { query: { limit } } })),
 };
