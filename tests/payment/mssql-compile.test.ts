@@ -56,6 +56,21 @@ const queries: [string, string[], () => Promise<unknown>][] = [
   ['mark synced and supersede', ['update', 'update'], () => payments().markSynced(payment, new Date())],
   ['mark failed', ['update'], () => payments().markSyncFailed(payment, { state: 'failed', attempts: 2, error: 'e', nextAt: new Date() }, new Date())],
   ['reopen for replay', ['update'], () => payments().reopenForReplay(['pi_1', 'pi_2'], new Date())],
+  ['counts by sync state', ['select'], () => payments().countsByState()],
+  ['failed syncs only', ['select'], () => payments().unsyncedPayments(100, payments().RETRIED_STATES)],
+  [
+    'an operator decides a payment in manual review',
+    ['select', 'update', 'insert'],
+    () =>
+      require('../../functions/payment/review').rejectPayment(
+        { id: 'admin-1', email: 'ops@example.com' },
+        'pi_1',
+        'amount does not match the plan',
+        { requestId: 'req-1' },
+        log,
+      ),
+  ],
+  ['recent review decisions', ['select'], () => require('../../functions/payment/review').recentDecisions(20)],
   [
     'acquire and release lease',
     ['insert', 'delete'],
