@@ -2,6 +2,7 @@ import { validator, describeErrors } from '../../shared/http/body';
 import { Code, httpError } from '../../shared/http/errors';
 import { mergeJson } from './canonical';
 import { ALL_TYPES, applyChartExtras, ChartExtrasError } from './chart-extras';
+import { ChartInputError, screenChart } from './chart-input';
 import { perLimits, type Limits } from './limits';
 import type { Theme } from './themes';
 
@@ -136,10 +137,19 @@ const invalidChart = (id: string, field: string, message: string, details?: unkn
     extra: { chartId: id, field, ...(details ? { details } : {}) },
   });
 
-/** Validates one chart (400 naming the chart id and the field) and checks point data against the type. */
+/**
+ * Validates one chart (400 naming the chart id and the field) and checks point data against the
+ * type; first its size, numbers and texts (screenChart: texts are cleaned in place).
+ */
 export function validateChart(value: unknown, index: number, l: Limits): ChartSpec & { id: string } {
   const rawId = (value as { id?: unknown } | null)?.id;
   const id = typeof rawId === 'string' && rawId ? rawId : `chart-${index + 1}`;
+  try {
+    screenChart(value, l.maxDimension);
+  } catch (error) {
+    if (error instanceof ChartInputError) throw invalidChart(id, error.field, error.reason);
+    throw error;
+  }
   const check = validator<ChartSpec>(schemaFor(l));
   if (!check(value)) {
     const details = describeErrors(check.errors);

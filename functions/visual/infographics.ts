@@ -2,6 +2,7 @@ import { validate } from '../../shared/http/body';
 import { badRequest, Code } from '../../shared/http/errors';
 import { hashKey } from './canonical';
 import { expiryFromNow } from './cache';
+import { MAX_CHART_NUMBER } from './chart-input';
 import { pixelRatio, renderOptions } from './charts';
 import { failAsRendering, tooManyItems } from './errors';
 import type { Limits } from './limits';
@@ -44,7 +45,8 @@ const metricSchema = {
     value: { anyOf: [{ type: 'number' }, { type: 'string', maxLength: 40 }] },
     unit: { type: 'string', maxLength: 20 },
     change: { type: 'number' },
-    sparkline: { type: 'array', minItems: 2, maxItems: 500, items: { type: 'number' } },
+    // Within ±1e300 (as a chart's numbers): a wider range overflows and draws the line at NaN.
+    sparkline: { type: 'array', minItems: 2, maxItems: 500, items: { type: 'number', minimum: -MAX_CHART_NUMBER, maximum: MAX_CHART_NUMBER } },
   },
 };
 export const infographicSchema = {

@@ -230,6 +230,12 @@ export const ERROR_CODES = {
   VERSION_NOT_SUPPORTED: { status: 400, by: VISUAL, meaning: 'The QuickChart `version` is not 2, 3 or 4.' },
   INVALID_CHART: { status: 400, by: VISUAL, meaning: 'The QuickChart `chart` is neither JSON nor JavaScript object-literal syntax.' },
   CHART_BASE64_INVALID: { status: 400, by: VISUAL, meaning: 'The QuickChart `chart` is not valid base64 (encoding=base64).' },
+  CHART_TEXT_TOO_LARGE: {
+    status: 413,
+    by: VISUAL,
+    meaning:
+      'The QuickChart `chart` is JavaScript object-literal (JSON5) text longer than 262,144 characters; send it as JSON, which is read up to the body limit.',
+  },
   CHART_NOT_DATA: {
     status: 400,
     by: VISUAL,

@@ -1,5 +1,6 @@
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import PptxGenJS from 'pptxgenjs';
+import { xmlChars } from '../../../shared/text';
 import { contentText } from '../ai/section-content';
 import { keyFigures } from './analysis';
 import type { ReportDocument } from './pdf';
@@ -7,17 +8,19 @@ import type { ReportDocument } from './pdf';
 /**
  * The enterprise presentation, written here with pptxgenjs rather than through the visual
  * service's presentations route, whose request shape no published contract fixes: a title slide, a key
- * figures slide (with the KPI infographic), one slide per chart, one per section.
+ * figures slide (with the KPI infographic), one slide per chart, one per section. pptxgenjs writes
+ * text into the XML parts as given, so every text goes through xmlChars: a control character in a
+ * company name ("Gamma\u0001Co") made five parts malformed, which PowerPoint refuses or "repairs".
  */
 async function buildPresentation(report: ReportDocument): Promise<Buffer> {
   const { analysis: a, visuals } = report;
   const pptx = new PptxGenJS();
   pptx.layout = 'LAYOUT_WIDE';
-  pptx.title = `${a.companyName} business report`;
+  pptx.title = xmlChars(`${a.companyName} business report`);
 
   const title = pptx.addSlide();
-  title.addText(a.companyName, { x: 0.5, y: 2.2, w: 12.3, h: 1.2, fontSize: 40, bold: true, color: '1F4788', align: 'center' });
-  title.addText(`Business Analysis - ${a.industryName}`, { x: 0.5, y: 3.5, w: 12.3, h: 0.6, fontSize: 20, align: 'center' });
+  title.addText(xmlChars(a.companyName), { x: 0.5, y: 2.2, w: 12.3, h: 1.2, fontSize: 40, bold: true, color: '1F4788', align: 'center' });
+  title.addText(xmlChars(`Business Analysis - ${a.industryName}`), { x: 0.5, y: 3.5, w: 12.3, h: 0.6, fontSize: 20, align: 'center' });
   title.addText(`${report.generatedAt.toISOString().slice(0, 10)} - ${report.trackingId}`, {
     x: 0.5,
     y: 4.3,
@@ -31,7 +34,7 @@ async function buildPresentation(report: ReportDocument): Promise<Buffer> {
   const figures = pptx.addSlide();
   figures.addText('Key Figures', { x: 0.5, y: 0.3, w: 12, h: 0.8, fontSize: 28, bold: true, color: '1F4788' });
   figures.addTable(
-    keyFigures(a).map((f) => [{ text: f.label }, { text: f.value, options: { bold: true } }]),
+    keyFigures(a).map((f) => [{ text: xmlChars(f.label) }, { text: xmlChars(f.value), options: { bold: true } }]),
     { x: 0.5, y: 1.3, w: visuals.infographic ? 5.8 : 12, fontSize: 14 },
   );
   if (visuals.infographic)
@@ -47,15 +50,15 @@ async function buildPresentation(report: ReportDocument): Promise<Buffer> {
   for (const chart of visuals.charts) {
     if (!chart.png) continue;
     const slide = pptx.addSlide();
-    slide.addText(chart.caption, { x: 0.5, y: 0.3, w: 12, h: 0.8, fontSize: 28, bold: true, color: '1F4788' });
+    slide.addText(xmlChars(chart.caption), { x: 0.5, y: 0.3, w: 12, h: 0.8, fontSize: 28, bold: true, color: '1F4788' });
     slide.addImage({ data: `data:image/png;base64,${chart.png.toString('base64')}`, x: 1.5, y: 1.3, w: 10, h: 4.5 });
-    slide.addText(chart.finding, { x: 1.5, y: 6, w: 10, h: 0.6, fontSize: 14, color: '555555' });
+    slide.addText(xmlChars(chart.finding), { x: 1.5, y: 6, w: 10, h: 0.6, fontSize: 14, color: '555555' });
   }
 
   for (const section of report.sections) {
     const slide = pptx.addSlide();
-    slide.addText(section.title, { x: 0.5, y: 0.3, w: 12, h: 0.8, fontSize: 28, bold: true, color: '1F4788' });
-    slide.addText(contentText(section.content).slice(0, 1500), { x: 0.5, y: 1.3, w: 12.3, h: 5.7, fontSize: 14, valign: 'top' });
+    slide.addText(xmlChars(section.title), { x: 0.5, y: 0.3, w: 12, h: 0.8, fontSize: 28, bold: true, color: '1F4788' });
+    slide.addText(xmlChars(contentText(section.content).slice(0, 1500)), { x: 0.5, y: 1.3, w: 12.3, h: 5.7, fontSize: 14, valign: 'top' });
   }
   return (await pptx.write({ outputType: 'nodebuffer' })) as Buffer;
 }

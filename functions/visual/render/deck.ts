@@ -1,4 +1,5 @@
 import PptxGenJS from 'pptxgenjs';
+import { xmlChars } from '../../../shared/text';
 import type { Theme } from '../themes';
 
 /**
@@ -24,7 +25,26 @@ const hex = (color: string) => (color.toLowerCase() === 'white' ? 'FFFFFF' : col
 
 const SLIDE_WIDTH = 13.33; // LAYOUT_WIDE, inches
 
-export async function buildDeck(deck: Deck): Promise<Buffer> {
+/** The deck with each of its texts through xmlChars. */
+const deckText = (deck: Deck): Deck => ({
+  ...deck,
+  title: xmlChars(deck.title),
+  subtitle: deck.subtitle && xmlChars(deck.subtitle),
+  slides: deck.slides.map((slide) => ({
+    ...slide,
+    title: xmlChars(slide.title),
+    bullets: slide.bullets.map(xmlChars),
+    notes: slide.notes && xmlChars(slide.notes),
+  })),
+});
+
+/**
+ * pptxgenjs escapes markup but writes every other character as given, and a control character
+ * (U+0001 in a title, a NUL in notes) makes the part malformed XML, which PowerPoint refuses or
+ * "repairs": every text is written without the characters XML cannot hold.
+ */
+export async function buildDeck(input: Deck): Promise<Buffer> {
+  const deck = deckText(input);
   const { theme } = deck;
   const pptx = new PptxGenJS();
   pptx.layout = 'LAYOUT_WIDE';

@@ -70,9 +70,14 @@ function paintOf(value: string): Paint | null {
   return paint;
 }
 
-/** Numbers as SVG writes them: at most two decimals, no "-0". */
+/**
+ * Numbers as SVG writes them: at most two decimals, no "-0". A number that is not finite (a text
+ * placed at NaN when a scale's range overflowed) is never written: "NaN" makes the document
+ * unreadable, so the chart is refused instead (the draw fails, which answers 400 CHART_NOT_RENDERABLE).
+ */
 const num = (n: number): string => {
   const r = Math.round(n * 100) / 100;
+  if (!Number.isFinite(r)) throw new Error('a position or size would not be a finite number (a value or an option too large to draw)');
   return r === 0 ? '0' : String(r);
 };
 
