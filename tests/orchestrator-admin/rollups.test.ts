@@ -3,7 +3,14 @@ import { toIso } from '../../shared/sql/dialect';
 import { rebuildRollups } from '../../functions/orchestrator/rollups/rebuild';
 import { ROLLUP_TABLES } from '../../functions/orchestrator/db/rollups';
 import { bucketsBetween, TIMEFRAMES, type Timeframe } from '../../functions/orchestrator/admin/time-windows';
-import { completeExecution, deleteExecution, failExecution, insertExecution as submitExecution } from '../../functions/orchestrator/workflow/executions';
+import {
+  claimExecution,
+  completeExecution,
+  deleteExecution,
+  failExecution,
+  findExecution,
+  insertExecution as submitExecution,
+} from '../../functions/orchestrator/workflow/executions';
 import { adminTestHost, ago, DAY, HOUR, insertExecution, insertLog, MINUTE, NOW } from './fixtures';
 
 /**
@@ -217,11 +224,19 @@ const submission = (trackingId: string, companyName: string, now: string) => ({
 });
 const step = (number: number, name: string) => ({ number, name });
 
+/** Claims an execution as a run does (attempt 1): a run completes only what it holds. */
+async function claimed(trackingId: string) {
+  expect(await claimExecution((await findExecution(trackingId))!, new Date(), 300)).toBe(true);
+  return { trackingId, attempt: 1 };
+}
+
 test('rebuilding the rollups from the raw rows gives what the incremental path kept', async () => {
   await seedEdges();
   // The workflow's own writes: submissions, completions, failures with their log rows, a delete.
   for (let i = 0; i < 12; i++) await submitExecution(submission(`wf_${i}`, `Workflow Co ${i % 3}`, ago(i * 17 * MINUTE)));
-  for (let i = 0; i < 4; i++) await completeExecution(`wf_${i}`, ago(i * 17 * MINUTE), [], []);
+  const runs = [];
+  for (let i = 0; i < 4; i++) runs.push(await claimed(`wf_${i}`));
+  for (let i = 0; i < 4; i++) expect(await completeExecution(runs[i], ago(i * 17 * MINUTE), [], [])).toBe(true);
   for (let i = 4; i < 8; i++) {
     const failed = await failExecution(
       `wf_${i}`,
@@ -241,7 +256,7 @@ test('rebuilding the rollups from the raw rows gives what the incremental path k
     expect(failed).toBe(true);
   }
   // A second completion of a finished execution changes nothing.
-  await completeExecution('wf_0', ago(0), [], []);
+  expect(await completeExecution(runs[0], ago(0), [], [])).toBe(false);
   await deleteExecution('wf_11');
   await deleteExecution('wf_10');
   const incremental = await snapshot();

@@ -37,23 +37,26 @@ beforeEach(() => {
 const workflow = () => require('../../functions/orchestrator/workflow/executions');
 const quota = () => require('../../functions/orchestrator/report/quota');
 const step = { number: 4, name: 'AI_ORCHESTRATION' };
+/** The run that claimed attempt 1: every write of it carries the attempt. */
+const lease = { trackingId: 'trk_1', attempt: 1 };
 const logRow = { tracking_id: 'trk_1', step_name: 'AI_ORCHESTRATION', step_number: 4, status: 'completed' };
 const classification = { pattern: 'AI_SERVICE', source: 'AI_SERVICE', retryable: false };
 
 const paths: [string, string[], () => Promise<unknown>][] = [
   ['find an execution', ['select'], () => workflow().findExecution('trk_1')],
   ['claim it', ['update'], async () => expect(await workflow().claimExecution(execution, new Date(), 300)).toBe(true)],
-  ['record progress with its log rows', ['insert', 'update'], () => workflow().recordProgress('trk_1', step, 40, {}, [logRow])],
+  ['record progress with its log rows', ['insert', 'update'], () => workflow().recordProgress(lease, step, 40, {}, [logRow])],
+  ['check the run still holds it', ['select'], async () => expect(await workflow().holdsExecution(lease)).toBe(true)],
   // Finishing also moves the rollups: the execution row is read, the hour's counts updated.
   [
     'complete with the last log rows',
     ['insert', 'select', 'update', 'update', 'update', 'update'],
-    () => workflow().completeExecution('trk_1', new Date(), [], [logRow]),
+    async () => expect(await workflow().completeExecution(lease, new Date(), [], [logRow])).toBe(true),
   ],
   [
     'fail',
     ['select', 'insert', 'select', 'update', 'update', 'update', 'update'],
-    async () => expect(await workflow().failExecution('trk_1', { step, message: 'AI down', classification }, [logRow])).toBe(true),
+    async () => expect(await workflow().failExecution('trk_1', { step, message: 'AI down', classification }, [logRow], 1)).toBe(true),
   ],
   ['find stuck executions', ['select'], () => workflow().findStuckExecutions(new Date(), 50)],
   ['count executions in processing', ['select'], async () => expect(await workflow().countProcessing()).toBe(3)],

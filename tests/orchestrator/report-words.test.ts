@@ -1,4 +1,6 @@
 import { deterministicSection } from '../../functions/orchestrator/ai/offline';
+import { promptFacts } from '../../functions/orchestrator/ai/openai';
+import { reportModel } from '../../functions/orchestrator/report/pdf';
 import { checkSectionContent } from '../../functions/orchestrator/ai/section-content';
 import { analyse, indicatorFigures, keyFigures } from '../../functions/orchestrator/report/analysis';
 import { fontFallback, fontsDraw, FULLY_COVERED_BLOCKS } from '../../functions/orchestrator/report/report-fonts';
@@ -7,6 +9,7 @@ import { reportCharts } from '../../functions/orchestrator/report/visuals';
 import { describeMetric, documentLanguage, reportFormat, sentence, withoutFieldNames } from '../../functions/orchestrator/report/words';
 import { SECTIONS } from '../../functions/orchestrator/workflow/stages';
 import { demoReportRequest } from '../../scripts/demo-profile';
+import { ACME } from './helpers';
 
 const NBSP = '\u00a0';
 /** Text as a reader compares it: no-break spaces as spaces. */
@@ -49,6 +52,8 @@ describe('the words of the report', () => {
     expect(us.points(-2.6)).toBe('2.6 percentage points');
     expect(documentLanguage('en-GB')).toBe('en-GB');
     expect(documentLanguage('de-DE')).toBe('en');
+    // The typesetter takes a two-letter region only: a numeric one (UN M49) leaves the region out.
+    for (const tag of ['en-419', 'en-001', 'en-150']) expect([tag, documentLanguage(tag)]).toEqual([tag, 'en']);
   });
 
   it('accepts a locale the runtime formats for, in canonical form, and refuses one it does not', () => {
@@ -92,6 +97,88 @@ describe('the words of the report', () => {
       'Gross margin',
       'Customer retention',
     ]);
+  });
+
+  /** Every word the report prints about the figures: sections, headline and indicator figures, chart words and data, the PDF's table and closing note, the AI's facts. */
+  function everyReportText(history: { year: number; revenue: number; net_income?: number }[]): string {
+    const analysis = analyse(checkReportRequest({ ...ACME, profile: { ...ACME.profile, employees: 1, revenue_history: history } }));
+    const sections = SECTIONS.map((s) => ({ id: s.id, title: s.title, content: deterministicSection(s, analysis), model: 'offline' }));
+    const charts = reportCharts(analysis);
+    const { model } = reportModel(
+      {
+        trackingId: 'rpt-extreme',
+        plan: 'pro',
+        generatedAt: new Date('2026-01-01T00:00:00Z'),
+        analysis,
+        sections,
+        visuals: { charts: [], infographic: null, status: 'skipped', error: null },
+        offline: true,
+      },
+      [],
+    );
+    // The charts' data goes to the visual service as JSON, where a non-finite number would turn into null: each is checked before.
+    for (const value of charts.flatMap((c) => c.spec.data.datasets.flatMap((d) => d.data))) expect(value === null || Number.isFinite(value)).toBe(true);
+    return [
+      JSON.stringify(model),
+      ...charts.flatMap((c) => [c.caption, c.finding, c.dataSummary]),
+      ...[...keyFigures(analysis), ...indicatorFigures(analysis)].map((f) => `${f.label}: ${f.value}`),
+      promptFacts(analysis),
+    ].join('\n');
+  }
+
+  it.each([
+    [
+      'a revenue of 1e-300 before a real one',
+      [
+        { year: 2021, revenue: 1e-300, net_income: 1e15 },
+        { year: 2022, revenue: 1e7, net_income: 5e5 },
+        { year: 2023, revenue: 1.2e7 },
+      ],
+    ],
+    [
+      'a year of zero revenue between two',
+      [
+        { year: 2021, revenue: 5e6, net_income: -1e15 },
+        { year: 2022, revenue: 0, net_income: 1e6 },
+        { year: 2023, revenue: 6e6, net_income: 1e-300 },
+      ],
+    ],
+    [
+      'the largest revenues and incomes the request takes',
+      [
+        { year: 2000, revenue: 1, net_income: -1e15 },
+        { year: 2001, revenue: 1e15, net_income: 1e15 },
+        { year: 2002, revenue: 1e-300, net_income: -1e15 },
+        { year: 2100, revenue: 1e15 },
+      ],
+    ],
+  ])('prints only finite, readable figures for %s', (_name, history) => {
+    const text = everyReportText(history);
+    expect(text).not.toMatch(/∞|NaN|Infinity|null %/);
+    // No figure written out to hundreds of digits (1e-300 as "$0.000…0001").
+    expect(text).not.toMatch(/0{12}/);
+  });
+
+  it('says growth and margins cannot be measured on a revenue under one unit of its currency, and which year it is', () => {
+    const analysis = analyse(
+      checkReportRequest({
+        ...ACME,
+        profile: {
+          ...ACME.profile,
+          revenue_history: [
+            { year: 2021, revenue: 1e-300, net_income: 1e15 },
+            { year: 2022, revenue: 1e7 },
+          ],
+        },
+      }),
+    );
+    expect(analysis.years.map((y) => [y.year, y.growthPct, y.marginPct])).toEqual([
+      [2021, null, null],
+      [2022, null, null],
+    ]);
+    expect(analysis).toMatchObject({ cagrPct: null, averageGrowthPct: null, growthVolatilityPct: null, trend: 'insufficient data' });
+    expect(plain(reportFormat().money(1e-300, 'USD'))).toBe('$0.00');
+    expect(plain(reportFormat().money(0.5, 'USD'))).toBe('$0.50');
   });
 
   it('every deterministic section passes the schema a model must meet', () => {

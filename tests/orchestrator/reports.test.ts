@@ -194,12 +194,40 @@ describe('report requests over HTTP (identity JWT, visual service up, Azurite, S
       [{ ...ACME, locale: 'qq-QQ' }, 400, 'VALIDATION_FAILED', /locale "qq-QQ"/],
       [{ ...ACME, locale: 'en_US' }, 400, 'VALIDATION_FAILED', /locale/],
       [{ ...ACME, profile: { ...ACME.profile, description: 'x'.repeat(70_000) } }, 413, 'PAYLOAD_TOO_LARGE', /limit/],
+      // Control characters in the text a report prints (tab, line feed and carriage return aside).
+      [{ ...ACME, company_name: 'Gamma\u0001Co' }, 400, 'VALIDATION_FAILED', /^Invalid body: company_name contains a control character \(U\+0001\)$/],
+      [
+        { ...ACME, profile: { ...ACME.profile, description: 'Line\u0000' } },
+        400,
+        'VALIDATION_FAILED',
+        /^Invalid body: profile\.description contains a control character \(U\+0000\)$/,
+      ],
+      [
+        { ...ACME, profile: { ...ACME.profile, goals: ['Grow', 'Bell\u0007'] } },
+        400,
+        'VALIDATION_FAILED',
+        /^Invalid body: profile\.goals\[1\] contains a control character \(U\+0007\)$/,
+      ],
+      [
+        { ...ACME, profile: { ...ACME.profile, challenges: ['Del\u007f'] } },
+        400,
+        'VALIDATION_FAILED',
+        /^Invalid body: profile\.challenges\[0\] contains a control character \(U\+007F\)$/,
+      ],
+      [
+        { ...ACME, profile: { ...ACME.profile, challenges: ['C1\u0085'] } },
+        400,
+        'VALIDATION_FAILED',
+        /^Invalid body: profile\.challenges\[0\] contains a control character \(U\+0085\)$/,
+      ],
     ];
     for (const [body, status, code, message] of cases) {
       const response = await post(user.accessToken, body);
-      const json = (await response.json()) as { error: string; message: string; code: string; timestamp: string };
+      const json = (await response.json()) as { error: string; message: string; code: string; timestamp: string; details?: { field: string }[] };
       expect([response.status, json.code]).toEqual([status, code]);
       expect(json.message).toMatch(message);
+      if (/control character/.test(json.message))
+        expect(json.details).toEqual([{ field: json.message.split(' ')[2], message: expect.stringMatching(/^contains a control character/) }]);
       expect(json.error).toBeTruthy();
       expect(json.timestamp).toBeTruthy();
     }
@@ -210,6 +238,78 @@ describe('report requests over HTTP (identity JWT, visual service up, Azurite, S
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .executeTakeFirstOrThrow();
     expect(Number(after.n)).toBe(Number(before.n));
+  });
+
+  it('a locale whose region is a number (en-419, en-001, en-150) makes a report: numbers in its conventions, the document language without the region', async () => {
+    const user = await userWithPlan('regions@example.com', 'pro');
+    for (const locale of ['en-419', 'en-001', 'en-150']) {
+      const accepted = await post(user.accessToken, { ...ACME, locale });
+      expect(accepted.status).toBe(202);
+      const { trackingId } = (await accepted.json()) as { trackingId: string };
+      const status = await finished(user.accessToken, trackingId);
+      expect([locale, status.status, status.error]).toEqual([locale, 'completed', null]);
+      const pdf = await parsePdf(Buffer.from(await (await fetch(status.downloadLinks[0].url)).arrayBuffer()));
+      expect(pdf.text.replace(/\s+/g, ' ')).toContain(`numbers and dates follow the ${locale} conventions`);
+    }
+  });
+
+  it("a failed report tells its owner what happened in words for them; the typesetter's own message stays with the operators", async () => {
+    const user = await signIn(host, 'failed-owner@example.com');
+    const { trackingId } = (await (await post(user.accessToken, ACME)).json()) as { trackingId: string };
+    await finished(user.accessToken, trackingId);
+    // The failure the typesetter gave a report in en-419 before regions were mapped, stored as the runner stores a failure.
+    const typst = 'report typesetting failed: expected two letter region code (ISO 3166-1 alpha-2)';
+    await db()
+      .updateTable('orchestrator_executions')
+      .set({
+        processing_status: 'failed',
+        error_message: typst,
+        error_pattern: 'OTHER',
+        error_source: null,
+        error_step: 'PDF_ENHANCEMENT',
+        visuals_status: 'skipped',
+        visuals_error: 'fetch failed',
+        assets: null,
+      })
+      .where('tracking_id', '=', trackingId)
+      .execute();
+    const response = await host.fetch(`/orchestrator/api/reports/${trackingId}`, { headers: bearer(user.accessToken) });
+    const text = await response.text();
+    expect(text).not.toMatch(/typesetting|region code|fetch failed/);
+    expect(JSON.parse(text)).toMatchObject({
+      status: 'failed',
+      error: {
+        message: 'The report could not be produced because of an error on our side. Quote its tracking id to support; an administrator can run it again.',
+        error_pattern: 'OTHER',
+        error_source: null,
+        step: 'PDF_ENHANCEMENT',
+      },
+      visuals: { status: 'skipped', error: 'The charts could not be made; every figure they would show is in the tables and the text.' },
+    });
+    // The administrators read the technical detail.
+    const admin = await signInAdmin(host);
+    const detail = await host.fetch(`/orchestrator/api/admin/status/${trackingId}`, { headers: bearer(admin.accessToken) });
+    const view = (await detail.json()) as { data: { execution: { error: { message: string } }; visuals: { error: string } } };
+    expect([view.data.execution.error.message, view.data.visuals.error]).toEqual([typst, 'fetch failed']);
+  });
+
+  it('a revenue of 1e-300, a year of zero and the largest figures make a report whose text and charts print only finite figures', async () => {
+    const user = await userWithPlan('extremes@example.com', 'pro');
+    const revenue_history = [
+      { year: 2019, revenue: 1e-300, net_income: 1e15 },
+      { year: 2020, revenue: 1e7, net_income: -1e15 },
+      { year: 2021, revenue: 0, net_income: 5e5 },
+      { year: 2022, revenue: 1e15, net_income: 1e-300 },
+      { year: 2023, revenue: 1 },
+    ];
+    const accepted = await post(user.accessToken, { ...ACME, profile: { ...ACME.profile, employees: 1, revenue_history } });
+    const { trackingId } = (await accepted.json()) as { trackingId: string };
+    const status = await finished(user.accessToken, trackingId);
+    expect([status.status, status.visuals.status]).toEqual(['completed', 'included']);
+    const pdf = await parsePdf(Buffer.from(await (await fetch(status.downloadLinks[0].url)).arrayBuffer()));
+    expect(pdf.text).toContain('Acme Widgets GmbH');
+    expect(pdf.text).not.toMatch(/∞|NaN|Infinity|0{12}/);
+    expect(pdf.text.replace(/\s+/g, ' ')).toContain('such growth and margins are shown as a dash');
   });
 
   it('logs of a report are in step order in the processing log', async () => {

@@ -1,4 +1,4 @@
-import type { ReportAnalysis, RevenueTrend } from '../report/analysis';
+import { percentOf, type ReportAnalysis, type RevenueTrend } from '../report/analysis';
 import { describeMetric, inSentence, reportFormat, sentence, type ReportFormat } from '../report/words';
 import type { SectionDefinition, SectionId } from '../workflow/stages';
 import type { AiProvider, SectionDraft } from './provider';
@@ -106,9 +106,10 @@ function profitSentences(a: ReportAnalysis, f: ReportFormat): string[] {
   if (withIncome.length < 2) return [];
   const first = withIncome[0];
   const last = withIncome[withIncome.length - 1];
-  if (first.netIncome! <= 0 || first.revenue <= 0) return [];
-  const incomeChange = ((last.netIncome! - first.netIncome!) / first.netIncome!) * 100;
-  const revenueChange = ((last.revenue - first.revenue) / first.revenue) * 100;
+  // A change from a loss, or from under one unit of the currency, is no percentage.
+  const incomeChange = percentOf(last.netIncome! - first.netIncome!, first.netIncome!);
+  const revenueChange = percentOf(last.revenue - first.revenue, first.revenue);
+  if (incomeChange === null || revenueChange === null) return [];
   const comparison =
     incomeChange > revenueChange
       ? 'faster than revenue, so each additional sale is more profitable than the average one'
@@ -168,7 +169,9 @@ const WRITERS: Record<SectionId, (a: ReportAnalysis, f: ReportFormat) => Section
           ? a.cagrPct >= 5
             ? `Its compound growth of ${f.percent(a.cagrPct, { signed: true })} a year outpaces mature sectors, which typically grow in the low single digits, so it is likely gaining share.`
             : `Its compound growth of ${f.percent(a.cagrPct, { signed: true })} a year is at or below the low single-digit growth typical of mature sectors, so it is holding rather than gaining share.`
-          : 'Without a revenue history, its position against the sector cannot be measured.',
+          : a.years.length >= 2
+            ? 'Its first or last revenue is under one unit of its currency, so its compound growth, and with it its position against the sector, cannot be measured.'
+            : 'Without a revenue history, its position against the sector cannot be measured.',
       ].join(' '),
       a.goals.length
         ? `The company has set itself ${count(a.goals.length, 'goal')}, listed below; each depends on keeping its current growth and margin.`

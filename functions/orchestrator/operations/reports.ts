@@ -23,6 +23,27 @@ export const createReport = op<LiveUser, ReportRequest>(
   },
 );
 
+/** What the owner of a failed report reads, by the failure's kind: the technical message stays in the admin API and the logs. */
+const FAILURE_WORDS: Record<string, string> = {
+  CANCELLED: 'The report was cancelled by an administrator.',
+  TIMEOUT: 'The report took too long to produce and was stopped.',
+  AI_SERVICE: 'The AI service that writes the report failed.',
+  RATE_LIMIT: 'The AI service that writes the report was too busy.',
+};
+const OTHER_FAILURE = 'The report could not be produced because of an error on our side.';
+const WHAT_NEXT = 'Quote its tracking id to support; an administrator can run it again.';
+
+function clientFailureMessage(execution: Pick<Execution, 'error_pattern'>): string {
+  return `${FAILURE_WORDS[execution.error_pattern ?? ''] ?? OTHER_FAILURE} ${WHAT_NEXT}`;
+}
+
+/** Why a report went without some or all of its charts, in the owner's words (visuals_error is the operators'). */
+function clientVisualsMessage(execution: Pick<Execution, 'visuals_status' | 'visuals_error'>): string | null {
+  if (!execution.visuals_error) return null;
+  const which = execution.visuals_status === 'partial' ? 'Some charts' : 'The charts';
+  return `${which} could not be made; every figure they would show is in the tables and the text.`;
+}
+
 async function reportStatus(execution: Execution) {
   const completed = execution.processing_status === 'completed';
   return {
@@ -41,10 +62,11 @@ async function reportStatus(execution: Execution) {
     started_at: toIso(execution.started_at),
     completed_at: toIso(execution.completed_at),
     duration_ms: execution.duration_ms,
-    visuals: { status: execution.visuals_status, error: execution.visuals_error },
-    error: execution.error_message
-      ? { message: execution.error_message, error_pattern: execution.error_pattern, error_source: execution.error_source, step: execution.error_step }
-      : null,
+    visuals: { status: execution.visuals_status, error: clientVisualsMessage(execution) },
+    error:
+      execution.processing_status === 'failed'
+        ? { message: clientFailureMessage(execution), error_pattern: execution.error_pattern, error_source: execution.error_source, step: execution.error_step }
+        : null,
     downloadLinks: completed ? await downloadLinks(parseAssets(execution)) : [],
   };
 }

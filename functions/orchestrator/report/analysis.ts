@@ -5,7 +5,7 @@ export interface YearAnalysis {
   year: number;
   revenue: number;
   netIncome: number | null;
-  /** Growth over the previous year in percent; null for the first year or after a zero year. */
+  /** Growth over the previous year in percent; null for the first year, or when the previous year's revenue is under MIN_PERCENT_BASE. */
   growthPct: number | null;
   marginPct: number | null;
 }
@@ -38,6 +38,23 @@ export interface ReportAnalysis {
 }
 
 const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;
+
+/**
+ * The smallest amount a percentage (growth, margin, compound growth) is taken of: one unit of the
+ * currency. Of less (0, or a revenue like 1e-300) the percentage is not computable and the report
+ * says so (a dash in the table, no sentence) instead of printing "∞ %" or hundreds of digits.
+ */
+export const MIN_PERCENT_BASE = 1;
+
+/** `part` as a percentage of `base`; null when the base is under MIN_PERCENT_BASE or the result is not finite. */
+export function percentOf(part: number, base: number): number | null {
+  if (!(base >= MIN_PERCENT_BASE)) return null;
+  return finite((part / base) * 100);
+}
+
+const finite = (value: number): number | null => (Number.isFinite(value) ? value : null);
+const roundOrNull = (value: number | null) => (value === null ? null : finite(round(value)));
+
 const mean = (values: number[]) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : null);
 
 function standardDeviation(values: number[]): number | null {
@@ -60,8 +77,8 @@ export function analyse(request: ReportRequest): ReportAnalysis {
   const history = [...(profile.revenue_history ?? [])].sort((a, b) => a.year - b.year);
   const years: YearAnalysis[] = history.map((entry, i) => {
     const previous = history[i - 1];
-    const growthPct = previous && previous.revenue > 0 ? round(((entry.revenue - previous.revenue) / previous.revenue) * 100) : null;
-    const marginPct = entry.net_income !== undefined && entry.revenue > 0 ? round((entry.net_income / entry.revenue) * 100) : null;
+    const growthPct = previous ? roundOrNull(percentOf(entry.revenue - previous.revenue, previous.revenue)) : null;
+    const marginPct = entry.net_income === undefined ? null : roundOrNull(percentOf(entry.net_income, entry.revenue));
     return { year: entry.year, revenue: entry.revenue, netIncome: entry.net_income ?? null, growthPct, marginPct };
   });
   const growth = years.map((y) => y.growthPct).filter((g): g is number => g !== null);
@@ -69,7 +86,10 @@ export function analyse(request: ReportRequest): ReportAnalysis {
   const first = years[0];
   const last = years[years.length - 1];
   const span = first && last ? last.year - first.year : 0;
-  const cagrPct = first && last && span > 0 && first.revenue > 0 && last.revenue > 0 ? round(((last.revenue / first.revenue) ** (1 / span) - 1) * 100) : null;
+  const cagrPct =
+    first && last && span > 0 && first.revenue >= MIN_PERCENT_BASE && last.revenue >= MIN_PERCENT_BASE
+      ? roundOrNull(((last.revenue / first.revenue) ** (1 / span) - 1) * 100)
+      : null;
   const volatility = standardDeviation(growth);
   const employees = profile.employees ?? null;
   return {
@@ -85,7 +105,7 @@ export function analyse(request: ReportRequest): ReportAnalysis {
     latestRevenue: last?.revenue ?? null,
     cagrPct,
     averageGrowthPct: growth.length ? round(mean(growth)!) : null,
-    growthVolatilityPct: volatility === null ? null : round(volatility),
+    growthVolatilityPct: roundOrNull(volatility),
     averageMarginPct: margins.length ? round(mean(margins)!) : null,
     marginChangePts: margins.length >= 2 ? round(margins[margins.length - 1] - margins[0]) : null,
     revenuePerEmployee: last && employees ? Math.round(last.revenue / employees) : null,

@@ -3,7 +3,7 @@ import type { NodeCompiler } from '@myriaddreamin/typst-ts-node-compiler';
 import type { Plan } from '../../../shared/auth/access-token';
 import type { SectionContent } from '../ai/section-content';
 import type { SectionId } from '../workflow/stages';
-import { indicatorFigures, keyFigures, type Figure, type ReportAnalysis } from './analysis';
+import { indicatorFigures, keyFigures, MIN_PERCENT_BASE, type Figure, type ReportAnalysis } from './analysis';
 import { fontFallback, REPORT_FONT_FAMILY, reportFontFiles, type FontFallback } from './report-fonts';
 import { REPORT_TEMPLATE } from './report-template';
 import type { ChartImage, ReportVisuals } from './visuals';
@@ -97,7 +97,10 @@ function aboutSection(report: ReportDocument, chartsMissing: string | null, fall
   const model = report.sections.find((s) => s.structuredOutput !== 'deterministic')?.model;
   return [
     `This report was prepared on ${f.date(report.generatedAt)} for ${a.companyName} from the profile and figures the company supplied; no other data was used. Amounts are in ${a.currency}, and numbers and dates follow the ${a.locale} conventions.`,
-    'Growth is the change in revenue over the previous year. The compound annual growth rate is the constant yearly rate that leads from the first year’s revenue to the last. Net margin is net income divided by revenue, and revenue per employee divides the latest year’s revenue by the headcount supplied.',
+    'Growth is the change in revenue over the previous year. The compound annual growth rate is the constant yearly rate that leads from the first year’s revenue to the last. Net margin is net income divided by revenue, and revenue per employee divides the latest year’s revenue by the headcount supplied.' +
+      (a.years.some((y) => y.revenue < MIN_PERCENT_BASE)
+        ? ` A percentage of a revenue under one unit of ${a.currency} cannot be computed meaningfully: such growth and margins are shown as a dash and left out of the averages.`
+        : ''),
     report.offline
       ? 'The text was written deterministically from the figures (offline mode), without an AI model: the same figures always give the same report.'
       : `The text was written by an AI model${model ? ` (${model})` : ''} from the figures in this report, which it was told to use as given and never to add to; the figures, tables and charts are computed, not written by the model.` +

@@ -4,7 +4,7 @@ import { currentPlatform, member, currentTimeMs } from '../../../shared/platform
 import { blobServiceClient, container } from '../../../shared/storage';
 import { vendored } from '../../../shared/vendor';
 import { DependencyError } from '../workflow/error-classification';
-import type { ReportAsset } from '../workflow/executions';
+import type { ReportAsset, RunLease } from '../workflow/executions';
 
 export interface DownloadLink {
   kind: ReportAsset['kind'];
@@ -15,9 +15,13 @@ export interface DownloadLink {
   expiresAt: string;
 }
 
-/** Stores one report file under `<trackingId>/`; the same name on a re-run overwrites, so a restarted execution leaves no strays. */
-export async function storeReportFile(trackingId: string, file: Omit<ReportAsset, 'blob' | 'size'>, content: Buffer): Promise<ReportAsset> {
-  const blob = `${trackingId}/${file.fileName}`;
+/**
+ * Stores one report file under `<trackingId>/<attempt>/`: each run of an execution writes its own
+ * files, so a run that was superseded (cancelled and retried, or taken over) can never overwrite
+ * the files of the run that completes it. Earlier attempts' files go with the container's retention.
+ */
+export async function storeReportFile(run: RunLease, file: Omit<ReportAsset, 'blob' | 'size'>, content: Buffer): Promise<ReportAsset> {
+  const blob = `${run.trackingId}/${run.attempt}/${file.fileName}`;
   try {
     const client = (await container(config().ORCHESTRATOR_REPORTS_CONTAINER)).getBlockBlobClient(blob);
     await client.uploadData(content, { blobHTTPHeaders: { blobContentType: file.contentType } });

@@ -1,5 +1,5 @@
 import { config, serviceUrl } from '../../../shared/config';
-import { keyFigures, type ReportAnalysis } from './analysis';
+import { keyFigures, percentOf, type ReportAnalysis } from './analysis';
 import { reportFormat } from './words';
 
 /** A chart of the report: the visual service draws it; the report writes its caption, its sentence and its alternative text. */
@@ -62,7 +62,7 @@ export function reportCharts(a: ReportAnalysis): ReportChart[] {
     const { divisor, unit } = revenueScale(a.years.map((y) => y.revenue));
     const first = a.years[0];
     const last = a.years[a.years.length - 1];
-    const change = first.revenue > 0 ? ((last.revenue - first.revenue) / first.revenue) * 100 : null;
+    const change = percentOf(last.revenue - first.revenue, first.revenue);
     charts.push({
       id: 'revenue',
       caption: `Revenue by year, ${a.currency}${unit ? ` ${unit}` : ''}`,

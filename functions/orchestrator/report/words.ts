@@ -209,8 +209,14 @@ export function reportFormat(locale: string = DEFAULT_LOCALE): ReportFormat {
   const number = (value: number, fractionDigits = 1) => nf(`n${fractionDigits}`, { maximumFractionDigits: fractionDigits }).format(value);
   const percent = (value: number, options: { signed?: boolean } = {}) =>
     `${nf(`p${options.signed ? 's' : ''}`, { maximumFractionDigits: 1, signDisplay: options.signed ? 'exceptZero' : 'auto' }).format(value)}${NBSP}%`;
-  const money = (value: number, currency: string) =>
-    nf(`m${currency}`, { style: 'currency', currency, notation: 'compact', minimumSignificantDigits: 3, maximumSignificantDigits: 3 }).format(value);
+  const money = (value: number, currency: string) => {
+    if (Math.abs(value) >= 1)
+      return nf(`m${currency}`, { style: 'currency', currency, notation: 'compact', minimumSignificantDigits: 3, maximumSignificantDigits: 3 }).format(value);
+    // Under one unit, three significant digits would write 1e-300 out to three hundred places: such an
+    // amount takes the currency's own decimals ("$0.00", never "-$0.00").
+    const cents = nf(`c${currency}`, { style: 'currency', currency });
+    return cents.format(Number(value.toFixed(cents.resolvedOptions().maximumFractionDigits)) || 0);
+  };
   const dates = new Intl.DateTimeFormat(locale, { dateStyle: 'long', timeZone: 'UTC' });
   return {
     locale,
@@ -253,5 +259,7 @@ export function supportedLocale(tag: string): string | undefined {
 /** The document language (PDF /Lang) of a report in this locale: its prose is English, in the locale's region when the locale is English. */
 export function documentLanguage(locale: string): string {
   const { language, region } = new Intl.Locale(locale);
-  return language === 'en' && region ? `en-${region}` : 'en';
+  // The typesetter sets ISO 3166 two-letter regions only: a UN M49 area (419 Latin America, 001 the
+  // world, 150 Europe) is left out of the document language; numbers and dates still follow the locale.
+  return language === 'en' && region && /^[A-Z]{2}$/.test(region) ? `en-${region}` : 'en';
 }

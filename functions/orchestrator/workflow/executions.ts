@@ -1,5 +1,5 @@
 import type { OrchestratorTables } from '../db/tables';
-import type { Selectable, Transaction, Updateable } from 'kysely';
+import type { ExpressionBuilder, Selectable, Transaction, Updateable } from 'kysely';
 import type { Plan } from '../../../shared/auth/access-token';
 import { orchestratorDb } from '../db/tables';
 import type { ExecutionsTable } from '../db/tables';
@@ -84,18 +84,41 @@ function countedFacts(trx: Transaction<OrchestratorTables>, trackingId: string) 
     .executeTakeFirst();
 }
 
+/** One run's hold on an execution: the attempt number its claim took (claimExecution). */
+export interface RunLease {
+  trackingId: string;
+  attempt: number;
+}
+
 /**
- * Moves a processing execution to `set` (completed or failed) if it is still processing, and
- * moves its count in the rollups with it; false when it was no longer processing.
+ * The condition every write of a run carries: the execution is processing, still at the run's
+ * attempt (a later claim took the next number), and claimed (a retry clears started_at, so a
+ * reopened execution is nobody's until the next delivery claims it). A run that was cancelled,
+ * retried or taken over after its lease lapsed matches no row and stops at its next write.
  */
-async function finishExecution(trx: Transaction<OrchestratorTables>, trackingId: string, set: Updateable<ExecutionsTable>): Promise<boolean> {
-  const before = await countedFacts(trx, trackingId);
-  const result = await trx
-    .updateTable('orchestrator_executions')
-    .set(set)
-    .where('tracking_id', '=', trackingId)
-    .where('processing_status', '=', 'processing')
+const heldBy = (attempt: number) => (eb: ExpressionBuilder<OrchestratorTables, 'orchestrator_executions'>) =>
+  eb.and([eb('processing_status', '=', 'processing'), eb('attempts', '=', attempt), eb('started_at', 'is not', null)]);
+
+/** Whether the run still holds the execution: read before work whose output is not in SQL (report files). */
+export async function holdsExecution(lease: RunLease): Promise<boolean> {
+  const row = await orchestratorDb()
+    .selectFrom('orchestrator_executions')
+    .select('tracking_id')
+    .where('tracking_id', '=', lease.trackingId)
+    .where(heldBy(lease.attempt))
     .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Moves a processing execution to `set` (completed or failed) if it is still processing (and, with
+ * `attempt`, still held by that run), and moves its count in the rollups with it; false otherwise.
+ */
+async function finishExecution(trx: Transaction<OrchestratorTables>, trackingId: string, set: Updateable<ExecutionsTable>, attempt?: number): Promise<boolean> {
+  const before = await countedFacts(trx, trackingId);
+  let update = trx.updateTable('orchestrator_executions').set(set).where('tracking_id', '=', trackingId).where('processing_status', '=', 'processing');
+  if (attempt !== undefined) update = update.where(heldBy(attempt));
+  const result = await update.executeTakeFirst();
   if (!before || Number(result.numUpdatedRows) !== 1) return false;
   await countExecution(trx, before, -1);
   await countExecution(
@@ -214,7 +237,7 @@ export const CANCELLED = 'CANCELLED';
 /**
  * Ends a processing execution as failed, cancelled by `by`, in `trx`, with a log row that says so
  * (unclassified: a cancellation is no dependency's failure and counts in no error figure). A run
- * still working on it stops at its next step (recordProgress finds it no longer processing).
+ * still working on it stops at its next write (recordProgress finds it no longer held).
  */
 export async function cancelProcessing(trx: Transaction<OrchestratorTables>, trackingId: string, by: string, now: Date): Promise<boolean> {
   const execution = await trx
@@ -279,69 +302,94 @@ async function withLogRows<T>(rows: LogRow[], write: (trx: Transaction<Orchestra
 }
 
 /**
- * Progress after a completed step, with the step's log rows in the same transaction (so after a
- * crash the log has every step the execution says it completed); also the run's heartbeat
- * (updated_at) that keeps its claim. False, and nothing written, when the execution is no longer
- * processing (an administrator cancelled it).
+ * Runs a run's `write` with its log rows in one transaction; when `write` finds the execution no
+ * longer the run's (it answers false), the rows roll back with it (the log never shows a step of a
+ * run that no longer held the execution) and the answer is false.
  */
-export async function recordProgress(trackingId: string, step: Step, progress: number, extra: Updateable<ExecutionsTable>, rows: LogRow[]): Promise<boolean> {
+async function writeWhileHeld(rows: LogRow[], write: (trx: Transaction<OrchestratorTables>) => Promise<boolean>): Promise<boolean> {
   try {
     await withLogRows(rows, async (trx) => {
-      const result = await trx
-        .updateTable('orchestrator_executions')
-        .set({ ...extra, current_step: step.number, current_step_name: step.name, progress_percentage: progress, updated_at: currentTime().toISOString() })
-        .where('tracking_id', '=', trackingId)
-        .where('processing_status', '=', 'processing')
-        .executeTakeFirst();
-      // Rolls the step's log rows back with it: the log never shows a step after the execution ended.
-      if (Number(result.numUpdatedRows) !== 1) throw new NotProcessing();
+      if (!(await write(trx))) throw new NotHeld();
     });
     return true;
   } catch (error) {
-    if (error instanceof NotProcessing) return false;
+    if (error instanceof NotHeld) return false;
     throw error;
   }
 }
 
-class NotProcessing extends Error {}
+class NotHeld extends Error {}
 
-/** The execution completed, with its last log rows in the same transaction. */
-export async function completeExecution(trackingId: string, startedAt: string | Date, assets: ReportAsset[], rows: LogRow[]): Promise<void> {
+/**
+ * Progress after a completed step, with the step's log rows in the same transaction (so after a
+ * crash the log has every step the execution says it completed); also the run's heartbeat
+ * (updated_at) that keeps its claim. False, and nothing written, when the run no longer holds the
+ * execution (an administrator cancelled or retried it, or another run took it over).
+ */
+export async function recordProgress(lease: RunLease, step: Step, progress: number, extra: Updateable<ExecutionsTable>, rows: LogRow[]): Promise<boolean> {
+  return writeWhileHeld(rows, async (trx) => {
+    const result = await trx
+      .updateTable('orchestrator_executions')
+      .set({ ...extra, current_step: step.number, current_step_name: step.name, progress_percentage: progress, updated_at: currentTime().toISOString() })
+      .where('tracking_id', '=', lease.trackingId)
+      .where(heldBy(lease.attempt))
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  });
+}
+
+/** The execution completed, with its last log rows in the same transaction; false, and nothing written, when the run no longer holds it. */
+export async function completeExecution(lease: RunLease, startedAt: string | Date, assets: ReportAsset[], rows: LogRow[]): Promise<boolean> {
   const now = currentTime();
-  await withLogRows(rows, (trx) =>
-    finishExecution(trx, trackingId, {
-      processing_status: 'completed',
-      progress_percentage: 100,
-      assets: JSON.stringify(assets),
-      completed_at: now.toISOString(),
-      updated_at: now.toISOString(),
-      duration_ms: now.getTime() - new Date(startedAt).getTime(),
-    }),
+  return writeWhileHeld(rows, (trx) =>
+    finishExecution(
+      trx,
+      lease.trackingId,
+      {
+        processing_status: 'completed',
+        progress_percentage: 100,
+        assets: JSON.stringify(assets),
+        completed_at: now.toISOString(),
+        updated_at: now.toISOString(),
+        duration_ms: now.getTime() - new Date(startedAt).getTime(),
+      },
+      lease.attempt,
+    ),
   );
 }
 
-/** The execution failed at `failure.step`; `rows` (the failed step's log) are written in the same transaction. */
+/**
+ * The execution failed at `failure.step`; `rows` (the failed step's log) are written in the same
+ * transaction. A run passes its `attempt`, so a run that no longer holds the execution records
+ * nothing; the stuck-execution timer passes none. False, and nothing written, when not recorded.
+ */
 export async function failExecution(
   trackingId: string,
   failure: { step: Step; message: string; classification: Classification; healthStatus?: string },
   rows: LogRow[] = [],
+  attempt?: number,
 ): Promise<boolean> {
   const now = currentTime();
   const execution = await findExecution(trackingId);
   if (!execution || execution.processing_status !== 'processing') return false;
   const started = execution.started_at ?? execution.created_at;
-  return withLogRows(rows, (trx) =>
-    finishExecution(trx, trackingId, {
-      processing_status: 'failed',
-      health_status: failure.healthStatus ?? 'FAILED',
-      error_message: failure.message.slice(0, 4000),
-      error_pattern: failure.classification.pattern,
-      error_source: failure.classification.source,
-      error_step: failure.step.name,
-      completed_at: now.toISOString(),
-      updated_at: now.toISOString(),
-      duration_ms: now.getTime() - new Date(started).getTime(),
-    }),
+  return writeWhileHeld(rows, (trx) =>
+    finishExecution(
+      trx,
+      trackingId,
+      {
+        processing_status: 'failed',
+        health_status: failure.healthStatus ?? 'FAILED',
+        error_message: failure.message.slice(0, 4000),
+        error_pattern: failure.classification.pattern,
+        error_source: failure.classification.source,
+        error_step: failure.step.name,
+        completed_at: now.toISOString(),
+        updated_at: now.toISOString(),
+        duration_ms: now.getTime() - new Date(started).getTime(),
+      },
+      attempt,
+    ),
   );
 }
 

@@ -9,7 +9,17 @@ import { storeReportFile } from '../report/report-store';
 import { reportRequestSchema, type ReportRequest } from '../report/submission';
 import { fetchVisuals } from '../report/visuals';
 import { DependencyError, messageOf, type Classification } from './error-classification';
-import { claimExecution, completeExecution, failExecution, findExecution, recordProgress, type Execution, type ReportAsset } from './executions';
+import {
+  claimExecution,
+  completeExecution,
+  failExecution,
+  findExecution,
+  holdsExecution,
+  recordProgress,
+  type Execution,
+  type ReportAsset,
+  type RunLease,
+} from './executions';
 import { PLAN_REPORTS, sectionsFor, STAGES, stepsFor, type Step } from './stages';
 import { PendingRows, WorkflowLogger, workflowLogWriter } from './workflow-logger';
 import { currentTime } from '../../../shared/platform';
@@ -37,8 +47,14 @@ export interface RunResult {
   totalDurationMs: number;
 }
 
-/** The execution stopped being processing under the run (an administrator cancelled it): the run ends without logging a failure. */
+/**
+ * The run no longer holds the execution (an administrator cancelled or retried it, or another run
+ * took it over after its lease lapsed): the run ends without writing anything more.
+ */
 class RunStopped extends Error {}
+
+/** The reason a stopped run answers. */
+export const RUN_STOPPED = 'this run no longer holds the execution (cancelled, retried or taken over)';
 
 class StepFailed extends Error {
   constructor(
@@ -75,6 +91,8 @@ class Run {
   /** Log rows of this run not yet committed: they go into SQL with the progress that follows them. */
   readonly pending = new PendingRows();
   private readonly logger: WorkflowLogger;
+  /** What every write of this run is compared with: the attempt its claim took. */
+  readonly lease: RunLease;
 
   constructor(
     private readonly execution: Execution,
@@ -82,6 +100,7 @@ class Run {
   ) {
     this.steps = stepsFor(execution.plan);
     this.logger = new WorkflowLogger(execution.tracking_id, this.pending);
+    this.lease = { trackingId: execution.tracking_id, attempt: execution.attempts };
   }
 
   get totalSteps(): number {
@@ -103,12 +122,12 @@ class Run {
       const durationMs = elapsed();
       const completion = this.logger.completion(step, { durationMs, tokensUsed: outcome.tokensUsed ?? null, metadata: outcome.metadata });
       const rows = [...this.pending.peek(), completion.row];
-      const ex = this.execution;
-      if (step === STAGES.WORKFLOW_COMPLETE) await completeExecution(ex.tracking_id, ex.started_at ?? currentTime(), outcome.assets ?? [], rows);
-      else if (
-        !(await recordProgress(ex.tracking_id, step, Math.min(99, Math.round(((this.completed + 1) / this.steps.length) * 100)), outcome.columns ?? {}, rows))
-      )
-        throw new RunStopped();
+      const progress = Math.min(99, Math.round(((this.completed + 1) / this.steps.length) * 100));
+      const written =
+        step === STAGES.WORKFLOW_COMPLETE
+          ? await completeExecution(this.lease, this.execution.started_at ?? currentTime(), outcome.assets ?? [], rows)
+          : await recordProgress(this.lease, step, progress, outcome.columns ?? {}, rows);
+      if (!written) throw new RunStopped();
       this.pending.written(rows.length - 1);
       completion.announce();
       this.completed++;
@@ -188,8 +207,10 @@ class Run {
     const files = await this.step(STAGES.PDF_ENHANCEMENT, () => this.render(ex, analysis, sections));
 
     const assets = await this.step(STAGES.STORAGE_PROCESSING, async () => {
+      // Files are not in SQL: a run that no longer holds the execution uploads none (and its attempt in the blob name keeps a late upload off the files of the run that does).
+      if (!(await holdsExecution(this.lease))) throw new RunStopped();
       const stored: ReportAsset[] = [];
-      for (const file of files) stored.push(await storeReportFile(ex.tracking_id, file.asset, file.content));
+      for (const file of files) stored.push(await storeReportFile(this.lease, file.asset, file.content));
       return {
         value: stored,
         metadata: { container: config().ORCHESTRATOR_REPORTS_CONTAINER, blobs: stored.map((a) => a.blob), bytes: stored.reduce((n, a) => n + a.size, 0) },
@@ -251,7 +272,8 @@ class Run {
 /**
  * Runs an execution if it is there to run. At-least-once safe: a finished execution is left
  * alone; one another delivery is working on (recent progress) is left to it; one whose run died
- * (no progress for the lease) is restarted from the first stage, overwriting its earlier blobs.
+ * (no progress for the lease) is restarted from the first stage as the next attempt, with its own
+ * files. Every write of the run names its attempt, so a run superseded meanwhile writes nothing more.
  */
 export async function runExecution(trackingId: string, options: { ai?: AiProvider } = {}): Promise<RunResult> {
   const started = performance.now();
@@ -274,11 +296,12 @@ export async function runExecution(trackingId: string, options: { ai?: AiProvide
     await run.execute();
     return { trackingId, outcome: 'completed', steps: run.results, totalSteps: run.totalSteps, totalDurationMs: Math.round(performance.now() - started) };
   } catch (error) {
-    if (error instanceof RunStopped) return skipped('no longer processing (cancelled)', run.totalSteps);
+    if (error instanceof RunStopped) return skipped(RUN_STOPPED, run.totalSteps);
     if (!(error instanceof StepFailed)) throw error;
     const rows = run.pending.peek();
     try {
-      await failExecution(trackingId, { step: error.step, message: error.message, classification: error.classification }, rows);
+      const failure = { step: error.step, message: error.message, classification: error.classification };
+      if (!(await failExecution(trackingId, failure, rows, run.lease.attempt))) return skipped(RUN_STOPPED, run.totalSteps);
     } catch (failure) {
       // SQL is failing: the rows go to the batch writer, which retries them; the stuck timer ends the execution.
       for (const row of rows) workflowLogWriter().add(row);
