@@ -3,6 +3,7 @@ import type Stripe from 'stripe';
 import { config } from '../../shared/config';
 import { validate } from '../../shared/http/body';
 import { badRequest, Code } from '../../shared/http/errors';
+import { LATEST_UNIX_SECONDS } from '../../shared/http/schemas';
 import type { Logger } from '../../shared/logging';
 import { syncUser, type SyncResult } from './plan-sync';
 import { stripeSdk } from './stripe-client';
@@ -24,7 +25,8 @@ export const EVENT_SCHEMA = {
   properties: {
     id: { type: 'string', minLength: 1, maxLength: 255 },
     type: { type: 'string', minLength: 1, maxLength: 100 },
-    created: { type: 'integer', minimum: 0 },
+    // Made into a date (ISO text) when recorded: an instant past LATEST_INSTANT would throw there.
+    created: { type: 'integer', minimum: 0, maximum: LATEST_UNIX_SECONDS },
     data: {
       type: 'object',
       required: ['object'],

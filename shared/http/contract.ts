@@ -7,7 +7,7 @@ import { currentPlatform, member } from '../platform';
 import { Code, notFound } from './errors';
 import { json } from './handler';
 import { openApiDocument } from './openapi';
-import { op, PUBLIC, routes, type RoutedFunction } from './route';
+import { op, PUBLIC, refusal, routes, type RoutedFunction } from './route';
 import { anyObject, obj, str } from './schemas';
 
 /** Swagger UI's static files, from the package (nothing is fetched from the internet). */
@@ -100,7 +100,11 @@ export function contractRoutes(service: ServiceName, description: string, functi
       'GET',
       'docs/{file}',
       PUBLIC,
-      { params: FILE, 200: { description: 'A static file', content: { 'text/css': str(), 'text/javascript': str(), 'image/png': str({ format: 'binary' }) } } },
+      {
+        params: FILE,
+        200: { description: 'A static file', content: { 'text/css': str(), 'text/javascript': str(), 'image/png': str({ format: 'binary' }) } },
+        404: refusal([Code.NOT_FOUND], { when: 'No such file in the API reference.' }),
+      },
       docsAsset,
     ),
   ];

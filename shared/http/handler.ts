@@ -54,13 +54,29 @@ function preflight(request: HttpRequest): HttpResponseInit | undefined {
 }
 
 /**
- * Wraps a route handler: assigns a request id (from X-Request-Id or the invocation id), answers CORS
+ * A request id is kept only as 1 to 64 of these characters: it is written to the answer's header,
+ * every log line and the audit trails, so a caller's own may not carry markup, separators, control
+ * characters or bulk there.
+ */
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+/**
+ * The caller's X-Request-Id when it fits REQUEST_ID; otherwise the invocation's id (a GUID). A
+ * request id only traces, so one that does not fit is replaced, never refused: the answer's
+ * X-Request-Id says which id the logs and the audit trail hold.
+ */
+function requestIdOf(request: HttpRequest, invocation: InvocationContext): string {
+  return [request.headers.get('x-request-id'), invocation.invocationId].find((id) => id && REQUEST_ID.test(id)) ?? randomUUID();
+}
+
+/**
+ * Wraps a route handler: assigns a request id (requestIdOf), answers CORS
  * preflights, turns an HttpError into its JSON body and anything else into a 500 with no internals
  * in the body, and adds the safe default headers and the CORS headers to every answer.
  */
 export function http(service: string, handler: Handler): HttpHandler {
   return async (request, invocation) => {
-    const requestId = request.headers.get('x-request-id')?.slice(0, 100) || invocation.invocationId || randomUUID();
+    const requestId = requestIdOf(request, invocation);
     const log = createLogger({ service, requestId, function: invocation.functionName });
     let response: HttpResponseInit;
     try {

@@ -45,6 +45,15 @@ export const str = <E extends Schema = None>(extra?: E) => ({ type: 'string', ..
 export const int = <E extends Schema = None>(extra?: E) => ({ type: 'integer', ...extra }) as { type: 'integer' } & E;
 export const num = <E extends Schema = None>(extra?: E) => ({ type: 'number', ...extra }) as { type: 'number' } & E;
 export const bool = <E extends Schema = None>(extra?: E) => ({ type: 'boolean', ...extra }) as { type: 'boolean' } & E;
+/**
+ * The first and last instants a date-time may name (UTC): every `format: 'date-time'` is held to
+ * them, and refused as a leap second, by the validator (shared/http/body.ts, isInstant). Four-digit
+ * years in UTC, so ISO text sorts as time does and every database the services use holds them.
+ */
+export const EARLIEST_INSTANT = '0001-01-01T00:00:00.000Z';
+export const LATEST_INSTANT = '9999-12-31T23:59:59.999Z';
+/** LATEST_INSTANT in whole seconds since 1970 (Unix time, as Stripe gives event times). */
+export const LATEST_UNIX_SECONDS = Math.floor(Date.parse(LATEST_INSTANT) / 1000);
 export const dateTime = <E extends Schema = None>(extra?: E) =>
   ({ type: 'string', format: 'date-time', ...extra }) as { type: 'string'; format: 'date-time' } & E;
 export const oneOfValues = <const V extends readonly (string | number)[], E extends Schema = None>(values: V, extra?: E) =>
