@@ -6,6 +6,7 @@ import { failAsRendering, invalidChartsArray, tooManyItems } from './errors';
 import type { Limits } from './limits';
 import { renderChartTask } from './render/renderer';
 import {
+  allOrStop,
   CONTENT_TYPES,
   FORMATS,
   QUALITIES,
@@ -64,19 +65,22 @@ export function parseChartsRequest(body: unknown, l: Limits) {
   return { ...renderOptions(body), charts: charts.map((chart, i) => validateChart(chart, i, l)) };
 }
 
-/** Renders one chart to image bytes (PNG or SVG) on the pool or the QuickChart server. */
-export async function renderChartImage(spec: ChartSpec, theme: Theme, format: 'png' | 'svg', quality: Quality) {
+/** Renders one chart to image bytes (PNG or SVG) on the pool or the QuickChart server; `signal` drops it from the pool's queue. */
+export async function renderChartImage(spec: ChartSpec, theme: Theme, format: 'png' | 'svg', quality: Quality, signal?: AbortSignal) {
   const { width, height } = sizeOf(spec);
   return failAsRendering(`Chart "${spec.id ?? ''}"`, () =>
-    renderChartTask({
-      kind: 'chart',
-      config: chartJsConfig(spec, theme),
-      width,
-      height,
-      pixelRatio: pixelRatio(quality, width, height),
-      format,
-      background: theme.backgroundColor,
-    }),
+    renderChartTask(
+      {
+        kind: 'chart',
+        config: chartJsConfig(spec, theme),
+        width,
+        height,
+        pixelRatio: pixelRatio(quality, width, height),
+        format,
+        background: theme.backgroundColor,
+      },
+      signal,
+    ),
   );
 }
 
@@ -87,19 +91,19 @@ export function chartKey(spec: ChartSpec, format: Format, quality: Quality, them
   return hashKey('chart', content, format, quality, theme.name, width, height);
 }
 
-async function chartResult(spec: ChartSpec & { id: string }, format: Format, quality: Quality, theme: Theme, stats: RenderStats) {
+async function chartResult(spec: ChartSpec & { id: string }, format: Format, quality: Quality, theme: Theme, stats: RenderStats, signal: AbortSignal) {
   const imageFormat = imageFormatOf(format);
   const entry = await cachedOrRendered(chartKey(spec, format, quality, theme), CONTENT_TYPES[imageFormat], format === 'base64', stats, 'draw-first', () =>
-    renderChartImage(spec, theme, imageFormat, quality),
+    renderChartImage(spec, theme, imageFormat, quality, signal),
   );
   return imageResult(spec.id, entry, format, { ...sizeOf(spec), title: spec.options?.title, description: spec.options?.description });
 }
 
-/** POST charts/render: every chart in parallel (cache hits skip rendering), results in request order. */
+/** POST charts/render: every chart in parallel (cache hits skip rendering), results in request order; the first failure stops the rest. */
 export async function renderCharts(body: unknown, l: Limits) {
   const request = parseChartsRequest(body, l);
   const stats = newStats();
-  const charts = await Promise.all(request.charts.map((spec) => chartResult(spec, request.format, request.quality, request.theme, stats)));
+  const charts = await allOrStop(request.charts, (spec, signal) => chartResult(spec, request.format, request.quality, request.theme, stats, signal));
   return {
     body: {
       success: true as const,

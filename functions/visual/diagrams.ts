@@ -8,7 +8,7 @@ import { failAsRendering, tooManyItems } from './errors';
 import type { Limits } from './limits';
 import { RenderInputError } from './render/pool';
 import { renderPool } from './render/renderer';
-import { CONTENT_TYPES, cachedOrRendered, imageFormatOf, imageResult, newStats, type Format } from './results';
+import { allOrStop, CONTENT_TYPES, cachedOrRendered, imageFormatOf, imageResult, newStats, type Format } from './results';
 import type { Theme } from './themes';
 
 /**
@@ -132,14 +132,14 @@ const svgSize = (svg: string) => {
   return { width: pixels(/\swidth="([\d.]+)pt"/.exec(tag)?.[1]), height: pixels(/\sheight="([\d.]+)pt"/.exec(tag)?.[1]) };
 };
 
-async function diagramResult(spec: DiagramSpec & { id: string }, format: Format, theme: Theme, stats: ReturnType<typeof newStats>) {
-  const dot = dotOf(spec, theme);
+async function diagramResult(spec: DiagramSpec & { id: string; dot: string }, format: Format, stats: ReturnType<typeof newStats>, signal: AbortSignal) {
+  const { dot } = spec;
   const imageFormat = imageFormatOf(format);
   const key = hashKey('diagram', dot, format);
   const entry = await cachedOrRendered(key, CONTENT_TYPES[imageFormat], true, stats, 'look-first', () =>
     failAsRendering(`Diagram "${spec.id}"`, async () => {
       try {
-        return await renderPool().run({ kind: 'dot', source: dot, format: imageFormat });
+        return await renderPool().run({ kind: 'dot', source: dot, format: imageFormat }, signal);
       } catch (error) {
         // DOT that Graphviz cannot read (the render thread says so) is the caller's input, not a rendering failure.
         if (error instanceof RenderInputError) throw invalidDiagram(spec.id, error.message.trim());
@@ -162,12 +162,14 @@ export async function renderDiagrams(body: unknown, l: Limits) {
   }
   if (items.length > l.maxItems) throw tooManyItems('diagrams', items.length, l.maxItems);
   const options = renderOptions({ format: 'svg', ...body });
+  // Every diagram is checked (its schema, then its nodes, edges and DOT constructs) before any is rendered.
   const specs = items.map((item, i) => {
     const spec = validate<DiagramSpec>(diagramSchema, item, `diagrams[${i}]`);
-    return { ...spec, id: spec.id ?? `diagram-${i + 1}` };
+    const withId = { ...spec, id: spec.id ?? `diagram-${i + 1}` };
+    return { ...withId, dot: dotOf(withId, options.theme) };
   });
   const stats = newStats();
-  const diagrams = await Promise.all(specs.map((spec) => diagramResult(spec, options.format, options.theme, stats)));
+  const diagrams = await allOrStop(specs, (spec, signal) => diagramResult(spec, options.format, stats, signal));
   return {
     body: {
       success: true as const,

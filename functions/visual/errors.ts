@@ -1,6 +1,6 @@
 import { badRequest, Code, httpError, methodNotAllowed, notFound, tooLarge } from '../../shared/http/errors';
-import { RenderBusyError, RenderError, RenderInputError, RenderTooLargeError } from './render/pool';
-import { MAX_PIXELS } from './render/tasks';
+import { RenderBusyError, RenderError, RenderInputError, RenderSvgTooLargeError, RenderTicksError, RenderTooLargeError } from './render/pool';
+import { MAX_PIXELS, MAX_SVG_BYTES } from './render/tasks';
 
 // The visual API's error answers. Some errors have a published name that clients match on, and
 // `error` is exactly that name (Resource not found, Invalid charts array, Chart rendering failed,
@@ -16,11 +16,19 @@ export const imageTooLarge = (label: string, error: RenderTooLargeError) =>
   badRequest(label ? `${label}: ${error.message}` : error.message, Code.IMAGE_TOO_LARGE, {
     details: { width: error.width, height: error.height, maxPixels: MAX_PIXELS },
   });
+const labelled = (label: string, message: string) => (label ? `${label}: ${message}` : message);
+export const tooManyTicks = (label: string, error: RenderTicksError) =>
+  badRequest(labelled(label, error.message), Code.TOO_MANY_TICKS, { field: `options.${error.axis}` });
+export const svgTooLarge = (label: string, error: RenderSvgTooLargeError) =>
+  badRequest(`${labelled(label, error.message)}: draw fewer elements (pointRadius: 0 on a line of many points) or ask for PNG`, Code.SVG_TOO_LARGE, {
+    details: { maxBytes: MAX_SVG_BYTES },
+  });
 export const tooManyItems = (what: string, count: number, max: number) => tooLarge(`${count} ${what} in one request; the limit is ${max}`, Code.LIMIT_EXCEEDED);
 
 /**
  * Runs a render; a full queue becomes 503 with Retry-After; a configuration Chart.js refuses becomes
- * 400 naming the reason, an image over the pixel cap 400 IMAGE_TOO_LARGE; a renderer failure (thread error, timeout, QuickChart error) becomes 500
+ * 400 naming the reason, an image over the pixel cap 400 IMAGE_TOO_LARGE, an axis over its tick limit
+ * 400 TOO_MANY_TICKS naming it, an SVG over its size cap 400 SVG_TOO_LARGE; a renderer failure (thread error, timeout, QuickChart error) becomes 500
  * Chart rendering failed naming the item.
  */
 export async function failAsRendering<T>(label: string, run: () => Promise<T>): Promise<T> {
@@ -29,6 +37,8 @@ export async function failAsRendering<T>(label: string, run: () => Promise<T>): 
   } catch (error) {
     if (error instanceof RenderBusyError) throw rendererBusy(error.message);
     if (error instanceof RenderTooLargeError) throw imageTooLarge(label, error);
+    if (error instanceof RenderTicksError) throw tooManyTicks(label, error);
+    if (error instanceof RenderSvgTooLargeError) throw svgTooLarge(label, error);
     if (error instanceof RenderInputError) throw chartNotRenderable(label ? `${label}: ${error.message}` : error.message);
     if (error instanceof RenderError) throw renderingFailed(label ? `${label}: ${error.message}` : error.message);
     throw error;

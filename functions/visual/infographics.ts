@@ -7,7 +7,7 @@ import { pixelRatio, renderOptions } from './charts';
 import { failAsRendering, tooManyItems } from './errors';
 import type { Limits } from './limits';
 import { renderPool } from './render/renderer';
-import { CONTENT_TYPES, cachedOrRendered, imageFormatOf, imageResult, newStats, type Format, type Quality } from './results';
+import { allOrStop, CONTENT_TYPES, cachedOrRendered, imageFormatOf, imageResult, newStats, type Format, type Quality } from './results';
 import { escapeXml } from './svg';
 import { themeOf, type Theme } from './themes';
 
@@ -151,6 +151,7 @@ async function infographicResult(
   quality: Quality,
   requestTheme: Theme,
   stats: ReturnType<typeof newStats>,
+  signal: AbortSignal,
 ) {
   const theme = spec.theme ? themeOf(spec.theme) : requestTheme;
   const { svg, width, height } = dashboardSvg(spec, theme);
@@ -164,7 +165,9 @@ async function infographicResult(
     imageFormat === 'svg' ? 'draw-first' : 'look-first',
     async () => {
       if (imageFormat === 'svg') return { bytes: Buffer.from(svg, 'utf8') };
-      return failAsRendering(`Infographic "${spec.id}"`, () => renderPool().run({ kind: 'svg-to-png', svg, pixelRatio: pixelRatio(quality, width, height) }));
+      return failAsRendering(`Infographic "${spec.id}"`, () =>
+        renderPool().run({ kind: 'svg-to-png', svg, pixelRatio: pixelRatio(quality, width, height) }, signal),
+      );
     },
   );
   return imageResult(spec.id, entry, format, { width, height, title: spec.title, description: spec.description });
@@ -183,7 +186,7 @@ export async function generateInfographics(body: unknown, l: Limits) {
     return { ...spec, id: spec.id ?? `infographic-${i + 1}` };
   });
   const stats = newStats();
-  const infographics = await Promise.all(specs.map((spec) => infographicResult(spec, options.format, options.quality, options.theme, stats)));
+  const infographics = await allOrStop(specs, (spec, signal) => infographicResult(spec, options.format, options.quality, options.theme, stats, signal));
   return {
     body: {
       success: true as const,

@@ -7,7 +7,7 @@ import { sizeOf, validateChart, type ChartSpec } from './chart-spec';
 import { failAsRendering, tooManyItems } from './errors';
 import { renderPool } from './render/renderer';
 import type { Limits } from './limits';
-import { cachedOrRendered, CONTENT_TYPES, newStats, type RenderStats } from './results';
+import { allOrStop, cachedOrRendered, CONTENT_TYPES, newStats, type RenderStats } from './results';
 import { themeOf, type Theme } from './themes';
 
 /** PowerPoint decks: a title slide, then one slide per entry with bullets, an optional chart (as an image) and speaker notes (built in render/deck.ts). */
@@ -52,16 +52,17 @@ export const presentationSchema = {
   },
 };
 
-async function chartImage(spec: ChartSpec, theme: Theme, stats: RenderStats) {
+async function chartImage(spec: ChartSpec, theme: Theme, stats: RenderStats, signal: AbortSignal) {
   // Charts go through the chart cache too, so a deck re-using a chart renders it once.
   const entry = await cachedOrRendered(chartKey(spec, 'base64', 'high', theme), CONTENT_TYPES.png, true, stats, 'draw-first', () =>
-    renderChartImage(spec, theme, 'png', 'high'),
+    renderChartImage(spec, theme, 'png', 'high', signal),
   );
   return { data: `data:image/png;base64,${entry.bytes!.toString('base64')}`, ...sizeOf(spec) };
 }
 
 async function renderDeck(spec: PresentationSpec, charts: (ChartSpec | undefined)[], theme: Theme, stats: RenderStats) {
-  const images = await Promise.all(charts.map((chart) => (chart ? chartImage(chart, theme, stats) : Promise.resolve(undefined))));
+  // The first chart that fails stops the others still waiting for a thread.
+  const images = await allOrStop(charts, (chart, signal) => (chart ? chartImage(chart, theme, stats, signal) : Promise.resolve(undefined)));
   const deck = {
     title: spec.title,
     subtitle: spec.subtitle,

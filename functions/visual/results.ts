@@ -8,6 +8,25 @@ export type Quality = (typeof QUALITIES)[number];
 export const CONTENT_TYPES = { png: 'image/png', svg: 'image/svg+xml', webp: 'image/webp', jpeg: 'image/jpeg', pdf: 'application/pdf' } as const;
 export const imageFormatOf = (format: Format): 'png' | 'svg' => (format === 'svg' ? 'svg' : 'png');
 
+/**
+ * Each item's result, in order, or the first failure. On the first failure the signal the others
+ * were given aborts, so their renders not yet taken by a thread leave the pool's queue at once
+ * instead of rendering for an answer that is already an error (RenderPool.run).
+ */
+export async function allOrStop<T, R>(items: readonly T[], work: (item: T, signal: AbortSignal) => Promise<R>): Promise<R[]> {
+  const stop = new AbortController();
+  return Promise.all(
+    items.map(async (item) => {
+      try {
+        return await work(item, stop.signal);
+      } catch (error) {
+        stop.abort();
+        throw error;
+      }
+    }),
+  );
+}
+
 /** What happened while answering, for the X-Cache / X-Render-* headers. */
 export interface RenderStats {
   hits: number;

@@ -223,6 +223,16 @@ export const ERROR_CODES = {
     meaning:
       "The image would hold more than 16 megapixels (a diagram's size, pad or ratio, an infographic's rows); nothing was drawn. `details` gives the size and `maxPixels`.",
   },
+  TOO_MANY_TICKS: {
+    status: 400,
+    by: VISUAL,
+    meaning: 'An axis of the chart would have more ticks than the limit (5,000 per axis by default); `field` names the axis, nothing was drawn.',
+  },
+  SVG_TOO_LARGE: {
+    status: 400,
+    by: VISUAL,
+    meaning: 'The SVG would be larger than the limit (4 MiB); nothing was stored. `details` gives `maxBytes`: draw fewer elements or ask for PNG.',
+  },
   LIMIT_EXCEEDED: { status: 413, by: VISUAL, meaning: 'More items (charts, infographics, slides, diagrams) in one request than the limit.' },
   RENDER_FAILED: { status: 500, by: VISUAL, error: 'Chart rendering failed', meaning: 'The renderer failed or timed out on an item; `details` names it.' },
   RENDERER_BUSY: { status: 503, by: VISUAL, meaning: 'Every renderer is busy and the queue is full; retry after `retryAfter` seconds.' },

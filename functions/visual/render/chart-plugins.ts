@@ -12,6 +12,7 @@ import dataLabelsPlugin from 'chartjs-plugin-datalabels';
 import { BoxAndWiskers, BoxPlotController, Violin, ViolinController } from '@sgratzl/chartjs-chart-boxplot';
 import moment from 'moment';
 import 'chartjs-adapter-moment';
+import { tickLimit, TICK_LIMIT_ID, type TickLimitOptions } from './tick-limit';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -135,7 +136,7 @@ const gaugeNeedle: Plugin = {
   },
 };
 
-Chart.register(annotationPlugin, dataLabelsPlugin, BoxPlotController, BoxAndWiskers, ViolinController, Violin, doughnutLabel, gaugeNeedle);
+Chart.register(annotationPlugin, dataLabelsPlugin, BoxPlotController, BoxAndWiskers, ViolinController, Violin, doughnutLabel, gaugeNeedle, tickLimit);
 
 const formatNumber = (n: number) => (Number.isInteger(n) ? String(n) : String(Math.round(n * 100) / 100));
 
@@ -221,10 +222,15 @@ function uses(config: Json, id: (typeof PLUGIN_IDS)[number]): boolean {
   return isObject(options);
 }
 
-/** The configuration as the plugins need it: unused plugins off, template formatters and zero lines as functions. */
-export function withPlugins(config: Json): Json {
+/**
+ * The configuration as the plugins need it: unused plugins off, the tick limit on with the thread's
+ * `maxTicks` whatever the chart says (`plugins: false` or `plugins.tickLimit: false` would switch it
+ * off), template formatters and zero lines as functions.
+ */
+export function withPlugins(config: Json, maxTicks: number): Json {
   const options = isObject(config.options) ? config.options : {};
-  const plugins: Json = { ...(isObject(options.plugins) ? options.plugins : {}) };
+  const tickLimitOptions: TickLimitOptions = { max: maxTicks };
+  const plugins: Json = { ...(isObject(options.plugins) ? options.plugins : {}), [TICK_LIMIT_ID]: tickLimitOptions };
   for (const id of PLUGIN_IDS) if (!uses(config, id)) plugins[id] = false;
   if (plugins.datalabels !== false) plugins.datalabels = withLabelFormatters(plugins.datalabels);
   const data = isObject(config.data) ? config.data : {};

@@ -10,7 +10,7 @@ import { Chart, type ChartConfiguration, type ChartItem, type Plugin } from 'cha
 import { withPlugins } from './chart-plugins';
 import { encodePng } from './png';
 import { SvgContext } from './svg-context';
-import type { RenderTask } from './tasks';
+import { SvgTooLargeError, TooManyTicksError, type RenderTask } from './tasks';
 
 export type ChartTask = Extract<RenderTask, { kind: 'chart' }>;
 
@@ -30,6 +30,8 @@ export interface DrawSettings {
   svgFontFamily(list: string): string;
   keepCharts: boolean;
   skiaSvg?: boolean;
+  /** Ticks per axis (tick-limit.ts). */
+  maxTicks: number;
 }
 
 /** Fills the canvas with the colour of `state` before each draw (a kept chart's colour changes per task). */
@@ -48,7 +50,7 @@ function backgroundPlugin(state: { color: string }): Plugin {
 
 /** The Chart.js configuration of a task, without plugins; and its background colour. `skiaSvg`: families for Skia's SVG canvas. */
 function configOf(task: ChartTask, skiaSvg: boolean, settings: DrawSettings) {
-  const prepared = withPlugins(task.config);
+  const prepared = withPlugins(task.config, settings.maxTicks);
   const options = settings.extend((prepared.options ?? {}) as Record<string, unknown>, skiaSvg);
   // JPEG has no transparency: a transparent background would come out black.
   const background = task.format === 'jpeg' && /^(transparent|rgba\(.*,\s*0\))$/i.test(task.background.trim()) ? 'white' : task.background;
@@ -115,10 +117,20 @@ function skiaSvgContent(canvas: SvgCanvas): Buffer {
   return cleaned.length === svg.length ? content : Buffer.from(cleaned, 'utf8');
 }
 
+/** A limit of ours refused the chart while it was drawn (its ticks, its SVG's size): passed on as it is, not as Chart.js's refusal. */
+const isLimit = (error: unknown) => error instanceof TooManyTicksError || error instanceof SvgTooLargeError;
+
 function newChart(surface: Surface, config: ChartConfiguration, background: { color: string }): Chart {
   try {
     return new Chart(surface.item, { ...config, plugins: [backgroundPlugin(background)] });
   } catch (error) {
+    // A chart that fails while it is built stays among Chart.js's instances, holding its data and the canvas.
+    try {
+      Chart.getChart(surface.item)?.destroy();
+    } catch {
+      // Half built: what destroy could not release goes with the instance, no longer referenced.
+    }
+    if (isLimit(error)) throw error;
     throw new ChartConfigError((error as Error)?.message ?? String(error));
   }
 }
@@ -203,9 +215,11 @@ function drawKept(task: ChartTask, settings: DrawSettings): Buffer {
         entry.chart.data = config.data;
         entry.chart.options = config.options!;
         entry.chart.update();
-      } catch {
+      } catch (error) {
         entry.chart.destroy();
         entry.chart = undefined;
+        // Drawn anew it would be refused again, at the same cost.
+        if (isLimit(error)) throw error;
       }
     } else {
       entry.chart?.destroy();

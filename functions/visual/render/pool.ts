@@ -32,6 +32,33 @@ export class RenderTooLargeError extends RenderError {
   }
 }
 
+/** An axis would have more ticks than the limit (400 naming the axis), refused before they were made. */
+export class RenderTicksError extends RenderError {
+  constructor(
+    message: string,
+    readonly axis: string,
+  ) {
+    super(message);
+    this.name = 'RenderTicksError';
+  }
+}
+
+/** An SVG passed MAX_SVG_BYTES (400): writing stopped there, nothing is stored. */
+export class RenderSvgTooLargeError extends RenderError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RenderSvgTooLargeError';
+  }
+}
+
+/** The caller gave up on the render before a thread took it (another item of its request failed): not a failure of its own. */
+export class RenderCancelledError extends Error {
+  constructor() {
+    super('The render was cancelled before it started');
+    this.name = 'RenderCancelledError';
+  }
+}
+
 /** The queue is full: the caller should retry shortly (503), nothing failed. */
 export class RenderBusyError extends Error {
   constructor(readonly queued: number) {
@@ -40,11 +67,23 @@ export class RenderBusyError extends Error {
   }
 }
 
+/**
+ * A thread whose V8 heap is past this after a task is replaced by a new one. V8 keeps the heap a
+ * large chart grew (a line of 20 x 5,000 points: about 100 MB committed, most of it garbage, 90 MB
+ * of the process's memory per thread long after the answer); a plain chart's thread stays under 40
+ * MB. A new thread costs about 0.1 s of CPU (its start, fonts and Chart.js), less than the chart
+ * that grew the heap (0.3 s and more), so memory returns to where it was for a small share of it.
+ */
+export const RECYCLE_HEAP_BYTES = 64 * 1024 * 1024;
+
 interface Job {
   id: number;
   task: RenderTask;
   resolve(output: RenderOutput): void;
   reject(error: Error): void;
+  /** Its caller's signal, and what takes the job out of the queue when it aborts. */
+  signal?: AbortSignal;
+  onAbort?: () => void;
 }
 
 interface Slot {
@@ -57,6 +96,13 @@ interface Slot {
  * A fixed set of render threads, one job each at a time, with a bounded FIFO queue in front. A job
  * that runs past the timeout fails and its thread is replaced, so one slow chart cannot hold a
  * thread; a full queue refuses new work at once rather than letting latency grow without bound.
+ *
+ * A job given an AbortSignal (the items of one request share one, aborted when one of them fails)
+ * leaves the queue the moment it aborts, rejected with RenderCancelledError. A job a thread has
+ * already taken is left to finish, within the render timeout: terminating its thread would cost a
+ * new thread (its start, fonts and Chart.js: about 0.1 s of CPU here, ten plain charts) and its kept charts,
+ * so any client could make the pool restart threads at will by sending a failing item beside a
+ * plain one; a running item costs no more than the same item sent alone, which the timeout bounds.
  */
 export class RenderPool {
   private readonly slots: Slot[] = [];
@@ -66,6 +112,10 @@ export class RenderPool {
   private idleWaiters: (() => void)[] = [];
   /** Renders completed by this process's pool (tests and the debug headers read it). */
   renders = 0;
+  /** Jobs not rendered because their caller aborted: taken out of the queue, or refused before it (tests read it). */
+  cancelled = 0;
+  /** Threads replaced because their heap passed RECYCLE_HEAP_BYTES (tests and the bench read it). */
+  recycled = 0;
 
   /** Jobs waiting or running. */
   get pending(): number {
@@ -84,8 +134,8 @@ export class RenderPool {
     private readonly fonts: RenderFonts,
     private readonly maxQueue: number,
     private readonly script = path.join(__dirname, 'render-worker.js'),
-    /** How the threads draw (tests and the bench compare against new charts and Skia's SVG canvas). */
-    private readonly drawing: Pick<RenderThreadData, 'keepCharts' | 'skiaSvg'> = {},
+    /** How the threads draw (tests and the bench compare against new charts and Skia's SVG canvas), and their tick limit. */
+    private readonly drawing: Pick<RenderThreadData, 'keepCharts' | 'skiaSvg' | 'maxTicks'> = {},
   ) {
     // Checked here so a missing font fails once, clearly, instead of every thread dying at start.
     fontFiles(fonts.dir);
@@ -96,13 +146,33 @@ export class RenderPool {
     return configured > 0 ? configured : Math.max(1, os.availableParallelism());
   }
 
-  run(task: RenderTask): Promise<RenderOutput> {
+  /** Runs `task` on a thread; `signal` aborting takes it out of the queue if no thread has taken it yet (see the class). */
+  run(task: RenderTask, signal?: AbortSignal): Promise<RenderOutput> {
     if (this.closed) return Promise.reject(new RenderError('The render pool is shut down'));
+    if (signal?.aborted) {
+      this.cancelled++;
+      return Promise.reject(new RenderCancelledError());
+    }
     if (this.queue.length >= this.maxQueue) return Promise.reject(new RenderBusyError(this.queue.length));
     return new Promise((resolve, reject) => {
-      this.queue.push({ id: this.nextId++, task, resolve, reject });
+      const job: Job = { id: this.nextId++, task, resolve, reject, signal };
+      if (signal) {
+        job.onAbort = () => this.cancel(job);
+        signal.addEventListener('abort', job.onAbort, { once: true });
+      }
+      this.queue.push(job);
       this.dispatch();
     });
+  }
+
+  /** Takes an aborted job out of the queue; one a thread has taken goes on. */
+  private cancel(job: Job): void {
+    const index = this.queue.indexOf(job);
+    if (index < 0) return;
+    this.queue.splice(index, 1);
+    this.cancelled++;
+    job.reject(new RenderCancelledError());
+    if (this.pending === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
 
   async close(): Promise<void> {
@@ -128,6 +198,7 @@ export class RenderPool {
       if (slot.job) continue;
       const job = this.queue.shift();
       if (!job) break;
+      if (job.onAbort) job.signal!.removeEventListener('abort', job.onAbort);
       slot.job = job;
       slot.worker.ref();
       slot.timer = setTimeout(() => this.replace(slot, new RenderError(`Rendering took longer than ${this.timeoutMs} ms`)), this.timeoutMs);
@@ -146,15 +217,25 @@ export class RenderPool {
       this.renders++;
       job.resolve({ bytes: reply.bytes, threadId: reply.threadId });
     } else {
-      job.reject(
-        reply.tooLarge
-          ? new RenderTooLargeError(reply.error, reply.tooLarge.width, reply.tooLarge.height)
-          : reply.invalidInput
-            ? new RenderInputError(reply.error)
-            : new RenderError(reply.error),
-      );
+      job.reject(failureOf(reply));
     }
-    this.dispatch();
+    if ((reply.heapBytes ?? 0) > RECYCLE_HEAP_BYTES) {
+      // The thread is idle: replacing it fails nothing.
+      this.recycled++;
+      this.replace(slot, new RenderError('Render thread recycled'));
+    } else if (reply.ok) this.dispatch();
+    else this.dispatchAfterFailure();
+  }
+
+  /**
+   * The next job is given out once the failure has reached its caller (a chain of promise
+   * callbacks, all run before setImmediate), so that a request whose item failed withdraws its
+   * queued items before the thread takes one of them.
+   */
+  private dispatchAfterFailure(): void {
+    setImmediate(() => {
+      if (!this.closed) this.dispatch();
+    });
   }
 
   /** Fails the thread's job, terminates the thread and starts a fresh one in its place. */
@@ -164,7 +245,7 @@ export class RenderPool {
     void this.retire(slot, error);
     if (this.closed) return;
     this.slots[index] = this.spawn();
-    this.dispatch();
+    this.dispatchAfterFailure();
   }
 
   private async retire(slot: Slot, error: Error): Promise<void> {
@@ -176,4 +257,12 @@ export class RenderPool {
     if (index >= 0 && this.closed) this.slots.splice(index, 1);
     await slot.worker.terminate().catch(() => undefined);
   }
+}
+
+/** The error a thread's failed reply stands for. */
+function failureOf(reply: Extract<WorkerReply, { ok: false }>): RenderError {
+  if (reply.tooLarge) return new RenderTooLargeError(reply.error, reply.tooLarge.width, reply.tooLarge.height);
+  if (reply.tooManyTicks) return new RenderTicksError(reply.error, reply.tooManyTicks.axis);
+  if (reply.svgTooLarge) return new RenderSvgTooLargeError(reply.error);
+  return reply.invalidInput ? new RenderInputError(reply.error) : new RenderError(reply.error);
 }

@@ -1,7 +1,8 @@
 /** A render thread of the pool: runs each task it is sent (run-task.ts) and answers with the bytes or the error. */
+import { getHeapStatistics } from 'node:v8';
 import { parentPort, threadId, workerData } from 'node:worker_threads';
 import { ChartConfigError, ImageTooLargeError, renderTasks, type RenderThreadData } from './run-task';
-import type { WorkerReply, WorkerRequest } from './tasks';
+import { SvgTooLargeError, TooManyTicksError, type WorkerReply, type WorkerRequest } from './tasks';
 
 const run = renderTasks(workerData as RenderThreadData);
 
@@ -18,9 +19,11 @@ async function answer({ id, task }: WorkerRequest): Promise<void> {
       error: (error as Error)?.message ?? String(error),
       invalidInput: error instanceof ChartConfigError,
       ...(error instanceof ImageTooLargeError ? { tooLarge: { width: error.width, height: error.height } } : {}),
+      ...(error instanceof TooManyTicksError ? { tooManyTicks: { axis: error.axis } } : {}),
+      ...(error instanceof SvgTooLargeError ? { svgTooLarge: true } : {}),
     };
   }
-  parentPort!.postMessage(reply);
+  parentPort!.postMessage({ ...reply, heapBytes: getHeapStatistics().total_heap_size });
 }
 
 parentPort!.on('message', (request: WorkerRequest) => void answer(request));

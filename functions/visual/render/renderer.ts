@@ -2,7 +2,7 @@ import { config } from '../../../shared/config';
 import { currentPlatform, member } from '../../../shared/platform';
 import { bundledFontDir, extraFontFiles, svgTextFonts } from './fonts';
 import { RenderError, RenderPool } from './pool';
-import type { RenderOutput, RenderTask } from './tasks';
+import { MAX_TICKS_PER_AXIS, type RenderOutput, type RenderTask } from './tasks';
 import { trimTrailingSlashes } from '../../../shared/text';
 
 /**
@@ -19,6 +19,9 @@ export const RENDER_POOL = member(
         cfg.VISUAL_RENDER_TIMEOUT_MS,
         { dir, extra: extraFontFiles(cfg.VISUAL_EXTRA_FONTS), svgText: svgTextFonts(dir) },
         cfg.VISUAL_RENDER_QUEUE_MAX,
+        undefined,
+        // A category axis of every label of a full dataset always draws.
+        { maxTicks: Math.max(MAX_TICKS_PER_AXIS, cfg.VISUAL_MAX_POINTS) },
       );
     } catch (error) {
       // A misconfigured VISUAL_FONT_DIR or VISUAL_EXTRA_FONTS: every render answers 500 Chart rendering failed naming it.
@@ -58,8 +61,11 @@ async function renderOnQuickChart(base: string, task: ChartTask): Promise<Render
   }
 }
 
-/** Renders one chart in process, or on the QuickChart server when QUICKCHART_URL is set. */
-export function renderChartTask(task: ChartTask): Promise<RenderOutput> {
+/**
+ * Renders one chart in process, or on the QuickChart server when QUICKCHART_URL is set; `signal`
+ * drops it from the pool's queue (the QuickChart client takes none: a request sent there runs on).
+ */
+export function renderChartTask(task: ChartTask, signal?: AbortSignal): Promise<RenderOutput> {
   const quickchart = config().QUICKCHART_URL;
-  return quickchart ? renderOnQuickChart(quickchart, task) : renderPool().run(task);
+  return quickchart ? renderOnQuickChart(quickchart, task) : renderPool().run(task, signal);
 }

@@ -11,7 +11,7 @@ import { buildDeck } from './deck';
 import { ChartConfigError, drawChart, type ChartTask, type DrawSettings } from './draw-chart';
 import { extraFontFamily, FONT_ALIASES, fontFiles, SVG_TEXT_FAMILY, svgFontFamily, withFallbackFamilies, withSvgTextFamily, type RenderFonts } from './fonts';
 import { stripLinks } from './strip-links';
-import { MAX_PIXELS, type RenderTask } from './tasks';
+import { MAX_PIXELS, MAX_SVG_BYTES, MAX_TICKS_PER_AXIS, SvgTooLargeError, type RenderTask } from './tasks';
 
 export { ChartConfigError };
 
@@ -35,6 +35,8 @@ export interface RenderThreadData {
   fonts: RenderFonts;
   keepCharts?: boolean;
   skiaSvg?: boolean;
+  /** Ticks per axis (MAX_TICKS_PER_AXIS, or VISUAL_MAX_POINTS where an operator set it higher). */
+  maxTicks?: number;
 }
 
 /** Refuses a raster larger than MAX_PIXELS, whatever asked for it (a size, a density, a diagram's layout). */
@@ -44,10 +46,21 @@ function assertPixels(width: number, height: number): void {
   if (!(w * h <= MAX_PIXELS)) throw new ImageTooLargeError(w, h);
 }
 
+/** Refuses an SVG over MAX_SVG_BYTES, before it is cleaned, rasterised or sent to be stored. */
+function assertSvgBytes(what: string, svg: string | Buffer): void {
+  // A character is one to three bytes: only text that could pass the cap is counted exactly.
+  if (svg.length * 3 > MAX_SVG_BYTES && Buffer.byteLength(svg) > MAX_SVG_BYTES) throw new SvgTooLargeError(what);
+}
+
 type GraphvizInstance = { dot(source: string, format?: 'svg'): string };
 
 /** Registers the fonts (once per thread) and returns the thread's task runner. */
-export function renderTasks({ fonts, keepCharts = true, skiaSvg = false }: RenderThreadData): (task: RenderTask) => Promise<Buffer> {
+export function renderTasks({
+  fonts,
+  keepCharts = true,
+  skiaSvg = false,
+  maxTicks = MAX_TICKS_PER_AXIS,
+}: RenderThreadData): (task: RenderTask) => Promise<Buffer> {
   const files = fontFiles(fonts.dir);
   for (const alias of FONT_ALIASES) for (const file of files) GlobalFonts.registerFromPath(file, alias);
   // Skia draws a glyph the first family lacks from a later family of the same font list, never from
@@ -91,6 +104,7 @@ export function renderTasks({ fonts, keepCharts = true, skiaSvg = false }: Rende
     svgFontFamily: (list) => svgFontFamily(list, ownNames),
     keepCharts,
     skiaSvg,
+    maxTicks,
   };
 
   /** A one-page PDF holding the chart as a PNG, the page the chart's layout size (QuickChart's pdf format). */
@@ -112,6 +126,7 @@ export function renderTasks({ fonts, keepCharts = true, skiaSvg = false }: Rende
   }
 
   function svgToPng(svg: string, pixelRatio: number): Buffer {
+    assertSvgBytes('The SVG to rasterise', svg);
     const resvg = new Resvg(svg, {
       fitTo: { mode: 'zoom', value: pixelRatio },
       font: {
@@ -138,6 +153,7 @@ export function renderTasks({ fonts, keepCharts = true, skiaSvg = false }: Rende
       throw error;
     }
     if (!svg.trim()) throw new ChartConfigError('the DOT source holds no graph: write digraph { ... } or graph { ... }');
+    assertSvgBytes("The diagram's SVG", svg);
     return svg;
   }
 
@@ -150,7 +166,13 @@ export function renderTasks({ fonts, keepCharts = true, skiaSvg = false }: Rende
   return async (task) => {
     switch (task.kind) {
       case 'chart':
-        if (task.format !== 'svg') assertPixels(task.width * task.pixelRatio, task.height * task.pixelRatio);
+        if (task.format === 'svg') {
+          // Our SVG context stops at the cap as it writes; this counts the bytes of what it wrote (and Skia's SVG).
+          const svg = drawChart(task, settings);
+          assertSvgBytes("The chart's SVG", svg);
+          return svg;
+        }
+        assertPixels(task.width * task.pixelRatio, task.height * task.pixelRatio);
         return task.format === 'pdf' ? chartPdf(task) : drawChart(task, settings);
       case 'svg-to-png':
         return svgToPng(task.svg, task.pixelRatio);

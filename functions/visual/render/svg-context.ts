@@ -12,6 +12,7 @@
  */
 import { Color } from '@kurkle/color';
 import type { SKRSContext2D } from '@napi-rs/canvas';
+import { MAX_SVG_BYTES, SvgTooLargeError } from './tasks';
 
 type Matrix = [number, number, number, number, number, number];
 type Baseline = SKRSContext2D['textBaseline'];
@@ -155,6 +156,8 @@ export class SvgContext {
   private clips = 0;
   /** The clip of the `<g>` now open in the body (0: none open). */
   private openClip = 0;
+  /** Characters written into the body and the clips since the document started: writing stops past MAX_SVG_BYTES. */
+  private written = 0;
   private path: string[] = [];
   private pathStart: [number, number] | undefined;
   private pathCurrent: [number, number] | undefined;
@@ -203,8 +206,15 @@ export class SvgContext {
     this.defs = [];
     this.clips = 0;
     this.openClip = 0;
+    this.written = 0;
     this.path = [];
     this.pathStart = this.pathCurrent = undefined;
+  }
+
+  /** Counts what is about to be written; past MAX_SVG_BYTES the drawing stops (a character is at least a byte). */
+  private count(text: string): void {
+    this.written += text.length;
+    if (this.written > MAX_SVG_BYTES) throw new SvgTooLargeError("The chart's SVG");
   }
 
   /** The SVG document drawn so far. */
@@ -533,6 +543,7 @@ export class SvgContext {
       if (clip) this.body.push(`<g clip-path="url(#c${clip})">`);
       this.openClip = clip;
     }
+    this.count(element);
     this.body.push(element);
   }
 
@@ -622,6 +633,7 @@ export class SvgContext {
       this.defs = [];
       this.clips = 0;
       this.openClip = 0;
+      this.written = 0;
       // Clips in force refer to definitions just dropped: drawing after a clear starts unclipped.
       this.state.clip = 0;
       for (const saved of this.stack) saved.clip = 0;
@@ -632,7 +644,9 @@ export class SvgContext {
     if (!this.path.length) return;
     const id = ++this.clips;
     const within = this.state.clip ? ` clip-path="url(#c${this.state.clip})"` : '';
-    this.defs.push(`<clipPath id="c${id}"${within}><path d="${this.pathData()}"${rule === 'evenodd' ? ' clip-rule="evenodd"' : ''}/></clipPath>`);
+    const definition = `<clipPath id="c${id}"${within}><path d="${this.pathData()}"${rule === 'evenodd' ? ' clip-rule="evenodd"' : ''}/></clipPath>`;
+    this.count(definition);
+    this.defs.push(definition);
     this.state.clip = id;
   }
 
