@@ -1,7 +1,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type ChatReply = { status: 200; content?: string; tokens?: number; delayMs?: number } | { status: number; retryAfter?: string; body?: unknown } | 'hang';
+/** `text`: what every string of a structured answer holds (default: "AI text for <section>."). */
+export type ChatReply =
+  | { status: 200; content?: string; text?: string; tokens?: number; delayMs?: number }
+  | { status: number; retryAfter?: string; body?: unknown }
+  | 'hang';
 
 type JsonSchema = { type?: string; properties?: Record<string, JsonSchema>; required?: string[]; items?: JsonSchema };
 
@@ -103,7 +107,7 @@ export async function startChatServer(): Promise<ChatServer> {
                     content:
                       ('content' in reply && reply.content) ||
                       (body.response_format?.type === 'json_schema' && body.response_format.json_schema
-                        ? JSON.stringify(instanceOf(body.response_format.json_schema.schema, `AI text for ${section}.`))
+                        ? JSON.stringify(instanceOf(body.response_format.json_schema.schema, ('text' in reply && reply.text) || `AI text for ${section}.`))
                         : `AI text for ${section}.`),
                   },
                 },

@@ -39,6 +39,7 @@ const QUERY_NUMBERS: [path: string, param: string, good: string][] = [
   ['/identity/admin/sessions', 'limit', '10'],
   ['/identity/admin/sessions', 'offset', '5'],
   ['/payment/admin/unsynced', 'limit', '10'],
+  ['/payment/admin/review-decisions', 'limit', '10'],
   ['/orchestrator/api/admin/dashboard/executions', 'limit', '10'],
   ['/orchestrator/api/admin/profiles', 'page', '2'],
   ['/orchestrator/api/admin/profiles', 'limit', '10'],
