@@ -7,9 +7,16 @@ export const FAKE_DATE_ONLY = {
 
 /** Moves only Date (the in-process host reads the same clock) by `ms`. */
 export function advanceClock(ms: number): void {
-  const target = new Date(Date.now() + ms);
+  setClock(Date.now() + ms);
+}
+
+/**
+ * Sets only Date to the instant `at` (ms since 1970). For a test that needs an exact instant: with
+ * `advanceClock(at - Date.now())` the real clock may tick between the two readings of Date.now().
+ */
+export function setClock(at: number): void {
   jest.useFakeTimers(FAKE_DATE_ONLY);
-  jest.setSystemTime(target);
+  jest.setSystemTime(new Date(at));
 }
 
 export async function call(
