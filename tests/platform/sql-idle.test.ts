@@ -11,7 +11,8 @@ import { PAYMENT_SYNC_WORK } from '../../functions/payment/backlog';
 import { findPayment } from '../../functions/payment/payments';
 import { insertExecution } from '../../functions/orchestrator/workflow/executions';
 import { EXECUTIONS_WORK, markExecutionWork, sweepStuckExecutions } from '../../functions/orchestrator/workflow/stuck';
-import { BUSY_GRACE_MS, IDLE_TRUST_MS, markSqlWork, sqlWorkState } from '../../shared/sql/idle';
+import { BUSY_GRACE_MS, IDLE_TRUST_MS, MARK_REUSE_MS, SQL_WORK_TABLE, markSqlWork, sqlWorkState } from '../../shared/sql/idle';
+import { table } from '../../shared/storage';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { planInIdentity, signIn } from '../helpers/identity';
 import { insertPaidPayment } from '../payment/helpers';
@@ -39,6 +40,36 @@ test('a marker goes idle only after a pass that found nothing, not within the gr
   await markSqlWork('test-topic', new Date(now.getTime() - BUSY_GRACE_MS * 2));
   expect(await read.markIdle({}, new Date(now.getTime() + IDLE_TRUST_MS * 2))).toBe(false);
   expect((await sqlWorkState('test-topic')).idle).toBe(false);
+});
+
+/** The instant the topic's marker was last written busy or idle, as Table Storage holds it. */
+const markedAt = async (topic: string) => (await (await table(SQL_WORK_TABLE)).getEntity<{ at: string; state: string }>('timers', topic)).at;
+
+test('an instance marks a topic busy once a minute, not once per write, and at its next write once the marker went idle', async () => {
+  const t0 = Date.now();
+  const at = (ms: number) => new Date(t0 + ms);
+  await markSqlWork('reuse-topic', at(0));
+  expect(await markedAt('reuse-topic')).toBe(at(0).toISOString());
+  // Writes within MARK_REUSE_MS of this instance's mark stand on it: Table Storage is not written.
+  await markSqlWork('reuse-topic', at(MARK_REUSE_MS - 1));
+  expect(await markedAt('reuse-topic')).toBe(at(0).toISOString());
+  // The first write past it marks again.
+  await markSqlWork('reuse-topic', at(MARK_REUSE_MS));
+  expect(await markedAt('reuse-topic')).toBe(at(MARK_REUSE_MS).toISOString());
+  // The timer marks the topic idle after the grace; this instance's next write marks it busy at once.
+  const read = await sqlWorkState('reuse-topic', at(MARK_REUSE_MS + BUSY_GRACE_MS));
+  expect(await read.markIdle({}, at(MARK_REUSE_MS + BUSY_GRACE_MS))).toBe(true);
+  await markSqlWork('reuse-topic', at(MARK_REUSE_MS + BUSY_GRACE_MS + 1));
+  expect(await sqlWorkState('reuse-topic', at(MARK_REUSE_MS + BUSY_GRACE_MS + 2))).toMatchObject({ idle: false });
+  expect(await markedAt('reuse-topic')).toBe(at(MARK_REUSE_MS + BUSY_GRACE_MS + 1).toISOString());
+  // A marker this instance's timer found missing and marked idle within the window (the entity lost): the next write marks.
+  await markSqlWork('lost-topic', at(0));
+  await (await table(SQL_WORK_TABLE)).deleteEntity('timers', 'lost-topic');
+  expect(await (await sqlWorkState('lost-topic', at(1000))).markIdle({}, at(1000))).toBe(true);
+  await markSqlWork('lost-topic', at(2000));
+  expect(await markedAt('lost-topic')).toBe(at(2000).toISOString());
+  // The window is far shorter than the grace: a write standing on a mark has committed before the timer may call it idle.
+  expect(BUSY_GRACE_MS - MARK_REUSE_MS).toBeGreaterThanOrEqual(4 * 60_000);
 });
 
 test('the plan-sync timer skips SQL while idle, and retries a due sync once the work is marked', async () => {
