@@ -3,7 +3,9 @@
  * service, with and without APPLICATIONINSIGHTS_CONNECTION_STRING. Every sample is a fresh Node
  * process (./sample) that loads the entry point through the emulated worker API, runs the appStart
  * hooks and invokes the service's health function until it answers 200. Reported: the entry
- * point's load time and the time from process start to that first 200, median and p90.
+ * point's load time and the time from process start to that first 200, median and p90, and that
+ * first 200 as a multiple of the floor measured in the same run (./floor: a bare Node process that
+ * answers one HTTP 200), since this VM's speed drifts between runs.
  *
  * Shared by every sample: an in-memory Azurite, one migrated SQLite file, and a local server that
  * stands in for Application Insights' ingestion endpoint and for identity's health route (payment's
@@ -66,9 +68,10 @@ function startStandIn(): Promise<{ url: string; posts: () => number; close: () =
   );
 }
 
-function runSample(env: NodeJS.ProcessEnv): Promise<Sample> {
+/** Runs `script` (./sample or ./floor) in a fresh process and reads the JSON line it prints last. */
+function runSample<T = Sample>(env: NodeJS.ProcessEnv, script = 'sample.js'): Promise<T> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), path.join(__dirname, 'sample.js')], {
+    const child = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), path.join(__dirname, script)], {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -80,7 +83,7 @@ function runSample(env: NodeJS.ProcessEnv): Promise<Sample> {
       const line = out
         .split('\n')
         .reverse()
-        .find((l) => l.startsWith('{"loadMs"'));
+        .find((l) => l.startsWith('{'));
       if (code !== 0 || !line) reject(new Error(`sample exited with ${code}:\n${err.slice(-2000)}${out.slice(-2000)}`));
       else resolve(JSON.parse(line));
     });
@@ -115,9 +118,13 @@ async function main() {
     const connectionString = `InstrumentationKey=00000000-0000-4000-8000-000000000000;IngestionEndpoint=${standIn.url}/;LiveEndpoint=${standIn.url}/`;
 
     const results = new Map<string, Sample[]>();
+    const floor: number[] = [];
     const steal = stealMeter();
     process.stdout.write(`cold start: ${SAMPLES} fresh processes per service and mode, ${os.cpus().length} cores, Node ${process.version}\n`);
     for (let i = 0; i < SAMPLES; i++) {
+      const bare = await runSample<{ firstOk: number; status: string }>({ PATH: process.env.PATH }, 'floor.js');
+      if (bare.status !== '200') throw new Error(`the floor process answered ${bare.status}`);
+      floor.push(bare.firstOk);
       for (const service of SERVICES) {
         for (const mode of MODES) {
           const env = {
@@ -136,8 +143,10 @@ async function main() {
     }
 
     process.stdout.write(`\nCPU steal during the run: ${formatSteal(steal())}; requests to the ingestion stand-in: ${standIn.posts()}\n\n`);
+    const floorMedian = percentile(floor, 50);
+    process.stdout.write(`Floor: a bare Node process to its first HTTP 200, median / p90: ${ms(floorMedian)} / ${ms(percentile(floor, 90))} ms\n\n`);
     process.stdout.write(
-      '| Service | App Insights | Entry point load, median / p90 (ms) | First 200 on health from process start, median / p90 (ms) | Where the time to the first 200 goes, medians: boot / load / appStart / first health call (ms) | Modules after start-up / after the first 200 |\n|---|---|---|---|---|---|\n',
+      '| Service | App Insights | Entry point load, median / p90 (ms) | First 200 on health from process start, median / p90 (ms) | First 200 ÷ floor (medians) | Where the time to the first 200 goes, medians: boot / load / appStart / first health call (ms) | Modules after start-up / after the first 200 |\n|---|---|---|---|---|---|---|\n',
     );
     for (const service of SERVICES) {
       for (const mode of MODES) {
@@ -153,7 +162,7 @@ async function main() {
           );
         const parts = [median((s) => s.bootMs), median((s) => s.loadMs), median((s) => s.appStartMs), median((s) => s.firstInvokeMs)].join(' / ');
         process.stdout.write(
-          `| ${service} | ${mode} | ${ms(percentile(load, 50))} / ${ms(percentile(load, 90))} | ${ms(percentile(first, 50))} / ${ms(percentile(first, 90))} | ${parts} | ${samples[0].modulesAtStart ?? '?'} / ${samples[0].modules} |\n`,
+          `| ${service} | ${mode} | ${ms(percentile(load, 50))} / ${ms(percentile(load, 90))} | ${ms(percentile(first, 50))} / ${ms(percentile(first, 90))} | ${(percentile(first, 50) / floorMedian).toFixed(1)} | ${parts} | ${samples[0].modulesAtStart ?? '?'} / ${samples[0].modules} |\n`,
         );
       }
     }
