@@ -85,12 +85,16 @@ export async function healthReport(service: string, checks: HealthChecks, skip: 
  * The `GET <service>/health` function over the checks the service names: the dependencies its own
  * code uses, and no others (identity does not touch Storage, visual does not touch SQL). A probe
  * then tells what would break the service, and the first request after a cold start loads no
- * client the service never needs.
+ * client the service never needs. The checks are given what the probe skips, so a check that asks
+ * another service's health asks it to skip the same (a probe skipping SQL wakes no database).
  */
-export function healthFunction(service: ServiceName, checks: () => HealthChecks): RoutedFunction {
+export function healthFunction(service: ServiceName, checks: (skip: readonly string[]) => HealthChecks): RoutedFunction {
   const health = op<undefined, unknown, { skip?: 'sql' }>(
     'Health of this service and its dependencies: 200 when every one answered (degraded when only optional ones failed), 503 otherwise',
-    async ({ query }) => healthReport(service, checks(), query.skip ? [query.skip] : []),
+    async ({ query }) => {
+      const skip = query.skip ? [query.skip] : [];
+      return healthReport(service, checks(skip), skip);
+    },
   );
   return routes(service)('health', 'GET', 'health', PUBLIC, { query: HEALTH_QUERY, 200: HEALTH, 503: HEALTH }, health);
 }

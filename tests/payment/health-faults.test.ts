@@ -15,10 +15,13 @@ let serverUrl: string;
 // What the loopback server does with a request: answer with this status, or never answer.
 let answer: number | 'never' = 503;
 const held = new Set<http.ServerResponse>();
+/** The paths (with their queries) the loopback server was asked. */
+const asked: string[] = [];
 
 beforeAll(async () => {
   host = await startTestHost();
-  server = http.createServer((_req, res) => {
+  server = http.createServer((req, res) => {
+    asked.push(req.url ?? '');
     if (answer === 'never') held.add(res);
     else res.writeHead(answer, { 'content-type': 'application/json' }).end('{}');
   });
@@ -48,6 +51,18 @@ test('identity answering its health route with anything but 200 is down, named w
   const { status, body } = await health();
   expect(status).toBe(503);
   expect(body.dependencies.identity).toEqual({ ok: false, error: `${serverUrl}/identity/health answered 503`, latencyMs: expect.any(Number) });
+});
+
+test('a probe that skips SQL asks identity to skip it too, so the chain of health checks leaves a paused database asleep', async () => {
+  answer = 200;
+  pointIdentityAt(`${serverUrl}/identity`);
+  asked.length = 0;
+  const skipped = await host.fetch('/payment/health?skip=sql');
+  expect(((await skipped.json()) as { dependencies: Record<string, unknown> }).dependencies).not.toHaveProperty('sql');
+  expect(asked).toEqual(['/identity/health?skip=sql']);
+  asked.length = 0;
+  await health();
+  expect(asked).toEqual(['/identity/health']);
 });
 
 test('identity not answering at all: the probe gives up after 2.5 s and health answers', async () => {
