@@ -140,10 +140,10 @@ export function Payments() {
 const retried = (data: { summary: { pending: number; failed: number } }) => data.summary.pending + data.summary.failed;
 const retriedRows = (payments: UnsyncedPayment[]) => payments.filter((p) => p.sync.state !== 'manual_review');
 
-function PaymentRow({ payment: p }: { payment: UnsyncedPayment }) {
-  const email = useEmails([p.userId]).get(p.userId);
+/** The cells both tables of payments start with: the payment, its user, the plan it paid for and the amount. */
+function PaymentCells({ payment: p, email }: { payment: UnsyncedPayment; email: string | null | undefined }) {
   return (
-    <tr data-payment-id={p.paymentIntentId} data-sync-state={p.sync.state}>
+    <>
       <th scope="row" data-label="Payment">
         <code class="wrap">{p.paymentIntentId}</code>
         <br />
@@ -156,6 +156,15 @@ function PaymentRow({ payment: p }: { payment: UnsyncedPayment }) {
       </td>
       <td data-label="Plan">{p.sync.plan ?? p.planType}</td>
       <td data-label="Amount">{formatMoney(p.amount, p.currency)}</td>
+    </>
+  );
+}
+
+function PaymentRow({ payment: p }: { payment: UnsyncedPayment }) {
+  const email = useEmails([p.userId]).get(p.userId);
+  return (
+    <tr data-payment-id={p.paymentIntentId} data-sync-state={p.sync.state}>
+      <PaymentCells payment={p} email={email} />
       <td data-label="Sync">
         <StatusBadge status={p.sync.state} />
       </td>
@@ -234,18 +243,7 @@ function ReviewRow({ payment: p, decide }: { payment: UnsyncedPayment; decide: (
   const what = `${p.paymentIntentId} (${formatMoney(p.amount, p.currency)}, ${plan} for ${email ?? p.userId})`;
   return (
     <tr data-payment-id={p.paymentIntentId} data-sync-state={p.sync.state}>
-      <th scope="row" data-label="Payment">
-        <code class="wrap">{p.paymentIntentId}</code>
-        <br />
-        <span class="muted">
-          {p.status}, {formatDateTime(p.createdAt)}
-        </span>
-      </th>
-      <td data-label="User">
-        <a href={paths.user(p.userId)}>{email ?? p.userId}</a>
-      </td>
-      <td data-label="Plan">{plan}</td>
-      <td data-label="Amount">{formatMoney(p.amount, p.currency)}</td>
+      <PaymentCells payment={p} email={email} />
       <td data-label="Held for">
         <StatusBadge status={p.sync.state} /> {p.sync.lastError ?? '—'}
       </td>
