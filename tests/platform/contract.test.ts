@@ -53,6 +53,10 @@ describe('the contract', () => {
     const escaped = await host.fetch('/identity/docs/../../etc/passwd');
     expect([escaped.status, await escaped.text()]).toEqual([404, '']);
     await expectErrorAnswer(await host.fetch('/identity/docs/..%2F..%2Fetc%2Fpasswd'), 400, 'VALIDATION_FAILED');
+    // Names every JavaScript object answers to are no files either (the fuzzer's valueOf was a 500).
+    for (const file of ['valueOf', 'toString', 'constructor', '__proto__', 'hasOwnProperty']) {
+      await expectErrorAnswer(await host.fetch(`/identity/docs/${file}`), 404, 'NOT_FOUND');
+    }
   });
 
   test('an answer the document does not describe fails the test that received it', async () => {
