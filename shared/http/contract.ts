@@ -12,12 +12,12 @@ import { anyObject, obj, str } from './schemas';
 
 /** Swagger UI's static files, from the package (nothing is fetched from the internet). */
 const SWAGGER_UI_DIR = path.dirname(require.resolve('swagger-ui-dist/package.json'));
-/** The page's files and their types: a Map, so a name every object answers to (valueOf, constructor) is no file. */
-const ASSETS = new Map<string, string>([
-  ['swagger-ui.css', 'text/css; charset=utf-8'],
-  ['swagger-ui-bundle.js', 'text/javascript; charset=utf-8'],
-  ['favicon-32x32.png', 'image/png'],
-]);
+/** The page's files and their types (read with Object.hasOwn: a name every object answers to, valueOf or constructor, is no file). */
+const ASSETS: Readonly<Record<string, string>> = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
+  'favicon-32x32.png': 'image/png',
+};
 
 /** The page's script (no inline script: the page's CSP allows only its own files). */
 const INIT_SCRIPT = `window.addEventListener('load', function () {
@@ -84,7 +84,7 @@ export function contractRoutes(service: ServiceName, description: string, functi
   const docsAsset = op<undefined, unknown, unknown, { file: string }>('A static file of the API reference page', async ({ params }) => {
     if (params.file === 'init.js')
       return { status: 200, body: INIT_SCRIPT, headers: { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'public, max-age=3600' } };
-    const type = ASSETS.get(params.file);
+    const type = Object.hasOwn(ASSETS, params.file) ? ASSETS[params.file] : undefined;
     if (!type) throw notFound(`No file ${params.file} in the API reference`, Code.NOT_FOUND);
     return { status: 200, body: asset(params.file), headers: { 'Content-Type': type, 'Cache-Control': 'public, max-age=86400' } };
   });
