@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import {
   identityApi,
@@ -155,9 +155,15 @@ export function Executions() {
   const filters = filtersFrom(query);
   const key = addressOf('', filters);
   const [draft, setDraft] = useState(filters);
+  // The form follows the address when it changes (Apply, Back, a shared link), in the render that
+  // sees the change: an effect ran after the first paint too and wiped what was typed in between.
+  const [draftKey, setDraftKey] = useState(key);
+  if (draftKey !== key) {
+    setDraftKey(key);
+    setDraft(filters);
+  }
   // Cursors of the pages before this one (Previous goes back through them).
   const [earlier, setEarlier] = useState<string[]>([]);
-  useEffect(() => setDraft(filters), [key]);
   const list = useAsync(() => find(filters), [key], REFRESH_MS);
   const summary = useAsync(() => orchestratorApi.executions('all', 1, ''), [], REFRESH_MS);
 
