@@ -4,6 +4,11 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+const AMBIENT =
+  "A service's code is handed its dependencies: read them from its context (ctx.config, ctx.db, ctx.now(), ctx.storage, ctx.plans...), not from the platform in force.";
+// Services whose code still reaches the platform in force: each leaves this list when converted.
+const UNCONVERTED = ['functions/identity/**', 'functions/payment/**', 'functions/orchestrator/**', 'functions/visual/**'];
+
 export default tseslint.config(
   {
     ignores: [
@@ -39,6 +44,55 @@ export default tseslint.config(
       '@typescript-eslint/no-require-imports': 'off',
       // Unused names are already compile errors (tsconfig noUnusedLocals/Parameters); `_name` marks an intended one.
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+    },
+  },
+  {
+    // A service's code is handed its dependencies (its context: shared/context.ts, functions/<service>/context.ts)
+    // and reaches none through the async context: a signature says what a function needs, and the
+    // Functions entry point and the dev host run the same path. The host wiring (index.ts, registry.ts)
+    // and each service's context builder are where the platform is read.
+    files: ['functions/**/*.ts'],
+    ignores: ['functions/*/context.ts', 'functions/index.ts', 'functions/registry.ts', ...UNCONVERTED],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/shared/config', '**/shared/config/index'], importNames: ['config', 'useProcessSettings'], message: AMBIENT },
+            {
+              group: ['**/shared/platform'],
+              importNames: ['currentPlatform', 'platformInForce', 'currentTime', 'currentTimeMs', 'runInPlatform', 'setProcessPlatform'],
+              message: AMBIENT,
+            },
+            { group: ['**/shared/sql/db'], importNames: ['db', 'closeDb'], message: AMBIENT },
+            {
+              group: ['**/shared/storage'],
+              importNames: ['container', 'queue', 'table', 'enqueueJson', 'blobServiceClient', 'queueServiceClient', 'tableServiceClient'],
+              message: AMBIENT,
+            },
+            { group: ['**/shared/plans'], importNames: ['plans', 'findPlan'], message: AMBIENT },
+            { group: ['**/shared/azure-credential'], importNames: ['azureCredential'], message: AMBIENT },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The time comes from the platform's clock (a test moves it): only the clock itself reads the system's.
+    files: ['functions/**/*.ts', 'shared/**/*.ts'],
+    ignores: ['shared/platform.ts', ...UNCONVERTED],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+          message: 'new Date() reads the system clock: use ctx.now() (or the clock you are handed).',
+        },
+        {
+          selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']",
+          message: 'Date.now() reads the system clock: use ctx.now() (or the clock you are handed).',
+        },
+      ],
     },
   },
   {

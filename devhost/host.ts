@@ -3,7 +3,7 @@ import path from 'node:path';
 import { serveServices } from '../functions/registry';
 import { serviceUrl, type Config, type ServiceName } from '../shared/config';
 import { leaveProcessPlatform, Platform, runInPlatform, setProcessPlatform, type Clock } from '../shared/platform';
-import type { FunctionDefinition, HttpFunction, QueueFunction, TimerFunction } from '../shared/functions';
+import { inPlatform, type FunctionDefinition, type HttpFunction, type QueueFunction, type TimerFunction } from '../shared/functions';
 import { createLogger } from '../shared/logging';
 import { migrateToLatest, sqliteFile } from '../shared/sql/db';
 import { instrument, startTelemetry, stopTelemetry, telemetryReady } from '../shared/telemetry';
@@ -134,9 +134,10 @@ async function serve(
     let cfg = platform.config;
     startTelemetry();
     const services = serveServices(cfg.SERVICES, { lazy: false }, platform.settings);
-    const functions = [...services.flatMap((s) => s.functions.map((fn) => instrument(fn, s.name))), ...(options.functions ?? [])].filter(
-      (fn) => !functionDisabled(fn.name, platform.settings),
-    );
+    // Every function through the one wrapper the Functions entry point uses: each invocation in this host's platform.
+    const functions = [...services.flatMap((s) => s.functions.map((fn) => instrument(fn, s.name))), ...(options.functions ?? [])]
+      .filter((fn) => !functionDisabled(fn.name, platform.settings))
+      .map((fn) => inPlatform(platform, fn));
     // Refuse reserved routes before starting anything, as the Functions host does.
     const routeTable = buildRouteTable(functions.filter((f): f is HttpFunction => f.kind === 'http'));
 
@@ -146,7 +147,7 @@ async function serve(
     if (storage.connectionString) cfg = platform.reconfigure({ AzureWebJobsStorage: storage.connectionString });
     await telemetryReady();
 
-    const server = createHttpServer(routeTable, log, platform);
+    const server = createHttpServer(routeTable, log);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(cfg.PORT, cfg.HOST, () => resolve());
@@ -176,14 +177,14 @@ async function serve(
     const timers = startTimers(
       functions.filter((f): f is TimerFunction => f.kind === 'timer'),
       log,
-      platform,
+      platform.settings,
     );
     cleanups.push(() => timers.stop());
     const queues = startQueuePollers(
       functions.filter((f): f is QueueFunction => f.kind === 'queue'),
       hostJsonQueueSettings(),
       log,
-      platform,
+      platform.settings,
     );
     cleanups.push(() => queues.stop());
 

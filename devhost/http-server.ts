@@ -7,7 +7,6 @@ import { Code, httpError, type HttpError } from '../shared/http/errors';
 import { refusal } from '../shared/http/handler';
 import { BufferedRequest } from './buffered-request';
 import type { Logger } from '../shared/logging';
-import { runInPlatform, type Platform } from '../shared/platform';
 import { assertRouteAllowed, compileRoute, routePrecedence, type CompiledRoute } from './routes';
 
 /** Azure Functions' own request size limit (maxRequestBodySize: 100 MB). Services set tighter limits per route. */
@@ -186,7 +185,7 @@ function requestUrl(req: IncomingMessage): URL | undefined {
   }
 }
 
-async function serveRequest(table: RouteEntry[], log: Logger, platform: Platform, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function serveRequest(table: RouteEntry[], log: Logger, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const method = (req.method ?? 'GET').toUpperCase();
   const url = requestUrl(req);
   if (!url) {
@@ -201,7 +200,7 @@ async function serveRequest(table: RouteEntry[], log: Logger, platform: Platform
   }
   // The route's own limit, known before a byte is read: a declared length above it is not read at
   // all, a chunked body is read up to it. Either way the function sees the length and answers its 413.
-  const limit = Math.min(MAX_REQUEST_BYTES, match.fn.maxBodyBytes ? runInPlatform(platform, match.fn.maxBodyBytes) : MAX_REQUEST_BYTES);
+  const limit = Math.min(MAX_REQUEST_BYTES, match.fn.maxBodyBytes ? match.fn.maxBodyBytes() : MAX_REQUEST_BYTES);
   const declared = Number(req.headers['content-length'] ?? 0);
   const body = declared > limit ? { tooLarge: declared } : await readRequestBody(req, limit);
   if (body === 'aborted') {
@@ -238,7 +237,7 @@ async function serveRequest(table: RouteEntry[], log: Logger, platform: Platform
   });
   let encoded: Encoded;
   try {
-    const result = (await runInPlatform(platform, () => match.fn.handler(request, context))) ?? {};
+    const result = (await match.fn.handler(request, context)) ?? {};
     encoded =
       result instanceof HttpResponse ? await encodeHttpResponse(result) : (encodeResponseInit(result) ?? (await encodeHttpResponse(new HttpResponse(result))));
   } catch (error) {
@@ -250,10 +249,10 @@ async function serveRequest(table: RouteEntry[], log: Logger, platform: Platform
   send(res, encoded, method);
 }
 
-export function createHttpServer(table: RouteEntry[], log: Logger, platform: Platform): http.Server {
+export function createHttpServer(table: RouteEntry[], log: Logger): http.Server {
   // No request, header or body may end the process: whatever escapes is logged and the connection dropped.
   const server = http.createServer((req, res) => {
-    serveRequest(table, log, platform, req, res).catch((error) => {
+    serveRequest(table, log, req, res).catch((error) => {
       log.error('failed to serve a request', { error });
       res.destroy();
     });

@@ -6,7 +6,6 @@ import type { DequeuedMessageItem, QueueClient } from '@azure/storage-queue';
 import { resolveAppSetting, type QueueFunction } from '../shared/functions';
 import { settingDefaults } from '../shared/config';
 import type { Logger } from '../shared/logging';
-import { runInPlatform, type Platform } from '../shared/platform';
 import { queue } from '../shared/storage';
 import { PROJECT_ROOT } from './paths';
 
@@ -59,7 +58,12 @@ function decode(messageText: string): unknown {
  * interval backing off while the queue is empty, a failed message made visible again after the
  * visibility timeout, and on its last allowed dequeue moved to `<queue>-poison`.
  */
-export function startQueuePollers(functions: QueueFunction[], settings: QueueSettings, log: Logger, platform: Platform): QueueHandle {
+export function startQueuePollers(
+  functions: QueueFunction[],
+  settings: QueueSettings,
+  log: Logger,
+  appSettings: Readonly<Record<string, string | undefined>>,
+): QueueHandle {
   let stopped = false;
   const inFlight = new Set<Promise<void>>();
   const sleepers = new Set<() => void>();
@@ -77,7 +81,7 @@ export function startQueuePollers(functions: QueueFunction[], settings: QueueSet
       },
     });
     try {
-      await runInPlatform(platform, () => fn.handler(decode(message.messageText), context));
+      await fn.handler(decode(message.messageText), context);
       await client.deleteMessage(message.messageId, message.popReceipt);
     } catch (error) {
       if (message.dequeueCount >= settings.maxDequeueCount) {
@@ -139,7 +143,7 @@ export function startQueuePollers(functions: QueueFunction[], settings: QueueSet
     }
   }
 
-  const loops = functions.map((fn) => poll({ ...fn, queueName: resolveAppSetting(fn.queueName, { ...settingDefaults(), ...platform.settings }) }));
+  const loops = functions.map((fn) => poll({ ...fn, queueName: resolveAppSetting(fn.queueName, { ...settingDefaults(), ...appSettings }) }));
   return {
     async stop() {
       stopped = true;

@@ -4,7 +4,6 @@ import { Cron } from 'croner';
 import { resolveAppSetting, type TimerFunction } from '../shared/functions';
 import { settingDefaults } from '../shared/config';
 import type { Logger } from '../shared/logging';
-import { runInPlatform, type Platform } from '../shared/platform';
 
 export interface TimerHandle {
   stop(): Promise<void>;
@@ -15,7 +14,7 @@ export interface TimerHandle {
  * a run that is still going when the next is due is skipped (one run at a time per function),
  * and `runOnStartup` fires once immediately.
  */
-export function startTimers(functions: TimerFunction[], log: Logger, platform: Platform): TimerHandle {
+export function startTimers(functions: TimerFunction[], log: Logger, settings: Readonly<Record<string, string | undefined>>): TimerHandle {
   const running = new Set<Promise<void>>();
   const jobs = functions.map((fn) => {
     const invoke = (isPastDue: boolean) => {
@@ -25,13 +24,11 @@ export function startTimers(functions: TimerFunction[], log: Logger, platform: P
         scheduleStatus: { last: new Date().toISOString(), next: job.nextRun()?.toISOString() ?? '', lastUpdated: new Date().toISOString() },
       };
       const context = new InvocationContext({ invocationId: randomUUID(), functionName: fn.name });
-      const run = runInPlatform(platform, () => fn.handler(timer, context)).catch((error) => log.error('timer function failed', { function: fn.name, error }));
+      const run = fn.handler(timer, context).catch((error) => log.error('timer function failed', { function: fn.name, error }));
       running.add(run);
       return run.finally(() => running.delete(run));
     };
-    const job: Cron = new Cron(resolveAppSetting(fn.schedule, { ...settingDefaults(), ...platform.settings }), { protect: true, catch: true }, () =>
-      invoke(false),
-    );
+    const job: Cron = new Cron(resolveAppSetting(fn.schedule, { ...settingDefaults(), ...settings }), { protect: true, catch: true }, () => invoke(false));
     if (fn.runOnStartup) void invoke(false);
     return job;
   });

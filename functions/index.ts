@@ -9,16 +9,17 @@
  * services hold (worker pools, buffered log rows) and flushes telemetry.
  */
 import { app } from '@azure/functions';
-import { config } from '../shared/config';
-import { currentPlatform, Platform, setProcessPlatform } from '../shared/platform';
-import { httpRegistration, type FunctionDefinition } from '../shared/functions';
+import { Platform, runInPlatform } from '../shared/platform';
+import { httpRegistration, inPlatform, type FunctionDefinition } from '../shared/functions';
 import { instrument, startTelemetry, stopTelemetry, telemetryWanted } from '../shared/telemetry';
 import { serveServices } from './registry';
 
-// The app's platform, from its settings; the migration history loads only if the embedded database opens (never in Azure).
-setProcessPlatform(new Platform(process.env, undefined, { migrations: () => (require('./migrations') as typeof import('./migrations')).MIGRATIONS }));
-const cfg = config();
-startTelemetry();
+// The app's platform, from its settings; the migration history loads only if the embedded database
+// opens (never in Azure). It is not the process's: every function runs in it through `inPlatform`,
+// the wrapper the dev host uses, so code reached outside an invocation finds no platform and says so.
+const platform = new Platform(process.env, undefined, { migrations: () => (require('./migrations') as typeof import('./migrations')).MIGRATIONS });
+const cfg = platform.config;
+runInPlatform(platform, startTelemetry);
 // Our log lines reach Application Insights themselves: the host need not forward them too.
 app.setup({ enableHttpStream: false, ...(telemetryWanted() ? { capabilities: { WorkerOpenTelemetryEnabled: true } } : {}) });
 
@@ -36,16 +37,18 @@ function register(fn: FunctionDefinition): void {
   }
 }
 
-const services = serveServices(cfg.SERVICES, { lazy: true });
+const services = runInPlatform(platform, () => serveServices(cfg.SERVICES, { lazy: true }));
 for (const service of services) {
-  for (const fn of service.functions) register(instrument(fn, service.name));
+  for (const fn of service.functions) register(inPlatform(platform, instrument(fn, service.name)));
   // Only a stopped service has start-up work: logging why it is stopped.
-  if (service.stopped) app.hook.appStart(() => service.start(currentPlatform()));
+  if (service.stopped) app.hook.appStart(() => runInPlatform(platform, () => service.start(platform)));
 }
 
-app.hook.appTerminate(async () => {
-  await Promise.allSettled(services.map((service) => service.stop(currentPlatform())));
-  // The platform's pool, clients and caches (made from the app settings on first use).
-  await currentPlatform().close();
-  await stopTelemetry();
-});
+app.hook.appTerminate(() =>
+  runInPlatform(platform, async () => {
+    await Promise.allSettled(services.map((service) => service.stop(platform)));
+    // The platform's pool, clients and caches (made from the app settings on first use).
+    await platform.close();
+    await stopTelemetry();
+  }),
+);

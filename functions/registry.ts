@@ -1,4 +1,4 @@
-import { currentPlatform, type Platform } from '../shared/platform';
+import { currentPlatform, currentTime, type Platform } from '../shared/platform';
 import type { HttpResponseInit } from '@azure/functions';
 import { unresolvedSettings, type ServiceName } from '../shared/config';
 import { Code } from '../shared/http/errors';
@@ -78,7 +78,7 @@ export interface ServedService {
  * probes and dashboards read the reason where they look.
  */
 function stoppedServiceResponse(service: ServiceName, problems: string[], health = false): HttpResponseInit {
-  const timestamp = new Date().toISOString();
+  const timestamp = currentTime().toISOString();
   const body = health
     ? { service, status: 'stopped', timestamp, problems, dependencies: {} }
     : {

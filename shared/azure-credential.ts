@@ -7,7 +7,7 @@ import { currentPlatform, member } from './platform';
  */
 export const azureCredential = (): TokenCredential => currentPlatform().get(CREDENTIAL);
 
-const CREDENTIAL = member('managed identity credential', (platform): TokenCredential => {
+export const CREDENTIAL = member('managed identity credential', (platform): TokenCredential => {
   const { DefaultAzureCredential } = require('@azure/identity') as typeof import('@azure/identity');
   return new DefaultAzureCredential({ managedIdentityClientId: platform.config.AZURE_CLIENT_ID });
 });

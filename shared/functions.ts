@@ -1,7 +1,8 @@
 import type { HttpHandler, HttpMethod, InvocationContext, Timer } from '@azure/functions';
 import type { ServiceName } from './config';
-import { createLogger, type Logger } from './logging';
-import { currentPlatform, type Platform } from './platform';
+import type { ContextFactory, ServiceContext } from './context';
+import { createLogger } from './logging';
+import { currentPlatform, runInPlatform, type Platform } from './platform';
 
 /** One function of a service, in a form both the Azure Functions entry point and the dev host register. */
 export type FunctionDefinition = HttpFunction | TimerFunction | QueueFunction;
@@ -31,16 +32,18 @@ export interface TimerFunction {
 }
 
 /**
- * Every timer of every service is declared so: `<service>-<id>` on its schedule, `run` given a
- * logger that names the function and the invocation, and the platform it runs in.
+ * A service's timer helper: `timer(id, schedule, run)` declares `<service>-<id>` on its schedule,
+ * and `run` gets the service's context, whose logger names the function and the invocation.
  */
-export function timer(service: ServiceName, id: string, schedule: string, run: (log: Logger, platform: Platform) => Promise<void>): TimerFunction {
-  const name = `${service}-${id}`;
-  return {
-    kind: 'timer',
-    name,
-    schedule,
-    handler: (_timer, context) => run(createLogger({ service, function: name, invocationId: context.invocationId }), currentPlatform()),
+export function timers<C extends ServiceContext>(service: ServiceName, context: ContextFactory<C>) {
+  return (id: string, schedule: string, run: (ctx: C) => Promise<void>): TimerFunction => {
+    const name = `${service}-${id}`;
+    return {
+      kind: 'timer',
+      name,
+      schedule,
+      handler: (_timer, invocation) => run(context(currentPlatform(), createLogger({ service, function: name, invocationId: invocation.invocationId }))),
+    };
   };
 }
 
@@ -51,6 +54,20 @@ export interface QueueFunction {
   queueName: string;
   /** JSON messages arrive parsed, as the Functions host delivers them. */
   handler: (message: unknown, context: InvocationContext) => Promise<void>;
+}
+
+/** A service's queue-trigger helper: `queue(id, queueName, run)`, `run` given the message and the service's context. */
+export function queues<C extends ServiceContext>(service: ServiceName, context: ContextFactory<C>) {
+  return (id: string, queueName: string, run: (message: unknown, ctx: C) => Promise<void>): QueueFunction => {
+    const name = `${service}-${id}`;
+    return {
+      kind: 'queue',
+      name,
+      queueName,
+      handler: (message, invocation) =>
+        run(message, context(currentPlatform(), createLogger({ service, function: name, invocationId: invocation.invocationId }))),
+    };
+  };
 }
 
 export interface ServiceDefinition {
@@ -94,4 +111,28 @@ export function httpRegistration(fn: HttpFunction): { methods: HttpMethod[]; han
         ? { status: 204, headers: { Allow: allow } }
         : fn.handler(request, context),
   };
+}
+
+/**
+ * A function as every host runs it: each invocation (and whatever it starts) in `platform`'s scope,
+ * so the service's context is built from that platform. The Functions entry point and the dev host
+ * register every function through this one wrapper, and the tests run through the dev host, so
+ * Azure runs the path the tests run.
+ */
+export function inPlatform(platform: Platform, fn: FunctionDefinition): FunctionDefinition {
+  switch (fn.kind) {
+    case 'http': {
+      const handler: HttpHandler = (request, context) => runInPlatform(platform, () => fn.handler(request, context));
+      const maxBodyBytes = fn.maxBodyBytes;
+      return { ...fn, handler, ...(maxBodyBytes ? { maxBodyBytes: () => runInPlatform(platform, maxBodyBytes) } : {}) };
+    }
+    case 'timer': {
+      const handler: TimerFunction['handler'] = (timer, context) => runInPlatform(platform, () => fn.handler(timer, context));
+      return { ...fn, handler };
+    }
+    case 'queue': {
+      const handler: QueueFunction['handler'] = (message, context) => runInPlatform(platform, () => fn.handler(message, context));
+      return { ...fn, handler };
+    }
+  }
 }

@@ -1,5 +1,6 @@
 import { config, type ServiceName } from './config';
-import { op, PUBLIC, routes, type RoutedFunction } from './http/route';
+import type { ContextFactory, ServiceContext } from './context';
+import { opsFor, PUBLIC, routes, type RoutedFunction } from './http/route';
 import { HEALTH, HEALTH_QUERY } from './http/schemas';
 import { currentTime } from './platform';
 
@@ -88,13 +89,17 @@ export async function healthReport(service: string, checks: HealthChecks, skip: 
  * client the service never needs. The checks are given what the probe skips, so a check that asks
  * another service's health asks it to skip the same (a probe skipping SQL wakes no database).
  */
-export function healthFunction(service: ServiceName, checks: (skip: readonly string[]) => HealthChecks): RoutedFunction {
-  const health = op<undefined, unknown, { skip?: 'sql' }>(
+export function healthFunction<C extends ServiceContext>(
+  service: ServiceName,
+  context: ContextFactory<C>,
+  checks: (ctx: C, skip: readonly string[]) => HealthChecks,
+): RoutedFunction {
+  const health = opsFor<C>()<undefined, unknown, { skip?: 'sql' }>(
     'Health of this service and its dependencies: 200 when every one answered (degraded when only optional ones failed), 503 otherwise',
-    async ({ query }) => {
+    async ({ query, ctx }) => {
       const skip = query.skip ? [query.skip] : [];
-      return healthReport(service, checks(skip), skip);
+      return healthReport(service, checks(ctx, skip), skip);
     },
   );
-  return routes(service)('health', 'GET', 'health', PUBLIC, { query: HEALTH_QUERY, 200: HEALTH, 503: HEALTH }, health);
+  return routes(service, context)('health', 'GET', 'health', PUBLIC, { query: HEALTH_QUERY, 200: HEALTH, 503: HEALTH }, health);
 }

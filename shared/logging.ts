@@ -1,3 +1,4 @@
+import { SYSTEM_CLOCK } from './platform';
 import type pino from 'pino';
 import { config } from './config';
 
@@ -79,7 +80,7 @@ function rootLogger(): pino.Logger {
       level: 'debug',
       base: undefined,
       messageKey: 'msg',
-      timestamp: () => `,"timestamp":"${new Date().toISOString()}"`,
+      timestamp: () => `,"timestamp":"${SYSTEM_CLOCK.now().toISOString()}"`,
       formatters: { level: (label) => ({ level: label }), log: plainErrors },
       // pino's own `err` serializer would add the stack; every Error is logged alike.
       serializers: { err: plainError },
@@ -128,7 +129,9 @@ export function createLogger(base: LogFields = {}): Logger {
     } catch (error) {
       // Logging never throws into the caller. The fallback line carries no fields, so nothing unredacted.
       try {
-        process.stderr.write(`${JSON.stringify({ level, timestamp: new Date().toISOString(), msg: message, loggingFailed: (error as Error)?.message })}\n`);
+        process.stderr.write(
+          `${JSON.stringify({ level, timestamp: SYSTEM_CLOCK.now().toISOString(), msg: message, loggingFailed: (error as Error)?.message })}\n`,
+        );
       } catch {
         // stderr itself is gone: nothing left to tell
       }

@@ -87,7 +87,7 @@ export function plans(): readonly PlanDefinition[] {
 }
 
 /** Each PLANS_JSON value is parsed once (a ConfigError is not kept: it is thrown again). */
-const planTable = onceEach((source: unknown) => parsePlanTable(source));
+export const planTable = onceEach((source: unknown) => parsePlanTable(source));
 
 /** The plan table of a PLANS_JSON value (undefined: the defaults), or a ConfigError naming every problem. */
 export function parsePlanTable(source: unknown): readonly PlanDefinition[] {

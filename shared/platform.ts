@@ -130,12 +130,16 @@ const scope = new AsyncLocalStorage<Platform>();
 let processPlatform: Platform | undefined;
 
 /**
- * The platform of the code running now: the one whose invocation this is (a dev host runs each
- * invocation in its own), else the process's (the Functions entry point's, a CLI's, the dev host
- * started last), made from process.env on first use.
+ * The platform of the code running now: the one whose invocation this is (every host runs each
+ * invocation in its platform: `inPlatform` in shared/functions.ts), else the process's, which only a
+ * command or a dev host sets. Nothing builds one on the quiet: code reached outside both (in Azure,
+ * anything outside an invocation) is an error that names itself.
  */
 export function currentPlatform(): Platform {
-  return scope.getStore() ?? (processPlatform ??= new Platform(process.env));
+  const platform = scope.getStore() ?? processPlatform;
+  if (!platform)
+    throw new Error('No platform in force: this code runs outside an invocation (wrap it in runInPlatform, or start a command with useProcessSettings)');
+  return platform;
 }
 
 /** Runs `work` (and everything it starts) in `platform`. */
@@ -144,8 +148,8 @@ export function runInPlatform<T>(platform: Platform, work: () => T): T {
 }
 
 /**
- * The platform in force, without making one: the invocation's, else the process's, else none (a
- * command or a test that started no host, code that runs before its host does).
+ * The platform in force, if any: the invocation's, else the process's, else none (a command or a
+ * test that started no host, code that runs before its host does).
  */
 export const platformInForce = (): Platform | undefined => scope.getStore() ?? processPlatform;
 

@@ -1,8 +1,8 @@
 import type { TableClient, TableServiceClient } from '@azure/data-tables';
 import type { BlobServiceClient, ContainerClient } from '@azure/storage-blob';
 import type { QueueClient, QueueServiceClient } from '@azure/storage-queue';
-import { azureCredential } from './azure-credential';
-import { config, ConfigError } from './config';
+import { CREDENTIAL } from './azure-credential';
+import { ConfigError, type Config } from './config';
 import { currentPlatform, member } from './platform';
 import { vendored } from './vendor';
 
@@ -15,23 +15,53 @@ const tableSdk = () => vendored('@azure/data-tables');
  * Storage clients for the account in AzureWebJobsStorage: a connection string (Azurite locally),
  * or, in Azure, the identity-based form AzureWebJobsStorage__accountName with the managed identity.
  */
-function account(): { connectionString?: string; name?: string } {
-  const cfg = config();
+function account(cfg: Config): { connectionString?: string; name?: string } {
   if (cfg.AzureWebJobsStorage) return { connectionString: cfg.AzureWebJobsStorage };
   if (cfg.AzureWebJobsStorage__accountName) return { name: cfg.AzureWebJobsStorage__accountName };
   throw new ConfigError(['AzureWebJobsStorage: missing (set a connection string, or AzureWebJobsStorage__accountName for managed identity)']);
 }
 
-/** The platform's container, queue and table clients (each made once, with its resource). */
-const CLIENTS = member('storage clients', () => new Map<string, Promise<unknown>>());
-const clients = () => currentPlatform().get(CLIENTS);
+/** The platform's storage account: its three service clients, and containers, queues and tables made (and created) once. */
+export interface Storage {
+  readonly blobs: BlobServiceClient;
+  readonly queues: QueueServiceClient;
+  readonly tables: TableServiceClient;
+  container(name: string): Promise<ContainerClient>;
+  queue(name: string): Promise<QueueClient>;
+  table(name: string): Promise<TableClient>;
+  /** Queue messages are base64-encoded JSON, the Functions host's default message encoding. */
+  enqueueJson(queueName: string, message: unknown, options?: { visibilityTimeout?: number }): Promise<void>;
+}
+
+const BLOB_SERVICE = member('blob service', (platform) => {
+  const { connectionString, name } = account(platform.config);
+  const { BlobServiceClient } = blobSdk();
+  return connectionString
+    ? BlobServiceClient.fromConnectionString(connectionString)
+    : new BlobServiceClient(`https://${name}.blob.core.windows.net`, platform.get(CREDENTIAL));
+});
+
+const QUEUE_SERVICE = member('queue service', (platform) => {
+  const { connectionString, name } = account(platform.config);
+  const { QueueServiceClient } = queueSdk();
+  return connectionString
+    ? QueueServiceClient.fromConnectionString(connectionString)
+    : new QueueServiceClient(`https://${name}.queue.core.windows.net`, platform.get(CREDENTIAL));
+});
+
+const TABLE_SERVICE = member('table service', (platform) => {
+  const { connectionString, name } = account(platform.config);
+  const { TableServiceClient } = tableSdk();
+  return connectionString
+    ? TableServiceClient.fromConnectionString(connectionString, { allowInsecureConnection: true })
+    : new TableServiceClient(`https://${name}.table.core.windows.net`, platform.get(CREDENTIAL));
+});
 
 /**
- * A container, queue or table client, made (and its resource created) once per process: concurrent
+ * A container, queue or table client, made (and its resource created) once per platform: concurrent
  * callers share the one request, and later ones skip building a client, a tenth of a blob call's CPU.
  */
-function ensureOnce<T>(key: string, create: () => Promise<T>): Promise<T> {
-  const made = clients();
+function ensureOnce<T>(made: Map<string, Promise<unknown>>, key: string, create: () => Promise<T>): Promise<T> {
   let pending = made.get(key) as Promise<T> | undefined;
   if (!pending) {
     pending = create().catch((error) => {
@@ -43,63 +73,56 @@ function ensureOnce<T>(key: string, create: () => Promise<T>): Promise<T> {
   return pending;
 }
 
-export const blobServiceClient = (): BlobServiceClient => currentPlatform().get(BLOB_SERVICE);
-const BLOB_SERVICE = member('blob service', () => {
-  const { connectionString, name } = account();
-  const { BlobServiceClient } = blobSdk();
-  return connectionString
-    ? BlobServiceClient.fromConnectionString(connectionString)
-    : new BlobServiceClient(`https://${name}.blob.core.windows.net`, azureCredential());
+/** The platform's storage (one per platform, its clients made on first use). */
+export const STORAGE = member('storage', (platform): Storage => {
+  const made = new Map<string, Promise<unknown>>();
+  const storage: Storage = {
+    get blobs() {
+      return platform.get(BLOB_SERVICE);
+    },
+    get queues() {
+      return platform.get(QUEUE_SERVICE);
+    },
+    get tables() {
+      return platform.get(TABLE_SERVICE);
+    },
+    container: (name) =>
+      ensureOnce(made, `blob:${name}`, async () => {
+        const client = storage.blobs.getContainerClient(name);
+        await client.createIfNotExists();
+        return client;
+      }),
+    queue: (name) =>
+      ensureOnce(made, `queue:${name}`, async () => {
+        const client = storage.queues.getQueueClient(name);
+        await client.createIfNotExists();
+        return client;
+      }),
+    table: (name) =>
+      ensureOnce(made, `table:${name}`, async () => {
+        const { connectionString, name: accountName } = account(platform.config);
+        const { TableClient } = tableSdk();
+        const client = connectionString
+          ? TableClient.fromConnectionString(connectionString, name, { allowInsecureConnection: true })
+          : new TableClient(`https://${accountName}.table.core.windows.net`, name, platform.get(CREDENTIAL));
+        await storage.tables.createTable(name);
+        return client;
+      }),
+    async enqueueJson(queueName, message, options) {
+      const client = await storage.queue(queueName);
+      await client.sendMessage(Buffer.from(JSON.stringify(message)).toString('base64'), options);
+    },
+  };
+  return storage;
 });
 
-export const queueServiceClient = (): QueueServiceClient => currentPlatform().get(QUEUE_SERVICE);
-const QUEUE_SERVICE = member('queue service', () => {
-  const { connectionString, name } = account();
-  const { QueueServiceClient } = queueSdk();
-  return connectionString
-    ? QueueServiceClient.fromConnectionString(connectionString)
-    : new QueueServiceClient(`https://${name}.queue.core.windows.net`, azureCredential());
-});
-
-export const tableServiceClient = (): TableServiceClient => currentPlatform().get(TABLE_SERVICE);
-const TABLE_SERVICE = member('table service', () => {
-  const { connectionString, name } = account();
-  const { TableServiceClient } = tableSdk();
-  return connectionString
-    ? TableServiceClient.fromConnectionString(connectionString, { allowInsecureConnection: true })
-    : new TableServiceClient(`https://${name}.table.core.windows.net`, azureCredential());
-});
-
-export function container(name: string): Promise<ContainerClient> {
-  return ensureOnce(`blob:${name}`, async () => {
-    const client = blobServiceClient().getContainerClient(name);
-    await client.createIfNotExists();
-    return client;
-  });
-}
-
-export function queue(name: string): Promise<QueueClient> {
-  return ensureOnce(`queue:${name}`, async () => {
-    const client = queueServiceClient().getQueueClient(name);
-    await client.createIfNotExists();
-    return client;
-  });
-}
-
-export function table(name: string): Promise<TableClient> {
-  return ensureOnce(`table:${name}`, async () => {
-    const { connectionString, name: accountName } = account();
-    const { TableClient } = tableSdk();
-    const client = connectionString
-      ? TableClient.fromConnectionString(connectionString, name, { allowInsecureConnection: true })
-      : new TableClient(`https://${accountName}.table.core.windows.net`, name, azureCredential());
-    await tableServiceClient().createTable(name);
-    return client;
-  });
-}
-
-/** Queue messages are base64-encoded JSON, the Functions host's default message encoding. */
-export async function enqueueJson(queueName: string, message: unknown, options?: { visibilityTimeout?: number }): Promise<void> {
-  const client = await queue(queueName);
-  await client.sendMessage(Buffer.from(JSON.stringify(message)).toString('base64'), options);
-}
+/** The storage of the platform in force (shared code and tests; a service's code gets `ctx.storage`). */
+const current = (): Storage => currentPlatform().get(STORAGE);
+export const blobServiceClient = (): BlobServiceClient => current().blobs;
+export const queueServiceClient = (): QueueServiceClient => current().queues;
+export const tableServiceClient = (): TableServiceClient => current().tables;
+export const container = (name: string): Promise<ContainerClient> => current().container(name);
+export const queue = (name: string): Promise<QueueClient> => current().queue(name);
+export const table = (name: string): Promise<TableClient> => current().table(name);
+export const enqueueJson = (queueName: string, message: unknown, options?: { visibilityTimeout?: number }): Promise<void> =>
+  current().enqueueJson(queueName, message, options);

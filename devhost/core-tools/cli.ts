@@ -60,9 +60,7 @@ async function main(): Promise<void> {
   const log = createLogger({ component: 'core-tools' });
   const functions = registeredFunctions(worker);
   const http = functions.filter((f): f is HttpFunction => f.kind === 'http');
-  const { currentPlatform } = await import('../../shared/platform');
-  const platform = currentPlatform();
-  const server = createHttpServer(buildRouteTable(http), log, platform);
+  const server = createHttpServer(buildRouteTable(http), log);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, '127.0.0.1', resolve);
@@ -70,13 +68,19 @@ async function main(): Promise<void> {
   const timers = startTimers(
     functions.filter((f): f is TimerFunction => f.kind === 'timer'),
     log,
-    platform,
+    process.env,
   );
-  const queues = startQueuePollers(
-    functions.filter((f): f is QueueFunction => f.kind === 'queue'),
-    hostJsonQueueSettings(),
-    log,
-    platform,
+  // The host's own side (polling queues on Azurite) reads storage through a platform of its own, as
+  // the real host is another process than the worker: the app's platform is the worker's business.
+  const { Platform, runInPlatform } = await import('../../shared/platform');
+  const hostPlatform = new Platform(process.env);
+  const queues = runInPlatform(hostPlatform, () =>
+    startQueuePollers(
+      functions.filter((f): f is QueueFunction => f.kind === 'queue'),
+      hostJsonQueueSettings(),
+      log,
+      process.env,
+    ),
   );
 
   const origin = `http://localhost:${(server.address() as AddressInfo).port}`;
@@ -93,6 +97,7 @@ async function main(): Promise<void> {
     server.closeAllConnections();
     await timers.stop();
     await queues.stop();
+    await hostPlatform.close();
     await worker.terminate();
     process.exit(0);
   };

@@ -1,4 +1,7 @@
-import { timer } from '../../shared/functions';
+import { timers } from '../../shared/functions';
+import { identityContext } from './context';
+
+const timer = timers('identity', identityContext);
 import { purgeExpired } from './cleanup';
 
 export const TIMERS = [
@@ -8,5 +11,5 @@ export const TIMERS = [
    * its auto-pause delay (60 minutes), so an hourly run would keep it awake for ever. Expired codes,
    * sessions and rate-limit windows are refused on read whatever their age; this only frees space.
    */
-  timer('identity', 'cleanup', '0 17 3 * * *', async (log) => log.info('purged expired identity rows', await purgeExpired())),
+  timer('cleanup', '0 17 3 * * *', async ({ log }) => log.info('purged expired identity rows', await purgeExpired())),
 ];

@@ -7,9 +7,10 @@ import { testEnhancedOrchestrator, testWorkflowLogger } from './operations/diagn
 import { health } from './operations/health';
 import { PUBLIC_HEALTH_ADMIN_SCHEMA_CHECK } from './guards';
 import { createReport, getReport } from './operations/reports';
+import { orchestratorContext } from './context';
 import * as s from './schemas';
 
-const route = routes('orchestrator');
+const route = routes('orchestrator', orchestratorContext);
 
 /** The refusals the execution actions share: an unknown tracking id, a queue that did not take the work (nothing changed) or identity not answering the guard. */
 const NO_EXECUTION = refusal([Code.EXECUTION_NOT_FOUND]);

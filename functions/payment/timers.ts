@@ -1,7 +1,10 @@
-import { timer } from '../../shared/functions';
+import { timers } from '../../shared/functions';
+import { paymentContext } from './context';
 import { sqlWorkStateOrBusy } from '../../shared/sql/idle';
 import { PAYMENT_SYNC_WORK, reportSyncBacklog, SYNC_BACKLOG_MESSAGE } from './backlog';
 import { cleanUpExpiredRecords, retryDueSyncs } from './sync-timers';
+
+const timer = timers('payment', paymentContext);
 
 /**
  * Retries due plan syncs (every minute by default; timers run once per app, and per-user leases
@@ -9,7 +12,7 @@ import { cleanUpExpiredRecords, retryDueSyncs } from './sync-timers';
  * (the Table Storage marker says idle: shared/sql/idle.ts) it writes the line from the marker and
  * leaves SQL alone, so a serverless database can pause.
  */
-export const syncRetryTimer = timer('payment', 'sync-retry', '%PAYMENT_SYNC_RETRY_SCHEDULE%', async (log) => {
+export const syncRetryTimer = timer('sync-retry', '%PAYMENT_SYNC_RETRY_SCHEDULE%', async ({ log }) => {
   const work = await sqlWorkStateOrBusy(PAYMENT_SYNC_WORK);
   if (work.idle) {
     log.info(SYNC_BACKLOG_MESSAGE, { syncsPending: 0, oldestPendingSeconds: 0, manualReview: work.data.manualReview ?? 0 });
@@ -24,6 +27,6 @@ export const syncRetryTimer = timer('payment', 'sync-retry', '%PAYMENT_SYNC_RETR
 });
 
 /** Deletes expired failed-sync records every 15 minutes (Table Storage has no TTL). */
-export const failedSyncCleanupTimer = timer('payment', 'failed-sync-cleanup', '0 */15 * * * *', async (log) => void (await cleanUpExpiredRecords(log)));
+export const failedSyncCleanupTimer = timer('failed-sync-cleanup', '0 */15 * * * *', async ({ log }) => void (await cleanUpExpiredRecords(log)));
 
 export const TIMERS = [syncRetryTimer, failedSyncCleanupTimer];

@@ -1,6 +1,7 @@
 import type { HttpMethod } from '@azure/functions';
 import { config } from '../../shared/config';
 import { check, checkStorage, healthFunction } from '../../shared/health';
+import { visualContext } from './context';
 import { Code } from '../../shared/http/errors';
 import { PUBLIC, refusal, RETRY_AFTER, routes } from '../../shared/http/route';
 import { renderPool } from './render/renderer';
@@ -8,7 +9,7 @@ import * as r from './operations';
 import { QUICKCHART_KEY, VISUAL_TOKEN } from './guards';
 import * as s from './schemas';
 
-const route = routes('visual');
+const route = routes('visual', visualContext);
 const ALL: HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'];
 // A render can fail or find every renderer busy, on every rendering route.
 const RENDERING = { 500: refusal([Code.RENDER_FAILED, Code.INTERNAL]), 503: refusal([Code.RENDERER_BUSY], { headers: RETRY_AFTER }) };
@@ -17,7 +18,7 @@ const NO_RESOURCE = refusal([Code.RESOURCE_NOT_FOUND, Code.OPERATION_NOT_FOUND])
 /** The visual service's whole HTTP surface: one route per line (id, method, path, who may call, what it takes and answers, handler). */
 // prettier-ignore
 export const ROUTES = [
-  healthFunction('visual', () => ({
+  healthFunction('visual', visualContext, () => ({
     storage: checkStorage,
     renderer: () => check(async () => (config().QUICKCHART_URL ? `QuickChart at ${config().QUICKCHART_URL}` : `${renderPool().size} render threads, ${renderPool().pending} renders pending, ${renderPool().renders} done`)),
   })),

@@ -1,9 +1,12 @@
-import { timer } from '../../shared/functions';
+import { timers } from '../../shared/functions';
+import { visualContext } from './context';
 import { deleteExpired } from './cache';
+
+const timer = timers('visual', visualContext);
 
 export const TIMERS = [
   // Blob Storage has no expiry of its own: every 15 minutes, the entries past their expiresAt go.
-  timer('visual', 'cache-cleanup', '0 */15 * * * *', async (log) => {
+  timer('cache-cleanup', '0 */15 * * * *', async ({ log }) => {
     const deleted = await deleteExpired();
     if (deleted) log.info('expired cache entries deleted', { deleted });
   }),

@@ -1,3 +1,4 @@
+import { currentTime } from '../platform';
 import { randomUUID } from 'node:crypto';
 import type { JWK, KeyLike } from 'jose';
 import { vendored } from '../vendor';
@@ -23,7 +24,7 @@ export interface SigningKey {
 export async function generateSigningJwk(): Promise<JWK> {
   const { privateKey } = await jose().generateKeyPair('ES256', { extractable: true });
   const jwk = await jose().exportJWK(privateKey);
-  return { ...jwk, kid: `${new Date().toISOString().slice(0, 10)}-${randomUUID().slice(0, 8)}`, alg: 'ES256', use: 'sig' };
+  return { ...jwk, kid: `${currentTime().toISOString().slice(0, 10)}-${randomUUID().slice(0, 8)}`, alg: 'ES256', use: 'sig' };
 }
 
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];

@@ -50,7 +50,7 @@ function keyOf(secret: string): KeyObject {
 
 export async function mintServiceToken(options: { secret: string; issuer: string; audience: string; now?: Date; lifetimeSeconds?: number }): Promise<string> {
   // Minted also before any platform exists (the dev host writing fresh settings): the system's time and a key of its own.
-  const iat = Math.floor((options.now ?? new Date()).getTime() / 1000);
+  const iat = Math.floor((options.now ?? currentTime()).getTime() / 1000);
   // The claims in this order and nothing else: tokens minted before jose signed them read the same.
   const claims: ServiceTokenClaims = {
     iss: options.issuer,

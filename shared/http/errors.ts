@@ -1,3 +1,4 @@
+import { currentTime } from '../platform';
 import type { HttpResponseInit } from '@azure/functions';
 import { Code, ERROR_CODES, statusesOf, type CodeFor, type ErrorCode, type ErrorCodeEntry, type StatusOf } from './error-codes';
 
@@ -22,7 +23,7 @@ export function errorResponse(err: HttpError): HttpResponseInit {
   return {
     status: err.status,
     headers: err.headers,
-    jsonBody: { error: err.error, message: err.message, code: err.code, timestamp: new Date().toISOString(), ...err.extra },
+    jsonBody: { error: err.error, message: err.message, code: err.code, timestamp: currentTime().toISOString(), ...err.extra },
   };
 }
 

@@ -1,7 +1,8 @@
 import type { HttpMethod, HttpRequest, HttpResponseInit } from '@azure/functions';
 import { config, type ServiceName } from '../config';
 import type { HttpFunction } from '../functions';
-import { currentPlatform, type Platform } from '../platform';
+import { baseContext, type ContextFactory, type ServiceContext } from '../context';
+import { currentPlatform } from '../platform';
 import { DEFAULT_BODY_LIMIT, parseJsonBody, readBody, validate, validateInput } from './body';
 import { ERROR_CODES, type ErrorCode } from './error-codes';
 import type { Infer } from './schemas';
@@ -18,18 +19,19 @@ export type SecurityScheme = Record<string, unknown>;
  * Who may call a route. `check` answers the caller (the principal) or throws the refusal (401,
  * 403, 503); `describe` is the one line a reader sees in the route table and the API reference.
  */
-export interface Guard<P = unknown> {
+export interface Guard<P = unknown, C extends ServiceContext = ServiceContext> {
   describe: string;
   /** The OpenAPI security scheme this guard checks, with its name; none for public routes. */
   scheme?: { name: string; definition: SecurityScheme };
   /** Statuses the guard itself can answer. */
   refusals: number[];
-  check(input: GuardInput): Promise<P>;
+  check(input: GuardInput<C>): Promise<P>;
 }
 
-export interface GuardInput {
+export interface GuardInput<C extends ServiceContext = ServiceContext> {
   request: HttpRequest;
-  ctx: RequestContext;
+  /** The service's context for this request, as its handler gets it. */
+  ctx: C & RequestContext;
   meta: RequestMeta;
   /** The route's path parameters as they came (the guard runs before they are validated). */
   params: Record<string, string>;
@@ -90,11 +92,10 @@ export interface Io {
   [status: number]: JsonSchema | ResponseSpec;
 }
 
-export interface RouteInput<P = unknown, B = unknown, Q = unknown, Params = Record<string, string>> {
-  /** The platform serving this request: its configuration, clock and members. */
-  platform: Platform;
+export interface RouteInput<P = unknown, B = unknown, Q = unknown, Params = Record<string, string>, C extends ServiceContext = ServiceContext> {
   request: HttpRequest;
-  ctx: RequestContext;
+  /** The service's context for this request (its settings, clock, logger and dependencies), with the request's id. */
+  ctx: C & RequestContext;
   meta: RequestMeta;
   params: Params;
   query: Q;
@@ -107,9 +108,9 @@ export interface RouteInput<P = unknown, B = unknown, Q = unknown, Params = Reco
  * A route's handler with its one-line summary for the API reference. `run` is a function property,
  * not a method, so TypeScript checks its input strictly against what the route hands it.
  */
-export interface Operation<P = unknown, B = unknown, Q = unknown, Params = unknown> {
+export interface Operation<P = unknown, B = unknown, Q = unknown, Params = unknown, C extends ServiceContext = ServiceContext> {
   summary: string;
-  run: (input: RouteInput<P, B, Q, Params>) => Promise<HttpResponseInit>;
+  run: (input: RouteInput<P, B, Q, Params, C>) => Promise<HttpResponseInit>;
 }
 
 type SchemaOf<B> = B extends { schema: infer S } ? S : B;
@@ -130,6 +131,17 @@ export const op = <P = unknown, B = unknown, Q = unknown, Params = unknown>(
   summary: string,
   run: Operation<P, B, Q, Params>['run'],
 ): Operation<P, B, Q, Params> => ({ summary, run });
+
+/**
+ * The `op` of a service whose handlers take its own context `C` (`export const op = opsFor<PaymentContext>()`
+ * in the service's operations): the same helper, with the context typed.
+ */
+export const opsFor =
+  <C extends ServiceContext>() =>
+  <P = unknown, B = unknown, Q = unknown, Params = unknown>(summary: string, run: Operation<P, B, Q, Params, C>['run']): Operation<P, B, Q, Params, C> => ({
+    summary,
+    run,
+  });
 
 /** What the API document and the route table know of a route, kept on its function. */
 export interface RouteDoc {
@@ -177,15 +189,18 @@ export function responsesOf(io: Io): [number, ResponseSpec][] {
  * input in a fixed order (the body's size, the guard, the path, the query, the JSON body) and
  * hands the handler typed, validated values.
  */
-export function routes(service: ServiceName) {
+export function routes<C extends ServiceContext = ServiceContext>(
+  service: ServiceName,
+  context: ContextFactory<C> = baseContext(service) as ContextFactory<C>,
+) {
   /** `path` is under the service's base segment, or from the host's root when it starts with `/`. */
   return function route<P, I extends Io>(
     id: string,
     method: HttpMethod | HttpMethod[],
     path: string,
-    guard: Guard<P>,
+    guard: Guard<P, C>,
     io: I,
-    operation: Operation<P, BodyOf<I>, QueryOf<I>, ParamsOf<I>>,
+    operation: Operation<P, BodyOf<I>, QueryOf<I>, ParamsOf<I>, C>,
   ): RoutedFunction {
     const methods = Array.isArray(method) ? method : [method];
     const fullPath = path.startsWith('/') ? path.slice(1) : path ? `${service}/${path}` : service;
@@ -193,7 +208,8 @@ export function routes(service: ServiceName) {
     // A route without a body still gets the default limit: it reads nothing, so it buffers nothing more.
     const maxBodyBytes = () => bodyLimit(body);
     const registered = io.otherMethods === 405 ? [...new Set([...methods, ...ALL_METHODS])] : methods;
-    const handler = http(service, async (request, ctx) => {
+    const handler = http(service, async (request, requestContext) => {
+      const ctx = Object.assign(context(currentPlatform(), requestContext.log), requestContext);
       if (!methods.includes(request.method as HttpMethod)) {
         throw methodNotAllowed(request.method, methods);
       }
@@ -204,7 +220,6 @@ export function routes(service: ServiceName) {
       const query = io.query ? queryInput(io.query, queryObject(request)) : {};
       const parsed = body && !body.raw ? parseJson(rawBody, body) : undefined;
       return operation.run({
-        platform: currentPlatform(),
         request,
         ctx,
         meta,
@@ -222,7 +237,7 @@ export function routes(service: ServiceName) {
       methods: registered,
       handler,
       maxBodyBytes,
-      doc: { id, service, methods, path: fullPath, guard: guard as Guard, io, summary: operation.summary },
+      doc: { id, service, methods, path: fullPath, guard: guard as unknown as Guard, io, summary: operation.summary },
     };
   };
 }

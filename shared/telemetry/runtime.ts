@@ -1,3 +1,4 @@
+import { SYSTEM_CLOCK } from '../platform';
 import { config } from '../config';
 import { setLogExport } from '../logging';
 import { vendored } from '../vendor';
@@ -19,7 +20,7 @@ export function startTelemetry(): void {
         runtime = load(connectionString);
       } catch (error) {
         process.stderr.write(
-          `${JSON.stringify({ level: 'error', timestamp: new Date().toISOString(), component: 'telemetry', error: (error as Error).message, msg: 'telemetry did not start; continuing without it' })}\n`,
+          `${JSON.stringify({ level: 'error', timestamp: SYSTEM_CLOCK.now().toISOString(), component: 'telemetry', error: (error as Error).message, msg: 'telemetry did not start; continuing without it' })}\n`,
         );
       }
       resolve(runtime);
@@ -146,7 +147,7 @@ function exportLogLine(rt: Runtime, line: string): void {
     body: String(msg ?? ''),
     severityNumber: SEVERITY[String(level)] ?? 9,
     severityText: String(level ?? 'info'),
-    timestamp: timestamp ? new Date(String(timestamp)) : new Date(),
+    timestamp: timestamp ? new Date(String(timestamp)) : SYSTEM_CLOCK.now(),
     attributes,
     context: rt.api.context.active(),
   });
@@ -178,7 +179,7 @@ export function sqlDependencyLogger(system: 'sqlite' | 'mssql', target: string, 
     if (!rt) return;
     const active = rt.api.context.active();
     if (rt.isSuppressed(active) || !rt.api.trace.getSpanContext(active)) return;
-    const end = Date.now();
+    const end = SYSTEM_CLOCK.now().getTime();
     const operation = /^\s*(\w+)/.exec(event.query.sql)?.[1]?.toUpperCase() ?? 'SQL';
     const span = rt.tracer.startSpan(
       `${operation} ${database}`,

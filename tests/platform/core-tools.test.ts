@@ -126,6 +126,9 @@ test('npm run func:prepare, then func start: sign in, pay for pro, get the repor
     email: 'core-tools@example.com',
     company: 'Harbour Lights Ltd',
     onStep: (s) => steps.push(s),
+  }).catch((error: Error) => {
+    // What the host wrote says why a step failed (a queue message that threw, a function that never answered).
+    throw new Error(`${error.message}\n--- func start output ---\n${host.output().slice(-6000)}`);
   });
   expect(journey.user.user).toMatchObject({ email: 'core-tools@example.com', plan: 'free' });
   expect(journey.confirmed.status).toBe('succeeded');

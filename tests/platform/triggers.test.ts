@@ -1,4 +1,3 @@
-import { Platform } from '../../shared/platform';
 import type { HttpFunction, QueueFunction, TimerFunction } from '../../shared/functions';
 import { createLogger } from '../../shared/logging';
 import { enqueueJson, queue } from '../../shared/storage';
@@ -24,11 +23,7 @@ describe('timer triggers', () => {
         fired.push({ name, at: new Date().toISOString() });
       },
     });
-    const handle = startTimers(
-      [timer('every-10s', '*/10 * * * * *'), timer('hourly', '0 0 * * * *', true)],
-      quiet,
-      new Platform({}, undefined, { requireFor: [] }),
-    );
+    const handle = startTimers([timer('every-10s', '*/10 * * * * *'), timer('hourly', '0 0 * * * *', true)], quiet, {});
     await jest.advanceTimersByTimeAsync(0);
     expect(fired).toEqual([{ name: 'hourly', at: '2026-01-01T00:00:00.500Z' }]);
     await jest.advanceTimersByTimeAsync(25_000);

@@ -15,22 +15,22 @@ import { searchExecutions, type ExecutionSearch } from './search';
 /** The administration API's operations (`orchestrator/api/admin/...`); the route table says who may call them. */
 export const overview = op<LiveUser>(
   'Health score and band, 7-day success rate, processing time, failures by source, alerts, 24-hour trends',
-  async ({ platform }) => json(200, await dashboardOverview(platform.clock.now())),
+  async ({ ctx }) => json(200, await dashboardOverview(ctx.now())),
 );
 
 export const failures = op<LiveUser, unknown, Infer<typeof s.FAILURES_QUERY>>(
   'Failures in a timeframe: error patterns, sources, failing steps, affected clients, timeline, recommendations',
-  async ({ platform, query }) => json(200, await failureAnalysis(platform.clock.now(), query.timeframe)),
+  async ({ ctx, query }) => json(200, await failureAnalysis(ctx.now(), query.timeframe)),
 );
 
 export const executions = op<LiveUser, unknown, Infer<typeof s.EXECUTIONS_QUERY>>(
   'Recent executions with a summary and the long-running ones',
-  async ({ platform, query }) => json(200, await executionsMonitor(platform.clock.now(), query.limit, query.status, query.search?.trim() ?? '')),
+  async ({ ctx, query }) => json(200, await executionsMonitor(ctx.now(), query.limit, query.status, query.search?.trim() ?? '')),
 );
 
 export const status = op<LiveUser, unknown, unknown, Infer<typeof s.TRACKING_PARAM>>(
   'One execution: its submission, processing log, metrics and download links',
-  async ({ platform, params }) => json(200, await executionStatus(params.trackingId, platform.clock.now())),
+  async ({ ctx, params }) => json(200, await executionStatus(params.trackingId, ctx.now())),
 );
 
 export const profiles = op<LiveUser, unknown, Infer<typeof s.PROFILES_QUERY>>('Client companies with their executions, a page at a time', async ({ query }) =>
@@ -41,8 +41,8 @@ type SearchQuery = Omit<ExecutionSearch, 'trackingId' | 'requestedBy'> & { track
 
 export const search = op<LiveUser, unknown, SearchQuery>(
   'Executions found by tracking id, company, requester, status, error and time range, sorted, a page at a time (cursor)',
-  async ({ platform, query: { tracking_id, requested_by, ...rest } }) =>
-    json(200, await searchExecutions({ ...rest, trackingId: tracking_id, requestedBy: requested_by }, platform.clock.now())),
+  async ({ ctx, query: { tracking_id, requested_by, ...rest } }) =>
+    json(200, await searchExecutions({ ...rest, trackingId: tracking_id, requestedBy: requested_by }, ctx.now())),
 );
 
 type Tracking = Infer<typeof s.TRACKING_PARAM>;

@@ -60,8 +60,8 @@ export const consoleConfigFile = op('Where the console finds each service (their
 /** GET orchestrator/api/admin/dashboard/trend-chart: the overview's 24-hour trend drawn by the visual service; SVG, sandboxed if opened directly, never stored (admin data). */
 export const trendChartSvg = op<LiveUser, unknown, Infer<typeof s.TREND_QUERY>>(
   'The 24-hour hourly trend as an SVG chart drawn by the visual service (themed, cached there)',
-  async ({ platform, query }) => {
-    const chart = await trendChart(platform.clock.now(), query.theme, checkTimeZone(query.tz), query.layout ?? 'wide');
+  async ({ ctx, query }) => {
+    const chart = await trendChart(ctx.now(), query.theme, checkTimeZone(query.tz), query.layout ?? 'wide');
     return {
       status: 200,
       body: chart.svg,

@@ -1,0 +1,6 @@
+import { defineContext } from '../../shared/context';
+
+/** What the visual service's code is handed per invocation: the shared part (it has no database). */
+export const visualContext = defineContext('visual', () => ({}));
+
+export type VisualContext = ReturnType<typeof visualContext>;
