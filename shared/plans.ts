@@ -1,7 +1,9 @@
 import { config, ConfigError } from './config';
 import { describeErrors, validator } from './http/body';
 import { onceEach } from './once';
-import type { Plan } from './auth/access-token';
+import { PLAN_IDS, type Plan } from './plan-ids';
+
+export { isPlan } from './plan-ids';
 
 /** One row of the plan table: what payment sells and charges, and what the orchestrator enforces. */
 export interface PlanDefinition {
@@ -58,14 +60,14 @@ function mentionsQuota(feature: string): boolean {
 
 export const PLAN_TABLE_SCHEMA = {
   type: 'array',
-  minItems: 3,
-  maxItems: 3,
+  minItems: PLAN_IDS.length,
+  maxItems: PLAN_IDS.length,
   items: {
     type: 'object',
     additionalProperties: false,
     required: ['id', 'name', 'price', 'currency', 'reportsPerMonth', 'features', 'priceVersion'],
     properties: {
-      id: { enum: ['free', 'pro', 'enterprise'] },
+      id: { enum: [...PLAN_IDS] },
       name: { type: 'string', minLength: 1, maxLength: 100 },
       price: { type: 'integer', minimum: 0 },
       currency: { type: 'string', pattern: '^[a-z]{3}$' },
@@ -95,7 +97,8 @@ export function parsePlanTable(source: unknown): readonly PlanDefinition[] {
   const valid = validator<PlanDefinition[]>(PLAN_TABLE_SCHEMA);
   if (!valid(source)) throw new ConfigError(describeErrors(valid.errors).map((e) => `PLANS_JSON: ${e.field} ${e.message}`));
   const table = source;
-  if (new Set(table.map((p) => p.id)).size !== 3) throw new ConfigError(['PLANS_JSON: must list free, pro and enterprise exactly once']);
+  if (new Set(table.map((p) => p.id)).size !== PLAN_IDS.length)
+    throw new ConfigError([`PLANS_JSON: must list ${PLAN_IDS.slice(0, -1).join(', ')} and ${PLAN_IDS.at(-1)} exactly once`]);
   if (table.find((p) => p.id === 'free')!.price !== 0) throw new ConfigError(['PLANS_JSON: the free plan must cost 0']);
   if (table.some((p) => p.id !== 'free' && p.price <= 0)) throw new ConfigError(['PLANS_JSON: paid plans need a positive price']);
   const competing = table.flatMap((p) => p.features.filter(mentionsQuota).map((f) => `${p.id}: "${f}"`));
@@ -106,5 +109,3 @@ export function parsePlanTable(source: unknown): readonly PlanDefinition[] {
 export function findPlan(id: string): PlanDefinition | undefined {
   return plans().find((p) => p.id === id);
 }
-
-export const isPlan = (value: unknown): value is Plan => value === 'free' || value === 'pro' || value === 'enterprise';

@@ -2,8 +2,9 @@ import { config, serviceUrl } from '../config';
 import { currentPlatform, member } from '../platform';
 import { Code, HttpError, httpError, isErrorCode, serviceUnavailable, STATUS_NAMES, unauthorized } from '../http/errors';
 import { undici } from '../http/undici';
+import type { Plan } from '../plan-ids';
 
-export type Plan = 'free' | 'pro' | 'enterprise';
+export type { Plan };
 export type UserStatus = 'active' | 'inactive';
 
 /** The signed-in user as identity knows them now: role, permissions, plan and status are live state, not the token's claims. */

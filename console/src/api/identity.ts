@@ -1,5 +1,6 @@
 import type { operations } from '../../../client/openapi/identity';
 import { call, type Ok } from './http';
+import { PLAN_IDS } from '../../../shared/plan-ids';
 
 /** The users list's filters, as its API document types them. */
 export type UsersQuery = NonNullable<operations['admin-users-list']['parameters']['query']>;
@@ -20,7 +21,8 @@ export interface Paged {
   offset: number;
 }
 
-const PLANS: readonly Plan[] = ['free', 'pro', 'enterprise'];
+/** The plans, from the one list (shared/plan-ids.ts). */
+export const PLANS: readonly Plan[] = PLAN_IDS;
 const STATUSES: readonly UserStatus[] = ['active', 'inactive'];
 const id = (value: string) => ({ params: { path: { id: value } } });
 

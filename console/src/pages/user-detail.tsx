@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { ApiError, identityApi, orchestratorApi, type Plan, type PublicUser, type UserView } from '../api';
+import { ApiError, identityApi, orchestratorApi, PLANS, type PublicUser, type UserView } from '../api';
 import { AsyncView, Empty, useAsync } from '../components/async';
 import { ConfirmButton } from '../components/confirm';
 import { CopyButton } from '../components/copy';
@@ -9,7 +9,6 @@ import { paths } from '../paths';
 import { useSignedInUser } from '../session';
 import { canChangePlan, canChangeRole, canChangeStatus, canRevokeSessions, type Allowed } from '../permissions';
 
-const PLANS: Plan[] = ['free', 'pro', 'enterprise'];
 const ROLES = ['user', 'admin', 'super_admin'];
 
 /** A user: plan, status, role, sessions and audit trail, with the changes the signed-in admin may make. */

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
+import { PLAN_IDS } from '../../../shared/plan-ids';
 import { identityApi } from '../api';
 import { AsyncView, Empty, useAsync } from '../components/async';
 import { PageTitle, StatusBadge } from '../components/layout';
@@ -8,7 +9,7 @@ import { paths } from '../paths';
 
 const PAGE_SIZE = 25;
 const ROLES = ['', 'user', 'admin', 'super_admin'];
-const PLANS = ['', 'free', 'pro', 'enterprise'];
+const PLANS = ['', ...PLAN_IDS];
 const STATUSES = ['', 'active', 'inactive'];
 
 /** Users from identity's admin API: search by email, filter by role, plan and status, page by 25. */
