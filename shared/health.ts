@@ -1,8 +1,9 @@
-import { config, type ServiceName } from './config';
+import { config, type Config, type ServiceName } from './config';
 import type { ContextFactory, ServiceContext } from './context';
 import { opsFor, PUBLIC, routes, type RoutedFunction } from './http/route';
 import { HEALTH, HEALTH_QUERY } from './http/schemas';
 import { currentTime } from './platform';
+import type { AnyKysely } from './sql/dialect';
 
 // SQL and Storage load with the first check that uses them: a service whose health does not check
 // one never loads its client.
@@ -43,11 +44,13 @@ export async function check(run: () => Promise<string | void>, timeoutMs = 3000)
   }
 }
 
-export const checkSql = () =>
+/** The database answers: the context's when one is handed in, else the platform in force's (for services not converted yet). */
+export const checkSql = (ctx?: { readonly db: AnyKysely; readonly config: Config }) =>
   check(async () => {
     const { sql } = require('./sql/dialect') as typeof import('./sql/dialect');
-    await sql`select 1 as ok`.execute(sqlModule().db());
-    return config().SQL_SERVER ? `Azure SQL ${config().SQL_SERVER}` : 'SQLite';
+    await sql`select 1 as ok`.execute(ctx ? ctx.db : sqlModule().db());
+    const cfg = ctx ? ctx.config : config();
+    return cfg.SQL_SERVER ? `Azure SQL ${cfg.SQL_SERVER}` : 'SQLite';
   });
 
 export const checkStorage = () =>

@@ -19,7 +19,9 @@ import Stripe from 'stripe';
 import { startDevHost } from '../../devhost/host';
 import { config } from '../../shared/config';
 import { db } from '../../shared/sql/db';
+import { identityContext } from '../../functions/identity/context';
 import { insertUser } from '../../functions/identity/users';
+import { createLogger } from '../../shared/logging';
 import type { LoadOrder, LoadReport, SignedEvent } from './load';
 import { profileEvent, type EventProfile } from './profile';
 import type { Plan } from '../../shared/auth/access-token';
@@ -104,10 +106,12 @@ async function main() {
     env: { PORT: '0', DATA_DIR: path.join(dir, 'data'), LOG_LEVEL: 'error' },
   });
   try {
+    // Users written as identity writes them, with identity's context on the host's platform.
+    const identity = identityContext(host.platform, createLogger({ component: 'bench' }));
     const userIds: string[] = [];
-    for (let i = 0; i < USERS; i++) userIds.push((await insertUser({ email: `bench-${i}@example.com` })).id);
+    for (let i = 0; i < USERS; i++) userIds.push((await insertUser(identity, { email: `bench-${i}@example.com` })).id);
     const profileUserIds: string[] = [];
-    for (let i = 0; i < PROFILE_SAMPLES; i++) profileUserIds.push((await insertUser({ email: `profile-${i}@example.com` })).id);
+    for (let i = 0; i < PROFILE_SAMPLES; i++) profileUserIds.push((await insertUser(identity, { email: `profile-${i}@example.com` })).id);
 
     const events = [...signEvents('warmup', WARMUP, userIds), ...signEvents('bench', EVENTS, userIds)];
     const eventsFile = path.join(dir, 'events.json');

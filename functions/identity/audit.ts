@@ -2,11 +2,16 @@ import type { Insertable, Kysely } from 'kysely';
 import { HttpError } from '../../shared/http/errors';
 import { page, toIso } from '../../shared/sql/dialect';
 import { param, precompiled } from '../../shared/sql/precompiled';
-import { identityDb, type ActorType, type AuditLogTable, type IdentityTables } from './db/tables';
+import type { Infer } from '../../shared/http/schemas';
+import type { IdentityContext } from './context';
+import type { ActorType, AuditLogTable, IdentityTables } from './db/tables';
+import type { AUDIT_QUERY } from './schemas';
 
 export type { RequestMeta } from '../../shared/http/client';
 import type { RequestMeta } from '../../shared/http/client';
-import { currentTime } from '../../shared/platform';
+
+/** What writing an audit entry needs: the database (unless a transaction is handed in) and the clock. */
+export type AuditWriter = Pick<IdentityContext, 'db' | 'now'>;
 
 export interface Actor {
   type: ActorType;
@@ -48,20 +53,25 @@ const insertAudit = precompiled((database: Kysely<IdentityTables>) =>
  * a rule said no, the target is missing, the input conflicts) is audited here as a failure with
  * its code, after the transaction rolled back, then passed on.
  */
-export async function auditRefusal<T>(meta: RequestMeta, entry: Pick<AuditEntry, 'actor' | 'action' | 'target'>, change: () => Promise<T>): Promise<T> {
+export async function auditRefusal<T>(
+  ctx: AuditWriter,
+  meta: RequestMeta,
+  entry: Pick<AuditEntry, 'actor' | 'action' | 'target'>,
+  change: () => Promise<T>,
+): Promise<T> {
   try {
     return await change();
   } catch (error) {
-    if (error instanceof HttpError) await audit(meta, { ...entry, result: 'failure', reason: error.code });
+    if (error instanceof HttpError) await audit(ctx, meta, { ...entry, result: 'failure', reason: error.code });
     throw error;
   }
 }
 
 /** Appends one audit entry; pass the transaction so the entry commits with the change it records. */
-export async function audit(meta: RequestMeta, entry: AuditEntry, executor: Kysely<IdentityTables> = identityDb()): Promise<void> {
+export async function audit(ctx: AuditWriter, meta: RequestMeta, entry: AuditEntry, executor = ctx.db): Promise<void> {
   await insertAudit.execute(
     {
-      timestamp: currentTime().toISOString(),
+      timestamp: ctx.now().toISOString(),
       actor_type: entry.actor.type,
       // Ids can come from a URL path: cut to the column width rather than fail the request.
       actor_id: entry.actor.id?.slice(0, 320) ?? null,
@@ -79,20 +89,9 @@ export async function audit(meta: RequestMeta, entry: AuditEntry, executor: Kyse
   );
 }
 
-export interface AuditQuery {
-  actor?: string;
-  action?: string;
-  target?: string;
-  result?: 'success' | 'failure';
-  since?: string;
-  until?: string;
-  limit: number;
-  offset: number;
-}
-
-/** Newest first. `actor` and `target` match ids (or emails where the entry names one). */
-export async function listAudit(query: AuditQuery) {
-  const database = identityDb();
+/** Newest first. `actor` and `target` match ids (or emails where the entry names one); `since` and `until` are ISO instants. */
+export async function listAudit(ctx: Pick<IdentityContext, 'db'>, query: Infer<typeof AUDIT_QUERY>) {
+  const database = ctx.db;
   let q = database.selectFrom('identity_audit_log');
   if (query.actor) q = q.where('actor_id', '=', query.actor);
   if (query.action) q = q.where('action', '=', query.action);

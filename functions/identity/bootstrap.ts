@@ -1,11 +1,9 @@
-import { config } from '../../shared/config';
 import { createLogger } from '../../shared/logging';
 import { audit, type Actor } from './audit';
+import type { IdentityContext } from './context';
 import { findRole } from './roles';
 import { revokeUserSessions } from './sessions';
-import { identityDb } from './db/tables';
 import { findUserByEmail, insertUser, normalizeEmail, updateUser, type UserRow } from './users';
-import { currentTimeMs } from '../../shared/platform';
 
 const SYSTEM: Actor = { type: 'system', id: 'bootstrap' };
 
@@ -14,49 +12,50 @@ const SYSTEM: Actor = { type: 'system', id: 'bootstrap' };
  * start-up (BOOTSTRAP_ADMIN_EMAIL) and by the users CLI; audited as the system.
  */
 export async function ensureUserWithRole(
+  ctx: IdentityContext,
   email: string,
   roleId: string,
   actor: Actor = SYSTEM,
 ): Promise<{ user: UserRow; outcome: 'created' | 'promoted' | 'unchanged' }> {
-  if (!(await findRole(roleId))) throw new Error(`role ${roleId} does not exist`);
-  const meta = { ip: null, userAgent: null, requestId: `${actor.id}-${currentTimeMs()}` };
-  return identityDb()
-    .transaction()
-    .execute(async (trx) => {
-      const existing = await findUserByEmail(email, trx);
-      if (!existing) {
-        const user = await insertUser({ email, role: roleId }, trx);
-        await audit(
-          meta,
-          { actor, action: 'user.create', target: { type: 'user', id: user.id }, result: 'success', details: { email: user.email, role: roleId } },
-          trx,
-        );
-        return { user, outcome: 'created' as const };
-      }
-      if (existing.role === roleId && existing.status === 'active') return { user: existing, outcome: 'unchanged' as const };
-      const user = (await updateUser(existing.id, { role: roleId, status: 'active' }, trx))!;
-      await revokeUserSessions(existing.id, 'role_changed', trx);
+  if (!(await findRole(ctx, roleId))) throw new Error(`role ${roleId} does not exist`);
+  const meta = { ip: null, userAgent: null, requestId: `${actor.id}-${ctx.now().getTime()}` };
+  return ctx.db.transaction().execute(async (trx) => {
+    const existing = await findUserByEmail(ctx, email, trx);
+    if (!existing) {
+      const user = await insertUser(ctx, { email, role: roleId }, trx);
       await audit(
+        ctx,
         meta,
-        { actor, action: 'role.grant', target: { type: 'user', id: user.id }, result: 'success', details: { from: existing.role, to: roleId } },
+        { actor, action: 'user.create', target: { type: 'user', id: user.id }, result: 'success', details: { email: user.email, role: roleId } },
         trx,
       );
-      return { user, outcome: 'promoted' as const };
-    });
+      return { user, outcome: 'created' as const };
+    }
+    if (existing.role === roleId && existing.status === 'active') return { user: existing, outcome: 'unchanged' as const };
+    const user = (await updateUser(ctx, existing.id, { role: roleId, status: 'active' }, trx))!;
+    await revokeUserSessions(ctx, existing.id, 'role_changed', trx);
+    await audit(
+      ctx,
+      meta,
+      { actor, action: 'role.grant', target: { type: 'user', id: user.id }, result: 'success', details: { from: existing.role, to: roleId } },
+      trx,
+    );
+    return { user, outcome: 'promoted' as const };
+  });
 }
 
 /** BOOTSTRAP_ADMIN_EMAIL becomes a super_admin when it is not one yet; an existing super_admin is left alone. */
-export async function bootstrapAdmin(): Promise<void> {
-  const email = config().BOOTSTRAP_ADMIN_EMAIL;
+export async function bootstrapAdmin(ctx: IdentityContext): Promise<void> {
+  const email = ctx.config.BOOTSTRAP_ADMIN_EMAIL;
   if (!email) return;
-  const existing = await findUserByEmail(normalizeEmail(email));
+  const existing = await findUserByEmail(ctx, normalizeEmail(email));
   if (existing?.role === 'super_admin') return;
   try {
-    const { outcome } = await ensureUserWithRole(email, 'super_admin');
-    createLogger({ service: 'identity' }).info('bootstrap admin ready', { email: normalizeEmail(email), outcome });
+    const { outcome } = await ensureUserWithRole(ctx, email, 'super_admin');
+    ctx.log.info('bootstrap admin ready', { email: normalizeEmail(email), outcome });
   } catch (error) {
     // Several instances start at once: the one that lost the insert race finds the admin in place.
-    if ((await findUserByEmail(normalizeEmail(email)))?.role !== 'super_admin') throw error;
+    if ((await findUserByEmail(ctx, normalizeEmail(email)))?.role !== 'super_admin') throw error;
   }
 }
 
@@ -77,7 +76,7 @@ export interface BackgroundTask {
  * fatal. Tried at once, then retried with exponential backoff and full jitter (1 s doubling to at
  * most 30 s), each failure logged, until it succeeds or `stop()` (app shutdown) cancels the wait.
  */
-export function startBootstrapAdmin(run: () => Promise<void> = bootstrapAdmin, random: () => number = Math.random): BackgroundTask {
+export function startBootstrapAdmin(run: () => Promise<void>, random: () => number = Math.random): BackgroundTask {
   const log = createLogger({ service: 'identity', component: 'bootstrap' });
   let stopped = false;
   let wake: (() => void) | undefined;

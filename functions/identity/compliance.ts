@@ -1,8 +1,7 @@
-import { identitySigningKeys } from '../../shared/auth/access-token';
-import { config } from '../../shared/config';
+import type { Kysely } from 'kysely';
 import { toIso } from '../../shared/sql/dialect';
-import { identityDb } from './db/tables';
-import { currentTime } from '../../shared/platform';
+import type { IdentityContext } from './context';
+import type { IdentityTables } from './db/tables';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -12,8 +11,8 @@ function keyCreatedAt(kid: string): string | null {
   return match && !Number.isNaN(Date.parse(match[1])) ? new Date(match[1]).toISOString() : null;
 }
 
-async function countBy(column: 'status' | 'plan' | 'role'): Promise<Record<string, number>> {
-  const rows = await identityDb()
+async function countBy(database: Kysely<IdentityTables>, column: 'status' | 'plan' | 'role'): Promise<Record<string, number>> {
+  const rows = await database
     .selectFrom('users')
     .select([column, (eb) => eb.fn.countAll<number>().as('count')])
     .groupBy(column)
@@ -25,13 +24,13 @@ async function countBy(column: 'status' | 'plan' | 'role'): Promise<Record<strin
  * What an auditor asks for: the user base, the one-time-code policy against NIST SP 800-63B, token
  * and key hygiene, session hygiene, audit retention and dormant administrators.
  */
-export async function complianceReport() {
-  const cfg = config();
-  const database = identityDb();
-  const now = currentTime();
+export async function complianceReport(ctx: Pick<IdentityContext, 'config' | 'db' | 'now' | 'signingKeys'>) {
+  const cfg = ctx.config;
+  const database = ctx.db;
+  const now = ctx.now();
   const nowIso = now.toISOString();
 
-  const [byStatus, byPlan, byRole] = await Promise.all([countBy('status'), countBy('plan'), countBy('role')]);
+  const [byStatus, byPlan, byRole] = await Promise.all([countBy(database, 'status'), countBy(database, 'plan'), countBy(database, 'role')]);
   const total = Object.values(byStatus).reduce((a, b) => a + b, 0);
 
   const entropyBits = Math.floor(cfg.OTP_LENGTH * Math.log2(10) * 10) / 10;
@@ -70,7 +69,7 @@ export async function complianceReport() {
     },
   ];
 
-  const keys = await identitySigningKeys();
+  const keys = await ctx.signingKeys;
   const signingKeys = keys.map((k, index) => {
     const createdAt = keyCreatedAt(k.kid);
     const ageDays = createdAt ? Math.floor((now.getTime() - Date.parse(createdAt)) / DAY_MS) : null;

@@ -1,12 +1,12 @@
 import type { HttpRequest } from '@azure/functions';
 import { ServiceTokenError, verifyServiceToken } from '../../shared/auth/service-token';
-import { config } from '../../shared/config';
 import type { Kysely } from 'kysely';
 import { bearerToken, CLOCK_TOLERANCE_SECONDS, isAdmin, verifyAccessTokenOr401, type AccessTokenClaims } from '../../shared/auth/access-token';
 import { Code, forbidden, type HttpError, unauthorized } from '../../shared/http/errors';
 import type { Guard } from '../../shared/http/route';
-import { currentPlatform, member, currentTimeMs } from '../../shared/platform';
+import { member } from '../../shared/platform';
 import { audit, type Actor, type RequestMeta } from './audit';
+import type { IdentityContext } from './context';
 import type { AdminActor } from './user-admin';
 import { param, precompiled } from '../../shared/sql/precompiled';
 import type { IdentityTables } from './db/tables';
@@ -25,16 +25,16 @@ export interface Authenticated {
  * signature is checked locally; the rest is one indexed lookup (session by primary key joined to
  * the user), so the answer reflects revocations and plan changes immediately on every instance.
  */
-export async function authenticate(request: HttpRequest): Promise<Authenticated> {
+export async function authenticate(ctx: IdentityContext, request: HttpRequest): Promise<Authenticated> {
   const token = bearerToken(request);
   if (!token) throw unauthorized('A Bearer access token is required', Code.AUTH_REQUIRED);
-  const claims = await verifiedClaims(token);
-  const row = await sessionAndUser(claims.sid, claims.sub);
-  if (!row || row.revoked_at || new Date(row.session_expires_at).getTime() <= currentTimeMs()) {
+  const claims = await verifiedClaims(ctx, token);
+  const [row] = await sessionAndUser.execute({ sessionId: claims.sid, userId: claims.sub }, ctx.db);
+  if (!row || row.revoked_at || new Date(row.session_expires_at).getTime() <= ctx.now().getTime()) {
     throw unauthorized('The session has ended; sign in again', Code.AUTH_SESSION_REVOKED);
   }
   if (row.status !== 'active') throw unauthorized('The account is inactive', Code.AUTH_USER_INACTIVE);
-  return { user: await toUserView(row), sessionId: claims.sid, claims };
+  return { user: await toUserView(ctx, row), sessionId: claims.sid, claims };
 }
 
 const MAX_VERIFIED_TOKENS = 10_000;
@@ -42,14 +42,13 @@ const MAX_VERIFIED_TOKENS = 10_000;
 // and is correct on any number of instances. exp is still checked on every use; session, user and
 // status always come from SQL. One per platform: another platform may hold other signing keys.
 const VERIFIED_TOKENS = member('identity verified tokens', () => new Map<string, AccessTokenClaims>());
-const verifiedTokens = () => currentPlatform().get(VERIFIED_TOKENS);
 
-async function verifiedClaims(token: string): Promise<AccessTokenClaims> {
-  const verified = verifiedTokens();
+async function verifiedClaims(ctx: IdentityContext, token: string): Promise<AccessTokenClaims> {
+  const verified = ctx.platform.get(VERIFIED_TOKENS);
   const cached = verified.get(token);
   if (cached) {
     // Refused from exp (plus the tolerance) on, as the signature check refuses a token it has not seen.
-    if (currentTimeMs() / 1000 >= cached.exp + CLOCK_TOLERANCE_SECONDS) throw unauthorized('The access token has expired', Code.AUTH_TOKEN_EXPIRED);
+    if (ctx.now().getTime() / 1000 >= cached.exp + CLOCK_TOLERANCE_SECONDS) throw unauthorized('The access token has expired', Code.AUTH_TOKEN_EXPIRED);
     return cached;
   }
   const claims = await verifyAccessTokenOr401(token);
@@ -59,7 +58,7 @@ async function verifiedClaims(token: string): Promise<AccessTokenClaims> {
 }
 
 // The hot query of /auth/validate: building and compiling it with Kysely cost more than running it.
-const sessionAndUserQuery = precompiled((database: Kysely<IdentityTables>) =>
+const sessionAndUser = precompiled((database: Kysely<IdentityTables>) =>
   database
     .selectFrom('identity_sessions as s')
     .innerJoin('users as u', 'u.id', 's.user_id')
@@ -79,11 +78,6 @@ const sessionAndUserQuery = precompiled((database: Kysely<IdentityTables>) =>
     .where('s.user_id', '=', param('userId')),
 );
 
-async function sessionAndUser(sessionId: string, userId: string) {
-  const [row] = await sessionAndUserQuery.execute({ sessionId, userId });
-  return row;
-}
-
 /** Refuses anyone but an admin or super_admin holding `permission` (403 ADMIN_REQUIRED / PERMISSION_DENIED). */
 export function requireAdminPermission(auth: Authenticated, permission: string): void {
   if (!isAdmin(auth.user)) throw forbidden('This route requires the admin or super_admin role', Code.ADMIN_REQUIRED);
@@ -100,11 +94,11 @@ const ACCESS_TOKEN = {
 };
 
 /** A signed-in user with a live session, checked in SQL on every call. */
-export const SIGNED_IN: Guard<Authenticated> = {
+export const SIGNED_IN: Guard<Authenticated, IdentityContext> = {
   describe: 'a signed-in user (access token with a live session)',
   scheme: ACCESS_TOKEN,
   refusals: [401],
-  check: ({ request }) => authenticate(request),
+  check: ({ request, ctx }) => authenticate(ctx, request),
 };
 
 /** The admin a change is made by, as the account rules need it. */
@@ -116,18 +110,18 @@ export interface AdminCaller extends Authenticated {
  * An admin or super_admin holding `permission`. A signed-in caller who is refused (403) is
  * audited under `action`, naming the object of the path (`{id}` as a `targetType`).
  */
-export function adminWith(permission: string, action: string, targetType = 'user'): Guard<AdminCaller> {
+export function adminWith(permission: string, action: string, targetType = 'user'): Guard<AdminCaller, IdentityContext> {
   return {
     describe: `an admin or super_admin holding ${permission}`,
     scheme: ACCESS_TOKEN,
     refusals: [401, 403],
-    async check({ request, meta, params }) {
-      const auth = await authenticate(request);
+    async check({ request, ctx, meta, params }) {
+      const auth = await authenticate(ctx, request);
       try {
         requireAdminPermission(auth, permission);
       } catch (error) {
         const target = params.id ? { type: targetType, id: params.id } : { type: 'route', id: `${request.method} ${new URL(request.url).pathname}` };
-        await audit(meta, {
+        await audit(ctx, meta, {
           actor: isAdmin(auth.user) ? adminActor(auth) : userActor(auth),
           action,
           target,
@@ -160,8 +154,8 @@ export interface PlanCaller {
  * header prefix and, more than the prefix alone, a valid HS256 signature (current or previous
  * secret) and the right claims. Any other call is admin-JWT mode with admin:users:update.
  */
-export async function authorizePlanCaller(request: HttpRequest, meta: RequestMeta): Promise<PlanCaller> {
-  const cfg = config();
+export async function authorizePlanCaller(ctx: IdentityContext, request: HttpRequest, meta: RequestMeta): Promise<PlanCaller> {
+  const cfg = ctx.config;
   if (request.headers.get('x-service') === cfg.PAYMENT_SERVICE_ID) {
     const token = bearerToken(request);
     try {
@@ -171,10 +165,11 @@ export async function authorizePlanCaller(request: HttpRequest, meta: RequestMet
         issuer: cfg.PAYMENT_SERVICE_ID,
         audience: cfg.IDENTITY_SERVICE_ID,
         requiredPermission: 'admin:users:update',
+        now: ctx.now(),
       });
     } catch (error) {
       const reason = error instanceof ServiceTokenError ? error.message : 'token is malformed';
-      await audit(meta, {
+      await audit(ctx, meta, {
         actor: { type: 'service', id: cfg.PAYMENT_SERVICE_ID },
         action: 'user.plan.update',
         target: { type: 'user', id: request.params.userId ?? null },
@@ -185,11 +180,11 @@ export async function authorizePlanCaller(request: HttpRequest, meta: RequestMet
     }
     return { actor: { type: 'service', id: cfg.PAYMENT_SERVICE_ID }, defaultUpdatedBy: cfg.PAYMENT_SERVICE_ID };
   }
-  const auth = await authenticate(request);
+  const auth = await authenticate(ctx, request);
   try {
     requireAdminPermission(auth, 'admin:users:update');
   } catch (error) {
-    await audit(meta, {
+    await audit(ctx, meta, {
       actor: userActor(auth),
       action: 'user.plan.update',
       target: { type: 'user', id: request.params.userId ?? null },
@@ -202,7 +197,7 @@ export async function authorizePlanCaller(request: HttpRequest, meta: RequestMet
 }
 
 /** The payment service's service token (X-Service + HS256 token), or an admin's access token with admin:users:update. */
-export const PLAN_CALLER: Guard<PlanCaller> = {
+export const PLAN_CALLER: Guard<PlanCaller, IdentityContext> = {
   describe: 'the payment service (X-Service: payment-service and its service token), or an admin or super_admin holding admin:users:update',
   scheme: {
     name: 'serviceToken',
@@ -214,5 +209,5 @@ export const PLAN_CALLER: Guard<PlanCaller> = {
     },
   },
   refusals: [401, 403],
-  check: ({ request, meta }) => authorizePlanCaller(request, meta),
+  check: ({ request, ctx, meta }) => authorizePlanCaller(ctx, request, meta),
 };

@@ -1,15 +1,20 @@
 import type { ServiceDefinition } from '../../shared/functions';
 import { contractRoutes } from '../../shared/http/contract';
+import { createLogger } from '../../shared/logging';
 import { member } from '../../shared/platform';
-import { startBootstrapAdmin, type BackgroundTask } from './bootstrap';
+import { bootstrapAdmin, startBootstrapAdmin, type BackgroundTask } from './bootstrap';
+import { identityContext } from './context';
+import { mailerOn } from './mailer';
+import { DESCRIPTION, ROUTES } from './routes';
 import { TIMERS } from './timers';
-import { describeMailer } from './mailer';
-import { ROUTES, DESCRIPTION } from './routes';
 
-/** The bootstrap admin's background retries: the platform's, so stopping it (or the platform closing) cancels them. */
+/**
+ * The bootstrap admin's background retries: the platform's, so stopping it (or the platform closing)
+ * cancels them. Each try is handed identity's context on that platform, and the platform's jitter.
+ */
 const BOOTSTRAP = member(
   'identity bootstrap admin',
-  () => startBootstrapAdmin(),
+  (platform) => startBootstrapAdmin(() => bootstrapAdmin(identityContext(platform, createLogger({ service: 'identity' }))), platform.random),
   async (task: BackgroundTask) => {
     task.stop();
     await task.done;
@@ -27,5 +32,5 @@ export const identity: ServiceDefinition = {
     await platform.get(BOOTSTRAP).firstAttempt;
   },
   stop: (platform) => platform.release(BOOTSTRAP),
-  describe: () => [describeMailer()],
+  describe: (platform) => [mailerOn(platform).describe()],
 };

@@ -1,11 +1,9 @@
-import { config } from '../../shared/config';
 import { Code, type CodeFor, forbidden, HttpError, tooManyRequests, unauthorized } from '../../shared/http/errors';
 import { ANONYMOUS, audit, type RequestMeta } from './audit';
-import { sendEmail } from './mailer';
+import type { IdentityContext } from './context';
 import { consumeCode, issueCode, resendCooldown, type CodeCheck } from './otp';
 import { bucketKey, hitRateLimit, resetRateLimit } from './rate-limit';
 import { createSession, revokeSession, revokeUserSessions, rotateRefreshToken, type RotationResult } from './sessions';
-import { identityDb } from './db/tables';
 import { signAccessToken } from './tokens';
 import { findUserByEmail, findUserById, insertUser, toUserView, type UserView } from './users';
 
@@ -21,8 +19,8 @@ const emailBuckets = (email: string, ip: string | null) => ({
   total: bucketKey('login-email', email),
 });
 
-function codeEmail(to: string, code: string) {
-  const minutes = Math.round(config().OTP_TTL_SECONDS / 60);
+function codeEmail(ttlSeconds: number, to: string, code: string) {
+  const minutes = Math.round(ttlSeconds / 60);
   return {
     to,
     subject: `Your sign-in code: ${code}`,
@@ -47,45 +45,45 @@ const noAccountEmail = (to: string) => ({
  * Starts an email sign-in. Known and unknown addresses take the same path (a code row, the caps and
  * the cooldown, one email), so neither the answer nor its timing tells whether an account exists.
  */
-export async function startLogin(rawEmail: string, meta: RequestMeta): Promise<void> {
-  const cfg = config();
+export async function startLogin(ctx: IdentityContext, rawEmail: string, meta: RequestMeta): Promise<void> {
+  const cfg = ctx.config;
   const email = rawEmail.trim().toLowerCase();
   const target = { type: 'email', id: email };
   const refuse = async (reason: string, error: HttpError) => {
-    await audit(meta, { actor: ANONYMOUS, action: 'auth.login', target, result: 'failure', reason });
+    await audit(ctx, meta, { actor: ANONYMOUS, action: 'auth.login', target, result: 'failure', reason });
     throw error;
   };
-  const perIp = await hitRateLimit(bucketKey('login-ip', meta.ip ?? 'unknown'), cfg.LOGIN_MAX_PER_IP, cfg.LOGIN_RATE_WINDOW_SECONDS);
+  const perIp = await hitRateLimit(ctx, bucketKey('login-ip', meta.ip ?? 'unknown'), cfg.LOGIN_MAX_PER_IP, cfg.LOGIN_RATE_WINDOW_SECONDS);
   if (!perIp.allowed)
     await refuse(
       'rate_limited_ip',
       tooManyRequests('Too many sign-in requests from this network; try again later', perIp.retryAfterSeconds, Code.LOGIN_RATE_LIMITED),
     );
-  const cooldown = await resendCooldown(email);
+  const cooldown = await resendCooldown(ctx, email);
   if (cooldown > 0)
     await refuse('resend_cooldown', tooManyRequests(`A code was sent moments ago; a new one can be sent in ${cooldown} s`, cooldown, Code.OTP_RESEND_COOLDOWN));
   const buckets = emailBuckets(email, meta.ip);
-  const perEmail = await hitRateLimit(buckets.perClient, cfg.LOGIN_MAX_PER_EMAIL, cfg.LOGIN_RATE_WINDOW_SECONDS);
+  const perEmail = await hitRateLimit(ctx, buckets.perClient, cfg.LOGIN_MAX_PER_EMAIL, cfg.LOGIN_RATE_WINDOW_SECONDS);
   if (!perEmail.allowed)
     await refuse(
       'rate_limited_email',
       tooManyRequests('Too many codes were sent to this address; try again later', perEmail.retryAfterSeconds, Code.LOGIN_RATE_LIMITED),
     );
-  const total = await hitRateLimit(buckets.total, cfg.LOGIN_MAX_PER_EMAIL_TOTAL, cfg.LOGIN_RATE_WINDOW_SECONDS);
+  const total = await hitRateLimit(ctx, buckets.total, cfg.LOGIN_MAX_PER_EMAIL_TOTAL, cfg.LOGIN_RATE_WINDOW_SECONDS);
   if (!total.allowed)
     await refuse(
       'rate_limited_email_total',
       tooManyRequests('Too many codes were sent to this address; try again later', total.retryAfterSeconds, Code.LOGIN_RATE_LIMITED),
     );
-  const code = await issueCode(email);
+  const code = await issueCode(ctx, email);
   if (!code)
     await refuse(
       'resend_cooldown',
       tooManyRequests('A code was sent moments ago; try again shortly', cfg.OTP_RESEND_COOLDOWN_SECONDS, Code.OTP_RESEND_COOLDOWN),
     );
-  const user = await findUserByEmail(email);
-  await sendEmail(user || cfg.ALLOW_SIGNUP ? codeEmail(email, code!) : noAccountEmail(email));
-  await audit(meta, { actor: ANONYMOUS, action: 'auth.login', target, result: 'success', details: { accountExists: Boolean(user) } });
+  const user = await findUserByEmail(ctx, email);
+  await ctx.mailer.send(user || cfg.ALLOW_SIGNUP ? codeEmail(cfg.OTP_TTL_SECONDS, email, code!) : noAccountEmail(email));
+  await audit(ctx, meta, { actor: ANONYMOUS, action: 'auth.login', target, result: 'success', details: { accountExists: Boolean(user) } });
 }
 
 const CODE_FAILURES: Record<Exclude<CodeCheck, 'valid'>, [CodeFor<401>, string]> = {
@@ -105,49 +103,49 @@ export interface SignedIn {
 }
 
 /** Completes a sign-in: consumes the code, signs the user up when allowed, opens a session. */
-export async function completeLogin(rawEmail: string, code: string, meta: RequestMeta): Promise<SignedIn> {
-  const cfg = config();
+export async function completeLogin(ctx: IdentityContext, rawEmail: string, code: string, meta: RequestMeta): Promise<SignedIn> {
+  const cfg = ctx.config;
   const email = rawEmail.trim().toLowerCase();
   const target = { type: 'email', id: email };
-  const check = await consumeCode(email, code);
+  const check = await consumeCode(ctx, email, code);
   if (check !== 'valid') {
-    await audit(meta, { actor: ANONYMOUS, action: 'auth.verify', target, result: 'failure', reason: `code_${check}` });
+    await audit(ctx, meta, { actor: ANONYMOUS, action: 'auth.verify', target, result: 'failure', reason: `code_${check}` });
     const [errorCode, message] = CODE_FAILURES[check];
     throw unauthorized(message, errorCode);
   }
-  const outcome = await identityDb()
-    .transaction()
-    .execute(async (trx) => {
-      let user = await findUserByEmail(email, trx);
-      if (!user) {
-        if (!cfg.ALLOW_SIGNUP) return { refused: 'no_account' as const };
-        user = await insertUser({ email }, trx);
-        await audit(
-          meta,
-          { actor: { type: 'user', id: user.id }, action: 'user.signup', target: { type: 'user', id: user.id }, result: 'success', details: { email } },
-          trx,
-        );
-      }
-      if (user.status !== 'active') return { refused: 'inactive' as const, userId: user.id };
-      const session = await createSession(user.id, meta, trx);
+  const outcome = await ctx.db.transaction().execute(async (trx) => {
+    let user = await findUserByEmail(ctx, email, trx);
+    if (!user) {
+      if (!cfg.ALLOW_SIGNUP) return { refused: 'no_account' as const };
+      user = await insertUser(ctx, { email }, trx);
       await audit(
+        ctx,
         meta,
-        { actor: { type: 'user', id: user.id }, action: 'auth.verify', target: { type: 'session', id: session.sessionId }, result: 'success' },
+        { actor: { type: 'user', id: user.id }, action: 'user.signup', target: { type: 'user', id: user.id }, result: 'success', details: { email } },
         trx,
       );
-      return { user, ...session };
-    });
+    }
+    if (user.status !== 'active') return { refused: 'inactive' as const, userId: user.id };
+    const session = await createSession(ctx, user.id, meta, trx);
+    await audit(
+      ctx,
+      meta,
+      { actor: { type: 'user', id: user.id }, action: 'auth.verify', target: { type: 'session', id: session.sessionId }, result: 'success' },
+      trx,
+    );
+    return { user, ...session };
+  });
   if ('refused' in outcome) {
-    await audit(meta, { actor: ANONYMOUS, action: 'auth.verify', target, result: 'failure', reason: outcome.refused });
+    await audit(ctx, meta, { actor: ANONYMOUS, action: 'auth.verify', target, result: 'failure', reason: outcome.refused });
     if (outcome.refused === 'inactive') throw forbidden('The account is inactive', Code.ACCOUNT_INACTIVE);
     throw unauthorized('The code is not valid', Code.OTP_INVALID);
   }
   // The mailbox owner proved themselves: their client and the address start afresh.
   const buckets = emailBuckets(email, meta.ip);
-  await resetRateLimit(buckets.perClient, cfg.LOGIN_RATE_WINDOW_SECONDS);
-  await resetRateLimit(buckets.total, cfg.LOGIN_RATE_WINDOW_SECONDS);
-  const user = await toUserView(outcome.user);
-  const { accessToken, expiresIn } = await signAccessToken(user, outcome.sessionId);
+  await resetRateLimit(ctx, buckets.perClient, cfg.LOGIN_RATE_WINDOW_SECONDS);
+  await resetRateLimit(ctx, buckets.total, cfg.LOGIN_RATE_WINDOW_SECONDS);
+  const user = await toUserView(ctx, outcome.user);
+  const { accessToken, expiresIn } = await signAccessToken(ctx, user, outcome.sessionId);
   return { accessToken, refreshToken: outcome.refreshToken, expiresIn, user, sessionId: outcome.sessionId };
 }
 
@@ -164,11 +162,11 @@ const REFRESH_FAILURES: Record<Exclude<RotationResult['outcome'], 'rotated'>, [C
  * Exchanges a refresh token for a new pair (the token rotates; see rotateRefreshToken), with the
  * user's current role, plan and status in the new access token. An inactive user's session ends.
  */
-export async function refreshSession(refreshToken: string, meta: RequestMeta): Promise<SignedIn> {
-  const result = await rotateRefreshToken(refreshToken);
+export async function refreshSession(ctx: IdentityContext, refreshToken: string, meta: RequestMeta): Promise<SignedIn> {
+  const result = await rotateRefreshToken(ctx, refreshToken);
   if (result.outcome !== 'rotated') {
     const ids = 'sessionId' in result ? result : undefined;
-    await audit(meta, {
+    await audit(ctx, meta, {
       actor: ids ? { type: 'user', id: ids.userId } : ANONYMOUS,
       action: 'auth.refresh',
       target: ids ? { type: 'session', id: ids.sessionId } : undefined,
@@ -178,10 +176,10 @@ export async function refreshSession(refreshToken: string, meta: RequestMeta): P
     const [code, message] = REFRESH_FAILURES[result.outcome];
     throw unauthorized(message, code);
   }
-  const row = await findUserById(result.userId);
+  const row = await findUserById(ctx, result.userId);
   if (!row || row.status !== 'active') {
-    await revokeSession(result.sessionId, 'user_inactive');
-    await audit(meta, {
+    await revokeSession(ctx, result.sessionId, 'user_inactive');
+    await audit(ctx, meta, {
       actor: { type: 'user', id: result.userId },
       action: 'auth.refresh',
       target: { type: 'session', id: result.sessionId },
@@ -190,9 +188,9 @@ export async function refreshSession(refreshToken: string, meta: RequestMeta): P
     });
     throw unauthorized('The account is inactive', Code.AUTH_USER_INACTIVE);
   }
-  const user = await toUserView(row);
-  const { accessToken, expiresIn } = await signAccessToken(user, result.sessionId);
-  await audit(meta, {
+  const user = await toUserView(ctx, row);
+  const { accessToken, expiresIn } = await signAccessToken(ctx, user, result.sessionId);
+  await audit(ctx, meta, {
     actor: { type: 'user', id: user.id },
     action: 'auth.refresh',
     target: { type: 'session', id: result.sessionId },
@@ -204,13 +202,14 @@ export async function refreshSession(refreshToken: string, meta: RequestMeta): P
 
 /** Ends the caller's session (`current`) or every session of the user (`all`). */
 export async function logout(
+  ctx: IdentityContext,
   user: UserView,
   sessionId: string,
   scope: 'current' | 'all',
   meta: RequestMeta,
 ): Promise<{ scope: 'current' | 'all'; revokedSessions: number }> {
-  const revokedSessions = scope === 'all' ? await revokeUserSessions(user.id, 'logout_all') : Number(await revokeSession(sessionId, 'logout'));
-  await audit(meta, {
+  const revokedSessions = scope === 'all' ? await revokeUserSessions(ctx, user.id, 'logout_all') : Number(await revokeSession(ctx, sessionId, 'logout'));
+  await audit(ctx, meta, {
     actor: { type: 'user', id: user.id },
     action: 'auth.logout',
     target: scope === 'all' ? { type: 'user', id: user.id } : { type: 'session', id: sessionId },

@@ -3,9 +3,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { EmailClient } from '@azure/communication-email';
 import type { Transporter } from 'nodemailer';
-import { azureCredential } from '../../shared/azure-credential';
-import { config } from '../../shared/config';
-import { currentPlatform, member, type Platform } from '../../shared/platform';
+import { CREDENTIAL } from '../../shared/azure-credential';
+import type { Config } from '../../shared/config';
+import { member, type Platform } from '../../shared/platform';
 
 export interface Email {
   to: string;
@@ -13,7 +13,14 @@ export interface Email {
   text: string;
 }
 
-export const outboxDir = () => path.join(config().DATA_DIR, 'outbox');
+/** How identity sends email: identity's context hands it in (`ctx.mailer`). */
+export interface Mailer {
+  send(email: Email): Promise<void>;
+  /** The dev host's banner line: where the codes go. */
+  describe(): string;
+}
+
+const outboxDir = (cfg: Config) => path.join(cfg.DATA_DIR, 'outbox');
 
 // The mail libraries load with the first email, not with the service: most cold starts send none.
 const nodemailer = () => require('nodemailer') as typeof import('nodemailer');
@@ -31,22 +38,22 @@ const TRANSPORTS = member(
   (made) => made.smtp?.transport.close(),
 );
 
-function smtpTransport(url: string): Transporter {
-  const made = currentPlatform().get(TRANSPORTS);
+function smtpTransport(platform: Platform, url: string): Transporter {
+  const made = platform.get(TRANSPORTS);
   if (made.smtp?.url !== url) made.smtp = { url, transport: nodemailer().createTransport(url) };
   return made.smtp.transport;
 }
 
 // Builds the RFC 5322 message without sending it, for the local outbox.
-function outboxComposer(): Transporter {
-  const made = currentPlatform().get(TRANSPORTS);
+function outboxComposer(platform: Platform): Transporter {
+  const made = platform.get(TRANSPORTS);
   return (made.composer ??= nodemailer().createTransport({ streamTransport: true, buffer: true, newline: 'unix' }));
 }
 
 /** The Azure Communication Services client of EMAIL_ACS_ENDPOINT, signed in as the app's managed identity. */
-function acsClient(endpoint: string): EmailClient {
-  const made = currentPlatform().get(TRANSPORTS);
-  if (made.acs?.endpoint !== endpoint) made.acs = { endpoint, client: new (communicationEmail().EmailClient)(endpoint, azureCredential()) };
+function acsClient(platform: Platform, endpoint: string): EmailClient {
+  const made = platform.get(TRANSPORTS);
+  if (made.acs?.endpoint !== endpoint) made.acs = { endpoint, client: new (communicationEmail().EmailClient)(endpoint, platform.get(CREDENTIAL)) };
   return made.acs.client;
 }
 
@@ -88,21 +95,22 @@ export async function sendWithAcs(client: EmailClient, from: string, email: Emai
 /**
  * Sends through SMTP when SMTP_URL is set, else through Azure Communication Services when
  * EMAIL_ACS_ENDPOINT is set (what the Bicep provisions), else writes the message as one .eml file
- * in the outbox (laptops and tests).
+ * in the outbox (laptops and tests). The settings are read at each send, so a platform whose
+ * settings change sends by the new ones.
  */
-export async function sendEmail(email: Email): Promise<void> {
-  const cfg = config();
+async function sendEmail(platform: Platform, email: Email): Promise<void> {
+  const cfg = platform.config;
   const message = { from: cfg.EMAIL_FROM, to: email.to, subject: email.subject, text: email.text };
   if (cfg.SMTP_URL) {
-    await smtpTransport(cfg.SMTP_URL).sendMail(message);
+    await smtpTransport(platform, cfg.SMTP_URL).sendMail(message);
     return;
   }
   if (cfg.EMAIL_ACS_ENDPOINT) {
-    await sendWithAcs(acsClient(cfg.EMAIL_ACS_ENDPOINT), cfg.EMAIL_FROM, email);
+    await sendWithAcs(acsClient(platform, cfg.EMAIL_ACS_ENDPOINT), cfg.EMAIL_FROM, email);
     return;
   }
-  const info = await outboxComposer().sendMail(message);
-  const dir = outboxDir();
+  const info = await outboxComposer(platform).sendMail(message);
+  const dir = outboxDir(cfg);
   fs.mkdirSync(dir, { recursive: true });
   // hrtime orders files by sending order even when tests move the wall clock.
   const name = `${String(process.hrtime.bigint()).padStart(20, '0')}-${randomUUID().slice(0, 8)}.eml`;
@@ -111,9 +119,14 @@ export async function sendEmail(email: Email): Promise<void> {
   await fs.promises.rename(temporary, path.join(dir, name));
 }
 
-export function describeMailer(): string {
-  const cfg = config();
+function describeMailer(cfg: Config): string {
   if (cfg.SMTP_URL) return 'email        SMTP (SMTP_URL)';
   if (cfg.EMAIL_ACS_ENDPOINT) return `email        Azure Communication Services ${cfg.EMAIL_ACS_ENDPOINT} (managed identity), from ${cfg.EMAIL_FROM}`;
-  return `email        outbox ${outboxDir()} (one .eml per message)`;
+  return `email        outbox ${outboxDir(cfg)} (one .eml per message)`;
 }
+
+/** identity's mailer on `platform`: its clients are the platform's, made on first use and closed with it. */
+export const mailerOn = (platform: Platform): Mailer => ({
+  send: (email) => sendEmail(platform, email),
+  describe: () => describeMailer(platform.config),
+});

@@ -1,12 +1,14 @@
 import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
-import { config } from '../../shared/config';
-import { identityDb } from './db/tables';
-import { currentTime, currentTimeMs } from '../../shared/platform';
+import type { Config } from '../../shared/config';
+import type { IdentityContext } from './context';
 
-const codeHash = (email: string, code: string) => createHmac('sha256', config().OTP_HMAC_KEY).update(`${email}\n${code}`).digest('hex');
+/** What the one-time codes need: their settings (length, lifetime, cooldown, tries, HMAC key), the clock and the database. */
+type CodeContext = Pick<IdentityContext, 'config' | 'now' | 'db'>;
 
-/** A uniformly random code of OTP_LENGTH digits from the CSPRNG. */
-export function generateCode(length = config().OTP_LENGTH): string {
+const codeHash = (cfg: Config, email: string, code: string) => createHmac('sha256', cfg.OTP_HMAC_KEY).update(`${email}\n${code}`).digest('hex');
+
+/** A uniformly random code of `length` digits (OTP_LENGTH) from the CSPRNG. */
+export function generateCode(length: number): string {
   return String(randomInt(0, 10 ** length)).padStart(length, '0');
 }
 
@@ -15,11 +17,11 @@ export function generateCode(length = config().OTP_LENGTH): string {
  * (unused, unexpired, tries left) and younger than the cooldown. A used or burnt code does not hold
  * back a new sign-in.
  */
-export async function resendCooldown(email: string): Promise<number> {
-  const cfg = config();
-  const row = await identityDb().selectFrom('identity_otp_codes').selectAll().where('email', '=', email).executeTakeFirst();
+export async function resendCooldown(ctx: CodeContext, email: string): Promise<number> {
+  const cfg = ctx.config;
+  const row = await ctx.db.selectFrom('identity_otp_codes').selectAll().where('email', '=', email).executeTakeFirst();
   if (!row || row.used_at || row.attempts >= cfg.OTP_MAX_ATTEMPTS) return 0;
-  const now = currentTimeMs();
+  const now = ctx.now().getTime();
   if (new Date(row.expires_at).getTime() <= now) return 0;
   const readyAt = new Date(row.created_at).getTime() + cfg.OTP_RESEND_COOLDOWN_SECONDS * 1000;
   return Math.max(0, Math.ceil((readyAt - now) / 1000));
@@ -30,20 +32,20 @@ export async function resendCooldown(email: string): Promise<number> {
  * within the cooldown (then returns undefined). The replacement is one conditional UPDATE, so two
  * instances racing cannot both send.
  */
-export async function issueCode(email: string): Promise<string | undefined> {
-  const cfg = config();
-  const code = generateCode();
-  const now = currentTime();
+export async function issueCode(ctx: CodeContext, email: string): Promise<string | undefined> {
+  const cfg = ctx.config;
+  const code = generateCode(cfg.OTP_LENGTH);
+  const now = ctx.now();
   const nowIso = now.toISOString();
   const values = {
-    code_hash: codeHash(email, code),
+    code_hash: codeHash(cfg, email, code),
     attempts: 0,
     created_at: nowIso,
     expires_at: new Date(now.getTime() + cfg.OTP_TTL_SECONDS * 1000).toISOString(),
     used_at: null,
   };
   const cooldownStart = new Date(now.getTime() - cfg.OTP_RESEND_COOLDOWN_SECONDS * 1000).toISOString();
-  const database = identityDb();
+  const database = ctx.db;
   const replaced = await database
     .updateTable('identity_otp_codes')
     .set(values)
@@ -71,10 +73,10 @@ export type CodeCheck = 'valid' | 'wrong' | 'expired' | 'used' | 'exhausted' | '
  * parallel guesses on many instances cannot exceed OTP_MAX_ATTEMPTS; a match is then consumed with
  * `used_at IS NULL` in the WHERE, so a code signs in at most once. Hashes compare in constant time.
  */
-export async function consumeCode(email: string, code: string): Promise<CodeCheck> {
-  const cfg = config();
-  const database = identityDb();
-  const nowIso = currentTime().toISOString();
+export async function consumeCode(ctx: CodeContext, email: string, code: string): Promise<CodeCheck> {
+  const cfg = ctx.config;
+  const database = ctx.db;
+  const nowIso = ctx.now().toISOString();
   const attempt = await database
     .updateTable('identity_otp_codes')
     .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
@@ -90,7 +92,7 @@ export async function consumeCode(email: string, code: string): Promise<CodeChec
     if (row.attempts >= cfg.OTP_MAX_ATTEMPTS) return 'exhausted';
     return 'expired';
   }
-  const given = Buffer.from(codeHash(email, code), 'hex');
+  const given = Buffer.from(codeHash(cfg, email, code), 'hex');
   const stored = Buffer.from(row.code_hash, 'hex');
   if (given.length !== stored.length || !timingSafeEqual(given, stored)) return 'wrong';
   const consumed = await database

@@ -2,20 +2,17 @@ import type { Kysely } from 'kysely';
 import type { Plan, UserStatus } from '../../shared/auth/access-token';
 import { badRequest, Code, conflict, forbidden, notFound } from '../../shared/http/errors';
 import { audit, auditRefusal, type RequestMeta } from './audit';
+import type { IdentityContext } from './context';
 import type { PlanCaller } from './guards';
-import { findRole, isPrivilegedRole } from './roles';
+import { findRole, isPrivilegedRole, type RoleSource } from './roles';
 import { revokeUserSessions } from './sessions';
-import { identityDb, type IdentityTables } from './db/tables';
+import type { IdentityTables } from './db/tables';
 import { authorizeAccountChange } from './user-admin';
 import type { UserRow } from './users';
 import { toIso } from '../../shared/sql/dialect';
 import { param, precompiled } from '../../shared/sql/precompiled';
-import { currentTime } from '../../shared/platform';
 import type { Infer } from '../../shared/http/schemas';
 import type { PLAN_BODY } from './schemas';
-
-/** A plan change as the plan route's schema checks it: plan, and optionally status, updatedBy and timestamp. */
-export type PlanChange = Infer<typeof PLAN_BODY>;
 
 // Payment syncs call this for every successful payment: both statements are compiled once.
 const selectTarget = precompiled((database: Kysely<IdentityTables>) => database.selectFrom('users').selectAll().where('id', '=', param('userId')));
@@ -30,9 +27,9 @@ const writePlan = precompiled((database: Kysely<IdentityTables>) =>
  * Who may make this change. An admin follows the account rules of every admin route; the payment
  * service sets plans of anyone but may never deactivate an admin or super_admin account.
  */
-async function authorizeChange(caller: PlanCaller, target: UserRow, status: UserStatus, executor: Kysely<IdentityTables>): Promise<void> {
-  if (caller.admin) return authorizeAccountChange(caller.admin, target, { status }, executor);
-  if (status === 'inactive' && target.status === 'active' && isPrivilegedRole(await findRole(target.role))) {
+async function authorizeChange(ctx: RoleSource, caller: PlanCaller, target: UserRow, status: UserStatus, executor: Kysely<IdentityTables>): Promise<void> {
+  if (caller.admin) return authorizeAccountChange(ctx, caller.admin, target, { status }, executor);
+  if (status === 'inactive' && target.status === 'active' && isPrivilegedRole(await findRole(ctx, target.role))) {
     throw forbidden(`The payment service cannot deactivate a user with the ${target.role} role`, Code.PRIVILEGED_ACCOUNT);
   }
 }
@@ -62,47 +59,46 @@ function requestTime(timestamp: string, now: Date): string {
  * older than the last applied for this user is refused with 409 and the current plan, so a slow
  * sync can never overwrite a newer one.
  */
-export async function updatePlan(caller: PlanCaller, userId: string, change: PlanChange, meta: RequestMeta) {
+export async function updatePlan(ctx: IdentityContext, caller: PlanCaller, userId: string, change: Infer<typeof PLAN_BODY>, meta: RequestMeta) {
   const updatedBy = change.updatedBy ?? caller.defaultUpdatedBy;
   const entry = { actor: caller.actor, action: 'user.plan.update', target: { type: 'user', id: userId } };
   // A refusal is audited after its transaction rolled back; a success commits with its entry.
-  const result = await auditRefusal(meta, entry, () =>
-    identityDb()
-      .transaction()
-      .execute(async (trx) => {
-        const [before] = await selectTarget.execute({ userId }, trx);
-        if (!before) throw notFound(`No user has id ${userId}`, Code.USER_NOT_FOUND);
-        const status = change.status ?? before.status;
-        await authorizeChange(caller, before, status, trx);
-        const now = currentTime();
-        const updatedAt = now.toISOString();
-        const requestAt = change.timestamp ? requestTime(change.timestamp, now) : updatedAt;
-        // A request time beyond the allowed skew, stored before this rule, orders nothing: it would pin the plan forever.
-        const lastRequestAt = toIso(before.plan_request_at);
-        if (lastRequestAt && requestAt < lastRequestAt && Date.parse(lastRequestAt) <= now.getTime() + MAX_CLOCK_SKEW_MS) {
-          throw conflict(`A newer plan update (requested at ${lastRequestAt}) was already applied`, Code.PLAN_UPDATE_STALE, {
-            current: { userId, plan: before.plan, status: before.status, requestedAt: lastRequestAt },
-          });
-        }
-        await writePlan.execute({ userId, plan: change.plan, status, updatedAt, requestAt }, trx);
-        const revokedSessions = status === 'inactive' && before.status === 'active' ? await revokeUserSessions(userId, 'user_deactivated', trx) : 0;
-        await audit(
-          meta,
-          {
-            ...entry,
-            result: 'success',
-            details: {
-              from: { plan: before.plan, status: before.status },
-              to: { plan: change.plan, status },
-              updatedBy,
-              ...(change.timestamp ? { requestTimestamp: change.timestamp } : {}),
-              ...(revokedSessions ? { revokedSessions } : {}),
-            },
+  const result = await auditRefusal(ctx, meta, entry, () =>
+    ctx.db.transaction().execute(async (trx) => {
+      const [before] = await selectTarget.execute({ userId }, trx);
+      if (!before) throw notFound(`No user has id ${userId}`, Code.USER_NOT_FOUND);
+      const status = change.status ?? before.status;
+      await authorizeChange(ctx, caller, before, status, trx);
+      const now = ctx.now();
+      const updatedAt = now.toISOString();
+      const requestAt = change.timestamp ? requestTime(change.timestamp, now) : updatedAt;
+      // A request time beyond the allowed skew, stored before this rule, orders nothing: it would pin the plan forever.
+      const lastRequestAt = toIso(before.plan_request_at);
+      if (lastRequestAt && requestAt < lastRequestAt && Date.parse(lastRequestAt) <= now.getTime() + MAX_CLOCK_SKEW_MS) {
+        throw conflict(`A newer plan update (requested at ${lastRequestAt}) was already applied`, Code.PLAN_UPDATE_STALE, {
+          current: { userId, plan: before.plan, status: before.status, requestedAt: lastRequestAt },
+        });
+      }
+      await writePlan.execute({ userId, plan: change.plan, status, updatedAt, requestAt }, trx);
+      const revokedSessions = status === 'inactive' && before.status === 'active' ? await revokeUserSessions(ctx, userId, 'user_deactivated', trx) : 0;
+      await audit(
+        ctx,
+        meta,
+        {
+          ...entry,
+          result: 'success',
+          details: {
+            from: { plan: before.plan, status: before.status },
+            to: { plan: change.plan, status },
+            updatedBy,
+            ...(change.timestamp ? { requestTimestamp: change.timestamp } : {}),
+            ...(revokedSessions ? { revokedSessions } : {}),
           },
-          trx,
-        );
-        return { plan: change.plan, status, updatedAt };
-      }),
+        },
+        trx,
+      );
+      return { plan: change.plan, status, updatedAt };
+    }),
   );
   return { success: true, message: 'User plan updated', userId, plan: result.plan, status: result.status, updatedBy, timestamp: toIso(result.updatedAt)! };
 }

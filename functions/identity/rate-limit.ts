@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
-import { identityDb } from './db/tables';
-import { currentTimeMs } from '../../shared/platform';
+import type { IdentityContext } from './context';
+
+/** The counters are rows in the database, in windows of the clock's time. */
+type CounterContext = Pick<IdentityContext, 'db' | 'now'>;
 
 export interface RateLimitResult {
   allowed: boolean;
@@ -17,41 +19,39 @@ export const bucketKey = (kind: string, value: string) => `${kind}:${createHash(
  * Counts one event in a fixed window shared by every instance (one SQL row per bucket and window,
  * incremented atomically) and says whether the count is within `limit`.
  */
-export async function hitRateLimit(bucket: string, limit: number, windowSeconds: number): Promise<RateLimitResult> {
-  const now = currentTimeMs();
+export async function hitRateLimit(ctx: CounterContext, bucket: string, limit: number, windowSeconds: number): Promise<RateLimitResult> {
+  const now = ctx.now().getTime();
   const window = windowOf(windowSeconds, now);
   const key = `${bucket}:${window}`;
   const windowEnd = (window + 1) * windowSeconds * 1000;
-  const count = await identityDb()
-    .transaction()
-    .execute(async (trx) => {
-      const increment = () =>
-        trx
-          .updateTable('identity_rate_limits')
-          .set((eb) => ({ count: eb('count', '+', 1) }))
-          .where('bucket', '=', key)
-          .executeTakeFirst();
-      if (Number((await increment()).numUpdatedRows) === 0) {
-        try {
-          await trx
-            .insertInto('identity_rate_limits')
-            .values({ bucket: key, count: 1, expires_at: new Date(windowEnd).toISOString() })
-            .execute();
-        } catch {
-          // Another instance created the row first: count on it.
-          await increment();
-        }
+  const count = await ctx.db.transaction().execute(async (trx) => {
+    const increment = () =>
+      trx
+        .updateTable('identity_rate_limits')
+        .set((eb) => ({ count: eb('count', '+', 1) }))
+        .where('bucket', '=', key)
+        .executeTakeFirst();
+    if (Number((await increment()).numUpdatedRows) === 0) {
+      try {
+        await trx
+          .insertInto('identity_rate_limits')
+          .values({ bucket: key, count: 1, expires_at: new Date(windowEnd).toISOString() })
+          .execute();
+      } catch {
+        // Another instance created the row first: count on it.
+        await increment();
       }
-      const row = await trx.selectFrom('identity_rate_limits').select('count').where('bucket', '=', key).executeTakeFirstOrThrow();
-      return row.count;
-    });
+    }
+    const row = await trx.selectFrom('identity_rate_limits').select('count').where('bucket', '=', key).executeTakeFirstOrThrow();
+    return row.count;
+  });
   return { allowed: count <= limit, count, retryAfterSeconds: Math.max(1, Math.ceil((windowEnd - now) / 1000)) };
 }
 
 /** Forgets the current window of a bucket (a proven mailbox owner gets a fresh per-email allowance). */
-export async function resetRateLimit(bucket: string, windowSeconds: number): Promise<void> {
-  await identityDb()
+export async function resetRateLimit(ctx: CounterContext, bucket: string, windowSeconds: number): Promise<void> {
+  await ctx.db
     .deleteFrom('identity_rate_limits')
-    .where('bucket', '=', `${bucket}:${windowOf(windowSeconds, currentTimeMs())}`)
+    .where('bucket', '=', `${bucket}:${windowOf(windowSeconds, ctx.now().getTime())}`)
     .execute();
 }

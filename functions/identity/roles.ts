@@ -1,5 +1,7 @@
-import { asyncMember, currentPlatform } from '../../shared/platform';
-import { identityDb } from './db/tables';
+import type { Kysely } from 'kysely';
+import { member } from '../../shared/platform';
+import type { IdentityContext } from './context';
+import type { IdentityTables } from './db/tables';
 
 export interface Role {
   id: string;
@@ -11,24 +13,34 @@ export interface Role {
 /** Lets an admin grant and remove roles ranked above `user` (admin, super_admin). */
 export const GRANT_PRIVILEGED = 'admin:roles:grant-privileged';
 
-// Roles change only through migrations, so one read per platform is enough.
+/** What reading the roles needs: the platform that keeps them, and the database they are read from on first use. */
+export type RoleSource = Pick<IdentityContext, 'platform' | 'db'>;
 
-async function loadRoles(): Promise<Map<string, Role>> {
-  const rows = await identityDb().selectFrom('identity_roles').selectAll().orderBy('rank').execute();
+async function loadRoles(database: Kysely<IdentityTables>): Promise<Map<string, Role>> {
+  const rows = await database.selectFrom('identity_roles').selectAll().orderBy('rank').execute();
   return new Map(rows.map((r) => [r.id, { id: r.id, description: r.description, permissions: JSON.parse(r.permissions) as string[], rank: r.rank }]));
 }
 
-const ROLES = asyncMember('identity roles', loadRoles);
+// Roles change only through migrations, so one read per platform is enough; a failed read is tried again on the next use.
+const ROLES = member('identity roles', () => ({ loaded: undefined as Promise<Map<string, Role>> | undefined }));
 
-export const roles = (): Promise<Map<string, Role>> => currentPlatform().get(ROLES);
+/** The roles by id, read from the context's database the first time the platform is asked. */
+export function roles(ctx: RoleSource): Promise<Map<string, Role>> {
+  const held = ctx.platform.get(ROLES);
+  held.loaded ??= loadRoles(ctx.db).catch((error: unknown) => {
+    held.loaded = undefined;
+    throw error;
+  });
+  return held.loaded;
+}
 
-export async function findRole(id: string): Promise<Role | undefined> {
-  return (await roles()).get(id);
+export async function findRole(ctx: RoleSource, id: string): Promise<Role | undefined> {
+  return (await roles(ctx)).get(id);
 }
 
 /** Role permissions plus the user's explicit ones, sorted and without duplicates. */
-export async function effectivePermissions(roleId: string, explicit: string[]): Promise<string[]> {
-  const role = await findRole(roleId);
+export async function effectivePermissions(ctx: RoleSource, roleId: string, explicit: string[]): Promise<string[]> {
+  const role = await findRole(ctx, roleId);
   return [...new Set([...(role?.permissions ?? []), ...explicit])].sort();
 }
 

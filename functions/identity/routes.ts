@@ -1,8 +1,8 @@
 import { Code } from '../../shared/http/errors';
 import { PUBLIC, refusal, RETRY_AFTER, routes } from '../../shared/http/route';
-import { checkSql, healthFunction } from '../../shared/health';
 import { identityContext } from './context';
 import { adminWith, PLAN_CALLER, SIGNED_IN } from './guards';
+import { HEALTH } from './health';
 import * as admin from './operations/admin';
 import * as auth from './operations/auth';
 import { setPlan } from './operations/plan';
@@ -18,7 +18,7 @@ const ACCOUNT_RULES = [Code.CANNOT_DEACTIVATE_SELF, Code.LAST_SUPER_ADMIN];
 /** identity's whole HTTP surface: one route per line (id, method, path, who may call, what it takes and answers, handler). */
 // prettier-ignore
 export const ROUTES = [
-  healthFunction('identity', identityContext, () => ({ sql: checkSql })),
+  HEALTH,
   route('login', 'POST', 'auth/login', PUBLIC, { body: SMALL(s.LOGIN_BODY), 200: s.LOGIN_STARTED, 429: refusal([Code.LOGIN_RATE_LIMITED, Code.OTP_RESEND_COOLDOWN], { headers: RETRY_AFTER }) }, auth.login),
   route('verify', 'POST', 'auth/verify', PUBLIC, { body: SMALL(s.VERIFY_BODY), 200: s.TOKENS, 401: refusal([Code.OTP_INVALID, Code.OTP_EXPIRED, Code.OTP_ATTEMPTS_EXCEEDED]), 403: refusal([Code.ACCOUNT_INACTIVE]) }, auth.verify),
   route('refresh', 'POST', 'auth/refresh', PUBLIC, { body: SMALL(s.REFRESH_BODY), 200: s.TOKENS, 401: refusal([Code.REFRESH_TOKEN_INVALID, Code.REFRESH_TOKEN_EXPIRED, Code.REFRESH_TOKEN_ROTATED, Code.REFRESH_TOKEN_REUSED, Code.AUTH_USER_INACTIVE]) }, auth.refresh),

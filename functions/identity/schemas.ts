@@ -1,6 +1,6 @@
 import { PAGING, anyObject, arr, bool, dateTime, idParam, int, nullable, obj, oneOfValues, query, str } from '../../shared/http/schemas';
 
-/** The request and answer schemas of identity's route table (index.ts). */
+/** The request and answer schemas of identity's route table (routes.ts): the validators, and the types its handlers and domain code are handed (Infer). */
 
 const EMAIL = { type: 'string', format: 'email', minLength: 3, maxLength: 320 } as const;
 const PERMISSIONS = {

@@ -1,10 +1,15 @@
 import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { config } from '../../shared/config';
+import type { Config } from '../../shared/config';
+import type { Infer } from '../../shared/http/schemas';
 import { page, toIso } from '../../shared/sql/dialect';
 import type { RequestMeta } from './audit';
-import { identityDb, type IdentityTables } from './db/tables';
-import { currentTime, currentTimeMs } from '../../shared/platform';
+import type { IdentityContext } from './context';
+import type { IdentityTables } from './db/tables';
+import type { SESSIONS_QUERY } from './schemas';
+
+/** What opening and rotating sessions needs: the settings (lifetimes, the HMAC key), the clock, the database. */
+type SessionContext = Pick<IdentityContext, 'config' | 'now' | 'db'>;
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 const newRefreshToken = () => `rt_${randomBytes(32).toString('base64url')}`;
@@ -16,11 +21,18 @@ const newRefreshToken = () => `rt_${randomBytes(32).toString('base64url')}`;
  * tabs racing) can be answered again within the grace period with the same successor: the family
  * still never has two live tokens, and only the stored hash of each is kept.
  */
-const successorOf = (token: string, rotatedAt: string) =>
-  `rt_${createHmac('sha256', config().OTP_HMAC_KEY).update(`refresh-token-successor\n${token}\n${rotatedAt}`).digest('base64url')}`;
+const successorOf = (cfg: Config, token: string, rotatedAt: string) =>
+  `rt_${createHmac('sha256', cfg.OTP_HMAC_KEY).update(`refresh-token-successor\n${token}\n${rotatedAt}`).digest('base64url')}`;
 
-async function storeRefreshToken(token: string, sessionId: string, executor: Kysely<IdentityTables>, now: Date, sessionExpiresAt: string): Promise<string> {
-  const idleExpiry = new Date(now.getTime() + config().REFRESH_TOKEN_TTL_SECONDS * 1000).toISOString();
+async function storeRefreshToken(
+  cfg: Config,
+  token: string,
+  sessionId: string,
+  executor: Kysely<IdentityTables>,
+  now: Date,
+  sessionExpiresAt: string,
+): Promise<string> {
+  const idleExpiry = new Date(now.getTime() + cfg.REFRESH_TOKEN_TTL_SECONDS * 1000).toISOString();
   await executor
     .insertInto('identity_refresh_tokens')
     .values({
@@ -35,10 +47,15 @@ async function storeRefreshToken(token: string, sessionId: string, executor: Kys
 }
 
 /** Opens a session and the first refresh token of its family. */
-export async function createSession(userId: string, meta: RequestMeta, executor: Kysely<IdentityTables>): Promise<{ sessionId: string; refreshToken: string }> {
-  const now = currentTime();
+export async function createSession(
+  ctx: Pick<IdentityContext, 'config' | 'now'>,
+  userId: string,
+  meta: RequestMeta,
+  executor: Kysely<IdentityTables>,
+): Promise<{ sessionId: string; refreshToken: string }> {
+  const now = ctx.now();
   const sessionId = randomUUID();
-  const expiresAt = new Date(now.getTime() + config().SESSION_MAX_AGE_SECONDS * 1000).toISOString();
+  const expiresAt = new Date(now.getTime() + ctx.config.SESSION_MAX_AGE_SECONDS * 1000).toISOString();
   await executor
     .insertInto('identity_sessions')
     .values({
@@ -53,7 +70,7 @@ export async function createSession(userId: string, meta: RequestMeta, executor:
       user_agent: meta.userAgent,
     })
     .execute();
-  return { sessionId, refreshToken: await storeRefreshToken(newRefreshToken(), sessionId, executor, now, expiresAt) };
+  return { sessionId, refreshToken: await storeRefreshToken(ctx.config, newRefreshToken(), sessionId, executor, now, expiresAt) };
 }
 
 export type RotationResult =
@@ -70,48 +87,60 @@ type Ids = { sessionId: string; userId: string };
  * first answer was lost, or a second tab raced), and is refused once the successor has moved on;
  * later, it is treated as stolen and the whole session is revoked.
  */
-export async function rotateRefreshToken(token: string): Promise<RotationResult> {
-  return identityDb()
-    .transaction()
-    .execute(async (trx) => {
-      const row = await trx
-        .selectFrom('identity_refresh_tokens as t')
-        .innerJoin('identity_sessions as s', 's.id', 't.session_id')
-        .select(['t.token_hash', 't.session_id', 't.expires_at', 't.rotated_at', 's.user_id', 's.revoked_at', 's.expires_at as session_expires_at'])
-        .where('t.token_hash', '=', hashToken(token))
-        .executeTakeFirst();
-      if (!row) return { outcome: 'unknown' };
-      const now = currentTime();
-      const ids = { sessionId: row.session_id, userId: row.user_id };
-      if (row.revoked_at) return { outcome: 'session_revoked', ...ids };
-      if (new Date(row.session_expires_at).getTime() <= now.getTime()) return { outcome: 'session_expired', ...ids };
-      if (row.rotated_at) return repeatRotation(trx, token, toIso(row.rotated_at)!, now, ids);
-      if (new Date(row.expires_at).getTime() <= now.getTime()) return { outcome: 'expired', ...ids };
-      const rotatedAt = now.toISOString();
-      const marked = await trx
-        .updateTable('identity_refresh_tokens')
-        .set({ rotated_at: rotatedAt })
-        .where('token_hash', '=', row.token_hash)
-        .where('rotated_at', 'is', null)
-        .executeTakeFirst();
-      if (Number(marked.numUpdatedRows) === 0) {
-        // Another instance rotated it between this read and this write: answer as to a repeat.
-        const winner = await trx.selectFrom('identity_refresh_tokens').select('rotated_at').where('token_hash', '=', row.token_hash).executeTakeFirst();
-        return winner?.rotated_at ? repeatRotation(trx, token, toIso(winner.rotated_at)!, now, ids) : { outcome: 'reused_in_grace', ...ids };
-      }
-      await trx.updateTable('identity_sessions').set({ last_refreshed_at: rotatedAt }).where('id', '=', row.session_id).execute();
-      const refreshToken = await storeRefreshToken(successorOf(token, rotatedAt), row.session_id, trx, now, toIso(row.session_expires_at)!);
-      return { outcome: 'rotated', ...ids, refreshToken, replayed: false };
-    });
+export async function rotateRefreshToken(ctx: SessionContext, token: string): Promise<RotationResult> {
+  return ctx.db.transaction().execute(async (trx) => {
+    const row = await trx
+      .selectFrom('identity_refresh_tokens as t')
+      .innerJoin('identity_sessions as s', 's.id', 't.session_id')
+      .select(['t.token_hash', 't.session_id', 't.expires_at', 't.rotated_at', 's.user_id', 's.revoked_at', 's.expires_at as session_expires_at'])
+      .where('t.token_hash', '=', hashToken(token))
+      .executeTakeFirst();
+    if (!row) return { outcome: 'unknown' };
+    const now = ctx.now();
+    const ids = { sessionId: row.session_id, userId: row.user_id };
+    if (row.revoked_at) return { outcome: 'session_revoked', ...ids };
+    if (new Date(row.session_expires_at).getTime() <= now.getTime()) return { outcome: 'session_expired', ...ids };
+    if (row.rotated_at) return repeatRotation(ctx, trx, token, toIso(row.rotated_at)!, now, ids);
+    if (new Date(row.expires_at).getTime() <= now.getTime()) return { outcome: 'expired', ...ids };
+    const rotatedAt = now.toISOString();
+    const marked = await trx
+      .updateTable('identity_refresh_tokens')
+      .set({ rotated_at: rotatedAt })
+      .where('token_hash', '=', row.token_hash)
+      .where('rotated_at', 'is', null)
+      .executeTakeFirst();
+    if (Number(marked.numUpdatedRows) === 0) {
+      // Another instance rotated it between this read and this write: answer as to a repeat.
+      const winner = await trx.selectFrom('identity_refresh_tokens').select('rotated_at').where('token_hash', '=', row.token_hash).executeTakeFirst();
+      return winner?.rotated_at ? repeatRotation(ctx, trx, token, toIso(winner.rotated_at)!, now, ids) : { outcome: 'reused_in_grace', ...ids };
+    }
+    await trx.updateTable('identity_sessions').set({ last_refreshed_at: rotatedAt }).where('id', '=', row.session_id).execute();
+    const refreshToken = await storeRefreshToken(
+      ctx.config,
+      successorOf(ctx.config, token, rotatedAt),
+      row.session_id,
+      trx,
+      now,
+      toIso(row.session_expires_at)!,
+    );
+    return { outcome: 'rotated', ...ids, refreshToken, replayed: false };
+  });
 }
 
 /** A token that was already rotated: its successor again within the grace period if nobody has used it yet; after the grace, reuse revokes the session. */
-async function repeatRotation(trx: Kysely<IdentityTables>, token: string, rotatedAt: string, now: Date, ids: Ids): Promise<RotationResult> {
-  if (now.getTime() - new Date(rotatedAt).getTime() > config().REFRESH_REUSE_GRACE_SECONDS * 1000) {
-    await revokeSessionWith(trx, ids.sessionId, 'refresh_token_reuse');
+async function repeatRotation(
+  ctx: SessionContext,
+  trx: Kysely<IdentityTables>,
+  token: string,
+  rotatedAt: string,
+  now: Date,
+  ids: Ids,
+): Promise<RotationResult> {
+  if (now.getTime() - new Date(rotatedAt).getTime() > ctx.config.REFRESH_REUSE_GRACE_SECONDS * 1000) {
+    await revokeSessionWith(ctx.now(), trx, ids.sessionId, 'refresh_token_reuse');
     return { outcome: 'reuse_detected', ...ids };
   }
-  const successor = successorOf(token, rotatedAt);
+  const successor = successorOf(ctx.config, token, rotatedAt);
   const next = await trx
     .selectFrom('identity_refresh_tokens')
     .select(['rotated_at', 'expires_at'])
@@ -122,51 +151,44 @@ async function repeatRotation(trx: Kysely<IdentityTables>, token: string, rotate
   return unused ? { outcome: 'rotated', ...ids, refreshToken: successor, replayed: true } : { outcome: 'reused_in_grace', ...ids };
 }
 
-async function revokeSessionWith(executor: Kysely<IdentityTables>, sessionId: string, reason: string): Promise<boolean> {
+async function revokeSessionWith(now: Date, executor: Kysely<IdentityTables>, sessionId: string, reason: string): Promise<boolean> {
   const result = await executor
     .updateTable('identity_sessions')
-    .set({ revoked_at: currentTime().toISOString(), revoked_reason: reason })
+    .set({ revoked_at: now.toISOString(), revoked_reason: reason })
     .where('id', '=', sessionId)
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
 
-/** Revokes one session; false when it was already revoked. */
-export const revokeSession = (sessionId: string, reason: string, executor: Kysely<IdentityTables> = identityDb()) =>
-  revokeSessionWith(executor, sessionId, reason);
+/** Revokes one session (in `executor` when given, a transaction); false when it was already revoked. */
+export const revokeSession = (ctx: Pick<IdentityContext, 'db' | 'now'>, sessionId: string, reason: string, executor = ctx.db) =>
+  revokeSessionWith(ctx.now(), executor, sessionId, reason);
 
-/** Revokes every live session of a user; returns how many. */
-export async function revokeUserSessions(userId: string, reason: string, executor: Kysely<IdentityTables> = identityDb()): Promise<number> {
+/** Revokes every live session of a user (in `executor` when given, a transaction); returns how many. */
+export async function revokeUserSessions(ctx: Pick<IdentityContext, 'db' | 'now'>, userId: string, reason: string, executor = ctx.db): Promise<number> {
   const result = await executor
     .updateTable('identity_sessions')
-    .set({ revoked_at: currentTime().toISOString(), revoked_reason: reason })
+    .set({ revoked_at: ctx.now().toISOString(), revoked_reason: reason })
     .where('user_id', '=', userId)
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
 
-export function findSession(sessionId: string) {
-  return identityDb().selectFrom('identity_sessions').selectAll().where('id', '=', sessionId).executeTakeFirst();
+export function findSession(ctx: Pick<IdentityContext, 'db'>, sessionId: string) {
+  return ctx.db.selectFrom('identity_sessions').selectAll().where('id', '=', sessionId).executeTakeFirst();
 }
 
-export interface SessionQuery {
-  userId?: string;
-  /** active (default): not revoked and not expired; all: every session. */
-  state: 'active' | 'all';
-  limit: number;
-  offset: number;
-}
-
-export async function listSessions(query: SessionQuery) {
-  const database = identityDb();
+/** Sessions of one user or all, newest first; `state` active (the default): neither revoked nor expired. */
+export async function listSessions(ctx: Pick<IdentityContext, 'db' | 'now'>, query: Infer<typeof SESSIONS_QUERY>) {
+  const database = ctx.db;
   let q = database.selectFrom('identity_sessions');
   if (query.userId) q = q.where('user_id', '=', query.userId);
-  if (query.state === 'active') q = q.where('revoked_at', 'is', null).where('expires_at', '>', currentTime().toISOString());
+  if (query.state === 'active') q = q.where('revoked_at', 'is', null).where('expires_at', '>', ctx.now().toISOString());
   const [{ total }] = await q.select((eb) => eb.fn.countAll<number>().as('total')).execute();
   const rows = await page(database, q.selectAll().orderBy('created_at', 'desc').orderBy('id'), query.limit, query.offset).execute();
-  const now = currentTimeMs();
+  const now = ctx.now().getTime();
   return {
     sessions: rows.map((s) => ({
       id: s.id,

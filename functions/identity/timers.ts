@@ -1,8 +1,8 @@
 import { timers } from '../../shared/functions';
+import { purgeExpired } from './cleanup';
 import { identityContext } from './context';
 
 const timer = timers('identity', identityContext);
-import { purgeExpired } from './cleanup';
 
 export const TIMERS = [
   /**
@@ -11,5 +11,5 @@ export const TIMERS = [
    * its auto-pause delay (60 minutes), so an hourly run would keep it awake for ever. Expired codes,
    * sessions and rate-limit windows are refused on read whatever their age; this only frees space.
    */
-  timer('cleanup', '0 17 3 * * *', async ({ log }) => log.info('purged expired identity rows', await purgeExpired())),
+  timer('cleanup', '0 17 3 * * *', async (ctx) => ctx.log.info('purged expired identity rows', await purgeExpired(ctx))),
 ];

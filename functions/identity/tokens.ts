@@ -1,15 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { identitySigningKeys, type AccessTokenClaims } from '../../shared/auth/access-token';
+import type { AccessTokenClaims } from '../../shared/auth/access-token';
 import { jose } from '../../shared/auth/keys';
-import { config } from '../../shared/config';
+import type { IdentityContext } from './context';
 import type { UserView } from './users';
-import { currentTimeMs } from '../../shared/platform';
 
-/** Signs a user access token with the first configured key (header { alg, kid }). */
-export async function signAccessToken(user: UserView, sessionId: string): Promise<{ accessToken: string; expiresIn: number }> {
-  const cfg = config();
-  const [key] = await identitySigningKeys();
-  const iat = Math.floor(currentTimeMs() / 1000);
+/** Signs a user access token with the first configured key (header { alg, kid }), issued now on the context's clock. */
+export async function signAccessToken(
+  ctx: Pick<IdentityContext, 'config' | 'now' | 'signingKeys'>,
+  user: UserView,
+  sessionId: string,
+): Promise<{ accessToken: string; expiresIn: number }> {
+  const cfg = ctx.config;
+  const [key] = await ctx.signingKeys;
+  const iat = Math.floor(ctx.now().getTime() / 1000);
   const expiresIn = cfg.ACCESS_TOKEN_TTL_SECONDS;
   const claims: Omit<AccessTokenClaims, 'iss' | 'aud' | 'sub' | 'iat' | 'exp' | 'jti'> = {
     email: user.email,
@@ -32,6 +35,6 @@ export async function signAccessToken(user: UserView, sessionId: string): Promis
 }
 
 /** Every configured key's public half: the signing key and those kept for tokens issued before a rotation. */
-export async function jwks(): Promise<{ keys: object[] }> {
-  return { keys: (await identitySigningKeys()).map((k) => k.publicJwk) };
+export async function jwks(ctx: Pick<IdentityContext, 'signingKeys'>): Promise<{ keys: object[] }> {
+  return { keys: (await ctx.signingKeys).map((k) => k.publicJwk) };
 }

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely, Selectable } from 'kysely';
+import type { Selectable } from 'kysely';
 import type { Plan, UserStatus } from '../../shared/auth/access-token';
 import { contains, page, toIso } from '../../shared/sql/dialect';
-import { effectivePermissions } from './roles';
-import { identityDb, type IdentityTables, type UsersTable } from './db/tables';
-import { currentTime } from '../../shared/platform';
+import type { Infer } from '../../shared/http/schemas';
+import type { IdentityContext } from './context';
+import { effectivePermissions, type RoleSource } from './roles';
+import type { UsersTable } from './db/tables';
+import type { USERS_QUERY } from './schemas';
 
 export type UserRow = Selectable<UsersTable>;
 
@@ -26,13 +28,13 @@ export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 /** Explicit permissions as stored: each once, sorted, so equal sets are equal text. */
 const storedPermissions = (permissions: string[]) => JSON.stringify([...new Set(permissions)].sort());
 
-export async function toUserView(row: Omit<UserRow, 'plan_request_at'>): Promise<UserView> {
+export async function toUserView(ctx: RoleSource, row: Omit<UserRow, 'plan_request_at'>): Promise<UserView> {
   const explicit = JSON.parse(row.permissions) as string[];
   return {
     id: row.id,
     email: row.email,
     role: row.role,
-    permissions: await effectivePermissions(row.role, explicit),
+    permissions: await effectivePermissions(ctx, row.role, explicit),
     explicitPermissions: explicit,
     plan: row.plan,
     status: row.status,
@@ -41,11 +43,12 @@ export async function toUserView(row: Omit<UserRow, 'plan_request_at'>): Promise
   };
 }
 
-export function findUserById(id: string, executor: Kysely<IdentityTables> = identityDb()): Promise<UserRow | undefined> {
+/** The lookups below read `executor` when given (a transaction), else the context's database. */
+export function findUserById(ctx: Pick<IdentityContext, 'db'>, id: string, executor = ctx.db): Promise<UserRow | undefined> {
   return executor.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export function findUserByEmail(email: string, executor: Kysely<IdentityTables> = identityDb()): Promise<UserRow | undefined> {
+export function findUserByEmail(ctx: Pick<IdentityContext, 'db'>, email: string, executor = ctx.db): Promise<UserRow | undefined> {
   return executor.selectFrom('users').selectAll().where('email', '=', normalizeEmail(email)).executeTakeFirst();
 }
 
@@ -58,8 +61,8 @@ export interface NewUser {
 }
 
 /** Inserts a user; the caller checks the email is free (the unique index is the last word under races). */
-export async function insertUser(user: NewUser, executor: Kysely<IdentityTables> = identityDb()): Promise<UserRow> {
-  const now = currentTime().toISOString();
+export async function insertUser(ctx: Pick<IdentityContext, 'db' | 'now'>, user: NewUser, executor = ctx.db): Promise<UserRow> {
+  const now = ctx.now().toISOString();
   const row = {
     id: randomUUID(),
     email: normalizeEmail(user.email),
@@ -87,7 +90,7 @@ export interface UserChanges {
  * Applies changes and sets updated_at; returns the updated row, or undefined when the user does not
  * exist. A change left undefined is left out of the UPDATE (Kysely drops undefined values).
  */
-export async function updateUser(id: string, changes: UserChanges, executor: Kysely<IdentityTables> = identityDb()): Promise<UserRow | undefined> {
+export async function updateUser(ctx: Pick<IdentityContext, 'db' | 'now'>, id: string, changes: UserChanges, executor = ctx.db): Promise<UserRow | undefined> {
   await executor
     .updateTable('users')
     .set({
@@ -96,25 +99,16 @@ export async function updateUser(id: string, changes: UserChanges, executor: Kys
       permissions: changes.permissions === undefined ? undefined : storedPermissions(changes.permissions),
       plan: changes.plan,
       status: changes.status,
-      updated_at: currentTime().toISOString(),
+      updated_at: ctx.now().toISOString(),
     })
     .where('id', '=', id)
     .execute();
-  return findUserById(id, executor);
-}
-
-export interface UserQuery {
-  email?: string;
-  role?: string;
-  plan?: Plan;
-  status?: UserStatus;
-  limit: number;
-  offset: number;
+  return findUserById(ctx, id, executor);
 }
 
 /** Ordered by creation then id so pages are stable; `email` matches any part of the address. */
-export async function listUsers(query: UserQuery) {
-  const database = identityDb();
+export async function listUsers(ctx: RoleSource, query: Infer<typeof USERS_QUERY>) {
+  const database = ctx.db;
   let q = database.selectFrom('users');
   if (query.email) q = q.where(contains(database, 'email', normalizeEmail(query.email)));
   if (query.role) q = q.where('role', '=', query.role);
@@ -122,5 +116,5 @@ export async function listUsers(query: UserQuery) {
   if (query.status) q = q.where('status', '=', query.status);
   const [{ total }] = await q.select((eb) => eb.fn.countAll<number>().as('total')).execute();
   const rows = await page(database, q.selectAll().orderBy('created_at').orderBy('id'), query.limit, query.offset).execute();
-  return { users: await Promise.all(rows.map(toUserView)), total: Number(total), limit: query.limit, offset: query.offset };
+  return { users: await Promise.all(rows.map((row) => toUserView(ctx, row))), total: Number(total), limit: query.limit, offset: query.offset };
 }

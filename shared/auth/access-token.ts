@@ -30,9 +30,8 @@ export interface AccessTokenClaims {
 /** Clock skew accepted on exp/nbf/iat. */
 export const CLOCK_TOLERANCE_SECONDS = 60;
 
-/** Identity's signing keys, parsed once per platform (a failed parse is tried again on the next call). */
-export const identitySigningKeys = (): Promise<SigningKey[]> => currentPlatform().get(SIGNING_KEYS);
-const SIGNING_KEYS = asyncMember('signing keys', (platform) => loadSigningKeys(platform.config.JWT_SIGNING_KEYS));
+/** Identity's signing keys, parsed once per platform (a failed parse is tried again on the next use): identity's context hands them in. */
+export const SIGNING_KEYS = asyncMember('signing keys', (platform): Promise<SigningKey[]> => loadSigningKeys(platform.config.JWT_SIGNING_KEYS));
 
 /**
  * Where public keys come from: identity's own keys when identity runs on this platform, otherwise
@@ -41,7 +40,7 @@ const SIGNING_KEYS = asyncMember('signing keys', (platform) => loadSigningKeys(p
 const verificationKeys = (): Promise<JWTVerifyGetKey> => currentPlatform().get(VERIFICATION_KEYS);
 const VERIFICATION_KEYS = asyncMember('verification keys', async (platform) =>
   platform.config.SERVICES.includes('identity')
-    ? jose().createLocalJWKSet({ keys: (await identitySigningKeys()).map((k) => k.publicJwk) })
+    ? jose().createLocalJWKSet({ keys: (await platform.get(SIGNING_KEYS)).map((k) => k.publicJwk) })
     : jose().createRemoteJWKSet(new URL(`${serviceUrl('identity')}/.well-known/jwks.json`), {
         cacheMaxAge: 10 * 60_000,
         cooldownDuration: 30_000,

@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { exportJWK, generateKeyPair, SignJWT, decodeProtectedHeader } from 'jose';
 import { identity } from '../../functions/identity';
-import { identityDb } from '../../functions/identity/db/tables';
+import { identityContext } from '../../functions/identity/context';
 import { issueCode } from '../../functions/identity/otp';
-import { runInPlatform } from '../../shared/platform';
+import { contextOf } from '../helpers/context';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { call, expectError, login, mailText, verify } from './support';
 import { startSmtpSink } from './smtp-sink';
@@ -37,7 +37,7 @@ afterAll(async () => {
 
 test('codes travel by SMTP and the banner says so; nothing is written to the outbox', async () => {
   expect(mailTo('admin@example.com')!.data).toMatch(/^To: admin@example\.com$/m);
-  expect(identity.describe!()).toEqual([expect.stringContaining('SMTP')]);
+  expect(identity.describe!(host.platform)).toEqual([expect.stringContaining('SMTP')]);
   expect(fs.existsSync(path.join(host.dataDir, 'outbox'))).toBe(false);
 });
 
@@ -76,16 +76,15 @@ test('both keys are published; tokens are signed with the first; tokens of the o
 test('the right code for an address without an account signs nobody up: 401 as for a wrong code, audited no_account', async () => {
   const email = 'no-account@example.com';
   // The code such an address gets is never mailed; here it is issued directly, as if it had leaked.
-  const code = await runInPlatform(host.platform, () => issueCode(email));
+  const ctx = contextOf(identityContext, host);
+  const code = await issueCode(ctx, email);
   const res = await verify(host, email, code!);
   expect({ status: res.status, code: res.body.code, message: res.body.message }).toEqual({
     status: 401,
     code: 'OTP_INVALID',
     message: 'The code is not valid',
   });
-  const audited = await runInPlatform(host.platform, () =>
-    identityDb().selectFrom('identity_audit_log').select(['action', 'result', 'reason']).where('target_id', '=', email).execute(),
-  );
+  const audited = await ctx.db.selectFrom('identity_audit_log').select(['action', 'result', 'reason']).where('target_id', '=', email).execute();
   expect(audited).toEqual([{ action: 'auth.verify', result: 'failure', reason: 'no_account' }]);
   expect((await call(host, 'GET', '/admin/users?email=no-account', { token: adminToken })).body.total).toBe(0);
 });

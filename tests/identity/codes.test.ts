@@ -1,14 +1,16 @@
 // One-time codes and rate-limit counters at their edges, on the host's own clock and database: what
 // the routes' tests reach only on the happy path (a code that expires before its cooldown ends, two
 // instances issuing or consuming one code at once, a counter's second hit in its window).
+import { identityContext, type IdentityContext } from '../../functions/identity/context';
 import { consumeCode, generateCode, issueCode } from '../../functions/identity/otp';
 import { hitRateLimit } from '../../functions/identity/rate-limit';
-import { identityDb } from '../../functions/identity/db/tables';
-import { runInPlatform } from '../../shared/platform';
+import { contextOf } from '../helpers/context';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { expectError, login } from './support';
 
 let host: TestHost;
+/** identity's context on the host's platform, as its code is handed it. */
+let ctx: IdentityContext;
 // The same settings with a code that lives 60 s and a cooldown of 120 s between codes to one address.
 let shortLived: TestHost;
 let at = Date.parse('2031-08-01T09:00:00Z');
@@ -19,6 +21,7 @@ const LONG_COOLDOWN_MS = 120_000;
 
 beforeAll(async () => {
   host = await startTestHost({ clock });
+  ctx = contextOf(identityContext, host);
   shortLived = await startTestHost({ env: { OTP_TTL_SECONDS: '60', OTP_RESEND_COOLDOWN_SECONDS: '120' }, clock });
 });
 afterAll(async () => {
@@ -26,7 +29,6 @@ afterAll(async () => {
   await host.stop();
 });
 
-const inHost = <T>(work: () => Promise<T>) => runInPlatform(host.platform, work);
 let ip = 0;
 const nextIp = () => `127.0.9.${++ip}`;
 
@@ -51,40 +53,40 @@ test('a code that expired before its cooldown ended does not hold back a new one
 
 test('issuing replaces a live code only once the cooldown is over, by its own condition (two instances past the route check at once)', async () => {
   const email = 'issue-race@example.com';
-  const first = await inHost(() => issueCode(email));
+  const first = await issueCode(ctx, email);
   expect(first).toMatch(/^\d{6}$/);
   const issuedAt = at;
   at = issuedAt + COOLDOWN_MS - 1;
-  expect(await inHost(() => issueCode(email))).toBeUndefined();
+  expect(await issueCode(ctx, email)).toBeUndefined();
   at = issuedAt + COOLDOWN_MS;
-  const second = await inHost(() => issueCode(email));
+  const second = await issueCode(ctx, email);
   expect(second).toMatch(/^\d{6}$/);
-  expect(await inHost(() => consumeCode(email, second!))).toBe('valid');
+  expect(await consumeCode(ctx, email, second!)).toBe('valid');
 });
 
 test('two instances consuming one right code at once: one signs in, the other is told the code was used', async () => {
   const email = 'consume-race@example.com';
-  const code = (await inHost(() => issueCode(email)))!;
-  const results = await inHost(() => Promise.all([consumeCode(email, code), consumeCode(email, code)]));
+  const code = (await issueCode(ctx, email))!;
+  const results = await Promise.all([consumeCode(ctx, email, code), consumeCode(ctx, email, code)]);
   expect(results.sort()).toEqual(['used', 'valid']);
 });
 
 test('a stored hash that is not a hash makes the code wrong, never an error', async () => {
   const email = 'corrupt-hash@example.com';
-  const code = (await inHost(() => issueCode(email)))!;
-  await inHost(() => identityDb().updateTable('identity_otp_codes').set({ code_hash: 'abc' }).where('email', '=', email).execute());
-  expect(await inHost(() => consumeCode(email, code))).toBe('wrong');
+  const code = (await issueCode(ctx, email))!;
+  await ctx.db.updateTable('identity_otp_codes').set({ code_hash: 'abc' }).where('email', '=', email).execute();
+  expect(await consumeCode(ctx, email, code)).toBe('wrong');
 });
 
 test('a counter counts each hit in its window once, and starts again in the next window', async () => {
   at = Date.parse('2031-08-02T10:00:00Z');
   const hits = [];
-  for (let i = 0; i < 3; i++) hits.push(await inHost(() => hitRateLimit('test:counter', 2, 3600)));
+  for (let i = 0; i < 3; i++) hits.push(await hitRateLimit(ctx, 'test:counter', 2, 3600));
   expect(hits.map(({ allowed, count, retryAfterSeconds }) => ({ allowed, count, retryAfterSeconds }))).toEqual([
     { allowed: true, count: 1, retryAfterSeconds: 3600 },
     { allowed: true, count: 2, retryAfterSeconds: 3600 },
     { allowed: false, count: 3, retryAfterSeconds: 3600 },
   ]);
   at += 3600_000;
-  expect(await inHost(() => hitRateLimit('test:counter', 2, 3600))).toEqual({ allowed: true, count: 1, retryAfterSeconds: 3600 });
+  expect(await hitRateLimit(ctx, 'test:counter', 2, 3600)).toEqual({ allowed: true, count: 1, retryAfterSeconds: 3600 });
 });

@@ -2,7 +2,8 @@ import { decodeJwt } from 'jose';
 import { CLOCK_TOLERANCE_SECONDS } from '../../shared/auth/access-token';
 import { HttpError } from '../../shared/http/errors';
 import { requireAdminPermission, type Authenticated } from '../../functions/identity/guards';
-import { identityDb } from '../../functions/identity/db/tables';
+import { identityContext } from '../../functions/identity/context';
+import { contextOf } from '../helpers/context';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { signIn, signInAdmin, type SignedIn } from '../helpers/identity';
 import { auditEntries, call, expectError } from './support';
@@ -21,6 +22,8 @@ const clock = { now: () => new Date(at) };
 beforeAll(async () => {
   host = await startTestHost({ env: { SERVICES: 'identity' }, clock });
 });
+/** The host's database, as identity's code reads it. */
+const hostDb = () => contextOf(identityContext, host).db;
 afterAll(() => host.stop());
 
 const validate = (token?: string) => call(host, 'GET', '/auth/validate', { token });
@@ -30,7 +33,7 @@ test('a session is refused from the millisecond it expires, whatever the access 
   const user = await signIn(host, 'session-edge@example.com');
   const { sid } = decodeJwt(user.accessToken) as { sid: string };
   const ends = at + 60_000;
-  await identityDb()
+  await hostDb()
     .updateTable('identity_sessions')
     .set({ expires_at: new Date(ends).toISOString() })
     .where('id', '=', sid)
@@ -45,9 +48,9 @@ test("a user's status is read on every call: an inactive user is refused even wi
   const user = await signIn(host, 'status-edge@example.com');
   expect((await validate(user.accessToken)).status).toBe(200);
   // As a tool writing the table directly would leave it: the status changed, the sessions not.
-  await identityDb().updateTable('users').set({ status: 'inactive' }).where('id', '=', user.user.id).execute();
+  await hostDb().updateTable('users').set({ status: 'inactive' }).where('id', '=', user.user.id).execute();
   expect(refusal(await validate(user.accessToken))).toEqual({ status: 401, code: 'AUTH_USER_INACTIVE', message: 'The account is inactive' });
-  await identityDb().updateTable('users').set({ status: 'active' }).where('id', '=', user.user.id).execute();
+  await hostDb().updateTable('users').set({ status: 'active' }).where('id', '=', user.user.id).execute();
   expect((await validate(user.accessToken)).status).toBe(200);
 });
 

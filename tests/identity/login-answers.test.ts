@@ -4,15 +4,18 @@
 // file holds the rest, on the host's own clock and database.
 import fs from 'node:fs';
 import { decodeJwt } from 'jose';
-import { identityDb } from '../../functions/identity/db/tables';
+import { identityContext, type IdentityContext } from '../../functions/identity/context';
 import { startLogin } from '../../functions/identity/login';
 import { runInPlatform } from '../../shared/platform';
 import { outboxFiles } from '../../tools/outbox';
+import { contextOf } from '../helpers/context';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { latestCode } from '../helpers/identity';
 import { call, login, mailText, signInFrom, verify, wrongCode } from './support';
 
 let host: TestHost;
+/** identity's context on the host's platform: its database, as identity's code reads it. */
+let ctx: IdentityContext;
 let at = Date.parse('2031-09-01T09:00:00Z');
 const clock = { now: () => new Date(at) };
 // Small caps so that each is reached in a few requests; a code lives 5 minutes.
@@ -20,6 +23,7 @@ const ENV = { SERVICES: 'identity', OTP_TTL_SECONDS: '300', LOGIN_MAX_PER_IP: '4
 
 beforeAll(async () => {
   host = await startTestHost({ env: ENV, clock });
+  ctx = contextOf(identityContext, host);
 });
 afterAll(() => host.stop());
 
@@ -30,6 +34,7 @@ const nextIp = () => `127.0.12.${++ip}`;
 const nextMinute = () => (at += 61_000);
 /** Seconds to the end of the hour: the caps count in fixed windows (LOGIN_RATE_WINDOW_SECONDS, 3600). */
 const windowLeft = () => String(3600 - (Math.floor(at / 1000) % 3600));
+// Shared code identity's functions call (the precompiled audit insert) still reads the platform in force: calls run in the host's.
 const inHost = <T>(work: () => Promise<T>) => runInPlatform(host.platform, work);
 const answer = (res: { status: number; headers: Headers; body: any }) => ({
   status: res.status,
@@ -39,14 +44,13 @@ const answer = (res: { status: number; headers: Headers; body: any }) => ({
 });
 /** The audit entries about a target, oldest first, as the log holds them. */
 const audited = (targetId: string) =>
-  inHost(() =>
-    identityDb()
-      .selectFrom('identity_audit_log')
-      .select(['actor_type', 'actor_id', 'action', 'target_type', 'target_id', 'result', 'reason', 'details'])
-      .where('target_id', '=', targetId)
-      .orderBy('id')
-      .execute(),
-  ).then((rows) => rows.map((row) => ({ ...row, details: row.details ? JSON.parse(row.details) : null })));
+  ctx.db
+    .selectFrom('identity_audit_log')
+    .select(['actor_type', 'actor_id', 'action', 'target_type', 'target_id', 'result', 'reason', 'details'])
+    .where('target_id', '=', targetId)
+    .orderBy('id')
+    .execute()
+    .then((rows) => rows.map((row) => ({ ...row, details: row.details ? JSON.parse(row.details) : null })));
 const anonymous = { actor_type: 'anonymous', actor_id: null };
 const refresh = (refreshToken: string) => call(host, 'POST', '/auth/refresh', { body: { refreshToken } });
 
@@ -121,7 +125,7 @@ describe('asking for a code', () => {
     // Two requests on one database connection take turns at every query: both pass the route's
     // cooldown check before either issues its code, as two instances can.
     const meta = (n: number) => ({ ip: `127.0.13.${n}`, userAgent: null, requestId: `two-${n}` });
-    const outcomes = await inHost(() => Promise.allSettled([startLogin(email, meta(1)), startLogin(email, meta(2))]));
+    const outcomes = await inHost(() => Promise.allSettled([startLogin(ctx, email, meta(1)), startLogin(ctx, email, meta(2))]));
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected']);
     const refused = (outcomes[1] as PromiseRejectedResult).reason;
     expect({ status: refused.status, code: refused.code, message: refused.message, headers: refused.headers }).toEqual({
@@ -238,7 +242,7 @@ describe('verifying a code', () => {
   test('an inactive account is refused after a right code, audited as inactive; no session is opened', async () => {
     const email = 'inactive-words@example.com';
     const user = await signInFrom(host, email, nextIp());
-    await inHost(() => identityDb().updateTable('users').set({ status: 'inactive' }).where('id', '=', user.user.id).execute());
+    await ctx.db.updateTable('users').set({ status: 'inactive' }).where('id', '=', user.user.id).execute();
     nextMinute();
     await login(host, email, nextIp());
     const res = await verify(host, email, latestCode(host, email), nextIp());
@@ -248,7 +252,7 @@ describe('verifying a code', () => {
       message: 'The account is inactive',
     });
     expect((await audited(email)).at(-1)).toMatchObject({ ...anonymous, action: 'auth.verify', target_type: 'email', result: 'failure', reason: 'inactive' });
-    const sessions = await inHost(() => identityDb().selectFrom('identity_sessions').select('id').where('user_id', '=', user.user.id).execute());
+    const sessions = await ctx.db.selectFrom('identity_sessions').select('id').where('user_id', '=', user.user.id).execute();
     expect(sessions).toHaveLength(1);
   });
 
@@ -281,13 +285,11 @@ describe('refreshing and signing out', () => {
     const other = await signInFrom(host, 'refresh-expiry@example.com', nextIp());
     const otherSid = (decodeJwt(other.accessToken) as { sid: string }).sid;
     const endAt = (table: 'identity_sessions' | 'identity_refresh_tokens') =>
-      inHost(() =>
-        identityDb()
-          .updateTable(table)
-          .set({ expires_at: new Date(at).toISOString() })
-          .where(table === 'identity_sessions' ? 'id' : 'session_id', '=', otherSid)
-          .execute(),
-      );
+      ctx.db
+        .updateTable(table)
+        .set({ expires_at: new Date(at).toISOString() })
+        .where(table === 'identity_sessions' ? 'id' : 'session_id', '=', otherSid)
+        .execute();
     await endAt('identity_refresh_tokens');
     const expired = await refresh(other.refreshToken);
     await endAt('identity_sessions');
@@ -315,22 +317,19 @@ describe('refreshing and signing out', () => {
       ['user', other.user.id, 'session', 'failure', 'expired'],
       ['user', other.user.id, 'session', 'failure', 'session_expired'],
     ]);
-    const anonymousRefusals = await inHost(() =>
-      identityDb()
-        .selectFrom('identity_audit_log')
-        .select(['actor_type', 'target_type', 'reason'])
-        .where('action', '=', 'auth.refresh')
-        .where('reason', '=', 'unknown')
-        .execute(),
-    );
+    const anonymousRefusals = await ctx.db
+      .selectFrom('identity_audit_log')
+      .select(['actor_type', 'target_type', 'reason'])
+      .where('action', '=', 'auth.refresh')
+      .where('reason', '=', 'unknown')
+      .execute();
     expect(anonymousRefusals).toEqual([{ actor_type: 'anonymous', target_type: null, reason: 'unknown' }]);
   });
 
   test("a refresh by a user made inactive behind identity's back ends that session for good", async () => {
     const user = await signInFrom(host, 'inactive-refresh@example.com', nextIp());
     const { sid } = decodeJwt(user.accessToken) as { sid: string };
-    const setStatus = (status: 'active' | 'inactive') =>
-      inHost(() => identityDb().updateTable('users').set({ status }).where('id', '=', user.user.id).execute());
+    const setStatus = (status: 'active' | 'inactive') => ctx.db.updateTable('users').set({ status }).where('id', '=', user.user.id).execute();
     // As a tool writing the table directly would leave it: the status changed, the session not.
     await setStatus('inactive');
     const refused = await refresh(user.refreshToken);
@@ -347,7 +346,7 @@ describe('refreshing and signing out', () => {
       result: 'failure',
       reason: 'user_inactive',
     });
-    const [session] = await inHost(() => identityDb().selectFrom('identity_sessions').select('revoked_reason').where('id', '=', sid).execute());
+    const [session] = await ctx.db.selectFrom('identity_sessions').select('revoked_reason').where('id', '=', sid).execute();
     expect(session.revoked_reason).toBe('user_inactive');
     await setStatus('active');
     const again = await refresh(user.refreshToken);
@@ -377,9 +376,12 @@ describe('refreshing and signing out', () => {
     ]);
     expect((await call(host, 'GET', '/auth/validate', { token: three.accessToken })).status).toBe(401);
     // Each session keeps why it ended, which the administrators' session list shows.
-    const ended = await inHost(() =>
-      identityDb().selectFrom('identity_sessions').select(['id', 'revoked_reason']).where('user_id', '=', one.user.id).orderBy('created_at').execute(),
-    );
+    const ended = await ctx.db
+      .selectFrom('identity_sessions')
+      .select(['id', 'revoked_reason'])
+      .where('user_id', '=', one.user.id)
+      .orderBy('created_at')
+      .execute();
     expect(ended.map((session) => session.revoked_reason)).toEqual(['logout', 'logout_all', 'logout_all']);
     expect(ended[0].id).toBe(sid);
   });

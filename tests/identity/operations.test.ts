@@ -5,7 +5,8 @@ import { identity } from '../../functions/identity';
 import type { TimerFunction } from '../../shared/functions';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { signIn, signInAdmin } from '../helpers/identity';
-import { identityDb } from '../../functions/identity/db/tables';
+import { identityContext } from '../../functions/identity/context';
+import { contextOf } from '../helpers/context';
 import { toIso } from '../../shared/sql/dialect';
 import { loggedAtInfo } from '../helpers/logs';
 import { advanceClock, auditEntries, call, expectError, login } from './support';
@@ -19,6 +20,8 @@ beforeAll(async () => {
 });
 afterAll(() => host.stop());
 afterEach(() => jest.useRealTimers());
+/** The host's database, as identity's code reads it. */
+const hostDb = () => contextOf(identityContext, host).db;
 
 /** Runs a CLI from the host's directory (its local.settings.json) against the host's database. */
 const cli = (name: string, args: string[]) =>
@@ -62,7 +65,7 @@ test('service-token CLI mints a token the plan endpoint accepts', async () => {
 });
 
 test('the dev host banner names the outbox', () => {
-  expect(identity.describe!()).toEqual([`email        outbox ${path.join(host.dataDir, 'outbox')} (one .eml per message)`]);
+  expect(identity.describe!(host.platform)).toEqual([`email        outbox ${path.join(host.dataDir, 'outbox')} (one .eml per message)`]);
 });
 
 test('the bootstrap admin exists as super_admin after start', async () => {
@@ -122,7 +125,7 @@ test('the daily cleanup purges audit entries past AUDIT_RETENTION_DAYS and past 
   admin = await signInAdmin(host);
   const nowIso = new Date().toISOString();
   const windows = async () => {
-    const rows = (await identityDb().selectFrom('identity_rate_limits').select(['bucket', 'expires_at']).execute()).map((r) => ({
+    const rows = (await hostDb().selectFrom('identity_rate_limits').select(['bucket', 'expires_at']).execute()).map((r) => ({
       bucket: r.bucket,
       expiresAt: toIso(r.expires_at)!,
     }));
@@ -167,7 +170,7 @@ async function rowCounts(): Promise<Record<string, number>> {
   } as const;
   const counts: Record<string, number> = {};
   for (const [kind, table] of Object.entries(tables)) {
-    const [{ rows }] = await identityDb()
+    const [{ rows }] = await hostDb()
       .selectFrom(table)
       .select((eb) => eb.fn.countAll<number>().as('rows'))
       .execute();

@@ -2,6 +2,8 @@ import { createHmac } from 'node:crypto';
 import { describeWithTsql, expectValidTsql, recordAzureSql } from '../helpers/tsql';
 import { generateSigningJwk } from '../../shared/auth/keys';
 import { useProcessSettings } from '../../shared/config';
+import { createLogger } from '../../shared/logging';
+import { currentPlatform } from '../../shared/platform';
 
 /**
  * Every identity query compiled for Azure SQL and parsed as T-SQL. The driver records each query and
@@ -82,18 +84,23 @@ const admin = {
   },
 };
 const id = () => require('../../functions/identity/users');
+/** identity's context on the test's platform, its database the recording one (required after the mock, as the code under test). */
+const ctx = () => {
+  const { identityContext } = require('../../functions/identity/context') as typeof import('../../functions/identity/context');
+  return Object.defineProperty(identityContext(currentPlatform(), createLogger({ component: 'test' })), 'db', { value: azureSql });
+};
 
 const operations: [string, string[], () => Promise<unknown>][] = [
   [
     'list users with every filter',
     ['select', 'select', 'select'],
-    () => id().listUsers({ email: "o'neil_100%[x]", role: 'user', plan: 'pro', status: 'active', limit: 20, offset: 40 }),
+    () => id().listUsers(ctx(), { email: "o'neil_100%[x]", role: 'user', plan: 'pro', status: 'active', limit: 20, offset: 40 }),
   ],
   [
     'list audit with every filter',
     ['select', 'select'],
     () =>
-      require('../../functions/identity/audit').listAudit({
+      require('../../functions/identity/audit').listAudit(ctx(), {
         actor: 'a',
         action: 'auth.login',
         target: 't',
@@ -107,45 +114,46 @@ const operations: [string, string[], () => Promise<unknown>][] = [
   [
     'list sessions',
     ['select', 'select'],
-    () => require('../../functions/identity/sessions').listSessions({ userId: 'u1', state: 'active', limit: 10, offset: 0 }),
+    () => require('../../functions/identity/sessions').listSessions(ctx(), { userId: 'u1', state: 'active', limit: 10, offset: 0 }),
   ],
   [
     'compliance report',
     ['select', 'select', 'select', 'select', 'select', 'select', 'select'],
-    () => require('../../functions/identity/compliance').complianceReport(),
+    () => require('../../functions/identity/compliance').complianceReport(ctx()),
   ],
-  ['cleanup', ['delete', 'delete', 'delete', 'delete'], () => require('../../functions/identity/cleanup').purgeExpired()],
+  ['cleanup', ['delete', 'delete', 'delete', 'delete'], () => require('../../functions/identity/cleanup').purgeExpired(ctx())],
   [
     'issue and consume a code',
     ['select', 'update', 'update', 'select', 'update'],
     async () => {
       const otp = require('../../functions/identity/otp');
-      await otp.resendCooldown('a@example.com');
-      await otp.issueCode('a@example.com');
-      await otp.consumeCode('a@example.com', '123456');
+      await otp.resendCooldown(ctx(), 'a@example.com');
+      await otp.issueCode(ctx(), 'a@example.com');
+      await otp.consumeCode(ctx(), 'a@example.com', '123456');
     },
   ],
-  ['rate limit', ['update', 'select'], () => require('../../functions/identity/rate-limit').hitRateLimit('login-ip:x', 5, 3600)],
+  ['rate limit', ['update', 'select'], () => require('../../functions/identity/rate-limit').hitRateLimit(ctx(), 'login-ip:x', 5, 3600)],
   [
     'sessions and refresh rotation',
     ['insert', 'insert', 'select', 'update', 'update', 'insert', 'update'],
     async () => {
       const sessions = require('../../functions/identity/sessions');
-      await sessions.createSession('u1', meta, azureSql);
-      await sessions.rotateRefreshToken('rt_x');
-      await sessions.revokeUserSessions('u1', 'logout');
+      await sessions.createSession(ctx(), 'u1', meta, azureSql);
+      await sessions.rotateRefreshToken(ctx(), 'rt_x');
+      await sessions.revokeUserSessions(ctx(), 'u1', 'logout');
     },
   ],
   [
     'sign-in completion',
     ['update', 'select', 'update', 'select', 'insert', 'insert', 'insert', 'delete', 'delete'],
-    () => require('../../functions/identity/login').completeLogin('a@example.com', '123456', meta),
+    () => require('../../functions/identity/login').completeLogin(ctx(), 'a@example.com', '123456', meta),
   ],
   [
     'plan update',
     ['select', 'update', 'insert'],
     () =>
       require('../../functions/identity/plan').updatePlan(
+        ctx(),
         { actor: { type: 'service', id: 'payment-service' }, defaultUpdatedBy: 'payment-service' },
         'u1',
         { plan: 'pro' },
@@ -174,9 +182,9 @@ const operations: [string, string[], () => Promise<unknown>][] = [
     ],
     async () => {
       const users = require('../../functions/identity/user-admin');
-      expect(await users.patchUser(admin, 'u1', { plan: 'pro', status: 'inactive', email: 'b@example.com' }, meta)).toMatchObject({ id: 'u1' });
-      expect(await users.grantRole(admin, 'u1', 'admin', meta)).toMatchObject({ changed: true });
-      expect(await users.deleteUser(admin, 'u1', meta)).toEqual({ revokedSessions: 1 });
+      expect(await users.patchUser(ctx(), admin, 'u1', { plan: 'pro', status: 'inactive', email: 'b@example.com' }, meta)).toMatchObject({ id: 'u1' });
+      expect(await users.grantRole(ctx(), admin, 'u1', 'admin', meta)).toMatchObject({ changed: true });
+      expect(await users.deleteUser(ctx(), admin, 'u1', meta)).toEqual({ revokedSessions: 1 });
     },
   ],
 ];

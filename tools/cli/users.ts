@@ -1,8 +1,11 @@
 import { parseArgs } from 'node:util';
 import { useProcessSettings } from '../../shared/config';
+import { createLogger } from '../../shared/logging';
+import { currentPlatform } from '../../shared/platform';
 import { closeDb, migrateToLatest } from '../../shared/sql/db';
 import { MIGRATIONS } from '../../functions/migrations';
 import { ensureUserWithRole } from '../../functions/identity/bootstrap';
+import { identityContext } from '../../functions/identity/context';
 import { applyLocalSettings } from '../../shared/config/local-settings';
 
 const USAGE = 'usage: npm run users -- create --email <address> [--role user|admin|super_admin]';
@@ -22,7 +25,9 @@ async function main(): Promise<void> {
   useProcessSettings(process.env, { requireFor: ['identity'], migrations: () => MIGRATIONS });
   try {
     await migrateToLatest();
-    const { user, outcome } = await ensureUserWithRole(values.email, values.role!, { type: 'system', id: 'cli' });
+    // identity's context on the command's platform (the one useProcessSettings made), as a request would get it.
+    const ctx = identityContext(currentPlatform(), createLogger({ service: 'identity', component: 'cli' }));
+    const { user, outcome } = await ensureUserWithRole(ctx, values.email, values.role!, { type: 'system', id: 'cli' });
     process.stdout.write(`${JSON.stringify({ outcome, id: user.id, email: user.email, role: user.role, status: user.status })}\n`);
   } finally {
     await closeDb();

@@ -1,5 +1,4 @@
-import type { Generated, Kysely } from 'kysely';
-import { db } from '../../../shared/sql/db';
+import type { Generated } from 'kysely';
 import type { Timestamp } from '../../../shared/sql/tables';
 
 /**
@@ -95,6 +94,3 @@ export type IdentityTables = {
   identity_rate_limits: RateLimitsTable;
   identity_audit_log: AuditLogTable;
 };
-
-/** The database as identity sees it: its own tables. */
-export const identityDb = (): Kysely<IdentityTables> => db() as Kysely<IdentityTables>;

@@ -1,6 +1,6 @@
 import { json } from '../../../shared/http/handler';
-import { op } from '../../../shared/http/route';
 import type { Infer } from '../../../shared/http/schemas';
+import { op } from '../context';
 import type * as s from '../schemas';
 import type { Authenticated } from '../guards';
 import { completeLogin, LOGIN_MESSAGE, logout as endSessions, refreshSession, startLogin, type SignedIn } from '../login';
@@ -19,30 +19,32 @@ const tokenResponse = (t: SignedIn) => ({
 
 export const login = op<undefined, Infer<typeof s.LOGIN_BODY>>(
   'Starts an email sign-in: mails a one-time code (the same answer for every address)',
-  async ({ body, meta }) => {
-    await startLogin(body.email, meta);
+  async ({ ctx, body, meta }) => {
+    await startLogin(ctx, body.email, meta);
     return json(200, { success: true, message: LOGIN_MESSAGE });
   },
 );
 
 export const verify = op<undefined, Infer<typeof s.VERIFY_BODY>>(
   'Completes a sign-in with the mailed code: an access token and a refresh token',
-  async ({ body, meta }) => json(200, tokenResponse(await completeLogin(body.email, body.code, meta))),
+  async ({ ctx, body, meta }) => json(200, tokenResponse(await completeLogin(ctx, body.email, body.code, meta))),
 );
 
-export const refresh = op<undefined, Infer<typeof s.REFRESH_BODY>>('Exchanges a refresh token for a new pair (the old one is spent)', async ({ body, meta }) =>
-  json(200, tokenResponse(await refreshSession(body.refreshToken, meta))),
+export const refresh = op<undefined, Infer<typeof s.REFRESH_BODY>>(
+  'Exchanges a refresh token for a new pair (the old one is spent)',
+  async ({ ctx, body, meta }) => json(200, tokenResponse(await refreshSession(ctx, body.refreshToken, meta))),
 );
 
 export const logout = op<Authenticated, Infer<typeof s.LOGOUT_BODY>>(
   'Ends this session, or every session of the user (scope all)',
-  async ({ body, principal, meta }) => json(200, { success: true, ...(await endSessions(principal.user, principal.sessionId, body.scope ?? 'current', meta)) }),
+  async ({ ctx, body, principal, meta }) =>
+    json(200, { success: true, ...(await endSessions(ctx, principal.user, principal.sessionId, body.scope ?? 'current', meta)) }),
 );
 
 export const validate = op<Authenticated>('Confirms an access token and its session, with the user as they are now', async ({ principal }) =>
   json(200, { valid: true, user: publicUser(principal.user), sessionId: principal.sessionId, expiresAt: new Date(principal.claims.exp * 1000).toISOString() }),
 );
 
-export const publishKeys = op('The public keys access tokens are signed with (JWKS)', async () =>
-  json(200, await jwks(), { 'Cache-Control': 'public, max-age=300' }),
+export const publishKeys = op('The public keys access tokens are signed with (JWKS)', async ({ ctx }) =>
+  json(200, await jwks(ctx), { 'Cache-Control': 'public, max-age=300' }),
 );
