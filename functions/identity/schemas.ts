@@ -1,3 +1,4 @@
+import { PLAN_IDS } from '../../shared/plan-ids';
 import { PAGING, anyObject, arr, bool, dateTime, idParam, int, nullable, obj, oneOfValues, query, str } from '../../shared/http/schemas';
 
 /** The request and answer schemas of identity's route table (routes.ts): the validators, and the types its handlers and domain code are handed (Infer). */
@@ -10,7 +11,7 @@ const PERMISSIONS = {
   items: { type: 'string', pattern: '^[a-z][a-z0-9_-]*(:[a-z0-9_*-]+)*$', maxLength: 100 },
 } as const;
 const ROLE_ID = { type: 'string', pattern: '^[a-z][a-z0-9_]{0,31}$' } as const;
-const PLAN = { enum: ['free', 'pro', 'enterprise'] } as const;
+const PLAN = oneOfValues(PLAN_IDS);
 const STATUS = { enum: ['active', 'inactive'] } as const;
 const ISO_INSTANT = { type: 'string', format: 'date-time', maxLength: 40 } as const;
 
@@ -77,7 +78,7 @@ const PUBLIC_USER = obj({
   email: str(),
   role: str(),
   permissions: arr(str()),
-  plan: oneOfValues(['free', 'pro', 'enterprise']),
+  plan: oneOfValues(PLAN_IDS),
   status: oneOfValues(['active', 'inactive']),
 });
 export const USER = obj({
@@ -86,7 +87,7 @@ export const USER = obj({
   role: str(),
   permissions: arr(str()),
   explicitPermissions: arr(str()),
-  plan: oneOfValues(['free', 'pro', 'enterprise']),
+  plan: oneOfValues(PLAN_IDS),
   status: oneOfValues(['active', 'inactive']),
   createdAt: nullable(dateTime()),
   updatedAt: nullable(dateTime()),

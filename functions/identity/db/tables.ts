@@ -1,4 +1,5 @@
 import type { Generated } from 'kysely';
+import type { Plan } from '../../../shared/plan-ids';
 import type { Timestamp } from '../../../shared/sql/tables';
 
 /**
@@ -11,7 +12,7 @@ export interface UsersTable {
   role: string;
   /** JSON array of explicit permissions (on top of the role's). */
   permissions: string;
-  plan: 'free' | 'pro' | 'enterprise';
+  plan: Plan;
   status: 'active' | 'inactive';
   created_at: Timestamp;
   updated_at: Timestamp;
