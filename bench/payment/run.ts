@@ -20,6 +20,8 @@ import { startDevHost } from '../../devhost/host';
 import { config } from '../../shared/config';
 import { db } from '../../shared/sql/db';
 import { insertUser } from '../../functions/identity/users';
+import { paymentContext } from '../../functions/payment/context';
+import { createLogger } from '../../shared/logging';
 import type { LoadOrder, LoadReport, SignedEvent } from './load';
 import { profileEvent, type EventProfile } from './profile';
 import type { Plan } from '../../shared/auth/access-token';
@@ -139,6 +141,7 @@ async function main() {
 
     const profileSteal = stealMeter();
     const profile = await profileEvent(
+      paymentContext(host.platform, createLogger({ bench: 'payment' })),
       `${host.url}/payment/webhook`,
       signEvents('profile', 3 * PROFILE_SAMPLES, profileUserIds),
       profileUserIds.map((id, i) => ({ id, plan: planOf(i + 1) })),
