@@ -9,7 +9,7 @@
  */
 import { request } from 'undici';
 import type { Plan } from '../../shared/auth/access-token';
-import { updatePlanAtIdentity } from '../../functions/payment/identity-client';
+import type { PaymentContext } from '../../functions/payment/context';
 import { verifiedEvent } from '../../functions/payment/webhook';
 import type { SignedEvent } from './load';
 
@@ -58,8 +58,18 @@ async function timeEach<T>(items: T[], run: (item: T) => Promise<unknown> | unkn
   return { micros: ((performance.now() - start) * 1000) / items.length, sqlMicros: (sql.read() - sqlBefore) / items.length };
 }
 
-/** `events` are fresh signed events (none posted before), at least 3 × `samples`; `users` and `plans` match them. */
-export async function profileEvent(webhookUrl: string, events: SignedEvent[], users: { id: string; plan: Plan }[], samples: number): Promise<EventProfile> {
+/**
+ * `events` are fresh signed events (none posted before), at least 3 × `samples`; `users` and `plans`
+ * match them. `ctx` is payment's context on the host serving `webhookUrl`: the signature check and
+ * the identity call are timed as the webhook makes them.
+ */
+export async function profileEvent(
+  ctx: PaymentContext,
+  webhookUrl: string,
+  events: SignedEvent[],
+  users: { id: string; plan: Plan }[],
+  samples: number,
+): Promise<EventProfile> {
   const sql = sqlClock();
   try {
     const [warm, whole, signed] = [events.slice(0, samples), events.slice(samples, 2 * samples), events.slice(2 * samples, 3 * samples)];
@@ -74,11 +84,11 @@ export async function profileEvent(webhookUrl: string, events: SignedEvent[], us
     };
     await timeEach(warm, postOne, sql);
     const event = await timeEach(whole, postOne, sql);
-    const signature = await timeEach(signed, (e) => verifiedEvent(Buffer.from(e.body), e.signature), sql);
+    const signature = await timeEach(signed, (e) => verifiedEvent(ctx, Buffer.from(e.body), e.signature), sql);
     const identity = await timeEach(
       users.slice(0, samples),
       async (user) => {
-        const result = await updatePlanAtIdentity(user.id, user.plan);
+        const result = await ctx.identity.updatePlan(user.id, user.plan, ctx.now());
         if (!result.ok) throw new Error(`identity refused the profile's plan update: ${JSON.stringify(result.failure)}`);
       },
       sql,

@@ -21,6 +21,7 @@ import { config } from '../../shared/config';
 import { db } from '../../shared/sql/db';
 import { identityContext } from '../../functions/identity/context';
 import { insertUser } from '../../functions/identity/users';
+import { paymentContext } from '../../functions/payment/context';
 import { createLogger } from '../../shared/logging';
 import type { LoadOrder, LoadReport, SignedEvent } from './load';
 import { profileEvent, type EventProfile } from './profile';
@@ -143,6 +144,7 @@ async function main() {
 
     const profileSteal = stealMeter();
     const profile = await profileEvent(
+      paymentContext(host.platform, createLogger({ bench: 'payment' })),
       `${host.url}/payment/webhook`,
       signEvents('profile', 3 * PROFILE_SAMPLES, profileUserIds),
       profileUserIds.map((id, i) => ({ id, plan: planOf(i + 1) })),

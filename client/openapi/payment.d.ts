@@ -503,7 +503,15 @@ export interface operations {
                     id: string;
                     type: string;
                     created: number;
-                    data: Record<string, unknown>;
+                    data: {
+                        object: {
+                            id: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
                 } & {
                     [key: string]: unknown;
                 };

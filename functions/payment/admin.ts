@@ -1,9 +1,9 @@
 import type { LiveUser } from '../../shared/auth/live-session';
-import type { Logger } from '../../shared/logging';
-import { readFailedSync } from './failed-sync-records';
+import type { PaymentNeeds } from './context';
+import { readFailedSync, type FailedSyncStore } from './failed-sync-records';
 import { countsByState, unsyncedPayments, type Payment } from './payments';
+import type { PlanSyncer } from './plan-sync';
 import { MANUAL_REVIEW_NOT_REPLAYED, replayUnsynced } from './replay';
-import { currentTime } from '../../shared/platform';
 
 export { countsByState };
 
@@ -24,8 +24,10 @@ const view = (p: Payment) => ({
  * review), oldest first, each with the user's live failed-sync record from Table Storage (the
  * operator's 24-hour view); Table Storage failing leaves the records out, not the list.
  */
-export async function attentionList(limit: number, log: Logger) {
-  const [counts, payments] = await Promise.all([countsByState(), unsyncedPayments(limit)]);
+export async function attentionList(ctx: FailedSyncStore & PaymentNeeds<'db' | 'now' | 'log'>, limit: number) {
+  const { log } = ctx;
+  const [counts, payments] = await Promise.all([countsByState(ctx.db), unsyncedPayments(ctx.db, limit)]);
+  const now = ctx.now();
   const users = [...new Set(payments.map((p) => p.userId))];
   let recordsAvailable = true;
   const records = new Map(
@@ -34,7 +36,7 @@ export async function attentionList(limit: number, log: Logger) {
         async (userId) =>
           [
             userId,
-            await readFailedSync(userId).catch((error) => {
+            await readFailedSync(ctx, userId, now).catch((error) => {
               recordsAvailable = false;
               log.warn('could not read a failed-sync record', { userId, error });
               return undefined;
@@ -44,7 +46,7 @@ export async function attentionList(limit: number, log: Logger) {
     ),
   );
   return {
-    generatedAt: currentTime().toISOString(),
+    generatedAt: now.toISOString(),
     summary: { ...counts, total: counts.pending + counts.failed + counts.manual_review },
     limit,
     failedSyncRecordsAvailable: recordsAvailable,
@@ -57,11 +59,11 @@ export async function attentionList(limit: number, log: Logger) {
  * every failed or pending plan sync is made due and each user's newest plan is pushed now. Payments
  * in manual review are left alone, and the answer says how many and why. The body is empty or `{}`.
  */
-export async function replay(admin: LiveUser, log: Logger) {
-  log.info('plan-sync replay requested from the console', { adminId: admin.id });
-  const { unsynced, manualReview, results } = await replayUnsynced(log, { apply: true });
+export async function replay(ctx: PlanSyncer, admin: LiveUser) {
+  ctx.log.info('plan-sync replay requested from the console', { adminId: admin.id });
+  const { unsynced, manualReview, results } = await replayUnsynced(ctx, { apply: true });
   const failed = results.filter((r) => !r.success);
-  log.info('plan-sync replay finished', { adminId: admin.id, payments: unsynced.length, users: results.length, failed: failed.length });
+  ctx.log.info('plan-sync replay finished', { adminId: admin.id, payments: unsynced.length, users: results.length, failed: failed.length });
   return {
     success: failed.length === 0,
     replayedPayments: unsynced.length,

@@ -1,8 +1,7 @@
-import type { Logger } from '../../shared/logging';
 import { toIso } from '../../shared/sql/dialect';
 import { markSqlWork } from '../../shared/sql/idle';
-import { paymentDb } from './db/tables';
-import { currentTime } from '../../shared/platform';
+import type { PaymentNeeds } from './context';
+import type { PaymentDb } from './db/tables';
 
 /**
  * The message of the line the sync-retry timer writes on every run. Application Insights receives
@@ -21,9 +20,9 @@ export const PAYMENT_SYNC_WORK = 'payment-syncs';
  * comes back holding an idle mark while a retry is still owed, which then waits for the next mark
  * (any payment event) or the idle mark's expiry (a week at most; the backlog alert reads SQL's count).
  */
-export async function markSyncWork(log: Logger): Promise<void> {
-  await markSqlWork(PAYMENT_SYNC_WORK).catch((error) =>
-    log.warn('could not mark plan-sync work in Table Storage; the retry timer reads SQL while Storage is down', { error: (error as Error).message }),
+export async function markSyncWork(ctx: PaymentNeeds<'now' | 'log'>): Promise<void> {
+  await markSqlWork(PAYMENT_SYNC_WORK, ctx.now()).catch((error) =>
+    ctx.log.warn('could not mark plan-sync work in Table Storage; the retry timer reads SQL while Storage is down', { error: (error as Error).message }),
   );
 }
 
@@ -36,9 +35,9 @@ export interface SyncBacklog {
   manualReview: number;
 }
 
-/** Counts the plan syncs still owed to identity, from SQL (the source of truth every instance shares). */
-export async function syncBacklog(now = currentTime()): Promise<SyncBacklog> {
-  const rows = await paymentDb()
+/** Counts the plan syncs still owed to identity at `now`, from SQL (the source of truth every instance shares). */
+export async function syncBacklog(db: PaymentDb, now: Date): Promise<SyncBacklog> {
+  const rows = await db
     .selectFrom('payment_payments')
     .select((eb) => ['sync_state', eb.fn.countAll().as('payments'), eb.fn.min('status_at').as('oldest')])
     .where('sync_state', 'in', ['pending', 'failed', 'manual_review'])
@@ -62,13 +61,13 @@ export async function syncBacklog(now = currentTime()): Promise<SyncBacklog> {
 }
 
 /** Writes the backlog line the alerts read; a failure to count is logged, never thrown into the timer. */
-export async function reportSyncBacklog(log: Logger, now = currentTime()): Promise<SyncBacklog | undefined> {
+export async function reportSyncBacklog(ctx: PaymentNeeds<'db' | 'log'>, now: Date): Promise<SyncBacklog | undefined> {
   try {
-    const backlog = await syncBacklog(now);
-    log.info(SYNC_BACKLOG_MESSAGE, { ...backlog });
+    const backlog = await syncBacklog(ctx.db, now);
+    ctx.log.info(SYNC_BACKLOG_MESSAGE, { ...backlog });
     return backlog;
   } catch (error) {
-    log.error('payment sync backlog could not be counted', { error });
+    ctx.log.error('payment sync backlog could not be counted', { error });
     return undefined;
   }
 }

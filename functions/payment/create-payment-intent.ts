@@ -2,24 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type Stripe from 'stripe';
 import type { LiveUser } from '../../shared/auth/live-session';
 import { badGateway, badRequest, Code, forbidden, serviceUnavailable } from '../../shared/http/errors';
-import type { Logger } from '../../shared/logging';
 import type { Infer } from '../../shared/http/schemas';
+import type { PaymentNeeds } from './context';
 import { insertPendingPayment } from './payments';
-import { findPlan } from '../../shared/plans';
-import { stripe, stripeSdk } from './stripe-client';
-
-export const CREATE_PAYMENT_INTENT_SCHEMA = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['amount', 'planType', 'userId'],
-  properties: {
-    amount: { type: 'integer', minimum: 0, maximum: 100_000_000 },
-    planType: { type: 'string', minLength: 1, maxLength: 32 },
-    userId: { type: 'string', minLength: 1, maxLength: 64 },
-  },
-} as const;
-
-export type CreatePaymentIntentBody = Infer<typeof CREATE_PAYMENT_INTENT_SCHEMA>;
+import type { INTENT_BODY } from './schemas';
+import { stripeSdk } from './stripe-client';
 
 /** A client retry with the same Idempotency-Key gets the same PaymentIntent instead of a second one. */
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{8,200}$/;
@@ -27,10 +14,17 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{8,200}$/;
 /**
  * A PaymentIntent for a plan, at the plan table's price (never the client's), for the signed-in
  * user only, created at Stripe with an idempotency key (the client's Idempotency-Key when given, so
- * its retry gets the same intent) and recorded as pending before the client secret is returned.
+ * its retry gets the same intent) and recorded as pending (in the database, at the clock's time)
+ * before the client secret is returned.
  */
-export async function createPaymentIntent(user: LiveUser, body: CreatePaymentIntentBody, clientKey: string | null, log: Logger) {
-  const plan = findPlan(body.planType);
+export async function createPaymentIntent(
+  ctx: PaymentNeeds<'plans' | 'stripe' | 'db' | 'now' | 'log'>,
+  user: LiveUser,
+  body: Infer<typeof INTENT_BODY.schema>,
+  clientKey: string | null,
+) {
+  const { log } = ctx;
+  const plan = ctx.plans.find((p) => p.id === body.planType);
   if (!plan) throw badRequest(`Unknown planType "${body.planType}"; expected pro or enterprise`, Code.UNKNOWN_PLAN);
   if (plan.price === 0) throw badRequest(`The ${plan.id} plan cannot be purchased`, Code.PLAN_NOT_PURCHASABLE);
   if (body.userId !== user.id) throw forbidden('userId must be the signed-in user', Code.USER_MISMATCH);
@@ -46,7 +40,7 @@ export async function createPaymentIntent(user: LiveUser, body: CreatePaymentInt
 
   let intent: Stripe.PaymentIntent;
   try {
-    intent = await stripe().paymentIntents.create(
+    intent = await ctx.stripe.paymentIntents.create(
       {
         amount: plan.price,
         currency: plan.currency,
@@ -68,14 +62,11 @@ export async function createPaymentIntent(user: LiveUser, body: CreatePaymentInt
     }
     throw error;
   }
-  await insertPendingPayment({
-    id: intent.id,
-    userId: user.id,
-    planType: plan.id,
-    amount: plan.price,
-    currency: plan.currency,
-    priceVersion: plan.priceVersion,
-  });
+  await insertPendingPayment(
+    ctx.db,
+    { id: intent.id, userId: user.id, planType: plan.id, amount: plan.price, currency: plan.currency, priceVersion: plan.priceVersion },
+    ctx.now(),
+  );
   log.info('payment intent created', { userId: user.id, planType: plan.id, paymentIntentId: intent.id });
   return { clientSecret: intent.client_secret, paymentIntentId: intent.id, amount: intent.amount, currency: intent.currency, planType: plan.id };
 }

@@ -1,9 +1,7 @@
 import type { TableClient } from '@azure/data-tables';
 import type { Plan } from '../../shared/auth/access-token';
-import { config } from '../../shared/config';
-import { table } from '../../shared/storage';
 import { vendored } from '../../shared/vendor';
-import { currentTime } from '../../shared/platform';
+import type { PaymentNeeds } from './context';
 
 /** A failed-sync record lives 86400 seconds (24 hours). */
 export const FAILED_SYNC_TTL_SECONDS = 86_400;
@@ -33,22 +31,26 @@ interface FailedSyncEntity {
   expiresAt: Date;
 }
 
-const records = (): Promise<TableClient> => table(config().PAYMENT_FAILED_SYNC_TABLE);
+/** Where the records live: the platform's storage account, table PAYMENT_FAILED_SYNC_TABLE. */
+export type FailedSyncStore = PaymentNeeds<'storage' | 'config'>;
 
-export async function storeFailedSync(value: FailedSyncValue, now: Date = currentTime()): Promise<void> {
+const records = (ctx: FailedSyncStore): Promise<TableClient> => ctx.storage.table(ctx.config.PAYMENT_FAILED_SYNC_TABLE);
+
+/** Writes (or replaces) the user's record, alive for 24 hours from `now`. */
+export async function storeFailedSync(ctx: FailedSyncStore, value: FailedSyncValue, now: Date): Promise<void> {
   const entity: FailedSyncEntity = {
     partitionKey: FAILED_SYNC_PARTITION,
     rowKey: failedSyncKey(value.userId),
     value: JSON.stringify(value),
     expiresAt: new Date(now.getTime() + FAILED_SYNC_TTL_SECONDS * 1000),
   };
-  await (await records()).upsertEntity(entity, 'Replace');
+  await (await records(ctx)).upsertEntity(entity, 'Replace');
 }
 
-/** The live record of a user, or undefined when there is none or it has expired. */
-export async function readFailedSync(userId: string, now: Date = currentTime()): Promise<(FailedSyncValue & { expiresAt: string }) | undefined> {
+/** The live record of a user at `now`, or undefined when there is none or it has expired. */
+export async function readFailedSync(ctx: FailedSyncStore, userId: string, now: Date): Promise<(FailedSyncValue & { expiresAt: string }) | undefined> {
   try {
-    const entity = await (await records()).getEntity<FailedSyncEntity>(FAILED_SYNC_PARTITION, failedSyncKey(userId));
+    const entity = await (await records(ctx)).getEntity<FailedSyncEntity>(FAILED_SYNC_PARTITION, failedSyncKey(userId));
     if (new Date(entity.expiresAt).getTime() <= now.getTime()) return undefined;
     return { ...(JSON.parse(entity.value) as FailedSyncValue), expiresAt: new Date(entity.expiresAt).toISOString() };
   } catch (error) {
@@ -57,18 +59,18 @@ export async function readFailedSync(userId: string, now: Date = currentTime()):
   }
 }
 
-export async function deleteFailedSync(userId: string): Promise<void> {
+export async function deleteFailedSync(ctx: FailedSyncStore, userId: string): Promise<void> {
   try {
-    await (await records()).deleteEntity(FAILED_SYNC_PARTITION, failedSyncKey(userId));
+    await (await records(ctx)).deleteEntity(FAILED_SYNC_PARTITION, failedSyncKey(userId));
   } catch (error) {
     if ((error as { statusCode?: number }).statusCode !== 404) throw error;
   }
 }
 
-/** Deletes every expired record in transactions of at most 100 (the Table Storage batch limit); returns how many. */
-export async function deleteExpiredFailedSyncs(now: Date = currentTime()): Promise<number> {
+/** Deletes every record expired at `now` in transactions of at most 100 (the Table Storage batch limit); returns how many. */
+export async function deleteExpiredFailedSyncs(ctx: FailedSyncStore, now: Date): Promise<number> {
   const { odata } = vendored('@azure/data-tables');
-  const client = await records();
+  const client = await records(ctx);
   const expired = client.listEntities<FailedSyncEntity>({
     queryOptions: { filter: odata`PartitionKey eq ${FAILED_SYNC_PARTITION} and expiresAt le ${now}`, select: ['rowKey'] },
   });

@@ -1,27 +1,27 @@
-import { config, serviceUrl } from '../../shared/config';
+import { serviceUrl, type Config } from '../../shared/config';
 import { check, checkSql, optional, type HealthChecks } from '../../shared/health';
-import { table } from '../../shared/storage';
+import type { PaymentNeeds } from './context';
 import { missingKeyProblem, stripeApiBase, stripeMode } from './stripe-client';
 import { webhookSecretProblem } from './webhook-secret';
 
 /** Table Storage: the failed-sync table answers a query. */
-const checkTableStorage = () =>
+const checkTableStorage = (ctx: PaymentNeeds<'storage' | 'config'>) =>
   check(async () => {
-    const client = await table(config().PAYMENT_FAILED_SYNC_TABLE);
+    const client = await ctx.storage.table(ctx.config.PAYMENT_FAILED_SYNC_TABLE);
     await client
       .listEntities({ queryOptions: { filter: "PartitionKey eq 'health'" } })
       .byPage({ maxPageSize: 1 })
       .next();
-    return config().PAYMENT_FAILED_SYNC_TABLE;
+    return ctx.config.PAYMENT_FAILED_SYNC_TABLE;
   });
 
 /**
  * Identity: its health route answers 200 within the deadline (plan syncs would fail otherwise).
  * A probe that skips SQL asks identity to skip its own (identity's health is a `select 1`).
  */
-const checkIdentity = (skipSql: boolean) =>
+const checkIdentity = (cfg: Config, skipSql: boolean) =>
   check(async () => {
-    const url = `${serviceUrl('identity')}/health${skipSql ? '?skip=sql' : ''}`;
+    const url = `${serviceUrl('identity', cfg)}/health${skipSql ? '?skip=sql' : ''}`;
     // Node's own fetch, which the Functions library has loaded for the request itself: a probe
     // loads no HTTP client (the plan pushes' pooled one loads with the first push).
     const response = await fetch(url, { signal: AbortSignal.timeout(2500) });
@@ -35,14 +35,14 @@ const checkIdentity = (skipSql: boolean) =>
  * a deployment starts with; in offline mode the local server answers). The real API is not called
  * on every probe: configuration is what can be wrong.
  */
-const checkStripe = () =>
+const checkStripe = ({ config, platform }: PaymentNeeds<'config' | 'platform'>) =>
   check(async () => {
-    const mode = stripeMode();
-    if (mode.mode === 'unconfigured') throw new Error(missingKeyProblem());
-    const secretProblem = webhookSecretProblem(config().STRIPE_WEBHOOK_SECRET);
+    const mode = stripeMode(config);
+    if (mode.mode === 'unconfigured') throw new Error(missingKeyProblem(platform.settings.STRIPE_SECRET_KEY));
+    const secretProblem = webhookSecretProblem(config.STRIPE_WEBHOOK_SECRET);
     if (secretProblem) throw new Error(secretProblem);
-    if (mode.mode === 'stripe') return `Stripe API (${config().STRIPE_SECRET_KEY!.includes('_live_') ? 'live' : 'test'} mode)`;
-    const base = stripeApiBase();
+    if (mode.mode === 'stripe') return `Stripe API (${config.STRIPE_SECRET_KEY!.includes('_live_') ? 'live' : 'test'} mode)`;
+    const base = stripeApiBase(platform);
     if (!base) throw new Error('offline mode but no local Stripe API server is running');
     const response = await fetch(`${base}/v1/payment_intents/pi_health_probe`, {
       headers: { Authorization: 'Bearer sk_test_health' },
@@ -54,12 +54,13 @@ const checkStripe = () =>
   });
 
 /**
- * Stripe is optional: without a key (a first `azd up`) plans, user status and the webhook answer,
- * creating a payment intent answers 503 STRIPE_NOT_CONFIGURED, and health says `degraded` and why.
+ * payment's health checks, given the context of the probe and what it skips. Stripe is optional:
+ * without a key (a first `azd up`) plans, user status and the webhook answer, creating a payment
+ * intent answers 503 STRIPE_NOT_CONFIGURED, and health says `degraded` and why.
  */
-export const paymentChecks = (skip: readonly string[] = []): HealthChecks => ({
+export const paymentChecks = (ctx: PaymentNeeds<'storage' | 'config' | 'platform'>, skip: readonly string[]): HealthChecks => ({
   sql: checkSql,
-  tableStorage: checkTableStorage,
-  identity: () => checkIdentity(skip.includes('sql')),
-  stripe: optional(checkStripe),
+  tableStorage: () => checkTableStorage(ctx),
+  identity: () => checkIdentity(ctx.config, skip.includes('sql')),
+  stripe: optional(() => checkStripe(ctx)),
 });

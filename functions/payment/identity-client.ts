@@ -1,7 +1,6 @@
 import type { Plan } from '../../shared/auth/access-token';
-import { config, serviceUrl } from '../../shared/config';
+import { serviceUrl, type Config } from '../../shared/config';
 import { undici } from '../../shared/http/undici';
-import { currentTime } from '../../shared/platform';
 
 /** How a plan update failed: identity unavailable (timeout, connection error), token refused (401), user unknown (404), or any other non-2xx answer. */
 export type PlanUpdateFailureKind = 'unavailable' | 'unauthorized' | 'not_found' | 'rejected' | 'stale';
@@ -28,8 +27,12 @@ interface IdentityAnswer {
  * push is one per event) over its keep-alive pool, bounded by PAYMENT_SYNC_TIMEOUT_MS from start to
  * last body byte. The body is always read, so the connection goes back to the pool.
  */
-async function callIdentity(path: string, options: { method?: 'GET' | 'PUT'; headers: Record<string, string>; body?: string }): Promise<IdentityAnswer> {
-  const response = await undici().request(`${serviceUrl('identity')}${path}`, { ...options, signal: AbortSignal.timeout(config().PAYMENT_SYNC_TIMEOUT_MS) });
+async function callIdentity(
+  cfg: Config,
+  path: string,
+  options: { method?: 'GET' | 'PUT'; headers: Record<string, string>; body?: string },
+): Promise<IdentityAnswer> {
+  const response = await undici().request(`${serviceUrl('identity', cfg)}${path}`, { ...options, signal: AbortSignal.timeout(cfg.PAYMENT_SYNC_TIMEOUT_MS) });
   return { status: response.statusCode, text: await response.body.text() };
 }
 
@@ -37,9 +40,9 @@ async function callIdentity(path: string, options: { method?: 'GET' | 'PUT'; hea
 const snippet = (text: string, limit = 300) => (text.length > limit ? `${text.slice(0, limit)}...` : text);
 
 /** Why identity could not be asked: the timeout (undici rejects with the signal's reason, a TimeoutError), or the connection error's code and message. */
-function unreachable(error: unknown): string {
+function unreachable(cfg: Config, error: unknown): string {
   const e = error as Error & { code?: string; cause?: { code?: string; message?: string } };
-  if (e.name === 'TimeoutError') return `no answer within ${config().PAYMENT_SYNC_TIMEOUT_MS} ms`;
+  if (e.name === 'TimeoutError') return `no answer within ${cfg.PAYMENT_SYNC_TIMEOUT_MS} ms`;
   return `${e.code ?? e.cause?.code ?? e.name}: ${e.cause?.message ?? e.message}`;
 }
 
@@ -52,15 +55,21 @@ function currentPlanOf(text: string): PlanUpdateFailure['current'] {
   }
 }
 
-/**
- * After a successful payment: PUT <identity>/admin/users/<userId>/plan with the service admin token, within
- * PAYMENT_SYNC_TIMEOUT_MS. Never throws: every outcome is a value the caller records.
- */
-export async function updatePlanAtIdentity(userId: string, plan: Plan, now: Date = currentTime()): Promise<PlanUpdateResult> {
-  const cfg = config();
+/** Identity as payment calls it (`ctx.identity`), under the settings it was made with. */
+export interface IdentityClient {
+  /**
+   * After a successful payment: PUT <identity>/admin/users/<userId>/plan with the service admin token,
+   * stamped `now`, within PAYMENT_SYNC_TIMEOUT_MS. Never throws: every outcome is a value the caller records.
+   */
+  updatePlan(userId: string, plan: Plan, now: Date): Promise<PlanUpdateResult>;
+}
+
+export const identityClient = (cfg: Config): IdentityClient => ({ updatePlan: (userId, plan, now) => updatePlanAtIdentity(cfg, userId, plan, now) });
+
+async function updatePlanAtIdentity(cfg: Config, userId: string, plan: Plan, now: Date): Promise<PlanUpdateResult> {
   let answer: IdentityAnswer;
   try {
-    answer = await callIdentity(`/admin/users/${encodeURIComponent(userId)}/plan`, {
+    answer = await callIdentity(cfg, `/admin/users/${encodeURIComponent(userId)}/plan`, {
       method: 'PUT',
       headers: {
         authorization: `Bearer ${cfg.AUTH_ADMIN_TOKEN}`,
@@ -70,7 +79,7 @@ export async function updatePlanAtIdentity(userId: string, plan: Plan, now: Date
       body: JSON.stringify({ plan, status: 'active', updatedBy: cfg.PAYMENT_SERVICE_ID, timestamp: now.toISOString() }),
     });
   } catch (error) {
-    return { ok: false, failure: { kind: 'unavailable', error: 'Identity service unavailable', details: unreachable(error) } };
+    return { ok: false, failure: { kind: 'unavailable', error: 'Identity service unavailable', details: unreachable(cfg, error) } };
   }
   const { status } = answer;
   if (status >= 200 && status < 300) return { ok: true, status };

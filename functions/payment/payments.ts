@@ -1,14 +1,12 @@
-import type { Transaction } from 'kysely';
 import type { Plan } from '../../shared/auth/access-token';
-import { db } from '../../shared/sql/db';
 import { first, isDuplicateKey, sql, toIso } from '../../shared/sql/dialect';
 import { param, precompiled } from '../../shared/sql/precompiled';
 import type { Timestamp } from '../../shared/sql/tables';
-import { paymentDb, type PaymentDb, type PaymentStatus, type PaymentsTable, type PaymentTables, type SyncState } from './db/tables';
-import { currentTime } from '../../shared/platform';
+import type { PaymentDb, PaymentStatus, PaymentsTable, SyncState } from './db/tables';
 
-// Re-exported for the webhook's event recording (webhook-events.ts), which reads them from here.
-export { paymentDb, type PaymentDb, type PaymentStatus, type PaymentTables, type SyncState };
+// Payment's records in SQL. Each function takes the database it runs on first (the context's
+// `db`, or a transaction of it: a Transaction is a Kysely of the same tables) and, when it writes
+// a time, that time: its signature says what it reaches.
 
 export interface Payment {
   id: string;
@@ -57,17 +55,15 @@ export function toPayment(row: PaymentRow): Payment {
   };
 }
 
-export async function insertPendingPayment(p: {
-  id: string;
-  userId: string;
-  planType: Plan;
-  amount: number;
-  currency: string;
-  priceVersion: string;
-}): Promise<void> {
-  const now = currentTime().toISOString();
+/** Records a payment intent just created at Stripe as pending, at `at`; a repeat of the same id is a no-op. */
+export async function insertPendingPayment(
+  db: PaymentDb,
+  p: { id: string; userId: string; planType: Plan; amount: number; currency: string; priceVersion: string },
+  at: Date,
+): Promise<void> {
+  const now = at.toISOString();
   try {
-    await paymentDb()
+    await db
       .insertInto('payment_payments')
       .values({
         id: p.id,
@@ -92,15 +88,15 @@ export async function insertPendingPayment(p: {
 // The statements every webhook event and plan sync runs are compiled once (shared/sql/precompiled.ts).
 const paymentById = precompiled((database: PaymentDb) => database.selectFrom('payment_payments').selectAll().where('id', '=', param('id')));
 
-export async function findPayment(id: string, executor: PaymentDb | Transaction<PaymentTables> = paymentDb()): Promise<Payment | undefined> {
-  const [row] = await paymentById.execute({ id }, executor);
+export async function findPayment(db: PaymentDb, id: string): Promise<Payment | undefined> {
+  const [row] = await paymentById.execute({ id }, db);
   return row && toPayment(row as PaymentRow);
 }
 
-export async function recentPaymentsOf(userId: string, count = 10): Promise<Payment[]> {
+export async function recentPaymentsOf(db: PaymentDb, userId: string, count = 10): Promise<Payment[]> {
   const rows = await first(
-    db(),
-    paymentDb().selectFrom('payment_payments').selectAll().where('user_id', '=', userId).orderBy('created_at', 'desc').orderBy('id', 'desc'),
+    db,
+    db.selectFrom('payment_payments').selectAll().where('user_id', '=', userId).orderBy('created_at', 'desc').orderBy('id', 'desc'),
     count,
   ).execute();
   return rows.map((r) => toPayment(r as PaymentRow));
@@ -125,8 +121,8 @@ const decidingPayment = precompiled((database: PaymentDb) =>
  * The payment whose plan the user should have: the newest fact (succeeded or refunded) by event
  * time, ties broken by creation. Older payments never decide the plan once a newer one exists.
  */
-export async function planDecidingPayment(userId: string): Promise<Payment | undefined> {
-  const [row] = await decidingPayment.execute({ userId });
+export async function planDecidingPayment(db: PaymentDb, userId: string): Promise<Payment | undefined> {
+  const [row] = await decidingPayment.execute({ userId }, db);
   return row && toPayment(row as PaymentRow);
 }
 
@@ -136,8 +132,8 @@ export const OWED_STATES: readonly SyncState[] = ['pending', 'failed', 'manual_r
 export const RETRIED_STATES: readonly SyncState[] = ['pending', 'failed'];
 
 /** How many payments are in each state that needs attention, over the whole table. */
-export async function countsByState(): Promise<{ pending: number; failed: number; manual_review: number }> {
-  const rows = await paymentDb()
+export async function countsByState(db: PaymentDb): Promise<{ pending: number; failed: number; manual_review: number }> {
+  const rows = await db
     .selectFrom('payment_payments')
     .select(['sync_state', sql<number>`count(*)`.as('count')])
     .where('sync_state', 'in', [...OWED_STATES])
@@ -149,10 +145,10 @@ export async function countsByState(): Promise<{ pending: number; failed: number
 }
 
 /** Payments in these sync states (by default every one still owing identity a plan), oldest first. */
-export async function unsyncedPayments(count = 100, states: readonly SyncState[] = OWED_STATES): Promise<Payment[]> {
+export async function unsyncedPayments(db: PaymentDb, count = 100, states: readonly SyncState[] = OWED_STATES): Promise<Payment[]> {
   const rows = await first(
-    db(),
-    paymentDb()
+    db,
+    db
       .selectFrom('payment_payments')
       .selectAll()
       .where('sync_state', 'in', [...states])
@@ -164,10 +160,10 @@ export async function unsyncedPayments(count = 100, states: readonly SyncState[]
 }
 
 /** Users with a sync that is due now (pending past its grace, or failed past its backoff), most overdue first. */
-export async function usersWithDueSyncs(now: Date, count = 100): Promise<string[]> {
+export async function usersWithDueSyncs(db: PaymentDb, now: Date, count = 100): Promise<string[]> {
   const rows = await first(
-    db(),
-    paymentDb()
+    db,
+    db
       .selectFrom('payment_payments')
       .select(['user_id'])
       .where('sync_state', 'in', ['pending', 'failed'])
@@ -191,14 +187,12 @@ const markPaymentSynced = precompiled((database: PaymentDb) =>
  * Marks the payment synced and supersedes the older ones. Answers whether a failed-sync record may
  * exist (this payment failed before, or older ones were still waiting); otherwise Table Storage is not asked.
  */
-export async function markSynced(payment: Payment, now: Date): Promise<{ hadFailures: boolean }> {
-  return paymentDb()
-    .transaction()
-    .execute(async (trx) => {
-      await markPaymentSynced.executeChange({ id: payment.id, at: now.toISOString() }, trx);
-      const supersededAny = await supersedeOlder(payment, now, trx);
-      return { hadFailures: payment.sync.error !== null || supersededAny };
-    });
+export async function markSynced(db: PaymentDb, payment: Payment, now: Date): Promise<{ hadFailures: boolean }> {
+  return db.transaction().execute(async (trx) => {
+    await markPaymentSynced.executeChange({ id: payment.id, at: now.toISOString() }, trx);
+    const supersededAny = await supersedeOlder(trx, payment, now);
+    return { hadFailures: payment.sync.error !== null || supersededAny };
+  });
 }
 
 const supersedeOlderPayments = precompiled((database: PaymentDb) =>
@@ -215,20 +209,21 @@ const supersedeOlderPayments = precompiled((database: PaymentDb) =>
  * Older payments of the user lost their say once `payment` decides the plan: they must never be
  * pushed. Answers whether any was superseded (one of them may have left a failed-sync record).
  */
-export async function supersedeOlder(payment: Payment, now: Date, executor: PaymentDb | Transaction<PaymentTables> = paymentDb()): Promise<boolean> {
+export async function supersedeOlder(db: PaymentDb, payment: Payment, now: Date): Promise<boolean> {
   const changed = await supersedeOlderPayments.executeChange(
     { userId: payment.userId, id: payment.id, statusAt: payment.statusAt, now: now.toISOString() },
-    executor,
+    db,
   );
   return changed > 0;
 }
 
 export async function markSyncFailed(
+  db: PaymentDb,
   payment: Payment,
   change: { state: 'failed' | 'manual_review'; attempts: number; error: string; nextAt: Date | null },
   now: Date,
 ): Promise<void> {
-  await paymentDb()
+  await db
     .updateTable('payment_payments')
     .set({
       sync_state: change.state,
@@ -246,9 +241,9 @@ export async function markSyncFailed(
  * Makes failed (and pending) syncs due now (the replay command). Never a payment in manual review:
  * that one waits for an operator's decision (review.ts), whatever the replay was given.
  */
-export async function reopenForReplay(ids: string[], now: Date): Promise<void> {
+export async function reopenForReplay(db: PaymentDb, ids: string[], now: Date): Promise<void> {
   if (!ids.length) return;
-  await paymentDb()
+  await db
     .updateTable('payment_payments')
     .set({ sync_state: 'pending', sync_attempts: 0, sync_next_at: now.toISOString(), updated_at: now.toISOString() })
     .where('id', 'in', ids)
@@ -274,15 +269,15 @@ const deleteLease = precompiled((database: PaymentDb) =>
  * A lease on pushing plans for one user, so two instances (webhook and timer, or two webhooks)
  * never race each other's PUTs. Insert when absent, take over when expired.
  */
-export async function acquireSyncLease(userId: string, holder: string, now: Date, ttlMs: number): Promise<boolean> {
+export async function acquireSyncLease(db: PaymentDb, userId: string, holder: string, now: Date, ttlMs: number): Promise<boolean> {
   const expires = new Date(now.getTime() + ttlMs).toISOString();
   try {
-    await insertLease.executeChange({ userId, holder, expires });
+    await insertLease.executeChange({ userId, holder, expires }, db);
     return true;
   } catch (error) {
     if (!isDuplicateKey(error)) throw error;
   }
-  return (await takeOverExpiredLease.executeChange({ userId, holder, expires, now: now.toISOString() })) === 1;
+  return (await takeOverExpiredLease.executeChange({ userId, holder, expires, now: now.toISOString() }, db)) === 1;
 }
 
 const extendLease = precompiled((database: PaymentDb) =>
@@ -294,10 +289,10 @@ const extendLease = precompiled((database: PaymentDb) =>
 );
 
 /** Extends a lease this holder still has; false when it was lost (it expired and another instance took it). */
-export async function renewSyncLease(userId: string, holder: string, now: Date, ttlMs: number): Promise<boolean> {
-  return (await extendLease.executeChange({ userId, holder, expires: new Date(now.getTime() + ttlMs).toISOString() })) === 1;
+export async function renewSyncLease(db: PaymentDb, userId: string, holder: string, now: Date, ttlMs: number): Promise<boolean> {
+  return (await extendLease.executeChange({ userId, holder, expires: new Date(now.getTime() + ttlMs).toISOString() }, db)) === 1;
 }
 
-export async function releaseSyncLease(userId: string, holder: string): Promise<void> {
-  await deleteLease.executeChange({ userId, holder });
+export async function releaseSyncLease(db: PaymentDb, userId: string, holder: string): Promise<void> {
+  await deleteLease.executeChange({ userId, holder }, db);
 }

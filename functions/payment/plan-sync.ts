@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as wait } from 'node:timers/promises';
 import { forgetLiveUser } from '../../shared/auth/live-session';
-import { config } from '../../shared/config';
+import type { Config } from '../../shared/config';
 import type { Logger } from '../../shared/logging';
-import { currentPlatform, type RandomSource, currentTime, currentTimeMs } from '../../shared/platform';
+import type { PaymentNeeds } from './context';
 import { storeFailedSync, deleteFailedSync } from './failed-sync-records';
-import { updatePlanAtIdentity, type PlanUpdateFailure } from './identity-client';
+import type { PlanUpdateFailure } from './identity-client';
 import { acquireSyncLease, markSyncFailed, markSynced, planDecidingPayment, releaseSyncLease, renewSyncLease, supersedeOlder, type Payment } from './payments';
 
 /** The sync result: `{ success: true }` or `{ success: false, error, details, userId, retryStored }`. */
@@ -21,15 +21,21 @@ export type SyncResult =
       nextAttemptAt?: string | null;
     };
 
+/**
+ * What a plan sync reaches: the settings, the clock, the database (payments and leases), identity,
+ * Table Storage (the failed-sync records), the backoff's random source and the log.
+ */
+export type PlanSyncer = PaymentNeeds<'config' | 'now' | 'db' | 'identity' | 'storage' | 'random' | 'log'>;
+
 /** Full-jitter exponential backoff: a uniform delay in [0, min(max, base * 2^(failures-1))] seconds, drawn from the platform's random source. */
-export function backoffDelayMs(failures: number, random: RandomSource = currentPlatform().random): number {
-  const cfg = config();
+export function backoffDelayMs(ctx: PaymentNeeds<'config' | 'random'>, failures: number): number {
+  const cfg = ctx.config;
   const ceiling = Math.min(cfg.PAYMENT_SYNC_RETRY_MAX_DELAY_SECONDS, cfg.PAYMENT_SYNC_RETRY_BASE_SECONDS * 2 ** Math.max(0, failures - 1));
-  return Math.floor(random() * ceiling * 1000);
+  return Math.floor(ctx.random() * ceiling * 1000);
 }
 
 /** How long a freshly recorded sync is left to the webhook that records it before the timer may take over. */
-export const inlineSyncGraceMs = () => config().PAYMENT_SYNC_TIMEOUT_MS * 2 + 5000;
+export const inlineSyncGraceMs = (cfg: Config) => cfg.PAYMENT_SYNC_TIMEOUT_MS * 2 + 5000;
 
 function logFailure(log: Logger, payment: Payment, failure: PlanUpdateFailure, state: string) {
   const fields = {
@@ -57,15 +63,15 @@ function logFailure(log: Logger, payment: Payment, failure: PlanUpdateFailure, s
  * Keeps a failed push: for a retry with backoff, or, once retries are exhausted or when a retry
  * cannot help (`review`), for a person (manual_review: the unsynced list, the console, the alert).
  */
-async function recordFailure(payment: Payment, failure: PlanUpdateFailure, now: Date, log: Logger, review?: string): Promise<SyncResult> {
-  const cfg = config();
+async function recordFailure(ctx: PlanSyncer, payment: Payment, failure: PlanUpdateFailure, now: Date, review?: string): Promise<SyncResult> {
+  const { log } = ctx;
   const attempts = payment.sync.attempts + 1;
-  const exhausted = review !== undefined || attempts >= cfg.PAYMENT_SYNC_MAX_ATTEMPTS;
-  const nextAt = exhausted ? null : new Date(now.getTime() + backoffDelayMs(attempts));
+  const exhausted = review !== undefined || attempts >= ctx.config.PAYMENT_SYNC_MAX_ATTEMPTS;
+  const nextAt = exhausted ? null : new Date(now.getTime() + backoffDelayMs(ctx, attempts));
   const state = exhausted ? 'manual_review' : 'failed';
   // Bounded where identity's answer is read (a 300-character snippet), so stored whole.
   const error = `${failure.error}: ${failure.details}`;
-  await markSyncFailed(payment, { state, attempts, error, nextAt }, now);
+  await markSyncFailed(ctx.db, payment, { state, attempts, error, nextAt }, now);
   logFailure(log, payment, failure, state);
   if (exhausted) {
     log.error(`MANUAL REVIEW: ${review ?? 'plan sync retries exhausted; an operator approves the payment (its plan is pushed again) or rejects it'}`, {
@@ -78,6 +84,7 @@ async function recordFailure(payment: Payment, failure: PlanUpdateFailure, now: 
   let retryStored = true;
   try {
     await storeFailedSync(
+      ctx,
       { userId: payment.userId, planType: payment.sync.plan!, error: failure.error, timestamp: now.toISOString(), retryCount: attempts - 1 },
       now,
     );
@@ -105,42 +112,43 @@ async function recordFailure(payment: Payment, failure: PlanUpdateFailure, now: 
  * push it looks again, in case a newer payment arrived meanwhile. Identity refusing the push as
  * older than an update it applied (409) leaves a paid plan unapplied: a person decides.
  */
-export async function syncUser(userId: string, log: Logger): Promise<SyncResult> {
+export async function syncUser(ctx: PlanSyncer, userId: string): Promise<SyncResult> {
+  const { db, log } = ctx;
   const holder = randomUUID();
-  const leaseMs = config().PAYMENT_SYNC_TIMEOUT_MS + 5000;
-  const waitUntil = currentTimeMs() + leaseMs;
+  const leaseMs = ctx.config.PAYMENT_SYNC_TIMEOUT_MS + 5000;
+  const waitUntil = ctx.now().getTime() + leaseMs;
   const deferred = (details: string): SyncResult => ({ success: false, error: 'Sync deferred', details, userId, retryStored: true, state: 'deferred' });
-  while (!(await acquireSyncLease(userId, holder, currentTime(), leaseMs))) {
-    if (currentTimeMs() > waitUntil) return deferred('another instance is syncing this user; the retry timer will finish');
+  while (!(await acquireSyncLease(db, userId, holder, ctx.now(), leaseMs))) {
+    if (ctx.now().getTime() > waitUntil) return deferred('another instance is syncing this user; the retry timer will finish');
     await wait(25);
   }
   try {
     let result: SyncResult = { success: true, userId, upToDate: true };
     for (let round = 0; round < 3; round++) {
-      if (round > 0 && !(await renewSyncLease(userId, holder, currentTime(), leaseMs)))
+      if (round > 0 && !(await renewSyncLease(db, userId, holder, ctx.now(), leaseMs)))
         return deferred('the sync lease was lost to another instance; it finishes the sync');
-      const target = await planDecidingPayment(userId);
+      const target = await planDecidingPayment(db, userId);
       if (!target) return result;
       // markSynced already superseded the older payments of the one just pushed.
       if (result.paymentIntentId === target.id) return result;
       if (!['pending', 'failed'].includes(target.sync.state)) {
-        await supersedeOlder(target, currentTime());
+        await supersedeOlder(db, target, ctx.now());
         return result;
       }
-      const now = currentTime();
-      const outcome = await updatePlanAtIdentity(userId, target.sync.plan!, now);
-      if (!outcome.ok && outcome.failure.kind === 'stale') return await onNewerPlanAtIdentity(target, outcome.failure, now, log);
-      if (!outcome.ok) return await recordFailure(target, outcome.failure, now, log);
-      const { hadFailures } = await markSynced(target, now);
+      const now = ctx.now();
+      const outcome = await ctx.identity.updatePlan(userId, target.sync.plan!, now);
+      if (!outcome.ok && outcome.failure.kind === 'stale') return await onNewerPlanAtIdentity(ctx, target, outcome.failure, now);
+      if (!outcome.ok) return await recordFailure(ctx, target, outcome.failure, now);
+      const { hadFailures } = await markSynced(db, target, now);
       forgetLiveUser(userId);
       log.info('plan synced to identity', { userId, plan: target.sync.plan, paymentIntentId: target.id, attempts: target.sync.attempts + 1 });
       if (hadFailures)
-        await deleteFailedSync(userId).catch((error) => log.warn('could not delete the failed-sync record; it expires on its own', { userId, error }));
+        await deleteFailedSync(ctx, userId).catch((error) => log.warn('could not delete the failed-sync record; it expires on its own', { userId, error }));
       result = { success: true, userId, plan: target.sync.plan!, paymentIntentId: target.id };
     }
     return result;
   } finally {
-    await releaseSyncLease(userId, holder);
+    await releaseSyncLease(db, userId, holder);
   }
 }
 
@@ -149,18 +157,18 @@ export async function syncUser(userId: string, log: Logger): Promise<SyncResult>
  * payment is synced. Otherwise a paid plan was refused: never dropped silently, it waits for a
  * person (manual_review), who decides which plan the user keeps: approve the payment (review.ts) or reject it.
  */
-async function onNewerPlanAtIdentity(target: Payment, failure: PlanUpdateFailure, now: Date, log: Logger): Promise<SyncResult> {
+async function onNewerPlanAtIdentity(ctx: PlanSyncer, target: Payment, failure: PlanUpdateFailure, now: Date): Promise<SyncResult> {
   if (failure.current?.plan === target.sync.plan) {
-    await markSynced(target, now);
+    await markSynced(ctx.db, target, now);
     forgetLiveUser(target.userId);
     return { success: true, userId: target.userId, plan: target.sync.plan!, paymentIntentId: target.id };
   }
   const holds = failure.current ? `${failure.current.plan} (requested at ${failure.current.requestedAt})` : 'another plan';
   return recordFailure(
+    ctx,
     target,
     { ...failure, details: `identity holds ${holds} from a plan update requested after this payment; the paid plan ${target.sync.plan} was not applied` },
     now,
-    log,
     'a paid plan was refused by identity as older than its current plan; an operator approves the payment (its plan is pushed now) or rejects it (the current plan stays)',
   );
 }

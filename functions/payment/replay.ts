@@ -1,8 +1,6 @@
-import type { Logger } from '../../shared/logging';
-import { syncUser, type SyncResult } from './plan-sync';
+import { syncUser, type PlanSyncer, type SyncResult } from './plan-sync';
 import { markSyncWork } from './backlog';
 import { countsByState, RETRIED_STATES, reopenForReplay, unsyncedPayments, type Payment } from './payments';
-import { currentTime } from '../../shared/platform';
 
 /** What the replay says of the payments it leaves alone: manual review is an operator's decision, never a replay's. */
 export const MANUAL_REVIEW_NOT_REPLAYED =
@@ -15,18 +13,19 @@ export const MANUAL_REVIEW_NOT_REPLAYED =
  * pay its plan's price, an event that contradicts the record, retries exhausted) waits for a decision.
  */
 export async function replayUnsynced(
-  log: Logger,
-  options: { apply: boolean; now?: Date },
+  ctx: PlanSyncer,
+  options: { apply: boolean },
 ): Promise<{ unsynced: Payment[]; manualReview: number; results: SyncResult[] }> {
-  const [unsynced, counts] = await Promise.all([unsyncedPayments(1000, RETRIED_STATES), countsByState()]);
+  const [unsynced, counts] = await Promise.all([unsyncedPayments(ctx.db, 1000, RETRIED_STATES), countsByState(ctx.db)]);
   const manualReview = counts.manual_review;
   if (!options.apply) return { unsynced, manualReview, results: [] };
-  await markSyncWork(log);
+  await markSyncWork(ctx);
   await reopenForReplay(
+    ctx.db,
     unsynced.map((p) => p.id),
-    options.now ?? currentTime(),
+    ctx.now(),
   );
   const results: SyncResult[] = [];
-  for (const userId of new Set(unsynced.map((p) => p.userId))) results.push(await syncUser(userId, log));
+  for (const userId of new Set(unsynced.map((p) => p.userId))) results.push(await syncUser(ctx, userId));
   return { unsynced, manualReview, results };
 }

@@ -2,13 +2,13 @@ import type { Selectable, Transaction } from 'kysely';
 import type { LiveUser } from '../../shared/auth/live-session';
 import type { RequestMeta } from '../../shared/http/client';
 import { Code, conflict, notFound } from '../../shared/http/errors';
-import type { Logger } from '../../shared/logging';
+import type { Config } from '../../shared/config';
 import { first, toIso } from '../../shared/sql/dialect';
-import { currentTime } from '../../shared/platform';
 import { markSyncWork } from './backlog';
-import { paymentDb, type PaymentTables, type ReviewDecision, type ReviewDecisionsTable } from './db/tables';
+import type { PaymentNeeds } from './context';
+import type { PaymentDb, PaymentTables, ReviewDecision, ReviewDecisionsTable } from './db/tables';
 import { findPayment, type Payment } from './payments';
-import { inlineSyncGraceMs, syncUser, type SyncResult } from './plan-sync';
+import { inlineSyncGraceMs, syncUser, type PlanSyncer, type SyncResult } from './plan-sync';
 
 /**
  * An operator's decision on a payment in manual review. Manual review holds a paid plan back from
@@ -65,10 +65,10 @@ async function notInReview(payment: Payment, trx: Transaction<PaymentTables>) {
 }
 
 /** What each decision does to the payment: back into the sync loop, due after the push this request makes; or nothing owed. */
-function changeFor(decision: ReviewDecision, now: Date) {
+function changeFor(cfg: Config, decision: ReviewDecision, now: Date) {
   const at = now.toISOString();
   return decision === 'approved'
-    ? { sync_state: 'pending' as const, sync_attempts: 0, sync_next_at: new Date(now.getTime() + inlineSyncGraceMs()).toISOString(), updated_at: at }
+    ? { sync_state: 'pending' as const, sync_attempts: 0, sync_next_at: new Date(now.getTime() + inlineSyncGraceMs(cfg)).toISOString(), updated_at: at }
     : { sync_state: 'not_required' as const, sync_next_at: null, updated_at: at };
 }
 
@@ -77,34 +77,40 @@ function changeFor(decision: ReviewDecision, now: Date) {
  * only matches a payment still in manual review, so of two operators deciding at once one wins
  * and the other is refused (409), and no decision is ever recorded without its effect.
  */
-async function recordDecision(admin: LiveUser, paymentIntentId: string, decision: ReviewDecision, reason: string, meta: RequestMeta, now: Date) {
-  return paymentDb()
-    .transaction()
-    .execute(async (trx) => {
-      const payment = await findPayment(paymentIntentId, trx);
-      if (!payment) throw notFound(`No payment has the PaymentIntent id ${paymentIntentId}.`, Code.PAYMENT_NOT_FOUND);
-      const changed = await trx
-        .updateTable('payment_payments')
-        .set(changeFor(decision, now))
-        .where('id', '=', payment.id)
-        .where('sync_state', '=', 'manual_review')
-        .executeTakeFirst();
-      if (Number(changed.numUpdatedRows) !== 1) throw await notInReview((await findPayment(paymentIntentId, trx)) ?? payment, trx);
-      const row = {
-        payment_intent_id: payment.id,
-        user_id: payment.userId,
-        plan: payment.sync.plan,
-        decision,
-        reason,
-        held_for: payment.sync.error,
-        actor_id: admin.id,
-        actor_email: admin.email,
-        decided_at: now.toISOString(),
-        request_id: meta.requestId.slice(0, 100),
-      };
-      await trx.insertInto('payment_review_decisions').values(row).execute();
-      return { payment, decision: decisionView(row) };
-    });
+async function recordDecision(
+  ctx: PaymentNeeds<'db' | 'config' | 'now'>,
+  admin: LiveUser,
+  paymentIntentId: string,
+  decision: ReviewDecision,
+  reason: string,
+  meta: RequestMeta,
+) {
+  const now = ctx.now();
+  return ctx.db.transaction().execute(async (trx) => {
+    const payment = await findPayment(trx, paymentIntentId);
+    if (!payment) throw notFound(`No payment has the PaymentIntent id ${paymentIntentId}.`, Code.PAYMENT_NOT_FOUND);
+    const changed = await trx
+      .updateTable('payment_payments')
+      .set(changeFor(ctx.config, decision, now))
+      .where('id', '=', payment.id)
+      .where('sync_state', '=', 'manual_review')
+      .executeTakeFirst();
+    if (Number(changed.numUpdatedRows) !== 1) throw await notInReview((await findPayment(trx, paymentIntentId)) ?? payment, trx);
+    const row = {
+      payment_intent_id: payment.id,
+      user_id: payment.userId,
+      plan: payment.sync.plan,
+      decision,
+      reason,
+      held_for: payment.sync.error,
+      actor_id: admin.id,
+      actor_email: admin.email,
+      decided_at: now.toISOString(),
+      request_id: meta.requestId.slice(0, 100),
+    };
+    await trx.insertInto('payment_review_decisions').values(row).execute();
+    return { payment, decision: decisionView(row) };
+  });
 }
 
 /**
@@ -114,36 +120,36 @@ async function recordDecision(admin: LiveUser, paymentIntentId: string, decision
  * the retry timer.
  */
 export async function approvePayment(
+  ctx: PlanSyncer,
   admin: LiveUser,
   paymentIntentId: string,
   reason: string,
   meta: RequestMeta,
-  log: Logger,
 ): Promise<{ decision: DecisionView; sync: SyncResult; syncState: string }> {
   // Marked before the write, as every plan-sync write is (backlog.ts): the timer must look while this sync is owed.
-  await markSyncWork(log);
-  const { payment, decision } = await recordDecision(admin, paymentIntentId, 'approved', reason.trim(), meta, currentTime());
-  log.info('manual review: payment approved', { adminId: admin.id, paymentIntentId, userId: payment.userId, plan: payment.sync.plan });
-  const sync = await syncUser(payment.userId, log);
-  const after = await findPayment(paymentIntentId);
+  await markSyncWork(ctx);
+  const { payment, decision } = await recordDecision(ctx, admin, paymentIntentId, 'approved', reason.trim(), meta);
+  ctx.log.info('manual review: payment approved', { adminId: admin.id, paymentIntentId, userId: payment.userId, plan: payment.sync.plan });
+  const sync = await syncUser(ctx, payment.userId);
+  const after = await findPayment(ctx.db, paymentIntentId);
   return { decision, sync, syncState: after!.sync.state };
 }
 
 /** POST payment/admin/payments/{id}/reject: the operator refuses the plan; identity is not asked and the plan stays as it is. */
 export async function rejectPayment(
+  ctx: PaymentNeeds<'db' | 'config' | 'now' | 'log'>,
   admin: LiveUser,
   paymentIntentId: string,
   reason: string,
   meta: RequestMeta,
-  log: Logger,
 ): Promise<{ decision: DecisionView; syncState: string }> {
-  const { payment, decision } = await recordDecision(admin, paymentIntentId, 'rejected', reason.trim(), meta, currentTime());
-  log.info('manual review: payment rejected', { adminId: admin.id, paymentIntentId, userId: payment.userId, plan: payment.sync.plan });
+  const { payment, decision } = await recordDecision(ctx, admin, paymentIntentId, 'rejected', reason.trim(), meta);
+  ctx.log.info('manual review: payment rejected', { adminId: admin.id, paymentIntentId, userId: payment.userId, plan: payment.sync.plan });
   return { decision, syncState: 'not_required' };
 }
 
 /** GET payment/admin/review-decisions: the latest decisions, newest first. */
-export async function recentDecisions(limit: number): Promise<{ decisions: DecisionView[] }> {
-  const rows = await first(paymentDb(), paymentDb().selectFrom('payment_review_decisions').selectAll().orderBy('id', 'desc'), limit).execute();
+export async function recentDecisions(db: PaymentDb, limit: number): Promise<{ decisions: DecisionView[] }> {
+  const rows = await first(db, db.selectFrom('payment_review_decisions').selectAll().orderBy('id', 'desc'), limit).execute();
   return { decisions: rows.map(decisionView) };
 }

@@ -1,27 +1,42 @@
 import { ADMIN, USER } from '../../shared/auth/guards';
+import { Code } from '../../shared/http/errors';
 import { healthFunction } from '../../shared/health';
-import { PUBLIC, routes } from '../../shared/http/route';
+import { PUBLIC, refusal, routes } from '../../shared/http/route';
 import { paymentContext } from './context';
-import { paymentChecks } from './health';
-import * as r from './operations';
 import { STRIPE_SIGNED } from './guards';
+import { paymentChecks } from './health';
+import * as admin from './operations/admin';
+import * as checkout from './operations/checkout';
+import { webhook } from './operations/webhook';
 import * as s from './schemas';
 
 const route = routes('payment', paymentContext);
 
+// The refusals of payment's routes beyond their guards and their input.
+/** The webhook's one failure: identity failing never fails it (the sync is retried), our own database does. */
+const WEBHOOK_FAILED = refusal([Code.INTERNAL], { when: 'Our own database failed: nothing was recorded, and Stripe delivers the event again.' });
+/** Stripe refusing the intent, and our own database failing to record it (no client secret leaves unrecorded). */
+const STRIPE_REFUSED = refusal([Code.STRIPE_ERROR], { when: 'Stripe refused the request.' });
+const INTENT_NOT_RECORDED = refusal([Code.INTERNAL], {
+  when: 'Our own database failed: the intent was not recorded, so no client secret is returned; a retry with the same Idempotency-Key gets the same intent.',
+});
+/** The refusals of a decision on a payment: an unknown id, or a payment that is not in manual review. */
+const NO_PAYMENT = refusal([Code.PAYMENT_NOT_FOUND]);
+const NOT_IN_REVIEW = refusal([Code.PAYMENT_NOT_IN_REVIEW]);
+
 /** payment's whole HTTP surface: one route per line (id, method, path, who may call, what it takes and answers, handler). */
 // prettier-ignore
 export const ROUTES = [
-  route('plans', 'GET', 'plans', PUBLIC, { 200: s.PLANS }, r.listPlans),
-  route('create-payment-intent', 'POST', 'create-payment-intent', USER, { body: s.INTENT_BODY, 200: s.INTENT, 500: r.INTENT_NOT_RECORDED, 502: r.STRIPE_REFUSED }, r.createIntent),
-  route('user-status', 'GET', 'user-status', USER, { 200: s.USER_STATUS }, r.status),
-  route('webhook', 'POST', 'webhook', STRIPE_SIGNED, { body: s.WEBHOOK_BODY, 200: s.WEBHOOK_OUTCOME, 500: r.WEBHOOK_FAILED }, r.webhook),
-  healthFunction('payment', paymentContext, (_ctx, skip) => paymentChecks(skip)),
-  route('admin-unsynced', 'GET', 'admin/unsynced', ADMIN, { query: s.UNSYNCED_QUERY, 200: s.UNSYNCED }, r.unsynced),
-  route('admin-replay', 'POST', 'admin/replay', ADMIN, { body: s.REPLAY_BODY, 200: s.REPLAYED }, r.replaySyncs),
-  route('admin-payment-approve', 'POST', 'admin/payments/{paymentIntentId}/approve', ADMIN, { params: s.PAYMENT_PARAM, body: s.DECISION_BODY, 200: s.APPROVED, 404: r.NO_PAYMENT, 409: r.NOT_IN_REVIEW }, r.approve),
-  route('admin-payment-reject', 'POST', 'admin/payments/{paymentIntentId}/reject', ADMIN, { params: s.PAYMENT_PARAM, body: s.DECISION_BODY, 200: s.REJECTED, 404: r.NO_PAYMENT, 409: r.NOT_IN_REVIEW }, r.reject),
-  route('admin-review-decisions', 'GET', 'admin/review-decisions', ADMIN, { query: s.DECISIONS_QUERY, 200: s.DECISIONS }, r.decisions),
+  route('plans', 'GET', 'plans', PUBLIC, { 200: s.PLANS }, checkout.listPlans),
+  route('create-payment-intent', 'POST', 'create-payment-intent', USER, { body: s.INTENT_BODY, 200: s.INTENT, 500: INTENT_NOT_RECORDED, 502: STRIPE_REFUSED }, checkout.createIntent),
+  route('user-status', 'GET', 'user-status', USER, { 200: s.USER_STATUS }, checkout.status),
+  route('webhook', 'POST', 'webhook', STRIPE_SIGNED, { body: s.WEBHOOK_BODY, 200: s.WEBHOOK_OUTCOME, 500: WEBHOOK_FAILED }, webhook),
+  healthFunction('payment', paymentContext, paymentChecks),
+  route('admin-unsynced', 'GET', 'admin/unsynced', ADMIN, { query: s.UNSYNCED_QUERY, 200: s.UNSYNCED }, admin.unsynced),
+  route('admin-replay', 'POST', 'admin/replay', ADMIN, { body: s.REPLAY_BODY, 200: s.REPLAYED }, admin.replaySyncs),
+  route('admin-payment-approve', 'POST', 'admin/payments/{paymentIntentId}/approve', ADMIN, { params: s.PAYMENT_PARAM, body: s.DECISION_BODY, 200: s.APPROVED, 404: NO_PAYMENT, 409: NOT_IN_REVIEW }, admin.approve),
+  route('admin-payment-reject', 'POST', 'admin/payments/{paymentIntentId}/reject', ADMIN, { params: s.PAYMENT_PARAM, body: s.DECISION_BODY, 200: s.REJECTED, 404: NO_PAYMENT, 409: NOT_IN_REVIEW }, admin.reject),
+  route('admin-review-decisions', 'GET', 'admin/review-decisions', ADMIN, { query: s.DECISIONS_QUERY, 200: s.DECISIONS }, admin.decisions),
 ];
 
 export const DESCRIPTION =

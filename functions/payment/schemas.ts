@@ -1,18 +1,50 @@
-import { PAGING, anyObject, arr, bool, dateTime, idParam, int, nullable, obj, oneOfValues, query, str } from '../../shared/http/schemas';
-import { CREATE_PAYMENT_INTENT_SCHEMA } from './create-payment-intent';
-import { WEBHOOK_BODY_LIMIT } from './webhook';
+import { PLAN_IDS } from '../../shared/plan-ids';
+import { LATEST_UNIX_SECONDS, PAGING, arr, bool, dateTime, idParam, int, nullable, obj, oneOfValues, query, str } from '../../shared/http/schemas';
 
-/** The request and answer schemas of payment's route table (index.ts). */
+/**
+ * Every request and answer schema of payment's route table (routes.ts). A request schema is the
+ * validator: the route helper checks the input with it (the webhook's guard, after the signature),
+ * the API reference documents it, and the handlers' input types are inferred from it.
+ */
 
-const PLAN_ID = oneOfValues(['free', 'pro', 'enterprise']);
+const PLAN_ID = oneOfValues(PLAN_IDS);
 const SYNC_STATES = ['not_required', 'pending', 'synced', 'failed', 'manual_review', 'superseded'];
 const PAYMENT_STATUSES = ['pending', 'succeeded', 'failed', 'canceled', 'refunded'];
 const FAILED_SYNC_RECORD = nullable(
   obj({ userId: str(), planType: str(), error: str(), timestamp: dateTime(), retryCount: int(), expiresAt: dateTime() }, { optional: ['expiresAt'] }),
 );
 
-export const INTENT_BODY = { schema: CREATE_PAYMENT_INTENT_SCHEMA, limit: 4 * 1024 };
-export const WEBHOOK_BODY = { schema: obj({ id: str(), type: str(), created: int(), data: anyObject() }), limit: WEBHOOK_BODY_LIMIT, raw: true };
+/** A checkout: the plan, its price as the client was shown it (checked against the plan table), and the signed-in user's id. */
+export const INTENT_BODY = {
+  schema: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['amount', 'planType', 'userId'],
+    properties: {
+      amount: { type: 'integer', minimum: 0, maximum: 100_000_000 },
+      planType: { type: 'string', minLength: 1, maxLength: 32 },
+      userId: { type: 'string', minLength: 1, maxLength: 64 },
+    },
+  } as const,
+  limit: 4 * 1024,
+};
+
+/**
+ * A Stripe event, as the webhook reads it once its signature is verified over the raw bytes (the
+ * route hands the guard the bytes unparsed). Stripe events are a few KB; anything near the limit
+ * is not an event.
+ */
+export const WEBHOOK_BODY = {
+  schema: obj({
+    id: str({ minLength: 1, maxLength: 255 }),
+    type: str({ minLength: 1, maxLength: 100 }),
+    // Made into a date (ISO text) when recorded: an instant past LATEST_INSTANT would throw there.
+    created: int({ minimum: 0, maximum: LATEST_UNIX_SECONDS }),
+    data: obj({ object: obj({ id: str({ minLength: 1, maxLength: 255 }) }) }),
+  }),
+  limit: 256 * 1024,
+  raw: true as const,
+};
 export const UNSYNCED_QUERY = query({ limit: PAGING.limit });
 export const REPLAY_BODY = { schema: { type: 'object', additionalProperties: false, properties: {} }, limit: 1024, optional: true };
 /** A Stripe PaymentIntent id in the path (pi_…; letters, digits, '_'). */

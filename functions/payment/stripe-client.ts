@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type Stripe from 'stripe';
-import { config, KEY_VAULT_REFERENCE, runsInAzure, type Config } from '../../shared/config';
-import { currentPlatform, member, type Platform } from '../../shared/platform';
+import { KEY_VAULT_REFERENCE, runsInAzure, type Config } from '../../shared/config';
+import { member, type Platform } from '../../shared/platform';
 import { Code, serviceUnavailable } from '../../shared/http/errors';
 
 /**
@@ -24,7 +24,7 @@ export const OFFLINE_KEY = 'sk_test_offline_emulator';
  */
 export type StripeMode = { mode: 'offline'; apiBase?: string } | { mode: 'stripe' } | { mode: 'unconfigured' };
 
-export function stripeMode(cfg: Config = config()): StripeMode {
+export function stripeMode(cfg: Config): StripeMode {
   if (cfg.STRIPE_API_BASE) return { mode: 'offline', apiBase: cfg.STRIPE_API_BASE };
   if (cfg.STRIPE_SECRET_KEY && REAL_KEY.test(cfg.STRIPE_SECRET_KEY)) return { mode: 'stripe' };
   if (!runsInAzure(cfg)) return { mode: 'offline' };
@@ -34,10 +34,11 @@ export function stripeMode(cfg: Config = config()): StripeMode {
 /**
  * Why payments cannot be created without a usable key: the setting is unset, its Key Vault secret
  * does not exist yet, or it holds something that is no secret key (a publishable key pasted by
- * mistake is the usual one). The value itself is never repeated: it may be a secret.
+ * mistake is the usual one). The value itself is never repeated: it may be a secret. `setting` is
+ * STRIPE_SECRET_KEY as the platform was given it (an unresolved reference is not a parsed value).
  */
-export function missingKeyProblem(): string {
-  const raw = currentPlatform().settings.STRIPE_SECRET_KEY ?? '';
+export function missingKeyProblem(setting: string | undefined): string {
+  const raw = setting ?? '';
   if (KEY_VAULT_REFERENCE.test(raw))
     return 'STRIPE_SECRET_KEY is an unresolved Key Vault reference (store the stripe-secret-key secret: docs/deploy.md): payments cannot be created';
   if (!raw.trim()) return 'STRIPE_SECRET_KEY is not set: payments cannot be created';
@@ -53,9 +54,9 @@ export function useEmulator(platform: Platform, url: string | undefined): void {
 }
 
 /** Where the payment service (under func start) and the CLIs find the local Stripe server of another process. */
-export const emulatorAddressFile = (cfg: Config = config()) => path.join(cfg.DATA_DIR, 'stripe-emulator.json');
+export const emulatorAddressFile = (cfg: Config) => path.join(cfg.DATA_DIR, 'stripe-emulator.json');
 
-export function emulatorAddressFromFile(cfg: Config = config()): string | undefined {
+export function emulatorAddressFromFile(cfg: Config): string | undefined {
   try {
     return (JSON.parse(fs.readFileSync(emulatorAddressFile(cfg), 'utf8')) as { url?: string }).url;
   } catch {
@@ -63,22 +64,26 @@ export function emulatorAddressFromFile(cfg: Config = config()): string | undefi
   }
 }
 
-/** The API base the client uses: STRIPE_API_BASE, the emulator, or Stripe itself. */
-export function stripeApiBase(cfg: Config = config()): string | undefined {
+/** The API base `platform`'s client uses under its settings now: STRIPE_API_BASE, its local Stripe server, or Stripe itself. */
+export function stripeApiBase(platform: Platform): string | undefined {
+  const cfg = platform.config;
   const mode = stripeMode(cfg);
   if (mode.mode === 'stripe') return 'https://api.stripe.com';
-  if (mode.mode === 'offline') return mode.apiBase ?? currentPlatform().get(STRIPE).emulatorUrl ?? emulatorAddressFromFile(cfg);
+  if (mode.mode === 'offline') return mode.apiBase ?? platform.get(STRIPE).emulatorUrl ?? emulatorAddressFromFile(cfg);
   return undefined;
 }
 
-/** The process's Stripe client, pointed by `host`/`port`/`protocol` at the server of the current mode. */
-export function stripe(): Stripe {
-  const cfg = config();
-  const base = stripeApiBase(cfg);
-  if (!base) throw serviceUnavailable(`Stripe is not configured: ${missingKeyProblem()}`, Code.STRIPE_NOT_CONFIGURED);
+/**
+ * `platform`'s Stripe client, pointed by `host`/`port`/`protocol` at the server of the mode in
+ * force (payment's code reaches it as `ctx.stripe`); a 503 STRIPE_NOT_CONFIGURED when there is none.
+ */
+export function stripeClient(platform: Platform): Stripe {
+  const cfg = platform.config;
+  const base = stripeApiBase(platform);
+  if (!base) throw serviceUnavailable(`Stripe is not configured: ${missingKeyProblem(platform.settings.STRIPE_SECRET_KEY)}`, Code.STRIPE_NOT_CONFIGURED);
   // A real key in stripe mode; in offline mode whatever is set, or a key the local server accepts.
   const key = cfg.STRIPE_SECRET_KEY || OFFLINE_KEY;
-  const made = currentPlatform().get(STRIPE);
+  const made = platform.get(STRIPE);
   if (made.client?.base !== base || made.client.key !== key) {
     const url = new URL(base);
     const protocol = url.protocol === 'http:' ? 'http' : 'https';

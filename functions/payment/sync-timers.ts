@@ -1,8 +1,7 @@
-import type { Logger } from '../../shared/logging';
-import { deleteExpiredFailedSyncs } from './failed-sync-records';
-import { syncUser, type SyncResult } from './plan-sync';
+import type { PaymentNeeds } from './context';
+import { deleteExpiredFailedSyncs, type FailedSyncStore } from './failed-sync-records';
+import { syncUser, type PlanSyncer, type SyncResult } from './plan-sync';
 import { usersWithDueSyncs } from './payments';
-import { currentTime } from '../../shared/platform';
 
 /** Users retried per timer run; the rest wait for the next run (oldest first, so none starves). */
 export const RETRY_BATCH = 100;
@@ -10,29 +9,29 @@ export const RETRY_BATCH = 100;
 const RETRY_CONCURRENCY = 4;
 
 /**
- * The retry timer's work: every user whose sync is due (pending past the inline grace, or failed
+ * The retry timer's work: every user whose sync is due at `now` (pending past the inline grace, or failed
  * past its backoff) gets one syncUser, which pushes the newest plan or records the next backoff.
  */
-export async function retryDueSyncs(log: Logger, now: Date = currentTime()): Promise<SyncResult[]> {
-  const users = await usersWithDueSyncs(now, RETRY_BATCH);
+export async function retryDueSyncs(ctx: PlanSyncer, now: Date): Promise<SyncResult[]> {
+  const users = await usersWithDueSyncs(ctx.db, now, RETRY_BATCH);
   const results: SyncResult[] = [];
   let next = 0;
   const worker = async () => {
     while (next < users.length) {
       const userId = users[next++];
-      results.push(await syncUser(userId, log));
+      results.push(await syncUser(ctx, userId));
     }
   };
   await Promise.all(Array.from({ length: Math.min(RETRY_CONCURRENCY, users.length) }, worker));
   if (users.length) {
-    log.info('plan sync retries ran', { users: users.length, succeeded: results.filter((r) => r.success).length });
+    ctx.log.info('plan sync retries ran', { users: users.length, succeeded: results.filter((r) => r.success).length });
   }
   return results;
 }
 
-/** The cleanup timer's work: Table Storage has no TTL, so expired failed-sync records are deleted here. */
-export async function cleanUpExpiredRecords(log: Logger, now: Date = currentTime()): Promise<number> {
-  const deleted = await deleteExpiredFailedSyncs(now);
-  if (deleted) log.info('expired failed-sync records deleted', { deleted });
+/** The cleanup timer's work: Table Storage has no TTL, so the failed-sync records expired at `now` are deleted here. */
+export async function cleanUpExpiredRecords(ctx: FailedSyncStore & PaymentNeeds<'log'>, now: Date): Promise<number> {
+  const deleted = await deleteExpiredFailedSyncs(ctx, now);
+  if (deleted) ctx.log.info('expired failed-sync records deleted', { deleted });
   return deleted;
 }

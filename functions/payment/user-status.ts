@@ -1,6 +1,6 @@
 import type { LiveUser } from '../../shared/auth/live-session';
-import type { Logger } from '../../shared/logging';
-import { readFailedSync } from './failed-sync-records';
+import type { PaymentNeeds } from './context';
+import { readFailedSync, type FailedSyncStore } from './failed-sync-records';
 import { planDecidingPayment, recentPaymentsOf, type Payment } from './payments';
 
 const RECENT_PAYMENTS = 10;
@@ -22,12 +22,12 @@ const paymentView = (p: Payment) => ({
  * asked is a 503, like every route that needs a live session), their recent payments, and the state of the plan sync of the payment that decides
  * their plan: synced, pending, failed (with the last error and the next attempt) or manual_review.
  */
-export async function userStatus(user: LiveUser, log: Logger) {
+export async function userStatus(ctx: FailedSyncStore & PaymentNeeds<'db' | 'now' | 'log'>, user: LiveUser) {
   const [payments, deciding, failedRecord] = await Promise.all([
-    recentPaymentsOf(user.id, RECENT_PAYMENTS),
-    planDecidingPayment(user.id),
-    readFailedSync(user.id).catch((error) => {
-      log.warn('could not read the failed-sync record', { error });
+    recentPaymentsOf(ctx.db, user.id, RECENT_PAYMENTS),
+    planDecidingPayment(ctx.db, user.id),
+    readFailedSync(ctx, user.id, ctx.now()).catch((error) => {
+      ctx.log.warn('could not read the failed-sync record', { error });
       return undefined;
     }),
   ]);

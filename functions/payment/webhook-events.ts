@@ -1,13 +1,12 @@
 import type { Transaction } from 'kysely';
 import type Stripe from 'stripe';
 import type { Plan } from '../../shared/auth/access-token';
-import type { Logger } from '../../shared/logging';
 import { param, precompiled } from '../../shared/sql/precompiled';
 import { isDuplicateKey } from '../../shared/sql/dialect';
-import { findPayment, paymentDb, type Payment, type PaymentDb, type PaymentStatus, type PaymentTables, type SyncState } from './payments';
-import { findPlan } from '../../shared/plans';
+import type { PaymentNeeds } from './context';
+import type { PaymentDb, PaymentStatus, PaymentTables, SyncState } from './db/tables';
+import { findPayment, type Payment } from './payments';
 import { inlineSyncGraceMs } from './plan-sync';
-import { currentTime } from '../../shared/platform';
 
 export { HANDLED_EVENT_TYPES } from './event-types';
 
@@ -106,7 +105,11 @@ const insertPaymentRow = precompiled((database: PaymentDb) =>
   }),
 );
 
-async function insertFromEvent(trx: Transaction<PaymentTables>, fact: Fact, at: string, now: string, log: Logger): Promise<RecordedEvent> {
+/** What recording an event reaches: the database, the clock, the plan table and its prices, the sync grace (settings), the log. */
+type EventRecorder = PaymentNeeds<'db' | 'now' | 'plans' | 'config' | 'log'>;
+
+async function insertFromEvent(ctx: EventRecorder, trx: Transaction<PaymentTables>, fact: Fact, at: string, now: string): Promise<RecordedEvent> {
+  const { log } = ctx;
   const intent = fact.intent;
   const userId = intent?.metadata?.userId;
   const planType = intent?.metadata?.planType as Plan | undefined;
@@ -114,7 +117,8 @@ async function insertFromEvent(trx: Transaction<PaymentTables>, fact: Fact, at: 
     log.warn('refund for a payment this service never recorded; acknowledged without action', { paymentIntentId: fact.paymentIntentId });
     return { duplicate: false, action: 'unknown_payment', paymentIntentId: fact.paymentIntentId };
   }
-  if (!userId || !USER_ID.test(userId) || !planType || !findPlan(planType) || planType === 'free') {
+  const plan = planType && ctx.plans.find((p) => p.id === planType);
+  if (!userId || !USER_ID.test(userId) || !planType || !plan || planType === 'free') {
     log.error('signed payment event without a usable userId/planType in its metadata; needs manual review', {
       paymentIntentId: fact.paymentIntentId,
       category: 'manual_review',
@@ -124,7 +128,6 @@ async function insertFromEvent(trx: Transaction<PaymentTables>, fact: Fact, at: 
   const succeeded = fact.status === 'succeeded';
   // A payment this service never created proves only what Stripe signed: it grants a plan only when
   // it paid that plan's price; anything else waits for a person (the plan stays as it is).
-  const plan = findPlan(planType)!;
   const mispriced = succeeded && (intent.amount !== plan.price || intent.currency !== plan.currency);
   const syncError = mispriced
     ? `unrecorded payment of ${intent.amount} ${intent.currency} for the ${planType} plan, which costs ${plan.price} ${plan.currency}`
@@ -152,7 +155,7 @@ async function insertFromEvent(trx: Transaction<PaymentTables>, fact: Fact, at: 
       syncState: mispriced ? 'manual_review' : succeeded ? 'pending' : 'not_required',
       syncPlan: succeeded ? planType : null,
       syncError,
-      syncNextAt: succeeded && !mispriced ? new Date(Date.parse(now) + inlineSyncGraceMs()).toISOString() : null,
+      syncNextAt: succeeded && !mispriced ? new Date(Date.parse(now) + inlineSyncGraceMs(ctx.config)).toISOString() : null,
       now,
     },
     trx,
@@ -166,65 +169,61 @@ async function insertFromEvent(trx: Transaction<PaymentTables>, fact: Fact, at: 
  * effect on the payment. A succeeded payment or a full refund leaves a pending plan sync in SQL
  * (the source of truth the retry timer works from) for the caller to push at once.
  */
-export async function recordEvent(event: Stripe.Event, log: Logger): Promise<RecordedEvent> {
+export async function recordEvent(ctx: EventRecorder, event: Stripe.Event): Promise<RecordedEvent> {
+  const { log } = ctx;
   const fact = factOf(event);
-  const now = currentTime().toISOString();
+  const now = ctx.now().toISOString();
   const at = new Date(event.created * 1000).toISOString();
   const paymentIntentId = typeof fact === 'object' ? fact.paymentIntentId : undefined;
-  return paymentDb()
-    .transaction()
-    .execute(async (trx) => {
-      try {
-        await insertEventRow.executeChange(
-          { id: event.id, type: event.type, paymentIntentId: paymentIntentId ?? null, eventCreated: at, receivedAt: now },
-          trx,
-        );
-      } catch (error) {
-        if (isDuplicateKey(error)) return { duplicate: true, action: 'duplicate', paymentIntentId };
-        throw error;
-      }
-      if (fact === 'ignored_type' || fact === 'partial_refund') return { duplicate: false, action: fact, paymentIntentId };
+  return ctx.db.transaction().execute(async (trx) => {
+    try {
+      await insertEventRow.executeChange({ id: event.id, type: event.type, paymentIntentId: paymentIntentId ?? null, eventCreated: at, receivedAt: now }, trx);
+    } catch (error) {
+      if (isDuplicateKey(error)) return { duplicate: true, action: 'duplicate', paymentIntentId };
+      throw error;
+    }
+    if (fact === 'ignored_type' || fact === 'partial_refund') return { duplicate: false, action: fact, paymentIntentId };
 
-      const payment = await findPayment(fact.paymentIntentId, trx);
-      if (!payment) return insertFromEvent(trx, fact, at, now, log);
-      if (!supersedes(payment, fact.status, at)) return { duplicate: false, action: 'stale', paymentIntentId };
+    const payment = await findPayment(trx, fact.paymentIntentId);
+    if (!payment) return insertFromEvent(ctx, trx, fact, at, now);
+    if (!supersedes(payment, fact.status, at)) return { duplicate: false, action: 'stale', paymentIntentId };
 
-      const problems = fact.intent ? contradictions(payment, fact.intent) : [];
-      const syncs = fact.status === 'succeeded' || fact.status === 'refunded';
-      if (problems.length) {
-        log.error('INCONSISTENCY: signed event contradicts the payment record; plan not changed, needs manual review', {
-          paymentIntentId,
-          problems,
-          category: 'inconsistency',
-        });
-      }
-      await trx
-        .updateTable('payment_payments')
-        .set({
-          status: fact.status,
-          status_at: at,
-          failure_message: fact.failureMessage ?? null,
-          updated_at: now,
-          ...(syncs
-            ? problems.length
-              ? {
-                  // Only an event that carries the PaymentIntent (a success, never a refund) can contradict the record.
-                  sync_state: 'manual_review' as const,
-                  sync_plan: payment.planType,
-                  sync_error: `event contradicts the payment record: ${problems.join('; ')}`,
-                }
-              : {
-                  sync_state: 'pending' as const,
-                  sync_plan: fact.status === 'refunded' ? ('free' as const) : payment.planType,
-                  sync_attempts: 0,
-                  sync_error: null,
-                  sync_next_at: new Date(Date.parse(now) + inlineSyncGraceMs()).toISOString(),
-                }
-            : {}),
-        })
-        .where('id', '=', payment.id)
-        .execute();
-      if (problems.length) return { duplicate: false, action: 'contradicts_record', paymentIntentId };
-      return { duplicate: false, action: 'applied', paymentIntentId, ...(syncs ? { syncUserId: payment.userId } : {}) };
-    });
+    const problems = fact.intent ? contradictions(payment, fact.intent) : [];
+    const syncs = fact.status === 'succeeded' || fact.status === 'refunded';
+    if (problems.length) {
+      log.error('INCONSISTENCY: signed event contradicts the payment record; plan not changed, needs manual review', {
+        paymentIntentId,
+        problems,
+        category: 'inconsistency',
+      });
+    }
+    await trx
+      .updateTable('payment_payments')
+      .set({
+        status: fact.status,
+        status_at: at,
+        failure_message: fact.failureMessage ?? null,
+        updated_at: now,
+        ...(syncs
+          ? problems.length
+            ? {
+                // Only an event that carries the PaymentIntent (a success, never a refund) can contradict the record.
+                sync_state: 'manual_review' as const,
+                sync_plan: payment.planType,
+                sync_error: `event contradicts the payment record: ${problems.join('; ')}`,
+              }
+            : {
+                sync_state: 'pending' as const,
+                sync_plan: fact.status === 'refunded' ? ('free' as const) : payment.planType,
+                sync_attempts: 0,
+                sync_error: null,
+                sync_next_at: new Date(Date.parse(now) + inlineSyncGraceMs(ctx.config)).toISOString(),
+              }
+          : {}),
+      })
+      .where('id', '=', payment.id)
+      .execute();
+    if (problems.length) return { duplicate: false, action: 'contradicts_record', paymentIntentId };
+    return { duplicate: false, action: 'applied', paymentIntentId, ...(syncs ? { syncUserId: payment.userId } : {}) };
+  });
 }

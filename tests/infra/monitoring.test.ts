@@ -11,7 +11,7 @@ import { config } from '../../shared/config';
 import { enqueueJson } from '../../shared/storage';
 import { startTestHost, withDatabaseClosed, type TestHost } from '../helpers/host';
 import { recordingLogger } from '../helpers/logs';
-import { insertPaidPayment } from '../payment/helpers';
+import { insertPaidPayment, paymentOn } from '../payment/helpers';
 import { compiledInfra, describeWithBicep, moduleTemplate, resourcesOfType, type ArmTemplate } from '../helpers/bicep';
 
 /** The customDimensions fields a query reads. */
@@ -28,12 +28,12 @@ const minutesAgo = (minutes: number) => new Date(NOW.getTime() - minutes * 60_00
 
 /** A payment of its own user in `syncState` since `statusAt`. */
 const insertPayment = (id: string, syncState: 'pending' | 'failed' | 'manual_review' | 'synced', statusAt: string) =>
-  insertPaidPayment({ id, userId: `user-${id}`, at: statusAt, syncState });
+  insertPaidPayment(host, { id, userId: `user-${id}`, at: statusAt, syncState });
 
 describe('the payment backlog line (plan syncs pending, payments in manual review)', () => {
   it('counts the syncs owed to identity, the age of the oldest and the payments in manual review', async () => {
     const empty = recordingLogger();
-    expect(await reportSyncBacklog(empty.log, NOW)).toEqual({ syncsPending: 0, oldestPendingSeconds: 0, manualReview: 0 });
+    expect(await reportSyncBacklog(paymentOn(host, empty.log), NOW)).toEqual({ syncsPending: 0, oldestPendingSeconds: 0, manualReview: 0 });
     expect(empty.lines).toEqual([{ level: 'info', message: SYNC_BACKLOG_MESSAGE, fields: { syncsPending: 0, oldestPendingSeconds: 0, manualReview: 0 } }]);
 
     // The oldest owed sync is neither the first state counted nor the newest of its state.
@@ -44,13 +44,13 @@ describe('the payment backlog line (plan syncs pending, payments in manual revie
     await insertPayment('pi_review', 'manual_review', minutesAgo(600));
     await insertPayment('pi_synced', 'synced', minutesAgo(900));
     const { log: logger, lines } = recordingLogger();
-    await reportSyncBacklog(logger, NOW);
+    await reportSyncBacklog(paymentOn(host, logger), NOW);
     expect(lines).toEqual([{ level: 'info', message: SYNC_BACKLOG_MESSAGE, fields: { syncsPending: 4, oldestPendingSeconds: 2700, manualReview: 1 } }]);
   });
 
   it('a backlog that cannot be counted is an error line, never an exception in the timer', async () => {
     const { log: logger, lines } = recordingLogger();
-    expect(await withDatabaseClosed(host, () => reportSyncBacklog(logger, NOW))).toBeUndefined();
+    expect(await withDatabaseClosed(host, () => reportSyncBacklog(paymentOn(host, logger), NOW))).toBeUndefined();
     expect(lines).toEqual([{ level: 'error', message: 'payment sync backlog could not be counted', fields: { error: expect.any(Error) } }]);
   });
 });

@@ -2,7 +2,7 @@ import { startTestHost, type TestHost } from '../helpers/host';
 import { planInIdentity, signIn } from '../helpers/identity';
 import { findPayment } from '../../functions/payment/payments';
 import { loggedDuring } from '../helpers/logs';
-import { chargeObject, checkout, deliver, paymentIntentObject, stripeEvent } from './helpers';
+import { chargeObject, checkout, deliver, paymentIntentObject, paymentOn, stripeEvent } from './helpers';
 
 /**
  * What each signed event does to the payment record, the webhook's answer (whole, not a part of it)
@@ -35,17 +35,22 @@ test('a second failure is stale whatever its time; a success older than the fail
 
   const first = failed(t - 30, 'Your card was declined.');
   expect((await deliver(host, first)).body).toEqual(answer(first, { action: 'applied', paymentIntentId: pi }));
-  expect(await findPayment(pi)).toMatchObject({ status: 'failed', statusAt: iso(t - 30), failureMessage: 'Your card was declined.' });
+  expect(await findPayment(paymentOn(host).db, pi)).toMatchObject({ status: 'failed', statusAt: iso(t - 30), failureMessage: 'Your card was declined.' });
 
   for (const repeat of [failed(t - 10, 'Insufficient funds.'), failed(t - 50, null)]) {
     expect((await deliver(host, repeat)).body).toEqual(answer(repeat, { action: 'stale', paymentIntentId: pi }));
   }
-  expect(await findPayment(pi)).toMatchObject({ status: 'failed', statusAt: iso(t - 30), failureMessage: 'Your card was declined.' });
+  expect(await findPayment(paymentOn(host).db, pi)).toMatchObject({ status: 'failed', statusAt: iso(t - 30), failureMessage: 'Your card was declined.' });
 
   const success = stripeEvent('payment_intent.succeeded', paymentIntentObject(pi, { userId, planType: 'pro', amount: 2900 }), { created: t - 60 });
   const upgraded = await deliver(host, success);
   expect(upgraded.body).toEqual(answer(success, { action: 'applied', paymentIntentId: pi, sync: { success: true, userId, plan: 'pro', paymentIntentId: pi } }));
-  expect(await findPayment(pi)).toMatchObject({ status: 'succeeded', statusAt: iso(t - 60), failureMessage: null, sync: { state: 'synced', plan: 'pro' } });
+  expect(await findPayment(paymentOn(host).db, pi)).toMatchObject({
+    status: 'succeeded',
+    statusAt: iso(t - 60),
+    failureMessage: null,
+    sync: { state: 'synced', plan: 'pro' },
+  });
   expect(await planInIdentity(host, user)).toBe('pro');
 });
 
@@ -58,7 +63,7 @@ test('a failure of a payment not recorded here is recorded as such: "payment fai
     { created: t - 5 },
   );
   expect((await deliver(host, event)).body).toEqual(answer(event, { action: 'applied', paymentIntentId: 'pi_unrecorded_failure' }));
-  expect(await findPayment('pi_unrecorded_failure')).toMatchObject({
+  expect(await findPayment(paymentOn(host).db, 'pi_unrecorded_failure')).toMatchObject({
     userId: user.user.id,
     planType: 'enterprise',
     priceVersion: '2026-01',
@@ -79,7 +84,7 @@ test('an event contradicting the record on every field: each difference named, t
   const { result, lines } = await loggedDuring(() => deliver(host, forged));
   expect(result.body).toEqual(answer(forged, { action: 'contradicts_record', paymentIntentId: pi }));
   const problems = [`metadata.userId someone-else != ${user.user.id}`, 'metadata.planType enterprise != pro', 'amount 9900 != 2900', 'currency eur != usd'];
-  expect(await findPayment(pi)).toMatchObject({
+  expect(await findPayment(paymentOn(host).db, pi)).toMatchObject({
     status: 'succeeded',
     sync: { state: 'manual_review', plan: 'pro', error: `event contradicts the payment record: ${problems.join('; ')}` },
   });
@@ -103,8 +108,8 @@ test('events nobody can be credited with: acknowledged, nothing recorded, each w
     answer(free, { action: 'unattributable', paymentIntentId: 'pi_free_plan' }),
     answer(refund, { action: 'unknown_payment', paymentIntentId: 'pi_never_seen' }),
   ]);
-  expect(await findPayment('pi_free_plan')).toBeUndefined();
-  expect(await findPayment('pi_never_seen')).toBeUndefined();
+  expect(await findPayment(paymentOn(host).db, 'pi_free_plan')).toBeUndefined();
+  expect(await findPayment(paymentOn(host).db, 'pi_never_seen')).toBeUndefined();
   expect(lines).toEqual([
     expect.objectContaining({
       level: 'error',
@@ -137,5 +142,5 @@ test("an unrecorded payment that did not pay its plan's price: a manual-review l
       category: 'manual_review',
     }),
   ]);
-  expect(await findPayment('pi_underpaid')).toMatchObject({ sync: { state: 'manual_review', plan: 'pro', nextAttemptAt: null } });
+  expect(await findPayment(paymentOn(host).db, 'pi_underpaid')).toMatchObject({ sync: { state: 'manual_review', plan: 'pro', nextAttemptAt: null } });
 });

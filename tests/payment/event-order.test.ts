@@ -2,7 +2,7 @@ import { startTestHost, type TestHost } from '../helpers/host';
 import { planInIdentity, signIn } from '../helpers/identity';
 import { db } from '../../shared/sql/db';
 import { findPayment } from '../../functions/payment/payments';
-import { chargeObject, checkout, deliver, paymentIntentObject, startIdentityFront, stripeEvent } from './helpers';
+import { chargeObject, checkout, deliver, paymentIntentObject, paymentOn, startIdentityFront, stripeEvent } from './helpers';
 
 /**
  * Stripe delivers at least once and in any order. Identity is the real one; a counting front in
@@ -53,7 +53,7 @@ test('out of order: an older purchase delivered after a newer one never overwrit
   expect(late.body).toMatchObject({ duplicate: false, action: 'applied', sync: { success: true, upToDate: true } });
   expect(plansPushed(userId)).toEqual(['enterprise']);
   expect(await planInIdentity(host, user)).toBe('enterprise');
-  expect(await findPayment('pi_old_pro')).toMatchObject({ status: 'succeeded', sync: { state: 'superseded' } });
+  expect(await findPayment(paymentOn(host).db, 'pi_old_pro')).toMatchObject({ status: 'succeeded', sync: { state: 'superseded' } });
   // And five more deliveries of both, interleaved, change nothing.
   for (let i = 0; i < 5; i++) {
     await deliver(host, i % 2 ? older : newer);
@@ -75,7 +75,7 @@ test('a refund of a payment never recorded here is acknowledged as unknown_payme
     action: 'unknown_payment',
     paymentIntentId: 'pi_never_recorded',
   });
-  expect(await findPayment('pi_never_recorded')).toBeUndefined();
+  expect(await findPayment(paymentOn(host).db, 'pi_never_recorded')).toBeUndefined();
   expect(front.state.planUpdates.length).toBe(pushesBefore);
   // The event is recorded as seen: Stripe's redelivery is a duplicate.
   expect(await eventRows('pi_never_recorded')).toBe(1);
@@ -98,7 +98,7 @@ test('a full refund returns the user to free through the same sync path', async 
   expect(full.body).toMatchObject({ action: 'applied', sync: { success: true, plan: 'free' } });
   expect(plansPushed(userId)).toEqual(['pro', 'free']);
   expect(await planInIdentity(host, user)).toBe('free');
-  expect(await findPayment('pi_refund')).toMatchObject({ status: 'refunded', sync: { state: 'synced', plan: 'free' } });
+  expect(await findPayment(paymentOn(host).db, 'pi_refund')).toMatchObject({ status: 'refunded', sync: { state: 'synced', plan: 'free' } });
 });
 
 test('a refund delivered before its purchase: the late success event cannot resurrect the plan', async () => {
@@ -113,7 +113,7 @@ test('a refund delivered before its purchase: the late success event cannot resu
   expect(late.body).toMatchObject({ action: 'stale' });
   expect(plansPushed(userId)).toEqual(['free']);
   expect(await planInIdentity(host, user)).toBe('free');
-  expect(await findPayment(pi)).toMatchObject({ status: 'refunded' });
+  expect(await findPayment(paymentOn(host).db, pi)).toMatchObject({ status: 'refunded' });
 });
 
 test('payment_intent.payment_failed is recorded; a later success on the same intent still upgrades', async () => {
@@ -127,7 +127,11 @@ test('payment_intent.payment_failed is recorded; a later success on the same int
   const failed = await deliver(host, stripeEvent('payment_intent.payment_failed', failedIntent, { created: t - 30 }));
   expect(failed.body).toMatchObject({ action: 'applied' });
   expect(failed.body.sync).toBeUndefined();
-  expect(await findPayment('pi_retry')).toMatchObject({ status: 'failed', failureMessage: 'Your card was declined.', sync: { state: 'not_required' } });
+  expect(await findPayment(paymentOn(host).db, 'pi_retry')).toMatchObject({
+    status: 'failed',
+    failureMessage: 'Your card was declined.',
+    sync: { state: 'not_required' },
+  });
   await deliver(host, stripeEvent('payment_intent.succeeded', paymentIntentObject('pi_retry', { userId, planType: 'pro', amount: 2900 }), { created: t - 5 }));
   expect(await planInIdentity(host, user)).toBe('pro');
 });
@@ -140,7 +144,7 @@ test('a signed event that contradicts the payment record is not synced and goes 
   expect(res.response.status).toBe(200);
   expect(res.response.body).toMatchObject({ action: 'contradicts_record' });
   expect(res.response.body.sync).toBeUndefined();
-  expect(await findPayment(res.paymentIntentId)).toMatchObject({
+  expect(await findPayment(paymentOn(host).db, res.paymentIntentId)).toMatchObject({
     status: 'succeeded',
     sync: { state: 'manual_review', error: expect.stringContaining('metadata.planType') },
   });
@@ -154,5 +158,5 @@ test('an event without usable metadata is acknowledged and not attributed to any
   );
   expect(res.status).toBe(200);
   expect(res.body).toMatchObject({ action: 'unattributable' });
-  expect(await findPayment('pi_nometa')).toBeUndefined();
+  expect(await findPayment(paymentOn(host).db, 'pi_nometa')).toBeUndefined();
 });

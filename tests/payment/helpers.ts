@@ -3,14 +3,26 @@ import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
 import { config } from '../../shared/config';
 import { DEFAULT_PLANS } from '../../shared/plans';
-import { paymentDb } from '../../functions/payment/db/tables';
-import { currentPlatform } from '../../shared/platform';
+import { paymentContext, withLog } from '../../functions/payment/context';
+import type { Logger } from '../../shared/logging';
+import { currentPlatform, type Platform } from '../../shared/platform';
+import { contextOf } from '../helpers/context';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { bearer, type SignedIn } from '../helpers/identity';
 
 const signer = new Stripe('sk_test_signer_for_tests');
 
 let eventCounter = 0;
+
+/**
+ * payment's context on `host`, as an invocation there gets it (its settings as they are now, its
+ * clock, database and storage), for a test that calls payment's functions itself; logging to `log`
+ * when the test reads what they log.
+ */
+export const paymentOn = (host: { platform: Platform }, log?: Logger) => {
+  const ctx = contextOf(paymentContext, host);
+  return log ? withLog(ctx, log) : ctx;
+};
 
 /** A Stripe event envelope as Stripe sends it. */
 export function stripeEvent(type: string, object: Record<string, unknown>, options: { id?: string; created?: number } = {}) {
@@ -200,17 +212,20 @@ export async function deadUrl(): Promise<string> {
  * A succeeded payment written straight into payment's table, as another instance's webhook left it:
  * its plan owed to identity since `at` (sync `pending`, due then) unless another sync state is given.
  */
-export async function insertPaidPayment(payment: {
-  id: string;
-  userId: string;
-  at: string;
-  plan?: 'pro' | 'enterprise';
-  syncState?: 'pending' | 'failed' | 'manual_review' | 'synced';
-}): Promise<void> {
+export async function insertPaidPayment(
+  host: { platform: Platform },
+  payment: {
+    id: string;
+    userId: string;
+    at: string;
+    plan?: 'pro' | 'enterprise';
+    syncState?: 'pending' | 'failed' | 'manual_review' | 'synced';
+  },
+): Promise<void> {
   const plan = payment.plan ?? 'pro';
   const { at } = payment;
-  await paymentDb()
-    .insertInto('payment_payments')
+  await paymentOn(host)
+    .db.insertInto('payment_payments')
     .values({
       id: payment.id,
       user_id: payment.userId,

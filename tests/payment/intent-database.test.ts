@@ -2,6 +2,7 @@ import { findPayment } from '../../functions/payment/payments';
 import { startTestHost, withDatabaseClosed, type TestHost } from '../helpers/host';
 import { expectErrorAnswer } from '../helpers/errors';
 import { bearer, signIn } from '../helpers/identity';
+import { paymentOn } from './helpers';
 
 /**
  * A payment is recorded as pending before its client secret is returned (docs/payment.md): a client
@@ -35,5 +36,5 @@ test('a closed database: 500 and no client secret; the retry with the same Idemp
   expect(retried.status).toBe(200);
   const intent = (await retried.json()) as { paymentIntentId: string; clientSecret: string };
   expect(intent.clientSecret).toMatch(/^pi_.+_secret_/);
-  expect(await findPayment(intent.paymentIntentId)).toMatchObject({ userId: user.user.id, planType: 'pro', status: 'pending' });
+  expect(await findPayment(paymentOn(host).db, intent.paymentIntentId)).toMatchObject({ userId: user.user.id, planType: 'pro', status: 'pending' });
 });

@@ -1,3 +1,4 @@
+import { DEFAULT_PLANS } from '../../shared/plans';
 import { describeWithTsql, expectValidTsql, recordAzureSql, usePaymentCompileSettings } from '../helpers/tsql';
 
 /**
@@ -23,7 +24,7 @@ const placeholderRow = {
   created_at: new Date(),
   updated_at: new Date(),
 };
-const { statements: compiled } = recordAzureSql(placeholderRow);
+const { statements: compiled, db } = recordAzureSql(placeholderRow);
 
 // A payment-only app: only payment's required settings are needed (the grace period reads config).
 usePaymentCompileSettings();
@@ -41,57 +42,53 @@ const log = {
     return log;
   },
 };
+/** What the domain functions below reach, on the recording database (the grace period reads the settings). */
+const ctx = () => ({ db, log, now: () => new Date(), config: require('../../shared/config').config(), plans: DEFAULT_PLANS });
 const payment = { id: 'pi_1', userId: 'u1', planType: 'pro', statusAt: '2026-11-22T00:00:00.000Z', sync: { attempts: 1, error: 'x' } };
 
 const queries: [string, string[], () => Promise<unknown>][] = [
   [
     'insert pending payment',
     ['insert'],
-    () => payments().insertPendingPayment({ id: 'pi_1', userId: 'u1', planType: 'pro', amount: 2900, currency: 'usd', priceVersion: '2026-01' }),
+    () =>
+      payments().insertPendingPayment(db, { id: 'pi_1', userId: 'u1', planType: 'pro', amount: 2900, currency: 'usd', priceVersion: '2026-01' }, new Date()),
   ],
-  ['recent payments', ['select'], () => payments().recentPaymentsOf('u1', 10)],
-  ['plan-deciding payment', ['select'], () => payments().planDecidingPayment('u1')],
-  ['unsynced payments', ['select'], () => payments().unsyncedPayments(100)],
-  ['users with due syncs', ['select'], () => payments().usersWithDueSyncs(new Date(), 100)],
-  ['mark synced and supersede', ['update', 'update'], () => payments().markSynced(payment, new Date())],
-  ['mark failed', ['update'], () => payments().markSyncFailed(payment, { state: 'failed', attempts: 2, error: 'e', nextAt: new Date() }, new Date())],
-  ['reopen for replay', ['update'], () => payments().reopenForReplay(['pi_1', 'pi_2'], new Date())],
-  ['counts by sync state', ['select'], () => payments().countsByState()],
-  ['failed syncs only', ['select'], () => payments().unsyncedPayments(100, payments().RETRIED_STATES)],
+  ['recent payments', ['select'], () => payments().recentPaymentsOf(db, 'u1', 10)],
+  ['plan-deciding payment', ['select'], () => payments().planDecidingPayment(db, 'u1')],
+  ['unsynced payments', ['select'], () => payments().unsyncedPayments(db, 100)],
+  ['users with due syncs', ['select'], () => payments().usersWithDueSyncs(db, new Date(), 100)],
+  ['mark synced and supersede', ['update', 'update'], () => payments().markSynced(db, payment, new Date())],
+  ['mark failed', ['update'], () => payments().markSyncFailed(db, payment, { state: 'failed', attempts: 2, error: 'e', nextAt: new Date() }, new Date())],
+  ['reopen for replay', ['update'], () => payments().reopenForReplay(db, ['pi_1', 'pi_2'], new Date())],
+  ['counts by sync state', ['select'], () => payments().countsByState(db)],
+  ['failed syncs only', ['select'], () => payments().unsyncedPayments(db, 100, payments().RETRIED_STATES)],
   [
     'an operator decides a payment in manual review',
     ['select', 'update', 'insert'],
     () =>
-      require('../../functions/payment/review').rejectPayment(
-        { id: 'admin-1', email: 'ops@example.com' },
-        'pi_1',
-        'amount does not match the plan',
-        { requestId: 'req-1' },
-        log,
-      ),
+      require('../../functions/payment/review').rejectPayment(ctx(), { id: 'admin-1', email: 'ops@example.com' }, 'pi_1', 'amount does not match the plan', {
+        requestId: 'req-1',
+      }),
   ],
-  ['recent review decisions', ['select'], () => require('../../functions/payment/review').recentDecisions(20)],
+  ['recent review decisions', ['select'], () => require('../../functions/payment/review').recentDecisions(db, 20)],
   [
     'acquire and release lease',
     ['insert', 'delete'],
     async () => {
-      await payments().acquireSyncLease('u1', 'h', new Date(), 1000);
-      await payments().releaseSyncLease('u1', 'h');
+      await payments().acquireSyncLease(db, 'u1', 'h', new Date(), 1000);
+      await payments().releaseSyncLease(db, 'u1', 'h');
     },
   ],
   [
     'record a webhook event',
     ['insert', 'select', 'update'],
     () =>
-      require('../../functions/payment/webhook-events').recordEvent(
-        {
-          id: 'evt_1',
-          type: 'payment_intent.succeeded',
-          created: 1795000000,
-          data: { object: { id: 'pi_1', amount: 2900, currency: 'usd', metadata: { userId: 'u1', planType: 'pro' } } },
-        },
-        log,
-      ),
+      require('../../functions/payment/webhook-events').recordEvent(ctx(), {
+        id: 'evt_1',
+        type: 'payment_intent.succeeded',
+        created: 1795000000,
+        data: { object: { id: 'pi_1', amount: 2900, currency: 'usd', metadata: { userId: 'u1', planType: 'pro' } } },
+      }),
   ],
 ];
 

@@ -1,9 +1,9 @@
 import Stripe from 'stripe';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { bearer, planInIdentity, signIn, type SignedIn } from '../helpers/identity';
-import { stripe } from '../../functions/payment/stripe-client';
 import { findPayment } from '../../functions/payment/payments';
 import { expectErrorAnswer } from '../helpers/errors';
+import { paymentOn } from './helpers';
 
 /** The whole purchase over HTTP: login at identity, create the intent, pay on the local Stripe, signed webhook, plan in identity. */
 let host: TestHost;
@@ -35,7 +35,7 @@ test('happy path: create intent, confirm on Stripe, signed payment_intent.succee
     planType: 'pro',
   });
 
-  const pending = await findPayment(body.paymentIntentId);
+  const pending = await findPayment(paymentOn(host).db, body.paymentIntentId);
   expect(pending).toMatchObject({
     userId: alice.user.id,
     planType: 'pro',
@@ -44,21 +44,21 @@ test('happy path: create intent, confirm on Stripe, signed payment_intent.succee
     priceVersion: '2026-01',
     sync: { state: 'not_required' },
   });
-  const intent = await stripe().paymentIntents.retrieve(body.paymentIntentId);
+  const intent = await paymentOn(host).stripe.paymentIntents.retrieve(body.paymentIntentId);
   expect(intent.metadata).toEqual({ userId: alice.user.id, planType: 'pro', priceVersion: '2026-01' });
   expect(intent.allowed_payment_method_types).toEqual(['card']);
   // What the customer and support see on Stripe's dashboard and receipt.
   expect(intent.description).toBe('Pro plan');
 
   // The browser confirms with the client secret; the local Stripe delivers the signed event to our webhook.
-  const confirmed = await stripe().paymentIntents.confirm(body.paymentIntentId, { payment_method: 'pm_card_visa' });
+  const confirmed = await paymentOn(host).stripe.paymentIntents.confirm(body.paymentIntentId, { payment_method: 'pm_card_visa' });
   expect(confirmed.status).toBe('succeeded');
   const delivery = decodeURIComponent(confirmed.lastResponse.headers['emulator-webhook-delivery']);
   expect(delivery).toMatch(/^payment_intent\.succeeded evt_\S+ -> 200 /);
   expect(JSON.parse(delivery.replace(/^.*? -> 200 /, ''))).toMatchObject({ received: true, action: 'applied', sync: { success: true, plan: 'pro' } });
 
   expect(await planInIdentity(host, alice)).toBe('pro');
-  expect(await findPayment(body.paymentIntentId)).toMatchObject({ status: 'succeeded', sync: { state: 'synced', plan: 'pro' } });
+  expect(await findPayment(paymentOn(host).db, body.paymentIntentId)).toMatchObject({ status: 'succeeded', sync: { state: 'synced', plan: 'pro' } });
   const status = (await (await host.fetch('/payment/user-status', { headers: bearer(alice.accessToken) })).json()) as any;
   expect(status).toMatchObject({
     userId: alice.user.id,
@@ -74,11 +74,11 @@ test('happy path: create intent, confirm on Stripe, signed payment_intent.succee
 
 test('a declined card records the payment as failed and leaves the plan alone', async () => {
   const body = (await (await createIntent(bob, { amount: 9900, planType: 'enterprise', userId: bob.user.id })).json()) as any;
-  const error = await stripe()
-    .paymentIntents.confirm(body.paymentIntentId, { payment_method: 'pm_card_chargeDeclined' })
+  const error = await paymentOn(host)
+    .stripe.paymentIntents.confirm(body.paymentIntentId, { payment_method: 'pm_card_chargeDeclined' })
     .catch((e) => e);
   expect(error).toBeInstanceOf(Stripe.errors.StripeCardError);
-  expect(await findPayment(body.paymentIntentId)).toMatchObject({
+  expect(await findPayment(paymentOn(host).db, body.paymentIntentId)).toMatchObject({
     status: 'failed',
     failureMessage: 'Your card was declined.',
     sync: { state: 'not_required' },

@@ -4,9 +4,11 @@ import { readFailedSync } from '../../functions/payment/failed-sync-records';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { planInIdentity, signIn } from '../helpers/identity';
 import { loggedDuring } from '../helpers/logs';
-import { deliver, paymentIntentObject, stripeEvent } from './helpers';
+import { deliver, paymentIntentObject, paymentOn, stripeEvent } from './helpers';
 
 let host: TestHost;
+/** payment's database on the host. */
+const db = () => paymentOn(host).db;
 beforeAll(async () => {
   host = await startTestHost();
 });
@@ -21,12 +23,12 @@ describe('a signed success event for a PaymentIntent this service never created'
     expect(res.body).toMatchObject({ received: true, duplicate: false, action: 'manual_review' });
     expect(res.body.sync).toBeUndefined();
     expect(await planInIdentity(host, user)).toBe('free');
-    expect(await findPayment('pi_one_cent')).toMatchObject({
+    expect(await findPayment(db(), 'pi_one_cent')).toMatchObject({
       status: 'succeeded',
       amount: 1,
       sync: { state: 'manual_review', plan: 'enterprise', error: expect.stringContaining('costs 9900 usd') },
     });
-    expect((await unsyncedPayments()).map((p) => p.id)).toContain('pi_one_cent');
+    expect((await unsyncedPayments(db())).map((p) => p.id)).toContain('pi_one_cent');
   });
 
   test('in another currency goes to manual review too', async () => {
@@ -82,11 +84,11 @@ describe('plan syncs are ordered by request time', () => {
       }),
     );
     expect(res.body.sync.details).toContain('the paid plan pro was not applied');
-    expect(await findPayment('pi_raced')).toMatchObject({
+    expect(await findPayment(db(), 'pi_raced')).toMatchObject({
       sync: { state: 'manual_review', plan: 'pro', error: expect.stringContaining('identity holds enterprise') },
     });
-    expect((await unsyncedPayments()).map((p) => p.id)).toContain('pi_raced');
-    expect(await readFailedSync(user.user.id)).toMatchObject({ planType: 'pro' });
+    expect((await unsyncedPayments(db())).map((p) => p.id)).toContain('pi_raced');
+    expect(await readFailedSync(paymentOn(host), user.user.id, host.platform.clock.now())).toMatchObject({ planType: 'pro' });
     expect(await planInIdentity(host, user)).toBe('enterprise');
   });
 
@@ -99,8 +101,8 @@ describe('plan syncs are ordered by request time', () => {
       stripeEvent('payment_intent.succeeded', paymentIntentObject('pi_raced_same', { userId: user.user.id, planType: 'pro', amount: 2900 })),
     );
     expect(res.body).toMatchObject({ action: 'applied', sync: { success: true, plan: 'pro' } });
-    expect(await findPayment('pi_raced_same')).toMatchObject({ sync: { state: 'synced' } });
-    expect((await unsyncedPayments()).map((p) => p.id)).not.toContain('pi_raced_same');
+    expect(await findPayment(db(), 'pi_raced_same')).toMatchObject({ sync: { state: 'synced' } });
+    expect((await unsyncedPayments(db())).map((p) => p.id)).not.toContain('pi_raced_same');
   });
 
   test('a timestamp more than 5 minutes ahead is refused on the plan route, for an admin and for the service token alike; later payments still apply', async () => {
@@ -121,11 +123,11 @@ describe('plan syncs are ordered by request time', () => {
 
   test('the sync lease is renewed by its holder and lost once another instance took it over', async () => {
     const start = new Date();
-    expect(await acquireSyncLease('lease-user', 'instance-a', start, 1_000)).toBe(true);
-    expect(await renewSyncLease('lease-user', 'instance-a', start, 60_000)).toBe(true);
+    expect(await acquireSyncLease(db(), 'lease-user', 'instance-a', start, 1_000)).toBe(true);
+    expect(await renewSyncLease(db(), 'lease-user', 'instance-a', start, 60_000)).toBe(true);
     // Renewed: still held two seconds later, past the first lifetime.
-    expect(await acquireSyncLease('lease-user', 'instance-b', new Date(start.getTime() + 2_000), 1_000)).toBe(false);
-    expect(await acquireSyncLease('lease-user', 'instance-b', new Date(start.getTime() + 61_000), 1_000)).toBe(true);
-    expect(await renewSyncLease('lease-user', 'instance-a', new Date(start.getTime() + 61_000), 60_000)).toBe(false);
+    expect(await acquireSyncLease(db(), 'lease-user', 'instance-b', new Date(start.getTime() + 2_000), 1_000)).toBe(false);
+    expect(await acquireSyncLease(db(), 'lease-user', 'instance-b', new Date(start.getTime() + 61_000), 1_000)).toBe(true);
+    expect(await renewSyncLease(db(), 'lease-user', 'instance-a', new Date(start.getTime() + 61_000), 60_000)).toBe(false);
   });
 });

@@ -5,7 +5,7 @@ import { retryDueSyncs } from '../../functions/payment/sync-timers';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { loggedDuring, recordingLogger } from '../helpers/logs';
 import { planInIdentity, signIn } from '../helpers/identity';
-import { deliver, insertPaidPayment, paymentIntentObject, startIdentityFront, stripeEvent } from './helpers';
+import { deliver, insertPaidPayment, paymentIntentObject, paymentOn, startIdentityFront, stripeEvent } from './helpers';
 
 /**
  * The plan sync's promises about other instances, driven the way they happen: one sync per user at
@@ -33,11 +33,13 @@ afterAll(async () => {
   await front.stop();
 });
 afterEach(() => front.reset());
+/** payment's database on the host. */
+const db = () => paymentOn(host).db;
 
 /** A succeeded payment another instance's webhook recorded a second after the last: its plan is owed to identity. */
 async function recordedPayment(id: string, userId: string, plan: 'pro' | 'enterprise') {
   at += 1000;
-  await insertPaidPayment({ id, userId, plan, at: currentTime().toISOString() });
+  await insertPaidPayment(host, { id, userId, plan, at: currentTime().toISOString() });
 }
 
 /** A promise's state a little later: whether it settled while real time passed and the test's clock did not. */
@@ -62,9 +64,9 @@ async function syncBehindAnotherInstance(email: string, paymentId: string, ttlMs
   const user = await signIn(host, email);
   const userId = user.user.id;
   await recordedPayment(paymentId, userId, 'pro');
-  expect(await acquireSyncLease(userId, 'other-instance', currentTime(), ttlMs)).toBe(true);
+  expect(await acquireSyncLease(db(), userId, 'other-instance', currentTime(), ttlMs)).toBe(true);
   const { log, lines } = recordingLogger();
-  const sync = syncUser(userId, log);
+  const sync = syncUser(paymentOn(host, log), userId);
   expect(await settledAfter(sync)).toBe(false);
   return { user, userId, sync, lines };
 }
@@ -73,7 +75,7 @@ test("a sync waits while another instance holds the user's lease, then pushes on
   const { user, userId, sync, lines } = await syncBehindAnotherInstance('lease-wait@example.com', 'pi_lease_wait', 60_000);
   expect(front.state.planUpdates).toHaveLength(0);
 
-  await releaseSyncLease(userId, 'other-instance');
+  await releaseSyncLease(db(), userId, 'other-instance');
   expect(await sync).toEqual({ success: true, userId, plan: 'pro', paymentIntentId: 'pi_lease_wait' });
   expect(front.state.planUpdates).toHaveLength(1);
   expect(await planInIdentity(host, user)).toBe('pro');
@@ -90,11 +92,11 @@ test("a sync gives up after a lease's lifetime of waiting, not a millisecond soo
   expect(await sync).toEqual(deferred(userId, 'another instance is syncing this user; the retry timer will finish'));
 
   expect(front.state.planUpdates).toHaveLength(0);
-  expect((await findPayment('pi_lease_busy'))!.sync).toMatchObject({ state: 'pending', attempts: 0 });
+  expect((await findPayment(db(), 'pi_lease_busy'))!.sync).toMatchObject({ state: 'pending', attempts: 0 });
   expect(lines).toEqual([]);
   // The other instance's lease is untouched by the sync that gave up.
-  expect(await acquireSyncLease(userId, 'third-instance', currentTime(), 1000)).toBe(false);
-  await releaseSyncLease(userId, 'other-instance');
+  expect(await acquireSyncLease(db(), userId, 'third-instance', currentTime(), 1000)).toBe(false);
+  await releaseSyncLease(db(), userId, 'other-instance');
 });
 
 test('a sync whose lease another instance took during a push stops there and leaves the newer payment to that instance', async () => {
@@ -106,17 +108,17 @@ test('a sync whose lease another instance took during a push stops there and lea
     await recordedPayment('pi_lease_newer', userId, 'enterprise');
     // This push outlived its lease; another instance took the lease over.
     at += LEASE_MS + 1;
-    expect(await acquireSyncLease(userId, 'other-instance', currentTime(), 60_000)).toBe(true);
+    expect(await acquireSyncLease(db(), userId, 'other-instance', currentTime(), 60_000)).toBe(true);
   };
 
-  const result = await syncUser(userId, recordingLogger().log);
+  const result = await syncUser(paymentOn(host, recordingLogger().log), userId);
   expect(result).toEqual(deferred(userId, 'the sync lease was lost to another instance; it finishes the sync'));
   expect(front.state.planUpdates.map((put) => put.body.plan)).toEqual(['pro']);
-  expect((await findPayment('pi_lease_first'))!.sync.state).toBe('synced');
-  expect((await findPayment('pi_lease_newer'))!.sync).toMatchObject({ state: 'pending', attempts: 0 });
+  expect((await findPayment(db(), 'pi_lease_first'))!.sync.state).toBe('synced');
+  expect((await findPayment(db(), 'pi_lease_newer'))!.sync).toMatchObject({ state: 'pending', attempts: 0 });
   // The lease stays with the instance that took it.
-  expect(await acquireSyncLease(userId, 'third-instance', currentTime(), 1000)).toBe(false);
-  await releaseSyncLease(userId, 'other-instance');
+  expect(await acquireSyncLease(db(), userId, 'third-instance', currentTime(), 1000)).toBe(false);
+  await releaseSyncLease(db(), userId, 'other-instance');
 });
 
 test('payments recorded during pushes are pushed in the same sync, at most three pushes; the rest is left to the timer', async () => {
@@ -130,18 +132,18 @@ test('payments recorded during pushes are pushed in the same sync, at most three
   };
 
   const { log, lines } = recordingLogger();
-  const result = await syncUser(userId, log);
+  const result = await syncUser(paymentOn(host, log), userId);
   expect(result).toEqual({ success: true, userId, plan: 'pro', paymentIntentId: 'pi_round_2' });
   expect(front.state.planUpdates.map((put) => put.body.plan)).toEqual(['pro', 'enterprise', 'pro']);
   expect(lines.map((line) => line.fields.paymentIntentId)).toEqual(['pi_round_0', 'pi_round_1', 'pi_round_2']);
   expect(await planInIdentity(host, user)).toBe('pro');
-  expect((await findPayment('pi_round_3'))!.sync.state).toBe('pending');
+  expect((await findPayment(db(), 'pi_round_3'))!.sync.state).toBe('pending');
 });
 
 test('a webhook whose sync another instance holds answers deferred; the timer takes the payment only after twice the timeout and 5 s', async () => {
   const user = await signIn(host, 'grace@example.com');
   const userId = user.user.id;
-  expect(await acquireSyncLease(userId, 'other-instance', currentTime(), 3_600_000)).toBe(true);
+  expect(await acquireSyncLease(db(), userId, 'other-instance', currentTime(), 3_600_000)).toBe(true);
   const delivery = deliver(host, stripeEvent('payment_intent.succeeded', paymentIntentObject('pi_grace', { userId, planType: 'pro', amount: 2900 })));
   expect(await settledAfter(delivery)).toBe(false);
   // The webhook's sync waits a lease's lifetime on the host's clock from the moment it starts to
@@ -152,14 +154,14 @@ test('a webhook whose sync another instance holds answers deferred; the timer ta
   expect(res.status).toBe(200);
   expect(res.body).toMatchObject({ action: 'applied', sync: deferred(userId, 'another instance is syncing this user; the retry timer will finish') });
 
-  const recorded = (await findPayment('pi_grace'))!;
+  const recorded = (await findPayment(db(), 'pi_grace'))!;
   expect(recorded.sync.state).toBe('pending');
   const due = Date.parse(recorded.sync.nextAttemptAt!);
   expect(due - Date.parse(recorded.createdAt)).toBe(2 * TIMEOUT_MS + 5000);
 
-  await releaseSyncLease(userId, 'other-instance');
+  await releaseSyncLease(db(), userId, 'other-instance');
   // (The timer also finishes what the tests above left to it: only this user's results are read.)
-  const retried = async () => (await retryDueSyncs(recordingLogger().log)).filter((result) => result.userId === userId);
+  const retried = async () => (await retryDueSyncs(paymentOn(host, recordingLogger().log), currentTime())).filter((result) => result.userId === userId);
   at = due - 1;
   expect(await retried()).toEqual([]);
   expect(front.state.planUpdates.filter((put) => put.userId === userId)).toHaveLength(0);

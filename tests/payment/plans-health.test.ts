@@ -1,9 +1,8 @@
 import { startTestHost, type TestHost } from '../helpers/host';
 import { DEFAULT_PLANS, parsePlanTable } from '../../shared/plans';
 import { payment } from '../../functions/payment';
-import { stripe } from '../../functions/payment/stripe-client';
 import { bearer, signIn } from '../helpers/identity';
-import { deadUrl, pointIdentityAt } from './helpers';
+import { deadUrl, paymentOn, pointIdentityAt } from './helpers';
 
 let host: TestHost;
 afterEach(async () => {
@@ -61,7 +60,9 @@ test('PLANS_JSON overrides the plan table, and create-payment-intent charges the
   const ok = await create(1500);
   expect(ok.status).toBe(200);
   expect(await ok.json()).toMatchObject({ amount: 1500, currency: 'eur', planType: 'pro' });
-  expect((await stripe().paymentIntents.retrieve(((await create(1500).then((r) => r.json())) as any).paymentIntentId)).metadata.priceVersion).toBe('2027-01');
+  expect(
+    (await paymentOn(host).stripe.paymentIntents.retrieve(((await create(1500).then((r) => r.json())) as any).paymentIntentId)).metadata.priceVersion,
+  ).toBe('2027-01');
 });
 
 test('an invalid PLANS_JSON stops the host from starting, naming the problem', async () => {

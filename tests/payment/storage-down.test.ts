@@ -4,7 +4,7 @@ import { findPayment } from '../../functions/payment/payments';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { bearer, planInIdentity, signIn, signInAdmin, type SignedIn } from '../helpers/identity';
 import { loggedDuring } from '../helpers/logs';
-import { deadUrl, deliver, paymentIntentObject, pointIdentityAt, stripeEvent } from './helpers';
+import { deadUrl, deliver, paymentIntentObject, paymentOn, pointIdentityAt, stripeEvent } from './helpers';
 
 /**
  * Table Storage down while a plan sync fails: the webhook still answers 200 and says
@@ -101,7 +101,7 @@ test('identity down and Table Storage down: 200 with retryStored false, the sync
   expect(retried.lines).toContainEqual(
     expect.objectContaining({ level: 'warn', msg: 'could not delete the failed-sync record; it expires on its own', userId: user.user.id }),
   );
-  expect(await findPayment('pi_no_storage')).toMatchObject({ status: 'succeeded', sync: { state: 'synced', plan: 'pro', attempts: 1 } });
+  expect(await findPayment(paymentOn(host).db, 'pi_no_storage')).toMatchObject({ status: 'succeeded', sync: { state: 'synced', plan: 'pro', attempts: 1 } });
   expect(await planInIdentity(host, user)).toBe('pro');
   // Every Table call first waits out the Storage SDK's retries of a refused connection: a longer allowance than a test's default.
 }, 180_000);

@@ -7,12 +7,10 @@
  * here, so the client is read, not called. Over real HTTP through the dev host.
  */
 import { payment } from '../../functions/payment';
-import { stripe } from '../../functions/payment/stripe-client';
-import { runInPlatform } from '../../shared/platform';
 import type { TestHost } from '../helpers/host';
 import { expectErrorAnswer } from '../helpers/errors';
 import { bearer, signIn, type SignedIn } from '../helpers/identity';
-import { startPaymentInAzure } from './helpers';
+import { paymentOn, startPaymentInAzure } from './helpers';
 
 // Shaped as Stripe's keys are, none of them a key Stripe issued; put together at run time so that
 // no secret scanner takes this file for one holding a live key.
@@ -30,7 +28,7 @@ beforeAll(async () => {
 afterAll(() => host.stop());
 
 const useKey = (key: string) => host.platform.reconfigure({ STRIPE_SECRET_KEY: key });
-const client = () => runInPlatform(host.platform, () => stripe());
+const client = () => paymentOn(host).stripe;
 
 async function stripeHealth() {
   const response = await host.fetch('/payment/health');
@@ -89,7 +87,7 @@ test('no key at all: payments refused with 503 saying it is not set, health degr
 });
 
 test("the start-up banner names Stripe's API while a secret key is set, and says Stripe is not configured without one", async () => {
-  const banner = () => runInPlatform(host.platform, async () => payment.describe!(host.platform));
+  const banner = async () => payment.describe!(host.platform);
   useKey(LIVE_KEY);
   expect(await banner()).toEqual(['payment      Stripe API (STRIPE_SECRET_KEY)']);
   useKey('');

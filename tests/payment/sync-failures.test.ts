@@ -3,14 +3,23 @@ import { startTestHost, type TestHost } from '../helpers/host';
 import { bearer, planInIdentity, signIn } from '../helpers/identity';
 import { table } from '../../shared/storage';
 import { config } from '../../shared/config';
-import { createLogger } from '../../shared/logging';
 import { payment, syncRetryTimer, failedSyncCleanupTimer } from '../../functions/payment';
 import { FAILED_SYNC_PARTITION, failedSyncKey, readFailedSync, storeFailedSync } from '../../functions/payment/failed-sync-records';
 import { findPayment } from '../../functions/payment/payments';
 import { replayUnsynced } from '../../functions/payment/replay';
 import { cleanUpExpiredRecords } from '../../functions/payment/sync-timers';
 import { loggedDuring } from '../helpers/logs';
-import { deadUrl, deliver, FRONT_ANSWERS, paymentIntentObject, pointIdentityAt, startIdentityFront, stripeEvent, type IdentityMode } from './helpers';
+import {
+  deadUrl,
+  deliver,
+  FRONT_ANSWERS,
+  paymentIntentObject,
+  paymentOn,
+  pointIdentityAt,
+  startIdentityFront,
+  stripeEvent,
+  type IdentityMode,
+} from './helpers';
 
 /**
  * Identity failing in each way (unavailable, 401, 404, 400, and the platform in front of it answering
@@ -138,7 +147,7 @@ test.each(scenarios)(
     // One failure is retried, not yet a case for a person.
     expect(text).not.toContain('MANUAL REVIEW');
 
-    const payment1 = await findPayment(`pi_${mode}_1`);
+    const payment1 = await findPayment(paymentOn(host).db, `pi_${mode}_1`);
     expect(payment1).toMatchObject({ status: 'succeeded', userId, planType: 'pro', sync: { state: 'failed', plan: 'pro', attempts: 1 } });
 
     const entity = await rawRecord(userId);
@@ -162,7 +171,7 @@ test.each(scenarios)(
     jest.useRealTimers();
 
     expect(await planInIdentity(host, user)).toBe('pro');
-    expect(await findPayment(`pi_${mode}_1`)).toMatchObject({ status: 'succeeded', sync: { state: 'synced', attempts: 1, error: null } });
+    expect(await findPayment(paymentOn(host).db, `pi_${mode}_1`)).toMatchObject({ status: 'succeeded', sync: { state: 'synced', attempts: 1, error: null } });
     expect(await rawRecord(userId)).toBeUndefined();
     const status = (await (await host.fetch('/payment/user-status', { headers: bearer(user.accessToken) })).json()) as any;
     expect(status).toMatchObject({
@@ -208,7 +217,7 @@ test('backoff grows with full jitter, retryCount counts up, the cap sends the pa
     [2, 0.75 * 30_000],
     [3, 0.75 * 60_000],
   ]) {
-    const before = await findPayment('pi_backoff');
+    const before = await findPayment(paymentOn(host).db, 'pi_backoff');
     expect(before!.sync).toMatchObject({ state: 'failed', attempts: attempt - 1 });
     expect(new Date(before!.sync.nextAttemptAt!).getTime() - now).toBe(delay);
     // Not yet due a millisecond before the retry time: nothing happens.
@@ -216,13 +225,13 @@ test('backoff grows with full jitter, retryCount counts up, the cap sends the pa
     const putsBefore = front.state.planUpdates.length;
     await runTimer(syncRetryTimer);
     expect(front.state.planUpdates.length).toBe(putsBefore);
-    expect((await findPayment('pi_backoff'))!.sync.attempts).toBe(attempt - 1);
+    expect((await findPayment(paymentOn(host).db, 'pi_backoff'))!.sync.attempts).toBe(attempt - 1);
     // Due at the retry time: one more push, refused again.
     now += delay;
     jest.setSystemTime(now);
     const { lines } = await loggedDuring(() => runTimer(syncRetryTimer));
     expect(front.state.planUpdates.length).toBe(putsBefore + 1);
-    const after = await findPayment('pi_backoff');
+    const after = await findPayment(paymentOn(host).db, 'pi_backoff');
     expect(after!.sync.attempts).toBe(attempt);
     expect(JSON.parse((await rawRecord(userId))!.value).retryCount).toBe(attempt - 1);
     // The last allowed attempt (PAYMENT_SYNC_MAX_ATTEMPTS 3) hands the payment to a person, once, with an alert line.
@@ -242,7 +251,7 @@ test('backoff grows with full jitter, retryCount counts up, the cap sends the pa
           ],
     );
   }
-  const capped = await findPayment('pi_backoff');
+  const capped = await findPayment(paymentOn(host).db, 'pi_backoff');
   expect(capped!.sync).toMatchObject({ state: 'manual_review', attempts: 3, nextAttemptAt: null });
   expect(capped!.sync.error).toMatch(/Identity rejected the service token/);
 
@@ -256,13 +265,13 @@ test('backoff grows with full jitter, retryCount counts up, the cap sends the pa
   // After the token is rotated (identity accepts again), the replay command leaves it alone: it
   // lists only what the retry loop owes, and counts the payment as one waiting for a decision.
   front.state.mode = 'forward';
-  const listed = await replayUnsynced(createLogger(), { apply: false });
+  const listed = await replayUnsynced(paymentOn(host), { apply: false });
   expect(listed.unsynced.map((p) => p.id)).not.toContain('pi_backoff');
   expect(listed.manualReview).toBeGreaterThanOrEqual(1);
-  const replayed = await replayUnsynced(createLogger(), { apply: true });
+  const replayed = await replayUnsynced(paymentOn(host), { apply: true });
   expect(replayed.results.map((r) => r.userId)).not.toContain(userId);
   expect(await planInIdentity(host, user)).toBe('free');
-  expect((await findPayment('pi_backoff'))!.sync.state).toBe('manual_review');
+  expect((await findPayment(paymentOn(host).db, 'pi_backoff'))!.sync.state).toBe('manual_review');
   // An operator's approval pushes the plan and clears the failed-sync record.
   const admin = await signIn(host, 'admin@example.com');
   const approved = await host.fetch('/payment/admin/payments/pi_backoff/approve', {
@@ -274,7 +283,7 @@ test('backoff grows with full jitter, retryCount counts up, the cap sends the pa
   expect(((await approved.json()) as any).sync).toEqual({ success: true, userId, plan: 'pro', paymentIntentId: 'pi_backoff' });
   expect(await planInIdentity(host, user)).toBe('pro');
   expect(await rawRecord(userId)).toBeUndefined();
-  expect((await findPayment('pi_backoff'))!.sync.state).toBe('synced');
+  expect((await findPayment(paymentOn(host).db, 'pi_backoff'))!.sync.state).toBe('synced');
 });
 
 test("a newer purchase that syncs supersedes an older failed one and clears the user's failed-sync record", async () => {
@@ -293,7 +302,7 @@ test("a newer purchase that syncs supersedes an older failed one and clears the 
     stripeEvent('payment_intent.succeeded', paymentIntentObject('pi_sup_new', { userId, planType: 'enterprise', amount: 9900 }), { created: t - 5 }),
   );
   expect(newer.body.sync).toMatchObject({ success: true, plan: 'enterprise' });
-  expect(await findPayment('pi_sup_old')).toMatchObject({ sync: { state: 'superseded' } });
+  expect(await findPayment(paymentOn(host).db, 'pi_sup_old')).toMatchObject({ sync: { state: 'superseded' } });
   expect(await rawRecord(userId)).toBeUndefined();
   expect(await planInIdentity(host, user)).toBe('enterprise');
 });
@@ -301,23 +310,25 @@ test("a newer purchase that syncs supersedes an older failed one and clears the 
 test('expired failed-sync records are ignored on read and deleted by the cleanup timer; live ones stay', async () => {
   const base = new Date('2026-11-22T08:00:00.000Z');
   await storeFailedSync(
+    paymentOn(host),
     { userId: 'expiring-user', planType: 'pro', error: 'Identity service unavailable', timestamp: base.toISOString(), retryCount: 0 },
     base,
   );
   const later = new Date(base.getTime() + 3_600_000);
   await storeFailedSync(
+    paymentOn(host),
     { userId: 'fresh-user', planType: 'enterprise', error: 'Identity service unavailable', timestamp: later.toISOString(), retryCount: 0 },
     later,
   );
 
   // A record lives 24 hours: read a millisecond before, gone from the millisecond it expires.
   const expiry = base.getTime() + 86_400_000;
-  expect(await readFailedSync('expiring-user', new Date(expiry - 1))).toMatchObject({ userId: 'expiring-user', planType: 'pro' });
-  expect(await readFailedSync('expiring-user', new Date(expiry))).toBeUndefined();
+  expect(await readFailedSync(paymentOn(host), 'expiring-user', new Date(expiry - 1))).toMatchObject({ userId: 'expiring-user', planType: 'pro' });
+  expect(await readFailedSync(paymentOn(host), 'expiring-user', new Date(expiry))).toBeUndefined();
   const expiredAt = new Date(expiry + 1000);
   expect(await rawRecord('expiring-user')).toBeDefined();
 
-  expect(await cleanUpExpiredRecords(createLogger(), expiredAt)).toBe(1);
+  expect(await cleanUpExpiredRecords(paymentOn(host), expiredAt)).toBe(1);
   expect(await rawRecord('expiring-user')).toBeUndefined();
   expect(await rawRecord('fresh-user')).toBeDefined();
 
@@ -333,10 +344,10 @@ test('cleanup deletes more than one batch of 100 expired records', async () => {
   const base = new Date('2026-11-20T00:00:00.000Z');
   await Promise.all(
     Array.from({ length: 130 }, (_, i) =>
-      storeFailedSync({ userId: `bulk-${i}`, planType: 'pro', error: 'x', timestamp: base.toISOString(), retryCount: 0 }, base),
+      storeFailedSync(paymentOn(host), { userId: `bulk-${i}`, planType: 'pro', error: 'x', timestamp: base.toISOString(), retryCount: 0 }, base),
     ),
   );
-  expect(await cleanUpExpiredRecords(createLogger(), new Date(base.getTime() + 86_401_000))).toBe(130);
+  expect(await cleanUpExpiredRecords(paymentOn(host), new Date(base.getTime() + 86_401_000))).toBe(130);
   expect(await rawRecord('bulk-0')).toBeUndefined();
   expect(await rawRecord('bulk-129')).toBeUndefined();
 });

@@ -12,7 +12,7 @@ import { cleanUpExpiredRecords, retryDueSyncs } from '../../functions/payment/sy
 import { startTestHost, type TestHost } from '../helpers/host';
 import { signIn } from '../helpers/identity';
 import { loggedAtInfo, recordingLogger } from '../helpers/logs';
-import { checkout, deliver, insertPaidPayment, paymentIntentObject, startIdentityFront, stripeEvent } from './helpers';
+import { checkout, deliver, insertPaidPayment, paymentIntentObject, paymentOn, startIdentityFront, stripeEvent } from './helpers';
 
 let host: TestHost;
 let front: Awaited<ReturnType<typeof startIdentityFront>>;
@@ -29,10 +29,12 @@ afterAll(async () => {
   await front.stop();
 });
 afterEach(() => front.reset());
+/** payment's database on the host. */
+const db = () => paymentOn(host).db;
 
 /** A succeeded payment of `userId` whose pro plan identity has not received, due for a retry since a minute ago. */
 const owedPayment = (id: string, userId: string, syncState: 'pending' | 'manual_review' = 'pending') =>
-  insertPaidPayment({ id, userId, at: new Date(at - 60_000).toISOString(), syncState });
+  insertPaidPayment(host, { id, userId, at: new Date(at - 60_000).toISOString(), syncState });
 
 async function usersOwed(count: number, name: string): Promise<string[]> {
   const ids: string[] = [];
@@ -52,35 +54,35 @@ test('the retry timer syncs each due user once, four pushes at a time, and says 
   front.state.duringPush = () => new Promise((resolve) => setTimeout(resolve, 400));
   front.state.mostPushing = 0;
   const { log, lines } = recordingLogger();
-  const results = await retryDueSyncs(log);
+  const results = await retryDueSyncs(paymentOn(host, log), new Date(at));
 
   expect(results.map((r) => r.userId).sort()).toEqual([...userIds].sort());
   expect(results.filter((r) => !r.success)).toEqual([]);
   expect(front.state.mostPushing).toBe(4);
   expect(retryLines(lines)).toEqual([{ level: 'info', message: 'plan sync retries ran', fields: { users: 6, succeeded: 6 } }]);
-  for (let i = 0; i < 6; i++) expect((await findPayment(`pi_due_${i}`))!.sync.state).toBe('synced');
+  for (let i = 0; i < 6; i++) expect((await findPayment(db(), `pi_due_${i}`))!.sync.state).toBe('synced');
 });
 
 test('with identity failing the line counts none succeeded; with nothing due the timer retries nobody and writes no line', async () => {
   const userIds = await usersOwed(2, 'failing');
   front.state.mode = 'failing';
   const failing = recordingLogger();
-  const results = await retryDueSyncs(failing.log);
+  const results = await retryDueSyncs(paymentOn(host, failing.log), new Date(at));
   expect(results.map((r) => [r.userId, r.success]).sort()).toEqual(userIds.map((id) => [id, false]).sort());
   expect(retryLines(failing.lines)).toEqual([{ level: 'info', message: 'plan sync retries ran', fields: { users: 2, succeeded: 0 } }]);
 
   // Their next attempts are in the future now.
   const idle = recordingLogger();
-  expect(await retryDueSyncs(idle.log)).toEqual([]);
+  expect(await retryDueSyncs(paymentOn(host, idle.log), new Date(at))).toEqual([]);
   expect(retryLines(idle.lines)).toEqual([]);
 
   // The failed syncs left a record each in Table Storage; past their lifetime the cleanup deletes them and says so.
   const cleanup = recordingLogger();
-  const deleted = await cleanUpExpiredRecords(cleanup.log, new Date(at + 2 * 86_400_000));
+  const deleted = await cleanUpExpiredRecords(paymentOn(host, cleanup.log), new Date(at + 2 * 86_400_000));
   expect(deleted).toBeGreaterThanOrEqual(2);
   expect(cleanup.lines).toEqual([{ level: 'info', message: 'expired failed-sync records deleted', fields: { deleted } }]);
   const nothingLeft = recordingLogger();
-  expect(await cleanUpExpiredRecords(nothingLeft.log, new Date(at + 2 * 86_400_000))).toBe(0);
+  expect(await cleanUpExpiredRecords(paymentOn(host, nothingLeft.log), new Date(at + 2 * 86_400_000))).toBe(0);
   expect(nothingLeft.lines).toEqual([]);
 });
 
@@ -104,24 +106,24 @@ test.each(['recorded at checkout', 'never recorded here'])(
     expect(await Promise.race([inFlight.then(() => 'pushing'), delivery.then(() => 'answered')])).toBe('pushing');
 
     try {
-      const meanwhile = await retryDueSyncs(recordingLogger().log);
+      const meanwhile = await retryDueSyncs(paymentOn(host, recordingLogger().log), new Date(at));
       expect(meanwhile.map((result) => result.userId)).not.toContain(user.user.id);
       // The grace is the webhook's: the timer may take the sync from the instant it ends (a webhook that died mid-push), not before.
-      expect(await usersWithDueSyncs(new Date(at + inlineSyncGraceMs() - 1))).not.toContain(user.user.id);
-      expect(await usersWithDueSyncs(new Date(at + inlineSyncGraceMs()))).toContain(user.user.id);
+      expect(await usersWithDueSyncs(db(), new Date(at + inlineSyncGraceMs(host.platform.config) - 1))).not.toContain(user.user.id);
+      expect(await usersWithDueSyncs(db(), new Date(at + inlineSyncGraceMs(host.platform.config)))).toContain(user.user.id);
     } finally {
       release();
     }
     expect((await delivery).body).toMatchObject({ action: 'applied', sync: { success: true, userId: user.user.id, plan: 'pro' } });
     expect(front.state.planUpdates.filter((update) => update.userId === user.user.id)).toHaveLength(1);
-    expect((await findPayment(id))!.sync.state).toBe('synced');
+    expect((await findPayment(db(), id))!.sync.state).toBe('synced');
   },
 );
 
 test('while no sync is owed the timer leaves SQL alone and writes the backlog line from the marker, manual reviews counted', async () => {
   // Everything owed so far is settled: the retries of the test above are pushed once identity is back.
   at += 86_400_000;
-  await retryDueSyncs(recordingLogger().log);
+  await retryDueSyncs(paymentOn(host, recordingLogger().log), new Date(at));
   const user = await signIn(host, 'review@example.com');
   await owedPayment('pi_review', user.user.id, 'manual_review');
   const timer: Timer = { isPastDue: false, schedule: { adjustForDST: false }, scheduleStatus: { last: '', next: '', lastUpdated: '' } };

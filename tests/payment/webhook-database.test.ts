@@ -1,9 +1,9 @@
 import { sql } from '../../shared/sql/dialect';
-import { findPayment, paymentDb } from '../../functions/payment/payments';
+import { findPayment } from '../../functions/payment/payments';
 import { startTestHost, withDatabaseClosed, type TestHost } from '../helpers/host';
 import { expectError } from '../helpers/errors';
 import { planInIdentity, signIn } from '../helpers/identity';
-import { deliver, paymentIntentObject, stripeEvent } from './helpers';
+import { deliver, paymentIntentObject, paymentOn, stripeEvent } from './helpers';
 
 /**
  * The webhook answers 500 only when our own database fails, so Stripe delivers the event again;
@@ -25,7 +25,7 @@ test('a closed database: 500 with no internals, nothing recorded; the redelivere
   expect(JSON.stringify(failed.body)).not.toMatch(/destroyed|kysely|sqlite|at .*\.js/i);
 
   // The database is back; Stripe redelivers.
-  expect(await findPayment('pi_db_down')).toBeUndefined();
+  expect(await findPayment(paymentOn(host).db, 'pi_db_down')).toBeUndefined();
   const redelivered = await deliver(host, event);
   expect(redelivered.status).toBe(200);
   expect(redelivered.body).toMatchObject({
@@ -44,13 +44,13 @@ test('a write that fails for another reason than a repeat is not taken for one: 
   const event = stripeEvent('payment_intent.succeeded', paymentIntentObject('pi_insert_fails', { userId: user.user.id, planType: 'pro', amount: 2900 }));
   // A real fault inside the transaction: SQLite refuses the event's row (a constraint error, as a
   // repeat's would be, but not a duplicate key), while the connection stays up.
-  await sql`CREATE TRIGGER refuse_events BEFORE INSERT ON payment_webhook_events BEGIN SELECT RAISE(ABORT, 'disk is full'); END`.execute(paymentDb());
+  await sql`CREATE TRIGGER refuse_events BEFORE INSERT ON payment_webhook_events BEGIN SELECT RAISE(ABORT, 'disk is full'); END`.execute(paymentOn(host).db);
   try {
     expectError(await deliver(host, event), 500, 'INTERNAL');
   } finally {
-    await sql`DROP TRIGGER refuse_events`.execute(paymentDb());
+    await sql`DROP TRIGGER refuse_events`.execute(paymentOn(host).db);
   }
-  expect(await findPayment('pi_insert_fails')).toBeUndefined();
+  expect(await findPayment(paymentOn(host).db, 'pi_insert_fails')).toBeUndefined();
 
   expect((await deliver(host, event)).body).toMatchObject({ duplicate: false, action: 'applied', sync: { success: true, plan: 'pro' } });
   expect(await planInIdentity(host, user)).toBe('pro');

@@ -2,7 +2,7 @@ import { config } from '../../shared/config';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { db } from '../../shared/sql/db';
 import { readFailedSync } from '../../functions/payment/failed-sync-records';
-import { deadUrl, deliver, paymentIntentObject, pointIdentityAt, stripeEvent } from './helpers';
+import { deadUrl, deliver, paymentIntentObject, paymentOn, pointIdentityAt, stripeEvent } from './helpers';
 import { expectError } from '../helpers/errors';
 
 let host: TestHost;
@@ -30,7 +30,7 @@ const count = async (tableName: 'payment_payments' | 'payment_webhook_events') =
 async function expectNothingWritten(userId: string) {
   expect(await count('payment_payments')).toBe(0);
   expect(await count('payment_webhook_events')).toBe(0);
-  expect(await readFailedSync(userId)).toBeUndefined();
+  expect(await readFailedSync(paymentOn(host), userId, host.platform.clock.now())).toBeUndefined();
 }
 
 const succeeded = (userId: string) =>

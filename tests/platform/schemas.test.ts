@@ -8,7 +8,6 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { reportRequestSchema } from '../../functions/orchestrator/report/submission';
 import { messageSchema } from '../../functions/orchestrator/workflow/queue';
-import { EVENT_SCHEMA } from '../../functions/payment/webhook';
 import { allServices, functionsOf } from '../../functions/registry';
 import { chartSchema } from '../../functions/visual/chart-spec';
 import { renderOptionsSchema } from '../../functions/visual/charts';
@@ -39,7 +38,6 @@ const ROUTE_SCHEMAS: [string, object][] = functionsOf(allServices())
 const OTHER_SCHEMAS: [string, object][] = [
   ['orchestrator queue message', messageSchema],
   ['orchestrator stored submission', reportRequestSchema],
-  ['payment Stripe event', EVENT_SCHEMA],
   ['plan table', PLAN_TABLE_SCHEMA],
   ['visual chart', chartSchema(LIMITS)],
   ['visual render options', renderOptionsSchema],

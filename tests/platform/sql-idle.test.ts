@@ -15,7 +15,7 @@ import { BUSY_GRACE_MS, IDLE_TRUST_MS, MARK_REUSE_MS, SQL_WORK_TABLE, markSqlWor
 import { table } from '../../shared/storage';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { planInIdentity, signIn } from '../helpers/identity';
-import { insertPaidPayment } from '../payment/helpers';
+import { insertPaidPayment, paymentOn } from '../payment/helpers';
 
 let host: TestHost;
 beforeAll(async () => {
@@ -79,14 +79,14 @@ test('the plan-sync timer skips SQL while idle, and retries a due sync once the 
 
   // A paid payment whose plan identity has not received, written without marking the work.
   const past = new Date(Date.now() - 60_000).toISOString();
-  await insertPaidPayment({ id: 'pi_idle_1', userId: user.user.id, at: past });
+  await insertPaidPayment(host, { id: 'pi_idle_1', userId: user.user.id, at: past });
   await runSyncTimer();
-  expect((await findPayment('pi_idle_1'))!.sync.state).toBe('pending');
+  expect((await findPayment(paymentOn(host).db, 'pi_idle_1'))!.sync.state).toBe('pending');
   expect(await planInIdentity(host, user)).toBe('free');
 
   await markSqlWork(PAYMENT_SYNC_WORK);
   await runSyncTimer();
-  expect((await findPayment('pi_idle_1'))!.sync.state).toBe('synced');
+  expect((await findPayment(paymentOn(host).db, 'pi_idle_1'))!.sync.state).toBe('synced');
   expect(await planInIdentity(host, user)).toBe('pro');
   // Synced, but marked busy moments ago: it stays busy through the grace period.
   expect((await sqlWorkState(PAYMENT_SYNC_WORK)).idle).toBe(false);

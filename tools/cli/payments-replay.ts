@@ -7,20 +7,24 @@
 import { serviceUrl } from '../../shared/config';
 import { createLogger } from '../../shared/logging';
 import { closeDb, migrateToLatest } from '../../shared/sql/db';
+import { paymentContext } from '../../functions/payment/context';
 import { MANUAL_REVIEW_NOT_REPLAYED, replayUnsynced } from '../../functions/payment/replay';
+import { currentPlatform } from '../../shared/platform';
 import { loadLocalEnv } from './local-env';
 
 async function main() {
   loadLocalEnv(['payment']);
   await migrateToLatest();
   const apply = process.argv.includes('--apply');
-  const { unsynced, manualReview, results } = await replayUnsynced(createLogger({ command: 'payments:replay' }), { apply });
+  // The command's payment context: what the console's replay route is handed, on this process's platform.
+  const ctx = paymentContext(currentPlatform(), createLogger({ command: 'payments:replay' }));
+  const { unsynced, manualReview, results } = await replayUnsynced(ctx, { apply });
   if (manualReview) process.stdout.write(`${manualReview} payment(s) in manual review, not replayed: ${MANUAL_REVIEW_NOT_REPLAYED}\n`);
   if (!unsynced.length) {
     process.stdout.write(manualReview ? 'No failed or pending plan sync to replay.\n' : 'Every payment is synced with identity.\n');
     return;
   }
-  process.stdout.write(`${unsynced.length} payment(s) not synced with identity (${serviceUrl('identity')}):\n`);
+  process.stdout.write(`${unsynced.length} payment(s) not synced with identity (${serviceUrl('identity', ctx.config)}):\n`);
   for (const p of unsynced) {
     process.stdout.write(
       `  ${p.id}  user ${p.userId}  ${p.status} -> plan ${p.sync.plan}  sync ${p.sync.state}, ${p.sync.attempts} attempt(s)${p.sync.error ? `, last error: ${p.sync.error}` : ''}\n`,

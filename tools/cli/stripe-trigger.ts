@@ -5,7 +5,8 @@
  * charge.refunded) to {payment_url}/webhook, and prints how the webhook answered.
  */
 import Stripe from 'stripe';
-import { stripe, stripeApiBase, stripeMode } from '../../functions/payment/stripe-client';
+import { stripeApiBase, stripeClient, stripeMode } from '../../functions/payment/stripe-client';
+import { currentPlatform } from '../../shared/platform';
 import { loadLocalEnv } from './local-env';
 
 async function main() {
@@ -16,23 +17,23 @@ async function main() {
     process.exitCode = 2;
     return;
   }
-  if (stripeMode().mode !== 'offline')
+  const platform = currentPlatform();
+  if (stripeMode(platform.config).mode !== 'offline')
     throw new Error('stripe:trigger drives the local Stripe API server; with a real key use the Stripe CLI (stripe trigger)');
-  if (!stripeApiBase()) throw new Error('no local Stripe API server found: start the dev host (npm start) first');
+  if (!stripeApiBase(platform)) throw new Error('no local Stripe API server found: start the dev host (npm start) first');
+  const stripe = stripeClient(platform);
   let response: Stripe.Response<Stripe.PaymentIntent> | Stripe.Response<Stripe.Refund>;
   if (process.argv.includes('--refund')) {
-    response = await stripe().refunds.create({ payment_intent: id });
+    response = await stripe.refunds.create({ payment_intent: id });
   } else {
     const method = process.argv.includes('--decline') ? 'pm_card_chargeDeclined' : 'pm_card_visa';
-    response = await stripe()
-      .paymentIntents.confirm(id, { payment_method: method })
-      .catch((error) => {
-        if (error instanceof Stripe.errors.StripeCardError) {
-          process.stdout.write(`card declined: ${error.message}\n`);
-          return { lastResponse: { headers: error.headers ?? {} } } as unknown as Stripe.Response<Stripe.PaymentIntent>;
-        }
-        throw error;
-      });
+    response = await stripe.paymentIntents.confirm(id, { payment_method: method }).catch((error) => {
+      if (error instanceof Stripe.errors.StripeCardError) {
+        process.stdout.write(`card declined: ${error.message}\n`);
+        return { lastResponse: { headers: error.headers ?? {} } } as unknown as Stripe.Response<Stripe.PaymentIntent>;
+      }
+      throw error;
+    });
   }
   const delivery = response.lastResponse?.headers?.['emulator-webhook-delivery'];
   if ('status' in response && response.status) process.stdout.write(`${response.object} ${response.id}: ${response.status}\n`);

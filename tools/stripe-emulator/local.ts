@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { config, serviceUrl } from '../../shared/config';
+import { serviceUrl } from '../../shared/config';
 import { createLogger } from '../../shared/logging';
 import { currentPlatform } from '../../shared/platform';
 import { HANDLED_EVENT_TYPES } from '../../functions/payment/event-types';
@@ -24,9 +24,10 @@ export interface LocalStripe {
  * Returns undefined when payment does not run offline (a real key, or STRIPE_API_BASE given).
  */
 export async function startLocalStripe(options: { webhookUrl?: string } = {}): Promise<LocalStripe | undefined> {
-  const mode = stripeMode();
+  const platform = currentPlatform();
+  const cfg = platform.config;
+  const mode = stripeMode(cfg);
   if (mode.mode !== 'offline' || mode.apiBase) return undefined;
-  const cfg = config();
   const webhookUrl = options.webhookUrl ?? `${serviceUrl('payment', cfg)}/webhook`;
   const emulator = await startStripeEmulator({
     port: cfg.STRIPE_EMULATOR_PORT,
@@ -36,7 +37,6 @@ export async function startLocalStripe(options: { webhookUrl?: string } = {}): P
     log: createLogger({ component: 'stripe-emulator' }),
   });
   const addressFile = emulatorAddressFile(cfg);
-  const platform = currentPlatform();
   useEmulator(platform, emulator.url);
   fs.mkdirSync(cfg.DATA_DIR, { recursive: true });
   fs.writeFileSync(addressFile, JSON.stringify({ url: emulator.url, webhookUrl, pid: process.pid }) + '\n');

@@ -1,6 +1,5 @@
 import type { Generated, Kysely } from 'kysely';
 import type { Plan } from '../../../shared/auth/access-token';
-import { db } from '../../../shared/sql/db';
 import type { Timestamp } from '../../../shared/sql/tables';
 
 export type PaymentStatus = 'pending' | 'succeeded' | 'failed' | 'canceled' | 'refunded';
@@ -76,4 +75,3 @@ export type PaymentTables = {
 
 /** The database as payment sees it: its own tables. */
 export type PaymentDb = Kysely<PaymentTables>;
-export const paymentDb = (): PaymentDb => db() as PaymentDb;

@@ -1,3 +1,4 @@
+import { PLAN_IDS } from '../../../../shared/plan-ids';
 import { type AnyKysely, checkIn, columnTypes } from '../../../../shared/sql/dialect';
 
 /**
@@ -12,7 +13,7 @@ export async function up(db: AnyKysely): Promise<void> {
     .createTable('payment_payments')
     .addColumn('id', t.varchar(255), (c) => c.primaryKey())
     .addColumn('user_id', t.varchar(64), (c) => c.notNull())
-    .addColumn('plan_type', t.varchar(16), (c) => c.notNull().check(checkIn('plan_type', ['free', 'pro', 'enterprise'])))
+    .addColumn('plan_type', t.varchar(16), (c) => c.notNull().check(checkIn('plan_type', PLAN_IDS)))
     .addColumn('amount', 'integer', (c) => c.notNull())
     .addColumn('currency', t.varchar(8), (c) => c.notNull())
     .addColumn('price_version', t.varchar(32))
