@@ -6,8 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { functionIndex } from '../functions/registry';
-import { bodyLimitTable, functionTable } from '../functions/route-table';
+import { bodyLimitTable, functionIndex, functionTable } from './function-tables';
 import { settingsTable } from '../shared/config/table';
 import { errorCodeTable } from '../shared/http/error-table';
 import { replaceGeneratedBlock } from '../shared/markdown';
