@@ -1,7 +1,7 @@
 /**
  * Rewrites what is generated from the code: the settings table in README.md, the function and
  * error-code tables and the import diagram in docs/architecture.md, the mutation scores in
- * docs/testing.md (from the kept results), and functions/function-index.json (what the Azure
+ * docs/testing.md (from tests/mutation/scores.json), and functions/function-index.json (what the Azure
  * Functions entry point registers without loading the services).
  */
 import fs from 'node:fs';
