@@ -83,6 +83,7 @@ const PARTS = {
     ...PAYMENT_TESTS,
   },
 };
+// The default is scripts/mutation-scores.ts's DEFAULT_PART too (it records the part just run).
 const name = process.env.STRYKER_PART ?? 'sync';
 const part = PARTS[name];
 if (!part) throw new Error(`STRYKER_PART must be one of ${Object.keys(PARTS).join(', ')}, not ${name}`);
@@ -91,8 +92,9 @@ export default {
   ...base,
   mutate: part.mutate,
   jest: { ...base.jest, config: { ...base.jest.config, roots: part.roots, ...(part.testMatch ? { testMatch: part.testMatch } : {}) } },
-  // Each part keeps its own results (committed), so one part's run does not discard the other's.
-  incrementalFile: `tests/mutation/${name}.json`,
+  // Each part keeps its own results (a cache, git-ignored), so one part's run does not discard the
+  // others'; `npm run mutation:focus` then records its scores in tests/mutation/scores.json.
+  incrementalFile: `.stryker-incremental/${name}.json`,
   htmlReporter: { fileName: `reports/mutation/${name}.html` },
   jsonReporter: { fileName: `reports/mutation/${name}.json` },
 };

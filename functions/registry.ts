@@ -55,10 +55,6 @@ export function indexEntry(fn: FunctionDefinition): IndexedFunction {
   }
 }
 
-export function functionIndex(): Record<ServiceName, IndexedFunction[]> {
-  return Object.fromEntries(allServices().map((s) => [s.name, s.functions.map(indexEntry)])) as Record<ServiceName, IndexedFunction[]>;
-}
-
 const INDEX = FUNCTION_INDEX as Record<ServiceName, IndexedFunction[]>;
 
 /** A service as a host serves it: its functions, and what to do when the host starts and stops. */

@@ -1,13 +1,12 @@
 /**
  * Rewrites what is generated from the code: the settings table in README.md, the function and
  * error-code tables and the import diagram in docs/architecture.md, the mutation scores in
- * docs/testing.md (from the kept results), and functions/function-index.json (what the Azure
+ * docs/testing.md (from tests/mutation/scores.json), and functions/function-index.json (what the Azure
  * Functions entry point registers without loading the services).
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { functionIndex } from '../functions/registry';
-import { bodyLimitTable, functionTable } from '../functions/route-table';
+import { bodyLimitTable, functionIndex, functionTable } from './function-tables';
 import { settingsTable } from '../shared/config/table';
 import { errorCodeTable } from '../shared/http/error-table';
 import { replaceGeneratedBlock } from '../shared/markdown';

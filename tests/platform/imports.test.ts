@@ -29,6 +29,13 @@ test('deployed code never imports developer tooling', () => {
   expect(tooling).toEqual([]);
 });
 
+test('functions/ holds no generator: nothing there writes Markdown (shared/markdown.ts); the docs tables are written by scripts/', () => {
+  const generators = [...graph].flatMap(([file, targets]) =>
+    file.startsWith('functions/') ? targets.filter((t) => t === 'shared/markdown.ts').map((t) => `${file} -> ${t}`) : [],
+  );
+  expect(generators).toEqual([]);
+});
+
 test('the circle finder finds circles: a two-file loop, a self-import, and not a diamond', () => {
   const made: ImportGraph = new Map([
     ['a', ['b']],

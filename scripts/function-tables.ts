@@ -1,8 +1,19 @@
+/**
+ * What `npm run docs:generate` writes from the registered functions: docs/architecture.md's
+ * function table, docs/limits.md's body limits, and functions/function-index.json. Generators are
+ * tooling: they live here, not in functions/, so the deployed code holds only what serves.
+ */
+import type { ServiceName } from '../shared/config';
 import { SETTINGS } from '../shared/config/settings';
 import { DEFAULT_BODY_LIMIT } from '../shared/http/body';
 import { bodySpec, type RoutedFunction } from '../shared/http/route';
 import { cell } from '../shared/markdown';
-import { allServices } from './registry';
+import { allServices, indexEntry, type IndexedFunction } from '../functions/registry';
+
+/** functions/function-index.json: per service, what the entry point registers without loading it. */
+export function functionIndex(): Record<ServiceName, IndexedFunction[]> {
+  return Object.fromEntries(allServices().map((s) => [s.name, s.functions.map(indexEntry)])) as Record<ServiceName, IndexedFunction[]>;
+}
 
 /** docs/architecture.md's table of every function: HTTP routes, timers and queue triggers, by service. */
 export function functionTable(): string {
