@@ -6,6 +6,7 @@ import { CopyButton } from '../components/copy';
 import { PageTitle, StatusBadge } from '../components/layout';
 import { formatDateTime, formatDuration } from '../format';
 import { paths } from '../paths';
+import { executionsHref } from './executions/filters';
 import { useSignedInUser } from '../session';
 import { canChangePlan, canChangeRole, canChangeStatus, canRevokeSessions, type Allowed } from '../permissions';
 
@@ -302,7 +303,7 @@ function Reports({ userId }: { userId: string }) {
                 </tbody>
               </table>
               <p>
-                <a href={`${paths.executions}?requester=${encodeURIComponent(userId)}`}>All of this user’s reports</a>
+                <a href={executionsHref({ requester: userId })}>All of this user’s reports</a>
               </p>
             </>
           )

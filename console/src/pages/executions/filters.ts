@@ -1,5 +1,6 @@
 /** The executions page's filters and how the address holds them: a refresh, a reload and a shared link keep them. */
 import type { ErrorFilter, SearchSort, StatusFilter } from '../../api';
+import { paths } from '../../paths';
 
 export const STATUSES: StatusFilter[] = ['all', 'processing', 'completed', 'failed'];
 export const ERRORS: ErrorFilter[] = [
@@ -56,7 +57,7 @@ const pick = <T extends string>(values: readonly T[], value: string | undefined,
 /** A page size the finder takes (1 to 100); anything else, an empty field included, is the default. */
 export const limitOf = (n: number) => Math.min(100, Math.max(1, n || DEFAULT_LIMIT));
 
-export function filtersFrom(query: Record<string, string>): Filters {
+export function filtersFrom(query: Partial<Record<string, string>>): Filters {
   return {
     requester: (query.requester ?? '').slice(0, 64),
     field: pick(
@@ -106,3 +107,9 @@ export function rangeOf(filters: Pick<Filters, 'range' | 'from' | 'to'>, now = D
   const ms = RANGES.find((r) => r.value === filters.range)?.ms ?? 0;
   return ms ? { from: new Date(now - ms).toISOString(), to: new Date(now).toISOString() } : {};
 }
+
+/**
+ * A link to the executions page with these filters (the failures, the overview and a user's page
+ * link to it): read as the page reads its address and written as it writes it, so the page has one encoding.
+ */
+export const executionsHref = (query: Partial<Record<keyof Filters, string>>) => addressOf(paths.executions, filtersFrom(query));
