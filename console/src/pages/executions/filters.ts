@@ -3,23 +3,29 @@ import type { ErrorFilter, SearchSort, StatusFilter } from '../../api';
 import { paths } from '../../paths';
 
 export const STATUSES: StatusFilter[] = ['all', 'processing', 'completed', 'failed'];
-export const ERRORS: ErrorFilter[] = [
-  'AI_SERVICE',
-  'RATE_LIMIT',
-  'TIMEOUT',
-  'SQL_CONNECTION',
-  'DATABASE_CONSTRAINT',
-  'SCHEMA_MISSING',
-  'BLOB_CONNECTION',
-  'OTHER',
-  'CANCELLED',
-];
-export const SORTS: { value: SearchSort; label: string }[] = [
-  { value: 'newest', label: 'Newest first' },
-  { value: 'oldest', label: 'Oldest first' },
-  { value: 'longest', label: 'Longest first' },
-  { value: 'company', label: 'Company (A-Z)' },
-];
+/**
+ * The finder's error filters and orders, in the order the form lists them. Written as records over
+ * the API document's types, so a value the API adds fails to compile here until the form offers it.
+ */
+const ERROR_CHOICES: Record<ErrorFilter, true> = {
+  AI_SERVICE: true,
+  RATE_LIMIT: true,
+  TIMEOUT: true,
+  SQL_CONNECTION: true,
+  DATABASE_CONSTRAINT: true,
+  SCHEMA_MISSING: true,
+  BLOB_CONNECTION: true,
+  OTHER: true,
+  CANCELLED: true,
+};
+export const ERRORS = Object.keys(ERROR_CHOICES) as ErrorFilter[];
+const SORT_LABELS: Record<SearchSort, string> = {
+  newest: 'Newest first',
+  oldest: 'Oldest first',
+  longest: 'Longest first',
+  company: 'Company (A-Z)',
+};
+export const SORTS = Object.entries(SORT_LABELS).map(([value, label]) => ({ value: value as SearchSort, label }));
 export const FIELDS = [
   { value: 'tracking', label: 'Tracking id' },
   { value: 'company', label: 'Company' },
