@@ -2,13 +2,14 @@ import { useState } from 'preact/hooks';
 import { orchestratorApi } from '../../api';
 import { ErrorMessage, useAsync } from '../../components/async';
 import { ConfirmButton } from '../../components/confirm';
+import { Outcome, type Result } from '../../components/outcome';
 import { count as counted, formatDateTime, formatNumber } from '../../format';
 
 /** Retries the failed executions created in the range shown, after saying how many and asking. */
 export function BulkRetry({ from, to, onDone }: { from: string; to: string; onDone: () => void }) {
   const matched = useAsync(() => orchestratorApi.retryFailed(from, to, true), [from.slice(0, 16), to.slice(0, 16)]);
   const batch = Math.min(100, matched.data?.matched ?? 0);
-  const [result, setResult] = useState<{ text: string; ok: boolean }>();
+  const [result, setResult] = useState<Result>();
   const retry = async () => {
     try {
       const answer = await orchestratorApi.retryFailed(from, to, false);
@@ -41,11 +42,7 @@ export function BulkRetry({ from, to, onDone }: { from: string; to: string; onDo
           owners keep their tracking ids.
         </p>
       </ConfirmButton>
-      {result && (
-        <p class={result.ok ? 'notice' : 'error'} role="status">
-          {result.text}
-        </p>
-      )}
+      <Outcome result={result} />
     </section>
   );
 }
