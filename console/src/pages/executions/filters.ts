@@ -1,5 +1,6 @@
 /** The executions page's filters and how the address holds them: a refresh, a reload and a shared link keep them. */
 import type { ErrorFilter, SearchSort, StatusFilter } from '../../api';
+import { withQuery } from '../../address';
 import { paths } from '../../paths';
 
 export const STATUSES: StatusFilter[] = ['all', 'processing', 'completed', 'failed'];
@@ -95,10 +96,7 @@ const DEFAULTS = filtersFrom({});
 
 /** The filters as the address holds them: only what differs from the defaults. */
 export function addressOf(path: string, filters: Filters): string {
-  const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(filters)) if (value !== DEFAULTS[key as keyof Filters]) params.set(key, String(value));
-  const qs = params.toString();
-  return `${path}${qs ? `?${qs}` : ''}`;
+  return withQuery(path, Object.fromEntries(Object.entries(filters).filter(([key, value]) => value !== DEFAULTS[key as keyof Filters])));
 }
 
 /** Whether the filters narrow the list (the order, the page size and the page do not): an empty list then says "no match", not "nothing yet". */

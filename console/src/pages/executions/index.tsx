@@ -1,5 +1,5 @@
-import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
+import { useDraft } from '../../address';
 import { orchestratorApi } from '../../api';
 import { AsyncView, useAsync } from '../../components/async';
 import { PageTitle } from '../../components/layout';
@@ -18,14 +18,7 @@ export function Executions() {
   const { query, path, route } = useLocation();
   const filters = filtersFrom(query);
   const key = addressOf('', filters);
-  const [draft, setDraft] = useState(filters);
-  // The form follows the address when it changes (Apply, Back, a shared link), in the render that
-  // sees the change: an effect ran after the first paint too and wiped what was typed in between.
-  const [draftKey, setDraftKey] = useState(key);
-  if (draftKey !== key) {
-    setDraftKey(key);
-    setDraft(filters);
-  }
+  const [draft, setDraft] = useDraft(filters, key);
   const list = useAsync(() => find(filters), [key], REFRESH_MS);
   const summary = useAsync(() => orchestratorApi.executions('all', 1, ''), [], REFRESH_MS);
 
