@@ -1,9 +1,10 @@
 import { useState } from 'preact/hooks';
-import { ApiError, orchestratorApi, type AdminAction, type LogRow, type StatusAnswer } from '../api';
+import { orchestratorApi, type AdminAction, type LogRow, type StatusAnswer } from '../api';
 import { AsyncView, Empty, useAsync } from '../components/async';
 import { ConfirmButton } from '../components/confirm';
 import { CopyButton } from '../components/copy';
 import { PageTitle, StatusBadge } from '../components/layout';
+import { Outcome, refused, type Result } from '../components/outcome';
 import { formatDateTime, formatDuration, formatNumber, formatTime } from '../format';
 import { paths } from '../paths';
 import { useEmails } from '../users';
@@ -137,14 +138,13 @@ function Detail({ data, reload }: { data: StatusAnswer; reload: () => void }) {
 
 /** Retry (failed), re-run (finished: a new execution) and cancel (processing, asks first). */
 function Actions({ execution, onDone }: { execution: Execution; onDone: () => void }) {
-  const [outcome, setOutcome] = useState<{ ok: boolean; text: string; link?: string }>();
+  const [outcome, setOutcome] = useState<Result & { link?: string }>();
   const [rerunKey] = useState(() => crypto.randomUUID());
   const act = async (work: () => Promise<{ text: string; link?: string }>) => {
     try {
       setOutcome({ ok: true, ...(await work()) });
     } catch (error) {
-      const e = error as Error;
-      setOutcome({ ok: false, text: `Refused: ${e.message}${e instanceof ApiError ? ` (${e.code})` : ''}` });
+      setOutcome(refused(error));
     }
     onDone();
   };
@@ -202,11 +202,7 @@ function Actions({ execution, onDone }: { execution: Execution; onDone: () => vo
           </ConfirmButton>
         )}
       </div>
-      {outcome && (
-        <p class={outcome.ok ? 'notice' : 'error'} role="status">
-          {outcome.text} {outcome.link && <a href={paths.execution(outcome.link)}>Open {outcome.link}</a>}
-        </p>
-      )}
+      <Outcome result={outcome}> {outcome?.link && <a href={paths.execution(outcome.link)}>Open {outcome.link}</a>}</Outcome>
     </section>
   );
 }

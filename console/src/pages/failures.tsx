@@ -4,6 +4,7 @@ import { AsyncView, Empty, useAsync } from '../components/async';
 import { PageTitle, StatusBadge } from '../components/layout';
 import { count, formatDateTime, formatNumber } from '../format';
 import { paths } from '../paths';
+import { executionsHref } from './executions/filters';
 
 const TIMEFRAMES: { value: Timeframe; label: string }[] = [
   { value: '24h', label: 'Last 24 hours' },
@@ -76,7 +77,7 @@ function FailuresBody({ data }: { data: FailuresAnswer }) {
               {a.error_patterns.map((p) => (
                 <tr key={p.error_pattern}>
                   <th scope="row" data-label="Pattern">
-                    <a href={`${paths.executions}?status=failed&error=${p.error_pattern}&range=${range(data.timeframe)}`}>{p.error_pattern}</a>
+                    <a href={executionsHref({ status: 'failed', error: p.error_pattern, range: range(data.timeframe) })}>{p.error_pattern}</a>
                   </th>
                   <td data-label="Occurrences">{formatNumber(p.occurrences)}</td>
                   <td data-label="Latest">{formatDateTime(p.latest_occurrence)}</td>
@@ -128,7 +129,7 @@ function FailuresBody({ data }: { data: FailuresAnswer }) {
       <section aria-labelledby="clients-heading">
         <h2 id="clients-heading">Failed executions</h2>
         <p>
-          <a href={`${paths.executions}?status=failed&range=${range(data.timeframe)}`}>Find and retry the failed executions of this timeframe</a>
+          <a href={executionsHref({ status: 'failed', range: range(data.timeframe) })}>Find and retry the failed executions of this timeframe</a>
         </p>
         {a.affected_clients.clients.length === 0 ? (
           <Empty>None.</Empty>

@@ -4,6 +4,7 @@ import { AsyncView, Empty, ErrorMessage, Loading, useAsync } from '../components
 import { PageTitle, StatusBadge } from '../components/layout';
 import { browserTimeZone, formatDateTime, formatDuration, formatHour, formatNumber } from '../format';
 import { paths } from '../paths';
+import { executionsHref } from './executions/filters';
 
 const THEMES = ['professional', 'executive', 'corporate'] as const;
 const REFRESH_MS = 30_000;
@@ -25,7 +26,7 @@ const ADVICE: Record<string, { text: string; href: string; link: string }> = {
   },
   LONG_RUNNING: {
     text: 'A stuck step usually waits on the AI service: look at their steps, and cancel or retry them.',
-    href: `${paths.executions}?status=processing&sort=oldest`,
+    href: executionsHref({ status: 'processing', sort: 'oldest' }),
     link: 'List the processing executions',
   },
 };

@@ -1,8 +1,9 @@
 import { useState } from 'preact/hooks';
-import { ApiError, paymentApi, type ReplayAnswer, type ReviewDecision, type UnsyncedPayment } from '../api';
+import { paymentApi, type ReplayAnswer, type ReviewDecision, type UnsyncedPayment } from '../api';
 import { AsyncView, Empty, useAsync, type AsyncState } from '../components/async';
 import { ConfirmButton, ReasonButton } from '../components/confirm';
 import { PageTitle, StatusBadge } from '../components/layout';
+import { Outcome, refused, type Result } from '../components/outcome';
 import { formatDateTime, formatMoney, formatNumber } from '../format';
 import { paths } from '../paths';
 import { useEmails } from '../users';
@@ -182,13 +183,12 @@ function PaymentRow({ payment: p }: { payment: UnsyncedPayment }) {
 
 /** Payments whose plan was held back for a person, each with its Approve and Reject (both ask for the reason). */
 function ManualReview(props: { payments: UnsyncedPayment[]; total: number; onDecided: () => void }) {
-  const [outcome, setOutcome] = useState<{ ok: boolean; text: string }>();
+  const [outcome, setOutcome] = useState<Result>();
   const decide = async (work: () => Promise<string>) => {
     try {
       setOutcome({ ok: true, text: await work() });
     } catch (error) {
-      const e = error as Error;
-      setOutcome({ ok: false, text: `Refused: ${e.message}${e instanceof ApiError ? ` (${e.code})` : ''}` });
+      setOutcome(refused(error));
     }
     props.onDecided();
   };
@@ -200,11 +200,7 @@ function ManualReview(props: { payments: UnsyncedPayment[]; total: number; onDec
         retries exhausted, or identity holding a newer plan. Approving pushes the plan to identity now; rejecting leaves the user’s plan as it is. Either way
         your name, the time and your reason are kept.
       </p>
-      {outcome && (
-        <p class={outcome.ok ? 'notice' : 'error'} role="status">
-          {outcome.text}
-        </p>
-      )}
+      <Outcome result={outcome} />
       {props.total === 0 ? (
         <Empty>No payment is waiting for a decision.</Empty>
       ) : (

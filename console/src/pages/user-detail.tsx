@@ -4,8 +4,10 @@ import { AsyncView, Empty, useAsync } from '../components/async';
 import { ConfirmButton } from '../components/confirm';
 import { CopyButton } from '../components/copy';
 import { PageTitle, StatusBadge } from '../components/layout';
+import { Outcome, type Result } from '../components/outcome';
 import { formatDateTime, formatDuration } from '../format';
 import { paths } from '../paths';
+import { executionsHref } from './executions/filters';
 import { useSignedInUser } from '../session';
 import { canChangePlan, canChangeRole, canChangeStatus, canRevokeSessions, type Allowed } from '../permissions';
 
@@ -36,16 +38,6 @@ export function UserDetail({ id }: { id: string }) {
   );
 }
 
-/** A refusal from identity, shown next to the control: its message and code (SUPER_ADMIN_REQUIRED, LAST_SUPER_ADMIN, ...). */
-function Outcome({ result }: { result?: { ok: boolean; message: string } }) {
-  if (!result) return null;
-  return (
-    <p class={result.ok ? 'notice' : 'error'} role={result.ok ? 'status' : 'alert'}>
-      {result.message}
-    </p>
-  );
-}
-
 function Refused({ allowed, id }: { allowed: Allowed; id: string }) {
   return allowed.ok ? null : (
     <p class="refused" id={id}>
@@ -67,15 +59,15 @@ function ChangeForm<T extends string>(props: {
 }) {
   const [value, setValue] = useState<T>(props.current);
   const [busy, setBusy] = useState(false);
-  const [result, setResult] = useState<{ ok: boolean; message: string }>();
+  const [result, setResult] = useState<Result>();
   const save = async () => {
     setBusy(true);
     try {
-      setResult({ ok: true, message: await props.apply(value) });
+      setResult({ ok: true, text: await props.apply(value) });
       props.onChanged();
     } catch (e) {
       const error = e as Error;
-      setResult({ ok: false, message: `Refused: ${error.message}${error instanceof ApiError ? ` (${error.status} ${error.code})` : ''}` });
+      setResult({ ok: false, text: `Refused: ${error.message}${error instanceof ApiError ? ` (${error.status} ${error.code})` : ''}` });
     } finally {
       setBusy(false);
     }
@@ -123,7 +115,7 @@ function ChangeForm<T extends string>(props: {
         </button>
       )}
       <Refused allowed={props.allowed} id={reasonId} />
-      <Outcome result={result} />
+      <Outcome result={result} alert />
     </form>
   );
 }
@@ -192,21 +184,21 @@ function Account({ user, admin, onChanged }: { user: UserView; admin: PublicUser
 
 function Sessions({ userId, admin, version }: { userId: string; admin: PublicUser; version: number }) {
   const sessions = useAsync(() => identityApi.sessions(userId), [userId, version]);
-  const [result, setResult] = useState<{ ok: boolean; message: string }>();
+  const [result, setResult] = useState<Result>();
   const allowed = canRevokeSessions(admin);
   const revoke = async (id: string) => {
     try {
       await identityApi.revokeSession(id);
-      setResult({ ok: true, message: 'Session ended.' });
+      setResult({ ok: true, text: 'Session ended.' });
       sessions.reload();
     } catch (e) {
-      setResult({ ok: false, message: `Refused: ${(e as Error).message}` });
+      setResult({ ok: false, text: `Refused: ${(e as Error).message}` });
     }
   };
   return (
     <section aria-labelledby="sessions-heading">
       <h2 id="sessions-heading">Sessions</h2>
-      <Outcome result={result} />
+      <Outcome result={result} alert />
       <AsyncView state={sessions} what="sessions">
         {(data) =>
           data.sessions.length === 0 ? (
@@ -301,7 +293,7 @@ function Reports({ userId }: { userId: string }) {
                 </tbody>
               </table>
               <p>
-                <a href={`${paths.executions}?requester=${encodeURIComponent(userId)}`}>All of this user’s reports</a>
+                <a href={executionsHref({ requester: userId })}>All of this user’s reports</a>
               </p>
             </>
           )

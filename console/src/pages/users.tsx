@@ -1,6 +1,6 @@
-import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { PLAN_IDS } from '../../../shared/plan-ids';
+import { useDraft, withQuery } from '../address';
 import { identityApi } from '../api';
 import { AsyncView, Empty, useAsync } from '../components/async';
 import { PageTitle, StatusBadge } from '../components/layout';
@@ -17,20 +17,13 @@ export function Users() {
   const { query, path, route } = useLocation();
   const filters = { email: query.email ?? '', role: query.role ?? '', plan: query.plan ?? '', status: query.status ?? '' };
   const offset = Math.max(0, Number.parseInt(query.offset ?? '0', 10) || 0);
-  const [draft, setDraft] = useState(filters);
-  useEffect(() => setDraft(filters), [filters.email, filters.role, filters.plan, filters.status]);
+  const [draft, setDraft] = useDraft(filters, withQuery('', filters));
   const users = useAsync(
     () => identityApi.users({ ...filters, limit: PAGE_SIZE, offset }),
     [filters.email, filters.role, filters.plan, filters.status, offset],
   );
 
-  const go = (next: Partial<typeof filters> & { offset?: number }) => {
-    const merged = { ...filters, offset: 0, ...next };
-    const params = new URLSearchParams();
-    for (const [k, v] of Object.entries(merged)) if (v) params.set(k, String(v));
-    const qs = params.toString();
-    route(`${path}${qs ? `?${qs}` : ''}`, true);
-  };
+  const go = (next: Partial<typeof filters> & { offset?: number }) => route(withQuery(path, { ...filters, offset: 0, ...next }), true);
   // A choice applies with the Search button, not on each change (arrow keys through a list would load it at every step).
   const select = (id: string, label: string, key: 'role' | 'plan' | 'status', options: string[]) => (
     <div>
