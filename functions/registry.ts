@@ -69,7 +69,7 @@ export interface ServedService {
   stopped?: string[];
   start(platform: Platform): Promise<void>;
   stop(platform: Platform): Promise<void>;
-  describe(): string[];
+  describe(platform: Platform): string[];
 }
 
 /**
@@ -173,7 +173,7 @@ function lazyService(name: ServiceName, entries: IndexedFunction[]): ServedServi
       const service = await started.catch(() => undefined);
       await service?.stop?.(platform);
     },
-    describe: () => definition?.describe?.() ?? [],
+    describe: (platform) => definition?.describe?.(platform) ?? [],
   };
 }
 
@@ -183,7 +183,7 @@ function eagerService(definition: ServiceDefinition): ServedService {
     functions: definition.functions,
     start: async (platform) => definition.start?.(platform),
     stop: async (platform) => definition.stop?.(platform),
-    describe: () => definition.describe?.() ?? [],
+    describe: (platform) => definition.describe?.(platform) ?? [],
   };
 }
 

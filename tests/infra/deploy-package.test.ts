@@ -110,12 +110,15 @@ describe('the deployment package', () => {
         "const Module = require('node:module'); const resolve = Module._resolveFilename;",
         "Module._resolveFilename = function (request, ...rest) { if (request === 'better-sqlite3' || request === 'croner') throw Object.assign(new Error('Cannot find module ' + request), { code: 'MODULE_NOT_FOUND' }); return resolve.call(this, request, ...rest); };",
         "require('./dist/functions/index.js');",
+        // Outside an invocation no platform is in force: the probe builds one from the settings, as the entry point does.
+        "const { Platform, runInPlatform } = require('./dist/shared/platform.js');",
+        "const platform = new Platform(process.env, undefined, { migrations: () => require('./dist/functions/migrations.js').MIGRATIONS });",
         "const { consoleAssets } = require('./dist/functions/orchestrator/console/assets.js');",
         "const { vendored, VENDOR_BUNDLES } = require('./dist/shared/vendor.js');",
         'const libraries = Object.values(VENDOR_BUNDLES).flat().filter((name) => vendored(name) !== undefined);',
-        "console.log('loaded', [...consoleAssets().keys()].join(' '), 'libraries', libraries.length);",
+        "console.log('loaded', [...runInPlatform(platform, () => consoleAssets({ platform })).keys()].join(' '), 'libraries', libraries.length);",
         // Without SQL_SERVER the database is SQLite, which is not there: the error says what to set.
-        "try { require('./dist/shared/sql/db.js').db(); } catch (error) { console.log('db:', error.message); }",
+        "try { platform.get(require('./dist/shared/sql/db.js').DATABASE); } catch (error) { console.log('db:', error.message); }",
       ].join(' ');
       const { stdout } = await run(process.execPath, ['-e', probe], {
         cwd: out,

@@ -6,8 +6,7 @@
  */
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
-import { reportRequestSchema } from '../../functions/orchestrator/report/submission';
-import { messageSchema } from '../../functions/orchestrator/workflow/queue';
+import { EXECUTION_MESSAGE, REPORT_REQUEST } from '../../functions/orchestrator/schemas';
 import { EVENT_SCHEMA } from '../../functions/payment/webhook';
 import { allServices, functionsOf } from '../../functions/registry';
 import { chartSchema } from '../../functions/visual/chart-spec';
@@ -37,8 +36,8 @@ const ROUTE_SCHEMAS: [string, object][] = functionsOf(allServices())
   });
 
 const OTHER_SCHEMAS: [string, object][] = [
-  ['orchestrator queue message', messageSchema],
-  ['orchestrator stored submission', reportRequestSchema],
+  ['orchestrator queue message', EXECUTION_MESSAGE],
+  ['orchestrator stored submission', REPORT_REQUEST],
   ['payment Stripe event', EVENT_SCHEMA],
   ['plan table', PLAN_TABLE_SCHEMA],
   ['visual chart', chartSchema(LIMITS)],

@@ -1,5 +1,4 @@
-import type { Generated, Insertable, Kysely } from 'kysely';
-import { db } from '../../../shared/sql/db';
+import type { Generated, Insertable } from 'kysely';
 import type { Timestamp } from '../../../shared/sql/tables';
 
 /**
@@ -140,9 +139,6 @@ export type OrchestratorTables = {
   orchestrator_company_rollup: CompanyRollupTable;
   orchestrator_admin_actions: AdminActionsTable;
 };
-
-/** The orchestrator's view of the platform's database. */
-export const orchestratorDb = (): Kysely<OrchestratorTables> => db() as Kysely<OrchestratorTables>;
 
 /** A processing-log row as the workflow writes it. */
 export type LogRow = Insertable<OrchestratorTables['orchestrator_processing_log']>;

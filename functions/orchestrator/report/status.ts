@@ -1,27 +1,11 @@
 import { isAdmin } from '../../../shared/auth/access-token';
 import type { LiveUser } from '../../../shared/auth/live-session';
 import { Code, notFound } from '../../../shared/http/errors';
-import { json } from '../../../shared/http/handler';
-import { op } from '../../../shared/http/route';
-import type { Infer } from '../../../shared/http/schemas';
-import type * as s from '../schemas';
 import { toIso } from '../../../shared/sql/dialect';
-import { downloadLinks } from '../report/report-store';
-import { checkReportRequest, type ReportRequest } from '../report/submission';
-import { submitReport } from '../report/submit';
+import { healthStatus } from '../admin/execution-view';
+import type { OrchestratorContext } from '../context';
 import { findExecution, parseAssets, type Execution } from '../workflow/executions';
 import { stepsFor } from '../workflow/stages';
-import { healthStatus } from '../admin/execution-view';
-import { currentTime } from '../../../shared/platform';
-
-/** POST orchestrator/api/reports: stores the request, enqueues it, answers 202 with where to follow it. */
-export const createReport = op<LiveUser, ReportRequest>(
-  "Requests a report: takes one of the month's quota, queues the execution, answers where to follow it",
-  async ({ principal, body, ctx }) => {
-    const { trackingId, statusUrl, quota } = await submitReport(principal, checkReportRequest(body), ctx.log);
-    return json(202, { success: true, trackingId, status: 'processing', statusUrl, quota }, { Location: statusUrl });
-  },
-);
 
 /** What the owner of a failed report reads, by the failure's kind: the technical message stays in the admin API and the logs. */
 const FAILURE_WORDS: Record<string, string> = {
@@ -44,7 +28,7 @@ function clientVisualsMessage(execution: Pick<Execution, 'visuals_status' | 'vis
   return `${which} could not be made; every figure they would show is in the tables and the text.`;
 }
 
-async function reportStatus(execution: Execution) {
+async function reportStatus(ctx: OrchestratorContext, execution: Execution) {
   const completed = execution.processing_status === 'completed';
   return {
     success: true,
@@ -54,7 +38,7 @@ async function reportStatus(execution: Execution) {
     industry_id: execution.industry_id,
     plan: execution.plan,
     progress_percentage: execution.progress_percentage,
-    health_status: healthStatus(execution, currentTime()),
+    health_status: healthStatus(execution, ctx.now()),
     current_step: execution.current_step === null ? null : { step_number: execution.current_step, step_name: execution.current_step_name },
     total_steps: stepsFor(execution.plan).length,
     attempts: execution.attempts,
@@ -67,16 +51,17 @@ async function reportStatus(execution: Execution) {
       execution.processing_status === 'failed'
         ? { message: clientFailureMessage(execution), error_pattern: execution.error_pattern, error_source: execution.error_source, step: execution.error_step }
         : null,
-    downloadLinks: completed ? await downloadLinks(parseAssets(execution)) : [],
+    downloadLinks: completed ? await ctx.reports.downloadLinks(parseAssets(execution)) : [],
   };
 }
 
-/** GET orchestrator/api/reports/{trackingId}: the owner or an admin; anyone else gets the same 404 as an unknown id. */
-export const getReport = op<LiveUser, unknown, unknown, Infer<typeof s.TRACKING_PARAM>>(
-  'The status of a report: progress, health, error, download links (its owner or an admin)',
-  async ({ principal, params }) => {
-    const execution = await findExecution(params.trackingId);
-    if (!execution || (execution.requested_by !== principal.id && !isAdmin(principal))) throw notFound(`No report ${params.trackingId}`, Code.REPORT_NOT_FOUND);
-    return json(200, await reportStatus(execution));
-  },
-);
+/**
+ * GET orchestrator/api/reports/{trackingId}: a report's status as its owner reads it (progress,
+ * health, error in their words, download links); its owner or an admin, anyone else gets the same
+ * 404 as an unknown id.
+ */
+export async function reportStatusFor(ctx: OrchestratorContext, user: LiveUser, trackingId: string) {
+  const execution = await findExecution(ctx, trackingId);
+  if (!execution || (execution.requested_by !== user.id && !isAdmin(user))) throw notFound(`No report ${trackingId}`, Code.REPORT_NOT_FOUND);
+  return reportStatus(ctx, execution);
+}

@@ -1,16 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { LiveUser } from '../../../shared/auth/live-session';
-import { json } from '../../../shared/http/handler';
-import { op } from '../../../shared/http/route';
-import { orchestratorDb } from '../db/tables';
+import type { OrchestratorContext } from '../context';
 import type { ReportRequest } from '../report/submission';
-import { markExecutionWork } from '../workflow/stuck';
-import { insertExecution } from '../workflow/executions';
-import { runExecution } from '../workflow/runner';
-import { stepsFor } from '../workflow/stages';
-import { WORKFLOW_LOGGER_VERSION, WorkflowLogger, workflowLogWriter } from '../workflow/workflow-logger';
-import { currentTime } from '../../../shared/platform';
+import { insertExecution } from './executions';
+import { runExecution } from './runner';
+import { stepsFor } from './stages';
+import { markExecutionWork } from './stuck';
+import { WORKFLOW_LOGGER_VERSION, WorkflowLogger } from './workflow-logger';
 
+/** The diagnostics page's sample company (its executions are `diag-...`, never counted in the dashboards). */
 export const SAMPLE_REQUEST: ReportRequest = {
   company_name: 'Sample Manufacturing Co (diagnostic)',
   industry_id: '31-33',
@@ -28,9 +26,9 @@ export const SAMPLE_REQUEST: ReportRequest = {
   },
 };
 
-async function persistedRows(trackingId: string): Promise<number | null> {
+async function persistedRows(ctx: Pick<OrchestratorContext, 'db'>, trackingId: string): Promise<number | null> {
   try {
-    const row = await orchestratorDb()
+    const row = await ctx.db
       .selectFrom('orchestrator_processing_log')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('tracking_id', '=', trackingId)
@@ -41,10 +39,10 @@ async function persistedRows(trackingId: string): Promise<number | null> {
   }
 }
 
-/** POST orchestrator/test-workflow-logger (admin): logs a start and a completion for every stage, then reports where they went. */
-export const testWorkflowLogger = op<LiveUser>('Logs every stage of a sample workflow, then reports where each line and row went', async () => {
+/** The workflow logger's self-test: logs a start and a completion for every stage, then reports where they went. */
+export async function loggerSelfTest(ctx: OrchestratorContext) {
   const trackingId = `wl-test-${randomUUID()}`;
-  const logger = new WorkflowLogger(trackingId);
+  const logger = new WorkflowLogger(ctx, trackingId);
   const started = performance.now();
   const steps = stepsFor('pro').map((step) => {
     const t0 = performance.now();
@@ -52,11 +50,11 @@ export const testWorkflowLogger = op<LiveUser>('Logs every stage of a sample wor
     logger.complete(step, { durationMs: Math.round(performance.now() - t0), metadata: { test: true } });
     return { step_number: step.number, step_name: step.name, console_message: `WORKFLOW_${step.number}_${step.name}`, statuses: ['started', 'completed'] };
   });
-  const writer = workflowLogWriter();
+  const writer = ctx.logWriter;
   await writer.flush();
-  const rows = await persistedRows(trackingId);
+  const rows = await persistedRows(ctx, trackingId);
   const stats = writer.getStats();
-  return json(200, {
+  return {
     success: true,
     version: WORKFLOW_LOGGER_VERSION,
     trackingId,
@@ -75,25 +73,25 @@ export const testWorkflowLogger = op<LiveUser>('Logs every stage of a sample wor
       'Console: every line is JSON with message "<symbol> WORKFLOW_<n>_<STAGE>" and data.tracking_id; grep for the tracking id.',
       'Failures: filter orchestrator_processing_log on error_pattern / error_source (indexed) rather than on error_message.',
     ],
-  });
-});
+  };
+}
 
-/** POST orchestrator/test-enhanced-orchestrator (admin): one real execution of the sample company, run inline. */
-export const testEnhancedOrchestrator = op<LiveUser>('Runs one real execution of a sample company, inline, and reports it', async ({ principal: admin }) => {
+/** One real execution of the sample company, requested by `admin` and run inline, and how it went. */
+export async function sampleExecution(ctx: OrchestratorContext, admin: LiveUser) {
   const trackingId = `diag-${randomUUID()}`;
-  await markExecutionWork();
-  await insertExecution({
+  await markExecutionWork(ctx.now());
+  await insertExecution(ctx, {
     trackingId,
     companyName: SAMPLE_REQUEST.company_name,
     industryId: SAMPLE_REQUEST.industry_id,
     submission: SAMPLE_REQUEST,
     requestedBy: admin.id,
     plan: 'pro',
-    now: currentTime().toISOString(),
+    now: ctx.now().toISOString(),
   });
-  const result = await runExecution(trackingId);
-  const stats = workflowLogWriter().getStats();
-  return json(200, {
+  const result = await runExecution(ctx, trackingId);
+  const stats = ctx.logWriter.getStats();
+  return {
     success: result.outcome === 'completed',
     message:
       result.outcome === 'completed'
@@ -106,5 +104,5 @@ export const testEnhancedOrchestrator = op<LiveUser>('Runs one real execution of
       completedSteps: result.steps.filter((s) => s.status === 'completed').length,
       totalDuration: result.totalDurationMs,
     },
-  });
-});
+  };
+}
