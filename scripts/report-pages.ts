@@ -15,7 +15,9 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { startDevHost } from '../devhost/host';
 import type { Plan } from '../shared/auth/access-token';
+import { createLogger } from '../shared/logging';
 import { OfflineProvider } from '../functions/orchestrator/ai/offline';
+import { orchestratorContext, type OrchestratorContext } from '../functions/orchestrator/context';
 import { analyse } from '../functions/orchestrator/report/analysis';
 import { renderReportPdf, type ReportDocument, type RenderedPdf } from '../functions/orchestrator/report/pdf';
 import type { ReportRequest } from '../functions/orchestrator/report/submission';
@@ -29,8 +31,14 @@ export const REPORT_PAGES_DIR = path.join(ROOT, 'docs', 'report');
 /** The date the documented pages carry. */
 const DOCS_DATE = new Date('2026-11-26T09:00:00Z');
 
-/** A report rendered as the workflow renders it, offline, with the charts of the visual service the configuration names. */
-export async function renderOfflineReport(request: ReportRequest, plan: Plan, generatedAt: Date, trackingId = 'rpt-demo'): Promise<RenderedPdf> {
+/** A report rendered as the workflow renders it, offline, with the charts of the visual service the context's configuration names. */
+export async function renderOfflineReport(
+  ctx: OrchestratorContext,
+  request: ReportRequest,
+  plan: Plan,
+  generatedAt: Date,
+  trackingId = 'rpt-demo',
+): Promise<RenderedPdf> {
   const analysis = analyse(request);
   const ai = new OfflineProvider();
   const sections = [];
@@ -38,9 +46,9 @@ export async function renderOfflineReport(request: ReportRequest, plan: Plan, ge
     const draft = await ai.writeSection(section, analysis);
     sections.push({ id: section.id, title: section.title, content: draft.content, model: draft.model });
   }
-  const visuals = await fetchVisuals(analysis, { presentation: PLAN_REPORTS[plan].presentation });
+  const visuals = await fetchVisuals(ctx.visual, analysis, { presentation: PLAN_REPORTS[plan].presentation });
   const document: ReportDocument = { trackingId, plan, generatedAt, analysis, sections, visuals, offline: true };
-  return renderReportPdf(document);
+  return renderReportPdf(ctx, document);
 }
 
 async function main(): Promise<void> {
@@ -60,7 +68,8 @@ async function main(): Promise<void> {
     env: { PORT: '0', DATA_DIR: path.join(dir, 'data'), LOG_LEVEL: 'error' },
   });
   try {
-    const rendered = await renderOfflineReport(demoReportRequest(values.company!), values.plan as Plan, DOCS_DATE);
+    const ctx = orchestratorContext(host.platform, createLogger({ component: 'report-pages' }));
+    const rendered = await renderOfflineReport(ctx, demoReportRequest(values.company!), values.plan as Plan, DOCS_DATE);
     const pdfFile = values.pdf ?? path.join(dir, 'report.pdf');
     fs.writeFileSync(pdfFile, rendered.bytes);
     fs.mkdirSync(values.out!, { recursive: true });

@@ -56,16 +56,19 @@ export interface QueueFunction {
   handler: (message: unknown, context: InvocationContext) => Promise<void>;
 }
 
-/** A service's queue-trigger helper: `queue(id, queueName, run)`, `run` given the message and the service's context. */
+/**
+ * A service's queue-trigger helper: `queue(id, queueName, run)`, `run` given the message, the
+ * service's context and the invocation (its trigger metadata: the dequeue count).
+ */
 export function queues<C extends ServiceContext>(service: ServiceName, context: ContextFactory<C>) {
-  return (id: string, queueName: string, run: (message: unknown, ctx: C) => Promise<void>): QueueFunction => {
+  return (id: string, queueName: string, run: (message: unknown, ctx: C, invocation: InvocationContext) => Promise<void>): QueueFunction => {
     const name = `${service}-${id}`;
     return {
       kind: 'queue',
       name,
       queueName,
       handler: (message, invocation) =>
-        run(message, context(currentPlatform(), createLogger({ service, function: name, invocationId: invocation.invocationId }))),
+        run(message, context(currentPlatform(), createLogger({ service, function: name, invocationId: invocation.invocationId })), invocation),
     };
   };
 }

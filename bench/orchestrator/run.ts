@@ -9,12 +9,15 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { startDevHost } from '../../devhost/host';
+import { orchestratorContext } from '../../functions/orchestrator/context';
+import { SAMPLE_REQUEST } from '../../functions/orchestrator/workflow/diagnostics';
 import { insertExecution } from '../../functions/orchestrator/workflow/executions';
 import { LogWriter } from '../../functions/orchestrator/workflow/log-writer';
 import { runExecution } from '../../functions/orchestrator/workflow/runner';
 import { STAGES } from '../../functions/orchestrator/workflow/stages';
-import { WorkflowLogger } from '../../functions/orchestrator/workflow/workflow-logger';
-import { SAMPLE_REQUEST } from '../../functions/orchestrator/operations/diagnostics';
+import { WorkflowLogger, type WorkflowLogContext } from '../../functions/orchestrator/workflow/workflow-logger';
+import { createLogger } from '../../shared/logging';
+import { SYSTEM_CLOCK } from '../../shared/platform';
 import { migrateToLatest, sqliteKysely } from '../../shared/sql/db';
 import { MIGRATIONS } from '../../functions/migrations';
 import { formatSteal, stealMeter } from '../cpu-steal';
@@ -35,12 +38,15 @@ async function tempSqlite(dir: string) {
   return kysely;
 }
 
+/** What a logger outside any host reads: INFO lines on, the system clock, rows to `writer`. */
+const loggerContext = (writer: LogWriter): WorkflowLogContext => ({ config: { LOG_LEVEL: 'info' }, now: () => SYSTEM_CLOCK.now(), logWriter: writer });
+
 /** Per logged event on the workflow's path: the console line (written to /dev/null) and the hand-off to the batch writer. */
 async function loggerOverhead(dir: string): Promise<void> {
   const kysely = await tempSqlite(dir);
   const devNull = fs.openSync('/dev/null', 'w');
-  const writer = new LogWriter({ database: () => kysely, batchSize: 500, flushIntervalMs: 250, maxBufferedRows: 1_000_000 });
-  const logger = new WorkflowLogger('bench-overhead', writer, (line) => fs.writeSync(devNull, line));
+  const writer = new LogWriter({ database: () => kysely, clock: SYSTEM_CLOCK, batchSize: 500, flushIntervalMs: 250, maxBufferedRows: 1_000_000 });
+  const logger = new WorkflowLogger(loggerContext(writer), 'bench-overhead', writer, (line) => fs.writeSync(devNull, line));
   const events = 100_000;
   const samples: number[] = [];
   for (let i = 0; i < 2_000; i++) logger.start(STAGES.DATA_PREPARATION, { warmup: true });
@@ -65,8 +71,8 @@ async function loggerOverhead(dir: string): Promise<void> {
 /** Rows written by the batch writer per second on SQLite (a file database). */
 async function rowsPerSecond(dir: string): Promise<void> {
   const kysely = await tempSqlite(dir);
-  const writer = new LogWriter({ database: () => kysely, batchSize: 2000, flushIntervalMs: 10_000, maxBufferedRows: 1_000_000 });
-  const logger = new WorkflowLogger('bench-rows', writer, () => undefined);
+  const writer = new LogWriter({ database: () => kysely, clock: SYSTEM_CLOCK, batchSize: 2000, flushIntervalMs: 10_000, maxBufferedRows: 1_000_000 });
+  const logger = new WorkflowLogger(loggerContext(writer), 'bench-rows', writer, () => undefined);
   const rows = 200_000;
   for (let i = 0; i < rows; i++) logger.complete(STAGES.PDF_ENHANCEMENT, { durationMs: i % 1000, metadata: { i } });
   const started = process.hrtime.bigint();
@@ -90,20 +96,21 @@ async function executions(label: string, env: Record<string, string>, runs: numb
     env: { PORT: '0', DATA_DIR: path.join(dir, 'data'), LOG_LEVEL: 'error', ...env },
   });
   try {
+    const ctx = orchestratorContext(host.platform, createLogger({ component: 'bench' }));
     const totals: number[] = [];
     const withoutAi: number[] = [];
     for (let i = 0; i < runs; i++) {
       const trackingId = `bench-${label}-${i}`;
-      await insertExecution({
+      await insertExecution(ctx, {
         trackingId,
         companyName: SAMPLE_REQUEST.company_name,
         industryId: SAMPLE_REQUEST.industry_id,
         submission: SAMPLE_REQUEST,
         requestedBy: 'bench',
         plan: 'pro',
-        now: new Date().toISOString(),
+        now: ctx.now().toISOString(),
       });
-      const result = await runExecution(trackingId);
+      const result = await runExecution(ctx, trackingId);
       if (result.outcome !== 'completed') throw new Error(`${trackingId} ${result.outcome}: ${result.reason}`);
       const ai = result.steps.find((s) => s.step_name === 'AI_ORCHESTRATION')!.duration_ms;
       totals.push(result.totalDurationMs);

@@ -16,6 +16,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startDevHost } from '../../devhost/host';
+import { orchestratorContext } from '../../functions/orchestrator/context';
+import { createLogger } from '../../shared/logging';
 import { OfflineProvider } from '../../functions/orchestrator/ai/offline';
 import { analyse } from '../../functions/orchestrator/report/analysis';
 import { renderReportPdf, type ReportDocument, type WrittenSection } from '../../functions/orchestrator/report/pdf';
@@ -83,9 +85,10 @@ async function main(): Promise<void> {
   });
   const steal = stealMeter();
   try {
+    const ctx = orchestratorContext(host.platform, createLogger({ component: 'bench' }));
     const request = demoReportRequest('Demo Analytics');
     const analysis = analyse(request);
-    const visuals = await fetchVisuals(analysis, { presentation: false });
+    const visuals = await fetchVisuals(ctx.visual, analysis, { presentation: false });
     if (visuals.status !== 'included') throw new Error(`visual service: ${visuals.error}`);
     const document: ReportDocument = {
       trackingId: 'rpt-bench',
@@ -97,13 +100,13 @@ async function main(): Promise<void> {
       offline: true,
     };
     let started = performance.now();
-    const first = await renderReportPdf(document);
+    const first = await renderReportPdf(ctx, document);
     const firstMs = performance.now() - started;
     console.log(`demo report: ${first.pages} pages, ${first.bytes.length.toLocaleString('en-US')} bytes, ${visuals.charts.length} SVG charts`);
     const typesetting: number[] = [];
     for (let i = 0; i < RUNS; i++) {
       started = performance.now();
-      await renderReportPdf(document);
+      await renderReportPdf(ctx, document);
       typesetting.push(performance.now() - started);
     }
     console.log(`typesetting (renderReportPdf): first ${ms(firstMs)}, warm ${summary(typesetting)}; rss ${mb(process.memoryUsage().rss)}`);
@@ -114,10 +117,10 @@ async function main(): Promise<void> {
       const req = variant(i);
       const a = analyse(req);
       started = performance.now();
-      const v = await fetchVisuals(a, { presentation: false });
+      const v = await fetchVisuals(ctx.visual, a, { presentation: false });
       const fetched = performance.now();
       if (v.status !== 'included') throw new Error(`visual service: ${v.error}`);
-      await renderReportPdf({ ...document, analysis: a, visuals: v });
+      await renderReportPdf(ctx, { ...document, analysis: a, visuals: v });
       stage.push(performance.now() - started);
       charts.push(fetched - started);
     }

@@ -1,13 +1,13 @@
 import { ADMIN, USER } from '../../shared/auth/guards';
 import { Code } from '../../shared/http/errors';
 import { PUBLIC, refusal, RETRY_AFTER, routes } from '../../shared/http/route';
-import * as admin from './admin';
-import { consoleConfigFile, consoleFiles, trendChartSvg } from './console';
-import { testEnhancedOrchestrator, testWorkflowLogger } from './operations/diagnostics';
-import { health } from './operations/health';
-import { PUBLIC_HEALTH_ADMIN_SCHEMA_CHECK } from './guards';
-import { createReport, getReport } from './operations/reports';
 import { orchestratorContext } from './context';
+import { PUBLIC_HEALTH_ADMIN_SCHEMA_CHECK } from './guards';
+import { health } from './health';
+import * as admin from './operations/admin';
+import { consoleConfigFile, consoleFiles, trendChartSvg } from './operations/console';
+import { testEnhancedOrchestrator, testWorkflowLogger } from './operations/diagnostics';
+import { createReport, getReport } from './operations/reports';
 import * as s from './schemas';
 
 const route = routes('orchestrator', orchestratorContext);

@@ -1,19 +1,90 @@
+import { PLAN_IDS } from '../../shared/plan-ids';
 import { PAGING, anyObject, arr, bool, dateTime, int, nullable, num, obj, oneOfValues, pageLimit, pagePaging, query, str } from '../../shared/http/schemas';
 import { HEALTH_STATUSES } from './admin/execution-view';
-import { EXECUTION_STATUS_FILTERS } from './admin/executions';
 import { TIMEFRAMES, type Timeframe } from './admin/time-windows';
-import { ERROR_FILTERS, MAX_REQUESTERS, SEARCH_SORTS } from './admin/search';
-import { TREND_LAYOUTS, TREND_THEMES } from './console/trend-chart';
-import { reportRequestSchema } from './report/submission';
+import { NAICS_SECTORS } from './report/industries';
+import { CANCELLED as CANCELLED_PATTERN, ERROR_PATTERNS } from './workflow/error-classification';
 
-/** The request and answer schemas of the orchestrator's route table (index.ts). */
+/**
+ * Every input and answer schema of the orchestrator (its route table, routes.ts, and its queue
+ * message), with the values its inputs take. The schema is the validator, and the handlers' and
+ * domain functions' input types are inferred from it (Infer, BodyOf...): none is written by hand.
+ */
 
 const TRACKING_ID = str({ pattern: '^[A-Za-z0-9_-]{1,64}$', description: "The execution's tracking id" });
 const STATUS = oneOfValues(['processing', 'completed', 'failed']);
 const HEALTH_STATUS = oneOfValues(HEALTH_STATUSES);
 const SEARCH = str({ maxLength: 100 });
 
-export const REPORT_BODY = { schema: reportRequestSchema, limit: 64 * 1024 };
+/** The executions a list shows: all, or those of one status. */
+export const EXECUTION_STATUS_FILTERS = ['all', 'completed', 'failed', 'processing'] as const;
+export type ExecutionStatusFilter = (typeof EXECUTION_STATUS_FILTERS)[number];
+/** What the finder's error filter takes: the classified patterns, and the mark of an execution an administrator cancelled. */
+export const ERROR_FILTERS = [...ERROR_PATTERNS, CANCELLED_PATTERN] as const;
+export const SEARCH_SORTS = ['newest', 'oldest', 'longest', 'company'] as const;
+export type SearchSort = (typeof SEARCH_SORTS)[number];
+/** requested_by takes up to this many user ids (the console resolves an email search at identity into them). */
+export const MAX_REQUESTERS = 25;
+export const TREND_THEMES = ['professional', 'executive', 'corporate'] as const;
+export type TrendTheme = (typeof TREND_THEMES)[number];
+/** wide: 24 columns, 960 x 320 (a desktop); narrow: 24 rows, 380 x 720 (a phone, where 24 columns have no room for their labels). */
+export const TREND_LAYOUTS = ['wide', 'narrow'] as const;
+export type TrendLayout = (typeof TREND_LAYOUTS)[number];
+
+const shortText = { type: 'string', minLength: 1, maxLength: 300 } as const;
+
+/** A report request (POST api/reports), also checked again when a run reads it back from the execution. */
+export const REPORT_REQUEST = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['company_name', 'industry_id', 'profile'],
+  properties: {
+    company_name: { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S' },
+    industry_id: { type: 'string', enum: Object.keys(NAICS_SECTORS) },
+    locale: { type: 'string', minLength: 2, maxLength: 35, pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$' },
+    profile: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        description: { type: 'string', maxLength: 2000 },
+        employees: { type: 'integer', minimum: 0, maximum: 10_000_000 },
+        founded_year: { type: 'integer', minimum: 1800, maximum: 2100 },
+        currency: { type: 'string', pattern: '^[A-Z]{3}$' },
+        revenue_history: {
+          type: 'array',
+          maxItems: 30,
+          items: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['year', 'revenue'],
+            properties: {
+              year: { type: 'integer', minimum: 1900, maximum: 2100 },
+              revenue: { type: 'number', minimum: 0, maximum: 1e15 },
+              net_income: { type: 'number', minimum: -1e15, maximum: 1e15 },
+            },
+          },
+        },
+        goals: { type: 'array', maxItems: 10, items: shortText },
+        challenges: { type: 'array', maxItems: 10, items: shortText },
+        key_metrics: {
+          type: 'object',
+          maxProperties: 20,
+          propertyNames: { pattern: '^[A-Za-z][A-Za-z0-9_ ]{0,59}$' },
+          additionalProperties: { type: 'number', minimum: -1e15, maximum: 1e15 },
+        },
+      },
+    },
+  },
+} as const;
+
+/** A message of the execution queue (ORCHESTRATOR_QUEUE): the execution to run. */
+export const EXECUTION_MESSAGE = {
+  type: 'object',
+  required: ['trackingId'],
+  properties: { trackingId: { type: 'string', minLength: 1, maxLength: 64 } },
+} as const;
+
+export const REPORT_BODY = { schema: REPORT_REQUEST, limit: 64 * 1024 };
 export const TRACKING_PARAM = obj({ trackingId: TRACKING_ID });
 export const HEALTH_QUERY = query({
   schema: oneOfValues(['check'], { description: 'check: compare the log table with what the workflow logger writes (admin)' }),
@@ -74,7 +145,7 @@ export const REPORT_STATUS = obj({
   status: STATUS,
   company_name: str(),
   industry_id: str(),
-  plan: oneOfValues(['free', 'pro', 'enterprise']),
+  plan: oneOfValues(PLAN_IDS),
   progress_percentage: num(),
   health_status: HEALTH_STATUS,
   current_step: nullable(obj({ step_number: int(), step_name: nullable(str()) })),

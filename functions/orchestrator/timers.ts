@@ -7,5 +7,5 @@ const timer = timers('orchestrator', orchestratorContext);
 
 export const TIMERS = [
   // Every minute: fail stuck executions, then write the queue-depth line the production alerts read.
-  timer('fail-stuck-executions', '0 * * * * *', async () => void (await sweepStuckExecutions().finally(() => reportQueueDepth()))),
+  timer('fail-stuck-executions', '0 * * * * *', async (ctx) => void (await sweepStuckExecutions(ctx).finally(() => reportQueueDepth(ctx)))),
 ];

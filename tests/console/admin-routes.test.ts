@@ -2,7 +2,7 @@ import { startTestHost, type TestHost } from '../helpers/host';
 import { bearer, signIn, signInAdmin, type SignedIn } from '../helpers/identity';
 import { currentPlatform } from '../../shared/platform';
 import { insertExecution } from '../../functions/orchestrator/workflow/executions';
-import { ACME } from '../orchestrator/helpers';
+import { ACME, orchestratorCtx } from '../orchestrator/helpers';
 import { deadUrl } from '../payment/helpers';
 import { expectErrorAnswer } from '../helpers/errors';
 
@@ -19,7 +19,7 @@ beforeAll(async () => {
   const now = Date.now();
   for (const [i, company] of ['Acme Widgets GmbH', 'Beta 100% Foods', 'ACME Tools', 'Gamma_Co'].entries()) {
     const at = new Date(now - i * 60_000).toISOString();
-    await insertExecution({
+    await insertExecution(orchestratorCtx(), {
       trackingId: `trk-search-${i}`,
       companyName: company,
       industryId: '31',
@@ -62,7 +62,7 @@ describe('GET /orchestrator/api/admin/dashboard/trend-chart', () => {
 
     // Another theme is another chart; so is new data.
     expect((await trend('?theme=corporate&tz=UTC')).headers.get('x-cache')).toBe('MISS');
-    await insertExecution({
+    await insertExecution(orchestratorCtx(), {
       trackingId: 'trk-trend-new',
       companyName: 'Delta',
       industryId: '31',

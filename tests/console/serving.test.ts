@@ -177,14 +177,14 @@ describe('lookupAsset', () => {
   test('an unbuilt console is reported, not served', () => {
     const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'console-empty-'));
     try {
-      expect(lookupAsset('', consoleAssets(empty))).toEqual({ kind: 'not-built' });
+      expect(lookupAsset('', consoleAssets(host, empty))).toEqual({ kind: 'not-built' });
     } finally {
       fs.rmSync(empty, { recursive: true, force: true });
     }
   });
 
   test('only files of the built folder are keys: nothing outside it can be named', () => {
-    const assets = consoleAssets();
+    const assets = consoleAssets(host);
     expect([...assets.keys()].every((name) => !name.includes('..') && !path.isAbsolute(name))).toBe(true);
     expect(lookupAsset('../package.json', assets)).toMatchObject({ kind: 'invalid' });
     expect(lookupAsset('assets\\..\\x.js', assets)).toMatchObject({ kind: 'invalid' });

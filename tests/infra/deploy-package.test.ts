@@ -116,7 +116,7 @@ describe('the deployment package', () => {
         "const { consoleAssets } = require('./dist/functions/orchestrator/console/assets.js');",
         "const { vendored, VENDOR_BUNDLES } = require('./dist/shared/vendor.js');",
         'const libraries = Object.values(VENDOR_BUNDLES).flat().filter((name) => vendored(name) !== undefined);',
-        "console.log('loaded', [...runInPlatform(platform, () => consoleAssets()).keys()].join(' '), 'libraries', libraries.length);",
+        "console.log('loaded', [...runInPlatform(platform, () => consoleAssets({ platform })).keys()].join(' '), 'libraries', libraries.length);",
         // Without SQL_SERVER the database is SQLite, which is not there: the error says what to set.
         "try { platform.get(require('./dist/shared/sql/db.js').DATABASE); } catch (error) { console.log('db:', error.message); }",
       ].join(' ');

@@ -7,6 +7,7 @@ import { reportSyncBacklog, SYNC_BACKLOG_MESSAGE } from '../../functions/payment
 import { QUEUE_DEPTH_MESSAGE, reportQueueDepth } from '../../functions/orchestrator/workflow/queue-depth';
 import { failStuckExecutions, STUCK_EXECUTIONS_MESSAGE } from '../../functions/orchestrator/workflow/stuck';
 import { insertExecution } from '../../functions/orchestrator/workflow/executions';
+import { orchestratorContext } from '../../functions/orchestrator/context';
 import { config } from '../../shared/config';
 import { enqueueJson } from '../../shared/storage';
 import { startTestHost, withDatabaseClosed, type TestHost } from '../helpers/host';
@@ -61,7 +62,7 @@ describe('the orchestrator queue-depth line (poison queue)', () => {
     await enqueueJson(poison, { trackingId: 'dead-1' });
     await enqueueJson(poison, { trackingId: 'dead-2' });
     const { log: logger, lines } = recordingLogger();
-    await reportQueueDepth(logger);
+    await reportQueueDepth(orchestratorContext(host.platform, logger));
     expect(lines).toEqual([
       {
         level: 'info',
@@ -74,7 +75,9 @@ describe('the orchestrator queue-depth line (poison queue)', () => {
 
 describe('the stuck-executions line', () => {
   it('is written with the count of executions failed, which the stuck-executions alert sums', async () => {
-    await insertExecution({
+    const { log: logger, lines } = recordingLogger();
+    const ctx = orchestratorContext(host.platform, logger);
+    await insertExecution(ctx, {
       trackingId: 't-monitor-stuck',
       companyName: 'Acme',
       industryId: 'tech',
@@ -83,8 +86,7 @@ describe('the stuck-executions line', () => {
       plan: 'pro',
       now: new Date().toISOString(),
     });
-    const { log: logger, lines } = recordingLogger();
-    expect(await failStuckExecutions(new Date(Date.now() + 31 * 60_000), logger)).toEqual(['t-monitor-stuck']);
+    expect(await failStuckExecutions(ctx, new Date(Date.now() + 31 * 60_000))).toEqual(['t-monitor-stuck']);
     expect(lines).toEqual([{ level: 'warn', message: STUCK_EXECUTIONS_MESSAGE, fields: { count: 1, trackingIds: ['t-monitor-stuck'] } }]);
   });
 });

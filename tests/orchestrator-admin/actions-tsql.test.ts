@@ -1,4 +1,5 @@
 import { describeWithTsql, expectValidTsql, recordAzureSql } from '../helpers/tsql';
+import { orchestratorCtx } from '../orchestrator/helpers';
 
 /**
  * The administrators' actions (retry, re-run, cancel, bulk retry), their audit and the execution
@@ -33,8 +34,7 @@ const failedRow = {
   details: null,
   related_tracking_id: null,
 };
-const { statements: compiled } = recordAzureSql(failedRow);
-jest.doMock('../../shared/storage', () => ({ ...jest.requireActual('../../shared/storage'), enqueueJson: async () => undefined }));
+const { statements: compiled, db: recorded } = recordAzureSql(failedRow);
 
 const admin = { id: 'admin-1', email: 'admin@example.com', role: 'super_admin', permissions: [], plan: 'free', status: 'active', sessionId: 's' };
 const meta = { ip: '127.0.0.1', userAgent: 'test', requestId: 'req-1' };
@@ -48,59 +48,60 @@ beforeEach(() => {
   compiled.length = 0;
 });
 
+/** The orchestrator's context on the process's platform: its statements recorded, its queue a stub (no message goes anywhere). */
+const ctx = () =>
+  Object.defineProperties(orchestratorCtx(), { db: { value: recorded }, log: { value: log }, storage: { value: { enqueueJson: async () => undefined } } });
 const actions = () => require('../../functions/orchestrator/admin/actions');
 const search = (query: object) =>
-  require('../../functions/orchestrator/admin/search').searchExecutions({ status: 'all', sort: 'newest', limit: 25, ...query }, new Date());
+  require('../../functions/orchestrator/admin/search').searchExecutions(ctx(), { status: 'all', sort: 'newest', limit: 25, ...query }, new Date());
 
 /** A cursor as the finder writes it, for each sort's keys. */
 const cursor = (sort: string, keys: (string | number)[]) => Buffer.from(JSON.stringify({ s: sort, k: keys })).toString('base64url');
 
 /** Each run, the statement kinds it must compile in order (a path that stopped early fails), and how to run it. */
 const runs: [string, string[], () => Promise<unknown>][] = [
-  ['retry', ['select', 'select', 'update', 'update', 'update', 'update', 'insert'], () => actions().retryExecution(admin, 'trk_1', meta, log)],
+  ['retry', ['select', 'select', 'update', 'update', 'update', 'update', 'insert'], () => actions().retryExecution(ctx(), admin, 'trk_1', meta)],
   [
     're-run with an Idempotency-Key',
     ['select', 'select', 'insert', 'update', 'update', 'insert'],
-    () => actions().rerunExecution(admin, 'trk_1', 'key-1', meta, log),
+    () => actions().rerunExecution(ctx(), admin, 'trk_1', 'key-1', meta),
   ],
-  ['cancel (already cancelled)', ['select', 'select'], () => actions().cancelExecution(admin, 'trk_1', meta, log)],
+  ['cancel (already cancelled)', ['select', 'select'], () => actions().cancelExecution(ctx(), admin, 'trk_1', meta)],
   [
     'cancel of a processing execution',
     ['select', 'select', 'update', 'update', 'update', 'update', 'insert'],
     async () => {
-      const database = require('../../shared/sql/db').db();
-      await require('../../functions/orchestrator/workflow/executions').cancelProcessing(database, 'trk_1', 'admin@example.com', new Date());
+      await require('../../functions/orchestrator/workflow/executions').cancelProcessing(recorded, 'trk_1', 'admin@example.com', new Date());
     },
   ],
   [
     'a retry undone when the queue refuses',
     ['select', 'update', 'update', 'update', 'update', 'select', 'update', 'update', 'update', 'update'],
     async () => {
-      const database = require('../../shared/sql/db').db();
       const executions = require('../../functions/orchestrator/workflow/executions');
-      const facts = await executions.reopenExecution(database, 'trk_1', new Date());
-      await executions.restoreFailed(database, 'trk_1', facts);
+      const facts = await executions.reopenExecution(recorded, 'trk_1', new Date());
+      await executions.restoreFailed(recorded, 'trk_1', facts, new Date());
     },
   ],
   [
     'bulk retry',
     ['select', 'select', 'select', 'update', 'update', 'update', 'update', 'insert', 'select', 'insert'],
-    () => actions().retryFailed(admin, { from: '2026-11-01T00:00:00Z', to: '2026-11-02T00:00:00Z', limit: 10, dryRun: false }, meta, log),
+    () => actions().retryFailed(ctx(), admin, { from: '2026-11-01T00:00:00Z', to: '2026-11-02T00:00:00Z', limit: 10, dryRun: false }, meta),
   ],
   [
     'bulk retry, dry run',
     ['select'],
-    () => actions().retryFailed(admin, { from: '2026-11-01T00:00:00Z', to: '2026-11-02T00:00:00Z', limit: 10, dryRun: true }, meta, log),
+    () => actions().retryFailed(ctx(), admin, { from: '2026-11-01T00:00:00Z', to: '2026-11-02T00:00:00Z', limit: 10, dryRun: true }, meta),
   ],
-  ['the actions naming an execution', ['select'], () => actions().actionsFor('trk_1')],
+  ['the actions naming an execution', ['select'], () => actions().actionsFor(ctx(), 'trk_1')],
   [
     'finder: every filter',
     ['select'],
     () =>
       search({
-        trackingId: 'rpt_1-',
+        tracking_id: 'rpt_1-',
         company: "o'neil 100%",
-        requestedBy: 'u1,u2',
+        requested_by: 'u1,u2',
         status: 'failed',
         error: 'AI_SERVICE',
         from: '2026-11-01T00:00:00Z',
@@ -122,7 +123,7 @@ describeWithTsql('the actions and the finder on Azure SQL', (tsql) => {
 });
 
 test('a tracking id prefix is a LIKE with `_` as the set [_] on Azure SQL (its collations may sort `-` by word rules)', async () => {
-  await search({ trackingId: 'rpt_1-' });
+  await search({ tracking_id: 'rpt_1-' });
   const query = compiled.find((q) => q.sql.includes('"tracking_id" like'))!;
   expect(query.sql).toMatch(/"tracking_id" like @\d+/);
   expect(query.parameters).toContain('rpt[_]1-%');

@@ -1,9 +1,8 @@
 import { startTestHost, type TestHost } from '../helpers/host';
 import { bearer, signIn, signInAdmin, type SignedIn } from '../helpers/identity';
 import { startChatServer, type ChatServer } from '../orchestrator/chat-server';
-import { ACME, execution, logRows, storeExecution, submitDirect, waitForStatus } from '../orchestrator/helpers';
+import { ACME, db, execution, logRows, storeExecution, submitDirect, waitForStatus } from '../orchestrator/helpers';
 import { waitFor } from '../helpers/wait';
-import { orchestratorDb as db } from '../../functions/orchestrator/db/tables';
 import { ago, DAY, HOUR, insertExecution, MINUTE } from './fixtures';
 
 /**

@@ -1,4 +1,3 @@
-import { orchestratorDb as db } from '../../functions/orchestrator/db/tables';
 import type { Insertable } from 'kysely';
 import type { ExecutionsTable, ProcessingLogExtension, ProcessingLogTable } from '../../functions/orchestrator/db/tables';
 import { ROLLUP_TABLES } from '../../functions/orchestrator/db/rollups';
@@ -8,6 +7,7 @@ import { insertLogRows } from '../../functions/orchestrator/workflow/log-writer'
 type ExecutionInsert = Required<Insertable<ExecutionsTable>>;
 import { startTestHost, type TestHost } from '../helpers/host';
 import { bearer, signIn, signInAdmin } from '../helpers/identity';
+import { db } from '../orchestrator/helpers';
 
 export const MINUTE = 60_000;
 const STUCK_TIMER = 'orchestrator-fail-stuck-executions';
@@ -97,7 +97,7 @@ export async function insertLog(fields: Partial<LogRow> & { atAgo?: number } = {
   };
   await db()
     .transaction()
-    .execute((trx) => insertLogRows(trx, [row]));
+    .execute((trx) => insertLogRows(trx, [row], NOW));
 }
 
 /** `count` log rows of the same shape. */

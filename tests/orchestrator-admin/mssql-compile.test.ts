@@ -25,7 +25,9 @@ const placeholderRow = {
   hour: '2026-01-01T00',
   bucket: '2026-01-01',
 };
-const { statements: compiled } = recordAzureSql(placeholderRow);
+const { statements: compiled, db } = recordAzureSql(placeholderRow);
+/** What the admin reads are handed: the recording database (and a report store, which signs no link for an execution without files). */
+const ctx = { db, reports: { container: 'reports', store: async () => undefined, downloadLinks: async () => [] } };
 
 beforeEach(() => {
   compiled.length = 0;
@@ -35,38 +37,38 @@ const routes: [string, string[], () => Promise<unknown>][] = [
   [
     'overview',
     ['select', 'select', 'select', 'select', 'select', 'select', 'select', 'select', 'select', 'select'],
-    () => require('../../functions/orchestrator/admin/overview').dashboardOverview(new Date()),
+    () => require('../../functions/orchestrator/admin/overview').dashboardOverview(ctx, new Date()),
   ],
   [
     'failures 24h',
     ['select', 'select', 'select', 'select', 'select', 'select', 'select', 'select', 'select', 'select', 'select'],
-    () => require('../../functions/orchestrator/admin/failures').failureAnalysis(new Date(), '24h'),
+    () => require('../../functions/orchestrator/admin/failures').failureAnalysis(ctx, new Date(), '24h'),
   ],
   [
     'failures 30d',
     ['select', 'select', 'select', 'select', 'select', 'select', 'select', 'select', 'select', 'select', 'select'],
-    () => require('../../functions/orchestrator/admin/failures').failureAnalysis(new Date(), '30d'),
+    () => require('../../functions/orchestrator/admin/failures').failureAnalysis(ctx, new Date(), '30d'),
   ],
   [
     'executions',
     ['select', 'select', 'select', 'select', 'select'],
-    () => require('../../functions/orchestrator/admin/executions').executionsMonitor(new Date(), 100, 'failed'),
+    () => require('../../functions/orchestrator/admin/executions').executionsMonitor(ctx, new Date(), { limit: 100, status: 'failed' }),
   ],
-  ['status', ['select', 'select', 'select'], () => require('../../functions/orchestrator/admin/status').executionStatus('trk_1', new Date())],
+  ['status', ['select', 'select', 'select'], () => require('../../functions/orchestrator/admin/status').executionStatus(ctx, 'trk_1', new Date())],
   [
     'profiles',
     ['select', 'select'],
-    () => require('../../functions/orchestrator/admin/profiles').clientProfiles({ page: 2, limit: 20, status: 'failed', search: "o'neil 100%" }),
+    () => require('../../functions/orchestrator/admin/profiles').clientProfiles(ctx, { page: 2, limit: 20, status: 'failed', search: "o'neil 100%" }),
   ],
   [
     'executions search',
     ['select', 'select', 'select', 'select', 'select', 'select'],
-    () => require('../../functions/orchestrator/admin/executions').executionsMonitor(new Date(), 100, 'all', 'acme'),
+    () => require('../../functions/orchestrator/admin/executions').executionsMonitor(ctx, new Date(), { limit: 100, status: 'all', search: 'acme' }),
   ],
   [
     'rollups rebuild',
     ['delete', 'delete', 'delete', 'insert', 'insert', 'insert', 'insert', 'insert', 'update'],
-    () => require('../../functions/orchestrator/rollups/rebuild').rebuildRollups(require('../../shared/sql/db').db()),
+    () => require('../../functions/orchestrator/rollups/rebuild').rebuildRollups(db),
   ],
   [
     'rollups kept by the workflow',
@@ -79,8 +81,8 @@ const routes: [string, string[], () => Promise<unknown>][] = [
 async function keepRollups() {
   const executions = require('../../functions/orchestrator/workflow/executions');
   const write = require('../../functions/orchestrator/rollups/write');
-  const database = require('../../shared/sql/db').db();
-  await executions.insertExecution({
+  const database = db;
+  await executions.insertExecution(ctx, {
     trackingId: 'trk_1',
     companyName: 'Acme',
     industryId: '54',
@@ -98,8 +100,8 @@ async function keepRollups() {
     error_pattern: 'AI_SERVICE',
     error_source: 'AI_SERVICE',
   };
-  await require('../../functions/orchestrator/workflow/log-writer').insertLogRows(database, [row]);
-  await executions.deleteExecution('trk_1');
+  await require('../../functions/orchestrator/workflow/log-writer').insertLogRows(database, [row], new Date());
+  await executions.deleteExecution(ctx, 'trk_1');
 }
 
 describeWithTsql('orchestrator admin statements for Azure SQL', (tsql) => {

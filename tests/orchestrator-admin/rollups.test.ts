@@ -1,4 +1,3 @@
-import { orchestratorDb as db } from '../../functions/orchestrator/db/tables';
 import { toIso } from '../../shared/sql/dialect';
 import { rebuildRollups } from '../../functions/orchestrator/rollups/rebuild';
 import { ROLLUP_TABLES } from '../../functions/orchestrator/db/rollups';
@@ -11,6 +10,7 @@ import {
   findExecution,
   insertExecution as submitExecution,
 } from '../../functions/orchestrator/workflow/executions';
+import { db, orchestratorCtx } from '../orchestrator/helpers';
 import { adminTestHost, ago, DAY, HOUR, insertExecution, insertLog, MINUTE, NOW } from './fixtures';
 
 /**
@@ -226,19 +226,20 @@ const step = (number: number, name: string) => ({ number, name });
 
 /** Claims an execution as a run does (attempt 1): a run completes only what it holds. */
 async function claimed(trackingId: string) {
-  expect(await claimExecution((await findExecution(trackingId))!, new Date(), 300)).toBe(true);
+  expect(await claimExecution(orchestratorCtx(), (await findExecution(orchestratorCtx(), trackingId))!, new Date(), 300)).toBe(true);
   return { trackingId, attempt: 1 };
 }
 
 test('rebuilding the rollups from the raw rows gives what the incremental path kept', async () => {
   await seedEdges();
   // The workflow's own writes: submissions, completions, failures with their log rows, a delete.
-  for (let i = 0; i < 12; i++) await submitExecution(submission(`wf_${i}`, `Workflow Co ${i % 3}`, ago(i * 17 * MINUTE)));
+  for (let i = 0; i < 12; i++) await submitExecution(orchestratorCtx(), submission(`wf_${i}`, `Workflow Co ${i % 3}`, ago(i * 17 * MINUTE)));
   const runs = [];
   for (let i = 0; i < 4; i++) runs.push(await claimed(`wf_${i}`));
-  for (let i = 0; i < 4; i++) expect(await completeExecution(runs[i], ago(i * 17 * MINUTE), [], [])).toBe(true);
+  for (let i = 0; i < 4; i++) expect(await completeExecution(orchestratorCtx(), runs[i], ago(i * 17 * MINUTE), [], [])).toBe(true);
   for (let i = 4; i < 8; i++) {
     const failed = await failExecution(
+      orchestratorCtx(),
       `wf_${i}`,
       { step: step(4, 'AI_ORCHESTRATION'), message: 'boom', classification: { pattern: 'AI_SERVICE', source: 'AI_SERVICE' } },
       [
@@ -256,9 +257,9 @@ test('rebuilding the rollups from the raw rows gives what the incremental path k
     expect(failed).toBe(true);
   }
   // A second completion of a finished execution changes nothing.
-  expect(await completeExecution(runs[0], ago(0), [], [])).toBe(false);
-  await deleteExecution('wf_11');
-  await deleteExecution('wf_10');
+  expect(await completeExecution(orchestratorCtx(), runs[0], ago(0), [], [])).toBe(false);
+  await deleteExecution(orchestratorCtx(), 'wf_11');
+  await deleteExecution(orchestratorCtx(), 'wf_10');
   const incremental = await snapshot();
   expect(incremental.orchestrator_company_rollup.length).toBeGreaterThan(0);
   await rebuildRollups(db());
@@ -269,6 +270,7 @@ test('profiles and the executions search answer from the company rollup as from 
   for (let i = 0; i < 30; i++)
     await insertExecution({ createdAgo: (i % 9) * HOUR + i, company_name: `Firm ${i % 6} ${i % 2 ? 'Labs' : 'Foods'}`, processing_status: STATUSES[i % 3] });
   await deleteExecution(
+    orchestratorCtx(),
     (await db().selectFrom('orchestrator_executions').select('tracking_id').orderBy('created_at', 'desc').executeTakeFirstOrThrow()).tracking_id,
   );
   const rows = await db().selectFrom('orchestrator_executions').select(['tracking_id', 'company_name', 'created_at', 'processing_status']).execute();

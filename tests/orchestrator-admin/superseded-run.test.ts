@@ -2,8 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { bearer, signInAdmin, type SignedIn } from '../helpers/identity';
-import { execution, logRows, storeExecution } from '../orchestrator/helpers';
-import { orchestratorDb as db } from '../../functions/orchestrator/db/tables';
+import { db, execution, logRows, orchestratorCtx, storeExecution } from '../orchestrator/helpers';
 import { runExecution, type RunResult } from '../../functions/orchestrator/workflow/runner';
 import { config } from '../../shared/config';
 import { container } from '../../shared/storage';
@@ -111,7 +110,7 @@ async function snapshot(trackingId: string) {
 
 /** Starts a run of a stored execution and waits until it is held in its PDF step. */
 async function runHeldInPdf(trackingId: string): Promise<{ run: Promise<RunResult>; hold: Hold }> {
-  const run = runExecution(trackingId);
+  const run = runExecution(orchestratorCtx(), trackingId);
   const hold = await visual.next(run);
   expect((await execution(trackingId))!.current_step_name).toBe('AI_ORCHESTRATION');
   // Wrapped: an async function answering the run's promise itself would wait for the run to end.
@@ -138,7 +137,7 @@ test('a cancelled run released after the retry, before the new run starts, write
   expect(await snapshot('superseded-1')).toEqual(reopened);
 
   // The retry's message taken: the new run completes alone, as attempt 2, with its own files.
-  const next = runExecution('superseded-1');
+  const next = runExecution(orchestratorCtx(), 'superseded-1');
   (await visual.next(next)).release();
   expect((await next).outcome).toBe('completed');
   const done = (await execution('superseded-1'))!;
@@ -153,7 +152,7 @@ test('two runs of one execution at once (the old one cancelled and retried): the
   const { run: old, hold: oldHold } = await runHeldInPdf('superseded-2');
   await cancelThenRetry('superseded-2');
   // The retry's message taken while the old run still works, as Azure does: both are held in their PDF step.
-  const next = runExecution('superseded-2');
+  const next = runExecution(orchestratorCtx(), 'superseded-2');
   const nextHold = await visual.next(next);
   const during = await snapshot('superseded-2');
   expect(during.execution).toMatchObject({ processing_status: 'processing', attempts: 2, current_step_name: 'AI_ORCHESTRATION' });
@@ -178,7 +177,7 @@ test('a run whose lease another run took over stops at its next write; two deliv
   const longAgo = new Date(Date.now() - (config().ORCHESTRATOR_LEASE_SECONDS + 60) * 1000).toISOString();
   await db().updateTable('orchestrator_executions').set({ updated_at: longAgo }).where('tracking_id', '=', 'superseded-3').execute();
   // Two copies of the message at once: one claims attempt 2, the other finds it held.
-  const twins = [runExecution('superseded-3'), runExecution('superseded-3')];
+  const twins = [runExecution(orchestratorCtx(), 'superseded-3'), runExecution(orchestratorCtx(), 'superseded-3')];
   const loser = await Promise.race(twins.map((run, i) => run.then((result) => ({ i, result }))));
   expect(loser.result).toMatchObject({ outcome: 'skipped', reason: 'another run holds this execution' });
   const takeover = twins[1 - loser.i];

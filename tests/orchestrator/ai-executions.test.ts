@@ -1,9 +1,8 @@
 import { stepsFor } from '../../functions/orchestrator/workflow/stages';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { startChatServer, type ChatServer } from './chat-server';
-import { downloadLinks } from '../../functions/orchestrator/report/report-store';
 import { parseAssets } from '../../functions/orchestrator/workflow/executions';
-import { deadPort, parsePdf, submitDirect, waitForRows, waitForStatus } from './helpers';
+import { deadPort, orchestratorCtx, parsePdf, submitDirect, waitForRows, waitForStatus } from './helpers';
 
 describe('executions with the openai provider (local chat-completions server)', () => {
   let host: TestHost;
@@ -55,7 +54,7 @@ describe('executions with the openai provider (local chat-completions server)', 
       [6, 80, 'deterministic'],
       [10, 80, 'deterministic'],
     ]);
-    const [link] = await downloadLinks(parseAssets(done));
+    const [link] = await orchestratorCtx().reports.downloadLinks(parseAssets(done));
     const text = (await parsePdf(Buffer.from(await (await fetch(link.url)).arrayBuffer()))).text.replace(/\s+/g, ' ');
     expect(text).toContain('did not have the required structure, so those sections were written deterministically from the figures');
     expect(text).not.toContain('No full stop here');

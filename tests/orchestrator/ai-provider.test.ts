@@ -24,6 +24,9 @@ describe('openai provider against a local chat-completions server', () => {
         ORCHESTRATOR_AI_TIMEOUT_MS: '2000',
         ...env,
       }),
+      () => {
+        throw new Error('no managed identity here: the provider is given an API key or none');
+      },
     );
 
   beforeAll(async () => {

@@ -1,7 +1,6 @@
-import { orchestratorDb as db } from '../../functions/orchestrator/db/tables';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { bearer, signIn, signInAdmin } from '../helpers/identity';
-import { deadPort } from './helpers';
+import { db, deadPort } from './helpers';
 import { expectErrorAnswer } from '../helpers/errors';
 
 describe('orchestrator test endpoints (admin)', () => {

@@ -2,16 +2,24 @@ import { InvocationContext } from '@azure/functions';
 import { orchestrator } from '../../functions/orchestrator';
 import type { QueueFunction, TimerFunction } from '../../shared/functions';
 import { STAGES, stepsFor } from '../../functions/orchestrator/workflow/stages';
-import { orchestratorDb as db } from '../../functions/orchestrator/db/tables';
 import { startTestHost, type TestHost } from '../helpers/host';
-import { downloadLinks } from '../../functions/orchestrator/report/report-store';
 import { OfflineProvider } from '../../functions/orchestrator/ai/offline';
 import { parseAssets } from '../../functions/orchestrator/workflow/executions';
 import { runExecution } from '../../functions/orchestrator/workflow/runner';
-import { workflowLogWriter } from '../../functions/orchestrator/workflow/workflow-logger';
-import { config } from '../../shared/config';
-import { enqueueJson } from '../../shared/storage';
-import { captureWorkflowLines, deadPort, execution, logRows, parsePdf, storeExecution, submitDirect, waitFor, waitForRows, waitForStatus } from './helpers';
+import {
+  captureWorkflowLines,
+  db,
+  deadPort,
+  execution,
+  logRows,
+  orchestratorCtx,
+  parsePdf,
+  storeExecution,
+  submitDirect,
+  waitFor,
+  waitForRows,
+  waitForStatus,
+} from './helpers';
 
 describe('report executions from the queue (visual service down, offline AI)', () => {
   let host: TestHost;
@@ -35,7 +43,7 @@ describe('report executions from the queue (visual service down, offline AI)', (
     expect(done.visuals_error).toMatch(/fetch failed|ECONNREFUSED/);
 
     // The PDF exists without visuals, and says so: cover, then six sections with the year table; no figures.
-    const [link] = await downloadLinks(parseAssets(done));
+    const [link] = await orchestratorCtx().reports.downloadLinks(parseAssets(done));
     const pdf = Buffer.from(await (await fetch(link.url)).arrayBuffer());
     expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
     const parsed = await parsePdf(pdf);
@@ -88,7 +96,8 @@ describe('report executions from the queue (visual service down, offline AI)', (
 
   it('a message delivered twice at once runs the execution once; a late redelivery is a no-op', async () => {
     await submitDirect('t-twice', 'free');
-    await enqueueJson(config().ORCHESTRATOR_QUEUE, { trackingId: 't-twice' });
+    const ctx = orchestratorCtx();
+    await ctx.storage.enqueueJson(ctx.config.ORCHESTRATOR_QUEUE, { trackingId: 't-twice' });
     const done = await waitForStatus('t-twice', 'completed');
     const steps = stepsFor('free').length;
     await waitForRows('t-twice', steps * 2);
@@ -112,7 +121,8 @@ describe('report executions from the queue (visual service down, offline AI)', (
       .set({ attempts: 1, started_at: longAgo, current_step: 3, current_step_name: 'DATA_PREPARATION', progress_percentage: 36 })
       .where('tracking_id', '=', 't-died')
       .execute();
-    await enqueueJson(config().ORCHESTRATOR_QUEUE, { trackingId: 't-died' });
+    const ctx = orchestratorCtx();
+    await ctx.storage.enqueueJson(ctx.config.ORCHESTRATOR_QUEUE, { trackingId: 't-died' });
     const done = await waitForStatus('t-died', 'completed');
     expect(done.attempts).toBe(2);
     expect(done.progress_percentage).toBe(100);
@@ -144,7 +154,7 @@ describe('report executions from the queue (visual service down, offline AI)', (
     const failed = (await execution('t-stuck'))!;
     expect(failed).toMatchObject({ processing_status: 'failed', error_pattern: 'TIMEOUT', health_status: 'TIMEOUT', error_step: 'WORKFLOW_START' });
     expect(failed.error_message).toMatch(/no progress for more than 30 minutes/);
-    await workflowLogWriter().flush();
+    await orchestratorCtx().logWriter.flush();
     expect((await logRows('t-stuck')).map((r) => [r.step_name, r.status, r.error_pattern])).toEqual([['WORKFLOW_COMPLETE', 'failed', 'TIMEOUT']]);
   });
 
@@ -161,7 +171,7 @@ describe('report executions from the queue (visual service down, offline AI)', (
       },
     };
     await storeExecution('t-progress', 'pro');
-    const result = await runExecution('t-progress', { ai: observing });
+    const result = await runExecution(orchestratorCtx(), 't-progress', { ai: observing });
     expect(result.outcome).toBe('completed');
     // 14 steps; sections start after 4, 5, ... 9 completed steps.
     expect(seen).toEqual([4, 5, 6, 7, 8, 9].map((done) => Math.round((done / 14) * 100)));
@@ -174,6 +184,6 @@ describe('report executions from the queue (visual service down, offline AI)', (
     expect(done.progress_percentage).toBe(100);
     const lines = capture.lines.filter((l) => l.data.tracking_id === 't-no-table');
     expect(lines).toHaveLength(stepsFor('free').length * 2);
-    expect(workflowLogWriter().getStats().tableMissing).toBe(true);
+    expect(orchestratorCtx().logWriter.getStats().tableMissing).toBe(true);
   });
 });

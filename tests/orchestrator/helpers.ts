@@ -1,12 +1,19 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Plan } from '../../shared/auth/access-token';
-import { config } from '../../shared/config';
-import { orchestratorDb as db } from '../../functions/orchestrator/db/tables';
-import { enqueueJson } from '../../shared/storage';
+import { currentPlatform } from '../../shared/platform';
+import { orchestratorContext, type OrchestratorContext } from '../../functions/orchestrator/context';
 import type { ReportRequest } from '../../functions/orchestrator/report/submission';
 import { insertExecution } from '../../functions/orchestrator/workflow/executions';
 import type { WorkflowConsoleLine } from '../../functions/orchestrator/workflow/workflow-logger';
+import { contextOf } from '../helpers/context';
+
+/** The orchestrator's context on the running test host's platform (one host per test file, the process's platform). */
+export const orchestratorCtx = (): OrchestratorContext => contextOf(orchestratorContext, { platform: currentPlatform() });
+/** The test host's database, as the orchestrator reads it. */
+export const db = () => orchestratorCtx().db;
+/** `ctx` with `database` as its database (a driver that records the statements compiled for Azure SQL). */
+export const withDatabase = <C extends object>(ctx: C, database: unknown): C => Object.defineProperty(ctx, 'db', { value: database });
 
 export const ACME: ReportRequest = {
   company_name: 'Acme Widgets GmbH',
@@ -36,7 +43,7 @@ export { waitFor };
 /** Stores an execution as the report route would, without enqueueing it (a lost message, or a run the test drives itself). */
 export function storeExecution(trackingId: string, plan: Plan, options: { request?: ReportRequest; userId?: string; now?: string } = {}): Promise<void> {
   const request = options.request ?? ACME;
-  return insertExecution({
+  return insertExecution(orchestratorCtx(), {
     trackingId,
     companyName: request.company_name,
     industryId: request.industry_id,
@@ -49,7 +56,8 @@ export function storeExecution(trackingId: string, plan: Plan, options: { reques
 
 export async function submitDirect(trackingId: string, plan: Plan, request: ReportRequest = ACME, userId = 'user-direct'): Promise<void> {
   await storeExecution(trackingId, plan, { request, userId });
-  await enqueueJson(config().ORCHESTRATOR_QUEUE, { trackingId });
+  const ctx = orchestratorCtx();
+  await ctx.storage.enqueueJson(ctx.config.ORCHESTRATOR_QUEUE, { trackingId });
 }
 
 export const execution = (trackingId: string) =>

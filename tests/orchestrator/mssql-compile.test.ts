@@ -1,4 +1,5 @@
 import { describeWithTsql, expectValidTsql, recordAzureSql } from '../helpers/tsql';
+import { orchestratorCtx, withDatabase } from './helpers';
 
 /**
  * The orchestrator's workflow statements (claim, progress with its log rows, completion, failure,
@@ -24,7 +25,9 @@ const execution = {
   count: 3,
 };
 let noQuotaRowYet = false;
-const { statements: compiled } = recordAzureSql((query) => (noQuotaRowYet && /^update "orchestrator_report_quota"/.test(query.sql) ? [] : [execution]));
+const { statements: compiled, db: recorded } = recordAzureSql((query) =>
+  noQuotaRowYet && /^update "orchestrator_report_quota"/.test(query.sql) ? [] : [execution],
+);
 
 // An orchestrator-only app (nothing is served: its settings are only read).
 beforeAll(() => require('../../shared/config').useProcessSettings({ SERVICES: 'orchestrator', VISUAL_API_TOKEN: 'v'.repeat(40) }));
@@ -34,6 +37,8 @@ beforeEach(() => {
   noQuotaRowYet = false;
 });
 
+/** The orchestrator's context on the process's platform, its statements recorded. */
+const ctx = () => withDatabase(orchestratorCtx(), recorded);
 const workflow = () => require('../../functions/orchestrator/workflow/executions');
 const quota = () => require('../../functions/orchestrator/report/quota');
 const step = { number: 4, name: 'AI_ORCHESTRATION' };
@@ -43,33 +48,33 @@ const logRow = { tracking_id: 'trk_1', step_name: 'AI_ORCHESTRATION', step_numbe
 const classification = { pattern: 'AI_SERVICE', source: 'AI_SERVICE', retryable: false };
 
 const paths: [string, string[], () => Promise<unknown>][] = [
-  ['find an execution', ['select'], () => workflow().findExecution('trk_1')],
-  ['claim it', ['update'], async () => expect(await workflow().claimExecution(execution, new Date(), 300)).toBe(true)],
-  ['record progress with its log rows', ['insert', 'update'], () => workflow().recordProgress(lease, step, 40, {}, [logRow])],
-  ['check the run still holds it', ['select'], async () => expect(await workflow().holdsExecution(lease)).toBe(true)],
+  ['find an execution', ['select'], () => workflow().findExecution(ctx(), 'trk_1')],
+  ['claim it', ['update'], async () => expect(await workflow().claimExecution(ctx(), execution, new Date(), 300)).toBe(true)],
+  ['record progress with its log rows', ['insert', 'update'], () => workflow().recordProgress(ctx(), lease, step, 40, {}, [logRow])],
+  ['check the run still holds it', ['select'], async () => expect(await workflow().holdsExecution(ctx(), lease)).toBe(true)],
   // Finishing also moves the rollups: the execution row is read, the hour's counts updated.
   [
     'complete with the last log rows',
     ['insert', 'select', 'update', 'update', 'update', 'update'],
-    async () => expect(await workflow().completeExecution(lease, new Date(), [], [logRow])).toBe(true),
+    async () => expect(await workflow().completeExecution(ctx(), lease, new Date(), [], [logRow])).toBe(true),
   ],
   [
     'fail',
     ['select', 'insert', 'select', 'update', 'update', 'update', 'update'],
-    async () => expect(await workflow().failExecution('trk_1', { step, message: 'AI down', classification }, [logRow], 1)).toBe(true),
+    async () => expect(await workflow().failExecution(ctx(), 'trk_1', { step, message: 'AI down', classification }, [logRow], 1)).toBe(true),
   ],
-  ['find stuck executions', ['select'], () => workflow().findStuckExecutions(new Date(), 50)],
-  ['count executions in processing', ['select'], async () => expect(await workflow().countProcessing()).toBe(3)],
-  ['take a report of the quota', ['update', 'select'], () => quota().takeReportQuota('u1', 'free', new Date())],
+  ['find stuck executions', ['select'], () => workflow().findStuckExecutions(ctx(), new Date(), 50)],
+  ['count executions in processing', ['select'], async () => expect(await workflow().countProcessing(ctx())).toBe(3)],
+  ['take a report of the quota', ['update', 'select'], () => quota().takeReportQuota(ctx(), 'u1', 'free', new Date())],
   [
     "take the month's first report",
     ['update', 'insert', 'select'],
     async () => {
       noQuotaRowYet = true;
-      await quota().takeReportQuota('u1', 'free', new Date());
+      await quota().takeReportQuota(ctx(), 'u1', 'free', new Date());
     },
   ],
-  ['give a report back', ['update'], () => quota().returnReportQuota('u1', { limit: 3, count: 1, resetsAt: new Date().toISOString() }, new Date())],
+  ['give a report back', ['update'], () => quota().returnReportQuota(ctx(), 'u1', { limit: 3, count: 1, resetsAt: new Date().toISOString() }, new Date())],
   ['the health probe', ['select'], async () => expect(await require('../../shared/health').checkSql()).toMatchObject({ ok: true })],
 ];
 

@@ -1,11 +1,10 @@
 import { QueueServiceClient } from '@azure/storage-queue';
 import { DEFAULT_PLANS } from '../../shared/plans';
-import { orchestratorDb as db } from '../../functions/orchestrator/db/tables';
 import { expectErrorAnswer } from '../helpers/errors';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { bearer, signIn } from '../helpers/identity';
 import { waitFor } from '../helpers/wait';
-import { ACME } from './helpers';
+import { ACME, db } from './helpers';
 
 /**
  * A report request whose message cannot be enqueued: 503 QUEUE_UNAVAILABLE with Retry-After: 30,

@@ -3,11 +3,11 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { PROJECT_ROOT } from '../../devhost/host';
 import { sqliteFile } from '../../shared/sql/db';
-import { orchestratorDb as db } from '../../functions/orchestrator/db/tables';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { bearer, signIn, signInAdmin } from '../helpers/identity';
 import { sql } from '../../shared/sql/dialect';
 import { expectError, expectErrorAnswer } from '../helpers/errors';
+import { db } from './helpers';
 
 type Check = {
   isWorkflowLoggerCompatible: boolean;

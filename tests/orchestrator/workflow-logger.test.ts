@@ -4,10 +4,14 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { LogWriter } from '../../functions/orchestrator/workflow/log-writer';
 import { STAGES } from '../../functions/orchestrator/workflow/stages';
-import { WorkflowLogger, type WorkflowConsoleLine } from '../../functions/orchestrator/workflow/workflow-logger';
+import { WorkflowLogger, type LogSink, type WorkflowConsoleLine, type WorkflowLogContext } from '../../functions/orchestrator/workflow/workflow-logger';
 import { migrateToLatest, sqliteKysely } from '../../shared/sql/db';
 import { MIGRATIONS } from '../../functions/migrations';
 import { createLogger } from '../../shared/logging';
+import { SYSTEM_CLOCK } from '../../shared/platform';
+
+/** What a logger reads outside any host: INFO lines on, the system clock, its rows to `writer`. */
+const logContext = (writer: LogSink): WorkflowLogContext => ({ config: { LOG_LEVEL: 'info' }, now: () => SYSTEM_CLOCK.now(), logWriter: writer });
 
 /** A real SQLite database in a temp file; `migrated` runs the platform migrations on it. */
 async function sqlite(migrated: boolean) {
@@ -48,9 +52,9 @@ describe('workflow logger', () => {
   it('writes one console line and one row per event, classifying failures when logged', async () => {
     const database = await sqlite(true);
     try {
-      const writer = new LogWriter({ database: () => database.kysely, batchSize: 100, flushIntervalMs: 10_000 });
+      const writer = new LogWriter({ database: () => database.kysely, clock: SYSTEM_CLOCK, batchSize: 100, flushIntervalMs: 10_000 });
       const out = collector();
-      const logger = new WorkflowLogger('t-1', writer, out.write);
+      const logger = new WorkflowLogger(logContext(writer), 't-1', writer, out.write);
       logger.start(STAGES.AI_ORCHESTRATION, { provider: 'openai' });
       const classification = logger.fail(STAGES.AI_ORCHESTRATION, Object.assign(new Error('429 Rate limit reached for requests'), { status: 429 }), {
         durationMs: 12,
@@ -79,9 +83,9 @@ describe('workflow logger', () => {
     const database = await sqlite(false);
     try {
       const self = selfLog();
-      const writer = new LogWriter({ database: () => database.kysely, batchSize: 100, flushIntervalMs: 10_000, log: self.log });
+      const writer = new LogWriter({ database: () => database.kysely, clock: SYSTEM_CLOCK, batchSize: 100, flushIntervalMs: 10_000, log: self.log });
       const out = collector();
-      const logger = new WorkflowLogger('t-missing', writer, out.write);
+      const logger = new WorkflowLogger(logContext(writer), 't-missing', writer, out.write);
       logger.start(STAGES.WORKFLOW_START);
       await writer.flush();
       expect(writer.getStats()).toMatchObject({ tableMissing: true, persisted: 0, pending: 0 });
@@ -105,9 +109,9 @@ describe('workflow logger', () => {
     try {
       let current = readonly;
       const self = selfLog();
-      const writer = new LogWriter({ database: () => current, batchSize: 2, flushIntervalMs: 10_000, log: self.log });
+      const writer = new LogWriter({ database: () => current, clock: SYSTEM_CLOCK, batchSize: 2, flushIntervalMs: 10_000, log: self.log });
       const out = collector();
-      const logger = new WorkflowLogger('t-failing', writer, out.write);
+      const logger = new WorkflowLogger(logContext(writer), 't-failing', writer, out.write);
       const results = [logger.start(STAGES.WORKFLOW_START), logger.complete(STAGES.WORKFLOW_START, { durationMs: 3 }), logger.start(STAGES.PROFILE_RETRIEVAL)];
       // Synchronous: nothing for the workflow to await.
       expect(results).toEqual([undefined, undefined, undefined]);
@@ -137,10 +141,11 @@ describe('workflow logger', () => {
       database: () => {
         throw new Error('no database');
       },
+      clock: SYSTEM_CLOCK,
       batchSize: 100,
       flushIntervalMs: 10_000,
     });
-    const logger = new WorkflowLogger('t-stdout', writer, () => {
+    const logger = new WorkflowLogger(logContext(writer), 't-stdout', writer, () => {
       throw new Error('EPIPE');
     });
     expect(() => logger.fail(STAGES.STORAGE_PROCESSING, new Error('boom'))).not.toThrow();

@@ -6,8 +6,7 @@
  */
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
-import { reportRequestSchema } from '../../functions/orchestrator/report/submission';
-import { messageSchema } from '../../functions/orchestrator/workflow/queue';
+import { EXECUTION_MESSAGE, REPORT_REQUEST } from '../../functions/orchestrator/schemas';
 import { allServices, functionsOf } from '../../functions/registry';
 import { chartSchema } from '../../functions/visual/chart-spec';
 import { renderOptionsSchema } from '../../functions/visual/charts';
@@ -36,8 +35,8 @@ const ROUTE_SCHEMAS: [string, object][] = functionsOf(allServices())
   });
 
 const OTHER_SCHEMAS: [string, object][] = [
-  ['orchestrator queue message', messageSchema],
-  ['orchestrator stored submission', reportRequestSchema],
+  ['orchestrator queue message', EXECUTION_MESSAGE],
+  ['orchestrator stored submission', REPORT_REQUEST],
   ['plan table', PLAN_TABLE_SCHEMA],
   ['visual chart', chartSchema(LIMITS)],
   ['visual render options', renderOptionsSchema],

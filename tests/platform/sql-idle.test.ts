@@ -9,10 +9,12 @@ import { InvocationContext, type Timer } from '@azure/functions';
 import { syncRetryTimer } from '../../functions/payment';
 import { PAYMENT_SYNC_WORK } from '../../functions/payment/backlog';
 import { findPayment } from '../../functions/payment/payments';
+import { orchestratorContext } from '../../functions/orchestrator/context';
 import { insertExecution } from '../../functions/orchestrator/workflow/executions';
 import { EXECUTIONS_WORK, markExecutionWork, sweepStuckExecutions } from '../../functions/orchestrator/workflow/stuck';
 import { BUSY_GRACE_MS, IDLE_TRUST_MS, MARK_REUSE_MS, SQL_WORK_TABLE, markSqlWork, sqlWorkState } from '../../shared/sql/idle';
 import { table } from '../../shared/storage';
+import { contextOf } from '../helpers/context';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { planInIdentity, signIn } from '../helpers/identity';
 import { insertPaidPayment, paymentOn } from '../payment/helpers';
@@ -93,13 +95,14 @@ test('the plan-sync timer skips SQL while idle, and retries a due sync once the 
 });
 
 test('the stuck-execution timer skips SQL while idle, and sweeps once an execution is marked', async () => {
-  expect(await sweepStuckExecutions()).toEqual([]);
+  const ctx = contextOf(orchestratorContext, host);
+  expect(await sweepStuckExecutions(ctx)).toEqual([]);
   expect((await sqlWorkState(EXECUTIONS_WORK)).idle).toBe(true);
   const row = { companyName: 'Acme', industryId: 'tech', submission: {}, requestedBy: 'u', plan: 'pro' as const, now: new Date().toISOString() };
-  await insertExecution({ trackingId: 't-idle-unmarked', ...row });
+  await insertExecution(ctx, { trackingId: 't-idle-unmarked', ...row });
   const later = new Date(Date.now() + 31 * 60_000);
-  expect(await sweepStuckExecutions(later)).toEqual([]);
+  expect(await sweepStuckExecutions(ctx, later)).toEqual([]);
 
-  await markExecutionWork();
-  expect(await sweepStuckExecutions(later)).toEqual(['t-idle-unmarked']);
+  await markExecutionWork(ctx.now());
+  expect(await sweepStuckExecutions(ctx, later)).toEqual(['t-idle-unmarked']);
 });

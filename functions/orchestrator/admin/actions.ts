@@ -1,17 +1,16 @@
-import type { OrchestratorTables } from '../db/tables';
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { LiveUser } from '../../../shared/auth/live-session';
-import { config } from '../../../shared/config';
 import type { RequestMeta } from '../../../shared/http/client';
 import { Code, HttpError, badRequest, conflict, notFound, serviceUnavailable } from '../../../shared/http/errors';
-import { orchestratorDb } from '../db/tables';
+import type { Infer } from '../../../shared/http/schemas';
 import { first, isDuplicateKey, sql, toIso } from '../../../shared/sql/dialect';
+import type { OrchestratorContext } from '../context';
 import { notDiagnostic } from '../db/rollups';
-import { enqueueJson } from '../../../shared/storage';
-import type { Logger } from '../../../shared/logging';
+import type { OrchestratorTables } from '../db/tables';
+import type { BULK_RETRY_BODY } from '../schemas';
+import { CANCELLED } from '../workflow/error-classification';
 import {
-  CANCELLED,
   cancelProcessing,
   deleteExecutionWith,
   findExecution,
@@ -20,7 +19,6 @@ import {
   restoreFailed,
   type Execution,
 } from '../workflow/executions';
-import { currentTime } from '../../../shared/platform';
 
 /**
  * What an administrator can do about an execution, each audited in orchestrator_admin_actions
@@ -41,6 +39,8 @@ import { currentTime } from '../../../shared/platform';
 
 export type ActionName = 'execution.retry' | 'execution.rerun' | 'execution.cancel' | 'executions.retry_failed';
 type Database = Kysely<OrchestratorTables>;
+/** What the actions reach: the database, the clock, the queue (storage and its name in the settings) and the request's log. */
+type ActionContext = Pick<OrchestratorContext, 'db' | 'now' | 'log' | 'storage' | 'config'>;
 
 interface ActionEntry {
   action: ActionName;
@@ -55,7 +55,7 @@ interface ActionEntry {
 
 const dedupeKey = (entry: ActionEntry) => `${entry.action}:${entry.trackingId ?? '*'}:${entry.key ?? randomUUID()}`;
 
-async function record(executor: Database, admin: LiveUser, meta: RequestMeta, entry: ActionEntry, now = currentTime()): Promise<void> {
+async function record(executor: Database, admin: LiveUser, meta: RequestMeta, entry: ActionEntry, now: Date): Promise<void> {
   await executor
     .insertInto('orchestrator_admin_actions')
     .values({
@@ -75,23 +75,29 @@ async function record(executor: Database, admin: LiveUser, meta: RequestMeta, en
 }
 
 /** Runs a change that audits its own success; a refusal (HttpError) is audited after it, with its code, then passed on. */
-async function audited<T>(admin: LiveUser, meta: RequestMeta, entry: Pick<ActionEntry, 'action' | 'trackingId'>, change: () => Promise<T>): Promise<T> {
+async function audited<T>(
+  ctx: ActionContext,
+  admin: LiveUser,
+  meta: RequestMeta,
+  entry: Pick<ActionEntry, 'action' | 'trackingId'>,
+  change: () => Promise<T>,
+): Promise<T> {
   try {
     return await change();
   } catch (error) {
-    if (error instanceof HttpError) await record(orchestratorDb(), admin, meta, { ...entry, result: 'failure', reason: error.code });
+    if (error instanceof HttpError) await record(ctx.db, admin, meta, { ...entry, result: 'failure', reason: error.code }, ctx.now());
     throw error;
   }
 }
 
-async function existing(trackingId: string): Promise<Execution> {
-  const execution = await findExecution(trackingId);
+async function existing(ctx: ActionContext, trackingId: string): Promise<Execution> {
+  const execution = await findExecution(ctx, trackingId);
   if (!execution) throw notFound(`No execution with tracking id ${trackingId}`, Code.EXECUTION_NOT_FOUND);
   return execution;
 }
 
 const queueDown = () => serviceUnavailable('The execution could not be queued; nothing changed. Try again shortly.', Code.QUEUE_UNAVAILABLE, 30);
-const enqueue = (trackingId: string) => enqueueJson(config().ORCHESTRATOR_QUEUE, { trackingId });
+const enqueue = (ctx: ActionContext, trackingId: string) => ctx.storage.enqueueJson(ctx.config.ORCHESTRATOR_QUEUE, { trackingId });
 
 export interface RetryAnswer {
   success: true;
@@ -106,40 +112,36 @@ export interface RetryAnswer {
  * whole (the execution failed again as it was, its audit entry removed) and the caller's refusal
  * is what the audit keeps.
  */
-async function retryOne(admin: LiveUser, meta: RequestMeta, trackingId: string, log: Logger, details: Record<string, unknown> = {}): Promise<boolean> {
-  const now = currentTime();
+async function retryOne(ctx: ActionContext, admin: LiveUser, meta: RequestMeta, trackingId: string, details: Record<string, unknown> = {}): Promise<boolean> {
+  const now = ctx.now();
   const entry: ActionEntry = { action: 'execution.retry', trackingId, result: 'success', key: randomUUID() };
-  const before = await orchestratorDb()
-    .transaction()
-    .execute(async (trx) => {
-      const facts = await reopenExecution(trx, trackingId, now);
-      if (facts) await record(trx, admin, meta, { ...entry, details: { ...details, previous: facts } }, now);
-      return facts;
-    });
+  const before = await ctx.db.transaction().execute(async (trx) => {
+    const facts = await reopenExecution(trx, trackingId, now);
+    if (facts) await record(trx, admin, meta, { ...entry, details: { ...details, previous: facts } }, now);
+    return facts;
+  });
   if (!before) return false;
   try {
-    await enqueue(trackingId);
+    await enqueue(ctx, trackingId);
   } catch (error) {
-    log.error('retried execution not enqueued: failed again as it was', { trackingId, error });
-    await orchestratorDb()
-      .transaction()
-      .execute(async (trx) => {
-        await restoreFailed(trx, trackingId, before);
-        await trx.deleteFrom('orchestrator_admin_actions').where('dedupe_key', '=', dedupeKey(entry)).execute();
-      });
+    ctx.log.error('retried execution not enqueued: failed again as it was', { trackingId, error });
+    await ctx.db.transaction().execute(async (trx) => {
+      await restoreFailed(trx, trackingId, before, ctx.now());
+      await trx.deleteFrom('orchestrator_admin_actions').where('dedupe_key', '=', dedupeKey(entry)).execute();
+    });
     throw queueDown();
   }
   return true;
 }
 
-export function retryExecution(admin: LiveUser, trackingId: string, meta: RequestMeta, log: Logger): Promise<RetryAnswer> {
-  return audited(admin, meta, { action: 'execution.retry', trackingId }, async () => {
-    const execution = await existing(trackingId);
+export function retryExecution(ctx: ActionContext, admin: LiveUser, trackingId: string, meta: RequestMeta): Promise<RetryAnswer> {
+  return audited(ctx, admin, meta, { action: 'execution.retry', trackingId }, async () => {
+    const execution = await existing(ctx, trackingId);
     if (execution.processing_status === 'completed') {
       throw conflict('The execution completed; re-run it for a new report.', Code.EXECUTION_NOT_RETRYABLE);
     }
-    const retried = execution.processing_status === 'failed' && (await retryOne(admin, meta, trackingId, log));
-    log.info('execution retry requested from the administration API', { trackingId, adminId: admin.id, retried });
+    const retried = execution.processing_status === 'failed' && (await retryOne(ctx, admin, meta, trackingId));
+    ctx.log.info('execution retry requested from the administration API', { trackingId, adminId: admin.id, retried });
     return { success: true, trackingId, status: 'processing', retried };
   });
 }
@@ -154,9 +156,9 @@ export interface RerunAnswer {
 }
 
 /** The re-run an Idempotency-Key already made of this execution, if any. */
-async function earlierRerun(trackingId: string, key: string | undefined): Promise<string | undefined> {
+async function earlierRerun(ctx: ActionContext, trackingId: string, key: string | undefined): Promise<string | undefined> {
   if (!key) return undefined;
-  const row = await orchestratorDb()
+  const row = await ctx.db
     .selectFrom('orchestrator_admin_actions')
     .select('related_tracking_id')
     .where('dedupe_key', '=', dedupeKey({ action: 'execution.rerun', trackingId, result: 'success', key }))
@@ -164,51 +166,47 @@ async function earlierRerun(trackingId: string, key: string | undefined): Promis
   return row?.related_tracking_id ?? undefined;
 }
 
-export function rerunExecution(admin: LiveUser, trackingId: string, key: string | undefined, meta: RequestMeta, log: Logger): Promise<RerunAnswer> {
-  return audited(admin, meta, { action: 'execution.rerun', trackingId }, async () => {
-    const earlier = await earlierRerun(trackingId, key);
+export function rerunExecution(ctx: ActionContext, admin: LiveUser, trackingId: string, key: string | undefined, meta: RequestMeta): Promise<RerunAnswer> {
+  return audited(ctx, admin, meta, { action: 'execution.rerun', trackingId }, async () => {
+    const earlier = await earlierRerun(ctx, trackingId, key);
     if (earlier) return { success: true, trackingId: earlier, rerunOf: trackingId, status: 'processing', repeated: true };
-    const execution = await existing(trackingId);
+    const execution = await existing(ctx, trackingId);
     if (execution.processing_status === 'processing') {
       throw conflict('The execution is still processing; cancel it first or wait for it to finish.', Code.EXECUTION_NOT_FINISHED);
     }
     const newId = `rpt-${randomUUID()}`;
-    const now = currentTime();
+    const now = ctx.now();
     try {
-      await orchestratorDb()
-        .transaction()
-        .execute(async (trx) => {
-          await insertExecutionWith(trx, {
-            trackingId: newId,
-            companyName: execution.company_name,
-            industryId: execution.industry_id,
-            submission: JSON.parse(execution.submission),
-            requestedBy: execution.requested_by,
-            plan: execution.plan,
-            now: now.toISOString(),
-          });
-          await record(trx, admin, meta, { action: 'execution.rerun', trackingId, related: newId, result: 'success', key }, now);
+      await ctx.db.transaction().execute(async (trx) => {
+        await insertExecutionWith(trx, {
+          trackingId: newId,
+          companyName: execution.company_name,
+          industryId: execution.industry_id,
+          submission: JSON.parse(execution.submission),
+          requestedBy: execution.requested_by,
+          plan: execution.plan,
+          now: now.toISOString(),
         });
+        await record(trx, admin, meta, { action: 'execution.rerun', trackingId, related: newId, result: 'success', key }, now);
+      });
     } catch (error) {
       // The same key sent twice at once: the other request made the re-run.
-      const winner = isDuplicateKey(error) ? await earlierRerun(trackingId, key) : undefined;
+      const winner = isDuplicateKey(error) ? await earlierRerun(ctx, trackingId, key) : undefined;
       if (winner) return { success: true, trackingId: winner, rerunOf: trackingId, status: 'processing', repeated: true };
       throw error;
     }
     try {
-      await enqueue(newId);
+      await enqueue(ctx, newId);
     } catch (error) {
       // Undone as a whole: the new execution and its audit entry; the refusal is audited instead.
-      log.error('re-run not enqueued: removed', { trackingId, newId, error });
-      await orchestratorDb()
-        .transaction()
-        .execute(async (trx) => {
-          await deleteExecutionWith(trx, newId);
-          await trx.deleteFrom('orchestrator_admin_actions').where('related_tracking_id', '=', newId).execute();
-        });
+      ctx.log.error('re-run not enqueued: removed', { trackingId, newId, error });
+      await ctx.db.transaction().execute(async (trx) => {
+        await deleteExecutionWith(trx, newId);
+        await trx.deleteFrom('orchestrator_admin_actions').where('related_tracking_id', '=', newId).execute();
+      });
       throw queueDown();
     }
-    log.info('execution re-run requested from the administration API', { trackingId, newId, adminId: admin.id });
+    ctx.log.info('execution re-run requested from the administration API', { trackingId, newId, adminId: admin.id });
     return { success: true, trackingId: newId, rerunOf: trackingId, status: 'processing', repeated: false };
   });
 }
@@ -221,50 +219,44 @@ export interface CancelAnswer {
   cancelled: boolean;
 }
 
-export function cancelExecution(admin: LiveUser, trackingId: string, meta: RequestMeta, log: Logger): Promise<CancelAnswer> {
-  return audited(admin, meta, { action: 'execution.cancel', trackingId }, async () => {
-    const execution = await existing(trackingId);
-    const now = currentTime();
+export function cancelExecution(ctx: ActionContext, admin: LiveUser, trackingId: string, meta: RequestMeta): Promise<CancelAnswer> {
+  return audited(ctx, admin, meta, { action: 'execution.cancel', trackingId }, async () => {
+    const execution = await existing(ctx, trackingId);
+    const now = ctx.now();
     const cancelled =
       execution.processing_status === 'processing' &&
-      (await orchestratorDb()
-        .transaction()
-        .execute(async (trx) => {
-          const done = await cancelProcessing(trx, trackingId, admin.email, now);
-          if (done) await record(trx, admin, meta, { action: 'execution.cancel', trackingId, result: 'success' }, now);
-          return done;
-        }));
+      (await ctx.db.transaction().execute(async (trx) => {
+        const done = await cancelProcessing(trx, trackingId, admin.email, now);
+        if (done) await record(trx, admin, meta, { action: 'execution.cancel', trackingId, result: 'success' }, now);
+        return done;
+      }));
     if (!cancelled) {
-      const after = await existing(trackingId);
+      const after = await existing(ctx, trackingId);
       if (after.processing_status !== 'failed' || after.health_status !== CANCELLED) {
         throw conflict(`The execution has already ${after.processing_status}; only a processing execution can be cancelled.`, Code.EXECUTION_NOT_CANCELLABLE);
       }
     }
-    log.info('execution cancel requested from the administration API', { trackingId, adminId: admin.id, cancelled });
+    ctx.log.info('execution cancel requested from the administration API', { trackingId, adminId: admin.id, cancelled });
     return { success: true, trackingId, status: 'failed', cancelled };
   });
 }
 
-export interface BulkRetryInput {
-  from: string;
-  to: string;
-  limit: number;
-  dryRun: boolean;
-}
+/** A bulk retry's range and batch, as its body schema (BULK_RETRY_BODY) checks it, defaults filled in. */
+export type BulkRetry = Infer<typeof BULK_RETRY_BODY.schema>;
 
 /** Failed executions created in [from, to), diagnostic ones aside, over the (processing_status, created_at) index. */
-const failedIn = (from: string, to: string) =>
-  orchestratorDb()
+const failedIn = (ctx: ActionContext, from: string, to: string) =>
+  ctx.db
     .selectFrom('orchestrator_executions')
     .where('processing_status', '=', 'failed')
     .where('created_at', '>=', from)
     .where('created_at', '<', to)
     .where(notDiagnostic());
 
-const countFailedIn = async (from: string, to: string) =>
+const countFailedIn = async (ctx: ActionContext, from: string, to: string) =>
   Number(
     (
-      await failedIn(from, to)
+      await failedIn(ctx, from, to)
         .select(sql<number>`count(*)`.as('n'))
         .executeTakeFirstOrThrow()
     ).n,
@@ -275,33 +267,34 @@ const countFailedIn = async (from: string, to: string) =>
  * (`remaining` says how many are left for the next call); a dry run only counts them. Repeating a
  * call retries only what has failed since: executions already reopened are no longer failed.
  */
-export function retryFailed(admin: LiveUser, input: BulkRetryInput, meta: RequestMeta, log: Logger) {
-  return audited(admin, meta, { action: 'executions.retry_failed', trackingId: null }, async () => {
+export function retryFailed(ctx: ActionContext, admin: LiveUser, input: BulkRetry, meta: RequestMeta) {
+  return audited(ctx, admin, meta, { action: 'executions.retry_failed', trackingId: null }, async () => {
     const from = new Date(input.from).toISOString();
     const to = new Date(input.to).toISOString();
     if (from >= to) throw badRequest('`from` must be before `to`.', Code.VALIDATION_FAILED, { details: [{ field: 'from', problem: 'not before to' }] });
-    const matched = await countFailedIn(from, to);
+    const matched = await countFailedIn(ctx, from, to);
     if (input.dryRun) return { success: true, dryRun: true, from, to, matched, retried: 0, trackingIds: [] as string[], remaining: matched };
-    const batch = await first(orchestratorDb(), failedIn(from, to).select('tracking_id').orderBy('created_at').orderBy('tracking_id'), input.limit).execute();
+    const batch = await first(ctx.db, failedIn(ctx, from, to).select('tracking_id').orderBy('created_at').orderBy('tracking_id'), input.limit).execute();
     const retried: string[] = [];
     for (const { tracking_id } of batch) {
-      if (await retryOne(admin, meta, tracking_id, log, { bulk: { from, to } })) retried.push(tracking_id);
+      if (await retryOne(ctx, admin, meta, tracking_id, { bulk: { from, to } })) retried.push(tracking_id);
     }
-    const remaining = await countFailedIn(from, to);
-    await record(orchestratorDb(), admin, meta, {
-      action: 'executions.retry_failed',
-      trackingId: null,
-      result: 'success',
-      details: { from, to, matched, retried: retried.length },
-    });
-    log.info('bulk retry requested from the administration API', { adminId: admin.id, from, to, matched, retried: retried.length, remaining });
+    const remaining = await countFailedIn(ctx, from, to);
+    await record(
+      ctx.db,
+      admin,
+      meta,
+      { action: 'executions.retry_failed', trackingId: null, result: 'success', details: { from, to, matched, retried: retried.length } },
+      ctx.now(),
+    );
+    ctx.log.info('bulk retry requested from the administration API', { adminId: admin.id, from, to, matched, retried: retried.length, remaining });
     return { success: true, dryRun: false, from, to, matched, retried: retried.length, trackingIds: retried, remaining };
   });
 }
 
 /** The administrators' actions naming an execution (as the one acted on, or as a re-run made from it), newest first. */
-export async function actionsFor(trackingId: string, limit = 50) {
-  const database = orchestratorDb();
+export async function actionsFor(ctx: Pick<OrchestratorContext, 'db'>, trackingId: string, limit = 50) {
+  const database = ctx.db;
   const rows = await first(
     database,
     database

@@ -1,11 +1,10 @@
-import { orchestratorDb } from '../db/tables';
+import type { Infer } from '../../../shared/http/schemas';
 import { containsIgnoringCase, sql, first, toIso } from '../../../shared/sql/dialect';
+import type { EXECUTIONS_QUERY, ExecutionStatusFilter } from '../schemas';
 import { EXECUTION_COLUMNS, executionView, runningSeconds } from './execution-view';
-import { countLongRunning, executionCounts, longRunningExecutions } from './queries';
+import { countLongRunning, executionCounts, longRunningExecutions, type Reads } from './queries';
 import { RECENT_WINDOW_MS, isoBefore } from './time-windows';
 
-export const EXECUTION_STATUS_FILTERS = ['all', 'completed', 'failed', 'processing'] as const;
-export type ExecutionStatusFilter = (typeof EXECUTION_STATUS_FILTERS)[number];
 /** The long-running list is bounded like the recent list; long_running_count says how many there are in all. */
 export const LONG_RUNNING_LIST_LIMIT = 100;
 
@@ -19,8 +18,8 @@ export const LONG_RUNNING_LIST_LIMIT = 100;
  * `matching` rows and sorts them. The cheaper of the two is taken: one company of 50,000 is a few
  * index ranges instead of a walk through most of the table, a common word stays a short walk.
  */
-async function recentExecutions(limit: number, status: ExecutionStatusFilter, search: string) {
-  const database = orchestratorDb();
+async function recentExecutions(ctx: Reads, limit: number, status: ExecutionStatusFilter, search: string) {
+  const database = ctx.db;
   let query = database.selectFrom('orchestrator_executions').select(EXECUTION_COLUMNS);
   if (status !== 'all') query = query.where('processing_status', '=', status);
   if (search) {
@@ -40,14 +39,16 @@ async function recentExecutions(limit: number, status: ExecutionStatusFilter, se
   return first(database, query.orderBy('created_at', 'desc').orderBy('tracking_id', 'desc'), limit).execute();
 }
 
-/** GET dashboard/executions: a 24-hour summary, the newest executions and every long-running one. */
-export async function executionsMonitor(now: Date, limit: number, status: ExecutionStatusFilter, search = '') {
+/** GET dashboard/executions: a 24-hour summary, the newest executions (of a status, of companies matching the trimmed search) and every long-running one. */
+export async function executionsMonitor(ctx: Reads, now: Date, query: Infer<typeof EXECUTIONS_QUERY>) {
+  const { limit, status } = query;
+  const search = query.search?.trim() ?? '';
   const since = isoBefore(now, RECENT_WINDOW_MS);
   const [counts, longRunningCount, recent, longRunning] = await Promise.all([
-    executionCounts(since),
-    countLongRunning(now),
-    recentExecutions(limit, status, search),
-    longRunningExecutions(now, LONG_RUNNING_LIST_LIMIT),
+    executionCounts(ctx, since),
+    countLongRunning(ctx, now),
+    recentExecutions(ctx, limit, status, search),
+    longRunningExecutions(ctx, now, LONG_RUNNING_LIST_LIMIT),
   ]);
   return {
     success: true,

@@ -1,6 +1,5 @@
-import { orchestratorDb } from '../db/tables';
 import { sql, first, toIso } from '../../../shared/sql/dialect';
-import { ERROR_PATTERNS, ERROR_SOURCES, errorCounts, executionCounts } from './queries';
+import { ERROR_PATTERNS, ERROR_SOURCES, errorCounts, executionCounts, type Reads } from './queries';
 import { notDiagnostic, stepKey } from '../db/rollups';
 import { later, splitWindow } from '../rollups/keys';
 import { failuresPerHour, logCounts } from '../rollups/read';
@@ -52,8 +51,8 @@ const SAMPLE_SCAN = 20;
 export const AFFECTED_CLIENTS_LIMIT = 50;
 
 /** Up to three distinct recent messages of a pattern, newest first, joined by " | " (sample_messages is one string). */
-async function sampleMessages(pattern: string, since: string): Promise<string> {
-  const database = orchestratorDb();
+async function sampleMessages(ctx: Reads, pattern: string, since: string): Promise<string> {
+  const database = ctx.db;
   const rows = await first(
     database,
     database
@@ -77,11 +76,11 @@ const byName = (a: string | null, b: string | null) => (a === b ? 0 : a === null
  * because a step inside it failed is not counted again): whole hours from the rollup, the first,
  * partial hour from the (status, timestamp, step) index.
  */
-async function stepFailures(since: string) {
+async function stepFailures(ctx: Reads, since: string) {
   const { partialEnd, fromHour } = splitWindow(since);
   const [hours, partial] = await Promise.all([
-    logCounts('failed_step', fromHour),
-    orchestratorDb()
+    logCounts(ctx, 'failed_step', fromHour),
+    ctx.db
       .selectFrom('orchestrator_processing_log')
       .select(['step_number', 'step_name', sql<number>`count(*)`.as('failures'), sql<string | Date>`max(${sql.ref('timestamp')})`.as('latest')])
       .where('status', '=', 'failed')
@@ -116,10 +115,10 @@ async function stepFailures(since: string) {
 }
 
 /** The most recent failed executions of the window (who was affected, by what) and how many there were (from the execution counts). */
-async function affectedClients(since: string) {
-  const database = orchestratorDb();
+async function affectedClients(ctx: Reads, since: string) {
+  const database = ctx.db;
   const [counts, rows] = await Promise.all([
-    executionCounts(since),
+    executionCounts(ctx, since),
     first(
       database,
       database
@@ -165,12 +164,12 @@ async function affectedClients(since: string) {
  * window's start, and the last one takes every later row. Whole hours come from the rollup, the
  * window's first, partial hour from the (status, timestamp) index.
  */
-async function timeline(since: string, now: Date, timeframe: Timeframe) {
+async function timeline(ctx: Reads, since: string, now: Date, timeframe: Timeframe) {
   const { unit } = TIMEFRAMES[timeframe];
   const { partialEnd, fromHour } = splitWindow(since);
   const [hours, partial] = await Promise.all([
-    failuresPerHour(fromHour),
-    orchestratorDb()
+    failuresPerHour(ctx, fromHour),
+    ctx.db
       .selectFrom('orchestrator_processing_log')
       .select(sql<number>`count(*)`.as('n'))
       .where('status', '=', 'failed')
@@ -189,17 +188,17 @@ async function timeline(since: string, now: Date, timeframe: Timeframe) {
 }
 
 /** GET dashboard/failures: what failed in the timeframe, why, where, whom it hit and when. */
-export async function failureAnalysis(now: Date, timeframe: Timeframe) {
+export async function failureAnalysis(ctx: Reads, now: Date, timeframe: Timeframe) {
   const since = isoBefore(now, TIMEFRAMES[timeframe].ms);
   const [patterns, sources, steps, affected, points] = await Promise.all([
-    errorCounts('error_pattern', ERROR_PATTERNS, since),
-    errorCounts('error_source', ERROR_SOURCES, since),
-    stepFailures(since),
-    affectedClients(since),
-    timeline(since, now, timeframe),
+    errorCounts(ctx, 'error_pattern', ERROR_PATTERNS, since),
+    errorCounts(ctx, 'error_source', ERROR_SOURCES, since),
+    stepFailures(ctx, since),
+    affectedClients(ctx, since),
+    timeline(ctx, since, now, timeframe),
   ]);
   const seen = ERROR_PATTERNS.filter((p) => (patterns.get(p)?.count ?? 0) > 0);
-  const samples = await Promise.all(seen.map((p) => sampleMessages(p, since)));
+  const samples = await Promise.all(seen.map((p) => sampleMessages(ctx, p, since)));
   const errorPatterns = seen
     .map((p, i) => ({ error_pattern: p, occurrences: patterns.get(p)!.count, latest_occurrence: patterns.get(p)!.latest, sample_messages: samples[i] }))
     .sort((a, b) => b.occurrences - a.occurrences || a.error_pattern.localeCompare(b.error_pattern));

@@ -1,6 +1,6 @@
 import { executionHours } from '../rollups/read';
 import { alertsFor, band, healthScore, successRate } from './health-score';
-import { ERROR_PATTERNS, ERROR_SOURCES, countLongRunning, errorCounts, executionCounts } from './queries';
+import { ERROR_PATTERNS, ERROR_SOURCES, countLongRunning, errorCounts, executionCounts, type Reads } from './queries';
 import { RECENT_WINDOW_MS, SUCCESS_RATE_WINDOW_MS, isoBefore, last24Hours } from './time-windows';
 
 export const DASHBOARD_VERSION = '2.3.1-enhanced';
@@ -18,9 +18,9 @@ export interface HourlyTrend {
 }
 
 /** From the hourly execution rollup: the window starts on an hour, so no raw rows are read. */
-export async function hourlyTrends(now: Date): Promise<HourlyTrend[]> {
+export async function hourlyTrends(ctx: Reads, now: Date): Promise<HourlyTrend[]> {
   const buckets = last24Hours(now);
-  const rows = await executionHours(buckets[0].key, true);
+  const rows = await executionHours(ctx, buckets[0].key, true);
   const trends = new Map<string, HourlyTrend>(
     buckets.map(({ key, start }) => [key, { hour: start, executions: 0, completed: 0, failed: 0, processing: 0, avg_duration_ms: null }]),
   );
@@ -37,16 +37,16 @@ export async function hourlyTrends(now: Date): Promise<HourlyTrend[]> {
 const byCountThenName = <T extends { name: string; count: number }>(a: T, b: T) => b.count - a.count || a.name.localeCompare(b.name);
 
 /** GET dashboard/overview: health score, error-source analysis, alerts and hourly trends. */
-export async function dashboardOverview(now: Date) {
+export async function dashboardOverview(ctx: Reads, now: Date) {
   const weekSince = isoBefore(now, SUCCESS_RATE_WINDOW_MS);
   const recentSince = isoBefore(now, RECENT_WINDOW_MS);
   const [week, recent, sources, patterns, longRunning, hourly] = await Promise.all([
-    executionCounts(weekSince),
-    executionCounts(recentSince),
-    errorCounts('error_source', ERROR_SOURCES, recentSince),
-    errorCounts('error_pattern', ERROR_PATTERNS, recentSince),
-    countLongRunning(now),
-    hourlyTrends(now),
+    executionCounts(ctx, weekSince),
+    executionCounts(ctx, recentSince),
+    errorCounts(ctx, 'error_source', ERROR_SOURCES, recentSince),
+    errorCounts(ctx, 'error_pattern', ERROR_PATTERNS, recentSince),
+    countLongRunning(ctx, now),
+    hourlyTrends(ctx, now),
   ]);
 
   const countOf = (map: Map<string, { count: number }>, name: string) => map.get(name)?.count ?? 0;

@@ -1,29 +1,20 @@
-import { orchestratorDb } from '../db/tables';
+import type { Infer } from '../../../shared/http/schemas';
 import { containsIgnoringCase, sql, page, toIso } from '../../../shared/sql/dialect';
-import type { ExecutionStatusFilter } from './executions';
+import type { PROFILES_QUERY } from '../schemas';
+import type { Reads } from './queries';
 
-export interface ProfileQuery {
-  page: number;
-  limit: number;
-  status: ExecutionStatusFilter;
-  /** Case-insensitive substring of the company name; empty matches every company. */
-  search: string;
-}
-
-/**
- * Whether a column contains `text`, ignoring case. A position search rather than LIKE, so `%`, `_`
- * and `[` in the search are plain characters on both dialects with no escaping to get wrong.
- */
 /**
  * The client companies that submitted reports, newest submission first: per company its execution
  * count, last submission time and latest execution (status, tracking id, industry). All of it is
  * the company rollup's (kept with every insert, status change and delete of an execution), paged
- * over its (last_submission_at, company_name) index; the search and the status apply to its rows.
+ * over its (last_submission_at, company_name) index; the search (a case-insensitive substring of
+ * the company name, trimmed; empty matches every company) and the status apply to its rows.
  */
-export async function clientProfiles(query: ProfileQuery) {
-  const database = orchestratorDb();
+export async function clientProfiles(ctx: Reads, query: Infer<typeof PROFILES_QUERY>) {
+  const database = ctx.db;
+  const search = query.search?.trim() ?? '';
   let profiles = database.selectFrom('orchestrator_company_rollup');
-  if (query.search) profiles = profiles.where(containsIgnoringCase(database, 'company_name', query.search));
+  if (search) profiles = profiles.where(containsIgnoringCase(database, 'company_name', search));
   if (query.status !== 'all') profiles = profiles.where('latest_status', '=', query.status);
   const ordered = profiles.selectAll().orderBy('last_submission_at', 'desc').orderBy('company_name', 'asc');
   const offset = (query.page - 1) * query.limit;
@@ -44,6 +35,6 @@ export async function clientProfiles(query: ProfileQuery) {
       latest_tracking_id: r.latest_tracking_id,
     })),
     pagination: { page: query.page, limit: query.limit, total, totalPages: Math.ceil(total / query.limit) },
-    filters: { status: query.status, search: query.search },
+    filters: { status: query.status, search },
   };
 }

@@ -1,5 +1,5 @@
-import { orchestratorDb } from '../db/tables';
 import { sql, first } from '../../../shared/sql/dialect';
+import type { OrchestratorContext } from '../context';
 import { EXECUTION_COLUMNS, type ExecutionRow } from './execution-view';
 import { LONG_RUNNING_MS, isoBefore } from './time-windows';
 import { later, splitWindow } from '../rollups/keys';
@@ -8,6 +8,9 @@ import { executionHours, logCounts } from '../rollups/read';
 
 /** The classifications the workflow logger stores at write time, which the dashboards count (defined once, with the rules that assign them). */
 export { ERROR_PATTERNS, ERROR_SOURCES } from '../workflow/error-classification';
+
+/** What the dashboards' counts read: the database. */
+export type Reads = Pick<OrchestratorContext, 'db'>;
 
 export interface ExecutionCounts {
   total: number;
@@ -23,11 +26,11 @@ export interface ExecutionCounts {
  * window's first, partial hour from the rows over the (processing_status, created_at, duration_ms)
  * index. Diagnostic executions are not counted (shared/sql/rollups.ts).
  */
-export async function executionCounts(since: string): Promise<ExecutionCounts> {
+export async function executionCounts(ctx: Reads, since: string): Promise<ExecutionCounts> {
   const { partialEnd, fromHour } = splitWindow(since);
   const [hours, partial] = await Promise.all([
-    executionHours(fromHour),
-    orchestratorDb()
+    executionHours(ctx, fromHour),
+    ctx.db
       .selectFrom('orchestrator_executions')
       .select([
         'processing_status',
@@ -67,11 +70,16 @@ export interface ErrorCount {
  * partial hour from the rows, one row per known value in one round trip (UNION ALL), each count
  * a range of the (column, timestamp) index and each latest a single seek at its end.
  */
-export async function errorCounts(column: 'error_source' | 'error_pattern', values: readonly string[], since: string): Promise<Map<string, ErrorCount>> {
-  const database = orchestratorDb();
+export async function errorCounts(
+  ctx: Reads,
+  column: 'error_source' | 'error_pattern',
+  values: readonly string[],
+  since: string,
+): Promise<Map<string, ErrorCount>> {
+  const database = ctx.db;
   const { partialEnd, fromHour } = splitWindow(since);
   const [hours, partial] = await Promise.all([
-    logCounts(column, fromHour),
+    logCounts(ctx, column, fromHour),
     unionAll(
       values.map((value) => {
         const matching = () =>
@@ -118,9 +126,9 @@ const longRunningSince = (now: Date) => isoBefore(now, LONG_RUNNING_MS);
  * Processing executions that began more than 10 minutes ago (created_at bounds the index range; a
  * start is never before creation), diagnostic ones aside (they count in no alert).
  */
-function longRunningQuery(now: Date) {
+function longRunningQuery(ctx: Reads, now: Date) {
   const cutoff = longRunningSince(now);
-  return orchestratorDb()
+  return ctx.db
     .selectFrom('orchestrator_executions')
     .where('processing_status', '=', 'processing')
     .where('created_at', '<', cutoff)
@@ -128,14 +136,14 @@ function longRunningQuery(now: Date) {
     .where(notDiagnostic());
 }
 
-export async function countLongRunning(now: Date): Promise<number> {
-  const row = await longRunningQuery(now)
+export async function countLongRunning(ctx: Reads, now: Date): Promise<number> {
+  const row = await longRunningQuery(ctx, now)
     .select(sql<number>`count(*)`.as('count'))
     .executeTakeFirstOrThrow();
   return Number(row.count);
 }
 
 /** The longest-running first. */
-export async function longRunningExecutions(now: Date, limit: number): Promise<ExecutionRow[]> {
-  return first(orchestratorDb(), longRunningQuery(now).select(EXECUTION_COLUMNS).orderBy('created_at', 'asc').orderBy('tracking_id', 'asc'), limit).execute();
+export async function longRunningExecutions(ctx: Reads, now: Date, limit: number): Promise<ExecutionRow[]> {
+  return first(ctx.db, longRunningQuery(ctx, now).select(EXECUTION_COLUMNS).orderBy('created_at', 'asc').orderBy('tracking_id', 'asc'), limit).execute();
 }

@@ -1,31 +1,13 @@
 import type { Expression, SqlBool } from 'kysely';
 import { Code, badRequest } from '../../../shared/http/errors';
-import { orchestratorDb } from '../db/tables';
+import type { Infer } from '../../../shared/http/schemas';
 import { containsIgnoringCase, first, isMssql, sql, toIso, type AnyKysely } from '../../../shared/sql/dialect';
-import { ERROR_PATTERNS } from '../workflow/error-classification';
-import { CANCELLED } from '../workflow/executions';
+import type { EXECUTION_SEARCH_QUERY, SearchSort } from '../schemas';
 import { EXECUTION_COLUMNS, executionView } from './execution-view';
-import type { ExecutionStatusFilter } from './executions';
+import type { Reads } from './queries';
 
-/** What the error filter takes: the classified patterns, and the mark of an execution an administrator cancelled. */
-export const ERROR_FILTERS = [...ERROR_PATTERNS, CANCELLED] as const;
-export const SEARCH_SORTS = ['newest', 'oldest', 'longest', 'company'] as const;
-export type SearchSort = (typeof SEARCH_SORTS)[number];
-/** requested_by takes up to this many user ids (the console resolves an email search at identity into them). */
-export const MAX_REQUESTERS = 25;
-
-export interface ExecutionSearch {
-  trackingId?: string;
-  company?: string;
-  requestedBy?: string;
-  status: ExecutionStatusFilter;
-  error?: (typeof ERROR_FILTERS)[number];
-  from?: string;
-  to?: string;
-  sort: SearchSort;
-  limit: number;
-  cursor?: string;
-}
+/** The finder's query, as its schema (EXECUTION_SEARCH_QUERY) checks it, defaults filled in. */
+export type ExecutionSearch = Infer<typeof EXECUTION_SEARCH_QUERY>;
 
 type Key = { expression: Expression<unknown>; direction: 'asc' | 'desc'; value: (row: Row) => string | number };
 type Row = Record<(typeof EXECUTION_COLUMNS)[number] | 'requested_by', unknown> & { tracking_id: string };
@@ -99,13 +81,13 @@ function startsWith(database: AnyKysely, column: string, prefix: string) {
  * who requested them, status, error and creation time range, in one of four orders, a page at a
  * time with a cursor (no offsets: a page reads its rows and no more, however deep).
  */
-export async function searchExecutions(query: ExecutionSearch, now: Date) {
-  const database = orchestratorDb();
+export async function searchExecutions(ctx: Reads, query: ExecutionSearch, now: Date) {
+  const database = ctx.db;
   const keys = keysOf(query.sort);
   let q = database.selectFrom('orchestrator_executions').select([...EXECUTION_COLUMNS, 'requested_by']);
-  if (query.trackingId) q = q.where(startsWith(database, 'tracking_id', query.trackingId));
+  if (query.tracking_id) q = q.where(startsWith(database, 'tracking_id', query.tracking_id));
   if (query.company) q = q.where(containsIgnoringCase(database, 'company_name', query.company));
-  if (query.requestedBy) q = q.where('requested_by', 'in', query.requestedBy.split(','));
+  if (query.requested_by) q = q.where('requested_by', 'in', query.requested_by.split(','));
   if (query.status !== 'all') q = q.where('processing_status', '=', query.status);
   if (query.error) q = q.where('error_pattern', '=', query.error);
   if (query.from) q = q.where('created_at', '>=', new Date(query.from).toISOString());
@@ -116,8 +98,12 @@ export async function searchExecutions(query: ExecutionSearch, now: Date) {
   const rows = (await first(database, q, query.limit + 1).execute()) as unknown as Row[];
   const pageRows = rows.slice(0, query.limit);
   const last = pageRows.at(-1);
+  // The answer names the filters as they were always answered: trackingId and requestedBy.
+  const { tracking_id, requested_by, ...rest } = query;
   const filters = Object.fromEntries(
-    Object.entries({ ...query, cursor: undefined, limit: query.limit }).filter(([, v]) => v !== undefined && v !== '' && v !== null),
+    Object.entries({ ...rest, trackingId: tracking_id, requestedBy: requested_by, cursor: undefined, limit: query.limit }).filter(
+      ([, v]) => v !== undefined && v !== '' && v !== null,
+    ),
   );
   return {
     success: true,

@@ -1,10 +1,9 @@
-import { orchestratorDb } from '../db/tables';
-import { first, toIso } from '../../../shared/sql/dialect';
-import { Code, notFound } from '../../../shared/http/errors';
-import { downloadLinks } from '../report/report-store';
-import type { ReportAsset } from '../workflow/executions';
-import { stepsFor } from '../workflow/stages';
 import type { Plan } from '../../../shared/auth/access-token';
+import { Code, notFound } from '../../../shared/http/errors';
+import { first, toIso } from '../../../shared/sql/dialect';
+import type { OrchestratorContext } from '../context';
+import type { ReportAsset } from '../report/report-store';
+import { stepsFor } from '../workflow/stages';
 import { actionsFor } from './actions';
 import { EXECUTION_COLUMNS, executionView } from './execution-view';
 
@@ -36,8 +35,8 @@ function stepMetrics(logs: { step_number: number | null; status: string }[], pla
 }
 
 /** GET status/{trackingId}: one execution with its submission, log, progress and download links. */
-export async function executionStatus(trackingId: string, now: Date) {
-  const database = orchestratorDb();
+export async function executionStatus(ctx: Pick<OrchestratorContext, 'db' | 'reports'>, trackingId: string, now: Date) {
+  const database = ctx.db;
   const execution = await database
     .selectFrom('orchestrator_executions')
     .select([...EXECUTION_COLUMNS, 'submission', 'assets', 'requested_by', 'plan', 'visuals_error', 'updated_at'])
@@ -59,7 +58,7 @@ export async function executionStatus(trackingId: string, now: Date) {
     current_step_number: view.current_step?.step_number ?? null,
   };
   // The same signed, read-only links the report's owner gets from GET /orchestrator/api/reports/{trackingId}.
-  const [downloads, actions] = await Promise.all([downloadLinks(parseJson<ReportAsset[]>(execution.assets, [])), actionsFor(trackingId)]);
+  const [downloads, actions] = await Promise.all([ctx.reports.downloadLinks(parseJson<ReportAsset[]>(execution.assets, [])), actionsFor(ctx, trackingId)]);
   const links = downloads.map((d) => d.url);
 
   return {

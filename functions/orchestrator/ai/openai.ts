@@ -1,5 +1,5 @@
+import type { TokenCredential } from '@azure/identity';
 import OpenAI, { AzureOpenAI } from 'openai';
-import { azureCredential } from '../../../shared/azure-credential';
 import type { Config } from '../../../shared/config';
 import { indicatorFigures, keyFigures, type ReportAnalysis } from '../report/analysis';
 import { reportFormat } from '../report/words';
@@ -77,9 +77,11 @@ export class OpenAiProvider implements AiProvider {
   readonly offline = false;
   private readonly client: OpenAI;
 
+  /** `credential`: the managed identity, asked for only by Azure OpenAI without an API key. */
   constructor(
     readonly name: 'openai' | 'azure-openai',
     private readonly cfg: Config,
+    credential: () => TokenCredential,
   ) {
     const common = { timeout: cfg.ORCHESTRATOR_AI_TIMEOUT_MS, maxRetries: cfg.ORCHESTRATOR_AI_MAX_RETRIES, fetch: fetchWithTimeoutName };
     if (name === 'azure-openai') {
@@ -91,7 +93,7 @@ export class OpenAiProvider implements AiProvider {
         deployment: cfg.ORCHESTRATOR_AI_MODEL,
         ...(cfg.ORCHESTRATOR_AI_API_KEY
           ? { apiKey: cfg.ORCHESTRATOR_AI_API_KEY }
-          : { azureADTokenProvider: getBearerTokenProvider(azureCredential(), 'https://cognitiveservices.azure.com/.default') }),
+          : { azureADTokenProvider: getBearerTokenProvider(credential(), 'https://cognitiveservices.azure.com/.default') }),
       });
     } else {
       // Local OpenAI-compatible servers often need no key; the client insists on one.

@@ -1,3 +1,4 @@
+import type { Config } from '../../../shared/config';
 import type { ReportAnalysis } from '../report/analysis';
 import type { SectionDefinition } from '../workflow/stages';
 import type { SectionContent } from './section-content';
@@ -17,3 +18,6 @@ export interface AiProvider {
   readonly offline: boolean;
   writeSection(section: SectionDefinition, analysis: ReportAnalysis): Promise<SectionDraft>;
 }
+
+/** The provider the settings name: the one set, else openai when an endpoint is set, else offline. */
+export const aiProviderName = (cfg: Config): AiProvider['name'] => cfg.ORCHESTRATOR_AI_PROVIDER ?? (cfg.ORCHESTRATOR_AI_ENDPOINT ? 'openai' : 'offline');

@@ -2,7 +2,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { currentPlatform, member } from '../../../shared/platform';
+import type { ServiceContext } from '../../../shared/context';
+import { member } from '../../../shared/platform';
 
 /**
  * The administration console's built files (`npm run build` writes them to dist/console, which is
@@ -61,8 +62,8 @@ function load(dir: string): Map<string, Asset> {
 const CONSOLE_FILES = member('console files', () => new Map<string, Map<string, Asset>>());
 
 /** The console's files by path relative to the console folder (`index.html`, `assets/main-XXXX.js`); empty when the console was not built. */
-export function consoleAssets(dir = CONSOLE_DIR): Map<string, Asset> {
-  const byDir = currentPlatform().get(CONSOLE_FILES);
+export function consoleAssets(ctx: Pick<ServiceContext, 'platform'>, dir = CONSOLE_DIR): Map<string, Asset> {
+  const byDir = ctx.platform.get(CONSOLE_FILES);
   let assets = byDir.get(dir);
   if (!assets?.size) byDir.set(dir, (assets = load(dir)));
   return assets;
@@ -76,7 +77,7 @@ export type AssetLookup = { kind: 'file'; name: string; asset: Asset } | { kind:
  * the folder); an extensionless path is a page of the single-page app and gets index.html; a path
  * with an extension that is not a built file is not found (a missing script must not get HTML).
  */
-export function lookupAsset(requestPath: string | undefined, assets = consoleAssets()): AssetLookup {
+export function lookupAsset(requestPath: string | undefined, assets: Map<string, Asset>): AssetLookup {
   if (!assets.size) return { kind: 'not-built' };
   const rel = requestPath ?? '';
   if (rel.length > 512) return { kind: 'invalid', reason: 'path is longer than 512 characters' };

@@ -1,4 +1,4 @@
-import { config, publicUrl, serviceUrl, type Config } from '../../../shared/config';
+import { publicUrl, serviceUrl, type Config } from '../../../shared/config';
 import { trimTrailingSlashes } from '../../../shared/text';
 
 /** What the console's browser code learns from `orchestrator/console/config.json`: where each service's public API is. */
@@ -19,7 +19,7 @@ function baseFor(url: string, own: URL): string {
   return parsed.origin === own.origin ? base : `${parsed.origin}${base}`;
 }
 
-export function consoleConfig(cfg: Config = config()): ConsoleConfig {
+export function consoleConfig(cfg: Config): ConsoleConfig {
   const own = new URL(publicUrl(cfg));
   return {
     services: {
@@ -37,7 +37,7 @@ export function consoleConfig(cfg: Config = config()): ConsoleConfig {
  * with the admin's token and shown from a blob), and API calls only to this origin and the
  * platform's own services in other apps.
  */
-export function consoleCsp(cfg: Config = config()): string {
+export function consoleCsp(cfg: Config): string {
   const origins = new Set<string>();
   for (const base of Object.values(consoleConfig(cfg).services)) if (/^https?:\/\//.test(base)) origins.add(new URL(base).origin);
   return [

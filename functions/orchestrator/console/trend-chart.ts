@@ -1,12 +1,8 @@
-import { config, serviceUrl } from '../../../shared/config';
 import { badGateway, badRequest, Code } from '../../../shared/http/errors';
 import { hourlyTrends, type HourlyTrend } from '../admin/overview';
-
-export const TREND_THEMES = ['professional', 'executive', 'corporate'] as const;
-export type TrendTheme = (typeof TREND_THEMES)[number];
-/** wide: 24 columns, 960 x 320 (a desktop); narrow: 24 rows, 380 x 720 (a phone, where 24 columns have no room for their labels). */
-export const TREND_LAYOUTS = ['wide', 'narrow'] as const;
-export type TrendLayout = (typeof TREND_LAYOUTS)[number];
+import type { OrchestratorContext } from '../context';
+import type { TrendLayout, TrendTheme } from '../schemas';
+import type { VisualClient } from '../visual-client';
 
 /** Series colours, distinguishable for the common colour-vision deficiencies (Okabe-Ito) and the same in every theme. */
 const SERIES = [
@@ -61,16 +57,10 @@ export function trendChartSpec(hourly: HourlyTrend[], timeZone: string, layout: 
   };
 }
 
-/** A call to {visual_url}; the service token goes only to the API, never to the public cache route. */
-async function visual(path: string, init: RequestInit): Promise<Response> {
-  const cfg = config();
-  const token: Record<string, string> = path.startsWith('/api/') && cfg.VISUAL_API_TOKEN ? { authorization: `Bearer ${cfg.VISUAL_API_TOKEN}` } : {};
+/** A call to {visual_url} (the service token goes only to the API, never to the public cache route); any failure is a 502. */
+async function visual(client: VisualClient, path: string, init: RequestInit): Promise<Response> {
   try {
-    const response = await fetch(`${serviceUrl('visual', cfg)}${path}`, {
-      ...init,
-      headers: { ...token, ...(init.headers as Record<string, string>) },
-      signal: AbortSignal.timeout(cfg.ORCHESTRATOR_VISUAL_TIMEOUT_MS),
-    });
+    const response = await client.request(path, init);
     if (!response.ok) throw new Error(`answered ${response.status}: ${(await response.text()).slice(0, 200)}`);
     return response;
   } catch (error) {
@@ -83,9 +73,16 @@ async function visual(path: string, init: RequestInit): Promise<Response> {
  * visual service caches by the chart's content, so until a count changes the chart is a cache
  * hit; the orchestrator holds the service token, the browser only its own admin token.
  */
-export async function trendChart(now: Date, theme: TrendTheme, timeZone: string, layout: TrendLayout = 'wide'): Promise<TrendChart> {
-  const hourly = await hourlyTrends(now);
-  const render = await visual('/api/v1/charts/render', {
+export async function trendChart(
+  ctx: Pick<OrchestratorContext, 'db' | 'visual'>,
+  now: Date,
+  theme: TrendTheme,
+  timeZone: string,
+  layout: TrendLayout = 'wide',
+): Promise<TrendChart> {
+  const hourly = await hourlyTrends(ctx, now);
+  const client = ctx.visual;
+  const render = await visual(client, '/api/v1/charts/render', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ charts: [trendChartSpec(hourly, timeZone, layout)], format: 'svg', theme }),
@@ -94,7 +91,7 @@ export async function trendChart(now: Date, theme: TrendTheme, timeZone: string,
   // Only the cache key is taken from the answer: the image is read from {visual_url} itself, whatever host the URL names.
   const key = /\/cache\/([a-f0-9]{64})$/.exec(String(body.charts?.[0]?.imageUrl ?? ''))?.[1];
   if (!key) throw badGateway('The visual service answered without a cached image', Code.VISUAL_UNAVAILABLE);
-  const image = await visual(`/cache/${key}`, { method: 'GET' });
+  const image = await visual(client, `/cache/${key}`, { method: 'GET' });
   const svg = Buffer.from(await image.arrayBuffer());
   if (!/^image\/svg\+xml/.test(image.headers.get('content-type') ?? ''))
     throw badGateway('The visual service did not return an SVG image', Code.VISUAL_UNAVAILABLE);

@@ -1,5 +1,5 @@
-import type { Generated, Insertable, Kysely } from 'kysely';
-import { db } from '../../../shared/sql/db';
+import type { Plan } from '../../../shared/plan-ids';
+import type { Generated, Insertable } from 'kysely';
 import type { Timestamp } from '../../../shared/sql/tables';
 
 /**
@@ -37,7 +37,7 @@ export interface ExecutionsTable {
   /** JSON of the submitted request body. */
   submission: string;
   requested_by: string;
-  plan: 'free' | 'pro' | 'enterprise';
+  plan: Plan;
   current_step: number | null;
   current_step_name: string | null;
   /** How many times a queue message started this execution. */
@@ -140,9 +140,6 @@ export type OrchestratorTables = {
   orchestrator_company_rollup: CompanyRollupTable;
   orchestrator_admin_actions: AdminActionsTable;
 };
-
-/** The orchestrator's view of the platform's database. */
-export const orchestratorDb = (): Kysely<OrchestratorTables> => db() as Kysely<OrchestratorTables>;
 
 /** A processing-log row as the workflow writes it. */
 export type LogRow = Insertable<OrchestratorTables['orchestrator_processing_log']>;

@@ -1,4 +1,5 @@
-import { NAICS_SECTORS, type ReportRequest } from './submission';
+import { NAICS_SECTORS } from './industries';
+import type { ReportRequest } from './submission';
 import { DEFAULT_LOCALE, describeMetric, reportFormat } from './words';
 
 export interface YearAnalysis {

@@ -8,7 +8,8 @@ import { fontFallback, REPORT_FONT_FAMILY, reportFontFiles, type FontFallback } 
 import { REPORT_TEMPLATE } from './report-template';
 import type { ChartImage, ReportVisuals } from './visuals';
 import { documentLanguage, reportFormat } from './words';
-import { currentPlatform, member } from '../../../shared/platform';
+import type { ServiceContext } from '../../../shared/context';
+import { member } from '../../../shared/platform';
 
 export interface WrittenSection {
   id: SectionId;
@@ -187,11 +188,9 @@ const TYPST = member('typst compiler', (): NodeCompiler => {
   const { NodeCompiler } = require('@myriaddreamin/typst-ts-node-compiler') as typeof import('@myriaddreamin/typst-ts-node-compiler');
   return NodeCompiler.create({ workspace: WORKSPACE, fontArgs: [{ fontBlobs: reportFontFiles().map((file) => fs.readFileSync(file)) }] });
 });
-const typst = (): NodeCompiler => currentPlatform().get(TYPST);
 
 /** One PDF/UA-1 document from the model and chart files: tagged, with /Lang, title, outline and every font embedded. */
-function typeset(model: PdfModel, charts: ChartImage[], generatedAt: Date): { bytes: Buffer; pages: number } {
-  const c = typst();
+function typeset(c: NodeCompiler, model: PdfModel, charts: ChartImage[], generatedAt: Date): { bytes: Buffer; pages: number } {
   c.resetShadow();
   try {
     c.mapShadow(`${WORKSPACE}/report.json`, Buffer.from(JSON.stringify(model)));
@@ -217,14 +216,15 @@ function typeset(model: PdfModel, charts: ChartImage[], generatedAt: Date): { by
  * note on how the report was made. Charts the typesetter refuses are dropped rather than failing
  * the report, as when the visual service is down, and the report says so.
  */
-export async function renderReportPdf(report: ReportDocument): Promise<RenderedPdf> {
+export async function renderReportPdf(ctx: Pick<ServiceContext, 'platform'>, report: ReportDocument): Promise<RenderedPdf> {
+  const compiler = ctx.platform.get(TYPST);
   const charts = report.visuals.charts;
   try {
-    return { ...typeset(reportModel(report, charts).model, charts, report.generatedAt), chartsDropped: null };
+    return { ...typeset(compiler, reportModel(report, charts).model, charts, report.generatedAt), chartsDropped: null };
   } catch (error) {
     if (!charts.length) throw error;
     const reason = `charts left out: ${(error as Error).message}`;
     const note = 'The charts could not be set in this document; every figure they would show is in the tables and the text.';
-    return { ...typeset(reportModel(report, [], note).model, [], report.generatedAt), chartsDropped: reason };
+    return { ...typeset(compiler, reportModel(report, [], note).model, [], report.generatedAt), chartsDropped: reason };
   }
 }

@@ -1,8 +1,10 @@
 import type { Plan } from '../../../shared/auth/access-token';
 import { Code, httpError } from '../../../shared/http/errors';
-import { findPlan } from '../../../shared/plans';
-import { orchestratorDb } from '../db/tables';
 import { isDuplicateKey } from '../../../shared/sql/dialect';
+import type { OrchestratorContext } from '../context';
+
+/** What the quota reaches: the database, and the plan table the plans are sold from. */
+type QuotaContext = Pick<OrchestratorContext, 'db' | 'plans'>;
 
 export interface QuotaUse {
   /** Reports allowed this month; null is unlimited. */
@@ -16,8 +18,8 @@ export interface QuotaUse {
 const monthOf = (now: Date) => now.toISOString().slice(0, 7);
 const nextMonth = (now: Date) => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
 
-function increment(userId: string, month: string, limit: number) {
-  return orchestratorDb()
+function increment(ctx: QuotaContext, userId: string, month: string, limit: number) {
+  return ctx.db
     .updateTable('orchestrator_report_quota')
     .set((eb) => ({ reports: eb('reports', '+', 1) }))
     .where('user_id', '=', userId)
@@ -31,23 +33,23 @@ function increment(userId: string, month: string, limit: number) {
  * the plans are sold from), or refuses with 429 REPORT_QUOTA_EXCEEDED. One conditional increment in
  * SQL, so concurrent requests on any number of instances never exceed the limit.
  */
-export async function takeReportQuota(userId: string, plan: Plan, now: Date): Promise<QuotaUse> {
-  const limit = findPlan(plan)?.reportsPerMonth ?? null;
+export async function takeReportQuota(ctx: QuotaContext, userId: string, plan: Plan, now: Date): Promise<QuotaUse> {
+  const limit = ctx.plans.find((p) => p.id === plan)?.reportsPerMonth ?? null;
   const month = monthOf(now);
   const resetsAt = nextMonth(now).toISOString();
   if (limit === null) return { limit, count: 0, resetsAt };
-  let taken = limit > 0 && Number((await increment(userId, month, limit)).numUpdatedRows) === 1;
+  let taken = limit > 0 && Number((await increment(ctx, userId, month, limit)).numUpdatedRows) === 1;
   if (!taken && limit > 0) {
     try {
-      await orchestratorDb().insertInto('orchestrator_report_quota').values({ user_id: userId, month, reports: 1 }).execute();
+      await ctx.db.insertInto('orchestrator_report_quota').values({ user_id: userId, month, reports: 1 }).execute();
       taken = true;
     } catch (error) {
       if (!isDuplicateKey(error)) throw error;
       // Another request created this month's row first: count on it.
-      taken = Number((await increment(userId, month, limit)).numUpdatedRows) === 1;
+      taken = Number((await increment(ctx, userId, month, limit)).numUpdatedRows) === 1;
     }
   }
-  const row = await orchestratorDb()
+  const row = await ctx.db
     .selectFrom('orchestrator_report_quota')
     .select('reports')
     .where('user_id', '=', userId)
@@ -65,9 +67,9 @@ export async function takeReportQuota(userId: string, plan: Plan, now: Date): Pr
 }
 
 /** Gives back a report taken with `use` (its request could not be queued). */
-export async function returnReportQuota(userId: string, use: QuotaUse, now: Date): Promise<void> {
+export async function returnReportQuota(ctx: Pick<OrchestratorContext, 'db'>, userId: string, use: QuotaUse, now: Date): Promise<void> {
   if (use.limit === null) return;
-  await orchestratorDb()
+  await ctx.db
     .updateTable('orchestrator_report_quota')
     .set((eb) => ({ reports: eb('reports', '-', 1) }))
     .where('user_id', '=', userId)

@@ -1,10 +1,21 @@
 import type { UserDelegationKey } from '@azure/storage-blob';
-import { config } from '../../../shared/config';
-import { currentPlatform, member, currentTimeMs } from '../../../shared/platform';
-import { blobServiceClient, container } from '../../../shared/storage';
+import type { Config } from '../../../shared/config';
+import { member } from '../../../shared/platform';
+import type { Storage } from '../../../shared/storage';
 import { vendored } from '../../../shared/vendor';
 import { DependencyError } from '../workflow/error-classification';
-import type { ReportAsset, RunLease } from '../workflow/executions';
+
+/** A stored report file (an execution's `assets`); links are signed when read. */
+export interface ReportAsset {
+  kind: 'pdf' | 'presentation';
+  blob: string;
+  contentType: string;
+  fileName: string;
+  size: number;
+}
+
+/** The run a file is stored for: its execution and attempt (its RunLease). */
+type StoringRun = { trackingId: string; attempt: number };
 
 export interface DownloadLink {
   kind: ReportAsset['kind'];
@@ -20,10 +31,10 @@ export interface DownloadLink {
  * files, so a run that was superseded (cancelled and retried, or taken over) can never overwrite
  * the files of the run that completes it. Earlier attempts' files go with the container's retention.
  */
-export async function storeReportFile(run: RunLease, file: Omit<ReportAsset, 'blob' | 'size'>, content: Buffer): Promise<ReportAsset> {
+async function storeReportFile(deps: StoreDeps, run: StoringRun, file: Omit<ReportAsset, 'blob' | 'size'>, content: Buffer): Promise<ReportAsset> {
   const blob = `${run.trackingId}/${run.attempt}/${file.fileName}`;
   try {
-    const client = (await container(config().ORCHESTRATOR_REPORTS_CONTAINER)).getBlockBlobClient(blob);
+    const client = (await deps.storage.container(deps.config.ORCHESTRATOR_REPORTS_CONTAINER)).getBlockBlobClient(blob);
     await client.uploadData(content, { blobHTTPHeaders: { blobContentType: file.contentType } });
   } catch (error) {
     throw new DependencyError('BLOB_STORAGE', error);
@@ -31,18 +42,24 @@ export async function storeReportFile(run: RunLease, file: Omit<ReportAsset, 'bl
   return { ...file, blob, size: content.length };
 }
 
-const DELEGATION_KEY = member('user delegation key', () => ({}) as { key?: UserDelegationKey; expiresOn?: Date });
+/** The user-delegation key in use, held by the platform (its storage account's). */
+export interface HeldDelegationKey {
+  key?: UserDelegationKey;
+  expiresOn?: Date;
+}
+export const DELEGATION_KEY = member('user delegation key', (): HeldDelegationKey => ({}));
 
 /**
  * Keys of user-delegation SAS are fetched with the managed identity and reused until an hour before
  * they lapse; the platform holds the current one (its storage account's).
  */
-async function userDelegationKey(expiresOn: Date): Promise<UserDelegationKey> {
-  const held = currentPlatform().get(DELEGATION_KEY);
+async function userDelegationKey(deps: StoreDeps, expiresOn: Date): Promise<UserDelegationKey> {
+  const held = deps.delegation;
   if (held.key && held.expiresOn!.getTime() - 3_600_000 > expiresOn.getTime()) return held.key;
-  const startsOn = new Date(currentTimeMs() - 5 * 60_000);
-  const keyExpiresOn = new Date(Math.max(expiresOn.getTime(), currentTimeMs()) + 24 * 3_600_000);
-  held.key = await blobServiceClient().getUserDelegationKey(startsOn, keyExpiresOn);
+  const nowMs = deps.now().getTime();
+  const startsOn = new Date(nowMs - 5 * 60_000);
+  const keyExpiresOn = new Date(Math.max(expiresOn.getTime(), nowMs) + 24 * 3_600_000);
+  held.key = await deps.storage.blobs.getUserDelegationKey(startsOn, keyExpiresOn);
   held.expiresOn = keyExpiresOn;
   return held.key;
 }
@@ -51,16 +68,17 @@ async function userDelegationKey(expiresOn: Date): Promise<UserDelegationKey> {
  * Read-only, time-limited links: signed with the account key when the connection string has one
  * (Azurite, key-based accounts), otherwise with a user-delegation key of the managed identity.
  */
-export async function downloadLinks(assets: ReportAsset[]): Promise<DownloadLink[]> {
+async function downloadLinks(deps: StoreDeps, assets: ReportAsset[]): Promise<DownloadLink[]> {
   if (!assets.length) return [];
-  const cfg = config();
+  const cfg = deps.config;
   const { BlobSASPermissions, generateBlobSASQueryParameters, SASProtocol, StorageSharedKeyCredential } = vendored('@azure/storage-blob');
-  const service = blobServiceClient();
+  const service = deps.storage.blobs;
   const containerName = cfg.ORCHESTRATOR_REPORTS_CONTAINER;
-  const startsOn = new Date(currentTimeMs() - 5 * 60_000);
-  const expiresOn = new Date(currentTimeMs() + cfg.ORCHESTRATOR_DOWNLOAD_LINK_MINUTES * 60_000);
+  const nowMs = deps.now().getTime();
+  const startsOn = new Date(nowMs - 5 * 60_000);
+  const expiresOn = new Date(nowMs + cfg.ORCHESTRATOR_DOWNLOAD_LINK_MINUTES * 60_000);
   const sharedKey = service.credential instanceof StorageSharedKeyCredential ? service.credential : undefined;
-  const delegation = sharedKey ? undefined : await userDelegationKey(expiresOn);
+  const delegation = sharedKey ? undefined : await userDelegationKey(deps, expiresOn);
   return assets.map((asset) => {
     const values = {
       containerName,
@@ -77,3 +95,25 @@ export async function downloadLinks(assets: ReportAsset[]): Promise<DownloadLink
     return { kind: asset.kind, fileName: asset.fileName, contentType: asset.contentType, size: asset.size, url, expiresAt: expiresOn.toISOString() };
   });
 }
+
+/** What the report store is made of: the platform's storage, the settings (container, link lifetime), the clock, the delegation key held. */
+export interface StoreDeps {
+  readonly storage: Storage;
+  readonly config: Config;
+  now(): Date;
+  readonly delegation: HeldDelegationKey;
+}
+
+/** Where a run's report files are stored, and the signed links they are read by. */
+export interface ReportStore {
+  /** The container the files are in (ORCHESTRATOR_REPORTS_CONTAINER). */
+  readonly container: string;
+  store(run: StoringRun, file: Omit<ReportAsset, 'blob' | 'size'>, content: Buffer): Promise<ReportAsset>;
+  downloadLinks(assets: ReportAsset[]): Promise<DownloadLink[]>;
+}
+
+export const reportStore = (deps: StoreDeps): ReportStore => ({
+  container: deps.config.ORCHESTRATOR_REPORTS_CONTAINER,
+  store: (run, file, content) => storeReportFile(deps, run, file, content),
+  downloadLinks: (assets) => downloadLinks(deps, assets),
+});

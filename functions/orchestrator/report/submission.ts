@@ -1,78 +1,10 @@
 import { badRequest, Code } from '../../../shared/http/errors';
-import { supportedLocale } from './words';
 import type { Infer } from '../../../shared/http/schemas';
+import type { REPORT_REQUEST } from '../schemas';
+import { supportedLocale } from './words';
 
-/** NAICS 2022 sectors (two-digit codes, ranges as the standard writes them). */
-export const NAICS_SECTORS: Record<string, string> = {
-  '11': 'Agriculture, Forestry, Fishing and Hunting',
-  '21': 'Mining, Quarrying, and Oil and Gas Extraction',
-  '22': 'Utilities',
-  '23': 'Construction',
-  '31-33': 'Manufacturing',
-  '42': 'Wholesale Trade',
-  '44-45': 'Retail Trade',
-  '48-49': 'Transportation and Warehousing',
-  '51': 'Information',
-  '52': 'Finance and Insurance',
-  '53': 'Real Estate and Rental and Leasing',
-  '54': 'Professional, Scientific, and Technical Services',
-  '55': 'Management of Companies and Enterprises',
-  '56': 'Administrative and Support and Waste Management and Remediation Services',
-  '61': 'Educational Services',
-  '62': 'Health Care and Social Assistance',
-  '71': 'Arts, Entertainment, and Recreation',
-  '72': 'Accommodation and Food Services',
-  '81': 'Other Services (except Public Administration)',
-  '92': 'Public Administration',
-};
-
-const shortText = { type: 'string', minLength: 1, maxLength: 300 } as const;
-
-export const reportRequestSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['company_name', 'industry_id', 'profile'],
-  properties: {
-    company_name: { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S' },
-    industry_id: { type: 'string', enum: Object.keys(NAICS_SECTORS) },
-    locale: { type: 'string', minLength: 2, maxLength: 35, pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$' },
-    profile: {
-      type: 'object',
-      additionalProperties: false,
-      properties: {
-        description: { type: 'string', maxLength: 2000 },
-        employees: { type: 'integer', minimum: 0, maximum: 10_000_000 },
-        founded_year: { type: 'integer', minimum: 1800, maximum: 2100 },
-        currency: { type: 'string', pattern: '^[A-Z]{3}$' },
-        revenue_history: {
-          type: 'array',
-          maxItems: 30,
-          items: {
-            type: 'object',
-            additionalProperties: false,
-            required: ['year', 'revenue'],
-            properties: {
-              year: { type: 'integer', minimum: 1900, maximum: 2100 },
-              revenue: { type: 'number', minimum: 0, maximum: 1e15 },
-              net_income: { type: 'number', minimum: -1e15, maximum: 1e15 },
-            },
-          },
-        },
-        goals: { type: 'array', maxItems: 10, items: shortText },
-        challenges: { type: 'array', maxItems: 10, items: shortText },
-        key_metrics: {
-          type: 'object',
-          maxProperties: 20,
-          propertyNames: { pattern: '^[A-Za-z][A-Za-z0-9_ ]{0,59}$' },
-          additionalProperties: { type: 'number', minimum: -1e15, maximum: 1e15 },
-        },
-      },
-    },
-  },
-} as const;
-
-/** A report request as the schema above checks it; `locale` says how the report writes numbers and dates (BCP 47, e.g. en-GB, de-DE; en-US when absent; the prose is English). */
-export type ReportRequest = Infer<typeof reportRequestSchema>;
+/** A report request as its schema (schemas.ts, REPORT_REQUEST) checks it; `locale` says how the report writes numbers and dates (BCP 47, e.g. en-GB, de-DE; en-US when absent; the prose is English). */
+export type ReportRequest = Infer<typeof REPORT_REQUEST>;
 export type CompanyProfile = ReportRequest['profile'];
 export type YearFigures = NonNullable<CompanyProfile['revenue_history']>[number];
 

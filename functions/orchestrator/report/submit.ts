@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { LiveUser } from '../../../shared/auth/live-session';
-import { config, serviceUrl } from '../../../shared/config';
-import { currentPlatform } from '../../../shared/platform';
+import { serviceUrl } from '../../../shared/config';
 import { Code, serviceUnavailable } from '../../../shared/http/errors';
-import type { Logger } from '../../../shared/logging';
-import { enqueueJson } from '../../../shared/storage';
+import type { OrchestratorContext } from '../context';
 import { deleteExecution, insertExecution } from '../workflow/executions';
 import { markExecutionWork } from '../workflow/stuck';
 import { returnReportQuota, takeReportQuota, type QuotaUse } from './quota';
@@ -21,13 +19,13 @@ export interface Submitted {
  * the execution and enqueues it for the runner. An execution is never left without its message:
  * when the queue refuses, the row is removed and the quota given back (503, retry later).
  */
-export async function submitReport(user: LiveUser, request: ReportRequest, log: Logger): Promise<Submitted> {
-  const now = currentPlatform().clock.now();
+export async function submitReport(ctx: OrchestratorContext, user: LiveUser, request: ReportRequest): Promise<Submitted> {
+  const now = ctx.now();
   // Before anything is written: the stuck-execution timer must look at SQL again.
-  await markExecutionWork();
-  const quota = await takeReportQuota(user.id, user.plan, now);
+  await markExecutionWork(now);
+  const quota = await takeReportQuota(ctx, user.id, user.plan, now);
   const trackingId = `rpt-${randomUUID()}`;
-  await insertExecution({
+  await insertExecution(ctx, {
     trackingId,
     companyName: request.company_name,
     industryId: request.industry_id,
@@ -37,13 +35,13 @@ export async function submitReport(user: LiveUser, request: ReportRequest, log: 
     now: now.toISOString(),
   });
   try {
-    await enqueueJson(config().ORCHESTRATOR_QUEUE, { trackingId });
+    await ctx.storage.enqueueJson(ctx.config.ORCHESTRATOR_QUEUE, { trackingId });
   } catch (error) {
-    await deleteExecution(trackingId);
-    await returnReportQuota(user.id, quota, now);
-    log.error('report request not enqueued', { trackingId, error });
+    await deleteExecution(ctx, trackingId);
+    await returnReportQuota(ctx, user.id, quota, now);
+    ctx.log.error('report request not enqueued', { trackingId, error });
     throw serviceUnavailable('The report queue is unavailable; try again shortly', Code.QUEUE_UNAVAILABLE, 30);
   }
-  log.info('report requested', { trackingId, plan: user.plan, userId: user.id, quotaCount: quota.count, quotaLimit: quota.limit });
-  return { trackingId, statusUrl: `${serviceUrl('orchestrator')}/api/reports/${trackingId}`, quota };
+  ctx.log.info('report requested', { trackingId, plan: user.plan, userId: user.id, quotaCount: quota.count, quotaLimit: quota.limit });
+  return { trackingId, statusUrl: `${serviceUrl('orchestrator', ctx.config)}/api/reports/${trackingId}`, quota };
 }

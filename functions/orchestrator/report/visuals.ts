@@ -1,4 +1,4 @@
-import { config, serviceUrl } from '../../../shared/config';
+import type { VisualClient } from '../visual-client';
 import { keyFigures, percentOf, type ReportAnalysis } from './analysis';
 import { reportFormat } from './words';
 
@@ -128,14 +128,8 @@ export function reportCharts(a: ReportAnalysis): ReportChart[] {
   return charts;
 }
 
-async function callVisual(path: string, body: unknown): Promise<unknown> {
-  const cfg = config();
-  const response = await fetch(`${serviceUrl('visual', cfg)}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(cfg.VISUAL_API_TOKEN ? { authorization: `Bearer ${cfg.VISUAL_API_TOKEN}` } : {}) },
-    body: JSON.stringify(body),
-    signal: AbortSignal.timeout(cfg.ORCHESTRATOR_VISUAL_TIMEOUT_MS),
-  });
+async function callVisual(visual: VisualClient, path: string, body: unknown): Promise<unknown> {
+  const response = await visual.request(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   if (!response.ok) throw new Error(`visual service ${path} answered ${response.status}: ${(await response.text()).slice(0, 200)}`);
   return response.json();
 }
@@ -155,25 +149,24 @@ const CACHE_KEY = /\/cache\/([0-9a-f]{16,128})$/i;
  * taken from that URL and the bytes are read from the configured visual service's cache route, so
  * an answer can never send the orchestrator elsewhere.
  */
-async function fetchSvg(imageUrl: unknown, id: string): Promise<Buffer> {
+async function fetchSvg(visual: VisualClient, imageUrl: unknown, id: string): Promise<Buffer> {
   const key = typeof imageUrl === 'string' ? CACHE_KEY.exec(imageUrl)?.[1] : undefined;
   if (!key) throw new Error(`visual service returned no SVG address for chart ${id}`);
-  const cfg = config();
-  const response = await fetch(`${serviceUrl('visual', cfg)}/cache/${key}`, { signal: AbortSignal.timeout(cfg.ORCHESTRATOR_VISUAL_TIMEOUT_MS) });
+  const response = await visual.request(`/cache/${key}`);
   const bytes = Buffer.from(await response.arrayBuffer());
   if (!response.ok || !/^image\/svg\+xml/.test(response.headers.get('content-type') ?? '') || !/<svg[\s>]/.test(bytes.subarray(0, 512).toString('utf8')))
     throw new Error(`visual service returned no SVG for chart ${id} (${response.status})`);
   return bytes;
 }
 
-async function renderCharts(charts: ReportChart[], withPng: boolean): Promise<ChartImage[]> {
+async function renderCharts(visual: VisualClient, charts: ReportChart[], withPng: boolean): Promise<ChartImage[]> {
   if (!charts.length) return [];
   const specs = charts.map((c) => c.spec);
-  const svgAnswer = callVisual('/api/v1/charts/render', { charts: specs, format: 'svg', theme: 'professional' }) as Promise<{
+  const svgAnswer = callVisual(visual, '/api/v1/charts/render', { charts: specs, format: 'svg', theme: 'professional' }) as Promise<{
     charts?: { id?: string; imageUrl?: unknown }[];
   }>;
   const pngAnswer = withPng
-    ? (callVisual('/api/v1/charts/render', { charts: specs, format: 'base64', theme: 'professional' }) as Promise<{
+    ? (callVisual(visual, '/api/v1/charts/render', { charts: specs, format: 'base64', theme: 'professional' }) as Promise<{
         charts?: { id?: string; base64?: unknown }[];
       }>)
     : null;
@@ -189,15 +182,15 @@ async function renderCharts(charts: ReportChart[], withPng: boolean): Promise<Ch
         if (!png || !png.subarray(0, 8).equals(PNG_SIGNATURE)) throw new Error(`visual service returned no PNG for chart ${chart.id}`);
       }
       const { spec: _spec, ...words } = chart;
-      return { ...words, svg: await fetchSvg(svgResult?.imageUrl, chart.id), png };
+      return { ...words, svg: await fetchSvg(visual, svgResult?.imageUrl, chart.id), png };
     }),
   );
 }
 
 /** The KPI infographic (type dashboard, layout metrics_grid, theme executive) as PNG: format base64 gives a PNG data URI. */
-async function renderInfographic(a: ReportAnalysis): Promise<Buffer> {
+async function renderInfographic(visual: VisualClient, a: ReportAnalysis): Promise<Buffer> {
   const data = Object.fromEntries(keyFigures(a).map((f) => [f.label, f.value]));
-  const body = (await callVisual('/api/v1/infographics/generate', {
+  const body = (await callVisual(visual, '/api/v1/infographics/generate', {
     infographics: [{ id: 'kpi', type: 'dashboard', data, layout: 'metrics_grid', theme: 'executive' }],
     format: 'base64',
     theme: 'executive',
@@ -212,10 +205,10 @@ async function renderInfographic(a: ReportAnalysis): Promise<Buffer> {
  * presentation is made, the same charts as PNG and the KPI infographic. Any failure or timeout
  * means "without visuals", never a failed report.
  */
-export async function fetchVisuals(a: ReportAnalysis, options: { presentation: boolean }): Promise<ReportVisuals> {
+export async function fetchVisuals(visual: VisualClient, a: ReportAnalysis, options: { presentation: boolean }): Promise<ReportVisuals> {
   const [charts, infographic] = await Promise.allSettled([
-    renderCharts(reportCharts(a), options.presentation),
-    options.presentation ? renderInfographic(a) : Promise.resolve(null),
+    renderCharts(visual, reportCharts(a), options.presentation),
+    options.presentation ? renderInfographic(visual, a) : Promise.resolve(null),
   ]);
   const errors = [charts, infographic]
     .filter((r): r is PromiseRejectedResult => r.status === 'rejected')

@@ -1,6 +1,8 @@
-import { orchestratorDb } from '../db/tables';
-import type { ExecutionsTable, LogRollupDimension } from '../db/tables';
 import { sql } from '../../../shared/sql/dialect';
+import type { OrchestratorContext } from '../context';
+import type { ExecutionsTable, LogRollupDimension } from '../db/tables';
+
+type Reads = Pick<OrchestratorContext, 'db'>;
 
 /**
  * Reads of the rollups for whole hours from `fromHour` on (see splitWindow in ./keys); callers add
@@ -16,9 +18,8 @@ export interface ExecutionHour {
 }
 
 /** Executions per status from `fromHour` on, summed over the hours; `byHour` keeps one row per hour and status instead. */
-export async function executionHours(fromHour: string, byHour = false): Promise<ExecutionHour[]> {
-  const database = orchestratorDb();
-  const rows = await database
+export async function executionHours(ctx: Reads, fromHour: string, byHour = false): Promise<ExecutionHour[]> {
+  const rows = await ctx.db
     .selectFrom('orchestrator_execution_rollup')
     .select([
       byHour ? 'hour' : sql<string>`''`.as('hour'),
@@ -48,8 +49,8 @@ export interface LogCount {
 }
 
 /** Log rows of one dimension from `fromHour` on, per counted value. */
-export async function logCounts(dimension: LogRollupDimension, fromHour: string): Promise<LogCount[]> {
-  const rows = await orchestratorDb()
+export async function logCounts(ctx: Reads, dimension: LogRollupDimension, fromHour: string): Promise<LogCount[]> {
+  const rows = await ctx.db
     .selectFrom('orchestrator_log_rollup')
     .select([
       'name',
@@ -66,8 +67,8 @@ export async function logCounts(dimension: LogRollupDimension, fromHour: string)
 }
 
 /** Failed log rows per hour from `fromHour` on. */
-export async function failuresPerHour(fromHour: string): Promise<{ hour: string; failures: number }[]> {
-  const rows = await orchestratorDb()
+export async function failuresPerHour(ctx: Reads, fromHour: string): Promise<{ hour: string; failures: number }[]> {
+  const rows = await ctx.db
     .selectFrom('orchestrator_log_rollup')
     .select(['hour', sql<number>`sum(occurrences)`.as('failures')])
     .where('dimension', '=', 'failed_step')

@@ -11,6 +11,11 @@ export const ERROR_PATTERNS = [
 ] as const;
 export const ERROR_SOURCES = ['SQL_DATABASE', 'AI_SERVICE', 'BLOB_STORAGE'] as const;
 export type ErrorPattern = (typeof ERROR_PATTERNS)[number];
+/**
+ * Marked on an execution an administrator cancelled (its stored health_status and error_pattern):
+ * no classification, since a cancellation is no dependency's failure and counts in no error figure.
+ */
+export const CANCELLED = 'CANCELLED';
 export type ErrorSource = (typeof ERROR_SOURCES)[number];
 
 export interface Classification {

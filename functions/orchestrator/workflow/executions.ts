@@ -1,27 +1,20 @@
-import type { OrchestratorTables } from '../db/tables';
 import type { ExpressionBuilder, Selectable, Transaction, Updateable } from 'kysely';
 import type { Plan } from '../../../shared/auth/access-token';
-import { orchestratorDb } from '../db/tables';
-import type { ExecutionsTable } from '../db/tables';
-import { classifyError, type Classification } from './error-classification';
-import { insertLogRows } from './log-writer';
-import type { LogRow } from '../db/tables';
-import { workflowLogWriter } from './workflow-logger';
-import type { Step } from './stages';
 import { first, toIso } from '../../../shared/sql/dialect';
+import type { OrchestratorContext } from '../context';
+import type { ExecutionsTable, LogRow, OrchestratorTables } from '../db/tables';
+import type { ReportAsset } from '../report/report-store';
 import { countCompanyExecution, countExecution, followLatestStatus, uncountCompanyExecution } from '../rollups/write';
-import { currentTime } from '../../../shared/platform';
+import { CANCELLED, classifyError, type Classification } from './error-classification';
+import { insertLogRows } from './log-writer';
+import type { Step } from './stages';
 
 export type Execution = Selectable<ExecutionsTable>;
 
-/** A stored report file; links are signed when read. */
-export interface ReportAsset {
-  kind: 'pdf' | 'presentation';
-  blob: string;
-  contentType: string;
-  fileName: string;
-  size: number;
-}
+/** What reads of the executions reach: the database. */
+type Reads = Pick<OrchestratorContext, 'db'>;
+/** What a run's writes reach: the database, the clock, and the log writer (whose missing-table state they share). */
+type Writes = Pick<OrchestratorContext, 'db' | 'now' | 'logWriter'>;
 
 export interface NewExecution {
   trackingId: string;
@@ -33,10 +26,8 @@ export interface NewExecution {
   now: string;
 }
 
-export async function insertExecution(row: NewExecution): Promise<void> {
-  await orchestratorDb()
-    .transaction()
-    .execute((trx) => insertExecutionWith(trx, row));
+export async function insertExecution(ctx: Reads, row: NewExecution): Promise<void> {
+  await ctx.db.transaction().execute((trx) => insertExecutionWith(trx, row));
 }
 
 /** Stores a new execution (processing, not yet run) and counts it, in `trx`. */
@@ -60,10 +51,8 @@ export async function insertExecutionWith(trx: Transaction<OrchestratorTables>, 
   await countCompanyExecution(trx, values);
 }
 
-export async function deleteExecution(trackingId: string): Promise<void> {
-  await orchestratorDb()
-    .transaction()
-    .execute((trx) => deleteExecutionWith(trx, trackingId));
+export async function deleteExecution(ctx: Reads, trackingId: string): Promise<void> {
+  await ctx.db.transaction().execute((trx) => deleteExecutionWith(trx, trackingId));
 }
 
 /** Removes an execution and its counts, in `trx`. */
@@ -100,8 +89,8 @@ const heldBy = (attempt: number) => (eb: ExpressionBuilder<OrchestratorTables, '
   eb.and([eb('processing_status', '=', 'processing'), eb('attempts', '=', attempt), eb('started_at', 'is not', null)]);
 
 /** Whether the run still holds the execution: read before work whose output is not in SQL (report files). */
-export async function holdsExecution(lease: RunLease): Promise<boolean> {
-  const row = await orchestratorDb()
+export async function holdsExecution(ctx: Reads, lease: RunLease): Promise<boolean> {
+  const row = await ctx.db
     .selectFrom('orchestrator_executions')
     .select('tracking_id')
     .where('tracking_id', '=', lease.trackingId)
@@ -130,8 +119,8 @@ async function finishExecution(trx: Transaction<OrchestratorTables>, trackingId:
   return true;
 }
 
-export async function findExecution(trackingId: string): Promise<Execution | undefined> {
-  return orchestratorDb().selectFrom('orchestrator_executions').selectAll().where('tracking_id', '=', trackingId).executeTakeFirst();
+export async function findExecution(ctx: Reads, trackingId: string): Promise<Execution | undefined> {
+  return ctx.db.selectFrom('orchestrator_executions').selectAll().where('tracking_id', '=', trackingId).executeTakeFirst();
 }
 
 /**
@@ -140,9 +129,9 @@ export async function findExecution(trackingId: string): Promise<Execution | und
  * for `leaseSeconds`). The compare-and-set on `attempts` makes two concurrent deliveries resolve to
  * one winner.
  */
-export async function claimExecution(execution: Execution, now: Date, leaseSeconds: number): Promise<boolean> {
+export async function claimExecution(ctx: Reads, execution: Execution, now: Date, leaseSeconds: number): Promise<boolean> {
   const staleBefore = new Date(now.getTime() - leaseSeconds * 1000).toISOString();
-  const result = await orchestratorDb()
+  const result = await ctx.db
     .updateTable('orchestrator_executions')
     .set({
       attempts: execution.attempts + 1,
@@ -221,18 +210,15 @@ export async function reopenExecution(trx: Transaction<OrchestratorTables>, trac
   return { error_message, error_pattern, error_source, error_step, health_status, completed_at: toIso(completed_at), duration_ms };
 }
 
-/** Undoes a reopen whose queue message could not be sent: the execution is failed again with its earlier facts. */
-export async function restoreFailed(trx: Transaction<OrchestratorTables>, trackingId: string, facts: FailedFacts): Promise<boolean> {
+/** Undoes a reopen whose queue message could not be sent (at `now`): the execution is failed again with its earlier facts. */
+export async function restoreFailed(trx: Transaction<OrchestratorTables>, trackingId: string, facts: FailedFacts, now: Date): Promise<boolean> {
   return finishExecution(trx, trackingId, {
     processing_status: 'failed',
     ...facts,
-    completed_at: facts.completed_at ?? currentTime().toISOString(),
-    updated_at: currentTime().toISOString(),
+    completed_at: facts.completed_at ?? now.toISOString(),
+    updated_at: now.toISOString(),
   });
 }
-
-/** Marked on an execution an administrator cancelled (its stored health_status and error_pattern). */
-export const CANCELLED = 'CANCELLED';
 
 /**
  * Ends a processing execution as failed, cancelled by `by`, in `trx`, with a log row that says so
@@ -260,22 +246,26 @@ export async function cancelProcessing(trx: Transaction<OrchestratorTables>, tra
     duration_ms: now.getTime() - new Date(toIso(execution.started_at ?? execution.created_at)!).getTime(),
   });
   if (!done) return false;
-  await insertLogRows(trx, [
-    {
-      tracking_id: trackingId,
-      step_name: execution.current_step_name ?? 'WORKFLOW_COMPLETE',
-      step_number: execution.current_step ?? 99,
-      status: 'failed',
-      duration_ms: null,
-      tokens_used: null,
-      error_message: message,
-      metadata: JSON.stringify({ cancelled_by: by }),
-      timestamp: now.toISOString(),
-      error_pattern: null,
-      error_source: null,
-      error_details: null,
-    },
-  ]);
+  await insertLogRows(
+    trx,
+    [
+      {
+        tracking_id: trackingId,
+        step_name: execution.current_step_name ?? 'WORKFLOW_COMPLETE',
+        step_number: execution.current_step ?? 99,
+        status: 'failed',
+        duration_ms: null,
+        tokens_used: null,
+        error_message: message,
+        metadata: JSON.stringify({ cancelled_by: by }),
+        timestamp: now.toISOString(),
+        error_pattern: null,
+        error_source: null,
+        error_details: null,
+      },
+    ],
+    now,
+  );
   return true;
 }
 
@@ -283,22 +273,20 @@ export async function cancelProcessing(trx: Transaction<OrchestratorTables>, tra
  * Runs `write` in a transaction that also inserts `rows`. The workflow never stops for its log:
  * while the log table is missing the rows are dropped (the console keeps them) and `write` runs alone.
  */
-async function withLogRows<T>(rows: LogRow[], write: (trx: Transaction<OrchestratorTables>) => Promise<T>): Promise<T> {
-  const writer = workflowLogWriter();
+async function withLogRows<T>(ctx: Writes, rows: LogRow[], write: (trx: Transaction<OrchestratorTables>) => Promise<T>): Promise<T> {
+  const writer = ctx.logWriter;
   if (rows.length && !writer.tableMissing()) {
     try {
-      return await orchestratorDb()
-        .transaction()
-        .execute(async (trx) => {
-          await insertLogRows(trx, rows);
-          return write(trx);
-        });
+      return await ctx.db.transaction().execute(async (trx) => {
+        await insertLogRows(trx, rows, ctx.now());
+        return write(trx);
+      });
     } catch (error) {
       if (classifyError(error).pattern !== 'SCHEMA_MISSING') throw error;
       writer.reportMissingTable(error, rows.length);
     }
   }
-  return orchestratorDb().transaction().execute(write);
+  return ctx.db.transaction().execute(write);
 }
 
 /**
@@ -306,9 +294,9 @@ async function withLogRows<T>(rows: LogRow[], write: (trx: Transaction<Orchestra
  * longer the run's (it answers false), the rows roll back with it (the log never shows a step of a
  * run that no longer held the execution) and the answer is false.
  */
-async function writeWhileHeld(rows: LogRow[], write: (trx: Transaction<OrchestratorTables>) => Promise<boolean>): Promise<boolean> {
+async function writeWhileHeld(ctx: Writes, rows: LogRow[], write: (trx: Transaction<OrchestratorTables>) => Promise<boolean>): Promise<boolean> {
   try {
-    await withLogRows(rows, async (trx) => {
+    await withLogRows(ctx, rows, async (trx) => {
       if (!(await write(trx))) throw new NotHeld();
     });
     return true;
@@ -326,11 +314,18 @@ class NotHeld extends Error {}
  * (updated_at) that keeps its claim. False, and nothing written, when the run no longer holds the
  * execution (an administrator cancelled or retried it, or another run took it over).
  */
-export async function recordProgress(lease: RunLease, step: Step, progress: number, extra: Updateable<ExecutionsTable>, rows: LogRow[]): Promise<boolean> {
-  return writeWhileHeld(rows, async (trx) => {
+export async function recordProgress(
+  ctx: Writes,
+  lease: RunLease,
+  step: Step,
+  progress: number,
+  extra: Updateable<ExecutionsTable>,
+  rows: LogRow[],
+): Promise<boolean> {
+  return writeWhileHeld(ctx, rows, async (trx) => {
     const result = await trx
       .updateTable('orchestrator_executions')
-      .set({ ...extra, current_step: step.number, current_step_name: step.name, progress_percentage: progress, updated_at: currentTime().toISOString() })
+      .set({ ...extra, current_step: step.number, current_step_name: step.name, progress_percentage: progress, updated_at: ctx.now().toISOString() })
       .where('tracking_id', '=', lease.trackingId)
       .where(heldBy(lease.attempt))
       .executeTakeFirst();
@@ -339,9 +334,9 @@ export async function recordProgress(lease: RunLease, step: Step, progress: numb
 }
 
 /** The execution completed, with its last log rows in the same transaction; false, and nothing written, when the run no longer holds it. */
-export async function completeExecution(lease: RunLease, startedAt: string | Date, assets: ReportAsset[], rows: LogRow[]): Promise<boolean> {
-  const now = currentTime();
-  return writeWhileHeld(rows, (trx) =>
+export async function completeExecution(ctx: Writes, lease: RunLease, startedAt: string | Date, assets: ReportAsset[], rows: LogRow[]): Promise<boolean> {
+  const now = ctx.now();
+  return writeWhileHeld(ctx, rows, (trx) =>
     finishExecution(
       trx,
       lease.trackingId,
@@ -364,16 +359,17 @@ export async function completeExecution(lease: RunLease, startedAt: string | Dat
  * nothing; the stuck-execution timer passes none. False, and nothing written, when not recorded.
  */
 export async function failExecution(
+  ctx: Writes,
   trackingId: string,
   failure: { step: Step; message: string; classification: Classification; healthStatus?: string },
   rows: LogRow[] = [],
   attempt?: number,
 ): Promise<boolean> {
-  const now = currentTime();
-  const execution = await findExecution(trackingId);
+  const now = ctx.now();
+  const execution = await findExecution(ctx, trackingId);
   if (!execution || execution.processing_status !== 'processing') return false;
   const started = execution.started_at ?? execution.created_at;
-  return writeWhileHeld(rows, (trx) =>
+  return writeWhileHeld(ctx, rows, (trx) =>
     finishExecution(
       trx,
       trackingId,
@@ -394,8 +390,8 @@ export async function failExecution(
 }
 
 /** How many executions are in processing (the stuck-execution timer's marker goes idle at none). */
-export async function countProcessing(): Promise<number> {
-  const row = await orchestratorDb()
+export async function countProcessing(ctx: Reads): Promise<number> {
+  const row = await ctx.db
     .selectFrom('orchestrator_executions')
     .select((eb) => eb.fn.countAll().as('count'))
     .where('processing_status', '=', 'processing')
@@ -404,14 +400,14 @@ export async function countProcessing(): Promise<number> {
 }
 
 /** Executions in processing whose last progress is older than `before` (oldest first, a bounded batch per timer run). */
-export async function findStuckExecutions(before: Date, limit = 100): Promise<Execution[]> {
-  const query = orchestratorDb()
+export async function findStuckExecutions(ctx: Reads, before: Date, limit = 100): Promise<Execution[]> {
+  const query = ctx.db
     .selectFrom('orchestrator_executions')
     .selectAll()
     .where('processing_status', '=', 'processing')
     .where('updated_at', '<', before.toISOString())
     .orderBy('updated_at');
-  return first(orchestratorDb(), query, limit).execute();
+  return first(ctx.db, query, limit).execute();
 }
 
 export function parseAssets(execution: Execution): ReportAsset[] {

@@ -3,16 +3,16 @@ import type { Kysely } from 'kysely';
 import { createLogger, type Logger } from '../../../shared/logging';
 import { isMssql } from '../../../shared/sql/dialect';
 import { countLogRows } from '../rollups/write';
+import type { Clock } from '../../../shared/platform';
 import { classifyError, messageOf } from './error-classification';
-import { currentTime, currentTimeMs } from '../../../shared/platform';
 
 /**
  * Inserts log rows with as few statements as each dialect's parameter limit allows, and counts
  * them into the dashboards' rollups. Call it inside a transaction, so rows and rollups commit
- * together. A row without a timestamp gets the writer's current time (its rollup hour must be known).
+ * together. A row without a timestamp gets the writer's time `now` (its rollup hour must be known).
  */
-export async function insertLogRows(database: Kysely<OrchestratorTables>, rows: LogRow[]): Promise<void> {
-  const stamped = rows.map((row) => (row.timestamp ? row : { ...row, timestamp: currentTime().toISOString() }));
+export async function insertLogRows(database: Kysely<OrchestratorTables>, rows: LogRow[], now: Date): Promise<void> {
+  const stamped = rows.map((row) => (row.timestamp ? row : { ...row, timestamp: now.toISOString() }));
   // Azure SQL allows 2,100 parameters per statement (13 columns a row); SQLite 32,766.
   const chunk = isMssql(database) ? 150 : 2000;
   for (let i = 0; i < stamped.length; i += chunk)
@@ -26,6 +26,8 @@ export async function insertLogRows(database: Kysely<OrchestratorTables>, rows: 
 export interface LogWriterOptions {
   /** The database, resolved at each flush so a host restart or a test can point it elsewhere. */
   database: () => Kysely<OrchestratorTables>;
+  /** The time its backoff, its missing-table pause and the rows it stamps are reckoned in (the platform's clock). */
+  clock: Clock;
   batchSize: number;
   flushIntervalMs: number;
   /** Rows kept for retry while the database fails; beyond it the oldest are dropped (and counted). */
@@ -66,6 +68,10 @@ export class LogWriter {
     this.log = options.log ?? createLogger({ component: 'workflow-log-writer' });
   }
 
+  private nowMs(): number {
+    return this.options.clock.now().getTime();
+  }
+
   add(row: LogRow): void {
     if (this.tableMissing()) {
       this.stats.dropped++;
@@ -77,8 +83,8 @@ export class LogWriter {
       this.stats.dropped += this.buffer.length - max;
       this.buffer.splice(0, this.buffer.length - max);
     }
-    if (this.buffer.length >= this.options.batchSize && currentTimeMs() >= this.retryAt) this.schedule(0);
-    else this.schedule(Math.max(this.options.flushIntervalMs, this.retryAt - currentTimeMs()));
+    if (this.buffer.length >= this.options.batchSize && this.nowMs() >= this.retryAt) this.schedule(0);
+    else this.schedule(Math.max(this.options.flushIntervalMs, this.retryAt - this.nowMs()));
   }
 
   private schedule(delayMs: number): void {
@@ -121,12 +127,12 @@ export class LogWriter {
     await this.options
       .database()
       .transaction()
-      .execute((trx) => insertLogRows(trx, rows));
+      .execute((trx) => insertLogRows(trx, rows, this.options.clock.now()));
   }
 
   /** Whether the log table was found missing recently: rows are then not written, only the console lines. */
   tableMissing(): boolean {
-    return currentTimeMs() < this.missingUntil;
+    return this.nowMs() < this.missingUntil;
   }
 
   /** Rows that could not be written because the log table is missing (here, or in a caller's transaction). */
@@ -134,7 +140,7 @@ export class LogWriter {
     this.stats.dropped += droppedRows;
     this.stats.lastError = messageOf(error);
     const wasMissing = this.tableMissing();
-    this.missingUntil = currentTimeMs() + (this.options.missingTableRecheckMs ?? 60_000);
+    this.missingUntil = this.nowMs() + (this.options.missingTableRecheckMs ?? 60_000);
     if (!wasMissing)
       this.log.warn('workflow log table is missing or incompatible; logging to the console only', {
         error_pattern: 'SCHEMA_MISSING',
@@ -153,7 +159,7 @@ export class LogWriter {
       return;
     }
     this.backoffMs = Math.min(MAX_BACKOFF_MS, this.backoffMs ? this.backoffMs * 2 : 1000);
-    this.retryAt = currentTimeMs() + this.backoffMs;
+    this.retryAt = this.nowMs() + this.backoffMs;
     this.log.error('workflow log rows not persisted; will retry', {
       rows,
       buffered: this.buffer.length,

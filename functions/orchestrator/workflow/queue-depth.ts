@@ -1,6 +1,4 @@
-import { config } from '../../../shared/config';
-import { createLogger, type Logger } from '../../../shared/logging';
-import { queue } from '../../../shared/storage';
+import type { OrchestratorContext } from '../context';
 
 /**
  * The message of the line the stuck-execution timer writes every minute. Application Insights
@@ -18,20 +16,19 @@ export interface QueueDepth {
   poisonMessages: number;
 }
 
-export async function queueDepth(): Promise<QueueDepth> {
-  const name = config().ORCHESTRATOR_QUEUE;
+export async function queueDepth(ctx: Pick<OrchestratorContext, 'config' | 'storage'>): Promise<QueueDepth> {
+  const name = ctx.config.ORCHESTRATOR_QUEUE;
   const poisonQueue = `${name}-poison`;
-  const count = async (queueName: string) => (await (await queue(queueName)).getProperties()).approximateMessagesCount ?? 0;
+  const count = async (queueName: string) => (await (await ctx.storage.queue(queueName)).getProperties()).approximateMessagesCount ?? 0;
   const [queuedMessages, poisonMessages] = await Promise.all([count(name), count(poisonQueue)]);
   return { queue: name, queuedMessages, poisonQueue, poisonMessages };
 }
 
-const timerLog = createLogger({ service: 'orchestrator', component: 'queue-depth' });
-
-/** Writes the queue-depth line the alerts read; a failure to read it is logged, never thrown into the timer. */
-export async function reportQueueDepth(log: Logger = timerLog): Promise<QueueDepth | undefined> {
+/** Writes the queue-depth line the alerts read (on the context's log); a failure to read it is logged, never thrown into the timer. */
+export async function reportQueueDepth(ctx: Pick<OrchestratorContext, 'config' | 'storage' | 'log'>): Promise<QueueDepth | undefined> {
+  const { log } = ctx;
   try {
-    const depth = await queueDepth();
+    const depth = await queueDepth(ctx);
     log.info(QUEUE_DEPTH_MESSAGE, { ...depth });
     return depth;
   } catch (error) {

@@ -1,28 +1,18 @@
 import type { Updateable } from 'kysely';
-import { config } from '../../../shared/config';
 import { validate } from '../../../shared/http/body';
+import type { AiProvider } from '../ai';
+import type { OrchestratorContext } from '../context';
 import type { ExecutionsTable } from '../db/tables';
-import { aiProvider, type AiProvider } from '../ai';
 import { analyse, type ReportAnalysis } from '../report/analysis';
 import type { ReportDocument, WrittenSection } from '../report/pdf';
-import { storeReportFile } from '../report/report-store';
-import { reportRequestSchema, type ReportRequest } from '../report/submission';
+import type { ReportAsset } from '../report/report-store';
+import type { ReportRequest } from '../report/submission';
 import { fetchVisuals } from '../report/visuals';
+import { REPORT_REQUEST } from '../schemas';
 import { DependencyError, messageOf, type Classification } from './error-classification';
-import {
-  claimExecution,
-  completeExecution,
-  failExecution,
-  findExecution,
-  holdsExecution,
-  recordProgress,
-  type Execution,
-  type ReportAsset,
-  type RunLease,
-} from './executions';
+import { claimExecution, completeExecution, failExecution, findExecution, holdsExecution, recordProgress, type Execution, type RunLease } from './executions';
 import { PLAN_REPORTS, sectionsFor, STAGES, stepsFor, type Step } from './stages';
-import { PendingRows, WorkflowLogger, workflowLogWriter } from './workflow-logger';
-import { currentTime } from '../../../shared/platform';
+import { PendingRows, WorkflowLogger } from './workflow-logger';
 
 // The document libraries (the Typst compiler and its fonts, pptxgenjs) load with the first report
 // rendered, not with the service: the admin, status and health routes never need them.
@@ -95,11 +85,12 @@ class Run {
   readonly lease: RunLease;
 
   constructor(
+    private readonly ctx: OrchestratorContext,
     private readonly execution: Execution,
     private readonly ai: AiProvider,
   ) {
     this.steps = stepsFor(execution.plan);
-    this.logger = new WorkflowLogger(execution.tracking_id, this.pending);
+    this.logger = new WorkflowLogger(ctx, execution.tracking_id, this.pending);
     this.lease = { trackingId: execution.tracking_id, attempt: execution.attempts };
   }
 
@@ -125,8 +116,8 @@ class Run {
       const progress = Math.min(99, Math.round(((this.completed + 1) / this.steps.length) * 100));
       const written =
         step === STAGES.WORKFLOW_COMPLETE
-          ? await completeExecution(this.lease, this.execution.started_at ?? currentTime(), outcome.assets ?? [], rows)
-          : await recordProgress(this.lease, step, progress, outcome.columns ?? {}, rows);
+          ? await completeExecution(this.ctx, this.lease, this.execution.started_at ?? this.ctx.now(), outcome.assets ?? [], rows)
+          : await recordProgress(this.ctx, this.lease, step, progress, outcome.columns ?? {}, rows);
       if (!written) throw new RunStopped();
       this.pending.written(rows.length - 1);
       completion.announce();
@@ -158,7 +149,7 @@ class Run {
     }));
 
     const request = await this.step(STAGES.PROFILE_RETRIEVAL, async () => {
-      const submission = validate<ReportRequest>(reportRequestSchema, JSON.parse(ex.submission), 'stored submission');
+      const submission = validate<ReportRequest>(REPORT_REQUEST, JSON.parse(ex.submission), 'stored submission');
       return {
         value: submission,
         metadata: { company_name: submission.company_name, industry_id: submission.industry_id, profile_fields: Object.keys(submission.profile) },
@@ -208,12 +199,13 @@ class Run {
 
     const assets = await this.step(STAGES.STORAGE_PROCESSING, async () => {
       // Files are not in SQL: a run that no longer holds the execution uploads none (and its attempt in the blob name keeps a late upload off the files of the run that does).
-      if (!(await holdsExecution(this.lease))) throw new RunStopped();
+      if (!(await holdsExecution(this.ctx, this.lease))) throw new RunStopped();
+      const reports = this.ctx.reports;
       const stored: ReportAsset[] = [];
-      for (const file of files) stored.push(await storeReportFile(this.lease, file.asset, file.content));
+      for (const file of files) stored.push(await reports.store(this.lease, file.asset, file.content));
       return {
         value: stored,
-        metadata: { container: config().ORCHESTRATOR_REPORTS_CONTAINER, blobs: stored.map((a) => a.blob), bytes: stored.reduce((n, a) => n + a.size, 0) },
+        metadata: { container: reports.container, blobs: stored.map((a) => a.blob), bytes: stored.reduce((n, a) => n + a.size, 0) },
         columns: { assets: JSON.stringify(stored) },
       };
     });
@@ -226,18 +218,18 @@ class Run {
     analysis: ReportAnalysis,
     sections: WrittenSection[],
   ): Promise<StepWork<{ asset: Omit<ReportAsset, 'blob' | 'size'>; content: Buffer }[]>> {
-    const visuals = await fetchVisuals(analysis, { presentation: PLAN_REPORTS[ex.plan].presentation });
+    const visuals = await fetchVisuals(this.ctx.visual, analysis, { presentation: PLAN_REPORTS[ex.plan].presentation });
     const document: ReportDocument = {
       trackingId: ex.tracking_id,
       plan: ex.plan,
-      generatedAt: currentTime(),
+      generatedAt: this.ctx.now(),
       analysis,
       sections,
       visuals,
       offline: this.ai.offline,
     };
     const name = slug(analysis.companyName);
-    const rendered = await pdf().renderReportPdf(document);
+    const rendered = await pdf().renderReportPdf(this.ctx, document);
     const files: { asset: Omit<ReportAsset, 'blob' | 'size'>; content: Buffer }[] = [
       { asset: { kind: 'pdf', fileName: `${name}-report.pdf`, contentType: 'application/pdf' }, content: rendered.bytes },
     ];
@@ -275,23 +267,23 @@ class Run {
  * (no progress for the lease) is restarted from the first stage as the next attempt, with its own
  * files. Every write of the run names its attempt, so a run superseded meanwhile writes nothing more.
  */
-export async function runExecution(trackingId: string, options: { ai?: AiProvider } = {}): Promise<RunResult> {
+export async function runExecution(ctx: OrchestratorContext, trackingId: string, options: { ai?: AiProvider } = {}): Promise<RunResult> {
   const started = performance.now();
   const skipped = (reason: string, totalSteps = 0): RunResult => ({ trackingId, outcome: 'skipped', reason, steps: [], totalSteps, totalDurationMs: 0 });
-  const execution = await findExecution(trackingId);
+  const execution = await findExecution(ctx, trackingId);
   if (!execution) return skipped('unknown tracking id');
   if (execution.processing_status !== 'processing') return skipped(`already ${execution.processing_status}`);
-  if (!(await claimExecution(execution, currentTime(), config().ORCHESTRATOR_LEASE_SECONDS))) return skipped('another run holds this execution');
+  if (!(await claimExecution(ctx, execution, ctx.now(), ctx.config.ORCHESTRATOR_LEASE_SECONDS))) return skipped('another run holds this execution');
 
-  const claimed = { ...execution, attempts: execution.attempts + 1, started_at: execution.started_at ?? currentTime().toISOString() };
+  const claimed = { ...execution, attempts: execution.attempts + 1, started_at: execution.started_at ?? ctx.now().toISOString() };
   let ai: AiProvider;
   try {
-    ai = options.ai ?? aiProvider();
+    ai = options.ai ?? ctx.ai;
   } catch (error) {
     // A misconfigured provider is a failure of this execution, logged like any other.
     ai = { name: 'openai', offline: false, writeSection: () => Promise.reject(new DependencyError('AI_SERVICE', error)) };
   }
-  const run = new Run(claimed, ai);
+  const run = new Run(ctx, claimed, ai);
   try {
     await run.execute();
     return { trackingId, outcome: 'completed', steps: run.results, totalSteps: run.totalSteps, totalDurationMs: Math.round(performance.now() - started) };
@@ -301,10 +293,10 @@ export async function runExecution(trackingId: string, options: { ai?: AiProvide
     const rows = run.pending.peek();
     try {
       const failure = { step: error.step, message: error.message, classification: error.classification };
-      if (!(await failExecution(trackingId, failure, rows, run.lease.attempt))) return skipped(RUN_STOPPED, run.totalSteps);
+      if (!(await failExecution(ctx, trackingId, failure, rows, run.lease.attempt))) return skipped(RUN_STOPPED, run.totalSteps);
     } catch (failure) {
       // SQL is failing: the rows go to the batch writer, which retries them; the stuck timer ends the execution.
-      for (const row of rows) workflowLogWriter().add(row);
+      for (const row of rows) ctx.logWriter.add(row);
       throw failure;
     }
     return {

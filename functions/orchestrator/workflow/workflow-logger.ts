@@ -1,6 +1,6 @@
-import { config } from '../../../shared/config';
 import type { Kysely } from 'kysely';
-import { currentPlatform, member, currentTime } from '../../../shared/platform';
+import type { Config } from '../../../shared/config';
+import { member } from '../../../shared/platform';
 import { DATABASE } from '../../../shared/sql/db';
 import type { OrchestratorTables } from '../db/tables';
 import { classifyError, messageOf, type Classification } from './error-classification';
@@ -62,25 +62,24 @@ export const WORKFLOW_LOG_WRITER = member(
   (platform) =>
     new LogWriter({
       database: () => platform.get(DATABASE) as Kysely<OrchestratorTables>,
+      clock: platform.clock,
       batchSize: platform.config.ORCHESTRATOR_LOG_BATCH_SIZE,
       flushIntervalMs: platform.config.ORCHESTRATOR_LOG_FLUSH_MS,
     }),
   (writer) => writer.close(),
 );
 
-export const workflowLogWriter = (): LogWriter => currentPlatform().get(WORKFLOW_LOG_WRITER);
-
 const writeStdout = (line: string) => process.stdout.write(line);
 
-/** INFO step lines follow LOG_LEVEL like every other log line; failures are always written. */
-function consoleInfoEnabled(): boolean {
-  try {
-    const level = config().LOG_LEVEL;
-    return level === 'debug' || level === 'info';
-  } catch {
-    return true;
-  }
+/** What a workflow logger reads: LOG_LEVEL, the clock its lines are stamped by, and the batch writer its rows go to by default. */
+export interface WorkflowLogContext {
+  readonly config: Pick<Config, 'LOG_LEVEL'>;
+  now(): Date;
+  readonly logWriter: LogSink;
 }
+
+/** INFO step lines follow LOG_LEVEL like every other log line; failures are always written. */
+const consoleInfoEnabled = (level: Config['LOG_LEVEL']) => level === 'debug' || level === 'info';
 
 /**
  * Logs the steps of one execution: each start, completion and failure is one console JSON line
@@ -89,13 +88,19 @@ function consoleInfoEnabled(): boolean {
  */
 export class WorkflowLogger {
   /** Read once per logger (one per execution run), not per line: the path must stay cheap. */
-  private readonly infoEnabled = consoleInfoEnabled();
+  private readonly infoEnabled: boolean;
+  private readonly now: () => Date;
 
+  /** Rows go to `writer` (a run's pending rows), else to the context's batch writer. */
   constructor(
+    ctx: WorkflowLogContext,
     readonly trackingId: string,
-    private readonly writer: LogSink = workflowLogWriter(),
+    private readonly writer: LogSink = ctx.logWriter,
     private readonly writeLine: (line: string) => void = writeStdout,
-  ) {}
+  ) {
+    this.infoEnabled = consoleInfoEnabled(ctx.config.LOG_LEVEL);
+    this.now = () => ctx.now();
+  }
 
   start(step: Step, metadata: Record<string, unknown> = {}): void {
     this.record(step, 'started', { metadata });
@@ -145,7 +150,7 @@ export class WorkflowLogger {
   }
 
   private build(step: Step, status: StepStatus, outcome: StepOutcome, failure?: Failure): { line: WorkflowConsoleLine; row: LogRow } {
-    const timestamp = currentTime().toISOString();
+    const timestamp = this.now().toISOString();
     const metadata = {
       ...outcome.metadata,
       ...(outcome.durationMs !== undefined ? { duration_ms: outcome.durationMs } : {}),

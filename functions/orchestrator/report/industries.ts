@@ -1,0 +1,23 @@
+/** NAICS 2022 sectors (two-digit codes, ranges as the standard writes them). */
+export const NAICS_SECTORS: Record<string, string> = {
+  '11': 'Agriculture, Forestry, Fishing and Hunting',
+  '21': 'Mining, Quarrying, and Oil and Gas Extraction',
+  '22': 'Utilities',
+  '23': 'Construction',
+  '31-33': 'Manufacturing',
+  '42': 'Wholesale Trade',
+  '44-45': 'Retail Trade',
+  '48-49': 'Transportation and Warehousing',
+  '51': 'Information',
+  '52': 'Finance and Insurance',
+  '53': 'Real Estate and Rental and Leasing',
+  '54': 'Professional, Scientific, and Technical Services',
+  '55': 'Management of Companies and Enterprises',
+  '56': 'Administrative and Support and Waste Management and Remediation Services',
+  '61': 'Educational Services',
+  '62': 'Health Care and Social Assistance',
+  '71': 'Arts, Entertainment, and Recreation',
+  '72': 'Accommodation and Food Services',
+  '81': 'Other Services (except Public Administration)',
+  '92': 'Public Administration',
+};
