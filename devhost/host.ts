@@ -200,7 +200,7 @@ async function serve(
         `  SQL          ${cfg.SQL_SERVER ? `Azure SQL ${cfg.SQL_SERVER}/${cfg.SQL_DATABASE}` : `SQLite ${sqliteFile(cfg)}`}`,
         `  storage      ${storage.description}`,
         `  telemetry    ${cfg.APPLICATIONINSIGHTS_CONNECTION_STRING ? 'Application Insights (APPLICATIONINSIGHTS_CONNECTION_STRING)' : 'off (set APPLICATIONINSIGHTS_CONNECTION_STRING)'}`,
-        ...services.flatMap((s) => s.describe()).map((line) => `  ${line}`),
+        ...services.flatMap((s) => s.describe(platform)).map((line) => `  ${line}`),
         '',
         'Press Ctrl-C to stop.',
         '',

@@ -69,7 +69,8 @@ export interface ServedService {
   stopped?: string[];
   start(platform: Platform): Promise<void>;
   stop(platform: Platform): Promise<void>;
-  describe(): string[];
+  /** Lines for the dev host's banner, read from the platform the host serves. */
+  describe(platform: Platform): string[];
 }
 
 /**
@@ -173,7 +174,7 @@ function lazyService(name: ServiceName, entries: IndexedFunction[]): ServedServi
       const service = await started.catch(() => undefined);
       await service?.stop?.(platform);
     },
-    describe: () => definition?.describe?.() ?? [],
+    describe: (platform) => definition?.describe?.(platform) ?? [],
   };
 }
 
@@ -183,7 +184,7 @@ function eagerService(definition: ServiceDefinition): ServedService {
     functions: definition.functions,
     start: async (platform) => definition.start?.(platform),
     stop: async (platform) => definition.stop?.(platform),
-    describe: () => definition.describe?.() ?? [],
+    describe: (platform) => definition.describe?.(platform) ?? [],
   };
 }
 

@@ -80,8 +80,8 @@ export interface ServiceDefinition {
    * batches, in the order the service needs); whatever is left is released when the platform closes.
    */
   stop?: (platform: Platform) => Promise<void>;
-  /** Lines for the dev host's start-up banner (where this service keeps local data, offline modes). */
-  describe?: () => string[];
+  /** Lines for the dev host's start-up banner (where this service keeps local data, offline modes), read from the platform it serves. */
+  describe?: (platform: Platform) => string[];
 }
 
 /**

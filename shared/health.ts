@@ -3,6 +3,7 @@ import type { ContextFactory, ServiceContext } from './context';
 import { opsFor, PUBLIC, routes, type RoutedFunction } from './http/route';
 import { HEALTH, HEALTH_QUERY } from './http/schemas';
 import { currentTime } from './platform';
+import type { Storage } from './storage';
 
 // SQL and Storage load with the first check that uses them: a service whose health does not check
 // one never loads its client.
@@ -50,9 +51,10 @@ export const checkSql = () =>
     return config().SQL_SERVER ? `Azure SQL ${config().SQL_SERVER}` : 'SQLite';
   });
 
-export const checkStorage = () =>
+/** The storage account answers: the one handed in (a service's `ctx.storage`), else the platform's in force. */
+export const checkStorage = (storage?: Storage) =>
   check(async () => {
-    const client = storageModule().blobServiceClient();
+    const client = storage?.blobs ?? storageModule().blobServiceClient();
     await client.getProperties();
     return client.accountName;
   });

@@ -80,7 +80,9 @@ test('a send the service accepts answers the id of its operation (what its logs 
 });
 
 test('the dev host banner names the endpoint and the sender', () => {
-  expect(identity.describe!()).toEqual([`email        Azure Communication Services ${acs.url} (managed identity), from Report Platform <${SENDER}>`]);
+  expect(identity.describe!(host.platform)).toEqual([
+    `email        Azure Communication Services ${acs.url} (managed identity), from Report Platform <${SENDER}>`,
+  ]);
 });
 
 test('reads EMAIL_FROM as a display name and an address, or a bare address', () => {

@@ -37,7 +37,7 @@ afterAll(async () => {
 
 test('codes travel by SMTP and the banner says so; nothing is written to the outbox', async () => {
   expect(mailTo('admin@example.com')!.data).toMatch(/^To: admin@example\.com$/m);
-  expect(identity.describe!()).toEqual([expect.stringContaining('SMTP')]);
+  expect(identity.describe!(host.platform)).toEqual([expect.stringContaining('SMTP')]);
   expect(fs.existsSync(path.join(host.dataDir, 'outbox'))).toBe(false);
 });
 

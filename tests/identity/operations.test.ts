@@ -62,7 +62,7 @@ test('service-token CLI mints a token the plan endpoint accepts', async () => {
 });
 
 test('the dev host banner names the outbox', () => {
-  expect(identity.describe!()).toEqual([`email        outbox ${path.join(host.dataDir, 'outbox')} (one .eml per message)`]);
+  expect(identity.describe!(host.platform)).toEqual([`email        outbox ${path.join(host.dataDir, 'outbox')} (one .eml per message)`]);
 });
 
 test('the bootstrap admin exists as super_admin after start', async () => {

@@ -102,7 +102,7 @@ test('health reports SQL, Table Storage, identity and Stripe (offline) and 503 w
 
 test('the start-up banner says offline mode and where the local Stripe API server is', async () => {
   host = await startTestHost();
-  const lines = payment.describe!();
+  const lines = payment.describe!(host.platform);
   expect(lines[0]).toMatch(/OFFLINE mode: Stripe client -> local Stripe API server http:\/\/127\.0\.0\.1:\d+/);
   expect(lines.join('\n')).toContain('npm run stripe:trigger');
 });

@@ -89,7 +89,7 @@ test('no key at all: payments refused with 503 saying it is not set, health degr
 });
 
 test("the start-up banner names Stripe's API while a secret key is set, and says Stripe is not configured without one", async () => {
-  const banner = () => runInPlatform(host.platform, async () => payment.describe!());
+  const banner = () => runInPlatform(host.platform, async () => payment.describe!(host.platform));
   useKey(LIVE_KEY);
   expect(await banner()).toEqual(['payment      Stripe API (STRIPE_SECRET_KEY)']);
   useKey('');
