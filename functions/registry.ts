@@ -65,6 +65,7 @@ export interface ServedService {
   stopped?: string[];
   start(platform: Platform): Promise<void>;
   stop(platform: Platform): Promise<void>;
+  /** Lines for the dev host's banner, read from the platform the host serves. */
   describe(platform: Platform): string[];
 }
 

@@ -4,6 +4,7 @@ import { opsFor, PUBLIC, routes, type RoutedFunction } from './http/route';
 import { HEALTH, HEALTH_QUERY } from './http/schemas';
 import { currentTime } from './platform';
 import type { AnyKysely } from './sql/dialect';
+import type { Storage } from './storage';
 
 // SQL and Storage load with the first check that uses them: a service whose health does not check
 // one never loads its client.
@@ -53,9 +54,10 @@ export const checkSql = (ctx?: { readonly db: AnyKysely; readonly config: Config
     return cfg.SQL_SERVER ? `Azure SQL ${cfg.SQL_SERVER}` : 'SQLite';
   });
 
-export const checkStorage = () =>
+/** The storage account answers: the one handed in (a service's `ctx.storage`), else the platform's in force. */
+export const checkStorage = (storage?: Storage) =>
   check(async () => {
-    const client = storageModule().blobServiceClient();
+    const client = storage?.blobs ?? storageModule().blobServiceClient();
     await client.getProperties();
     return client.accountName;
   });

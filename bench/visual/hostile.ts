@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startDevHost } from '../../devhost/host';
-import { renderPool } from '../../functions/visual/render/renderer';
+import { RENDER_POOL } from '../../functions/visual/render/renderer';
 import { runLoad, UNIQUE_DIGITS, type LoadOrder, type LoadResult } from '../load';
 import { processRssMb } from '../proc';
 
@@ -93,7 +93,7 @@ async function main() {
     body,
   });
   const plain = (seconds?: number) => order('/visual/api/v1/charts/render', plainBody, 2, seconds);
-  console.log(`hostile bench: ${os.cpus().length} cores, render pool ${renderPool().size} threads, ${SECONDS} s per phase`);
+  console.log(`hostile bench: ${os.cpus().length} cores, render pool ${host.platform.get(RENDER_POOL).size} threads, ${SECONDS} s per phase`);
   try {
     await runLoad(plain(2));
     const alone = await runLoad(plain());
@@ -106,7 +106,7 @@ async function main() {
     console.log(line('plain charts beside the hostile client, c=2', beside));
     console.log(line('  tick bombs (/quickchart PNG), c=1', bombs));
     console.log(line('  47 MB SVG charts (render API), c=1', vectors));
-    await renderPool().idle();
+    await host.platform.get(RENDER_POOL).idle();
     console.log(`host RSS after the phases: ${processRssMb(process.pid)} MB`);
   } finally {
     await host.stop();

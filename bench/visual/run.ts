@@ -21,14 +21,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startDevHost } from '../../devhost/host';
-import { config } from '../../shared/config';
-import { container } from '../../shared/storage';
 import { chartKey, renderChartImage } from '../../functions/visual/charts';
 import { cachedOrRendered, CONTENT_TYPES, newStats } from '../../functions/visual/results';
 import type { ChartSpec } from '../../functions/visual/chart-spec';
-import { HOT_INDEX } from '../../functions/visual/cache';
-import { currentPlatform } from '../../shared/platform';
-import { renderPool } from '../../functions/visual/render/renderer';
+import { HOT_INDEX } from '../../functions/visual/cache-index';
+import { visualContext, type VisualContext } from '../../functions/visual/context';
+import { createLogger } from '../../shared/logging';
 import { themeOf } from '../../functions/visual/themes';
 import { formatSteal, stealMeter } from '../cpu-steal';
 import { fork, type ChildProcess } from 'node:child_process';
@@ -117,6 +115,8 @@ interface Bench {
   /** The QuickChart-shaped baseline's process and address. */
   baseline: { child: ChildProcess; url: string };
   poolSize: number;
+  /** The visual service's context on the host's platform, for the rows without HTTP (the render pool, the cache). */
+  visual: VisualContext;
 }
 
 /** Starts the baseline in a process of its own (bench/visual/baseline.ts). */
@@ -158,10 +158,10 @@ async function emptyStore(bench: Bench): Promise<void> {
   // The requests the load generator left in flight when it stopped finish first (their p99 is under
   // 200 ms): deleting the container under their uploads would fail them.
   await new Promise((resolve) => setTimeout(resolve, 1000));
-  const client = await container(config().VISUAL_CACHE_CONTAINER);
+  const client = await bench.visual.storage.container(bench.visual.config.VISUAL_CACHE_CONTAINER);
   await client.delete();
   await client.create();
-  await currentPlatform().release(HOT_INDEX);
+  await bench.visual.platform.release(HOT_INDEX);
 }
 
 /** One scenario through HTTP, the load generator in its own process; `baseline`: against the baseline's process instead of ours. */
@@ -236,9 +236,17 @@ async function poolRow(format: 'png' | 'svg', withCache: boolean, bench: Bench, 
         const spec = JSON.parse(JSON.stringify(barChart()).replace(`"${FIRST_VALUE}"`, `12.${String(++n).padStart(9, '0')}`)) as ChartSpec;
         const t = performance.now();
         try {
-          const render = () => renderChartImage(spec, professional, format, 'standard');
+          const render = () => renderChartImage(bench.visual, spec, professional, format, 'standard');
           if (withCache)
-            await cachedOrRendered(chartKey(spec, format, 'standard', professional), CONTENT_TYPES[format], false, newStats(), 'draw-first', render);
+            await cachedOrRendered(
+              bench.visual,
+              chartKey(spec, format, 'standard', professional),
+              CONTENT_TYPES[format],
+              false,
+              newStats(),
+              'draw-first',
+              render,
+            );
           else await render();
           latencies.push(performance.now() - t);
         } catch {
@@ -415,15 +423,17 @@ async function main() {
     // An Azurite of the bench's own (in memory, free ports), never one left running on the well-known ports.
     env: { PORT: '0', DATA_DIR: path.join(dir, 'data'), LOG_LEVEL: 'error', AzureWebJobsStorage: '' },
   });
+  const visual = visualContext(host.platform, createLogger({ component: 'bench' }));
   const bench: Bench = {
+    visual,
     token: JSON.parse(fs.readFileSync(path.join(dir, 'local.settings.json'), 'utf8')).Values.VISUAL_API_TOKEN as string,
     url: host.url,
     azuritePid: host.azurite?.pid,
     baseline: await startBaseline(),
-    poolSize: renderPool().size,
+    poolSize: visual.renderPool.size,
   };
   console.log(
-    `visual bench: ${os.cpus().length} cores (${os.cpus()[0]?.model}), Node ${process.version}, render pool ${renderPool().size} threads, ` +
+    `visual bench: ${os.cpus().length} cores (${os.cpus()[0]?.model}), Node ${process.version}, render pool ${bench.poolSize} threads, ` +
       `${SOAK ? 'soak' : `${SECONDS}s per scenario`}, Azurite ${bench.azuritePid ? `pid ${bench.azuritePid} (in memory)` : 'not ours: its CPU is not measured'}\n`,
   );
   try {

@@ -4,7 +4,8 @@ import { expiryFromNow } from './cache';
 import { chartJsConfig, sizeOf, validateChart, type ChartSpec } from './chart-spec';
 import { failAsRendering, invalidChartsArray, tooManyItems } from './errors';
 import type { Limits } from './limits';
-import { renderChartTask } from './render/renderer';
+import type { VisualContext } from './context';
+import { renderChartTask, type ChartDrawer } from './render/renderer';
 import {
   allOrStop,
   CONTENT_TYPES,
@@ -66,10 +67,11 @@ export function parseChartsRequest(body: unknown, l: Limits) {
 }
 
 /** Renders one chart to image bytes (PNG or SVG) on the pool or the QuickChart server; `signal` drops it from the pool's queue. */
-export async function renderChartImage(spec: ChartSpec, theme: Theme, format: 'png' | 'svg', quality: Quality, signal?: AbortSignal) {
+export async function renderChartImage(ctx: ChartDrawer, spec: ChartSpec, theme: Theme, format: 'png' | 'svg', quality: Quality, signal?: AbortSignal) {
   const { width, height } = sizeOf(spec);
   return failAsRendering(`Chart "${spec.id ?? ''}"`, () =>
     renderChartTask(
+      ctx,
       {
         kind: 'chart',
         config: chartJsConfig(spec, theme),
@@ -91,19 +93,27 @@ export function chartKey(spec: ChartSpec, format: Format, quality: Quality, them
   return hashKey('chart', content, format, quality, theme.name, width, height);
 }
 
-async function chartResult(spec: ChartSpec & { id: string }, format: Format, quality: Quality, theme: Theme, stats: RenderStats, signal: AbortSignal) {
+async function chartResult(
+  ctx: VisualContext,
+  spec: ChartSpec & { id: string },
+  format: Format,
+  quality: Quality,
+  theme: Theme,
+  stats: RenderStats,
+  signal: AbortSignal,
+) {
   const imageFormat = imageFormatOf(format);
-  const entry = await cachedOrRendered(chartKey(spec, format, quality, theme), CONTENT_TYPES[imageFormat], format === 'base64', stats, 'draw-first', () =>
-    renderChartImage(spec, theme, imageFormat, quality, signal),
+  const entry = await cachedOrRendered(ctx, chartKey(spec, format, quality, theme), CONTENT_TYPES[imageFormat], format === 'base64', stats, 'draw-first', () =>
+    renderChartImage(ctx, spec, theme, imageFormat, quality, signal),
   );
-  return imageResult(spec.id, entry, format, { ...sizeOf(spec), title: spec.options?.title, description: spec.options?.description });
+  return imageResult(ctx.config, spec.id, entry, format, { ...sizeOf(spec), title: spec.options?.title, description: spec.options?.description });
 }
 
 /** POST charts/render: every chart in parallel (cache hits skip rendering), results in request order; the first failure stops the rest. */
-export async function renderCharts(body: unknown, l: Limits) {
-  const request = parseChartsRequest(body, l);
+export async function renderCharts(ctx: VisualContext, body: unknown) {
+  const request = parseChartsRequest(body, ctx.limits);
   const stats = newStats();
-  const charts = await allOrStop(request.charts, (spec, signal) => chartResult(spec, request.format, request.quality, request.theme, stats, signal));
+  const charts = await allOrStop(request.charts, (spec, signal) => chartResult(ctx, spec, request.format, request.quality, request.theme, stats, signal));
   return {
     body: {
       success: true as const,
@@ -112,7 +122,7 @@ export async function renderCharts(body: unknown, l: Limits) {
         'charts',
         charts.map((c) => c.imageUrl),
       ),
-      expiresAt: expiryFromNow(),
+      expiresAt: expiryFromNow(ctx),
     },
     stats,
   };

@@ -5,9 +5,8 @@ import { expiryFromNow } from './cache';
 import { forbiddenDotConstruct } from './dot-guard';
 import { renderOptions } from './charts';
 import { failAsRendering, tooManyItems } from './errors';
-import type { Limits } from './limits';
+import type { VisualContext } from './context';
 import { RenderInputError } from './render/pool';
-import { renderPool } from './render/renderer';
 import { allOrStop, CONTENT_TYPES, cachedOrRendered, imageFormatOf, imageResult, newStats, type Format } from './results';
 import type { Theme } from './themes';
 
@@ -132,14 +131,20 @@ const svgSize = (svg: string) => {
   return { width: pixels(/\swidth="([\d.]+)pt"/.exec(tag)?.[1]), height: pixels(/\sheight="([\d.]+)pt"/.exec(tag)?.[1]) };
 };
 
-async function diagramResult(spec: DiagramSpec & { id: string; dot: string }, format: Format, stats: ReturnType<typeof newStats>, signal: AbortSignal) {
+async function diagramResult(
+  ctx: VisualContext,
+  spec: DiagramSpec & { id: string; dot: string },
+  format: Format,
+  stats: ReturnType<typeof newStats>,
+  signal: AbortSignal,
+) {
   const { dot } = spec;
   const imageFormat = imageFormatOf(format);
   const key = hashKey('diagram', dot, format);
-  const entry = await cachedOrRendered(key, CONTENT_TYPES[imageFormat], true, stats, 'look-first', () =>
+  const entry = await cachedOrRendered(ctx, key, CONTENT_TYPES[imageFormat], true, stats, 'look-first', () =>
     failAsRendering(`Diagram "${spec.id}"`, async () => {
       try {
-        return await renderPool().run({ kind: 'dot', source: dot, format: imageFormat }, signal);
+        return await ctx.renderPool.run({ kind: 'dot', source: dot, format: imageFormat }, signal);
       } catch (error) {
         // DOT that Graphviz cannot read (the render thread says so) is the caller's input, not a rendering failure.
         if (error instanceof RenderInputError) throw invalidDiagram(spec.id, error.message.trim());
@@ -148,14 +153,15 @@ async function diagramResult(spec: DiagramSpec & { id: string; dot: string }, fo
     }),
   );
   const size = imageFormat === 'svg' ? svgSize(entry.bytes!.toString('utf8')) : pngSize(entry.bytes!);
-  return imageResult(spec.id, { ...entry, bytes: format === 'base64' ? entry.bytes : undefined }, format, { ...size, title: spec.title });
+  return imageResult(ctx.config, spec.id, { ...entry, bytes: format === 'base64' ? entry.bytes : undefined }, format, { ...size, title: spec.title });
 }
 
 /** Width and height from a PNG's IHDR chunk. */
 const pngSize = (png: Buffer) => ({ width: png.readUInt32BE(16), height: png.readUInt32BE(20) });
 
 /** POST diagrams/render: `{ diagrams, format (svg default), theme }`. */
-export async function renderDiagrams(body: unknown, l: Limits) {
+export async function renderDiagrams(ctx: VisualContext, body: unknown) {
+  const l = ctx.limits;
   const items = (body as { diagrams?: unknown } | null)?.diagrams;
   if (!body || typeof body !== 'object' || Array.isArray(body) || !Array.isArray(items) || items.length === 0) {
     throw badRequest('The body must be a JSON object whose "diagrams" is a non-empty array', Code.INVALID_DIAGRAMS_ARRAY);
@@ -169,7 +175,7 @@ export async function renderDiagrams(body: unknown, l: Limits) {
     return { ...withId, dot: dotOf(withId, options.theme) };
   });
   const stats = newStats();
-  const diagrams = await allOrStop(specs, (spec, signal) => diagramResult(spec, options.format, stats, signal));
+  const diagrams = await allOrStop(specs, (spec, signal) => diagramResult(ctx, spec, options.format, stats, signal));
   return {
     body: {
       success: true as const,
@@ -178,7 +184,7 @@ export async function renderDiagrams(body: unknown, l: Limits) {
         'diagrams',
         diagrams.map((d) => d.imageUrl),
       ),
-      expiresAt: expiryFromNow(),
+      expiresAt: expiryFromNow(ctx),
     },
     stats,
   };

@@ -1,15 +1,18 @@
-import { config } from '../../shared/config';
 import type { ServiceDefinition } from '../../shared/functions';
 import { contractRoutes } from '../../shared/http/contract';
 import { createLogger } from '../../shared/logging';
-import { HOT_INDEX } from './cache';
+import type { Platform } from '../../shared/platform';
+import { HOT_INDEX } from './cache-index';
 import { TIMERS } from './timers';
-import { RENDER_POOL, renderPool } from './render/renderer';
+import { RENDER_POOL } from './render/renderer';
 import { ROUTES, DESCRIPTION, BANNER_ROUTE } from './routes';
 
-function describePool(): string {
+/** The dev host's banner line: where charts are drawn (the QuickChart server, or the platform's pool and its size). */
+function describeRenderer(platform: Platform): string {
+  const quickchart = platform.config.QUICKCHART_URL;
+  if (quickchart) return `charts rendered by QuickChart at ${quickchart}`;
   try {
-    return `charts rendered in process on ${renderPool().size} threads`;
+    return `charts rendered in process on ${platform.get(RENDER_POOL).size} threads`;
   } catch (error) {
     return `NOT AVAILABLE: ${(error as Error).message}`;
   }
@@ -31,5 +34,5 @@ export const visual: ServiceDefinition = {
     await platform.release(HOT_INDEX);
     await platform.release(RENDER_POOL);
   },
-  describe: () => [`renderer     ${config().QUICKCHART_URL ? `charts rendered by QuickChart at ${config().QUICKCHART_URL}` : describePool()}`],
+  describe: (platform) => [`renderer     ${describeRenderer(platform)}`],
 };

@@ -5,8 +5,7 @@ import { expiryFromNow } from './cache';
 import { MAX_CHART_NUMBER } from './chart-input';
 import { pixelRatio, renderOptions } from './charts';
 import { failAsRendering, tooManyItems } from './errors';
-import type { Limits } from './limits';
-import { renderPool } from './render/renderer';
+import type { VisualContext } from './context';
 import { allOrStop, CONTENT_TYPES, cachedOrRendered, imageFormatOf, imageResult, newStats, type Format, type Quality } from './results';
 import { escapeXml } from './svg';
 import { themeOf, type Theme } from './themes';
@@ -146,6 +145,7 @@ export function infographicKey(spec: InfographicSpec, format: Format, quality: Q
 }
 
 async function infographicResult(
+  ctx: VisualContext,
   spec: InfographicSpec & { id: string },
   format: Format,
   quality: Quality,
@@ -157,6 +157,7 @@ async function infographicResult(
   const { svg, width, height } = dashboardSvg(spec, theme);
   const imageFormat = imageFormatOf(format);
   const entry = await cachedOrRendered(
+    ctx,
     infographicKey(spec, format, quality, theme),
     CONTENT_TYPES[imageFormat],
     format === 'base64',
@@ -166,15 +167,16 @@ async function infographicResult(
     async () => {
       if (imageFormat === 'svg') return { bytes: Buffer.from(svg, 'utf8') };
       return failAsRendering(`Infographic "${spec.id}"`, () =>
-        renderPool().run({ kind: 'svg-to-png', svg, pixelRatio: pixelRatio(quality, width, height) }, signal),
+        ctx.renderPool.run({ kind: 'svg-to-png', svg, pixelRatio: pixelRatio(quality, width, height) }, signal),
       );
     },
   );
-  return imageResult(spec.id, entry, format, { width, height, title: spec.title, description: spec.description });
+  return imageResult(ctx.config, spec.id, entry, format, { width, height, title: spec.title, description: spec.description });
 }
 
 /** POST infographics/generate: `{ infographics, format (svg default), quality, theme }`. */
-export async function generateInfographics(body: unknown, l: Limits) {
+export async function generateInfographics(ctx: VisualContext, body: unknown) {
+  const l = ctx.limits;
   const items = (body as { infographics?: unknown } | null)?.infographics;
   if (!body || typeof body !== 'object' || Array.isArray(body) || !Array.isArray(items) || items.length === 0) {
     throw badRequest('The body must be a JSON object whose "infographics" is a non-empty array', Code.INVALID_INFOGRAPHICS_ARRAY);
@@ -186,7 +188,7 @@ export async function generateInfographics(body: unknown, l: Limits) {
     return { ...spec, id: spec.id ?? `infographic-${i + 1}` };
   });
   const stats = newStats();
-  const infographics = await allOrStop(specs, (spec, signal) => infographicResult(spec, options.format, options.quality, options.theme, stats, signal));
+  const infographics = await allOrStop(specs, (spec, signal) => infographicResult(ctx, spec, options.format, options.quality, options.theme, stats, signal));
   return {
     body: {
       success: true as const,
@@ -195,7 +197,7 @@ export async function generateInfographics(body: unknown, l: Limits) {
         'infographics',
         infographics.map((r) => r.imageUrl),
       ),
-      expiresAt: expiryFromNow(),
+      expiresAt: expiryFromNow(ctx),
     },
     stats,
   };

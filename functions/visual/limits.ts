@@ -1,4 +1,4 @@
-import { config } from '../../shared/config';
+import type { Config } from '../../shared/config';
 
 /** The documented request limits (docs/visual.md), read from settings. */
 export interface Limits {
@@ -9,8 +9,8 @@ export interface Limits {
   maxBodyBytes: number;
 }
 
-export function limits(): Limits {
-  const cfg = config();
+/** The limits of these settings (the context hands them as `ctx.limits`). */
+export function limitsOf(cfg: Config): Limits {
   return {
     maxItems: cfg.VISUAL_MAX_ITEMS,
     maxDimension: cfg.VISUAL_MAX_DIMENSION,

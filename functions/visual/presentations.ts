@@ -5,8 +5,7 @@ import { cacheUrl, expiryFromNow } from './cache';
 import { chartKey, renderChartImage } from './charts';
 import { sizeOf, validateChart, type ChartSpec } from './chart-spec';
 import { failAsRendering, tooManyItems } from './errors';
-import { renderPool } from './render/renderer';
-import type { Limits } from './limits';
+import type { VisualContext } from './context';
 import { allOrStop, cachedOrRendered, CONTENT_TYPES, newStats, type RenderStats } from './results';
 import { themeOf, type Theme } from './themes';
 
@@ -52,28 +51,29 @@ export const presentationSchema = {
   },
 };
 
-async function chartImage(spec: ChartSpec, theme: Theme, stats: RenderStats, signal: AbortSignal) {
+async function chartImage(ctx: VisualContext, spec: ChartSpec, theme: Theme, stats: RenderStats, signal: AbortSignal) {
   // Charts go through the chart cache too, so a deck re-using a chart renders it once.
-  const entry = await cachedOrRendered(chartKey(spec, 'base64', 'high', theme), CONTENT_TYPES.png, true, stats, 'draw-first', () =>
-    renderChartImage(spec, theme, 'png', 'high', signal),
+  const entry = await cachedOrRendered(ctx, chartKey(spec, 'base64', 'high', theme), CONTENT_TYPES.png, true, stats, 'draw-first', () =>
+    renderChartImage(ctx, spec, theme, 'png', 'high', signal),
   );
   return { data: `data:image/png;base64,${entry.bytes!.toString('base64')}`, ...sizeOf(spec) };
 }
 
-async function renderDeck(spec: PresentationSpec, charts: (ChartSpec | undefined)[], theme: Theme, stats: RenderStats) {
+async function renderDeck(ctx: VisualContext, spec: PresentationSpec, charts: (ChartSpec | undefined)[], theme: Theme, stats: RenderStats) {
   // The first chart that fails stops the others still waiting for a thread.
-  const images = await allOrStop(charts, (chart, signal) => (chart ? chartImage(chart, theme, stats, signal) : Promise.resolve(undefined)));
+  const images = await allOrStop(charts, (chart, signal) => (chart ? chartImage(ctx, chart, theme, stats, signal) : Promise.resolve(undefined)));
   const deck = {
     title: spec.title,
     subtitle: spec.subtitle,
     theme,
     slides: spec.slides.map((slide, i) => ({ title: slide.title, bullets: slide.bullets ?? [], notes: slide.notes, image: images[i] })),
   };
-  return failAsRendering('Presentation', () => renderPool().run({ kind: 'pptx', deck }));
+  return failAsRendering('Presentation', () => ctx.renderPool.run({ kind: 'pptx', deck }));
 }
 
 /** POST presentations/generate: `{ title, subtitle, theme, slides: [{ title, bullets, chart, notes }] }`. */
-export async function generatePresentation(body: unknown, l: Limits) {
+export async function generatePresentation(ctx: VisualContext, body: unknown) {
+  const l = ctx.limits;
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest('The body must be a JSON object with "title" and "slides"');
   const slides = (body as { slides?: unknown }).slides;
   if (Array.isArray(slides) && slides.length > l.maxItems) throw tooManyItems('slides', slides.length, l.maxItems);
@@ -82,18 +82,18 @@ export async function generatePresentation(body: unknown, l: Limits) {
   const theme = themeOf(spec.theme);
   const stats = newStats();
   const key = hashKey('presentation', spec, theme.name);
-  const entry = await cachedOrRendered(key, PPTX_CONTENT_TYPE, false, stats, 'look-first', () => renderDeck(spec, charts, theme, stats));
+  const entry = await cachedOrRendered(ctx, key, PPTX_CONTENT_TYPE, false, stats, 'look-first', () => renderDeck(ctx, spec, charts, theme, stats));
   return {
     body: {
       success: true as const,
       presentation: {
         title: spec.title,
-        url: cacheUrl(key),
+        url: cacheUrl(ctx.config, key),
         contentType: PPTX_CONTENT_TYPE,
         metadata: { slides: spec.slides.length + 1, size: entry.size, generatedAt: entry.generatedAt, theme: theme.name },
       },
       cacheKey: key,
-      expiresAt: expiryFromNow(),
+      expiresAt: expiryFromNow(ctx),
     },
     stats,
   };

@@ -10,8 +10,8 @@ import { fittingDensity } from './charts';
 import { isColor } from './colors';
 import { failAsRendering } from './errors';
 import { headerText, IMAGE_SAFETY_HEADERS } from './headers';
-import { limits, perLimits, type Limits } from './limits';
-import { renderPool } from './render/renderer';
+import type { VisualContext } from './context';
+import { perLimits, type Limits } from './limits';
 import type { ChartFormat } from './render/tasks';
 import { cachedOnRepeat, CONTENT_TYPES, newStats, statsHeaders } from './results';
 
@@ -81,8 +81,7 @@ function versionParam(value: unknown): 2 | 3 | 4 {
 }
 
 /** Reads QuickChart's parameters from a POST body or a GET query (with QuickChart's short names). */
-function readQuickChartRequest(request: HttpRequest, rawBody: Buffer): QuickChartRequest {
-  const l = limits();
+function readQuickChartRequest(request: HttpRequest, rawBody: Buffer, l: Limits): QuickChartRequest {
   let raw: Record<string, unknown>;
   if (request.method === 'GET') {
     const q = request.query;
@@ -255,9 +254,9 @@ function disposition(filename: string, format: ChartFormat | 'base64'): string {
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`;
 }
 
-async function render(request: HttpRequest, rawBody: Buffer): Promise<HttpResponseInit> {
-  const l = limits();
-  const params = readQuickChartRequest(request, rawBody);
+async function render(ctx: VisualContext, request: HttpRequest, rawBody: Buffer): Promise<HttpResponseInit> {
+  const l = ctx.limits;
+  const params = readQuickChartRequest(request, rawBody, l);
   const config = quickChartConfig(parseChartConfig(params.chart, l, params.encoding), params.version);
   const format: ChartFormat = params.format === 'base64' ? 'png' : params.format;
   // As QuickChart documents: a density too large for the pixel cap is reduced, not refused.
@@ -265,9 +264,9 @@ async function render(request: HttpRequest, rawBody: Buffer): Promise<HttpRespon
   const key = hashKey('quickchart', config, format, params.width, params.height, pixelRatio, params.backgroundColor);
   const stats = newStats();
   // Always in process: this endpoint is the QuickChart server (QUICKCHART_URL may point back here).
-  const bytes = await cachedOnRepeat(key, CONTENT_TYPES[format], stats, () =>
+  const bytes = await cachedOnRepeat(ctx, key, CONTENT_TYPES[format], stats, () =>
     failAsRendering('', () =>
-      renderPool().run({ kind: 'chart', config, width: params.width, height: params.height, pixelRatio, format, background: params.backgroundColor }),
+      ctx.renderPool.run({ kind: 'chart', config, width: params.width, height: params.height, pixelRatio, format, background: params.backgroundColor }),
     ),
   );
   const headers: Record<string, string> = { ETag: `"${key}"`, 'Cache-Control': 'public, max-age=3600', ...IMAGE_SAFETY_HEADERS, ...statsHeaders(stats) };
@@ -289,9 +288,9 @@ export function withQuickChartError(error: unknown): unknown {
   return new HttpError(error.status, error.error, error.message, error.code, error.extra, { ...error.headers, 'X-quickchart-error': header });
 }
 
-export async function quickChartEndpoint(request: HttpRequest, rawBody: Buffer): Promise<HttpResponseInit> {
+export async function quickChartEndpoint(ctx: VisualContext, request: HttpRequest, rawBody: Buffer): Promise<HttpResponseInit> {
   try {
-    return await render(request, rawBody);
+    return await render(ctx, request, rawBody);
   } catch (error) {
     const refusal = withQuickChartError(error);
     if (!(refusal instanceof HttpError)) throw refusal;

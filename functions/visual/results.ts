@@ -1,4 +1,6 @@
-import { cacheUrl, firstSight, hitCached, recentCached, storeCached, storeCachedIfAbsent, type CachedEntry } from './cache';
+import type { Config } from '../../shared/config';
+import { cacheUrl, firstSight, hitCached, recentCached, storeCached, storeCachedIfAbsent, type CacheContext } from './cache';
+import type { CachedEntry } from './cache-index';
 
 /** Output formats of the API: base64 is a PNG returned inline as a data URI as well as by URL. */
 export const FORMATS = ['png', 'svg', 'base64'] as const;
@@ -63,6 +65,7 @@ export type CacheOrder = 'draw-first' | 'look-first';
  * drawing is not counted as a render. An expired blob under the key is replaced.
  */
 export async function cachedOrRendered(
+  ctx: CacheContext,
   key: string,
   contentType: string,
   withBytes: boolean,
@@ -71,23 +74,23 @@ export async function cachedOrRendered(
   render: () => Promise<{ bytes: Uint8Array; threadId?: number }>,
 ): Promise<CachedEntry> {
   const drawFirst = order === 'draw-first';
-  const hit = drawFirst ? recentCached(key, withBytes) : await hitCached(key, withBytes);
+  const hit = drawFirst ? recentCached(ctx, key, withBytes) : await hitCached(ctx, key, withBytes);
   if (hit) {
     stats.hits++;
     return hit;
   }
   const output = await render();
   const bytes = Buffer.from(output.bytes);
-  const stored = drawFirst ? await storeCachedIfAbsent(key, output.bytes, contentType) : undefined;
+  const stored = drawFirst ? await storeCachedIfAbsent(ctx, key, output.bytes, contentType) : undefined;
   if (drawFirst && !stored) {
-    const found = await hitCached(key, false);
+    const found = await hitCached(ctx, key, false);
     if (found) {
       stats.hits++;
       return { ...found, bytes };
     }
   }
   countRender(stats, output);
-  return { ...(stored ?? (await storeCached(key, output.bytes, contentType))), bytes };
+  return { ...(stored ?? (await storeCached(ctx, key, output.bytes, contentType))), bytes };
 }
 
 /**
@@ -102,14 +105,15 @@ export async function cachedOrRendered(
  * instance, and a PNG costs several lookups to draw); a repeated SVG, cheap to draw, is drawn first.
  */
 export async function cachedOnRepeat(
+  ctx: CacheContext,
   key: string,
   contentType: string,
   stats: RenderStats,
   render: () => Promise<{ bytes: Uint8Array; threadId?: number }>,
 ): Promise<Buffer> {
-  if (!firstSight(key)) {
+  if (!firstSight(ctx, key)) {
     const order = contentType === CONTENT_TYPES.svg ? 'draw-first' : 'look-first';
-    return (await cachedOrRendered(key, contentType, true, stats, order, render)).bytes!;
+    return (await cachedOrRendered(ctx, key, contentType, true, stats, order, render)).bytes!;
   }
   const output = await render();
   countRender(stats, output);
@@ -130,6 +134,7 @@ export interface ImageResult {
 }
 
 export function imageResult(
+  config: Config,
   id: string,
   entry: CachedEntry,
   format: Format,
@@ -137,7 +142,7 @@ export function imageResult(
 ): ImageResult {
   return {
     id,
-    imageUrl: cacheUrl(entry.key),
+    imageUrl: cacheUrl(config, entry.key),
     base64: format === 'base64' ? `data:${CONTENT_TYPES.png};base64,${entry.bytes!.toString('base64')}` : null,
     metadata: {
       width: meta.width,

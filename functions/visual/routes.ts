@@ -1,12 +1,13 @@
 import type { HttpMethod } from '@azure/functions';
-import { config } from '../../shared/config';
-import { check, checkStorage, healthFunction } from '../../shared/health';
-import { visualContext } from './context';
 import { Code } from '../../shared/http/errors';
 import { PUBLIC, refusal, RETRY_AFTER, routes } from '../../shared/http/route';
-import { renderPool } from './render/renderer';
-import * as r from './operations';
+import { visualContext } from './context';
 import { QUICKCHART_KEY, VISUAL_TOKEN } from './guards';
+import { HEALTH } from './health';
+import * as api from './operations/api';
+import { banner } from './operations/banner';
+import { cached } from './operations/cache';
+import { quickChart } from './operations/quickchart';
 import * as s from './schemas';
 
 const route = routes('visual', visualContext);
@@ -18,18 +19,15 @@ const NO_RESOURCE = refusal([Code.RESOURCE_NOT_FOUND, Code.OPERATION_NOT_FOUND])
 /** The visual service's whole HTTP surface: one route per line (id, method, path, who may call, what it takes and answers, handler). */
 // prettier-ignore
 export const ROUTES = [
-  healthFunction('visual', visualContext, () => ({
-    storage: checkStorage,
-    renderer: () => check(async () => (config().QUICKCHART_URL ? `QuickChart at ${config().QUICKCHART_URL}` : `${renderPool().size} render threads, ${renderPool().pending} renders pending, ${renderPool().renders} done`)),
-  })),
-  route('charts-render', 'POST', 'api/v1/charts/render', VISUAL_TOKEN, { body: s.CHARTS_BODY, otherMethods: 405, 200: s.CHARTS, ...RENDERING }, r.charts),
-  route('infographics-generate', 'POST', 'api/v1/infographics/generate', VISUAL_TOKEN, { body: s.INFOGRAPHICS_BODY, otherMethods: 405, 200: s.INFOGRAPHICS, ...RENDERING }, r.infographics),
-  route('presentations-generate', 'POST', 'api/v1/presentations/generate', VISUAL_TOKEN, { body: s.PRESENTATION_BODY, otherMethods: 405, 200: s.PRESENTATION, ...RENDERING }, r.presentations),
-  route('diagrams-render', 'POST', 'api/v1/diagrams/render', VISUAL_TOKEN, { body: s.DIAGRAMS_BODY, otherMethods: 405, 200: s.DIAGRAMS, ...RENDERING }, r.diagrams),
-  route('api', ALL, 'api/v1/{*rest}', PUBLIC, { params: s.API_REST, 404: NO_RESOURCE }, r.apiFallback),
-  route('api-root', ALL, 'api/v1', PUBLIC, { 404: NO_RESOURCE }, r.apiFallback),
-  route('cache', ['GET', 'HEAD'], 'cache/{key}', PUBLIC, { params: s.CACHE_KEY, 200: s.CACHED, 304: s.NOT_MODIFIED, 404: refusal([Code.CACHE_ENTRY_NOT_FOUND]) }, r.cached),
-  route('quickchart-chart', ['GET', 'POST'], '/quickchart/chart', QUICKCHART_KEY, { body: s.QUICKCHART_BODY, 200: s.QUICKCHART_IMAGE }, r.quickChart),
+  HEALTH,
+  route('charts-render', 'POST', 'api/v1/charts/render', VISUAL_TOKEN, { body: s.CHARTS_BODY, otherMethods: 405, 200: s.CHARTS, ...RENDERING }, api.charts),
+  route('infographics-generate', 'POST', 'api/v1/infographics/generate', VISUAL_TOKEN, { body: s.INFOGRAPHICS_BODY, otherMethods: 405, 200: s.INFOGRAPHICS, ...RENDERING }, api.infographics),
+  route('presentations-generate', 'POST', 'api/v1/presentations/generate', VISUAL_TOKEN, { body: s.PRESENTATION_BODY, otherMethods: 405, 200: s.PRESENTATION, ...RENDERING }, api.presentations),
+  route('diagrams-render', 'POST', 'api/v1/diagrams/render', VISUAL_TOKEN, { body: s.DIAGRAMS_BODY, otherMethods: 405, 200: s.DIAGRAMS, ...RENDERING }, api.diagrams),
+  route('api', ALL, 'api/v1/{*rest}', PUBLIC, { params: s.API_REST, 404: NO_RESOURCE }, api.apiFallback),
+  route('api-root', ALL, 'api/v1', PUBLIC, { 404: NO_RESOURCE }, api.apiFallback),
+  route('cache', ['GET', 'HEAD'], 'cache/{key}', PUBLIC, { params: s.CACHE_KEY, 200: s.CACHED, 304: s.NOT_MODIFIED, 404: refusal([Code.CACHE_ENTRY_NOT_FOUND]) }, cached),
+  route('quickchart-chart', ['GET', 'POST'], '/quickchart/chart', QUICKCHART_KEY, { body: s.QUICKCHART_BODY, 200: s.QUICKCHART_IMAGE }, quickChart),
 ];
 
 /** Paths outside /api/v1/ answer 200 with a plain-text banner, written from the route table. */
@@ -40,7 +38,7 @@ const bannerLines = () => [
   ),
   'API document: GET /visual/openapi.json; reference: /visual/docs',
 ];
-export const BANNER_ROUTE = route('banner', ALL, '{*rest}', PUBLIC, { 200: s.BANNER }, r.banner(bannerLines));
+export const BANNER_ROUTE = route('banner', ALL, '{*rest}', PUBLIC, { 200: s.BANNER }, banner(bannerLines));
 
 export const DESCRIPTION =
   'Chart.js-style chart specifications to PNG, SVG or base64 with themes and a Blob cache; infographics, presentations and diagrams; a QuickChart-compatible endpoint.';

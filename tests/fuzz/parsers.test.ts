@@ -12,7 +12,7 @@ import { hashKey } from '../../functions/visual/canonical';
 import { chartJsConfig } from '../../functions/visual/chart-spec';
 import { parseChartsRequest } from '../../functions/visual/charts';
 import { forbiddenDotConstruct } from '../../functions/visual/dot-guard';
-import { limits } from '../../functions/visual/limits';
+import { limitsOf } from '../../functions/visual/limits';
 import { parseChartConfig, quickChartConfig } from '../../functions/visual/quickchart';
 import { THEMES } from '../../functions/visual/themes';
 import { EXECUTION_SEARCH_QUERY, EXECUTIONS_QUERY, PROFILES_QUERY } from '../../functions/orchestrator/schemas';
@@ -44,6 +44,8 @@ import { PROJECT_ROOT } from '../../devhost/paths';
  * inputs each parser took. FUZZ_RUNS, FUZZ_HTTP_RUNS and FUZZ_ROUTE_RUNS override them; the counts
  * are written to test-output/fuzz-report.json.
  */
+/** The visual limits of the settings in force (the parsers run in the test host's platform). */
+const limits = () => limitsOf(config());
 const LONG = process.env.npm_lifecycle_event === 'fuzz';
 const RUNS = Number(process.env.FUZZ_RUNS ?? (LONG ? 20_000 : 1000));
 const HTTP_RUNS = Number(process.env.FUZZ_HTTP_RUNS ?? (LONG ? 1000 : 60));

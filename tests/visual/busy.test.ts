@@ -1,6 +1,5 @@
-import { renderPool } from '../../functions/visual/render/renderer';
 import { startTestHost, type TestHost } from '../helpers/host';
-import { chartOfType, postJson, visualToken } from './helpers';
+import { chartOfType, postJson, visualToken, renderPoolOf } from './helpers';
 
 let host: TestHost;
 beforeAll(async () => {
@@ -16,7 +15,7 @@ test('when the render queue is full the request is 503 with Retry-After, and the
   expect(await res.json()).toMatchObject({ error: 'Service unavailable', code: 'RENDERER_BUSY' });
 
   // The renders already accepted finish (and are cached); once the queue drains the service answers again.
-  await renderPool().idle();
+  await renderPoolOf(host).idle();
   const ok = await postJson(host, '/visual/api/v1/charts/render', { charts: charts.slice(0, 2), quality: 'standard' }, visualToken(host));
   expect(ok.status).toBe(200);
 });

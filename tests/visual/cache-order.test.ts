@@ -2,7 +2,7 @@
 // costs one storage call instead of two. What a caller sees must not change: a chart another
 // instance stored is a hit, renewed as any hit is; an expired blob under the key is replaced.
 // Diagrams, infographics and decks ask the cache first.
-import { RENEW_INTERVAL_MS } from '../../functions/visual/cache';
+import { RENEW_INTERVAL_MS } from '../../functions/visual/cache-index';
 import { RENDER_POOL } from '../../functions/visual/render/renderer';
 import { runInPlatform } from '../../shared/platform';
 import { container } from '../../shared/storage';

@@ -1,7 +1,6 @@
 import { Resvg } from '@resvg/resvg-js';
-import { renderPool } from '../../functions/visual/render/renderer';
 import { THEMES } from '../../functions/visual/themes';
-import { barChart, chartOfType, countColor, decodePng, hexToRgb, pixel, postJson, fetchFresh, visualTestHost } from './helpers';
+import { barChart, chartOfType, countColor, decodePng, hexToRgb, pixel, postJson, fetchFresh, visualTestHost, renderPoolOf } from './helpers';
 import { expectErrorAnswer } from '../helpers/errors';
 
 const visual = visualTestHost();
@@ -193,7 +192,7 @@ describe('rendering', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('x-render-count')).toBe('6');
     // The pool has VISUAL_RENDER_WORKERS threads, or one per core (0, the default): read, not assumed.
-    const size = renderPool().size;
+    const size = renderPoolOf(visual.host).size;
     const threads = res.headers.get('x-render-threads')!.split(',');
     expect(threads.length).toBeGreaterThanOrEqual(Math.min(2, size));
     expect(threads.length).toBeLessThanOrEqual(size);
@@ -206,13 +205,13 @@ describe('cache', () => {
     const first = await render({ charts: [chart], theme: 'executive' });
     expect(first.headers.get('x-cache')).toBe('MISS');
     const firstBody = (await first.json()) as any;
-    const rendersBefore = renderPool().renders;
+    const rendersBefore = renderPoolOf(visual.host).renders;
 
     const renamed = { ...chart, id: 'renamed' };
     const second = await render({ theme: 'executive', charts: [renamed] });
     expect(second.headers.get('x-cache')).toBe('HIT');
     expect(second.headers.get('x-render-count')).toBe('0');
-    expect(renderPool().renders).toBe(rendersBefore);
+    expect(renderPoolOf(visual.host).renders).toBe(rendersBefore);
     const secondBody = (await second.json()) as any;
     expect(secondBody.charts[0]).toMatchObject({ id: 'renamed', imageUrl: firstBody.charts[0].imageUrl, metadata: firstBody.charts[0].metadata });
     expect(secondBody.cacheKey).toBe(firstBody.cacheKey);

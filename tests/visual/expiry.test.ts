@@ -1,5 +1,5 @@
 import { visual } from '../../functions/visual';
-import { RENEW_INTERVAL_MS } from '../../functions/visual/cache';
+import { RENEW_INTERVAL_MS } from '../../functions/visual/cache-index';
 import type { TimerFunction } from '../../shared/functions';
 import { container } from '../../shared/storage';
 import { InvocationContext } from '@azure/functions';

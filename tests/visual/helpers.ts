@@ -2,6 +2,9 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { PNG } from 'pngjs';
+import { visualContext } from '../../functions/visual/context';
+import type { RenderPool } from '../../functions/visual/render/pool';
+import { contextOf } from '../helpers/context';
 import { checkAnswer } from '../helpers/contract';
 import { startTestHost, type TestHost } from '../helpers/host';
 
@@ -9,6 +12,9 @@ import { startTestHost, type TestHost } from '../helpers/host';
 export function visualToken(host: TestHost): string {
   return JSON.parse(fs.readFileSync(path.join(host.dir, 'local.settings.json'), 'utf8')).Values.VISUAL_API_TOKEN;
 }
+
+/** The host's render pool, as the visual service's code is handed it. */
+export const renderPoolOf = (host: TestHost): RenderPool => contextOf(visualContext, host).renderPool;
 
 /** A dev host for the test file and its visual API token, both set before the first test. */
 export function visualTestHost(): { host: TestHost; token: string } {

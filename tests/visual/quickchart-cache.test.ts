@@ -2,7 +2,7 @@
 // chart is stored on its second request (within the renewal interval, on the instance asked), not
 // its first. What a caller sees: the same bytes every time; the first request costs no storage call,
 // the second stores, the third and later are hits.
-import { RENEW_INTERVAL_MS } from '../../functions/visual/cache';
+import { RENEW_INTERVAL_MS } from '../../functions/visual/cache-index';
 import { RENDER_POOL } from '../../functions/visual/render/renderer';
 import { runInPlatform } from '../../shared/platform';
 import { container } from '../../shared/storage';

@@ -1,7 +1,6 @@
 import { freePort } from '../../devhost/azurite';
-import { renderPool } from '../../functions/visual/render/renderer';
 import { startTestHost, type TestHost } from '../helpers/host';
-import { barChart, decodePng, postJson, fetchFresh } from './helpers';
+import { barChart, decodePng, postJson, fetchFresh, renderPoolOf } from './helpers';
 
 const TOKEN = 'quickchart-mode-token-0123456789';
 let host: TestHost;
@@ -16,13 +15,13 @@ beforeAll(async () => {
 afterAll(() => host.stop());
 
 test('with QUICKCHART_URL set, charts/render renders through quickchart-js with the same response shape and cache', async () => {
-  const rendersBefore = renderPool().renders;
+  const rendersBefore = renderPoolOf(host).renders;
   const body = { charts: [barChart('remote', { width: 400, height: 200 })], theme: 'executive', quality: 'standard' };
   const res = await postJson(host, '/visual/api/v1/charts/render', body, TOKEN);
   expect(res.status).toBe(200);
   // Thread 0 marks a remote render; the QuickChart endpoint behind it rendered once on the pool.
   expect(res.headers.get('x-render-threads')).toBe('0');
-  expect(renderPool().renders).toBe(rendersBefore + 1);
+  expect(renderPoolOf(host).renders).toBe(rendersBefore + 1);
   const result = (await res.json()) as any;
   expect(result).toMatchObject({ success: true, charts: [{ id: 'remote', base64: null, metadata: { width: 400, height: 200, title: 'Revenue by quarter' } }] });
   const png = decodePng(Buffer.from(await (await fetchFresh(result.charts[0].imageUrl)).arrayBuffer()));

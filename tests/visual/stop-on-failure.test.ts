@@ -1,9 +1,8 @@
 import { bundledFontDir } from '../../functions/visual/render/fonts';
 import { RenderCancelledError, RenderPool } from '../../functions/visual/render/pool';
-import { renderPool } from '../../functions/visual/render/renderer';
 import { expectErrorAnswer } from '../helpers/errors';
 import { startTestHost, type TestHost } from '../helpers/host';
-import { barChart, postJson, visualToken } from './helpers';
+import { barChart, postJson, visualToken, renderPoolOf } from './helpers';
 
 /**
  * A request's items stop at its first failure: the renders of the others not yet taken by a thread
@@ -25,8 +24,8 @@ const refused = (id: string) => ({ ...barChart(id), options: { scales: { x: { ty
 const fresh = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => barChart(`${prefix}${i}`, { title: `${prefix} ${i} ${Date.now()}` }));
 
 test('charts: the first failing stops the ten queued behind it, and a plain chart sent alongside renders alone', async () => {
-  await renderPool().idle();
-  const pool = renderPool();
+  await renderPoolOf(host).idle();
+  const pool = renderPoolOf(host);
   const [renders, cancelled] = [pool.renders, pool.cancelled];
 
   const failing = postJson(host, '/visual/api/v1/charts/render', { charts: [refused('bad'), ...fresh('sibling', 10)], quality: 'standard' }, token);
@@ -49,8 +48,8 @@ test('charts: the first failing stops the ten queued behind it, and a plain char
 });
 
 test('diagrams: one that is malformed (an edge to no node) is refused before any of the others is rendered', async () => {
-  await renderPool().idle();
-  const pool = renderPool();
+  await renderPoolOf(host).idle();
+  const pool = renderPoolOf(host);
   const renders = pool.renders;
   const diagrams = [
     ...Array.from({ length: 5 }, (_, i) => ({ id: `d${i}`, type: 'dot', source: `digraph { a${Date.now()} -> b${i} }` })),

@@ -1,5 +1,5 @@
-import { config } from '../../../shared/config';
-import { currentPlatform, member } from '../../../shared/platform';
+import type { Config } from '../../../shared/config';
+import { member } from '../../../shared/platform';
 import { bundledFontDir, extraFontFiles, svgTextFonts } from './fonts';
 import { RenderError, RenderPool } from './pool';
 import { MAX_TICKS_PER_AXIS, type RenderOutput, type RenderTask } from './tasks';
@@ -31,18 +31,14 @@ export const RENDER_POOL = member(
   (pool) => pool.close(),
 );
 
-export const renderPool = (): RenderPool => currentPlatform().get(RENDER_POOL);
-
-export const stopRenderPool = (): Promise<void> => currentPlatform().release(RENDER_POOL);
-
 export type ChartTask = Extract<RenderTask, { kind: 'chart' }>;
 
 /** Renders a chart on a self-hosted QuickChart server through its official client (QUICKCHART_URL). */
-async function renderOnQuickChart(base: string, task: ChartTask): Promise<RenderOutput> {
+async function renderOnQuickChart(base: string, apiKey: string | undefined, task: ChartTask): Promise<RenderOutput> {
   const url = new URL(base);
   // The QuickChart client (and its fetch polyfill) loads only when a QuickChart server is configured.
   const QuickChart = require('quickchart-js') as typeof import('quickchart-js').default;
-  const client = new QuickChart(config().QUICKCHART_API_KEY)
+  const client = new QuickChart(apiKey)
     .setScheme(url.protocol.replace(':', '') as 'http' | 'https')
     // quickchart-js joins `${scheme}://${host}/chart`, so a base path rides along in the host.
     .setHost(`${url.host}${trimTrailingSlashes(url.pathname)}`)
@@ -61,11 +57,17 @@ async function renderOnQuickChart(base: string, task: ChartTask): Promise<Render
   }
 }
 
+/** What drawing a chart reaches: the settings (QUICKCHART_URL, QUICKCHART_API_KEY) and the platform's render pool. */
+export interface ChartDrawer {
+  readonly config: Config;
+  readonly renderPool: RenderPool;
+}
+
 /**
  * Renders one chart in process, or on the QuickChart server when QUICKCHART_URL is set; `signal`
  * drops it from the pool's queue (the QuickChart client takes none: a request sent there runs on).
  */
-export function renderChartTask(task: ChartTask, signal?: AbortSignal): Promise<RenderOutput> {
-  const quickchart = config().QUICKCHART_URL;
-  return quickchart ? renderOnQuickChart(quickchart, task) : renderPool().run(task, signal);
+export function renderChartTask(ctx: ChartDrawer, task: ChartTask, signal?: AbortSignal): Promise<RenderOutput> {
+  const quickchart = ctx.config.QUICKCHART_URL;
+  return quickchart ? renderOnQuickChart(quickchart, ctx.config.QUICKCHART_API_KEY, task) : ctx.renderPool.run(task, signal);
 }

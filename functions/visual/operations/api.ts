@@ -1,21 +1,19 @@
 import type { HttpResponseInit } from '@azure/functions';
-import { json } from '../../shared/http/handler';
-import { op } from '../../shared/http/route';
-import { renderCharts } from './charts';
-import { renderDiagrams } from './diagrams';
-import { postOnly, resourceNotFound } from './errors';
-import { generateInfographics } from './infographics';
-import { limits, type Limits } from './limits';
-import { generatePresentation } from './presentations';
-import { statsHeaders, type RenderStats } from './results';
-import { serveCached } from './cache-route';
-import { quickChartEndpoint } from './quickchart';
-import { Code, notFound } from '../../shared/http/errors';
+import { Code, notFound } from '../../../shared/http/errors';
+import { json } from '../../../shared/http/handler';
+import { renderCharts } from '../charts';
+import { op, type VisualContext } from '../context';
+import { renderDiagrams } from '../diagrams';
+import { postOnly, resourceNotFound } from '../errors';
+import { generateInfographics } from '../infographics';
+import { generatePresentation } from '../presentations';
+import { statsHeaders, type RenderStats } from '../results';
 
-type Render = (body: unknown, l: Limits) => Promise<{ body: unknown; stats: RenderStats }>;
+type Render = (ctx: VisualContext, body: unknown) => Promise<{ body: unknown; stats: RenderStats }>;
+/** A render of the API: the domain function's answer, with the X-Cache / X-Render-* headers of what it did. */
 const api = (summary: string, render: Render) =>
-  op(summary, async ({ body }) => {
-    const { body: out, stats } = await render(body, limits());
+  op(summary, async ({ ctx, body }) => {
+    const { body: out, stats } = await render(ctx, body);
     return json(200, out, statsHeaders(stats));
   });
 
@@ -37,16 +35,3 @@ export const apiFallback = op<undefined, unknown, unknown, { rest?: string }>(
     throw notFound(`No operation "${operation}" on ${resource}; use POST /api/v1/${resource}/${RESOURCES[resource]}`, Code.OPERATION_NOT_FOUND);
   },
 );
-
-export const cached = op('A stored result by its key (ETag; immutable until it expires)', async ({ request }) => serveCached(request));
-export const quickChart = op('QuickChart-compatible chart rendering (GET with query parameters, or POST)', async ({ request, rawBody }) =>
-  quickChartEndpoint(request, rawBody),
-);
-
-/** The plain-text banner of every other path: the operations of the route table. */
-export const banner = (lines: () => string[]) =>
-  op('A plain-text list of the API (paths outside /api/v1/)', async () => ({
-    status: 200,
-    body: `${lines().join('\n')}\n`,
-    headers: { 'Content-Type': 'text/plain; charset=utf-8' },
-  }));
