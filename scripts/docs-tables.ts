@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { functionIndex } from '../functions/registry';
 import { bodyLimitTable, functionTable } from '../functions/route-table';
-import { settingsTable } from '../shared/config/table';
+import { settingsTable } from './settings-table';
 import { errorCodeTable } from '../shared/http/error-table';
 import { replaceGeneratedBlock } from '../shared/markdown';
 import { importDiagram } from './import-graph';

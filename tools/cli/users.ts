@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { SETTINGS } from '../../functions/settings';
 import { useProcessSettings } from '../../shared/config';
 import { closeDb, migrateToLatest } from '../../shared/sql/db';
 import { MIGRATIONS } from '../../functions/migrations';
@@ -19,7 +20,7 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   applyLocalSettings();
-  useProcessSettings(process.env, { requireFor: ['identity'], migrations: () => MIGRATIONS });
+  useProcessSettings(process.env, { settings: SETTINGS, requireFor: ['identity'], migrations: () => MIGRATIONS });
   try {
     await migrateToLatest();
     const { user, outcome } = await ensureUserWithRole(values.email, values.role!, { type: 'system', id: 'cli' });

@@ -1,8 +1,9 @@
 import fs from 'node:fs';
-import { config, serviceUrl } from '../../shared/config';
+import { serviceUrl } from '../../shared/config';
 import { createLogger } from '../../shared/logging';
 import { currentPlatform } from '../../shared/platform';
 import { HANDLED_EVENT_TYPES } from '../../functions/payment/event-types';
+import { appConfig } from '../../functions/settings';
 import { emulatorAddressFile, stripeMode, useEmulator } from '../../functions/payment/stripe-client';
 import { startStripeEmulator } from './server';
 
@@ -26,7 +27,7 @@ export interface LocalStripe {
 export async function startLocalStripe(options: { webhookUrl?: string } = {}): Promise<LocalStripe | undefined> {
   const mode = stripeMode();
   if (mode.mode !== 'offline' || mode.apiBase) return undefined;
-  const cfg = config();
+  const cfg = appConfig(currentPlatform());
   const webhookUrl = options.webhookUrl ?? `${serviceUrl('payment', cfg)}/webhook`;
   const emulator = await startStripeEmulator({
     port: cfg.STRIPE_EMULATOR_PORT,

@@ -1,14 +1,9 @@
-import { boolean, integer, json, secret, text, url } from '../parsers';
-import { withDefault, required, optional, ID, type Setting } from '../setting-kinds';
+import { boolean, integer, secret, text, url } from '../../shared/config/parsers';
+import { withDefault, required, optional, ID, type Setting } from '../../shared/config/setting-kinds';
 
 /** identity's settings: signing keys, one-time codes, sign-in limits, sessions, email. */
 export const IDENTITY_SETTINGS = {
   // ---- identity ----------------------------------------------------------------------------
-  JWT_SIGNING_KEYS: required(json, {
-    services: ID,
-    deploy: 'secret',
-    description: 'JSON array of private JWKs (ES256 or RS256, each with a kid). The first signs; all are published at /.well-known/jwks.json.',
-  }),
   SERVICE_TOKEN_SECRET: required(secret(32), { services: ID, deploy: 'secret', description: 'HS256 secret that verifies the payment service admin token.' }),
   SERVICE_TOKEN_SECRET_PREVIOUS: optional(secret(32), {
     services: ID,

@@ -1,5 +1,5 @@
-import { integer, json, secret, text, url } from '../parsers';
-import { withDefault, required, optional, PAY, type Setting } from '../setting-kinds';
+import { integer, secret, text, url } from '../../shared/config/parsers';
+import { withDefault, required, optional, PAY, type Setting } from '../../shared/config/setting-kinds';
 
 /** payment's settings: Stripe, plans, the plan-sync retries. */
 export const PAYMENT_SETTINGS = {
@@ -17,12 +17,6 @@ export const PAYMENT_SETTINGS = {
     deploy: 'local',
     description:
       'Port of the local Stripe API server started in offline mode (0 picks a free one; its address is written to <DATA_DIR>/stripe-emulator.json for the CLIs).',
-  }),
-  PLANS_JSON: optional(json, {
-    services: ['payment', 'orchestrator'],
-    deploy: 'tuning',
-    description:
-      'Plan table override: JSON array of { id, name, price (smallest currency unit), currency, reportsPerMonth (null: unlimited), features[], priceVersion } for free, pro and enterprise. Payment charges it; the orchestrator enforces its report quotas.',
   }),
   PAYMENT_SYNC_TIMEOUT_MS: withDefault(integer(100, 60_000), '5000', {
     services: PAY,

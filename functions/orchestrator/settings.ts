@@ -1,14 +1,9 @@
-import { integer, oneOf, secret, text, url } from '../parsers';
-import { withDefault, optional, ORC, type Setting } from '../setting-kinds';
+import { integer, oneOf, text, url } from '../../shared/config/parsers';
+import { withDefault, optional, ORC, type Setting } from '../../shared/config/setting-kinds';
 
 /** The orchestrator's settings: its queue, reports, the AI provider and the visual service. */
 export const ORCHESTRATOR_SETTINGS = {
   // ---- orchestrator ------------------------------------------------------------------------
-  VISUAL_API_TOKEN: optional(secret(16), {
-    services: ['orchestrator', 'visual'],
-    deploy: 'secret',
-    description: 'Bearer token the orchestrator sends to the visual service; when set the visual API requires it.',
-  }),
   ORCHESTRATOR_QUEUE: withDefault(text, 'report-executions', {
     services: ORC,
     deploy: 'app',

@@ -1,5 +1,5 @@
-import { integer, text, url } from '../parsers';
-import { withDefault, optional, VIS, type Setting } from '../setting-kinds';
+import { integer, text, url } from '../../shared/config/parsers';
+import { withDefault, optional, VIS, type Setting } from '../../shared/config/setting-kinds';
 
 /** The visual service's settings: rendering, the cache and the limits of a request. */
 export const VISUAL_SETTINGS = {
