@@ -14,6 +14,7 @@ import { hostJsonQueueSettings, startQueuePollers } from './queues';
 import { loadLocalSettings } from './settings';
 import { startTimers } from './timers';
 import { MIGRATIONS } from '../functions/migrations';
+import { SETTINGS, type AppConfig } from '../functions/settings';
 import { startLocalStripe } from '../tools/stripe-emulator/local';
 
 export { PROJECT_ROOT };
@@ -39,7 +40,7 @@ export interface DevHost {
   dataDir: string;
   azurite?: AzuriteHandle;
   /** The host's platform: its settings (a test changes them with `platform.reconfigure`), database, clients and caches. */
-  platform: Platform;
+  platform: Platform<AppConfig>;
   stop(): Promise<void>;
 }
 
@@ -104,7 +105,7 @@ export async function startDevHost(options: DevHostOptions = {}): Promise<DevHos
   // The host's platform holds them: process.env is never written.
   const settings: Record<string, string | undefined> = { ...values, ...process.env, ...options.env };
   settings.DATA_DIR = path.resolve(settings.DATA_DIR || '.data');
-  const platform = new Platform(settings, options.clock, { migrations: () => MIGRATIONS });
+  const platform = new Platform<AppConfig>(settings, options.clock, { settings: SETTINGS, migrations: () => MIGRATIONS });
   setProcessPlatform(platform);
 
   const cleanups: (() => Promise<void>)[] = [];
@@ -125,7 +126,7 @@ export async function startDevHost(options: DevHostOptions = {}): Promise<DevHos
 }
 
 async function serve(
-  platform: Platform,
+  platform: Platform<AppConfig>,
   options: DevHostOptions,
   host: { settingsFile: string; created: boolean; log: ReturnType<typeof createLogger>; cleanups: (() => Promise<void>)[]; stop: () => Promise<void> },
 ): Promise<DevHost> {

@@ -5,6 +5,7 @@ import { InvocationContext } from '@azure/functions';
 import type { DequeuedMessageItem, QueueClient } from '@azure/storage-queue';
 import { resolveAppSetting, type QueueFunction } from '../shared/functions';
 import { settingDefaults } from '../shared/config';
+import { SETTINGS } from '../functions/settings';
 import type { Logger } from '../shared/logging';
 import { queue } from '../shared/storage';
 import { PROJECT_ROOT } from './paths';
@@ -143,7 +144,7 @@ export function startQueuePollers(
     }
   }
 
-  const loops = functions.map((fn) => poll({ ...fn, queueName: resolveAppSetting(fn.queueName, { ...settingDefaults(), ...appSettings }) }));
+  const loops = functions.map((fn) => poll({ ...fn, queueName: resolveAppSetting(fn.queueName, { ...settingDefaults(SETTINGS), ...appSettings }) }));
   return {
     async stop() {
       stopped = true;

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { generateSigningJwk } from '../shared/auth/keys';
 import { mintServiceToken } from '../shared/auth/service-token';
-import { SETTINGS } from '../shared/config';
+import { PLATFORM_SETTINGS as SETTINGS } from '../shared/config';
 import { readLocalSettings, type LocalSettings } from '../shared/config/local-settings';
 
 export type { LocalSettings };

@@ -3,6 +3,7 @@ import { InvocationContext, type Timer } from '@azure/functions';
 import { Cron } from 'croner';
 import { resolveAppSetting, type TimerFunction } from '../shared/functions';
 import { settingDefaults } from '../shared/config';
+import { SETTINGS } from '../functions/settings';
 import type { Logger } from '../shared/logging';
 
 export interface TimerHandle {
@@ -28,7 +29,9 @@ export function startTimers(functions: TimerFunction[], log: Logger, settings: R
       running.add(run);
       return run.finally(() => running.delete(run));
     };
-    const job: Cron = new Cron(resolveAppSetting(fn.schedule, { ...settingDefaults(), ...settings }), { protect: true, catch: true }, () => invoke(false));
+    const job: Cron = new Cron(resolveAppSetting(fn.schedule, { ...settingDefaults(SETTINGS), ...settings }), { protect: true, catch: true }, () =>
+      invoke(false),
+    );
     if (fn.runOnStartup) void invoke(false);
     return job;
   });

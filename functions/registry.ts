@@ -5,6 +5,7 @@ import { Code } from '../shared/http/errors';
 import type { FunctionDefinition, HttpFunction, QueueFunction, ServiceDefinition, TimerFunction } from '../shared/functions';
 import { createLogger } from '../shared/logging';
 import FUNCTION_INDEX from './function-index.json';
+import { SETTINGS } from './settings';
 
 /**
  * Each service's module, required only when that service is asked for: a Function App loads the
@@ -190,7 +191,7 @@ function eagerService(definition: ServiceDefinition): ServedService {
  * (the dev host): loaded and started before serving.
  */
 export function serveServices(names: readonly ServiceName[], options: { lazy: boolean }, env: NodeJS.ProcessEnv = process.env): ServedService[] {
-  const unresolved = unresolvedSettings(env);
+  const unresolved = unresolvedSettings(SETTINGS, env);
   return SERVICE_ORDER.filter((name) => names.includes(name)).map((name) => {
     const mine = unresolved.filter((u) => u.services.includes(name));
     const problems = mine.filter((u) => u.required).map((u) => u.problem);

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { bodyLimitTable, functionIndex, functionTable } from './function-tables';
-import { settingsTable } from '../shared/config/table';
+import { settingsTable } from './settings-table';
 import { errorCodeTable } from '../shared/http/error-table';
 import { replaceGeneratedBlock } from '../shared/markdown';
 import { importDiagram } from './import-graph';

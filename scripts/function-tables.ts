@@ -3,8 +3,8 @@
  * function table, docs/limits.md's body limits, and functions/function-index.json. Generators are
  * tooling: they live here, not in functions/, so the deployed code holds only what serves.
  */
-import type { ServiceName } from '../shared/config';
-import { SETTINGS } from '../shared/config/settings';
+import type { ServiceName, SettingTable } from '../shared/config';
+import { SETTINGS } from '../functions/settings';
 import { DEFAULT_BODY_LIMIT } from '../shared/http/body';
 import { bodySpec, type RoutedFunction } from '../shared/http/route';
 import { cell } from '../shared/markdown';
@@ -36,7 +36,7 @@ export function bodyLimitTable(): string {
       .filter((fn): fn is RoutedFunction => fn.kind === 'http' && 'doc' in fn && bodySpec((fn as RoutedFunction).doc.io.body) !== undefined)
       .map((fn) => {
         const limit = bodySpec(fn.doc.io.body)!.limit ?? DEFAULT_BODY_LIMIT;
-        const text = typeof limit === 'number' ? bytes(limit) : `${bytes(Number(SETTINGS[limit.setting].default))} (\`${limit.setting}\`)`;
+        const text = typeof limit === 'number' ? bytes(limit) : `${bytes(Number((SETTINGS as SettingTable)[limit.setting].default))} (\`${limit.setting}\`)`;
         return `| ${service.name} | ${fn.doc.methods.filter((m) => m !== 'GET' && m !== 'HEAD').join(', ')} \`/${fn.doc.path}\` | ${text} |`;
       }),
   );

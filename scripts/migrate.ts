@@ -10,6 +10,7 @@
  * managed identity a database user with read and write rights. The user is created from the
  * identity's client id (WITH SID ... TYPE = E), so the server needs no Microsoft Graph permissions.
  */
+import { SETTINGS } from '../functions/settings';
 import { parseArgs } from 'node:util';
 import { useProcessSettings } from '../shared/config';
 import { closeDb, db, migrateToLatest } from '../shared/sql/db';
@@ -41,7 +42,7 @@ export function grantStatements(principalName: string, clientId: string): string
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { grant: { type: 'string' }, 'client-id': { type: 'string' } } });
   if (Boolean(values.grant) !== Boolean(values['client-id'])) throw new Error('--grant and --client-id go together');
-  const cfg = useProcessSettings(process.env, { requireFor: [], migrations: () => MIGRATIONS });
+  const cfg = useProcessSettings(process.env, { settings: SETTINGS, requireFor: [], migrations: () => MIGRATIONS });
   if (values.grant && !cfg.SQL_SERVER) throw new Error('--grant applies to Azure SQL only (set SQL_SERVER and SQL_DATABASE)');
   const target = cfg.SQL_SERVER ? `Azure SQL ${cfg.SQL_SERVER}/${cfg.SQL_DATABASE}` : `SQLite under ${cfg.DATA_DIR}`;
   process.stdout.write(`migrating ${target}\n`);

@@ -21,7 +21,7 @@ import { parseArgs } from 'node:util';
 import type { TokenCredential } from '@azure/identity';
 import { generateSigningJwk } from '../shared/auth/keys';
 import { mintServiceToken } from '../shared/auth/service-token';
-import { SETTINGS } from '../shared/config';
+import { PLATFORM_SETTINGS as SETTINGS } from '../shared/config';
 import { WEBHOOK_SECRET_PLACEHOLDER_PREFIX } from '../functions/payment/webhook-secret';
 
 const API_VERSION = '7.4';

@@ -1,5 +1,5 @@
 import { channel } from 'node:diagnostics_channel';
-import type { Config, ServiceName } from './config';
+import type { Config, ConfigOf, ServiceName, SettingTable } from './config';
 import type { Logger } from './logging';
 import { planTable, type PlanDefinition } from './plans';
 import type { Clock, Platform } from './platform';
@@ -13,10 +13,11 @@ import { STORAGE, type Storage } from './storage';
  * and queue handlers receive that context and hand it to the domain functions that need it, so a
  * function's signature says what it reaches.
  */
-export interface ServiceContext {
+export interface ServiceContext<C extends Config = Config> {
   readonly service: ServiceName;
   readonly platform: Platform;
-  readonly config: Config;
+  /** The platform's settings and the service's own (functions/<service>/settings.ts). */
+  readonly config: C;
   readonly clock: Clock;
   readonly log: Logger;
   /** The time now, on the platform's clock (a test moves it). */
@@ -31,14 +32,18 @@ export interface ServiceContext {
 export type ContextFactory<C extends ServiceContext = ServiceContext> = (platform: Platform, log: Logger) => C;
 
 /**
- * A service's context factory: the shared part, plus what `extend` adds. `extend`'s getters stay
- * getters (a dependency is made on first use, so a health probe or a refused request opens no
- * database and loads no client it does not need).
+ * A service's context factory: the shared part, with the service's own settings typed, plus what
+ * `extend` adds. `extend`'s getters stay getters (a dependency is made on first use, so a health
+ * probe or a refused request opens no database and loads no client it does not need).
  */
-export function defineContext<X extends object>(service: ServiceName, extend: (base: ServiceContext) => X): ContextFactory<ServiceContext & X> {
+export function defineContext<S extends SettingTable, X extends object>(
+  service: ServiceName,
+  settings: S,
+  extend: (base: ServiceContext<Config & ConfigOf<S>>) => X,
+): ContextFactory<ServiceContext<Config & ConfigOf<S>> & X> {
   return (platform, log) => {
-    const config = platform.config;
-    const base: ServiceContext = {
+    const config = platform.settingsOf(settings, service);
+    const base: ServiceContext<Config & ConfigOf<S>> = {
       service,
       platform,
       config,
@@ -52,7 +57,7 @@ export function defineContext<X extends object>(service: ServiceName, extend: (b
         return planTable(config.PLANS_JSON);
       },
     };
-    const context = Object.defineProperties(base, Object.getOwnPropertyDescriptors(extend(base))) as ServiceContext & X;
+    const context = Object.defineProperties(base, Object.getOwnPropertyDescriptors(extend(base))) as ServiceContext<Config & ConfigOf<S>> & X;
     if (CONTEXT_BUILT.hasSubscribers) CONTEXT_BUILT.publish(context);
     return context;
   };
@@ -65,4 +70,4 @@ export function defineContext<X extends object>(service: ServiceName, extend: (b
 export const CONTEXT_BUILT = channel('platform.context-built');
 
 /** The context of code that needs only the shared part (the API reference routes). */
-export const baseContext = (service: ServiceName): ContextFactory => defineContext(service, () => ({}));
+export const baseContext = (service: ServiceName): ContextFactory => defineContext(service, {}, () => ({}));

@@ -1,4 +1,4 @@
-import { config, type Config, type ServiceName } from './config';
+import type { Config, ServiceName } from './config';
 import type { ContextFactory, ServiceContext } from './context';
 import { opsFor, PUBLIC, routes, type RoutedFunction } from './http/route';
 import { HEALTH, HEALTH_QUERY } from './http/schemas';
@@ -6,10 +6,8 @@ import { currentTime } from './platform';
 import type { AnyKysely } from './sql/dialect';
 import type { Storage } from './storage';
 
-// SQL and Storage load with the first check that uses them: a service whose health does not check
-// one never loads its client.
-const sqlModule = () => require('./sql/db') as typeof import('./sql/db');
-const storageModule = () => require('./storage') as typeof import('./storage');
+// The database and the storage clients are handed in as the service's context's getters, made on
+// first use: a service whose health does not check one never opens it.
 
 export interface DependencyCheck {
   ok: boolean;
@@ -46,18 +44,17 @@ export async function check(run: () => Promise<string | void>, timeoutMs = 3000)
 }
 
 /** The database answers: the context's when one is handed in, else the platform in force's (for services not converted yet). */
-export const checkSql = (ctx?: { readonly db: AnyKysely; readonly config: Config }) =>
+export const checkSql = (ctx: { readonly db: AnyKysely; readonly config: Config }) =>
   check(async () => {
     const { sql } = require('./sql/dialect') as typeof import('./sql/dialect');
-    await sql`select 1 as ok`.execute(ctx ? ctx.db : sqlModule().db());
-    const cfg = ctx ? ctx.config : config();
-    return cfg.SQL_SERVER ? `Azure SQL ${cfg.SQL_SERVER}` : 'SQLite';
+    await sql`select 1 as ok`.execute(ctx.db);
+    return ctx.config.SQL_SERVER ? `Azure SQL ${ctx.config.SQL_SERVER}` : 'SQLite';
   });
 
 /** The storage account answers: the one handed in (a service's `ctx.storage`), else the platform's in force. */
-export const checkStorage = (storage?: Storage) =>
+export const checkStorage = (storage: Storage) =>
   check(async () => {
-    const client = storage?.blobs ?? storageModule().blobServiceClient();
+    const client = storage.blobs;
     await client.getProperties();
     return client.accountName;
   });

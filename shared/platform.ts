@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Migration } from 'kysely';
 import { parseConfig, type ParseOptions } from './config/parse';
-import type { Config } from './config/settings';
+import { PLATFORM_SETTINGS, type Config, type ConfigOf, type SettingTable } from './config/settings';
 
 /** The time, as the platform reads it. */
 export interface Clock {
@@ -58,9 +58,9 @@ export interface PlatformOptions extends ParseOptions {
  * host each build one; a test builds its own (its dev host's), with the settings it wants, instead
  * of editing process.env; and two dev hosts in one process each serve from their own.
  */
-export class Platform {
+export class Platform<C extends Config = Config> {
   private settingsNow: Settings;
-  private configNow: Config;
+  private configNow: C;
   private readonly owned = new Map<Member<unknown>, unknown>();
   /**
    * Where jitter comes from: Math.random, unless a test sets a seeded source so that a delay drawn
@@ -74,11 +74,30 @@ export class Platform {
     private readonly options: PlatformOptions = {},
   ) {
     this.settingsNow = { ...settings };
-    this.configNow = parseConfig(this.settingsNow, options);
+    this.configNow = parseConfig(this.settingsNow, options) as C;
   }
 
-  get config(): Config {
+  /**
+   * The parsed settings: the platform's, and every setting of the list it was given (typed as the
+   * app's whole configuration where the host says so: `new Platform<AppConfig>(..., { settings: SETTINGS })`).
+   */
+  get config(): C {
     return this.configNow;
+  }
+
+  /** Whether this platform parsed every setting of `table` (it was given the app's list, or the table is the platform's own). */
+  parsed(table: SettingTable): boolean {
+    const given = this.options.settings ?? PLATFORM_SETTINGS;
+    return Object.keys(table).every((name) => Object.hasOwn(given, name));
+  }
+
+  /**
+   * The configuration typed with a service's own settings (functions/<service>/settings.ts): refused
+   * on a platform that was not given them, which never parsed them.
+   */
+  settingsOf<S extends SettingTable>(table: S, owner: string): Config & ConfigOf<S> {
+    if (!this.parsed(table)) throw new Error(`This platform was built without the ${owner} settings (functions/settings.ts): hand it { settings: SETTINGS }`);
+    return this.configNow as Config & ConfigOf<S>;
   }
 
   /** The migration history this platform's database follows. */
@@ -97,9 +116,9 @@ export class Platform {
    * Changes settings of a running platform (a dev host learning its port or its Azurite; a test
    * pointing a service elsewhere). What was made from the old settings stays until released.
    */
-  reconfigure(changes: Settings): Config {
+  reconfigure(changes: Settings): C {
     const next = { ...this.settingsNow, ...changes };
-    this.configNow = parseConfig(next, this.options);
+    this.configNow = parseConfig(next, this.options) as C;
     this.settingsNow = next;
     return this.configNow;
   }

@@ -1,9 +1,10 @@
+import { appSettings } from '../../tests/helpers/context';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startDevHost } from '../../devhost/host';
 import { mintServiceToken } from '../../shared/auth/service-token';
-import { config } from '../../shared/config';
+
 import { sqliteFile } from '../../shared/sql/db';
 import { signIn } from '../../tests/helpers/identity';
 import { formatSteal, stealMeter } from '../cpu-steal';
@@ -80,7 +81,7 @@ async function main() {
   });
   try {
     const user = await signIn({ ...host, dir, fetch: (p: string, init?: RequestInit) => fetch(`${host.url}${p}`, init) }, 'bench@example.com');
-    const cfg = config();
+    const cfg = appSettings();
     const serviceToken = await mintServiceToken({ secret: cfg.SERVICE_TOKEN_SECRET, issuer: cfg.PAYMENT_SERVICE_ID, audience: cfg.IDENTITY_SERVICE_ID });
     process.stdout.write(
       `identity bench: ${os.cpus().length} cores (${os.cpus()[0]?.model}), node ${process.version}, SQLite, load generator in its own process, load average ${os.loadavg()[0].toFixed(1)}\n\n`,

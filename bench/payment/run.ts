@@ -11,13 +11,14 @@
  * Options (env): BENCH_EVENTS (default 6000, after a warm-up of BENCH_WARMUP, default 1000),
  * BENCH_USERS (default 500), BENCH_CONNECTIONS (default 16), BENCH_PROFILE_SAMPLES (default 300).
  */
+import { appSettings } from '../../tests/helpers/context';
 import { fork } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Stripe from 'stripe';
 import { startDevHost } from '../../devhost/host';
-import { config } from '../../shared/config';
+
 import { db } from '../../shared/sql/db';
 import { identityContext } from '../../functions/identity/context';
 import { insertUser } from '../../functions/identity/users';
@@ -52,7 +53,7 @@ function load(order: LoadOrder, measuring: () => void): Promise<LoadReport> {
 /** Distinct signed payment_intent.succeeded events, one payment each, signed up front (valid for 300 s). */
 function signEvents(prefix: string, count: number, userIds: string[]): SignedEvent[] {
   const signer = new Stripe('sk_test_bench');
-  const secret = config().STRIPE_WEBHOOK_SECRET;
+  const secret = appSettings().STRIPE_WEBHOOK_SECRET;
   const created = Math.floor(Date.now() / 1000);
   return Array.from({ length: count }, (_, i) => {
     const userId = userIds[i % userIds.length];

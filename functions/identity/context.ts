@@ -1,3 +1,4 @@
+import { IDENTITY_SETTINGS } from './settings';
 import type { Kysely } from 'kysely';
 import { SIGNING_KEYS } from '../../shared/auth/access-token';
 import type { SigningKey } from '../../shared/auth/keys';
@@ -14,7 +15,7 @@ import { mailerOn, type Mailer } from './mailer';
  * Domain code takes this (or the part it needs) as its first parameter; this file imports no domain
  * file but the mailer, so every domain file can import its type without an import circle.
  */
-export const identityContext = defineContext('identity', ({ platform }) => ({
+export const identityContext = defineContext('identity', IDENTITY_SETTINGS, ({ platform }) => ({
   /** The platform's database (one pool per platform, opened on first use), as identity's tables. */
   get db(): Kysely<IdentityTables> {
     return platform.get(DATABASE) as Kysely<IdentityTables>;

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { EmailClient } from '@azure/communication-email';
 import type { Transporter } from 'nodemailer';
 import { CREDENTIAL } from '../../shared/azure-credential';
-import type { Config } from '../../shared/config';
+import { type IdentityConfig, identityConfig } from './settings';
 import { member, type Platform } from '../../shared/platform';
 
 export interface Email {
@@ -20,7 +20,7 @@ export interface Mailer {
   describe(): string;
 }
 
-const outboxDir = (cfg: Config) => path.join(cfg.DATA_DIR, 'outbox');
+const outboxDir = (cfg: IdentityConfig) => path.join(cfg.DATA_DIR, 'outbox');
 
 // The mail libraries load with the first email, not with the service: most cold starts send none.
 const nodemailer = () => require('nodemailer') as typeof import('nodemailer');
@@ -99,7 +99,7 @@ export async function sendWithAcs(client: EmailClient, from: string, email: Emai
  * settings change sends by the new ones.
  */
 async function sendEmail(platform: Platform, email: Email): Promise<void> {
-  const cfg = platform.config;
+  const cfg = identityConfig(platform);
   const message = { from: cfg.EMAIL_FROM, to: email.to, subject: email.subject, text: email.text };
   if (cfg.SMTP_URL) {
     await smtpTransport(platform, cfg.SMTP_URL).sendMail(message);
@@ -119,7 +119,7 @@ async function sendEmail(platform: Platform, email: Email): Promise<void> {
   await fs.promises.rename(temporary, path.join(dir, name));
 }
 
-function describeMailer(cfg: Config): string {
+function describeMailer(cfg: IdentityConfig): string {
   if (cfg.SMTP_URL) return 'email        SMTP (SMTP_URL)';
   if (cfg.EMAIL_ACS_ENDPOINT) return `email        Azure Communication Services ${cfg.EMAIL_ACS_ENDPOINT} (managed identity), from ${cfg.EMAIL_FROM}`;
   return `email        outbox ${outboxDir(cfg)} (one .eml per message)`;
@@ -128,5 +128,5 @@ function describeMailer(cfg: Config): string {
 /** identity's mailer on `platform`: its clients are the platform's, made on first use and closed with it. */
 export const mailerOn = (platform: Platform): Mailer => ({
   send: (email) => sendEmail(platform, email),
-  describe: () => describeMailer(platform.config),
+  describe: () => describeMailer(identityConfig(platform)),
 });

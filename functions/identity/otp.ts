@@ -1,11 +1,11 @@
 import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
-import type { Config } from '../../shared/config';
+import type { IdentityConfig } from './settings';
 import type { IdentityContext } from './context';
 
 /** What the one-time codes need: their settings (length, lifetime, cooldown, tries, HMAC key), the clock and the database. */
 type CodeContext = Pick<IdentityContext, 'config' | 'now' | 'db'>;
 
-const codeHash = (cfg: Config, email: string, code: string) => createHmac('sha256', cfg.OTP_HMAC_KEY).update(`${email}\n${code}`).digest('hex');
+const codeHash = (cfg: IdentityConfig, email: string, code: string) => createHmac('sha256', cfg.OTP_HMAC_KEY).update(`${email}\n${code}`).digest('hex');
 
 /** A uniformly random code of `length` digits (OTP_LENGTH) from the CSPRNG. */
 export function generateCode(length: number): string {

@@ -1,6 +1,6 @@
 import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { Config } from '../../shared/config';
+import type { IdentityConfig } from './settings';
 import type { Infer } from '../../shared/http/schemas';
 import { page, toIso } from '../../shared/sql/dialect';
 import type { RequestMeta } from './audit';
@@ -21,11 +21,11 @@ const newRefreshToken = () => `rt_${randomBytes(32).toString('base64url')}`;
  * tabs racing) can be answered again within the grace period with the same successor: the family
  * still never has two live tokens, and only the stored hash of each is kept.
  */
-const successorOf = (cfg: Config, token: string, rotatedAt: string) =>
+const successorOf = (cfg: IdentityConfig, token: string, rotatedAt: string) =>
   `rt_${createHmac('sha256', cfg.OTP_HMAC_KEY).update(`refresh-token-successor\n${token}\n${rotatedAt}`).digest('base64url')}`;
 
 async function storeRefreshToken(
-  cfg: Config,
+  cfg: IdentityConfig,
   token: string,
   sessionId: string,
   executor: Kysely<IdentityTables>,

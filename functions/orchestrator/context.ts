@@ -1,3 +1,4 @@
+import { ORCHESTRATOR_SETTINGS } from './settings';
 import type { Kysely } from 'kysely';
 import { CREDENTIAL } from '../../shared/azure-credential';
 import { defineContext } from '../../shared/context';
@@ -20,7 +21,7 @@ const workflowLog = () => require('./workflow/workflow-logger') as typeof import
  * What the orchestrator's code is handed per invocation: the shared part (settings, clock, logger,
  * storage, plans), its view of the database, and its clients, each made on first use.
  */
-export const orchestratorContext = defineContext('orchestrator', (base) => {
+export const orchestratorContext = defineContext('orchestrator', ORCHESTRATOR_SETTINGS, (base) => {
   const { platform, config } = base;
   let provider: AiProvider | undefined;
   return {

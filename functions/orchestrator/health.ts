@@ -1,5 +1,5 @@
 import type { LiveUser } from '../../shared/auth/live-session';
-import type { Config } from '../../shared/config';
+import type { OrchestratorConfig } from './settings';
 import { check, checkSql, checkStorage, healthReport, optional, type DependencyCheck } from '../../shared/health';
 import { json } from '../../shared/http/handler';
 import type { Infer } from '../../shared/http/schemas';
@@ -41,7 +41,7 @@ async function probe(url: string, headers: Record<string, string> = {}): Promise
  * (401, 403) is reported: every report would fail on it. Without a key (managed identity, or a
  * local server) the answer's status is only shown.
  */
-export function checkAi(cfg: Config): Promise<DependencyCheck> {
+export function checkAi(cfg: OrchestratorConfig): Promise<DependencyCheck> {
   return check(async () => {
     const name = aiProviderName(cfg);
     if (name === 'offline') return 'offline provider (no AI endpoint configured)';
@@ -92,8 +92,8 @@ export const health = op<LiveUser | undefined, unknown, Infer<typeof s.HEALTH_QU
     return healthReport(
       'orchestrator',
       {
-        sql: checkSql,
-        storage: checkStorage,
+        sql: () => checkSql(ctx),
+        storage: () => checkStorage(ctx.storage),
         workflowLog: () => checkWorkflowLog(ctx),
         ai: optional(() => checkAi(ctx.config)),
         visual: optional(() => checkVisual(ctx.visual)),

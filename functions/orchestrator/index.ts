@@ -1,3 +1,4 @@
+import { orchestratorConfig } from './settings';
 import { queues, type ServiceDefinition } from '../../shared/functions';
 import { contractRoutes } from '../../shared/http/contract';
 import { planTable } from '../../shared/plans';
@@ -22,11 +23,11 @@ export const orchestrator: ServiceDefinition = {
   ],
   /** A bad plan table (PLANS_JSON) stops the host at start rather than failing report requests. */
   async start(platform) {
-    planTable(platform.config.PLANS_JSON);
+    planTable(orchestratorConfig(platform).PLANS_JSON);
   },
   stop: (platform) => platform.release(WORKFLOW_LOG_WRITER),
   describe: (platform) => {
-    const cfg = platform.config;
+    const cfg = orchestratorConfig(platform);
     return [
       `orchestrator AI provider ${aiProviderName(cfg)}; queue ${cfg.ORCHESTRATOR_QUEUE}; reports in container ${cfg.ORCHESTRATOR_REPORTS_CONTAINER}`,
       `console      ${serviceUrl('orchestrator', cfg)}/console/ (administration; admin and super_admin sign in with the emailed code)`,

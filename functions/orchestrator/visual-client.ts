@@ -1,4 +1,5 @@
-import { serviceUrl, type Config } from '../../shared/config';
+import { serviceUrl } from '../../shared/config';
+import type { OrchestratorConfig } from './settings';
 
 /**
  * The visual service as the orchestrator calls it (the report's charts and infographic, the
@@ -13,7 +14,7 @@ export interface VisualClient {
   request(path: string, init?: RequestInit): Promise<Response>;
 }
 
-export function visualClient(cfg: Config): VisualClient {
+export function visualClient(cfg: OrchestratorConfig): VisualClient {
   const url = serviceUrl('visual', cfg);
   return {
     url,

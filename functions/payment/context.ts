@@ -1,4 +1,5 @@
 import type Stripe from 'stripe';
+import { PAYMENT_SETTINGS } from './settings';
 import { defineContext } from '../../shared/context';
 import { opsFor } from '../../shared/http/route';
 import type { Logger } from '../../shared/logging';
@@ -13,7 +14,7 @@ import { stripeClient } from './stripe-client';
  * the plan table), its view of the database, and its clients. Each is made on first use, so a
  * health probe or a refused request loads no Stripe library and opens nothing it does not need.
  */
-export const paymentContext = defineContext('payment', ({ platform, config }) => ({
+export const paymentContext = defineContext('payment', PAYMENT_SETTINGS, ({ platform, config }) => ({
   /** The platform's database (one pool per platform, opened on first use), as payment's tables. */
   get db(): PaymentDb {
     return platform.get(DATABASE) as PaymentDb;

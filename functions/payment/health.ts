@@ -58,8 +58,8 @@ const checkStripe = ({ config, platform }: PaymentNeeds<'config' | 'platform'>) 
  * without a key (a first `azd up`) plans, user status and the webhook answer, creating a payment
  * intent answers 503 STRIPE_NOT_CONFIGURED, and health says `degraded` and why.
  */
-export const paymentChecks = (ctx: PaymentNeeds<'storage' | 'config' | 'platform'>, skip: readonly string[]): HealthChecks => ({
-  sql: checkSql,
+export const paymentChecks = (ctx: PaymentNeeds<'db' | 'storage' | 'config' | 'platform'>, skip: readonly string[]): HealthChecks => ({
+  sql: () => checkSql(ctx),
   tableStorage: () => checkTableStorage(ctx),
   identity: () => checkIdentity(ctx.config, skip.includes('sql')),
   stripe: optional(() => checkStripe(ctx)),

@@ -1,5 +1,6 @@
 import type { Plan } from '../../shared/auth/access-token';
-import { serviceUrl, type Config } from '../../shared/config';
+import { serviceUrl } from '../../shared/config';
+import type { PaymentConfig } from './settings';
 import { undici } from '../../shared/http/undici';
 
 /** How a plan update failed: identity unavailable (timeout, connection error), token refused (401), user unknown (404), or any other non-2xx answer. */
@@ -28,7 +29,7 @@ interface IdentityAnswer {
  * last body byte. The body is always read, so the connection goes back to the pool.
  */
 async function callIdentity(
-  cfg: Config,
+  cfg: PaymentConfig,
   path: string,
   options: { method?: 'GET' | 'PUT'; headers: Record<string, string>; body?: string },
 ): Promise<IdentityAnswer> {
@@ -40,7 +41,7 @@ async function callIdentity(
 const snippet = (text: string, limit = 300) => (text.length > limit ? `${text.slice(0, limit)}...` : text);
 
 /** Why identity could not be asked: the timeout (undici rejects with the signal's reason, a TimeoutError), or the connection error's code and message. */
-function unreachable(cfg: Config, error: unknown): string {
+function unreachable(cfg: PaymentConfig, error: unknown): string {
   const e = error as Error & { code?: string; cause?: { code?: string; message?: string } };
   if (e.name === 'TimeoutError') return `no answer within ${cfg.PAYMENT_SYNC_TIMEOUT_MS} ms`;
   return `${e.code ?? e.cause?.code ?? e.name}: ${e.cause?.message ?? e.message}`;
@@ -64,9 +65,9 @@ export interface IdentityClient {
   updatePlan(userId: string, plan: Plan, now: Date): Promise<PlanUpdateResult>;
 }
 
-export const identityClient = (cfg: Config): IdentityClient => ({ updatePlan: (userId, plan, now) => updatePlanAtIdentity(cfg, userId, plan, now) });
+export const identityClient = (cfg: PaymentConfig): IdentityClient => ({ updatePlan: (userId, plan, now) => updatePlanAtIdentity(cfg, userId, plan, now) });
 
-async function updatePlanAtIdentity(cfg: Config, userId: string, plan: Plan, now: Date): Promise<PlanUpdateResult> {
+async function updatePlanAtIdentity(cfg: PaymentConfig, userId: string, plan: Plan, now: Date): Promise<PlanUpdateResult> {
   let answer: IdentityAnswer;
   try {
     answer = await callIdentity(cfg, `/admin/users/${encodeURIComponent(userId)}/plan`, {

@@ -1,3 +1,4 @@
+import { paymentConfig } from './settings';
 import { serviceUrl } from '../../shared/config';
 import type { ServiceDefinition } from '../../shared/functions';
 import { contractRoutes } from '../../shared/http/contract';
@@ -15,15 +16,15 @@ export const payment: ServiceDefinition = {
   // host starts it (tools/stripe-emulator/local.ts); under `func start`, `npm run stripe:local` does.
   async start(platform) {
     // A bad PLANS_JSON stops the host here, not a checkout later (shared/plans.ts).
-    planTable(platform.config.PLANS_JSON);
+    planTable(paymentConfig(platform).PLANS_JSON);
   },
   describe(platform) {
-    const mode = stripeMode(platform.config);
+    const mode = stripeMode(paymentConfig(platform));
     if (mode.mode === 'stripe') return ['payment      Stripe API (STRIPE_SECRET_KEY)'];
     if (mode.mode === 'unconfigured') return ['payment      Stripe NOT configured: set STRIPE_SECRET_KEY'];
     return [
       `payment      OFFLINE mode: Stripe client -> local Stripe API server ${stripeApiBase(platform)} (no real charges)`,
-      `             webhook ${serviceUrl('payment', platform.config)}/webhook; confirm an intent with: npm run stripe:trigger -- <paymentIntentId>`,
+      `             webhook ${serviceUrl('payment', paymentConfig(platform))}/webhook; confirm an intent with: npm run stripe:trigger -- <paymentIntentId>`,
     ];
   },
 };

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as wait } from 'node:timers/promises';
 import { forgetLiveUser } from '../../shared/auth/live-session';
-import type { Config } from '../../shared/config';
+import type { PaymentConfig } from './settings';
 import type { Logger } from '../../shared/logging';
 import type { PaymentNeeds } from './context';
 import { storeFailedSync, deleteFailedSync } from './failed-sync-records';
@@ -35,7 +35,7 @@ export function backoffDelayMs(ctx: PaymentNeeds<'config' | 'random'>, failures:
 }
 
 /** How long a freshly recorded sync is left to the webhook that records it before the timer may take over. */
-export const inlineSyncGraceMs = (cfg: Config) => cfg.PAYMENT_SYNC_TIMEOUT_MS * 2 + 5000;
+export const inlineSyncGraceMs = (cfg: PaymentConfig) => cfg.PAYMENT_SYNC_TIMEOUT_MS * 2 + 5000;
 
 function logFailure(log: Logger, payment: Payment, failure: PlanUpdateFailure, state: string) {
   const fields = {

@@ -2,7 +2,7 @@ import type { Selectable, Transaction } from 'kysely';
 import type { LiveUser } from '../../shared/auth/live-session';
 import type { RequestMeta } from '../../shared/http/client';
 import { Code, conflict, notFound } from '../../shared/http/errors';
-import type { Config } from '../../shared/config';
+import type { PaymentConfig } from './settings';
 import { first, toIso } from '../../shared/sql/dialect';
 import { markSyncWork } from './backlog';
 import type { PaymentNeeds } from './context';
@@ -65,7 +65,7 @@ async function notInReview(payment: Payment, trx: Transaction<PaymentTables>) {
 }
 
 /** What each decision does to the payment: back into the sync loop, due after the push this request makes; or nothing owed. */
-function changeFor(cfg: Config, decision: ReviewDecision, now: Date) {
+function changeFor(cfg: PaymentConfig, decision: ReviewDecision, now: Date) {
   const at = now.toISOString();
   return decision === 'approved'
     ? { sync_state: 'pending' as const, sync_attempts: 0, sync_next_at: new Date(now.getTime() + inlineSyncGraceMs(cfg)).toISOString(), updated_at: at }

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type Stripe from 'stripe';
-import { KEY_VAULT_REFERENCE, runsInAzure, type Config } from '../../shared/config';
+import { KEY_VAULT_REFERENCE, runsInAzure } from '../../shared/config';
+import { type PaymentConfig, paymentConfig } from './settings';
 import { member, type Platform } from '../../shared/platform';
 import { Code, serviceUnavailable } from '../../shared/http/errors';
 
@@ -24,7 +25,7 @@ export const OFFLINE_KEY = 'sk_test_offline_emulator';
  */
 export type StripeMode = { mode: 'offline'; apiBase?: string } | { mode: 'stripe' } | { mode: 'unconfigured' };
 
-export function stripeMode(cfg: Config): StripeMode {
+export function stripeMode(cfg: PaymentConfig): StripeMode {
   if (cfg.STRIPE_API_BASE) return { mode: 'offline', apiBase: cfg.STRIPE_API_BASE };
   if (cfg.STRIPE_SECRET_KEY && REAL_KEY.test(cfg.STRIPE_SECRET_KEY)) return { mode: 'stripe' };
   if (!runsInAzure(cfg)) return { mode: 'offline' };
@@ -54,9 +55,9 @@ export function useEmulator(platform: Platform, url: string | undefined): void {
 }
 
 /** Where the payment service (under func start) and the CLIs find the local Stripe server of another process. */
-export const emulatorAddressFile = (cfg: Config) => path.join(cfg.DATA_DIR, 'stripe-emulator.json');
+export const emulatorAddressFile = (cfg: PaymentConfig) => path.join(cfg.DATA_DIR, 'stripe-emulator.json');
 
-export function emulatorAddressFromFile(cfg: Config): string | undefined {
+export function emulatorAddressFromFile(cfg: PaymentConfig): string | undefined {
   try {
     return (JSON.parse(fs.readFileSync(emulatorAddressFile(cfg), 'utf8')) as { url?: string }).url;
   } catch {
@@ -66,7 +67,7 @@ export function emulatorAddressFromFile(cfg: Config): string | undefined {
 
 /** The API base `platform`'s client uses under its settings now: STRIPE_API_BASE, its local Stripe server, or Stripe itself. */
 export function stripeApiBase(platform: Platform): string | undefined {
-  const cfg = platform.config;
+  const cfg = paymentConfig(platform);
   const mode = stripeMode(cfg);
   if (mode.mode === 'stripe') return 'https://api.stripe.com';
   if (mode.mode === 'offline') return mode.apiBase ?? platform.get(STRIPE).emulatorUrl ?? emulatorAddressFromFile(cfg);
@@ -78,7 +79,7 @@ export function stripeApiBase(platform: Platform): string | undefined {
  * force (payment's code reaches it as `ctx.stripe`); a 503 STRIPE_NOT_CONFIGURED when there is none.
  */
 export function stripeClient(platform: Platform): Stripe {
-  const cfg = platform.config;
+  const cfg = paymentConfig(platform);
   const base = stripeApiBase(platform);
   if (!base) throw serviceUnavailable(`Stripe is not configured: ${missingKeyProblem(platform.settings.STRIPE_SECRET_KEY)}`, Code.STRIPE_NOT_CONFIGURED);
   // A real key in stripe mode; in offline mode whatever is set, or a key the local server accepts.

@@ -1,3 +1,4 @@
+import { VISUAL_SETTINGS } from './settings';
 import { defineContext } from '../../shared/context';
 import { opsFor } from '../../shared/http/route';
 import { HOT_INDEX, SEEN_KEYS, type HotIndex, type SeenKeys } from './cache-index';
@@ -10,7 +11,7 @@ import { RENDER_POOL } from './render/renderer';
  * the request limits of the settings in force, and what the platform makes once and shares: the
  * render pool (threads started on first use) and the result cache's index of this instance.
  */
-export const visualContext = defineContext('visual', ({ platform, config }) => ({
+export const visualContext = defineContext('visual', VISUAL_SETTINGS, ({ platform, config }) => ({
   /** The request limits (VISUAL_MAX_*) of the settings in force. */
   get limits(): Limits {
     return limitsOf(config);

@@ -1,3 +1,4 @@
+import { visualConfig } from './settings';
 import type { ServiceDefinition } from '../../shared/functions';
 import { contractRoutes } from '../../shared/http/contract';
 import { createLogger } from '../../shared/logging';
@@ -9,7 +10,7 @@ import { ROUTES, DESCRIPTION, BANNER_ROUTE } from './routes';
 
 /** The dev host's banner line: where charts are drawn (the QuickChart server, or the platform's pool and its size). */
 function describeRenderer(platform: Platform): string {
-  const quickchart = platform.config.QUICKCHART_URL;
+  const quickchart = visualConfig(platform).QUICKCHART_URL;
   if (quickchart) return `charts rendered by QuickChart at ${quickchart}`;
   try {
     return `charts rendered in process on ${platform.get(RENDER_POOL).size} threads`;

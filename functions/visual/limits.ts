@@ -1,4 +1,4 @@
-import type { Config } from '../../shared/config';
+import type { VisualConfig } from './settings';
 
 /** The documented request limits (docs/visual.md), read from settings. */
 export interface Limits {
@@ -10,7 +10,7 @@ export interface Limits {
 }
 
 /** The limits of these settings (the context hands them as `ctx.limits`). */
-export function limitsOf(cfg: Config): Limits {
+export function limitsOf(cfg: VisualConfig): Limits {
   return {
     maxItems: cfg.VISUAL_MAX_ITEMS,
     maxDimension: cfg.VISUAL_MAX_DIMENSION,

@@ -1,8 +1,8 @@
-import { SERVICE_NAMES, SETTINGS, type Config, type ServiceName, type Setting, type SettingName } from './settings';
+import { PLATFORM_SETTINGS, SERVICE_NAMES, type Config, type ConfigOf, type ServiceName, type Setting, type SettingTable } from './settings';
 import { currentPlatform, Platform, setProcessPlatform, type PlatformOptions } from '../platform';
 
-export { SERVICE_NAMES, SETTINGS };
-export type { Config, ServiceName, SettingName, Setting };
+export { PLATFORM_SETTINGS, SERVICE_NAMES };
+export type { Config, ConfigOf, ServiceName, Setting, SettingTable };
 export { ConfigError, KEY_VAULT_REFERENCE, parseConfig, settingApplies, unresolvedSettings } from './parse';
 export type { ParseOptions, UnresolvedSetting } from './parse';
 
@@ -15,8 +15,11 @@ export function config(): Config {
  * A command's configuration: a platform of the process built from `env` (process.env, once a CLI
  * has read local.settings.json into it), which every later `config()` of the command reads.
  */
-export function useProcessSettings(env: NodeJS.ProcessEnv = process.env, options?: PlatformOptions): Config {
-  const platform = new Platform(env, undefined, options);
+export function useProcessSettings<S extends SettingTable = typeof PLATFORM_SETTINGS>(
+  env: NodeJS.ProcessEnv = process.env,
+  options: PlatformOptions & { settings?: S } = {},
+): Config & ConfigOf<S> {
+  const platform = new Platform<Config & ConfigOf<S>>(env, undefined, options);
   setProcessPlatform(platform);
   return platform.config;
 }
@@ -50,8 +53,8 @@ export function serviceUrl(service: ServiceName, cfg: Config = config()): string
 }
 
 /** Every setting's embedded default, for resolving `%SETTING%` trigger properties on a laptop whose local.settings.json predates the setting. */
-export function settingDefaults(): Record<string, string> {
+export function settingDefaults(table: SettingTable): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, setting] of Object.entries(SETTINGS) as [string, Setting<unknown>][]) if (setting.default !== undefined) out[name] = setting.default;
+  for (const [name, setting] of Object.entries(table)) if (setting.default !== undefined) out[name] = setting.default;
   return out;
 }

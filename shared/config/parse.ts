@@ -1,4 +1,4 @@
-import { SERVICE_NAMES, SETTINGS, type Config, type ServiceName, type Setting, type SettingName } from './settings';
+import { PLATFORM_SETTINGS, SERVICE_NAMES, type Config, type ConfigOf, type ServiceName, type Setting, type SettingTable } from './settings';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -19,16 +19,16 @@ export class ConfigError extends Error {
 export const KEY_VAULT_REFERENCE = /^\s*@Microsoft\.KeyVault\(/i;
 
 export interface UnresolvedSetting {
-  name: SettingName;
+  name: string;
   services: readonly ServiceName[];
   /** Stops the services that read it; false for settings marked `unresolved: 'unset'`, which count as unset. */
   required: boolean;
   problem: string;
 }
 
-/** Settings whose value is still a Key Vault reference, with the services that read them. */
-export function unresolvedSettings(env: NodeJS.ProcessEnv = process.env): UnresolvedSetting[] {
-  return (Object.entries(SETTINGS) as [SettingName, Setting<unknown>][])
+/** Settings of `table` (the app's whole list: functions/settings.ts) whose value is still a Key Vault reference, with the services that read them. */
+export function unresolvedSettings(table: SettingTable, env: NodeJS.ProcessEnv = process.env): UnresolvedSetting[] {
+  return Object.entries(table)
     .filter(([name]) => KEY_VAULT_REFERENCE.test(env[name] ?? ''))
     .map(([name, setting]) => ({
       name,
@@ -45,6 +45,11 @@ export function settingApplies(setting: Setting<unknown>, services: readonly Ser
 }
 
 export interface ParseOptions {
+  /**
+   * The settings to parse: the app's whole list (functions/settings.ts, every service's settings
+   * with the platform's), or by default the platform's alone (a command or a test that serves no service).
+   */
+  settings?: SettingTable;
   /** Services whose required settings must be present; defaults to SERVICES. Tools that serve no service (npm run migrate) pass []. */
   requireFor?: readonly ServiceName[];
 }
@@ -54,16 +59,19 @@ export interface ParseOptions {
  * services reads it, so a payment-only app does not need identity's signing keys. All problems are
  * reported together so one failed start names everything that needs fixing.
  */
-export function parseConfig(env: NodeJS.ProcessEnv = process.env, options: ParseOptions = {}): Config {
+export function parseConfig<S extends SettingTable = typeof PLATFORM_SETTINGS>(
+  env: NodeJS.ProcessEnv = process.env,
+  options: ParseOptions & { settings?: S } = {},
+): Config & ConfigOf<S> {
   const problems: string[] = [];
   const values: Record<string, unknown> = {};
   let services: readonly ServiceName[] = SERVICE_NAMES;
   try {
-    services = SETTINGS.SERVICES.parse(env.SERVICES?.trim() || SETTINGS.SERVICES.default!);
+    services = PLATFORM_SETTINGS.SERVICES.parse(env.SERVICES?.trim() || PLATFORM_SETTINGS.SERVICES.default!);
   } catch (error) {
     problems.push(`SERVICES: ${(error as Error).message}`);
   }
-  for (const [name, setting] of Object.entries(SETTINGS) as [SettingName, Setting<unknown>][]) {
+  for (const [name, setting] of Object.entries(options.settings ?? PLATFORM_SETTINGS) as [string, Setting<unknown>][]) {
     const raw = env[name];
     // Never parsed nor reported missing: it stops the services reading it, or counts as unset (unresolvedSettings).
     if (raw !== undefined && KEY_VAULT_REFERENCE.test(raw)) continue;
@@ -81,5 +89,5 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env, options: Parse
     }
   }
   if (problems.length) throw new ConfigError(problems);
-  return Object.freeze(values) as Config;
+  return Object.freeze(values) as Config & ConfigOf<S>;
 }

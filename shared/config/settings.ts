@@ -1,18 +1,19 @@
 import { SERVICE_NAMES, type Deploy, type ServiceName, type Setting } from './setting-kinds';
-import { IDENTITY_SETTINGS } from './settings/identity';
-import { ORCHESTRATOR_SETTINGS } from './settings/orchestrator';
-import { PAYMENT_SETTINGS } from './settings/payment';
-import { PLATFORM_SETTINGS } from './settings/platform';
-import { VISUAL_SETTINGS } from './settings/visual';
+import { PLATFORM_SETTINGS } from './platform-settings';
 
-export { SERVICE_NAMES };
+export { SERVICE_NAMES, PLATFORM_SETTINGS };
 export type { Deploy, ServiceName, Setting };
 
-/**
- * Every setting any service reads, grouped by who reads them (settings/<group>.ts). The README's
- * configuration table and the Bicep parity test are checked against this list.
- */
-export const SETTINGS = { ...PLATFORM_SETTINGS, ...IDENTITY_SETTINGS, ...PAYMENT_SETTINGS, ...ORCHESTRATOR_SETTINGS, ...VISUAL_SETTINGS };
+/** A list of settings by name: the platform's (here), or a service's own (functions/<service>/settings.ts). */
+export type SettingTable = Record<string, Setting<unknown>>;
 
-export type SettingName = keyof typeof SETTINGS;
-export type Config = { readonly [K in SettingName]: ReturnType<(typeof SETTINGS)[K]['parse']> };
+/** The parsed values of a table's settings. */
+export type ConfigOf<T extends SettingTable> = { readonly [K in keyof T]: ReturnType<T[K]['parse']> };
+
+/**
+ * The settings the platform and shared code read (hosting, SQL, Storage, tokens, and the few
+ * service settings shared code reads on a service's behalf). Each service owns its other settings
+ * in functions/<service>/settings.ts; functions/settings.ts composes the whole list, as
+ * functions/migrations.ts composes the migration history, and hands it to the platform.
+ */
+export type Config = ConfigOf<typeof PLATFORM_SETTINGS>;

@@ -158,13 +158,17 @@ export interface RouteDoc {
 export type RoutedFunction = HttpFunction & { doc: RouteDoc };
 
 const ALL_METHODS: HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'];
-/** Settings that hold a body limit in bytes. */
-export type ByteSetting = 'VISUAL_MAX_BODY_BYTES';
+/** A service's setting that holds a body limit in bytes (VISUAL_MAX_BODY_BYTES). */
+export type ByteSetting = string;
 
 /** The largest body a route reads, in bytes, under the settings in force. */
 export function bodyLimit(body: BodySpec | undefined): number {
   const limit = body?.limit ?? DEFAULT_BODY_LIMIT;
-  return typeof limit === 'number' ? limit : config()[limit.setting];
+  if (typeof limit === 'number') return limit;
+  // A service's own setting: the platform parsed it from the app's list (functions/settings.ts).
+  const value = (config() as Readonly<Record<string, unknown>>)[limit.setting];
+  if (typeof value !== 'number') throw new Error(`${limit.setting} is not a number setting this platform parsed`);
+  return value;
 }
 
 /** A route's body spec, from either form `io.body` may take (a bare schema or a spec). */

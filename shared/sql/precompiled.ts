@@ -1,5 +1,4 @@
 import type { Compilable, CompiledQuery, Kysely } from 'kysely';
-import { db } from './db';
 import type { AnyKysely } from './dialect';
 
 const PLACEHOLDER = '\u0000param:';
@@ -14,32 +13,33 @@ interface Compiled {
 }
 
 /**
- * A query built and compiled once per database handle; each call only binds its values. Building
+ * A query built and compiled once per dialect; each call only binds its values. Building
  * and compiling a small query with Kysely costs several times what SQLite takes to run it, so the
  * hot paths (token validation, plan updates, audit inserts, webhook events and plan syncs) use
  * this. Values are bound as parameters, never spliced into the SQL text. Each `param` name must be
  * given a value on every call.
  */
 export function precompiled<DB, R>(build: (database: Kysely<DB>) => Compilable<R>) {
-  const byDatabase = new WeakMap<object, Compiled>();
+  // Keyed by the executor's dialect adapter, which a database and its transactions share: the SQL
+  // text depends only on the dialect, so a transaction reuses what its database compiled.
+  const byDialect = new WeakMap<object, Compiled>();
 
-  function compiled(): Compiled {
-    const database = db();
-    let entry = byDatabase.get(database);
+  function compiled(executor: AnyKysely): Compiled {
+    const dialect = executor.getExecutor().adapter;
+    let entry = byDialect.get(dialect);
     if (!entry) {
-      // A service's typed handle (`withTables`) is the same database under other types.
-      const query = build(database as unknown as Kysely<DB>).compile();
+      const query = build(executor as unknown as Kysely<DB>).compile();
       const slots = query.parameters.map((value) =>
         typeof value === 'string' && value.startsWith(PLACEHOLDER) ? { name: value.slice(PLACEHOLDER.length) } : { constant: value },
       );
       entry = { query, slots };
-      byDatabase.set(database, entry);
+      byDialect.set(dialect, entry);
     }
     return entry;
   }
 
   async function run(values: Record<string, unknown>, executor: AnyKysely) {
-    const { query, slots } = compiled();
+    const { query, slots } = compiled(executor);
     const parameters = slots.map((slot) => {
       if ('constant' in slot) return slot.constant;
       if (!(slot.name in values)) throw new Error(`precompiled query: no value for ${slot.name}`);
@@ -49,12 +49,12 @@ export function precompiled<DB, R>(build: (database: Kysely<DB>) => Compilable<R
   }
 
   return {
-    /** Runs the query with `values` on `executor` (a transaction, or the process's handle by default) and answers its rows. */
-    async execute(values: Record<string, unknown>, executor: AnyKysely = db()): Promise<R[]> {
+    /** Runs the query with `values` on `executor` (the service's database, or a transaction) and answers its rows. */
+    async execute(values: Record<string, unknown>, executor: AnyKysely): Promise<R[]> {
       return (await run(values, executor)).rows;
     },
     /** Runs an insert, update or delete and answers how many rows it changed. */
-    async executeChange(values: Record<string, unknown>, executor: AnyKysely = db()): Promise<number> {
+    async executeChange(values: Record<string, unknown>, executor: AnyKysely): Promise<number> {
       return Number((await run(values, executor)).numAffectedRows ?? 0);
     },
   };

@@ -3,7 +3,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { parseConfig } from '../../shared/config';
+import { parseAppConfig } from '../../functions/settings';
 import { CONSOLE_DIR, consoleAssets, lookupAsset } from '../../functions/orchestrator/console/assets';
 import { consoleConfig, consoleCsp } from '../../functions/orchestrator/console/client-config';
 import { startTestHost, type TestHost } from '../helpers/host';
@@ -158,7 +158,7 @@ describe('GET /orchestrator/console/config.json', () => {
   });
 
   test('four apps: other origins as full URLs, and the policy lets the page call exactly those', () => {
-    const cfg = parseConfig({
+    const cfg = parseAppConfig({
       SERVICES: 'orchestrator',
       PUBLIC_URL: 'https://orch.example.net',
       IDENTITY_URL: 'https://id.example.net/identity',

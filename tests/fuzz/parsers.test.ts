@@ -1,3 +1,4 @@
+import { appSettings } from '../helpers/context';
 import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
@@ -18,7 +19,7 @@ import { THEMES } from '../../functions/visual/themes';
 import { EXECUTION_SEARCH_QUERY, EXECUTIONS_QUERY, PROFILES_QUERY } from '../../functions/orchestrator/schemas';
 import { AUDIT_QUERY, USERS_QUERY } from '../../functions/identity/schemas';
 import { allServices } from '../../functions/registry';
-import { config } from '../../shared/config';
+
 import { bodySpec, type RoutedFunction } from '../../shared/http/route';
 import { StripeApiError } from '../../tools/stripe-emulator/errors';
 import { parseStripeForm } from '../../tools/stripe-emulator/form';
@@ -45,7 +46,7 @@ import { PROJECT_ROOT } from '../../devhost/paths';
  * are written to test-output/fuzz-report.json.
  */
 /** The visual limits of the settings in force (the parsers run in the test host's platform). */
-const limits = () => limitsOf(config());
+const limits = () => limitsOf(appSettings());
 const LONG = process.env.npm_lifecycle_event === 'fuzz';
 const RUNS = Number(process.env.FUZZ_RUNS ?? (LONG ? 20_000 : 1000));
 const HTTP_RUNS = Number(process.env.FUZZ_HTTP_RUNS ?? (LONG ? 1000 : 60));
@@ -565,7 +566,7 @@ describe('over HTTP: no 5xx and no dropped connection for any body, query or tok
         ? {
             'stripe-signature': stripeSigner.webhooks.generateTestHeaderString({
               payload: text,
-              secret: runInPlatform(host.platform, () => config().STRIPE_WEBHOOK_SECRET),
+              secret: runInPlatform(host.platform, () => appSettings().STRIPE_WEBHOOK_SECRET),
             }),
           }
         : {};

@@ -1,3 +1,4 @@
+import { SETTINGS } from '../../functions/settings';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import readline from 'node:readline';
 import type { CompiledQuery, Kysely } from 'kysely';
@@ -101,11 +102,14 @@ export async function expectValidTsql(tsql: TsqlChecker, statements: CompiledQue
 /** A payment-only app's settings for tests that only compile payment's statements (nothing is served or signed). */
 export function usePaymentCompileSettings(): void {
   beforeAll(() => {
-    require('../../shared/config').useProcessSettings({
-      SERVICES: 'payment',
-      AUTH_ADMIN_TOKEN: 'token-for-compiling',
-      STRIPE_WEBHOOK_SECRET: 'whsec_compile_only_secret_0123',
-    });
+    require('../../shared/config').useProcessSettings(
+      {
+        SERVICES: 'payment',
+        AUTH_ADMIN_TOKEN: 'token-for-compiling',
+        STRIPE_WEBHOOK_SECRET: 'whsec_compile_only_secret_0123',
+      },
+      { settings: SETTINGS },
+    );
   });
   afterAll(() => {
     require('../../shared/platform').setProcessPlatform(undefined);

@@ -1,3 +1,4 @@
+import { SETTINGS } from '../../functions/settings';
 import { createHmac } from 'node:crypto';
 import { describeWithTsql, expectValidTsql, recordAzureSql } from '../helpers/tsql';
 import { generateSigningJwk } from '../../shared/auth/keys';
@@ -57,12 +58,15 @@ const { statements: compiled, db: azureSql } = recordAzureSql((query) => {
 });
 
 beforeAll(async () => {
-  useProcessSettings({
-    SERVICES: 'identity',
-    JWT_SIGNING_KEYS: JSON.stringify([await generateSigningJwk()]),
-    SERVICE_TOKEN_SECRET: 'x'.repeat(40),
-    OTP_HMAC_KEY,
-  });
+  useProcessSettings(
+    {
+      SERVICES: 'identity',
+      JWT_SIGNING_KEYS: JSON.stringify([await generateSigningJwk()]),
+      SERVICE_TOKEN_SECRET: 'x'.repeat(40),
+      OTP_HMAC_KEY,
+    },
+    { settings: SETTINGS },
+  );
 });
 beforeEach(() => {
   compiled.length = 0;

@@ -7,7 +7,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { allServices, functionsOf } from '../../functions/registry';
-import { SETTINGS, settingDefaults, type Setting } from '../../shared/config';
+import { settingDefaults, type Setting } from '../../shared/config';
+import { SETTINGS } from '../../functions/settings';
 import { resolveAppSetting } from '../../shared/functions';
 import { compiledInfra, describeWithBicep, INFRA, moduleDeployment, moduleTemplate, resourceOfType, resourcesOfType, type ArmTemplate } from '../helpers/bicep';
 
@@ -75,7 +76,7 @@ describeWithBicep('the compiled template of infra/main.bicep', (bicep) => {
 
     it('declares the queue (and poison queue) of every queue-triggered function', () => {
       // Queue triggers name their queue as %SETTING%; the Bicep sets that setting to the queue it creates.
-      const defaults = settingDefaults();
+      const defaults = settingDefaults(SETTINGS);
       const queues = functionsOf(allServices()).filter((fn) => fn.kind === 'queue');
       expect(queues.length).toBeGreaterThan(0);
       for (const fn of queues) if (fn.kind === 'queue') expect(storage.variables!.reportQueue).toBe(resolveAppSetting(fn.queueName, defaults));

@@ -112,7 +112,7 @@ describe('the deployment package', () => {
         "require('./dist/functions/index.js');",
         // Outside an invocation no platform is in force: the probe builds one from the settings, as the entry point does.
         "const { Platform, runInPlatform } = require('./dist/shared/platform.js');",
-        "const platform = new Platform(process.env, undefined, { migrations: () => require('./dist/functions/migrations.js').MIGRATIONS });",
+        "const platform = new Platform(process.env, undefined, { settings: require('./dist/functions/settings.js').SETTINGS, migrations: () => require('./dist/functions/migrations.js').MIGRATIONS });",
         "const { consoleAssets } = require('./dist/functions/orchestrator/console/assets.js');",
         "const { vendored, VENDOR_BUNDLES } = require('./dist/shared/vendor.js');",
         'const libraries = Object.values(VENDOR_BUNDLES).flat().filter((name) => vendored(name) !== undefined);',

@@ -3,12 +3,13 @@
  * writes them against the dev host (SQLite, Azurite) and check that every message and field the
  * Bicep queries name is one the code writes, with the values the alerts compare.
  */
+import { appSettings } from '../helpers/context';
 import { reportSyncBacklog, SYNC_BACKLOG_MESSAGE } from '../../functions/payment/backlog';
 import { QUEUE_DEPTH_MESSAGE, reportQueueDepth } from '../../functions/orchestrator/workflow/queue-depth';
 import { failStuckExecutions, STUCK_EXECUTIONS_MESSAGE } from '../../functions/orchestrator/workflow/stuck';
 import { insertExecution } from '../../functions/orchestrator/workflow/executions';
 import { orchestratorContext } from '../../functions/orchestrator/context';
-import { config } from '../../shared/config';
+
 import { enqueueJson } from '../../shared/storage';
 import { startTestHost, withDatabaseClosed, type TestHost } from '../helpers/host';
 import { recordingLogger } from '../helpers/logs';
@@ -58,7 +59,7 @@ describe('the payment backlog line (plan syncs pending, payments in manual revie
 
 describe('the orchestrator queue-depth line (poison queue)', () => {
   it('counts the messages in the report queue and its poison queue', async () => {
-    const poison = `${config().ORCHESTRATOR_QUEUE}-poison`;
+    const poison = `${appSettings().ORCHESTRATOR_QUEUE}-poison`;
     await enqueueJson(poison, { trackingId: 'dead-1' });
     await enqueueJson(poison, { trackingId: 'dead-2' });
     const { log: logger, lines } = recordingLogger();
@@ -67,7 +68,7 @@ describe('the orchestrator queue-depth line (poison queue)', () => {
       {
         level: 'info',
         message: QUEUE_DEPTH_MESSAGE,
-        fields: { queue: config().ORCHESTRATOR_QUEUE, queuedMessages: expect.any(Number), poisonQueue: poison, poisonMessages: 2 },
+        fields: { queue: appSettings().ORCHESTRATOR_QUEUE, queuedMessages: expect.any(Number), poisonQueue: poison, poisonMessages: 2 },
       },
     ]);
   });

@@ -9,7 +9,8 @@ import { hookEnv, HOOK_INPUTS, postprovision } from '../../scripts/postprovision
 import { KeyVaultSecrets, SECRET } from '../../scripts/secrets';
 import { createLogger } from '../../shared/logging';
 import { startStripeEmulator, type StripeEmulator } from '../../tools/stripe-emulator/server';
-import { SERVICE_NAMES, SETTINGS, type Setting } from '../../shared/config';
+import { SERVICE_NAMES, type Setting } from '../../shared/config';
+import { SETTINGS } from '../../functions/settings';
 import { startArmServer, type ReferenceSetting } from './arm-server';
 import { startKeyVaultServer } from './key-vault-server';
 import { keyVaultSecretName } from './parity';

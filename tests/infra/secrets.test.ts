@@ -1,7 +1,7 @@
 import type { TokenCredential } from '@azure/identity';
 import { loadSigningKeys } from '../../shared/auth/keys';
 import { verifyServiceToken } from '../../shared/auth/service-token';
-import { parseConfig, SETTINGS } from '../../shared/config';
+import { parseAppConfig, SETTINGS } from '../../functions/settings';
 import {
   ensureSecrets,
   finishRotation,
@@ -85,7 +85,7 @@ describe('npm run secrets', () => {
     await ensureSecrets(vault, { QUICKCHART_API_KEY: 'key-123' });
     expect(server.latest(SECRET.orchestratorAiApiKey)).toEqual({ value: ' ', tags: expect.objectContaining({ blank: 'true' }) });
     expect(value(SECRET.quickchartApiKey)).toBe('key-123');
-    const cfg = parseConfig(
+    const cfg = parseAppConfig(
       { ORCHESTRATOR_AI_API_KEY: value(SECRET.orchestratorAiApiKey), QUICKCHART_API_KEY: value(SECRET.quickchartApiKey) },
       { requireFor: [] },
     );

@@ -3,7 +3,8 @@
  * SETTINGS in shared/config/settings.ts. Each way the two can drift is shown to be caught on a copy
  * of the compiled settings with one change.
  */
-import { SETTINGS, type Setting } from '../../shared/config';
+import { type Setting } from '../../shared/config';
+import { SETTINGS } from '../../functions/settings';
 import { compiledInfra, describeWithBicep, moduleTemplate } from '../helpers/bicep';
 import { appSettingsObjects, checkSettingsParity, type AppSettingsObjects } from './parity';
 

@@ -1,3 +1,4 @@
+import { SETTINGS } from '../../functions/settings';
 import { describeWithTsql, expectValidTsql, recordAzureSql } from '../helpers/tsql';
 import { orchestratorCtx } from '../orchestrator/helpers';
 
@@ -41,7 +42,7 @@ const meta = { ip: '127.0.0.1', userAgent: 'test', requestId: 'req-1' };
 const log = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
 
 beforeAll(() => {
-  require('../../shared/config').useProcessSettings({ SERVICES: 'orchestrator' });
+  require('../../shared/config').useProcessSettings({ SERVICES: 'orchestrator' }, { settings: SETTINGS });
 });
 afterAll(() => require('../../shared/platform').setProcessPlatform(undefined));
 beforeEach(() => {

@@ -1,9 +1,10 @@
+import { appSettings } from '../helpers/context';
 import { container } from '../../shared/storage';
-import { config } from '../../shared/config';
+
 import { adminClient, adminTestHost, ago, HOUR, insertExecution, insertLog, MINUTE, REAL_START, useFakeClock } from './fixtures';
 
 const admin = adminTestHost(async () => {
-  const reports = await container(config().ORCHESTRATOR_REPORTS_CONTAINER);
+  const reports = await container(appSettings().ORCHESTRATOR_REPORTS_CONTAINER);
   await reports.getBlockBlobClient('trk/report.pdf').upload('%PDF-1.7 acme', 13, { blobHTTPHeaders: { blobContentType: 'application/pdf' } });
   await reports.getBlockBlobClient('trk/deck.pptx').upload('PK deck', 7);
 });

@@ -1,10 +1,11 @@
+import { appSettings } from '../helpers/context';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { bearer, signInAdmin, type SignedIn } from '../helpers/identity';
 import { db, execution, logRows, orchestratorCtx, storeExecution } from '../orchestrator/helpers';
 import { runExecution, type RunResult } from '../../functions/orchestrator/workflow/runner';
-import { config } from '../../shared/config';
+
 import { container } from '../../shared/storage';
 
 /**
@@ -97,7 +98,7 @@ async function post(path: string): Promise<{ status: number; body: any }> {
 
 /** The report files stored for an execution: blob name and ETag (an overwrite changes the ETag). */
 async function blobsOf(trackingId: string): Promise<string[]> {
-  const client = await container(config().ORCHESTRATOR_REPORTS_CONTAINER);
+  const client = await container(appSettings().ORCHESTRATOR_REPORTS_CONTAINER);
   const found: string[] = [];
   for await (const blob of client.listBlobsFlat({ prefix: `${trackingId}/` })) found.push(`${blob.name} ${blob.properties.etag}`);
   return found.sort();
@@ -174,7 +175,7 @@ test('a run whose lease another run took over stops at its next write; two deliv
   await storeExecution('superseded-3', 'pro');
   const { run: stalled, hold: stalledHold } = await runHeldInPdf('superseded-3');
   // The stalled run made no progress for longer than the lease: the redelivered message takes the execution over.
-  const longAgo = new Date(Date.now() - (config().ORCHESTRATOR_LEASE_SECONDS + 60) * 1000).toISOString();
+  const longAgo = new Date(Date.now() - (appSettings().ORCHESTRATOR_LEASE_SECONDS + 60) * 1000).toISOString();
   await db().updateTable('orchestrator_executions').set({ updated_at: longAgo }).where('tracking_id', '=', 'superseded-3').execute();
   // Two copies of the message at once: one claims attempt 2, the other finds it held.
   const twins = [runExecution(orchestratorCtx(), 'superseded-3'), runExecution(orchestratorCtx(), 'superseded-3')];

@@ -3,7 +3,7 @@ import { OpenAiProvider } from '../../functions/orchestrator/ai/openai';
 import { analyse } from '../../functions/orchestrator/report/analysis';
 import { classifyError } from '../../functions/orchestrator/workflow/error-classification';
 import { SECTIONS } from '../../functions/orchestrator/workflow/stages';
-import { parseConfig } from '../../shared/config';
+import { parseAppConfig } from '../../functions/settings';
 import { waitFor } from '../helpers/wait';
 import { startChatServer, type ChatServer } from './chat-server';
 import { ACME } from './helpers';
@@ -16,7 +16,7 @@ describe('openai provider against a local chat-completions server', () => {
   const provider = (env: Record<string, string> = {}) =>
     new OpenAiProvider(
       'openai',
-      parseConfig({
+      parseAppConfig({
         SERVICES: 'orchestrator',
         ORCHESTRATOR_AI_ENDPOINT: server.url,
         ORCHESTRATOR_AI_MODEL: 'test-model',

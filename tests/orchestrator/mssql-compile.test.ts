@@ -1,3 +1,4 @@
+import { SETTINGS } from '../../functions/settings';
 import { describeWithTsql, expectValidTsql, recordAzureSql } from '../helpers/tsql';
 import { orchestratorCtx, withDatabase } from './helpers';
 
@@ -30,7 +31,7 @@ const { statements: compiled, db: recorded } = recordAzureSql((query) =>
 );
 
 // An orchestrator-only app (nothing is served: its settings are only read).
-beforeAll(() => require('../../shared/config').useProcessSettings({ SERVICES: 'orchestrator', VISUAL_API_TOKEN: 'v'.repeat(40) }));
+beforeAll(() => require('../../shared/config').useProcessSettings({ SERVICES: 'orchestrator', VISUAL_API_TOKEN: 'v'.repeat(40) }, { settings: SETTINGS }));
 afterAll(() => require('../../shared/platform').setProcessPlatform(undefined));
 beforeEach(() => {
   compiled.length = 0;
@@ -75,7 +76,7 @@ const paths: [string, string[], () => Promise<unknown>][] = [
     },
   ],
   ['give a report back', ['update'], () => quota().returnReportQuota(ctx(), 'u1', { limit: 3, count: 1, resetsAt: new Date().toISOString() }, new Date())],
-  ['the health probe', ['select'], async () => expect(await require('../../shared/health').checkSql()).toMatchObject({ ok: true })],
+  ['the health probe', ['select'], async () => expect(await require('../../shared/health').checkSql(ctx())).toMatchObject({ ok: true })],
 ];
 
 describeWithTsql('orchestrator workflow statements for Azure SQL', (tsql) => {

@@ -1,7 +1,7 @@
+import { appSettings } from '../helpers/context';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
-import { config } from '../../shared/config';
 import { DEFAULT_PLANS } from '../../shared/plans';
 import { paymentContext, withLog } from '../../functions/payment/context';
 import type { Logger } from '../../shared/logging';
@@ -84,7 +84,7 @@ export async function deliver(host: TestHost, event: object, options: { secret?:
     options.header === undefined
       ? signer.webhooks.generateTestHeaderString({
           payload: JSON.stringify(event),
-          secret: options.secret ?? config().STRIPE_WEBHOOK_SECRET,
+          secret: options.secret ?? appSettings().STRIPE_WEBHOOK_SECRET,
           timestamp: options.timestamp,
         })
       : options.header;

@@ -1,4 +1,5 @@
-import { config } from '../../shared/config';
+import { appSettings } from '../helpers/context';
+
 import { acquireSyncLease, findPayment, renewSyncLease, unsyncedPayments } from '../../functions/payment/payments';
 import { readFailedSync } from '../../functions/payment/failed-sync-records';
 import { startTestHost, type TestHost } from '../helpers/host';
@@ -56,7 +57,7 @@ describe('a signed success event for a PaymentIntent this service never created'
 });
 
 describe('plan syncs are ordered by request time', () => {
-  const putPlan = (userId: string, body: object, authorization = `Bearer ${config().AUTH_ADMIN_TOKEN}`, service = true) =>
+  const putPlan = (userId: string, body: object, authorization = `Bearer ${appSettings().AUTH_ADMIN_TOKEN}`, service = true) =>
     host.fetch(`/identity/admin/users/${userId}/plan`, {
       method: 'PUT',
       headers: { authorization, ...(service ? { 'x-service': 'payment-service' } : {}), 'content-type': 'application/json' },

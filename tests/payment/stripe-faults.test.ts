@@ -1,9 +1,10 @@
+import { appSettings } from '../helpers/context';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { expectErrorAnswer } from '../helpers/errors';
 import { bearer, signIn } from '../helpers/identity';
-import { config } from '../../shared/config';
+
 import { loggedDuring } from '../helpers/logs';
 import { deadUrl } from './helpers';
 
@@ -62,7 +63,7 @@ test('Stripe refusing the request: 502 STRIPE_ERROR, nothing recorded, an error 
       message: 'Amount must be at least $0.50 usd',
     }),
   ]);
-  expect(text).not.toContain(config().STRIPE_SECRET_KEY || 'sk_test_offline_emulator');
+  expect(text).not.toContain(appSettings().STRIPE_SECRET_KEY || 'sk_test_offline_emulator');
 });
 
 test.each([
@@ -80,7 +81,7 @@ test.each([
 });
 
 test('Stripe unreachable: 503 STRIPE_UNAVAILABLE after the client retries, nothing recorded', async () => {
-  const before = config().STRIPE_API_BASE;
+  const before = appSettings().STRIPE_API_BASE;
   host.platform.reconfigure({ STRIPE_API_BASE: new URL(await deadUrl()).origin });
   try {
     const { response, lines, recorded } = await createIntent('stripe-unreachable@example.com');

@@ -1,8 +1,9 @@
+import { appSettings } from '../helpers/context';
 import { InvocationContext, type Timer } from '@azure/functions';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { bearer, planInIdentity, signIn } from '../helpers/identity';
 import { table } from '../../shared/storage';
-import { config } from '../../shared/config';
+
 import { payment, syncRetryTimer, failedSyncCleanupTimer } from '../../functions/payment';
 import { FAILED_SYNC_PARTITION, failedSyncKey, readFailedSync, storeFailedSync } from '../../functions/payment/failed-sync-records';
 import { findPayment } from '../../functions/payment/payments';
@@ -55,7 +56,7 @@ const timer: Timer = { isPastDue: false, schedule: { adjustForDST: false }, sche
 const runTimer = (fn: typeof syncRetryTimer) => fn.handler(timer, new InvocationContext({ invocationId: 'test', functionName: fn.name }));
 
 async function rawRecord(userId: string) {
-  const client = await table(config().PAYMENT_FAILED_SYNC_TABLE);
+  const client = await table(appSettings().PAYMENT_FAILED_SYNC_TABLE);
   try {
     return await client.getEntity<{ value: string; expiresAt: Date }>(FAILED_SYNC_PARTITION, failedSyncKey(userId));
   } catch (error) {
@@ -143,7 +144,7 @@ test.each(scenarios)(
     expect(text).toMatch(logged);
     // The sync's line names the event that caused it, besides the user and the payment.
     expect(lines.find((line) => line.syncState === 'failed')).toMatchObject({ eventId: event.id, userId, paymentIntentId: `pi_${mode}_1` });
-    expect(text).not.toContain(config().AUTH_ADMIN_TOKEN);
+    expect(text).not.toContain(appSettings().AUTH_ADMIN_TOKEN);
     // One failure is retried, not yet a case for a person.
     expect(text).not.toContain('MANUAL REVIEW');
 
@@ -194,10 +195,10 @@ test('the PUT carries the service token, X-Service and the four body fields (pla
   expect(res.body.sync).toEqual({ success: true, userId: user.user.id, plan: 'enterprise', paymentIntentId: 'pi_headers' });
   expect(front.state.planUpdates).toHaveLength(1);
   const [put] = front.state.planUpdates;
-  expect(put.headers.authorization).toBe(`Bearer ${config().AUTH_ADMIN_TOKEN}`);
-  expect(put.headers['x-service']).toBe(config().PAYMENT_SERVICE_ID);
+  expect(put.headers.authorization).toBe(`Bearer ${appSettings().AUTH_ADMIN_TOKEN}`);
+  expect(put.headers['x-service']).toBe(appSettings().PAYMENT_SERVICE_ID);
   expect(put.headers['content-type']).toBe('application/json');
-  expect(put.body).toEqual({ plan: 'enterprise', status: 'active', updatedBy: config().PAYMENT_SERVICE_ID, timestamp: expect.any(String) });
+  expect(put.body).toEqual({ plan: 'enterprise', status: 'active', updatedBy: appSettings().PAYMENT_SERVICE_ID, timestamp: expect.any(String) });
   expect(await planInIdentity(host, user)).toBe('enterprise');
 });
 

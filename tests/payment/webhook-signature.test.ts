@@ -1,4 +1,5 @@
-import { config } from '../../shared/config';
+import { appSettings } from '../helpers/context';
+
 import { startTestHost, type TestHost } from '../helpers/host';
 import { db } from '../../shared/sql/db';
 import { readFailedSync } from '../../functions/payment/failed-sync-records';
@@ -75,7 +76,7 @@ test('an event replayed after the clock moved past the tolerance is refused (fak
   jest.setSystemTime(signedAt);
   const header = new (require('stripe'))('sk_test_x').webhooks.generateTestHeaderString({
     payload: JSON.stringify(event),
-    secret: config().STRIPE_WEBHOOK_SECRET,
+    secret: appSettings().STRIPE_WEBHOOK_SECRET,
   });
   jest.setSystemTime(new Date(signedAt.getTime() + 301_000));
   const res = await deliver(host, event, { header });

@@ -11,8 +11,10 @@ import { VENDOR_BUNDLES } from '../../shared/vendor';
 
 // A service's db/ folder is its part of the database (schema steps, the SQL they fill rollups with),
 // not code that serves: the process that opens the embedded database (SQLite, never Azure SQL)
-// loads every service's migration steps to apply the one history.
-const SERVICE_CODE = /[\\/]dist[\\/]functions[\\/](identity|payment|orchestrator|visual)[\\/](?!db[\\/])/;
+// loads every service's migration steps to apply the one history. Its settings.ts is its part of the
+// configuration (declarations only): the entry point parses every served service's settings at start,
+// so a missing required one stops the host there rather than failing a request.
+const SERVICE_CODE = /[\\/]dist[\\/]functions[\\/](identity|payment|orchestrator|visual)[\\/](?!db[\\/]|settings\.js$)/;
 const loadedServices = () =>
   [
     ...new Set(

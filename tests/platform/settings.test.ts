@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadSigningKeys } from '../../shared/auth/keys';
 import { verifyServiceToken } from '../../shared/auth/service-token';
-import { ConfigError, parseConfig, SETTINGS } from '../../shared/config';
+import { ConfigError } from '../../shared/config';
+import { parseAppConfig, SETTINGS } from '../../functions/settings';
 import { loadLocalSettings } from '../../devhost/settings';
 import { PROJECT_ROOT } from '../../devhost/host';
 
@@ -36,7 +37,7 @@ describe('local.settings.json generation', () => {
     });
     expect(claims.exp - claims.iat).toBe(365 * 24 * 3600);
     // The whole generated file is a valid configuration.
-    expect(() => parseConfig(values)).not.toThrow();
+    expect(() => parseAppConfig(values)).not.toThrow();
   });
 
   test('an existing file is read as it is, never regenerated', async () => {
@@ -58,7 +59,7 @@ describe('local.settings.json generation', () => {
 describe('config', () => {
   const problems = (env: Record<string, string>): string[] => {
     try {
-      parseConfig(env);
+      parseAppConfig(env);
       return [];
     } catch (error) {
       expect(error).toBeInstanceOf(ConfigError);
@@ -99,7 +100,7 @@ describe('config', () => {
   });
 
   test('defaults apply when unset, and values are typed', () => {
-    const cfg = parseConfig({ SERVICES: 'visual', PORT: '8080' });
+    const cfg = parseAppConfig({ SERVICES: 'visual', PORT: '8080' });
     expect(cfg.PORT).toBe(8080);
     expect(cfg.SERVICES).toEqual(['visual']);
     expect(cfg.DATA_DIR).toBe('.data');
@@ -107,7 +108,7 @@ describe('config', () => {
   });
 
   test('the error message lists every problem for a failed start', () => {
-    expect(() => parseConfig({ SERVICES: 'payment' })).toThrow(/Invalid configuration:\n {2}- AUTH_ADMIN_TOKEN: missing/);
+    expect(() => parseAppConfig({ SERVICES: 'payment' })).toThrow(/Invalid configuration:\n {2}- AUTH_ADMIN_TOKEN: missing/);
   });
 });
 
@@ -119,7 +120,7 @@ describe('where the app runs', () => {
   test.each(['localhost:7071', 'localhost:8080', '127.0.0.1:7071', 'LOCALHOST:7071'])(
     'WEBSITE_HOSTNAME=%s (Core Tools) is local: http URLs, the local Stripe server',
     (hostname) => {
-      const cfg = parseConfig({ ...base, WEBSITE_HOSTNAME: hostname });
+      const cfg = parseAppConfig({ ...base, WEBSITE_HOSTNAME: hostname });
       expect(runsInAzure(cfg)).toBe(false);
       expect(publicUrl(cfg)).toBe(`http://${hostname}`);
       expect(serviceUrl('identity', cfg)).toBe(`http://${hostname}/identity`);
@@ -128,11 +129,11 @@ describe('where the app runs', () => {
   );
 
   test('an Azure host name is Azure: https, and without a Stripe key payment is unconfigured rather than offline', () => {
-    const cfg = parseConfig({ ...base, WEBSITE_HOSTNAME: 'func-report-x7.azurewebsites.net' });
+    const cfg = parseAppConfig({ ...base, WEBSITE_HOSTNAME: 'func-report-x7.azurewebsites.net' });
     expect(runsInAzure(cfg)).toBe(true);
     expect(publicUrl(cfg)).toBe('https://func-report-x7.azurewebsites.net');
     expect(stripeMode(cfg)).toEqual({ mode: 'unconfigured' });
-    expect(runsInAzure(parseConfig({ ...base, WEBSITE_HOSTNAME: 'localhost.evil.example' }))).toBe(true);
+    expect(runsInAzure(parseAppConfig({ ...base, WEBSITE_HOSTNAME: 'localhost.evil.example' }))).toBe(true);
   });
 
   test('a Key Vault reference is never taken as the value, nor reported missing: the setting is named as unresolved with the services that read it', () => {
@@ -142,9 +143,9 @@ describe('where the app runs', () => {
       STRIPE_WEBHOOK_SECRET: '@Microsoft.KeyVault(SecretUri=https://kv.vault.azure.net/secrets/stripe-webhook-secret/)',
       SERVICE_TOKEN_SECRET: ' @microsoft.keyvault(VaultName=kv;SecretName=x)',
     };
-    const cfg = parseConfig(env);
+    const cfg = parseAppConfig(env);
     expect(cfg.STRIPE_WEBHOOK_SECRET).toBeUndefined();
-    expect(unresolvedSettings(env).map((u) => [u.name, u.services])).toEqual([
+    expect(unresolvedSettings(SETTINGS, env).map((u) => [u.name, u.services])).toEqual([
       ['SERVICE_TOKEN_SECRET', ['identity']],
       ['STRIPE_WEBHOOK_SECRET', ['payment']],
     ]);

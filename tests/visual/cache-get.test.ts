@@ -1,4 +1,5 @@
-import { config } from '../../shared/config';
+import { appSettings } from '../helpers/context';
+
 import { container } from '../../shared/storage';
 import { barChart, postJson, fetchFresh, visualTestHost } from './helpers';
 import { expectErrorAnswer } from '../helpers/errors';
@@ -20,7 +21,7 @@ test('GET of a result this instance just stored is answered from its index, with
 
   // Read from storage, the GET would now be a 404.
   const key = imageUrl.split('/').pop()!;
-  await (await container(config().VISUAL_CACHE_CONTAINER)).deleteBlob(key);
+  await (await container(appSettings().VISUAL_CACHE_CONTAINER)).deleteBlob(key);
   const after = await fetchFresh(imageUrl);
   expect(after.status).toBe(200);
   expect(after.headers.get('content-type')).toBe('image/svg+xml');

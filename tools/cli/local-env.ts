@@ -1,4 +1,5 @@
 import { useProcessSettings, type Config, type ServiceName } from '../../shared/config';
+import { SETTINGS } from '../../functions/settings';
 import { applyLocalSettings } from '../../shared/config/local-settings';
 import { MIGRATIONS } from '../../functions/migrations';
 
@@ -8,5 +9,5 @@ import { MIGRATIONS } from '../../functions/migrations';
  */
 export function loadLocalEnv(services: ServiceName[]): Config {
   applyLocalSettings();
-  return useProcessSettings(process.env, { requireFor: services, migrations: () => MIGRATIONS });
+  return useProcessSettings(process.env, { settings: SETTINGS, requireFor: services, migrations: () => MIGRATIONS });
 }

@@ -6,13 +6,14 @@
  * transaction. The rollups are kept with every write, so this is for after rows were changed
  * behind the application's back: a restore, a bulk load, a manual fix.
  */
+import { SETTINGS } from '../../functions/settings';
 import { useProcessSettings } from '../../shared/config';
 import { closeDb, db, migrateToLatest } from '../../shared/sql/db';
 import { MIGRATIONS } from '../../functions/migrations';
 import { rebuildRollups } from '../../functions/orchestrator/rollups/rebuild';
 
 async function main(): Promise<void> {
-  const cfg = useProcessSettings(process.env, { requireFor: [], migrations: () => MIGRATIONS });
+  const cfg = useProcessSettings(process.env, { settings: SETTINGS, requireFor: [], migrations: () => MIGRATIONS });
   const target = cfg.SQL_SERVER ? `Azure SQL ${cfg.SQL_SERVER}/${cfg.SQL_DATABASE}` : `SQLite under ${cfg.DATA_DIR}`;
   await migrateToLatest();
   const started = performance.now();

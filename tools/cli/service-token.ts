@@ -1,5 +1,5 @@
 import { mintServiceToken, SERVICE_TOKEN_LIFETIME_SECONDS } from '../../shared/auth/service-token';
-import { SETTINGS } from '../../shared/config';
+import { PLATFORM_SETTINGS as SETTINGS } from '../../shared/config';
 import { applyLocalSettings } from '../../shared/config/local-settings';
 
 /**

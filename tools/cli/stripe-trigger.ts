@@ -6,6 +6,7 @@
  */
 import Stripe from 'stripe';
 import { stripeApiBase, stripeClient, stripeMode } from '../../functions/payment/stripe-client';
+import { paymentConfig } from '../../functions/payment/settings';
 import { currentPlatform } from '../../shared/platform';
 import { loadLocalEnv } from './local-env';
 
@@ -18,7 +19,7 @@ async function main() {
     return;
   }
   const platform = currentPlatform();
-  if (stripeMode(platform.config).mode !== 'offline')
+  if (stripeMode(paymentConfig(platform)).mode !== 'offline')
     throw new Error('stripe:trigger drives the local Stripe API server; with a real key use the Stripe CLI (stripe trigger)');
   if (!stripeApiBase(platform)) throw new Error('no local Stripe API server found: start the dev host (npm start) first');
   const stripe = stripeClient(platform);

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { SETTINGS } from '../../functions/settings';
 import { useProcessSettings } from '../../shared/config';
 import { createLogger } from '../../shared/logging';
 import { currentPlatform } from '../../shared/platform';
@@ -22,7 +23,7 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   applyLocalSettings();
-  useProcessSettings(process.env, { requireFor: ['identity'], migrations: () => MIGRATIONS });
+  useProcessSettings(process.env, { settings: SETTINGS, requireFor: ['identity'], migrations: () => MIGRATIONS });
   try {
     await migrateToLatest();
     // identity's context on the command's platform (the one useProcessSettings made), as a request would get it.

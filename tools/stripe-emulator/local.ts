@@ -3,6 +3,7 @@ import { serviceUrl } from '../../shared/config';
 import { createLogger } from '../../shared/logging';
 import { currentPlatform } from '../../shared/platform';
 import { HANDLED_EVENT_TYPES } from '../../functions/payment/event-types';
+import { appConfig } from '../../functions/settings';
 import { emulatorAddressFile, stripeMode, useEmulator } from '../../functions/payment/stripe-client';
 import { startStripeEmulator } from './server';
 
@@ -25,7 +26,7 @@ export interface LocalStripe {
  */
 export async function startLocalStripe(options: { webhookUrl?: string } = {}): Promise<LocalStripe | undefined> {
   const platform = currentPlatform();
-  const cfg = platform.config;
+  const cfg = appConfig(platform);
   const mode = stripeMode(cfg);
   if (mode.mode !== 'offline' || mode.apiBase) return undefined;
   const webhookUrl = options.webhookUrl ?? `${serviceUrl('payment', cfg)}/webhook`;

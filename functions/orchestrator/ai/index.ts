@@ -1,5 +1,5 @@
 import type { TokenCredential } from '@azure/identity';
-import type { Config } from '../../../shared/config';
+import type { OrchestratorConfig } from '../settings';
 import { OfflineProvider } from './offline';
 import { aiProviderName, type AiProvider } from './provider';
 
@@ -9,7 +9,7 @@ export { aiProviderName, type AiProvider, type SectionDraft } from './provider';
  * The configured provider: offline unless an endpoint is set (or the provider named explicitly).
  * `credential` is the managed identity, asked for only by Azure OpenAI without an API key.
  */
-export function aiProvider(cfg: Config, credential: () => TokenCredential): AiProvider {
+export function aiProvider(cfg: OrchestratorConfig, credential: () => TokenCredential): AiProvider {
   const name = aiProviderName(cfg);
   if (name === 'offline') return new OfflineProvider();
   if (!cfg.ORCHESTRATOR_AI_ENDPOINT) throw new Error(`ORCHESTRATOR_AI_PROVIDER=${name} needs ORCHESTRATOR_AI_ENDPOINT`);

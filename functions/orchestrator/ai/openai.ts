@@ -1,6 +1,6 @@
 import type { TokenCredential } from '@azure/identity';
 import OpenAI, { AzureOpenAI } from 'openai';
-import type { Config } from '../../../shared/config';
+import type { OrchestratorConfig } from '../settings';
 import { indicatorFigures, keyFigures, type ReportAnalysis } from '../report/analysis';
 import { reportFormat } from '../report/words';
 import { DependencyError } from '../workflow/error-classification';
@@ -80,7 +80,7 @@ export class OpenAiProvider implements AiProvider {
   /** `credential`: the managed identity, asked for only by Azure OpenAI without an API key. */
   constructor(
     readonly name: 'openai' | 'azure-openai',
-    private readonly cfg: Config,
+    private readonly cfg: OrchestratorConfig,
     credential: () => TokenCredential,
   ) {
     const common = { timeout: cfg.ORCHESTRATOR_AI_TIMEOUT_MS, maxRetries: cfg.ORCHESTRATOR_AI_MAX_RETRIES, fetch: fetchWithTimeoutName };

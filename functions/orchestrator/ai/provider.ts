@@ -1,4 +1,4 @@
-import type { Config } from '../../../shared/config';
+import type { OrchestratorConfig } from '../settings';
 import type { ReportAnalysis } from '../report/analysis';
 import type { SectionDefinition } from '../workflow/stages';
 import type { SectionContent } from './section-content';
@@ -20,4 +20,5 @@ export interface AiProvider {
 }
 
 /** The provider the settings name: the one set, else openai when an endpoint is set, else offline. */
-export const aiProviderName = (cfg: Config): AiProvider['name'] => cfg.ORCHESTRATOR_AI_PROVIDER ?? (cfg.ORCHESTRATOR_AI_ENDPOINT ? 'openai' : 'offline');
+export const aiProviderName = (cfg: OrchestratorConfig): AiProvider['name'] =>
+  cfg.ORCHESTRATOR_AI_PROVIDER ?? (cfg.ORCHESTRATOR_AI_ENDPOINT ? 'openai' : 'offline');

@@ -1,5 +1,5 @@
 import type { UserDelegationKey } from '@azure/storage-blob';
-import type { Config } from '../../../shared/config';
+import type { OrchestratorConfig } from '../settings';
 import { member } from '../../../shared/platform';
 import type { Storage } from '../../../shared/storage';
 import { vendored } from '../../../shared/vendor';
@@ -99,7 +99,7 @@ async function downloadLinks(deps: StoreDeps, assets: ReportAsset[]): Promise<Do
 /** What the report store is made of: the platform's storage, the settings (container, link lifetime), the clock, the delegation key held. */
 export interface StoreDeps {
   readonly storage: Storage;
-  readonly config: Config;
+  readonly config: OrchestratorConfig;
   now(): Date;
   readonly delegation: HeldDelegationKey;
 }

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Config } from '../../../shared/config';
+import { type OrchestratorConfig, orchestratorConfig } from '../settings';
 import { member } from '../../../shared/platform';
 import { DATABASE } from '../../../shared/sql/db';
 import type { OrchestratorTables } from '../db/tables';
@@ -63,8 +63,8 @@ export const WORKFLOW_LOG_WRITER = member(
     new LogWriter({
       database: () => platform.get(DATABASE) as Kysely<OrchestratorTables>,
       clock: platform.clock,
-      batchSize: platform.config.ORCHESTRATOR_LOG_BATCH_SIZE,
-      flushIntervalMs: platform.config.ORCHESTRATOR_LOG_FLUSH_MS,
+      batchSize: orchestratorConfig(platform).ORCHESTRATOR_LOG_BATCH_SIZE,
+      flushIntervalMs: orchestratorConfig(platform).ORCHESTRATOR_LOG_FLUSH_MS,
     }),
   (writer) => writer.close(),
 );
@@ -73,13 +73,13 @@ const writeStdout = (line: string) => process.stdout.write(line);
 
 /** What a workflow logger reads: LOG_LEVEL, the clock its lines are stamped by, and the batch writer its rows go to by default. */
 export interface WorkflowLogContext {
-  readonly config: Pick<Config, 'LOG_LEVEL'>;
+  readonly config: Pick<OrchestratorConfig, 'LOG_LEVEL'>;
   now(): Date;
   readonly logWriter: LogSink;
 }
 
 /** INFO step lines follow LOG_LEVEL like every other log line; failures are always written. */
-const consoleInfoEnabled = (level: Config['LOG_LEVEL']) => level === 'debug' || level === 'info';
+const consoleInfoEnabled = (level: OrchestratorConfig['LOG_LEVEL']) => level === 'debug' || level === 'info';
 
 /**
  * Logs the steps of one execution: each start, completion and failure is one console JSON line

@@ -1,4 +1,5 @@
-import type { Config } from '../../../shared/config';
+import { visualConfig } from '../settings';
+import type { VisualConfig } from '../settings';
 import { member } from '../../../shared/platform';
 import { bundledFontDir, extraFontFiles, svgTextFonts } from './fonts';
 import { RenderError, RenderPool } from './pool';
@@ -11,7 +12,8 @@ import { trimTrailingSlashes } from '../../../shared/text';
  */
 export const RENDER_POOL = member(
   'render pool',
-  ({ config: cfg }): RenderPool => {
+  (platform): RenderPool => {
+    const cfg = visualConfig(platform);
     const dir = cfg.VISUAL_FONT_DIR ?? bundledFontDir();
     try {
       return new RenderPool(
@@ -59,7 +61,7 @@ async function renderOnQuickChart(base: string, apiKey: string | undefined, task
 
 /** What drawing a chart reaches: the settings (QUICKCHART_URL, QUICKCHART_API_KEY) and the platform's render pool. */
 export interface ChartDrawer {
-  readonly config: Config;
+  readonly config: VisualConfig;
   readonly renderPool: RenderPool;
 }
 

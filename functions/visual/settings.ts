@@ -1,5 +1,7 @@
-import { integer, text, url } from '../parsers';
-import { withDefault, optional, VIS, type Setting } from '../setting-kinds';
+import { integer, text, url } from '../../shared/config/parsers';
+import { withDefault, optional, VIS, type Setting } from '../../shared/config/setting-kinds';
+import type { Config, ConfigOf } from '../../shared/config';
+import type { Platform } from '../../shared/platform';
 
 /** The visual service's settings: rendering, the cache and the limits of a request. */
 export const VISUAL_SETTINGS = {
@@ -70,3 +72,9 @@ export const VISUAL_SETTINGS = {
     description: 'Largest request body of the visual API and the QuickChart endpoint (413 above).',
   }),
 } satisfies Record<string, Setting<unknown>>;
+
+/** The settings visual's code reads: the platform's and its own. */
+export type VisualConfig = Config & ConfigOf<typeof VISUAL_SETTINGS>;
+
+/** A platform's configuration as visual reads it (a member made from the platform, a host's banner). */
+export const visualConfig = (platform: Platform): VisualConfig => platform.settingsOf(VISUAL_SETTINGS, 'visual');

@@ -1,14 +1,11 @@
-import { integer, oneOf, secret, text, url } from '../parsers';
-import { withDefault, optional, ORC, type Setting } from '../setting-kinds';
+import { integer, oneOf, text, url } from '../../shared/config/parsers';
+import { withDefault, optional, ORC, type Setting } from '../../shared/config/setting-kinds';
+import type { Config, ConfigOf } from '../../shared/config';
+import type { Platform } from '../../shared/platform';
 
 /** The orchestrator's settings: its queue, reports, the AI provider and the visual service. */
 export const ORCHESTRATOR_SETTINGS = {
   // ---- orchestrator ------------------------------------------------------------------------
-  VISUAL_API_TOKEN: optional(secret(16), {
-    services: ['orchestrator', 'visual'],
-    deploy: 'secret',
-    description: 'Bearer token the orchestrator sends to the visual service; when set the visual API requires it.',
-  }),
   ORCHESTRATOR_QUEUE: withDefault(text, 'report-executions', {
     services: ORC,
     deploy: 'app',
@@ -77,3 +74,9 @@ export const ORCHESTRATOR_SETTINGS = {
     description: 'Deadline of a call to the visual service; past it the report is produced without visuals.',
   }),
 } satisfies Record<string, Setting<unknown>>;
+
+/** The settings orchestrator's code reads: the platform's and its own. */
+export type OrchestratorConfig = Config & ConfigOf<typeof ORCHESTRATOR_SETTINGS>;
+
+/** A platform's configuration as orchestrator reads it (a member made from the platform, a host's banner). */
+export const orchestratorConfig = (platform: Platform): OrchestratorConfig => platform.settingsOf(ORCHESTRATOR_SETTINGS, 'orchestrator');

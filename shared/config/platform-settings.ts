@@ -1,5 +1,5 @@
-import { boolean, integer, listOf, oneOf, origins, text, url } from '../parsers';
-import { withDefault, optional, ALL, SERVICE_NAMES, type Setting } from '../setting-kinds';
+import { boolean, integer, json, listOf, oneOf, origins, secret, text, url } from './parsers';
+import { withDefault, optional, required, ALL, ID, SERVICE_NAMES, type Setting } from './setting-kinds';
 
 /** Settings every service or the platform itself reads: hosting, local development, SQL, Storage and the tokens all services check. */
 export const PLATFORM_SETTINGS = {
@@ -127,5 +127,22 @@ export const PLATFORM_SETTINGS = {
     services: ['payment', 'orchestrator'],
     deploy: 'tuning',
     description: 'Deadline of one session check at identity (GET /auth/validate).',
+  }),
+  // ---- read by shared code on behalf of the services named ---------------------------------
+  JWT_SIGNING_KEYS: required(json, {
+    services: ID,
+    deploy: 'secret',
+    description: 'JSON array of private JWKs (ES256 or RS256, each with a kid). The first signs; all are published at /.well-known/jwks.json.',
+  }),
+  VISUAL_API_TOKEN: optional(secret(16), {
+    services: ['orchestrator', 'visual'],
+    deploy: 'secret',
+    description: 'Bearer token the orchestrator sends to the visual service; when set the visual API requires it.',
+  }),
+  PLANS_JSON: optional(json, {
+    services: ['payment', 'orchestrator'],
+    deploy: 'tuning',
+    description:
+      'Plan table override: JSON array of { id, name, price (smallest currency unit), currency, reportsPerMonth (null: unlimited), features[], priceVersion } for free, pro and enterprise. Payment charges it; the orchestrator enforces its report quotas.',
   }),
 } satisfies Record<string, Setting<unknown>>;

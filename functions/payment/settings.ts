@@ -1,5 +1,7 @@
-import { integer, json, secret, text, url } from '../parsers';
-import { withDefault, required, optional, PAY, type Setting } from '../setting-kinds';
+import { integer, secret, text, url } from '../../shared/config/parsers';
+import { withDefault, required, optional, PAY, type Setting } from '../../shared/config/setting-kinds';
+import type { Config, ConfigOf } from '../../shared/config';
+import type { Platform } from '../../shared/platform';
 
 /** payment's settings: Stripe, plans, the plan-sync retries. */
 export const PAYMENT_SETTINGS = {
@@ -17,12 +19,6 @@ export const PAYMENT_SETTINGS = {
     deploy: 'local',
     description:
       'Port of the local Stripe API server started in offline mode (0 picks a free one; its address is written to <DATA_DIR>/stripe-emulator.json for the CLIs).',
-  }),
-  PLANS_JSON: optional(json, {
-    services: ['payment', 'orchestrator'],
-    deploy: 'tuning',
-    description:
-      'Plan table override: JSON array of { id, name, price (smallest currency unit), currency, reportsPerMonth (null: unlimited), features[], priceVersion } for free, pro and enterprise. Payment charges it; the orchestrator enforces its report quotas.',
   }),
   PAYMENT_SYNC_TIMEOUT_MS: withDefault(integer(100, 60_000), '5000', {
     services: PAY,
@@ -55,3 +51,9 @@ export const PAYMENT_SETTINGS = {
     description: 'Table Storage table holding the failed-sync records (key auth_sync_failed:<userId>, kept 24 hours).',
   }),
 } satisfies Record<string, Setting<unknown>>;
+
+/** The settings payment's code reads: the platform's and its own. */
+export type PaymentConfig = Config & ConfigOf<typeof PAYMENT_SETTINGS>;
+
+/** A platform's configuration as payment reads it (a member made from the platform, a host's banner). */
+export const paymentConfig = (platform: Platform): PaymentConfig => platform.settingsOf(PAYMENT_SETTINGS, 'payment');

@@ -1,14 +1,11 @@
-import { boolean, integer, json, secret, text, url } from '../parsers';
-import { withDefault, required, optional, ID, type Setting } from '../setting-kinds';
+import { boolean, integer, secret, text, url } from '../../shared/config/parsers';
+import { withDefault, required, optional, ID, type Setting } from '../../shared/config/setting-kinds';
+import type { Config, ConfigOf } from '../../shared/config';
+import type { Platform } from '../../shared/platform';
 
 /** identity's settings: signing keys, one-time codes, sign-in limits, sessions, email. */
 export const IDENTITY_SETTINGS = {
   // ---- identity ----------------------------------------------------------------------------
-  JWT_SIGNING_KEYS: required(json, {
-    services: ID,
-    deploy: 'secret',
-    description: 'JSON array of private JWKs (ES256 or RS256, each with a kid). The first signs; all are published at /.well-known/jwks.json.',
-  }),
   SERVICE_TOKEN_SECRET: required(secret(32), { services: ID, deploy: 'secret', description: 'HS256 secret that verifies the payment service admin token.' }),
   SERVICE_TOKEN_SECRET_PREVIOUS: optional(secret(32), {
     services: ID,
@@ -101,3 +98,9 @@ export const IDENTITY_SETTINGS = {
     description: 'Compliance report: signing keys older than this are flagged for rotation.',
   }),
 } satisfies Record<string, Setting<unknown>>;
+
+/** The settings identity's code reads: the platform's and its own. */
+export type IdentityConfig = Config & ConfigOf<typeof IDENTITY_SETTINGS>;
+
+/** A platform's configuration as identity reads it (a member made from the platform, a host's banner). */
+export const identityConfig = (platform: Platform): IdentityConfig => platform.settingsOf(IDENTITY_SETTINGS, 'identity');
