@@ -3,7 +3,14 @@
  * Stripe: customers, products and prices, a subscription confirmed the way a card form confirms it,
  * its invoices and their pages, the Customer Portal, and the signed events of each step.
  */
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import Stripe from 'stripe';
+import { deliveryHeader } from '../../tools/stripe-emulator/events';
+import { describeWithTool } from '../helpers/tools';
 import { catalog, intentOf, startHarness, subscribe, type Harness } from './stripe-emulator-harness';
 
 let h: Harness;
@@ -230,6 +237,31 @@ test('invoices are listed by customer and subscription, and their hosted page an
   expect(lines.data[0]).toMatchObject({ object: 'line_item', amount: 2900, pricing: { price_details: { price: prices.proMonthly.id } } });
 });
 
+describeWithTool('poppler-utils', 'an invoice PDF as a checker reads it', (poppler) => {
+  test('pdfinfo reads one A4 page without complaint; pdftotext reads the number, the line and the amounts', async () => {
+    const customer = await stripe.customers.create({ email: 'pdf@example.com' });
+    const sub = await subscribe(stripe, customer.id, prices.enterpriseMonthly.id);
+    await stripe.paymentIntents.confirm(intentOf(sub), { payment_method: 'pm_card_visa' });
+    const [invoice] = (await stripe.invoices.list({ customer: customer.id })).data;
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'invoice-pdf-'));
+    try {
+      const file = path.join(dir, 'invoice.pdf');
+      fs.writeFileSync(file, Buffer.from(await (await fetch(invoice.invoice_pdf!)).arrayBuffer()));
+      const info = await promisify(execFile)(poppler.pdfinfo, [file]);
+      expect(info.stderr).toBe('');
+      expect(info.stdout).toMatch(/^Pages:\s+1$/m);
+      expect(info.stdout).toMatch(/^Page size:\s+595 x 842 pts \(A4\)$/m);
+      const { stdout } = await promisify(execFile)(poppler.pdftotext, ['-layout', file, '-']);
+      expect(stdout).toContain(`Invoice ${invoice.number}`);
+      expect(stdout).toContain('Billed to pdf@example.com');
+      expect(stdout).toMatch(/^1 x Enterprise \(at \$99\.00 \/ month\)\s+\$99\.00$/m);
+      expect(stdout).toMatch(/^Total \$99\.00\s+Amount due \$99\.00\s+Paid \$99\.00$/m);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 test('the Customer Portal: a session URL to a page of the subscription and invoices, whose cancel button cancels at the period end', async () => {
   const customer = await stripe.customers.create({ email: 'portal@example.com' });
   const sub = await subscribe(stripe, customer.id, prices.enterpriseMonthly.id);
@@ -300,4 +332,14 @@ test('every delivered event verifies with stripe.webhooks.constructEvent and is 
     expect((await stripe.events.retrieve(event.id)).type).toBe(event.type);
   }
   expect((await stripe.events.list({ type: 'invoice.paid', limit: 100 })).data.map((e) => e.id)).toContain(events.find((e) => e.type === 'invoice.paid')!.id);
+});
+
+test('the delivery header of a long request (a clock advanced over many renewals) stays under 8 KB, whole lines only, and says what it left out', () => {
+  const lines = Array.from({ length: 60 }, (_, i) => `invoice.paid evt_${i} -> 200 ${'é'.repeat(400)}`);
+  const header = deliveryHeader(lines)['Emulator-Webhook-Delivery'];
+  expect(header.length).toBeLessThanOrEqual(8_000);
+  const decoded = decodeURIComponent(header).split('\n');
+  expect(decoded.at(-1)).toMatch(/^\.\.\. \d+ more lines \(GET \/v1\/events lists every event\)$/);
+  expect(decoded.slice(0, -1)).toEqual(lines.slice(0, decoded.length - 1));
+  expect(deliveryHeader([])).toEqual({});
 });

@@ -78,8 +78,9 @@ export function deliveryHeader(lines: string[]): Record<string, string> {
       [...lines.slice(0, n), ...(n < lines.length ? [`... ${lines.length - n} more lines (GET /v1/events lists every event)`] : [])].join('\n'),
     );
   let value = encode(kept);
+  // Whole lines are left out, never part of one (a cut %XX escape would not decode); one line is at most ~6 KB encoded.
   while (value.length > DELIVERY_HEADER_LIMIT && kept > 1) value = encode(--kept);
-  return { 'Emulator-Webhook-Delivery': value.slice(0, DELIVERY_HEADER_LIMIT) };
+  return { 'Emulator-Webhook-Delivery': value };
 }
 
 /** GET /v1/events (newest first; `type`, or `types[]`), GET /v1/events/:id. */

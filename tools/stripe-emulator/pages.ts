@@ -60,9 +60,12 @@ export function invoicePage(invoice: Stripe.Invoice): Page {
   );
 }
 
-/** A one-page PDF of text lines in Helvetica (ASCII; anything else becomes `?`), with a correct cross-reference table. */
+/** The few typographic characters of the pages, written in ASCII for the PDF's standard font. */
+const ASCII: Record<string, string> = { '×': 'x', '–': '-', '—': '-', '’': "'", '·': '-' };
+
+/** A one-page A4 PDF of text lines in Helvetica (ASCII: `×` is written `x`, anything unknown `?`), with a correct cross-reference table. */
 export function textPdf(lines: string[]): Buffer {
-  const escapePdf = (s: string) => s.replace(/[^\x20-\x7e]/g, '?').replace(/[\\()]/g, (c) => `\\${c}`);
+  const escapePdf = (s: string) => s.replace(/[^\x20-\x7e]/g, (c) => ASCII[c] ?? '?').replace(/[\\()]/g, (c) => `\\${c}`);
   const content = ['BT', '/F1 12 Tf', '16 TL', '56 780 Td', ...lines.map((l) => `(${escapePdf(l)}) '`), 'ET'].join('\n');
   const objects = [
     '<< /Type /Catalog /Pages 2 0 R >>',
