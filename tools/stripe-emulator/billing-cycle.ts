@@ -48,7 +48,7 @@ export const amountOf = (price: Stripe.Price, quantity: number) => (price.unit_a
 interface PlanChange {
   next: ItemChange;
   lines: LineSpec[];
-  /** A new period starts at `at` (a new interval, or `billing_cycle_anchor: 'now'`), ending at `end`. */
+  /** A new period starts at `at` (a new interval, or `billing_cycle_anchor: { type: 'now' }`), ending at `end`. */
   reset?: { at: number; end: number };
   invoiceNow: boolean;
 }

@@ -79,6 +79,12 @@ export function finalizeInvoice(ctx: Ctx, inv: InvoiceRecord): void {
   if (invoice.amount_due === 0) paid(ctx, inv, record);
 }
 
+/** Whether the subscription's latest invoice is still owed. */
+function latestUnpaid(ctx: Ctx, record: SubscriptionRecord): boolean {
+  const latest = typeof record.sub.latest_invoice === 'string' ? ctx.account.invoices.get(record.sub.latest_invoice) : undefined;
+  return latest?.invoice.status === 'open' && latest.invoice.amount_remaining > 0;
+}
+
 function paid(ctx: Ctx, inv: InvoiceRecord, record: SubscriptionRecord): void {
   const invoice = inv.invoice;
   const clock = clockOf(record);
@@ -98,10 +104,8 @@ function paid(ctx: Ctx, inv: InvoiceRecord, record: SubscriptionRecord): void {
   // save_default_payment_method=on_subscription: the method that paid becomes the subscription's default.
   if (sub.payment_settings?.save_default_payment_method === 'on_subscription' && typeof pi?.payment_method === 'string')
     sub.default_payment_method = pi.payment_method;
-  const owing = [...ctx.account.invoices.values()].some(
-    (other) => other.invoice.status === 'open' && other.invoice.amount_remaining > 0 && other.invoice.parent?.subscription_details?.subscription === sub.id,
-  );
-  if (['incomplete', 'past_due', 'unpaid'].includes(sub.status) && !owing) sub.status = 'active';
+  // As Stripe's, the status follows the latest invoice: paid, the subscription is active again.
+  if (['incomplete', 'past_due', 'unpaid'].includes(sub.status) && !latestUnpaid(ctx, record)) sub.status = 'active';
   ctx.account.customer(String(sub.customer)).delinquent = false;
 }
 
@@ -120,7 +124,7 @@ function failed(ctx: Ctx, inv: InvoiceRecord, record: SubscriptionRecord, automa
   ctx.emit('invoice.payment_failed', invoiceView(inv), clock);
   ctx.account.customer(String(record.sub.customer)).delinquent = true;
   if (invoice.billing_reason === 'subscription_create') return;
-  if (record.sub.status === 'active') record.sub.status = 'past_due';
+  if (record.sub.status === 'active' && latestUnpaid(ctx, record)) record.sub.status = 'past_due';
   if (retried && invoice.next_payment_attempt === null) {
     if (afterRetries === 'unpaid') record.sub.status = 'unpaid';
     else endSubscription(ctx.account, record, 'payment_failed', now);
@@ -229,7 +233,9 @@ export const invoiceRoutes: Route[] = [
     '/v1/invoices/:id/lines',
     (ctx, params, [id]) => {
       refuseUnknown(params, listParams());
-      return { body: listOf(ctx.account.invoice(id).invoice.lines.data.slice().reverse(), params, `/v1/invoices/${id}/lines`, 'line_item') };
+      // Lines are listed in the invoice's order: listOf walks its items from the last, so they go in reversed.
+      const lines = [...ctx.account.invoice(id).invoice.lines.data].reverse();
+      return { body: listOf(lines, params, `/v1/invoices/${id}/lines`, 'line_item') };
     },
   ],
   ['POST', '/v1/invoices/:id/pay', (ctx, params, [id]) => ({ body: render(ctx.account, pay(ctx, ctx.account.invoice(id), params), params) })],

@@ -4,7 +4,7 @@ import { invalid, newId, refuseUnknown, StripeApiError, unsupported, type Fields
 import { render, subscriptionView } from './expand';
 import { amountOf, applyPlanChange, planChange, planOf, type ItemChange } from './billing-cycle';
 import { createInvoice, lineItem } from './invoice-objects';
-import { collect, finalizeInvoice } from './invoices';
+import { collect, defaultMethodOf, finalizeInvoice } from './invoices';
 import { array, boolean, integer, listOf, listParams, mergeMetadata, metadata, object, oneOf, required, text } from './params';
 import { declines } from './payment-intents';
 import type { Route } from './router';
@@ -231,7 +231,7 @@ function updateSubscription(ctx: Ctx, record: SubscriptionRecord, params: Fields
   if (plan && sub.status === 'incomplete')
     throw invalid('You cannot update a subscription in `incomplete` status in a way that results in a new invoice or invoice items.', 'items');
   const charged = plan?.invoiceNow && plan.lines.reduce((sum, l) => sum + l.amount, 0) > 0;
-  if (behaviour === 'error_if_incomplete' && charged && declines(method ?? (sub.default_payment_method as string | null)))
+  if (behaviour === 'error_if_incomplete' && charged && declines(method ?? defaultMethodOf(ctx, record)))
     throw new StripeApiError(402, 'card_error', 'Your card was declined.', 'card_declined', undefined, { decline_code: 'generic_decline' });
   changeSubscription(ctx, record, () => {
     sub.metadata = mergeMetadata(sub.metadata, metadata(params));
