@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Stripe from 'stripe';
 import { generateDevSecrets } from '../../devhost/settings';
+import { HANDLED_EVENT_TYPES } from '../../functions/payment/event-types';
 import { createLogger } from '../../shared/logging';
 import { MAX_ENDPOINTS } from '../../tools/stripe-emulator/webhook-endpoints';
 import { startStripeEmulator, type StripeEmulator } from '../../tools/stripe-emulator/server';
@@ -198,7 +199,8 @@ test('npm run stripe:local starts the server for func start with the payment web
     const [endpoint] = (await client.webhookEndpoints.list()).data;
     expect(endpoint).toMatchObject({
       url: `${base}/payment/webhook`,
-      enabled_events: ['payment_intent.succeeded', 'payment_intent.payment_failed', 'charge.refunded'],
+      // Exactly the events the payment webhook handles (functions/payment/event-types.ts), whatever they become.
+      enabled_events: [...HANDLED_EVENT_TYPES],
     });
     // It signs with STRIPE_WEBHOOK_SECRET of local.settings.json, as the payment app reads it.
     const settings = JSON.parse(fs.readFileSync(path.join(dir, 'local.settings.json'), 'utf8')).Values as Record<string, string>;

@@ -17,7 +17,12 @@ export class StripeApiError extends Error {
 }
 
 /** An id in Stripe's shape: a prefix, an underscore and 24 letters or digits. */
-export const newId = (prefix: string) => `${prefix}_${randomBytes(18).toString('base64url').replace(/[-_]/g, '').slice(0, 24)}`;
+export function newId(prefix: string): string {
+  let letters = '';
+  // 24 random bytes give 32 characters, of which `-` and `_` are dropped: almost always enough at once.
+  while (letters.length < 24) letters += randomBytes(24).toString('base64url').replace(/[-_]/g, '');
+  return `${prefix}_${letters.slice(0, 24)}`;
+}
 export const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 export const missing = (kind: string, id: string, param: string) =>
@@ -29,3 +34,10 @@ export function refuseUnknown(params: Fields, allowed: readonly string[]): void 
   const unknown = Object.keys(params).find((key) => !allowed.includes(key));
   if (unknown) throw invalid(`Received unknown parameter: ${unknown}`, unknown, 'parameter_unknown');
 }
+
+/**
+ * A parameter Stripe takes but the local server does not implement: refused out loud (400) rather
+ * than ignored, so nobody relies on behaviour the emulator only pretends to have.
+ */
+export const unsupported = (param: string, what = param) =>
+  invalid(`The local Stripe server does not implement ${what}: leave ${param} out, or use Stripe itself.`, param, 'parameter_unknown');

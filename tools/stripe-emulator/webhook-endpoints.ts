@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import Stripe from 'stripe';
 import { invalid, missing, newId, nowSeconds, refuseUnknown, StripeApiError, type Fields } from './errors';
+import { listOf, listParams } from './params';
 
 /**
  * Stripe's webhook endpoint API, as `stripe.webhookEndpoints` calls it: create (the only answer that
@@ -105,20 +106,14 @@ export class WebhookEndpoints {
   }
 
   list(params: Fields): Stripe.ApiList<Stripe.WebhookEndpoint> {
-    refuseUnknown(params, ['limit', 'starting_after', 'ending_before', 'expand']);
-    const limit = params.limit === undefined ? 10 : Number(params.limit);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw invalid('Invalid limit: must be between 1 and 100', 'limit');
-    let all = [...this.stored.values()].reverse().map((e) => e.endpoint);
-    if (typeof params.starting_after === 'string') {
-      const at = all.findIndex((e) => e.id === params.starting_after);
-      if (at < 0) throw missing('webhook endpoint', params.starting_after, 'starting_after');
-      all = all.slice(at + 1);
-    } else if (typeof params.ending_before === 'string') {
-      const at = all.findIndex((e) => e.id === params.ending_before);
-      if (at < 0) throw missing('webhook endpoint', params.ending_before, 'ending_before');
-      all = all.slice(Math.max(0, at - limit), at);
-    }
-    return { object: 'list', data: structuredClone(all.slice(0, limit)), has_more: all.length > limit, url: '/v1/webhook_endpoints' };
+    refuseUnknown(params, listParams());
+    const page = listOf(
+      [...this.stored.values()].map((e) => e.endpoint),
+      params,
+      '/v1/webhook_endpoints',
+      'webhook endpoint',
+    );
+    return structuredClone(page);
   }
 
   retrieve(id: string): Stripe.WebhookEndpoint {
