@@ -8,8 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { bodyLimitTable, functionIndex, functionTable } from './function-tables';
 import { settingsTable } from './settings-table';
-import { errorCodeTable } from '../shared/http/error-table';
-import { replaceGeneratedBlock } from '../shared/markdown';
+import { errorCodeTable } from './error-table';
+import { replaceGeneratedBlock } from './markdown';
 import { importDiagram } from './import-graph';
 import { mutationScoreTable } from './mutation-scores';
 

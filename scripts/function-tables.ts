@@ -7,7 +7,7 @@ import type { ServiceName, SettingTable } from '../shared/config';
 import { SETTINGS } from '../functions/settings';
 import { DEFAULT_BODY_LIMIT } from '../shared/http/body';
 import { bodySpec, type RoutedFunction } from '../shared/http/route';
-import { cell } from '../shared/markdown';
+import { cell } from './markdown';
 import { allServices, indexEntry, type IndexedFunction } from '../functions/registry';
 
 /** functions/function-index.json: per service, what the entry point registers without loading it. */

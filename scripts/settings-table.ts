@@ -1,5 +1,5 @@
 import { SETTINGS } from '../functions/settings';
-import { cell } from '../shared/markdown';
+import { cell } from './markdown';
 
 /** The README's configuration table, generated from the one settings list so it cannot drift. */
 export function settingsTable(): string {

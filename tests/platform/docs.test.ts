@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../devhost/host';
-import { replaceGeneratedBlock } from '../../shared/markdown';
+import { replaceGeneratedBlock } from '../../scripts/markdown';
 import { GENERATED, GENERATED_FILES } from '../../scripts/docs-tables';
 
 test.each(GENERATED.map((g) => [g.file, g.block, g] as const))(

@@ -1,6 +1,6 @@
-import { cell } from '../markdown';
-import { ERROR_CODES, statusesOf, type ErrorCode, type ErrorCodeEntry } from './error-codes';
-import { STATUS_NAMES } from './errors';
+import { cell } from './markdown';
+import { ERROR_CODES, statusesOf, type ErrorCode, type ErrorCodeEntry } from '../shared/http/error-codes';
+import { STATUS_NAMES } from '../shared/http/errors';
 
 /** The error-code table of docs/architecture.md, generated from the one list so it cannot drift. */
 export function errorCodeTable(): string {
