@@ -134,7 +134,7 @@ async function serve(
   {
     let cfg = platform.config;
     startTelemetry();
-    const services = serveServices(cfg.SERVICES, { lazy: false }, platform.settings);
+    const services = serveServices(cfg.SERVICES, { lazy: false, platform });
     // Every function through the one wrapper the Functions entry point uses: each invocation in this host's platform.
     const functions = [...services.flatMap((s) => s.functions.map((fn) => instrument(fn, s.name))), ...(options.functions ?? [])]
       .filter((fn) => !functionDisabled(fn.name, platform.settings))

@@ -41,7 +41,7 @@ function register(fn: FunctionDefinition): void {
   }
 }
 
-const services = runInPlatform(platform, () => serveServices(cfg.SERVICES, { lazy: true }));
+const services = runInPlatform(platform, () => serveServices(cfg.SERVICES, { lazy: true, platform }));
 for (const service of services) {
   for (const fn of service.functions) register(inPlatform(platform, instrument(fn, service.name)));
   // Only a stopped service has start-up work: logging why it is stopped.

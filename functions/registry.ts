@@ -1,4 +1,4 @@
-import { currentPlatform, currentTime, type Platform } from '../shared/platform';
+import type { Platform } from '../shared/platform';
 import type { HttpResponseInit } from '@azure/functions';
 import { unresolvedSettings, type ServiceName } from '../shared/config';
 import { Code } from '../shared/http/errors';
@@ -75,8 +75,8 @@ export interface ServedService {
  * reference): 503 and the settings to fix. On its health route the body is the health body, so
  * probes and dashboards read the reason where they look.
  */
-function stoppedServiceResponse(service: ServiceName, problems: string[], health = false): HttpResponseInit {
-  const timestamp = currentTime().toISOString();
+function stoppedServiceResponse(service: ServiceName, problems: string[], now: Date, health = false): HttpResponseInit {
+  const timestamp = now.toISOString();
   const body = health
     ? { service, status: 'stopped', timestamp, problems, dependencies: {} }
     : {
@@ -94,13 +94,13 @@ function stoppedServiceResponse(service: ServiceName, problems: string[], health
  * answer 503 naming the setting (its health route included), and its timers and queue triggers are
  * not registered, so queued work waits instead of failing. The other services are unaffected.
  */
-function stoppedService(name: ServiceName, problems: string[], entries: IndexedFunction[]): ServedService {
+function stoppedService(name: ServiceName, problems: string[], entries: IndexedFunction[], platform: Platform): ServedService {
   const log = createLogger({ service: name });
   const functions: FunctionDefinition[] = entries
     .filter((entry): entry is Extract<IndexedFunction, { kind: 'http' }> => entry.kind === 'http')
     .map((entry) => ({
       ...entry,
-      handler: async () => stoppedServiceResponse(name, problems, entry.name === `${name}-health`),
+      handler: async () => stoppedServiceResponse(name, problems, platform.clock.now(), entry.name === `${name}-health`),
       // It reads no body.
       maxBodyBytes: () => 0,
     }));
@@ -121,7 +121,7 @@ function stoppedService(name: ServiceName, problems: string[], entries: IndexedF
  * module and awaits its `start`; later ones find it ready. A failed start is retried by the next
  * invocation.
  */
-function lazyService(name: ServiceName, entries: IndexedFunction[]): ServedService {
+function lazyService(name: ServiceName, entries: IndexedFunction[], platform: Platform): ServedService {
   let started: Promise<ServiceDefinition> | undefined;
   let definition: ServiceDefinition | undefined;
   const load = () => {
@@ -133,7 +133,7 @@ function lazyService(name: ServiceName, entries: IndexedFunction[]): ServedServi
           category: 'configuration',
         });
       }
-      await definition.start?.(currentPlatform());
+      await definition.start?.(platform);
       return definition;
     })().catch((error) => {
       started = undefined;
@@ -190,17 +190,18 @@ function eagerService(definition: ServiceDefinition): ServedService {
  * function index, each loaded on its first invocation, so start-up loads no service code. Eager
  * (the dev host): loaded and started before serving.
  */
-export function serveServices(names: readonly ServiceName[], options: { lazy: boolean }, env: NodeJS.ProcessEnv = process.env): ServedService[] {
+export function serveServices(names: readonly ServiceName[], options: { lazy: boolean; platform: Platform }): ServedService[] {
+  const env = options.platform.settings;
   const unresolved = unresolvedSettings(SETTINGS, env);
   return SERVICE_ORDER.filter((name) => names.includes(name)).map((name) => {
     const mine = unresolved.filter((u) => u.services.includes(name));
     const problems = mine.filter((u) => u.required).map((u) => u.problem);
-    if (problems.length) return stoppedService(name, problems, INDEX[name]);
+    if (problems.length) return stoppedService(name, problems, INDEX[name], options.platform);
     // An optional secret not stored yet: the service runs without it, and says so once at start.
     for (const u of mine)
       createLogger({ service: name }).warn(`${name}: ${u.name} is unset (its Key Vault reference did not resolve); the features that need it answer 503`, {
         category: 'configuration',
       });
-    return options.lazy ? lazyService(name, INDEX[name]) : eagerService(loadService(name));
+    return options.lazy ? lazyService(name, INDEX[name], options.platform) : eagerService(loadService(name));
   });
 }
