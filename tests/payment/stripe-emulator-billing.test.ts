@@ -11,17 +11,13 @@ import { promisify } from 'node:util';
 import Stripe from 'stripe';
 import { deliveryHeader } from '../../tools/stripe-emulator/events';
 import { describeWithTool } from '../helpers/tools';
-import { catalog, intentOf, startHarness, subscribe, type Harness } from './stripe-emulator-harness';
+import { catalog, intentOf, startWithCatalog, subscribe, type Harness } from './stripe-emulator-harness';
 
 let h: Harness;
 let stripe: Stripe;
 let prices: Awaited<ReturnType<typeof catalog>>;
 
-beforeAll(async () => {
-  h = await startHarness();
-  stripe = h.stripe;
-  prices = await catalog(stripe);
-});
+beforeAll(async () => ({ h, stripe, prices } = await startWithCatalog()));
 afterAll(() => h.stop());
 beforeEach(() => h.clear());
 

@@ -6,21 +6,16 @@
  * with the clock's time as their `created`.
  */
 import type Stripe from 'stripe';
-import { catalog, intentOf, startHarness, subscribe, type Harness } from './stripe-emulator-harness';
+import { at, catalog, intentOf, startHarness, startWithCatalog, subscribe, type Harness } from './stripe-emulator-harness';
 
 let h: Harness;
 let stripe: Stripe;
 let prices: Awaited<ReturnType<typeof catalog>>;
 
-beforeAll(async () => {
-  h = await startHarness();
-  stripe = h.stripe;
-  prices = await catalog(stripe);
-});
+beforeAll(async () => ({ h, stripe, prices } = await startWithCatalog()));
 afterAll(() => h.stop());
 beforeEach(() => h.clear());
 
-const at = (year: number, month: number, day: number) => Date.UTC(year, month - 1, day, 12) / 1000;
 const ADVANCE = ['test_helpers.test_clock.advancing', 'test_helpers.test_clock.ready'];
 /** The events of an advance between the clock's own two. */
 const between = (types: string[]) => {

@@ -11,21 +11,15 @@ import { promisify } from 'node:util';
 import Stripe from 'stripe';
 import { generateDevSecrets } from '../../devhost/settings';
 import { runScenario } from '../../tools/cli/stripe-scenarios';
-import { catalog, intentOf, startHarness, subscribe, type Harness } from './stripe-emulator-harness';
+import { at, catalog, intentOf, startWithCatalog, subscribe, type Harness } from './stripe-emulator-harness';
 
 let h: Harness;
 let stripe: Stripe;
 let prices: Awaited<ReturnType<typeof catalog>>;
 
-beforeAll(async () => {
-  h = await startHarness();
-  stripe = h.stripe;
-  prices = await catalog(stripe);
-});
+beforeAll(async () => ({ h, stripe, prices } = await startWithCatalog()));
 afterAll(() => h.stop());
 beforeEach(() => h.clear());
-
-const at = (year: number, month: number, day: number) => Date.UTC(year, month - 1, day, 12) / 1000;
 
 async function paidSubscription(email: string, clockTime?: number) {
   const clock = clockTime ? await stripe.testHelpers.testClocks.create({ frozen_time: clockTime }) : undefined;

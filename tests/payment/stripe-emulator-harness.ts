@@ -62,6 +62,15 @@ export async function catalog(stripe: Stripe) {
   };
 }
 
+/** A harness with the catalog made: what each emulator test file starts once (and stops after, clearing it before each test). */
+export async function startWithCatalog(): Promise<{ h: Harness; stripe: Stripe; prices: Awaited<ReturnType<typeof catalog>> }> {
+  const h = await startHarness();
+  return { h, stripe: h.stripe, prices: await catalog(h.stripe) };
+}
+
+/** Noon UTC of a day, in Unix seconds: where the tests freeze a test clock. */
+export const at = (year: number, month: number, day: number) => Date.UTC(year, month - 1, day, 12) / 1000;
+
 /** Subscribes the customer as the platform does for its card form: the first invoice left for the client to confirm. */
 export const subscribe = (stripe: Stripe, customer: string, price: string) =>
   stripe.subscriptions.create({
