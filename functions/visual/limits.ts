@@ -1,4 +1,4 @@
-import type { Config } from '../../shared/config';
+import { parseConfig, type Config } from '../../shared/config';
 
 /** The documented request limits (docs/visual.md), read from settings. */
 export interface Limits {
@@ -19,6 +19,12 @@ export function limitsOf(cfg: Config): Limits {
     maxBodyBytes: cfg.VISUAL_MAX_BODY_BYTES,
   };
 }
+
+/**
+ * The limits of the default settings: what the API document states. An operator's settings change
+ * them, and each route validates with those in force (schemas.ts builds both from one declaration).
+ */
+export const DEFAULT_LIMITS: Limits = limitsOf(parseConfig({}, { requireFor: [] }));
 
 /** Memoises something built from the limits (ajv schemas compile once per distinct limits). */
 export function perLimits<T>(build: (l: Limits) => T): (l: Limits) => T {

@@ -10,13 +10,8 @@ import { reportRequestSchema } from '../../functions/orchestrator/report/submiss
 import { messageSchema } from '../../functions/orchestrator/workflow/queue';
 import { EVENT_SCHEMA } from '../../functions/payment/webhook';
 import { allServices, functionsOf } from '../../functions/registry';
-import { chartSchema } from '../../functions/visual/chart-spec';
-import { renderOptionsSchema } from '../../functions/visual/charts';
-import { diagramSchema } from '../../functions/visual/diagrams';
-import { infographicSchema } from '../../functions/visual/infographics';
 import type { Limits } from '../../functions/visual/limits';
-import { presentationSchema } from '../../functions/visual/presentations';
-import { chartConfigSchema } from '../../functions/visual/quickchart';
+import { chartConfigSchema, chartSpec, chartsBody, DIAGRAM, INFOGRAPHIC, presentationBody } from '../../functions/visual/schemas';
 import { isRouted } from '../../shared/http/openapi';
 import { bodySpec, responsesOf } from '../../shared/http/route';
 import { PLAN_TABLE_SCHEMA } from '../../shared/plans';
@@ -41,11 +36,12 @@ const OTHER_SCHEMAS: [string, object][] = [
   ['orchestrator stored submission', reportRequestSchema],
   ['payment Stripe event', EVENT_SCHEMA],
   ['plan table', PLAN_TABLE_SCHEMA],
-  ['visual chart', chartSchema(LIMITS)],
-  ['visual render options', renderOptionsSchema],
-  ['visual diagram', diagramSchema],
-  ['visual infographic', infographicSchema],
-  ['visual presentation', presentationSchema],
+  // The visual bodies under other limits than the defaults the route table documents.
+  ['visual chart', chartSpec(LIMITS)],
+  ['visual charts body', chartsBody(LIMITS)],
+  ['visual diagram', DIAGRAM],
+  ['visual infographic', INFOGRAPHIC],
+  ['visual presentation', presentationBody(LIMITS)],
   ['QuickChart chart config', chartConfigSchema(LIMITS)],
 ];
 
