@@ -348,26 +348,68 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description 1 to VISUAL_MAX_ITEMS (20 by default) charts; more is 413 LIMIT_EXCEEDED */
                     charts: ({
                         id?: string;
                         /** @enum {unknown} */
-                        type: "bar" | "line" | "pie" | "doughnut" | "radar" | "scatter" | "bubble" | "polarArea" | "horizontalBar" | "boxplot" | "violin" | "progressBar" | "gauge" | "radialGauge";
+                        type: "bar" | "line" | "pie" | "doughnut" | "radar" | "scatter" | "bubble" | "polarArea" | "boxplot" | "violin" | "horizontalBar" | "donut" | "sparkline" | "progressBar" | "gauge" | "radialGauge" | "horizontalBoxplot" | "horizontalViolin" | "outlabeledPie" | "outlabeledDoughnut";
                         data: {
-                            labels?: unknown[];
-                            datasets: Record<string, unknown>[];
+                            /** @description at most VISUAL_MAX_POINTS (5,000 by default) values */
+                            labels?: (string | number)[];
+                            /** @description at most VISUAL_MAX_DATASETS (20 by default) */
+                            datasets: ({
+                                label?: string;
+                                /** @description at most VISUAL_MAX_POINTS (5,000 by default) values */
+                                data: (number | null | {
+                                    x: number | string;
+                                    y: number | null;
+                                    r?: number;
+                                } | number[] | ({
+                                    min: number;
+                                    q1: number;
+                                    median: number;
+                                    q3: number;
+                                    max: number;
+                                    mean?: number;
+                                    /** @description at most VISUAL_MAX_POINTS (5,000 by default) values */
+                                    outliers?: number[];
+                                } & {
+                                    [key: string]: unknown;
+                                }))[];
+                                backgroundColor?: string | string[];
+                                borderColor?: string | string[];
+                                borderWidth?: number;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        };
+                        /** @description Chart.js 4 options; any other option is taken as JSON */
+                        options?: {
+                            responsive?: boolean;
+                            /** @description pixels, at most VISUAL_MAX_DIMENSION (4,000 by default) */
+                            width?: number;
+                            /** @description pixels, at most VISUAL_MAX_DIMENSION (4,000 by default) */
+                            height?: number;
+                            title?: string;
+                            description?: string;
+                            plugins?: Record<string, unknown>;
+                            scales?: Record<string, unknown>;
                         } & {
                             [key: string]: unknown;
                         };
-                        options?: Record<string, unknown>;
-                    } & {
-                        [key: string]: unknown;
-                    })[];
+                    } & (unknown & unknown & unknown & unknown & unknown & unknown))[];
                     /**
+                     * @description png, svg, or base64 (a PNG also returned inline as a data URI)
                      * @default png
                      * @enum {unknown}
                      */
                     format?: "png" | "svg" | "base64";
-                    quality?: string;
+                    /**
+                     * @description high (default): PNGs drawn at twice the size, reduced to stay within 16 megapixels; standard: at their size
+                     * @enum {unknown}
+                     */
+                    quality?: "high" | "standard";
+                    /** @description professional (default), executive or corporate; any other name draws as professional */
                     theme?: string;
                 } & {
                     [key: string]: unknown;
@@ -486,8 +528,42 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    infographics: Record<string, unknown>[];
-                    format?: string;
+                    /** @description 1 to VISUAL_MAX_ITEMS (20 by default) infographics; more is 413 LIMIT_EXCEEDED */
+                    infographics: {
+                        id?: string;
+                        /** @constant */
+                        type: "dashboard";
+                        /** @constant */
+                        layout?: "metrics_grid";
+                        theme?: string;
+                        title?: string;
+                        description?: string;
+                        width?: number;
+                        data: {
+                            metrics: {
+                                label: string;
+                                value: number | string;
+                                unit?: string;
+                                /** @description Percent change; positive is drawn green with an up arrow, negative red with a down arrow */
+                                change?: number;
+                                sparkline?: number[];
+                            }[];
+                        } | {
+                            [key: string]: number | string;
+                        };
+                    }[];
+                    /**
+                     * @description png, svg, or base64 (a PNG also returned inline as a data URI)
+                     * @default svg
+                     * @enum {unknown}
+                     */
+                    format?: "png" | "svg" | "base64";
+                    /**
+                     * @description high (default): PNGs drawn at twice the size, reduced to stay within 16 megapixels; standard: at their size
+                     * @enum {unknown}
+                     */
+                    quality?: "high" | "standard";
+                    /** @description professional (default), executive or corporate; any other name draws as professional */
                     theme?: string;
                 } & {
                     [key: string]: unknown;
@@ -605,7 +681,67 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": Record<string, unknown>;
+                "application/json": {
+                    title: string;
+                    subtitle?: string;
+                    theme?: string;
+                    /** @description 1 to VISUAL_MAX_ITEMS (20 by default) slides; more is 413 LIMIT_EXCEEDED */
+                    slides: {
+                        title: string;
+                        bullets?: string[];
+                        /** @description A chart: its type, its data (labels, datasets) and Chart.js 4 options. Data items by type: scatter, points {x, y}; bubble, points {x, y, r}; line, bar, horizontalBar and sparkline, numbers, null or points; boxplot, violin, horizontalBoxplot and horizontalViolin, samples (a list of numbers), statistics {min, q1, median, q3, max} or numbers; every other type, numbers or null. Checked beyond this schema (400 VALIDATION_FAILED, Invalid chart specification, naming the chart and the field): options and dataset options hold at most 10,000 keys at every depth; every number lies within ±1e300, and an option that is a size in pixels (a name ending in radius, width, thickness, length, padding, offset or spacing; size, fontSize) within ± VISUAL_MAX_DIMENSION; a gauge has a numeric value on its first dataset and numbers as its thresholds; a radialGauge holds a number in its first dataset; a progressBar's second dataset has as many values as its first; options.plugins.colorschemes.scheme names a scheme of chartjs-plugin-colorschemes (such as brewer.Paired12). Strings lose the characters XML cannot hold. */
+                        chart?: {
+                            id?: string;
+                            /** @enum {unknown} */
+                            type: "bar" | "line" | "pie" | "doughnut" | "radar" | "scatter" | "bubble" | "polarArea" | "boxplot" | "violin" | "horizontalBar" | "donut" | "sparkline" | "progressBar" | "gauge" | "radialGauge" | "horizontalBoxplot" | "horizontalViolin" | "outlabeledPie" | "outlabeledDoughnut";
+                            data: {
+                                /** @description at most VISUAL_MAX_POINTS (5,000 by default) values */
+                                labels?: (string | number)[];
+                                /** @description at most VISUAL_MAX_DATASETS (20 by default) */
+                                datasets: ({
+                                    label?: string;
+                                    /** @description at most VISUAL_MAX_POINTS (5,000 by default) values */
+                                    data: (number | null | {
+                                        x: number | string;
+                                        y: number | null;
+                                        r?: number;
+                                    } | number[] | ({
+                                        min: number;
+                                        q1: number;
+                                        median: number;
+                                        q3: number;
+                                        max: number;
+                                        mean?: number;
+                                        /** @description at most VISUAL_MAX_POINTS (5,000 by default) values */
+                                        outliers?: number[];
+                                    } & {
+                                        [key: string]: unknown;
+                                    }))[];
+                                    backgroundColor?: string | string[];
+                                    borderColor?: string | string[];
+                                    borderWidth?: number;
+                                } & {
+                                    [key: string]: unknown;
+                                })[];
+                            };
+                            /** @description Chart.js 4 options; any other option is taken as JSON */
+                            options?: {
+                                responsive?: boolean;
+                                /** @description pixels, at most VISUAL_MAX_DIMENSION (4,000 by default) */
+                                width?: number;
+                                /** @description pixels, at most VISUAL_MAX_DIMENSION (4,000 by default) */
+                                height?: number;
+                                title?: string;
+                                description?: string;
+                                plugins?: Record<string, unknown>;
+                                scales?: Record<string, unknown>;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        } & (unknown & unknown & unknown & unknown & unknown & unknown);
+                        notes?: string;
+                    }[];
+                };
             };
         };
         responses: {
@@ -707,8 +843,25 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    diagrams: Record<string, unknown>[];
-                    format?: string;
+                    /** @description 1 to VISUAL_MAX_ITEMS (20 by default) diagrams; more is 413 LIMIT_EXCEEDED */
+                    diagrams: ({
+                        /** @enum {unknown} */
+                        type: "flowchart" | "dot";
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                    /**
+                     * @description png, svg, or base64 (a PNG also returned inline as a data URI)
+                     * @default svg
+                     * @enum {unknown}
+                     */
+                    format?: "png" | "svg" | "base64";
+                    /**
+                     * @description high (default): PNGs drawn at twice the size, reduced to stay within 16 megapixels; standard: at their size
+                     * @enum {unknown}
+                     */
+                    quality?: "high" | "standard";
+                    /** @description professional (default), executive or corporate; any other name draws as professional */
                     theme?: string;
                 } & {
                     [key: string]: unknown;
@@ -1362,7 +1515,58 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": Record<string, unknown>;
+                "application/json": {
+                    chart?: {
+                        /** @enum {unknown} */
+                        type: "bar" | "line" | "pie" | "doughnut" | "radar" | "scatter" | "bubble" | "polarArea" | "boxplot" | "violin" | "horizontalBar" | "donut" | "sparkline" | "progressBar" | "gauge" | "radialGauge" | "horizontalBoxplot" | "horizontalViolin" | "outlabeledPie" | "outlabeledDoughnut";
+                        data: {
+                            labels?: unknown[];
+                            datasets: {
+                                data?: unknown[];
+                            }[];
+                        };
+                        options?: Record<string, unknown>;
+                    } | string;
+                    c?: {
+                        /** @enum {unknown} */
+                        type: "bar" | "line" | "pie" | "doughnut" | "radar" | "scatter" | "bubble" | "polarArea" | "boxplot" | "violin" | "horizontalBar" | "donut" | "sparkline" | "progressBar" | "gauge" | "radialGauge" | "horizontalBoxplot" | "horizontalViolin" | "outlabeledPie" | "outlabeledDoughnut";
+                        data: {
+                            labels?: unknown[];
+                            datasets: {
+                                data?: unknown[];
+                            }[];
+                        };
+                        options?: Record<string, unknown>;
+                    } | string;
+                    /** @description Width in pixels, 1 to VISUAL_MAX_DIMENSION (default 500) */
+                    width?: number | string;
+                    /** @description width */
+                    w?: number | string;
+                    /** @description Height in pixels, 1 to VISUAL_MAX_DIMENSION (default 300) */
+                    height?: number | string;
+                    /** @description height */
+                    h?: number | string;
+                    /** @description 0.1 to 3 (default 2); reduced to stay within 16 megapixels */
+                    devicePixelRatio?: number | string;
+                    /** @description A CSS colour: a name (white, transparent), #rgb, #rrggbb, rgb(), rgba(), hsl() or hsla() (default transparent) */
+                    backgroundColor?: string;
+                    /** @description backgroundColor */
+                    bkg?: string;
+                    /** @description png (default), svg, webp, jpg, jpeg, pdf or base64 (a PNG as a data URI), in any case */
+                    format?: string;
+                    /** @description format */
+                    f?: string;
+                    version?: number | string;
+                    v?: number | string;
+                    /** @description url (default) or base64: how `chart` text is encoded */
+                    encoding?: string;
+                    /** @description Answer as an attachment of this name (the extension follows the format) */
+                    filename?: string;
+                    /** @description VISUAL_API_TOKEN, when it is set and no Bearer token is sent */
+                    key?: string;
+                } & {
+                    [key: string]: unknown;
+                };
             };
         };
         responses: {
@@ -1427,7 +1631,58 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": Record<string, unknown>;
+                "application/json": {
+                    chart?: {
+                        /** @enum {unknown} */
+                        type: "bar" | "line" | "pie" | "doughnut" | "radar" | "scatter" | "bubble" | "polarArea" | "boxplot" | "violin" | "horizontalBar" | "donut" | "sparkline" | "progressBar" | "gauge" | "radialGauge" | "horizontalBoxplot" | "horizontalViolin" | "outlabeledPie" | "outlabeledDoughnut";
+                        data: {
+                            labels?: unknown[];
+                            datasets: {
+                                data?: unknown[];
+                            }[];
+                        };
+                        options?: Record<string, unknown>;
+                    } | string;
+                    c?: {
+                        /** @enum {unknown} */
+                        type: "bar" | "line" | "pie" | "doughnut" | "radar" | "scatter" | "bubble" | "polarArea" | "boxplot" | "violin" | "horizontalBar" | "donut" | "sparkline" | "progressBar" | "gauge" | "radialGauge" | "horizontalBoxplot" | "horizontalViolin" | "outlabeledPie" | "outlabeledDoughnut";
+                        data: {
+                            labels?: unknown[];
+                            datasets: {
+                                data?: unknown[];
+                            }[];
+                        };
+                        options?: Record<string, unknown>;
+                    } | string;
+                    /** @description Width in pixels, 1 to VISUAL_MAX_DIMENSION (default 500) */
+                    width?: number | string;
+                    /** @description width */
+                    w?: number | string;
+                    /** @description Height in pixels, 1 to VISUAL_MAX_DIMENSION (default 300) */
+                    height?: number | string;
+                    /** @description height */
+                    h?: number | string;
+                    /** @description 0.1 to 3 (default 2); reduced to stay within 16 megapixels */
+                    devicePixelRatio?: number | string;
+                    /** @description A CSS colour: a name (white, transparent), #rgb, #rrggbb, rgb(), rgba(), hsl() or hsla() (default transparent) */
+                    backgroundColor?: string;
+                    /** @description backgroundColor */
+                    bkg?: string;
+                    /** @description png (default), svg, webp, jpg, jpeg, pdf or base64 (a PNG as a data URI), in any case */
+                    format?: string;
+                    /** @description format */
+                    f?: string;
+                    version?: number | string;
+                    v?: number | string;
+                    /** @description url (default) or base64: how `chart` text is encoded */
+                    encoding?: string;
+                    /** @description Answer as an attachment of this name (the extension follows the format) */
+                    filename?: string;
+                    /** @description VISUAL_API_TOKEN, when it is set and no Bearer token is sent */
+                    key?: string;
+                } & {
+                    [key: string]: unknown;
+                };
             };
         };
         responses: {

@@ -41,7 +41,17 @@ const tooManyKeys = (field: string) =>
   new ChartInputError(field, `holds more than ${MAX_OPTION_KEYS} keys (options and dataset options, at every depth); the limit is ${MAX_OPTION_KEYS}`);
 
 /** Checks and cleans a chart in place (see above); a refusal is ChartInputError naming the field. */
-export function screenChart(chart: unknown, maxSide: number): void {
+export const screenChart = (chart: unknown, maxSide: number): void => walkChart(chart, maxSide, true);
+
+/**
+ * Cleans a chart's texts in place and refuses nothing: what a body's schema is given (the route
+ * normalises a body before validating it, BodySpec.normalize), so a text is held to its length as
+ * it will be drawn, as screenChart cleaned it before the chart's schema saw it.
+ */
+export const cleanChartTexts = (chart: unknown): void => walkChart(chart, Infinity, false);
+
+/** The one walk of a chart: texts cleaned, and with `checks` its keys counted and its numbers bounded. */
+function walkChart(chart: unknown, maxSide: number, checks: boolean): void {
   if (!isObject(chart)) return;
   let keys = 0;
   /** Where the walk is, for a refusal's field. */
@@ -66,11 +76,11 @@ export function screenChart(chart: unknown, maxSide: number): void {
     const value = (container as Json)[key];
     path.push(String(key));
     if (typeof value === 'string') (container as Json)[key] = xmlChars(value);
-    else if (typeof value === 'number') checkNumber(value, name, part !== undefined);
+    else if (typeof value === 'number' && checks) checkNumber(value, name, part !== undefined);
     else if (Array.isArray(value)) for (let i = 0; i < value.length; i++) visit(value, i, name, part);
     else if (isObject(value))
       for (const child of Object.keys(value)) {
-        if (part !== undefined && ++keys > MAX_OPTION_KEYS) throw tooManyKeys(part);
+        if (checks && part !== undefined && ++keys > MAX_OPTION_KEYS) throw tooManyKeys(part);
         visit(value, child, child, part);
       }
     path.pop();
@@ -92,7 +102,7 @@ export function screenChart(chart: unknown, maxSide: number): void {
         visit(dataset, key, key, undefined);
         continue;
       }
-      if (++keys > MAX_OPTION_KEYS) throw tooManyKeys(part);
+      if (checks && ++keys > MAX_OPTION_KEYS) throw tooManyKeys(part);
       visit(dataset, key, key, part);
     }
     path.pop();

@@ -1,19 +1,17 @@
-import { validator, describeErrors } from '../../shared/http/body';
+import type { ErrorObject } from 'ajv';
+import { describeErrors, validator } from '../../shared/http/body';
 import { Code, httpError } from '../../shared/http/errors';
 import { mergeJson } from './canonical';
 import { ALL_TYPES, applyChartExtras, ChartExtrasError } from './chart-extras';
 import { ChartInputError, screenChart } from './chart-input';
-import { perLimits, type Limits } from './limits';
+import type { Limits } from './limits';
+import { chartSpec, DISTRIBUTION_TYPES, isChartRule, POINT_TYPES, XY_TYPES, type ChartSpec, type ChartType } from './schemas';
 import type { Theme } from './themes';
+
+export type { ChartSpec, ChartType } from './schemas';
 
 /** Chart.js 4's types, the boxplot plugin's, and QuickChart's extra types (drawn as data, see chart-extras). */
 export const CHART_TYPES = ALL_TYPES;
-export type ChartType = (typeof CHART_TYPES)[number];
-const POINT_TYPES: readonly ChartType[] = ['scatter', 'bubble'];
-/** Types whose data may also be points ({x, y}: time series, numeric x). */
-const XY_TYPES: readonly ChartType[] = ['line', 'bar', 'horizontalBar', 'sparkline'];
-/** Types whose items are samples (an array of numbers) or precomputed statistics ({min, q1, median, q3, max}). */
-const DISTRIBUTION_TYPES: readonly ChartType[] = ['boxplot', 'violin', 'horizontalBoxplot', 'horizontalViolin'];
 /** Types coloured slice by slice with the theme's colours. */
 const SLICE_TYPES: readonly ChartType[] = ['pie', 'doughnut', 'polarArea', 'donut', 'outlabeledPie', 'outlabeledDoughnut', 'gauge'];
 /** Types drawn without cartesian axes (no themed x/y scales). */
@@ -22,114 +20,18 @@ const AXISLESS_TYPES: readonly ChartType[] = [...SLICE_TYPES, 'radialGauge', 'ra
 export const DEFAULT_WIDTH = 800;
 export const DEFAULT_HEIGHT = 400;
 
-export interface Point {
+interface Point {
   x: number | string;
   y: number | null;
   r?: number;
 }
-export interface DatasetSpec {
-  label?: string;
-  data: (number | null | Point | number[] | Record<string, unknown>)[];
-  backgroundColor?: string | string[];
-  borderColor?: string | string[];
-  borderWidth?: number;
-  /** Any other Chart.js 4 dataset option, as JSON (type, fill, tension, stack, datalabels...). */
-  [option: string]: unknown;
-}
-/** A chart specification: id, type, data (labels, datasets) and options. */
-export interface ChartSpec {
-  id?: string;
-  type: ChartType;
-  data: { labels?: (string | number)[]; datasets: DatasetSpec[] };
-  options?: {
-    responsive?: boolean;
-    width?: number;
-    height?: number;
-    title?: string;
-    description?: string;
-    plugins?: Record<string, unknown>;
-    scales?: Record<string, unknown>;
-    /** Any other Chart.js 4 option, as JSON (indexAxis, layout, elements, cutout...). */
-    [option: string]: unknown;
-  };
-}
 
-const color = { type: 'string', maxLength: 100 };
-
-/** The ajv schema of one chart specification under the given limits (built once per limits object). */
-export function chartSchema(l: Limits) {
-  const point = {
-    type: 'object',
-    required: ['x', 'y'],
-    additionalProperties: false,
-    properties: {
-      x: { anyOf: [{ type: 'number' }, { type: 'string', maxLength: 100 }] },
-      y: { anyOf: [{ type: 'number' }, { type: 'null' }] },
-      r: { type: 'number', minimum: 0, maximum: 1000 },
-    },
-  };
-  const samples = { type: 'array', maxItems: l.maxPoints, items: { type: 'number' } };
-  const stats = {
-    type: 'object',
-    required: ['min', 'q1', 'median', 'q3', 'max'],
-    properties: {
-      min: { type: 'number' },
-      q1: { type: 'number' },
-      median: { type: 'number' },
-      q3: { type: 'number' },
-      max: { type: 'number' },
-      mean: { type: 'number' },
-      outliers: samples,
-    },
-  };
-  return {
-    type: 'object',
-    required: ['type', 'data'],
-    additionalProperties: false,
-    properties: {
-      id: { type: 'string', minLength: 1, maxLength: 200 },
-      type: { enum: CHART_TYPES },
-      data: {
-        type: 'object',
-        required: ['datasets'],
-        additionalProperties: false,
-        properties: {
-          labels: { type: 'array', maxItems: l.maxPoints, items: { anyOf: [{ type: 'string', maxLength: 500 }, { type: 'number' }] } },
-          datasets: {
-            type: 'array',
-            minItems: 1,
-            maxItems: l.maxDatasets,
-            items: {
-              type: 'object',
-              required: ['data'],
-              properties: {
-                label: { type: 'string', maxLength: 500 },
-                data: { type: 'array', maxItems: l.maxPoints, items: { anyOf: [{ type: 'number' }, { type: 'null' }, point, samples, stats] } },
-                backgroundColor: { anyOf: [color, { type: 'array', maxItems: l.maxPoints, items: color }] },
-                borderColor: { anyOf: [color, { type: 'array', maxItems: l.maxPoints, items: color }] },
-                borderWidth: { type: 'number', minimum: 0, maximum: 50 },
-              },
-            },
-          },
-        },
-      },
-      options: {
-        type: 'object',
-        properties: {
-          responsive: { type: 'boolean' },
-          width: { type: 'integer', minimum: 1, maximum: l.maxDimension },
-          height: { type: 'integer', minimum: 1, maximum: l.maxDimension },
-          title: { type: 'string', maxLength: 500 },
-          description: { type: 'string', maxLength: 5000 },
-          plugins: { type: 'object' },
-          scales: { type: 'object' },
-        },
-      },
-    },
-  };
+/** The schema's errors about a value (none when it is valid), after `normalize` as the route does (BodySpec.normalize). */
+export function schemaErrors(schema: object, value: unknown, normalize?: (value: unknown) => void): readonly ErrorObject[] {
+  normalize?.(value);
+  const check = validator(schema);
+  return check(value) ? [] : [...(check.errors ?? [])];
 }
-
-const schemaFor = perLimits(chartSchema);
 
 const invalidChart = (id: string, field: string, message: string, details?: unknown) =>
   httpError(Code.VALIDATION_FAILED, `Chart "${id}": ${field} ${message}`, {
@@ -138,10 +40,13 @@ const invalidChart = (id: string, field: string, message: string, details?: unkn
   });
 
 /**
- * Validates one chart (400 naming the chart id and the field) and checks point data against the
- * type; first its size, numbers and texts (screenChart: texts are cleaned in place).
+ * Checks one chart (400 naming the chart id and the field), in the order its refusals come: its
+ * size, numbers and texts first (screenChart: texts are cleaned in place), then its schema
+ * (chartSpec), then its data items against its type, worded here (the schema states them too, as
+ * CHART_RULES). `errors` is the schema's verdict on the chart, paths relative to it (the route's,
+ * when it validated the body); it is computed here when not given.
  */
-export function validateChart(value: unknown, index: number, l: Limits): ChartSpec & { id: string } {
+export function validateChart(value: unknown, index: number, l: Limits, errors?: readonly ErrorObject[]): ChartSpec & { id: string } {
   const rawId = (value as { id?: unknown } | null)?.id;
   const id = typeof rawId === 'string' && rawId ? rawId : `chart-${index + 1}`;
   try {
@@ -150,9 +55,9 @@ export function validateChart(value: unknown, index: number, l: Limits): ChartSp
     if (error instanceof ChartInputError) throw invalidChart(id, error.field, error.reason);
     throw error;
   }
-  const check = validator<ChartSpec>(schemaFor(l));
-  if (!check(value)) {
-    const details = describeErrors(check.errors);
+  const refused = (errors ?? schemaErrors(chartSpec(l), value)).filter((e) => !isChartRule(e));
+  if (refused.length) {
+    const details = describeErrors(refused);
     throw invalidChart(id, details[0].field, details[0].message, details);
   }
   const spec = value as ChartSpec;

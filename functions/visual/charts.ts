@@ -1,37 +1,17 @@
-import { validate } from '../../shared/http/body';
+import type { ErrorObject } from 'ajv';
 import { hashKey } from './canonical';
 import { expiryFromNow } from './cache';
-import { chartJsConfig, sizeOf, validateChart, type ChartSpec } from './chart-spec';
-import { failAsRendering, invalidChartsArray, tooManyItems } from './errors';
-import type { Limits } from './limits';
+import { chartJsConfig, schemaErrors, sizeOf, validateChart, type ChartSpec } from './chart-spec';
 import type { VisualContext } from './context';
+import { errorsAt, errorsOfFields, failAsRendering, invalidChartsArray, refusalOf, refuseErrors, tooManyItems } from './errors';
+import type { Limits } from './limits';
 import { renderChartTask, type ChartDrawer } from './render/renderer';
-import {
-  allOrStop,
-  CONTENT_TYPES,
-  FORMATS,
-  QUALITIES,
-  cachedOrRendered,
-  imageFormatOf,
-  imageResult,
-  newStats,
-  type Format,
-  type Quality,
-  type RenderStats,
-} from './results';
-import { themeOf, type Theme } from './themes';
 import { MAX_PIXELS } from './render/tasks';
+import { allOrStop, CONTENT_TYPES, cachedOrRendered, imageFormatOf, imageResult, newStats, type RenderStats } from './results';
+import { chartsBody, cleanChartsBody, RENDER_OPTIONS, type ChartsBody, type Format, type Quality } from './schemas';
+import { themeOf, type Theme } from './themes';
 
 export { MAX_PIXELS } from './render/tasks';
-
-export const renderOptionsSchema = {
-  type: 'object',
-  properties: {
-    format: { enum: FORMATS },
-    quality: { enum: QUALITIES },
-    theme: { type: 'string', maxLength: 50 },
-  },
-};
 
 /**
  * The largest density up to `wanted` at which a width x height image stays within MAX_PIXELS,
@@ -49,22 +29,49 @@ export function pixelRatio(quality: Quality, width: number, height: number): num
   return Math.max(1, fittingDensity(2, width, height));
 }
 
-/** format, quality and theme of a request body, with their defaults (an unknown theme is professional). */
-export function renderOptions(body: object): { format: Format; quality: Quality; theme: Theme } {
-  const options = validate<{ format?: Format; quality?: Quality; theme?: string }>(renderOptionsSchema, body);
-  return { format: options.format ?? 'png', quality: options.quality ?? 'high', theme: themeOf(options.theme) };
+/** format, quality and theme of a render body its schema passed, with their defaults (format `fallback`; an unknown theme is professional). */
+export function renderOptions(
+  body: { format?: Format; quality?: Quality; theme?: string },
+  fallback: Format,
+): { format: Format; quality: Quality; theme: Theme } {
+  return { format: body.format ?? fallback, quality: body.quality ?? 'high', theme: themeOf(body.theme) };
 }
 
-/** Checks the request body of charts/render: the charts array first (400 Invalid charts array), then limits, options and each chart. */
-export function parseChartsRequest(body: unknown, l: Limits) {
+/**
+ * The options of a render body (format, quality, theme): refused as `Invalid body` when the schema
+ * found them wrong, else with their defaults.
+ */
+export function checkedOptions(body: object, errors: readonly ErrorObject[], fallback: Format) {
+  refuseErrors('body', errorsOfFields(errors, RENDER_OPTIONS));
+  return renderOptions(body, fallback);
+}
+
+/**
+ * The checks of a charts/render body in the order its refusals come: the charts array first (400
+ * Invalid charts array), then their number (413), the options (400), and each chart (validateChart:
+ * its numbers and texts, its schema, its data items). `errors` is the schema's verdict on the body
+ * (chartsBody): the route's when it validated the body, else computed here.
+ */
+export function parseChartsRequest(body: unknown, l: Limits, errors: readonly ErrorObject[] = schemaErrors(chartsBody(l), body, cleanChartsBody)) {
   const charts = (body as { charts?: unknown } | null)?.charts;
   if (!body || typeof body !== 'object' || Array.isArray(body) || !Array.isArray(charts)) {
     throw invalidChartsArray('The body must be a JSON object whose "charts" is an array of chart specifications');
   }
   if (charts.length === 0) throw invalidChartsArray('"charts" is empty; give at least one chart specification');
   if (charts.length > l.maxItems) throw tooManyItems('charts', charts.length, l.maxItems);
-  return { ...renderOptions(body), charts: charts.map((chart, i) => validateChart(chart, i, l)) };
+  const options = checkedOptions(body, errors, 'png');
+  return { ...options, charts: charts.map((chart, i) => validateChart(chart, i, l, errorsAt(errors, `/charts/${i}`))) };
 }
+
+/**
+ * A charts/render body the schema refused, answered as the API words it: the checks above, then
+ * QuickChart's extra types of each chart (chartJsConfig: a progressBar's datasets), as a render
+ * would meet them.
+ */
+export const refuseCharts = refusalOf((body, l, errors) => {
+  const request = parseChartsRequest(body, l, errors);
+  for (const chart of request.charts) chartJsConfig(chart, request.theme);
+});
 
 /** Renders one chart to image bytes (PNG or SVG) on the pool or the QuickChart server; `signal` drops it from the pool's queue. */
 export async function renderChartImage(ctx: ChartDrawer, spec: ChartSpec, theme: Theme, format: 'png' | 'svg', quality: Quality, signal?: AbortSignal) {
@@ -110,8 +117,9 @@ async function chartResult(
 }
 
 /** POST charts/render: every chart in parallel (cache hits skip rendering), results in request order; the first failure stops the rest. */
-export async function renderCharts(ctx: VisualContext, body: unknown) {
-  const request = parseChartsRequest(body, ctx.limits);
+export async function renderCharts(ctx: VisualContext, body: ChartsBody) {
+  // The route validated the body: what is left are the checks beyond its schema.
+  const request = parseChartsRequest(body, ctx.limits, []);
   const stats = newStats();
   const charts = await allOrStop(request.charts, (spec, signal) => chartResult(ctx, spec, request.format, request.quality, request.theme, stats, signal));
   return {

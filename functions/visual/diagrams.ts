@@ -1,85 +1,24 @@
-import { validate } from '../../shared/http/body';
+import type { ErrorObject } from 'ajv';
 import { badRequest, Code, httpError } from '../../shared/http/errors';
 import { hashKey } from './canonical';
 import { expiryFromNow } from './cache';
-import { forbiddenDotConstruct } from './dot-guard';
-import { renderOptions } from './charts';
-import { failAsRendering, tooManyItems } from './errors';
+import { schemaErrors } from './chart-spec';
+import { checkedOptions } from './charts';
 import type { VisualContext } from './context';
+import { forbiddenDotConstruct } from './dot-guard';
+import { errorsAt, failAsRendering, refusalOf, refuseErrors, tooManyItems } from './errors';
+import type { Limits } from './limits';
 import { RenderInputError } from './render/pool';
-import { allOrStop, CONTENT_TYPES, cachedOrRendered, imageFormatOf, imageResult, newStats, type Format } from './results';
+import { allOrStop, CONTENT_TYPES, cachedOrRendered, imageFormatOf, imageResult, newStats } from './results';
+import { diagramsBody, type DiagramsBody, type DiagramSpec, type FlowchartSpec, type Format } from './schemas';
 import type { Theme } from './themes';
 
 /**
  * Diagrams through Graphviz compiled to WebAssembly, on the render pool (so a huge graph hits the
  * render timeout instead of blocking requests): a flowchart from nodes and edges, or DOT source.
+ * Their schema is DIAGRAM (schemas.ts).
  */
-export const NODE_SHAPES = ['box', 'rounded', 'ellipse', 'circle', 'diamond', 'parallelogram', 'cylinder', 'note', 'hexagon'] as const;
-export interface FlowchartSpec {
-  id?: string;
-  type: 'flowchart';
-  title?: string;
-  direction?: 'TB' | 'LR' | 'BT' | 'RL';
-  nodes: { id: string; label?: string; shape?: (typeof NODE_SHAPES)[number] }[];
-  edges: { from: string; to: string; label?: string }[];
-}
-export interface DotSpec {
-  id?: string;
-  type: 'dot';
-  title?: string;
-  source: string;
-}
-export type DiagramSpec = FlowchartSpec | DotSpec;
-
-const MAX_NODES = 500;
-const MAX_DOT_BYTES = 100_000;
-export const diagramSchema = {
-  type: 'object',
-  required: ['type'],
-  properties: { type: { enum: ['flowchart', 'dot'] } },
-  if: { properties: { type: { const: 'dot' } } },
-  then: {
-    required: ['source'],
-    additionalProperties: false,
-    properties: {
-      id: { type: 'string', minLength: 1, maxLength: 200 },
-      type: { const: 'dot' },
-      title: { type: 'string', maxLength: 200 },
-      source: { type: 'string', minLength: 1, maxLength: MAX_DOT_BYTES },
-    },
-  },
-  else: {
-    required: ['nodes', 'edges'],
-    additionalProperties: false,
-    properties: {
-      id: { type: 'string', minLength: 1, maxLength: 200 },
-      type: { const: 'flowchart' },
-      title: { type: 'string', maxLength: 200 },
-      direction: { enum: ['TB', 'LR', 'BT', 'RL'] },
-      nodes: {
-        type: 'array',
-        minItems: 1,
-        maxItems: MAX_NODES,
-        items: {
-          type: 'object',
-          required: ['id'],
-          additionalProperties: false,
-          properties: { id: { type: 'string', minLength: 1, maxLength: 100 }, label: { type: 'string', maxLength: 500 }, shape: { enum: NODE_SHAPES } },
-        },
-      },
-      edges: {
-        type: 'array',
-        maxItems: MAX_NODES * 4,
-        items: {
-          type: 'object',
-          required: ['from', 'to'],
-          additionalProperties: false,
-          properties: { from: { type: 'string', maxLength: 100 }, to: { type: 'string', maxLength: 100 }, label: { type: 'string', maxLength: 200 } },
-        },
-      },
-    },
-  },
-};
+export type { DiagramSpec, FlowchartSpec } from './schemas';
 
 /** A DOT double-quoted string: backslashes first (Graphviz reads escapes such as \N and \l in labels), then quotes and newlines. */
 export const dotString = (value: string) => `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\r?\n/g, '\\n')}"`;
@@ -159,21 +98,35 @@ async function diagramResult(
 /** Width and height from a PNG's IHDR chunk. */
 const pngSize = (png: Buffer) => ({ width: png.readUInt32BE(16), height: png.readUInt32BE(20) });
 
-/** POST diagrams/render: `{ diagrams, format (svg default), theme }`. */
-export async function renderDiagrams(ctx: VisualContext, body: unknown) {
-  const l = ctx.limits;
+/**
+ * The checks of a diagrams/render body in the order its refusals come: the diagrams array (400
+ * INVALID_DIAGRAMS_ARRAY), their number (413), the options, then each diagram (its schema, then its
+ * nodes, edges and DOT constructs: 400 INVALID_DIAGRAM), every one before any is rendered. `errors`
+ * is the schema's verdict (diagramsBody): the route's, else computed here.
+ */
+export function parseDiagramsRequest(body: unknown, l: Limits, errors: readonly ErrorObject[] = schemaErrors(diagramsBody(l), body)) {
   const items = (body as { diagrams?: unknown } | null)?.diagrams;
   if (!body || typeof body !== 'object' || Array.isArray(body) || !Array.isArray(items) || items.length === 0) {
     throw badRequest('The body must be a JSON object whose "diagrams" is a non-empty array', Code.INVALID_DIAGRAMS_ARRAY);
   }
   if (items.length > l.maxItems) throw tooManyItems('diagrams', items.length, l.maxItems);
-  const options = renderOptions({ format: 'svg', ...body });
-  // Every diagram is checked (its schema, then its nodes, edges and DOT constructs) before any is rendered.
+  const options = checkedOptions(body, errors, 'svg');
   const specs = items.map((item, i) => {
-    const spec = validate<DiagramSpec>(diagramSchema, item, `diagrams[${i}]`);
+    refuseErrors(`diagrams[${i}]`, errorsAt(errors, `/diagrams/${i}`));
+    const spec = item as DiagramSpec;
     const withId = { ...spec, id: spec.id ?? `diagram-${i + 1}` };
     return { ...withId, dot: dotOf(withId, options.theme) };
   });
+  return { ...options, specs };
+}
+
+/** A diagrams/render body the schema refused, answered as the API words it. */
+export const refuseDiagrams = refusalOf(parseDiagramsRequest);
+
+/** POST diagrams/render: `{ diagrams, format (svg default), theme }`. */
+export async function renderDiagrams(ctx: VisualContext, body: DiagramsBody) {
+  // The route validated the body: what is left are the checks beyond its schema (nodes, edges, DOT constructs).
+  const { specs, ...options } = parseDiagramsRequest(body, ctx.limits, []);
   const stats = newStats();
   const diagrams = await allOrStop(specs, (spec, signal) => diagramResult(ctx, spec, options.format, stats, signal));
   return {

@@ -1,4 +1,8 @@
+import type { ErrorObject } from 'ajv';
+import type { VisualConfig } from './settings';
+import { invalid } from '../../shared/http/body';
 import { badRequest, Code, httpError, methodNotAllowed, notFound, tooLarge } from '../../shared/http/errors';
+import { limitsOf, type Limits } from './limits';
 import { RenderBusyError, RenderError, RenderInputError, RenderSvgTooLargeError, RenderTicksError, RenderTooLargeError } from './render/pool';
 import { MAX_PIXELS, MAX_SVG_BYTES } from './render/tasks';
 
@@ -44,3 +48,32 @@ export async function failAsRendering<T>(label: string, run: () => Promise<T>): 
     throw error;
   }
 }
+
+/** The schema's errors about the value at `pointer` (a JSON pointer into the body) or within it, their paths made relative to it. */
+export function errorsAt(errors: readonly ErrorObject[], pointer: string): ErrorObject[] {
+  return errors
+    .filter((e) => e.instancePath === pointer || e.instancePath.startsWith(`${pointer}/`))
+    .map((e) => ({ ...e, instancePath: e.instancePath.slice(pointer.length) }));
+}
+
+/** The schema's errors about these top-level fields of the body, in the schema's order. */
+export const errorsOfFields = (errors: readonly ErrorObject[], fields: readonly string[]) =>
+  errors.filter((e) => fields.some((field) => e.instancePath === `/${field}`));
+
+/** Refuses `what` (400 VALIDATION_FAILED "Invalid <what>: ...") when the schema found errors about it. */
+export function refuseErrors(what: string, errors: readonly ErrorObject[]): void {
+  if (errors.length) throw invalid(what, errors);
+}
+
+/**
+ * How a visual API route words a refusal of its schema (BodySpec.refuse): `check` runs the body's
+ * checks in the order its clients see their refusals, with the schema's errors, and throws the
+ * first. The schema and the checks state the same rules, so `check` always throws on a body the
+ * schema refused; the schema's own wording is the answer should it not.
+ */
+export const refusalOf =
+  (check: (body: unknown, l: Limits, errors: readonly ErrorObject[]) => unknown) =>
+  (body: unknown, errors: readonly ErrorObject[], config: VisualConfig): Error => {
+    check(body, limitsOf(config), errors);
+    return invalid('body', errors);
+  };

@@ -1,87 +1,27 @@
-import { validate } from '../../shared/http/body';
+import type { ErrorObject } from 'ajv';
 import { badRequest, Code } from '../../shared/http/errors';
 import { hashKey } from './canonical';
 import { expiryFromNow } from './cache';
-import { MAX_CHART_NUMBER } from './chart-input';
-import { pixelRatio, renderOptions } from './charts';
-import { failAsRendering, tooManyItems } from './errors';
+import { schemaErrors } from './chart-spec';
+import { checkedOptions, pixelRatio } from './charts';
 import type { VisualContext } from './context';
-import { allOrStop, CONTENT_TYPES, cachedOrRendered, imageFormatOf, imageResult, newStats, type Format, type Quality } from './results';
+import { errorsAt, failAsRendering, refusalOf, refuseErrors, tooManyItems } from './errors';
+import type { Limits } from './limits';
+import { allOrStop, CONTENT_TYPES, cachedOrRendered, imageFormatOf, imageResult, newStats } from './results';
+import { infographicsBody, type Format, type InfographicsBody, type InfographicSpec, type Metric, type Quality } from './schemas';
 import { escapeXml } from './svg';
 import { themeOf, type Theme } from './themes';
 
 /**
  * Infographics: a themed KPI grid (type "dashboard", layout "metrics_grid"). Each metric is a card
- * with its label, value, change against the previous period and an optional sparkline.
+ * with its label, value, change against the previous period and an optional sparkline; `data` is
+ * `{ metrics: [...] }`, or a flat object of key metrics (`{ "Revenue": 1200, "Users": "3.4k" }`).
+ * Their schema is INFOGRAPHIC (schemas.ts).
  */
-export interface Metric {
-  label: string;
-  value: number | string;
-  unit?: string;
-  /** Percent change; positive is drawn green with an up arrow, negative red with a down arrow. */
-  change?: number;
-  sparkline?: number[];
-}
-export interface InfographicSpec {
-  id?: string;
-  type: 'dashboard';
-  layout?: 'metrics_grid';
-  theme?: string;
-  title?: string;
-  description?: string;
-  width?: number;
-  /** `{ metrics: [...] }`, or a flat object of key metrics (`{ "Revenue": 1200, "Users": "3.4k" }`). */
-  data: { metrics: Metric[] } | Record<string, number | string>;
-}
-
-const MAX_METRICS = 24;
-const metricSchema = {
-  type: 'object',
-  required: ['label', 'value'],
-  additionalProperties: false,
-  properties: {
-    label: { type: 'string', maxLength: 100 },
-    value: { anyOf: [{ type: 'number' }, { type: 'string', maxLength: 40 }] },
-    unit: { type: 'string', maxLength: 20 },
-    change: { type: 'number' },
-    // Within ±1e300 (as a chart's numbers): a wider range overflows and draws the line at NaN.
-    sparkline: { type: 'array', minItems: 2, maxItems: 500, items: { type: 'number', minimum: -MAX_CHART_NUMBER, maximum: MAX_CHART_NUMBER } },
-  },
-};
-export const infographicSchema = {
-  type: 'object',
-  required: ['type', 'data'],
-  additionalProperties: false,
-  properties: {
-    id: { type: 'string', minLength: 1, maxLength: 200 },
-    type: { const: 'dashboard' },
-    layout: { const: 'metrics_grid' },
-    theme: { type: 'string', maxLength: 50 },
-    title: { type: 'string', maxLength: 200 },
-    description: { type: 'string', maxLength: 5000 },
-    width: { type: 'integer', minimum: 300, maximum: 4000 },
-    data: {
-      anyOf: [
-        {
-          type: 'object',
-          required: ['metrics'],
-          additionalProperties: false,
-          properties: { metrics: { type: 'array', minItems: 1, maxItems: MAX_METRICS, items: metricSchema } },
-        },
-        {
-          type: 'object',
-          minProperties: 1,
-          maxProperties: MAX_METRICS,
-          propertyNames: { type: 'string', maxLength: 100, not: { const: 'metrics' } },
-          additionalProperties: { anyOf: [{ type: 'number' }, { type: 'string', maxLength: 40 }] },
-        },
-      ],
-    },
-  },
-};
+export type { InfographicSpec, Metric } from './schemas';
 
 export function metricsOf(spec: InfographicSpec): Metric[] {
-  if (Array.isArray((spec.data as { metrics?: unknown }).metrics)) return (spec.data as { metrics: Metric[] }).metrics;
+  if (Array.isArray(spec.data.metrics)) return spec.data.metrics as Metric[];
   return Object.entries(spec.data).map(([label, value]) => ({ label, value: value as number | string }));
 }
 
@@ -174,19 +114,33 @@ async function infographicResult(
   return imageResult(ctx.config, spec.id, entry, format, { width, height, title: spec.title, description: spec.description });
 }
 
-/** POST infographics/generate: `{ infographics, format (svg default), quality, theme }`. */
-export async function generateInfographics(ctx: VisualContext, body: unknown) {
-  const l = ctx.limits;
+/**
+ * The checks of an infographics/generate body in the order its refusals come: the infographics
+ * array (400 INVALID_INFOGRAPHICS_ARRAY), their number (413), the options, then each infographic.
+ * `errors` is the schema's verdict (infographicsBody): the route's, else computed here.
+ */
+export function parseInfographicsRequest(body: unknown, l: Limits, errors: readonly ErrorObject[] = schemaErrors(infographicsBody(l), body)) {
   const items = (body as { infographics?: unknown } | null)?.infographics;
   if (!body || typeof body !== 'object' || Array.isArray(body) || !Array.isArray(items) || items.length === 0) {
     throw badRequest('The body must be a JSON object whose "infographics" is a non-empty array', Code.INVALID_INFOGRAPHICS_ARRAY);
   }
   if (items.length > l.maxItems) throw tooManyItems('infographics', items.length, l.maxItems);
-  const options = renderOptions({ format: 'svg', ...body });
+  const options = checkedOptions(body, errors, 'svg');
   const specs = items.map((item, i) => {
-    const spec = validate<InfographicSpec>(infographicSchema, item, `infographics[${i}]`);
+    refuseErrors(`infographics[${i}]`, errorsAt(errors, `/infographics/${i}`));
+    const spec = item as InfographicSpec;
     return { ...spec, id: spec.id ?? `infographic-${i + 1}` };
   });
+  return { ...options, specs };
+}
+
+/** An infographics/generate body the schema refused, answered as the API words it. */
+export const refuseInfographics = refusalOf(parseInfographicsRequest);
+
+/** POST infographics/generate: `{ infographics, format (svg default), quality, theme }`. */
+export async function generateInfographics(ctx: VisualContext, body: InfographicsBody) {
+  // The route validated the body.
+  const { specs, ...options } = parseInfographicsRequest(body, ctx.limits, []);
   const stats = newStats();
   const infographics = await allOrStop(specs, (spec, signal) => infographicResult(ctx, spec, options.format, options.quality, options.theme, stats, signal));
   return {

@@ -1,4 +1,5 @@
-import type { VisualConfig } from './settings';
+import { parseConfig } from '../../shared/config';
+import { VISUAL_SETTINGS, type VisualConfig } from './settings';
 
 /** The documented request limits (docs/visual.md), read from settings. */
 export interface Limits {
@@ -19,6 +20,12 @@ export function limitsOf(cfg: VisualConfig): Limits {
     maxBodyBytes: cfg.VISUAL_MAX_BODY_BYTES,
   };
 }
+
+/**
+ * The limits of the default settings: what the API document states. An operator's settings change
+ * them, and each route validates with those in force (schemas.ts builds both from one declaration).
+ */
+export const DEFAULT_LIMITS: Limits = limitsOf(parseConfig({}, { requireFor: [], settings: VISUAL_SETTINGS }));
 
 /** Memoises something built from the limits (ajv schemas compile once per distinct limits). */
 export function perLimits<T>(build: (l: Limits) => T): (l: Limits) => T {

@@ -3,7 +3,7 @@ import JSON5 from 'json5';
 import { assertJsonValue, parseJsonBody, validate } from '../../shared/http/body';
 import { badRequest, Code, errorResponse, HttpError, tooLarge } from '../../shared/http/errors';
 import { hashKey } from './canonical';
-import { ALL_TYPES, applyChartExtras, ChartExtrasError } from './chart-extras';
+import { applyChartExtras, ChartExtrasError } from './chart-extras';
 import { ChartInputError, screenChart } from './chart-input';
 import { translateChartJs2, UntranslatableOption } from './chartjs2';
 import { fittingDensity } from './charts';
@@ -11,7 +11,8 @@ import { isColor } from './colors';
 import { failAsRendering } from './errors';
 import { headerText, IMAGE_SAFETY_HEADERS } from './headers';
 import type { VisualContext } from './context';
-import { perLimits, type Limits } from './limits';
+import type { Limits } from './limits';
+import { chartConfigSchema } from './schemas';
 import type { ChartFormat } from './render/tasks';
 import { cachedOnRepeat, CONTENT_TYPES, newStats, statsHeaders } from './results';
 
@@ -39,31 +40,6 @@ interface QuickChartRequest {
   encoding: 'url' | 'base64';
   filename?: string;
 }
-
-export function chartConfigSchema(l: Limits) {
-  return {
-    type: 'object',
-    required: ['type', 'data'],
-    properties: {
-      type: { enum: ALL_TYPES },
-      data: {
-        type: 'object',
-        required: ['datasets'],
-        properties: {
-          labels: { type: 'array', maxItems: l.maxPoints },
-          datasets: {
-            type: 'array',
-            minItems: 1,
-            maxItems: l.maxDatasets,
-            items: { type: 'object', properties: { data: { type: 'array', maxItems: l.maxPoints } } },
-          },
-        },
-      },
-      options: { type: 'object' },
-    },
-  };
-}
-const configSchema = perLimits(chartConfigSchema);
 
 const numberParam = (name: string, value: unknown, min: number, max: number, fallback: number): number => {
   if (value === undefined || value === null || value === '') return fallback;
@@ -230,7 +206,7 @@ export function parseChartConfig(chart: unknown, l: Limits, encoding: 'url' | 'b
       });
     throw error;
   }
-  return validate<Record<string, unknown>>(configSchema(l), value, 'chart');
+  return validate<Record<string, unknown>>(chartConfigSchema(l), value, 'chart');
 }
 
 /** The Chart.js 4 configuration to draw: Chart.js 2 translated, QuickChart's types and plugins as data. */

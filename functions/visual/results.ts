@@ -1,12 +1,8 @@
 import type { Config } from '../../shared/config';
 import { cacheUrl, firstSight, hitCached, recentCached, storeCached, storeCachedIfAbsent, type CacheContext } from './cache';
 import type { CachedEntry } from './cache-index';
+import type { Format } from './schemas';
 
-/** Output formats of the API: base64 is a PNG returned inline as a data URI as well as by URL. */
-export const FORMATS = ['png', 'svg', 'base64'] as const;
-export const QUALITIES = ['high', 'standard'] as const;
-export type Format = (typeof FORMATS)[number];
-export type Quality = (typeof QUALITIES)[number];
 export const CONTENT_TYPES = { png: 'image/png', svg: 'image/svg+xml', webp: 'image/webp', jpeg: 'image/jpeg', pdf: 'application/pdf' } as const;
 export const imageFormatOf = (format: Format): 'png' | 'svg' => (format === 'svg' ? 'svg' : 'png');
 

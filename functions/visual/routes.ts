@@ -4,10 +4,14 @@ import { PUBLIC, refusal, RETRY_AFTER, routes } from '../../shared/http/route';
 import { visualContext } from './context';
 import { QUICKCHART_KEY, VISUAL_TOKEN } from './guards';
 import { HEALTH } from './health';
+import { refuseCharts } from './charts';
+import { refuseDiagrams } from './diagrams';
+import { refuseInfographics } from './infographics';
 import * as api from './operations/api';
 import { banner } from './operations/banner';
 import { cached } from './operations/cache';
 import { quickChart } from './operations/quickchart';
+import { refusePresentation } from './presentations';
 import * as s from './schemas';
 
 const route = routes('visual', visualContext);
@@ -20,10 +24,10 @@ const NO_RESOURCE = refusal([Code.RESOURCE_NOT_FOUND, Code.OPERATION_NOT_FOUND])
 // prettier-ignore
 export const ROUTES = [
   HEALTH,
-  route('charts-render', 'POST', 'api/v1/charts/render', VISUAL_TOKEN, { body: s.CHARTS_BODY, otherMethods: 405, 200: s.CHARTS, ...RENDERING }, api.charts),
-  route('infographics-generate', 'POST', 'api/v1/infographics/generate', VISUAL_TOKEN, { body: s.INFOGRAPHICS_BODY, otherMethods: 405, 200: s.INFOGRAPHICS, ...RENDERING }, api.infographics),
-  route('presentations-generate', 'POST', 'api/v1/presentations/generate', VISUAL_TOKEN, { body: s.PRESENTATION_BODY, otherMethods: 405, 200: s.PRESENTATION, ...RENDERING }, api.presentations),
-  route('diagrams-render', 'POST', 'api/v1/diagrams/render', VISUAL_TOKEN, { body: s.DIAGRAMS_BODY, otherMethods: 405, 200: s.DIAGRAMS, ...RENDERING }, api.diagrams),
+  route('charts-render', 'POST', 'api/v1/charts/render', VISUAL_TOKEN, { body: { ...s.CHARTS_BODY, refuse: refuseCharts }, otherMethods: 405, 200: s.CHARTS, ...RENDERING }, api.charts),
+  route('infographics-generate', 'POST', 'api/v1/infographics/generate', VISUAL_TOKEN, { body: { ...s.INFOGRAPHICS_BODY, refuse: refuseInfographics }, otherMethods: 405, 200: s.INFOGRAPHICS, ...RENDERING }, api.infographics),
+  route('presentations-generate', 'POST', 'api/v1/presentations/generate', VISUAL_TOKEN, { body: { ...s.PRESENTATION_BODY, refuse: refusePresentation }, otherMethods: 405, 200: s.PRESENTATION, ...RENDERING }, api.presentations),
+  route('diagrams-render', 'POST', 'api/v1/diagrams/render', VISUAL_TOKEN, { body: { ...s.DIAGRAMS_BODY, refuse: refuseDiagrams }, otherMethods: 405, 200: s.DIAGRAMS, ...RENDERING }, api.diagrams),
   route('api', ALL, 'api/v1/{*rest}', PUBLIC, { params: s.API_REST, 404: NO_RESOURCE }, api.apiFallback),
   route('api-root', ALL, 'api/v1', PUBLIC, { 404: NO_RESOURCE }, api.apiFallback),
   route('cache', ['GET', 'HEAD'], 'cache/{key}', PUBLIC, { params: s.CACHE_KEY, 200: s.CACHED, 304: s.NOT_MODIFIED, 404: refusal([Code.CACHE_ENTRY_NOT_FOUND]) }, cached),

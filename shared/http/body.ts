@@ -132,7 +132,7 @@ export async function readBody(request: HttpRequest, limit = DEFAULT_BODY_LIMIT)
   return bytes;
 }
 
-export function describeErrors(errors: ErrorObject[] | null | undefined): { field: string; message: string }[] {
+export function describeErrors(errors: readonly ErrorObject[] | null | undefined): { field: string; message: string }[] {
   return (errors ?? []).map((e) => {
     const base = e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : '';
     const field =
@@ -175,9 +175,14 @@ const finiteRefusals = (values: Record<string, unknown>) =>
 export function validate<T>(schema: object, value: unknown, what = 'body'): T {
   const fn = validator<T>(schema);
   if (fn(value)) return value;
-  const details = describeErrors(fn.errors);
-  const first = details[0];
-  throw badRequest(`Invalid ${what}: ${first.field} ${first.message}`, Code.VALIDATION_FAILED, { details });
+  throw invalid(what, fn.errors);
+}
+
+/** The refusal of a value these schema errors describe: 400 VALIDATION_FAILED "Invalid <what>: <first field> <its message>", every error in `details`. */
+export function invalid(what: string, errors: readonly ErrorObject[] | null | undefined) {
+  const details = describeErrors(errors);
+  const first = details[0] ?? { field: '(body)', message: 'is invalid' };
+  return badRequest(`Invalid ${what}: ${first.field} ${first.message}`, Code.VALIDATION_FAILED, { details });
 }
 
 /**

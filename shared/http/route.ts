@@ -1,9 +1,10 @@
 import type { HttpMethod, HttpRequest, HttpResponseInit } from '@azure/functions';
-import { config, type ServiceName } from '../config';
+import type { ErrorObject } from 'ajv';
+import { config, type Config, type ServiceName } from '../config';
 import type { HttpFunction } from '../functions';
 import { baseContext, type ContextFactory, type ServiceContext } from '../context';
 import { currentPlatform } from '../platform';
-import { DEFAULT_BODY_LIMIT, parseJsonBody, readBody, validate, validateInput } from './body';
+import { DEFAULT_BODY_LIMIT, parseJsonBody, readBody, validate, validateInput, validator } from './body';
 import { ERROR_CODES, type ErrorCode } from './error-codes';
 import type { Infer } from './schemas';
 import { methodNotAllowed } from './errors';
@@ -43,11 +44,25 @@ export interface GuardInput<C extends ServiceContext = ServiceContext> {
 export const PUBLIC: Guard<undefined> = { describe: 'public', refusals: [], check: async () => undefined };
 
 export interface BodySpec {
+  /** What the body is: the route validates it with this schema and documents it (under the default settings, when `schemaFor` is given). */
   schema: JsonSchema;
+  /**
+   * The schema under the settings in force, when settings set some of its limits (the visual API's
+   * VISUAL_MAX_*): built by the declaration that built `schema`, which is what it gives under the
+   * default settings. The route validates with it.
+   */
+  // Method syntax: a service declares it with its own settings' type (the route hands it its context's config).
+  schemaFor?(config: Config): JsonSchema;
+  /** Normalises the parsed body in place before the schema sees it (the visual API drops the characters XML cannot hold from a chart's texts). */
+  normalize?: (value: unknown) => void;
+  /**
+   * The answer to a body the schema refuses, when the service words its refusals itself (the visual
+   * API's published errors, in the order its clients see them): given the body, the schema's errors
+   * and the settings in force, it returns the error to throw. The schema decides what is refused.
+   */
+  refuse?(value: unknown, errors: readonly ErrorObject[], config: Config): Error;
   /** Largest body in bytes (413 above), or the setting that holds it; default 64 KiB. */
   limit?: number | { setting: ByteSetting };
-  /** The schema documents the body; the operation checks it itself (its own messages come first). */
-  checkedByOperation?: boolean;
   /** An empty body reads as `{}`. */
   optional?: boolean;
   /** The bytes are handed over unparsed (`rawBody`); `schema` documents them. */
@@ -114,14 +129,8 @@ export interface Operation<P = unknown, B = unknown, Q = unknown, Params = unkno
 }
 
 type SchemaOf<B> = B extends { schema: infer S } ? S : B;
-/** The body a route's handler gets: the value its schema describes (nothing for raw bytes; as sent when the operation checks it). */
-export type BodyOf<I extends Io> = undefined extends I['body']
-  ? undefined
-  : I['body'] extends { raw: true }
-    ? undefined
-    : I['body'] extends { checkedByOperation: true }
-      ? unknown
-      : Infer<SchemaOf<I['body']>>;
+/** The body a route's handler gets: the value its schema describes (nothing for raw bytes). */
+export type BodyOf<I extends Io> = undefined extends I['body'] ? undefined : I['body'] extends { raw: true } ? undefined : Infer<SchemaOf<I['body']>>;
 /** The query a route's handler gets (validated, text coerced to the schema's types, defaults filled in). */
 export type QueryOf<I extends Io> = undefined extends I['query'] ? Record<string, never> : Infer<I['query']>;
 /** The path parameters a route's handler gets. */
@@ -222,7 +231,7 @@ export function routes<C extends ServiceContext = ServiceContext>(
       const principal = await guard.check({ request, ctx, meta, params: { ...request.params }, rawBody: body ? rawBody : undefined });
       const params = io.params ? validateInput<Record<string, unknown>>(io.params, { ...request.params }, 'path') : { ...request.params };
       const query = io.query ? queryInput(io.query, queryObject(request)) : {};
-      const parsed = body && !body.raw ? parseJson(rawBody, body) : undefined;
+      const parsed = body && !body.raw ? parseJson(rawBody, body, ctx.config) : undefined;
       return operation.run({
         request,
         ctx,
@@ -265,8 +274,14 @@ function queryObject(request: HttpRequest): Record<string, string> {
   return query;
 }
 
-function parseJson(bytes: Buffer, spec: BodySpec): unknown {
-  if (bytes.length === 0 && spec.optional) return validate(spec.schema, {});
+/** The body, parsed and validated by the route's schema (under the settings in force); a refusal worded by the route's `refuse` when it has one. */
+function parseJson(bytes: Buffer, spec: BodySpec, settings: Config): unknown {
+  const schema = spec.schemaFor?.(settings) ?? spec.schema;
+  if (bytes.length === 0 && spec.optional) return validate(schema, {});
   const value = parseJsonBody(bytes);
-  return spec.checkedByOperation ? value : validate(spec.schema, value);
+  spec.normalize?.(value);
+  if (!spec.refuse) return validate(schema, value);
+  const check = validator(schema);
+  if (check(value)) return value;
+  throw spec.refuse(value, check.errors ?? [], settings);
 }

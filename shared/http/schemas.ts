@@ -15,26 +15,34 @@ export type Schema = Record<string, unknown>;
  */
 export type Infer<S> = S extends { readonly enum: readonly (infer V)[] }
   ? V
-  : S extends { readonly anyOf: readonly (infer A)[] }
-    ? Infer<A>
-    : S extends { readonly type: 'string' }
-      ? string
-      : S extends { readonly type: 'integer' | 'number' }
-        ? number
-        : S extends { readonly type: 'boolean' }
-          ? boolean
-          : S extends { readonly type: 'null' }
-            ? null
-            : S extends { readonly type: 'array'; readonly items: infer I }
-              ? Infer<I>[]
-              : S extends { readonly type: 'object'; readonly properties: infer P }
-                ? ObjectOf<P, S extends { readonly required: readonly (infer R)[] } ? R : never>
-                : S extends { readonly type: 'object'; readonly additionalProperties: infer A extends object }
-                  ? Record<string, Infer<A>>
-                  : S extends { readonly type: 'object' }
-                    ? Record<string, unknown>
-                    : unknown;
+  : S extends { readonly const: infer V }
+    ? V
+    : S extends { readonly then: infer T; readonly else: infer E }
+      ? (Infer<T> | Infer<E>) & InferShape<S>
+      : InferShape<S>;
+/** A value by its schema's type or alternatives (Infer, after `enum`, `const` and if/then/else). */
+type InferShape<S> = S extends { readonly anyOf: readonly (infer A)[] }
+  ? Infer<A>
+  : S extends { readonly type: 'string' }
+    ? string
+    : S extends { readonly type: 'integer' | 'number' }
+      ? number
+      : S extends { readonly type: 'boolean' }
+        ? boolean
+        : S extends { readonly type: 'null' }
+          ? null
+          : S extends { readonly type: 'array'; readonly items: infer I }
+            ? Infer<I>[]
+            : S extends { readonly type: 'object'; readonly properties: infer P }
+              ? ObjectOf<P, S extends { readonly required: readonly (infer R)[] } ? R : never> & OpenTo<S>
+              : S extends { readonly type: 'object'; readonly additionalProperties: infer A extends object }
+                ? Record<string, Infer<A>>
+                : S extends { readonly type: 'object' }
+                  ? Record<string, unknown>
+                  : unknown;
 
+/** Any other key, when the schema says so with `additionalProperties: true` (a literal: `obj` types it a boolean). */
+type OpenTo<S> = S extends { readonly additionalProperties: true } ? { [key: string]: unknown } : unknown;
 type Present<P, R> = { [K in keyof P]: K extends R ? K : P[K] extends { readonly default: unknown } ? K : never }[keyof P];
 type Simplify<T> = { [K in keyof T]: T[K] };
 /** No extra keywords. */

@@ -515,7 +515,8 @@ describe('over HTTP: no 5xx and no dropped connection for any body, query or tok
       if (schema.format === 'date-time') shaped.push(dateText);
       else if (schema.type === 'string') shaped.push(fc.string({ maxLength: 12 }), hostileText, hostileText, fc.constant(user.id));
       if (schema.type === 'integer' || schema.type === 'number')
-        shaped.push(fc.integer({ min: Math.max(schema.minimum ?? -1000, -1e9), max: Math.min(schema.maximum ?? 1000, 1e9) }), rawNumber);
+        // Whole numbers within the bounds (a number's may be fractions: devicePixelRatio from 0.1).
+        shaped.push(fc.integer({ min: Math.ceil(Math.max(schema.minimum ?? -1000, -1e9)), max: Math.floor(Math.min(schema.maximum ?? 1000, 1e9)) }), rawNumber);
       if (schema.type === 'boolean') shaped.push(fc.boolean());
       if (schema.type === 'array') shaped.push(fc.array(valueOf(schema.items, depth + 1), { maxLength: 3 }));
       if (schema.type === 'object' && schema.properties) {

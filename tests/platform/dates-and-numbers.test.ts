@@ -71,6 +71,63 @@ const planBody = () => ({ plan: 'free', timestamp: '2020-01-01T00:00:00Z' });
 const PLAN = '/identity/admin/users/{userId}/plan';
 const RETRY = '/orchestrator/api/admin/executions/retry-failed';
 const url = (path: string) => path.replace('{userId}', userId);
+/** A chart whose first data item has the shape `field` reaches into: samples, a point, statistics, or a number. */
+const chartFor = (field: string) => {
+  const item = /data\.0\.0$/.test(field)
+    ? [1, 2]
+    : /data\.0\.[xyr]$/.test(field)
+      ? { x: 1, y: 2, r: 3 }
+      : /data\.0\.(min|q1|median|q3|max|mean|outliers)/.test(field)
+        ? { min: 1, q1: 2, median: 3, q3: 4, max: 5, mean: 3, outliers: [9] }
+        : 1;
+  return { type: 'bar', data: { labels: [1], datasets: [{ data: [item], borderWidth: 1 }] }, options: { width: 100, height: 100 } };
+};
+const CHART_NUMBERS = [
+  'data.labels.0',
+  'data.datasets.0.borderWidth',
+  'options.width',
+  'options.height',
+  ...['', '.0', '.x', '.y', '.r', '.min', '.q1', '.median', '.q3', '.max', '.mean', '.outliers.0'].map((end) => `data.datasets.0.data.0${end}`),
+];
+const infographic = (data: object) => ({ infographics: [{ type: 'dashboard', width: 800, data }] });
+const metric = { label: 'Revenue', value: 1, change: 1, sparkline: [1, 2] };
+const VISUAL_NUMBERS: BodyCase[] = [
+  ...CHART_NUMBERS.map((field) => ({
+    method: 'POST',
+    path: '/visual/api/v1/charts/render',
+    body: () => ({ charts: [chartFor(field)] }),
+    field: `charts.0.${field}`,
+  })),
+  ...CHART_NUMBERS.map((field) => ({
+    method: 'POST',
+    path: '/visual/api/v1/presentations/generate',
+    body: () => ({ title: 'Deck', slides: [{ title: 'Slide', chart: chartFor(field) }] }),
+    field: `slides.0.chart.${field}`,
+  })),
+  { method: 'POST', path: '/visual/api/v1/infographics/generate', body: () => infographic({ k: 1 }), field: 'infographics.0.data.k' },
+  { method: 'POST', path: '/visual/api/v1/infographics/generate', body: () => infographic({ k: 1 }), field: 'infographics.0.width' },
+  ...['value', 'change', 'sparkline.0'].map((field) => ({
+    method: 'POST',
+    path: '/visual/api/v1/infographics/generate',
+    body: () => infographic({ metrics: [{ ...metric, sparkline: [1, 2] }] }),
+    field: `infographics.0.data.metrics.0.${field}`,
+  })),
+  ...['width', 'w', 'height', 'h', 'devicePixelRatio', 'version', 'v'].map((field) => ({
+    method: 'POST',
+    path: '/quickchart/chart',
+    body: () => ({
+      chart: { type: 'bar', data: { datasets: [{ data: [1] }] } },
+      width: 100,
+      w: 100,
+      height: 100,
+      h: 100,
+      devicePixelRatio: 1,
+      version: 4,
+      v: 4,
+    }),
+    field,
+  })),
+];
 /** Every number in a JSON body. */
 const BODY_NUMBERS: BodyCase[] = [
   { method: 'POST', path: '/payment/create-payment-intent', body: () => ({ amount: 2900, planType: 'pro', userId }), field: 'amount' },
@@ -81,6 +138,7 @@ const BODY_NUMBERS: BodyCase[] = [
     body: reportBody,
     field: `profile.${field}`,
   })),
+  ...VISUAL_NUMBERS,
 ];
 /** Every date-time in a JSON body. */
 const BODY_DATES: BodyCase[] = [
@@ -90,8 +148,10 @@ const BODY_DATES: BodyCase[] = [
 ];
 
 const get = (path: string, query: Record<string, string>) => host.fetch(`${path}?${new URLSearchParams(query)}`, { headers: bearer(adminToken) });
+/** The visual API and the QuickChart endpoint take the visual token; the other routes the admin's. */
+const tokenFor = (path: string) => (/^\/(visual|quickchart)\//.test(path) ? visualToken(host) : adminToken);
 const send = (method: string, path: string, text: string) =>
-  host.fetch(path, { method, headers: { ...bearer(adminToken), 'content-type': 'application/json' }, body: text });
+  host.fetch(path, { method, headers: { ...bearer(tokenFor(path)), 'content-type': 'application/json' }, body: text });
 
 /** The body as JSON text with `field` set to `raw`, written as is (so 1e400 stays the number text it is). */
 function withField(body: Record<string, unknown>, field: string, raw: string): string {

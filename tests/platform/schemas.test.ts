@@ -8,13 +8,8 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { EXECUTION_MESSAGE, REPORT_REQUEST } from '../../functions/orchestrator/schemas';
 import { allServices, functionsOf } from '../../functions/registry';
-import { chartSchema } from '../../functions/visual/chart-spec';
-import { renderOptionsSchema } from '../../functions/visual/charts';
-import { diagramSchema } from '../../functions/visual/diagrams';
-import { infographicSchema } from '../../functions/visual/infographics';
 import type { Limits } from '../../functions/visual/limits';
-import { presentationSchema } from '../../functions/visual/presentations';
-import { chartConfigSchema } from '../../functions/visual/quickchart';
+import { chartConfigSchema, chartSpec, chartsBody, DIAGRAM, INFOGRAPHIC, presentationBody } from '../../functions/visual/schemas';
 import { isRouted } from '../../shared/http/openapi';
 import { bodySpec, responsesOf } from '../../shared/http/route';
 import { PLAN_TABLE_SCHEMA } from '../../shared/plans';
@@ -38,11 +33,12 @@ const OTHER_SCHEMAS: [string, object][] = [
   ['orchestrator queue message', EXECUTION_MESSAGE],
   ['orchestrator stored submission', REPORT_REQUEST],
   ['plan table', PLAN_TABLE_SCHEMA],
-  ['visual chart', chartSchema(LIMITS)],
-  ['visual render options', renderOptionsSchema],
-  ['visual diagram', diagramSchema],
-  ['visual infographic', infographicSchema],
-  ['visual presentation', presentationSchema],
+  // The visual bodies under other limits than the defaults the route table documents.
+  ['visual chart', chartSpec(LIMITS)],
+  ['visual charts body', chartsBody(LIMITS)],
+  ['visual diagram', DIAGRAM],
+  ['visual infographic', INFOGRAPHIC],
+  ['visual presentation', presentationBody(LIMITS)],
   ['QuickChart chart config', chartConfigSchema(LIMITS)],
 ];
 

@@ -2,7 +2,7 @@ import { dashboardSvg, type InfographicSpec } from '../../functions/visual/infog
 import { MAX_SVG_BYTES } from '../../functions/visual/render/tasks';
 import { THEMES } from '../../functions/visual/themes';
 import { expectErrorAnswer } from '../helpers/errors';
-import { postJson, visualTestHost } from './helpers';
+import { fetchFresh, postJson, visualTestHost } from './helpers';
 
 /**
  * What a chart may ask the renderer for, bounded before it is drawn: ticks per axis (a 165-byte
@@ -188,5 +188,17 @@ describe('SVG output size', () => {
     const spec: InfographicSpec = { type: 'dashboard', title: '&'.repeat(200), description: '&'.repeat(5000), width: 4000, data: { metrics } };
     const { svg } = dashboardSvg(spec, THEMES.professional);
     expect(Buffer.byteLength(svg)).toBeLessThan(MAX_SVG_BYTES / 4);
+  });
+});
+
+describe('a point Chart.js cannot place', () => {
+  // Skia's binding aborted the whole process (a Rust panic in @napi-rs/canvas) on an arc at x NaN,
+  // where a box plot or violin without labels draws its points: the host died with every request
+  // in it. The corpus generated from the API document found it (tests/platform/openapi-validator.test.ts).
+  test.each(['boxplot', 'violin', 'horizontalBoxplot'])('a %s without labels draws, as PNG, through both endpoints, and the host lives on', async (type) => {
+    const chart = { type, data: { datasets: [{ data: [[1, 2], [3]] }] } };
+    expect((await renderCharts([chart], 'png')).status).toBe(200);
+    expect((await quickChart(chart, { format: 'png' })).status).toBe(200);
+    expect((await fetchFresh(`${visual.host.url}/visual/health`)).status).toBe(200);
   });
 });

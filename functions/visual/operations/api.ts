@@ -9,10 +9,9 @@ import { generateInfographics } from '../infographics';
 import { generatePresentation } from '../presentations';
 import { statsHeaders, type RenderStats } from '../results';
 
-type Render = (ctx: VisualContext, body: unknown) => Promise<{ body: unknown; stats: RenderStats }>;
 /** A render of the API: the domain function's answer, with the X-Cache / X-Render-* headers of what it did. */
-const api = (summary: string, render: Render) =>
-  op(summary, async ({ ctx, body }) => {
+const api = <B>(summary: string, render: (ctx: VisualContext, body: B) => Promise<{ body: unknown; stats: RenderStats }>) =>
+  op<undefined, B>(summary, async ({ ctx, body }) => {
     const { body: out, stats } = await render(ctx, body);
     return json(200, out, statsHeaders(stats));
   });

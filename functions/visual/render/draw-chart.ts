@@ -89,7 +89,30 @@ function encodeRaster(canvas: Canvas, task: ChartTask): Buffer {
   return encodePng(canvas.data(), canvas.width, canvas.height, 96 * task.pixelRatio, !opaque(task.background));
 }
 
-const rasterSurface = (canvas: Canvas): Surface => ({ item: canvas as unknown as ChartItem, size: canvas, encode: (task) => encodeRaster(canvas, task) });
+/**
+ * The canvas, its context made to ignore an arc or an ellipse that is not finite, as the canvas
+ * specification says (and browsers do). Skia's binding panics in Rust on one (@napi-rs/canvas,
+ * "called Option::unwrap() on a None value" in sk.rs), and a panic there aborts the whole process,
+ * every request of the instance with it: Chart.js draws one for an item it cannot place (a box
+ * plot or violin without labels puts its points at x NaN). Found by the API document's generated
+ * corpus (tests/platform/openapi-validator.test.ts); tests/visual/render-bounds.test.ts keeps it.
+ */
+function finiteArcs<C extends Canvas | SvgCanvas>(canvas: C): C {
+  const context = canvas.getContext('2d');
+  for (const name of ['arc', 'ellipse'] as const) {
+    const draw = context[name] as (...args: unknown[]) => void;
+    const finite = (...args: unknown[]) => {
+      if (args.every((arg) => typeof arg !== 'number' || Number.isFinite(arg))) draw.apply(context, args);
+    };
+    Object.defineProperty(context, name, { value: finite, configurable: true, writable: true });
+  }
+  return canvas;
+}
+
+const rasterSurface = (canvas: Canvas): Surface => {
+  finiteArcs(canvas);
+  return { item: canvas as unknown as ChartItem, size: canvas, encode: (task) => encodeRaster(canvas, task) };
+};
 
 let measurer: SKRSContext2D | undefined;
 /** The raster context SVG text is measured with (the thread's fonts are registered for it). */
@@ -156,7 +179,7 @@ function drawFresh(surface: Surface, task: ChartTask, settings: DrawSettings, sk
 
 /** Skia's SVG canvas: the SVG writer before our context (the reference of its tests and the bench). */
 function drawSkiaSvg(task: ChartTask, settings: DrawSettings): Buffer {
-  const canvas = createCanvas(task.width, task.height, SvgExportFlag.NoPrettyXML);
+  const canvas = finiteArcs(createCanvas(task.width, task.height, SvgExportFlag.NoPrettyXML));
   return drawFresh({ item: canvas.getContext('2d') as unknown as ChartItem, size: canvas, encode: () => skiaSvgContent(canvas) }, task, settings, true);
 }
 
