@@ -20,8 +20,24 @@ export interface PlanDefinition {
   priceVersion: string;
 }
 
+/**
+ * The plan table sold by default. Every feature line is a promise to a buyer and states what the
+ * code does for that plan: the sections and the presentation follow the orchestrator's PLAN_REPORTS
+ * (functions/orchestrator/workflow/stages.ts; shared/ cannot import it, so the lines are text), and
+ * tests/payment/plan-promises.test.ts proves each line over HTTP for a buyer of that plan and fails
+ * on a line it has no proof for. Nothing that is not built (branding, SSO) and no support promise
+ * (the software cannot prove one) is advertised.
+ */
 export const DEFAULT_PLANS: readonly PlanDefinition[] = [
-  { id: 'free', name: 'Free', price: 0, currency: 'usd', priceVersion: '2026-01', reportsPerMonth: 3, features: ['Standard charts', 'Email support'] },
+  {
+    id: 'free',
+    name: 'Free',
+    price: 0,
+    currency: 'usd',
+    priceVersion: '2026-01',
+    reportsPerMonth: 3,
+    features: ['Short report: Executive Summary, Financial Analysis and Recommendations', 'PDF download'],
+  },
   {
     id: 'pro',
     name: 'Pro',
@@ -29,7 +45,7 @@ export const DEFAULT_PLANS: readonly PlanDefinition[] = [
     currency: 'usd',
     priceVersion: '2026-01',
     reportsPerMonth: 50,
-    features: ['All chart types and infographics', 'PDF and PowerPoint export', 'Priority email support'],
+    features: ['Full report: all 6 sections', 'PDF download'],
   },
   {
     id: 'enterprise',
@@ -38,7 +54,7 @@ export const DEFAULT_PLANS: readonly PlanDefinition[] = [
     currency: 'usd',
     priceVersion: '2026-01',
     reportsPerMonth: null,
-    features: ['All visual formats and diagrams', 'Custom branding', 'SSO and audit export', 'Dedicated support'],
+    features: ['Full report: all 6 sections', 'PDF download', 'PowerPoint presentation of each report'],
   },
 ];
 
