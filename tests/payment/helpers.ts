@@ -236,6 +236,8 @@ export async function insertPaidPayment(
       status: 'succeeded',
       status_at: at,
       failure_message: null,
+      amount_refunded: 0,
+      refunded_at: null,
       sync_state: payment.syncState ?? 'pending',
       sync_plan: plan,
       sync_attempts: 0,

@@ -22,6 +22,10 @@ export interface PaymentsTable {
   /** Stripe's `created` of the event that set `status`: the order in which facts about payments happened. */
   status_at: Timestamp | null;
   failure_message: string | null;
+  /** What Stripe refunded of the charge so far (cumulative, in the currency's minor unit); 0 when nothing was (migration 012). */
+  amount_refunded: number;
+  /** Stripe's `created` of the last refund recorded. */
+  refunded_at: Timestamp | null;
   sync_state: SyncState;
   sync_plan: Plan | null;
   sync_attempts: number;
@@ -65,7 +69,7 @@ export interface ReviewDecisionsTable {
   request_id: string | null;
 }
 
-/** Payment's tables (migrations 004, 006 and 011). */
+/** Payment's tables (migrations 004, 006, 011 and 012). */
 export type PaymentTables = {
   payment_payments: PaymentsTable;
   payment_webhook_events: WebhookEventsTable;
