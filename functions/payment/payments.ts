@@ -2,7 +2,7 @@ import type { Plan } from '../../shared/auth/access-token';
 import { first, isDuplicateKey, sql, toIso } from '../../shared/sql/dialect';
 import { param, precompiled } from '../../shared/sql/precompiled';
 import type { Timestamp } from '../../shared/sql/tables';
-import type { PaymentDb, PaymentStatus, PaymentsTable, SyncState } from './db/tables';
+import type { DisputeStatus, PaymentDb, PaymentStatus, PaymentsTable, SyncState } from './db/tables';
 
 // Payment's records in SQL. Each function takes the database it runs on first (the context's
 // `db`, or a transaction of it: a Transaction is a Kysely of the same tables) and, when it writes
@@ -20,6 +20,8 @@ export interface Payment {
   failureMessage: string | null;
   /** What was refunded so far (a partial refund leaves the payment succeeded) and the time of the last refund. */
   refund: { amount: number; at: string | null };
+  /** The chargeback, if any: open, won or lost, and the time of its last event. */
+  dispute: { status: DisputeStatus | null; at: string | null };
   sync: { state: SyncState; plan: Plan | null; attempts: number; error: string | null; nextAttemptAt: string | null; syncedAt: string | null };
   createdAt: string;
   updatedAt: string;
@@ -45,6 +47,7 @@ export function toPayment(row: PaymentRow): Payment {
     statusAt: toIso(row.status_at),
     failureMessage: row.failure_message,
     refund: { amount: row.amount_refunded, at: toIso(row.refunded_at) },
+    dispute: { status: row.dispute_status, at: toIso(row.disputed_at) },
     sync: {
       state: row.sync_state,
       plan: row.sync_plan,
@@ -140,6 +143,7 @@ const newestStanding = precompiled((database: PaymentDb) =>
       .selectAll()
       .where('user_id', '=', param('userId'))
       .where('status', '=', 'succeeded')
+      .where((eb) => eb.or([eb('dispute_status', 'is', null), eb('dispute_status', '=', 'won')]))
       .orderBy('status_at', 'desc')
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc'),
@@ -147,13 +151,19 @@ const newestStanding = precompiled((database: PaymentDb) =>
   ),
 );
 
-/** The newest payment that still stands (succeeded, not refunded): the one whose plan the user holds when no refund decided since. */
+/**
+ * Whether a payment gives its plan: it succeeded, was not refunded in full, and no chargeback
+ * against it is open or lost (a won one gives the plan back).
+ */
+export const stands = (p: Payment): boolean => p.status === 'succeeded' && (p.dispute.status === null || p.dispute.status === 'won');
+
+/** The newest payment that still stands (see `stands`): the one whose plan the user holds when no refund decided since. */
 export async function standingPayment(db: PaymentDb, userId: string): Promise<Payment | undefined> {
   const [row] = await newestStanding.execute({ userId }, db);
   return row && toPayment(row as PaymentRow);
 }
 
-/** The plan a refund that decides leaves the user: that of the newest payment still standing, else free. */
+/** The plan a refund or chargeback that decides leaves the user: that of the newest payment still standing, else free. */
 export async function planAfterRefund(db: PaymentDb, userId: string): Promise<Plan> {
   return (await standingPayment(db, userId))?.planType ?? 'free';
 }

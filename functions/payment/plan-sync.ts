@@ -15,6 +15,7 @@ import {
   releaseSyncLease,
   renewSyncLease,
   setSyncPlan,
+  stands,
   supersedeOlder,
   type Payment,
 } from './payments';
@@ -164,13 +165,13 @@ export async function syncUser(ctx: PlanSyncer, userId: string): Promise<SyncRes
 }
 
 /**
- * The plan-deciding payment with the plan to push. A refund's plan is that of the newest payment
+ * The plan-deciding payment with the plan to push. A refund's (or chargeback's) plan is that of the newest payment
  * still standing, read again here under the user's lease: refunds of two payments recorded at once
  * each saw the other standing, and only this read, after both, sees neither.
  */
 async function decidingWithPlan(ctx: PlanSyncer, userId: string): Promise<Payment | undefined> {
   const target = await planDecidingPayment(ctx.db, userId);
-  if (target?.status !== 'refunded' || !['pending', 'failed'].includes(target.sync.state)) return target;
+  if (!target || stands(target) || !['pending', 'failed'].includes(target.sync.state)) return target;
   const plan = await planAfterRefund(ctx.db, userId);
   if (plan === target.sync.plan) return target;
   await setSyncPlan(ctx.db, target.id, plan, ctx.now());

@@ -4,8 +4,8 @@ import type { Plan } from '../../shared/auth/access-token';
 import { param, precompiled } from '../../shared/sql/precompiled';
 import { isDuplicateKey } from '../../shared/sql/dialect';
 import type { PaymentNeeds } from './context';
-import type { PaymentDb, PaymentStatus, PaymentTables, SyncState } from './db/tables';
-import { findPayment, OWED_STATES, planAfterRefund, planDecidingPayment, standingPayment, type Payment } from './payments';
+import type { DisputeStatus, PaymentDb, PaymentStatus, PaymentTables, SyncState } from './db/tables';
+import { findPayment, OWED_STATES, planAfterRefund, planDecidingPayment, standingPayment, stands, type Payment } from './payments';
 import { inlineSyncGraceMs } from './plan-sync';
 
 export { HANDLED_EVENT_TYPES } from './event-types';
@@ -46,7 +46,20 @@ interface RefundFact {
   full: boolean;
 }
 
-function factOf(event: Stripe.Event): Fact | RefundFact | 'ignored_type' | 'partial_refund' {
+/** A `charge.dispute.created` (open) or `charge.dispute.closed` (won or lost) event. */
+interface DisputeFact {
+  paymentIntentId: string;
+  dispute: DisputeStatus;
+  disputeId: string;
+  reason: string;
+}
+
+function disputeFact(dispute: Stripe.Dispute, status: DisputeStatus): DisputeFact | 'ignored_type' {
+  const pi = typeof dispute.payment_intent === 'string' ? dispute.payment_intent : dispute.payment_intent?.id;
+  return pi ? { paymentIntentId: pi, dispute: status, disputeId: dispute.id, reason: dispute.reason } : 'ignored_type';
+}
+
+function factOf(event: Stripe.Event): Fact | RefundFact | DisputeFact | 'ignored_type' | 'partial_refund' {
   switch (event.type) {
     case 'payment_intent.succeeded':
       return { paymentIntentId: event.data.object.id, status: 'succeeded', intent: event.data.object };
@@ -64,6 +77,11 @@ function factOf(event: Stripe.Event): Fact | RefundFact | 'ignored_type' | 'part
       if (!pi) return 'partial_refund';
       return { paymentIntentId: pi, amountRefunded: charge.amount_refunded, full: charge.refunded && charge.amount_refunded >= charge.amount };
     }
+    case 'charge.dispute.created':
+      return disputeFact(event.data.object, 'open');
+    case 'charge.dispute.closed':
+      // Stripe closes a dispute won, lost, or (an inquiry) warning_closed: only a lost one keeps the money away.
+      return disputeFact(event.data.object, event.data.object.status === 'lost' ? 'lost' : 'won');
     default:
       return 'ignored_type';
   }
@@ -192,6 +210,7 @@ export async function recordEvent(ctx: EventRecorder, event: Stripe.Event): Prom
     }
     if (fact === 'ignored_type' || fact === 'partial_refund') return { duplicate: false, action: fact, paymentIntentId };
     if ('amountRefunded' in fact) return recordRefund(ctx, trx, fact, at, now);
+    if ('dispute' in fact) return recordDispute(ctx, trx, fact, at, now);
 
     const payment = await findPayment(trx, fact.paymentIntentId);
     if (!payment) return reconciled(ctx, trx, await insertFromEvent(ctx, trx, fact, at, now), now);
@@ -247,7 +266,7 @@ export async function recordEvent(ctx: EventRecorder, event: Stripe.Event): Prom
 async function reconciled(ctx: EventRecorder, trx: Transaction<PaymentTables>, recorded: RecordedEvent, now: string): Promise<RecordedEvent> {
   if (!recorded.syncUserId) return recorded;
   const newest = await planDecidingPayment(trx, recorded.syncUserId);
-  if (newest?.status !== 'refunded' || newest.id === recorded.paymentIntentId) return recorded;
+  if (!newest || stands(newest) || newest.id === recorded.paymentIntentId) return recorded;
   const plan = await planAfterRefund(trx, recorded.syncUserId);
   if (plan === newest.sync.plan) return recorded;
   await trx
@@ -320,5 +339,61 @@ async function recordRefund(ctx: EventRecorder, trx: Transaction<PaymentTables>,
   if (plan !== 'free') await trx.updateTable('payment_payments').set({ sync_plan: plan }).where('id', '=', payment.id).execute();
   log.info('full refund of the payment deciding the plan recorded; the plan follows the payments still standing', { ...fields, plan });
   // A newer refund recorded earlier (delivered first) counted this payment as standing.
+  return reconciled(ctx, trx, { duplicate: false, action: 'applied', paymentIntentId, syncUserId: payment.userId }, now);
+}
+
+/** A dispute only moves forward: opened, then closed (won or lost); a replayed or late event is stale. */
+const DISPUTE_RANK: Record<DisputeStatus, number> = { open: 1, won: 2, lost: 2 };
+
+/**
+ * Records a chargeback on its payment. Opened (or lost without its opening recorded), the payment
+ * stops standing: when it was the one deciding the plan, the plan is suspended at once through the
+ * same ordered sync (to that of the newest payment still standing, else free), and the operators
+ * are alerted by an error line (`category: dispute`). Won, the payment stands again: when it is
+ * then the newest standing one (not refunded, no newer purchase since), its plan is restored. A
+ * dispute of a payment that decides nothing is recorded and changes no plan.
+ */
+async function recordDispute(ctx: EventRecorder, trx: Transaction<PaymentTables>, fact: DisputeFact, at: string, now: string): Promise<RecordedEvent> {
+  const { log } = ctx;
+  const paymentIntentId = fact.paymentIntentId;
+  const payment = await findPayment(trx, paymentIntentId);
+  if (!payment) {
+    log.warn('dispute of a payment this service never recorded; acknowledged without action', { paymentIntentId, disputeId: fact.disputeId });
+    return { duplicate: false, action: 'unknown_payment', paymentIntentId };
+  }
+  if (payment.dispute.status && DISPUTE_RANK[payment.dispute.status] >= DISPUTE_RANK[fact.dispute])
+    return { duplicate: false, action: 'stale', paymentIntentId };
+  const before = await standingPayment(trx, payment.userId);
+  await trx.updateTable('payment_payments').set({ dispute_status: fact.dispute, disputed_at: at, updated_at: now }).where('id', '=', payment.id).execute();
+  const after = await standingPayment(trx, payment.userId);
+  const fields = {
+    userId: payment.userId,
+    paymentIntentId,
+    disputeId: fact.disputeId,
+    reason: fact.reason,
+    amount: payment.amount,
+    currency: payment.currency,
+  };
+  // The plan moves when this payment starts or stops being the one the user's plan comes from.
+  const decides = fact.dispute === 'won' ? after?.id === payment.id : before?.id === payment.id;
+  if (fact.dispute !== 'won' && payment.dispute.status !== 'open')
+    log.error(`DISPUTE: a card payment was disputed (${fact.dispute}); ${decides ? 'its plan is suspended' : 'it decides no plan'}`, {
+      ...fields,
+      category: 'dispute',
+    });
+  if (!decides) {
+    if (fact.dispute !== 'won' && OWED_STATES.includes(payment.sync.state))
+      await trx.updateTable('payment_payments').set({ sync_state: 'superseded', sync_next_at: null }).where('id', '=', payment.id).execute();
+    log.info(`dispute ${fact.dispute} recorded; the plan is unchanged`, fields);
+    return { duplicate: false, action: 'applied', paymentIntentId };
+  }
+  const plan = await planAfterRefund(trx, payment.userId);
+  // The newest fact from now on: the suspension (or the restoration) is the plan's latest change.
+  await trx
+    .updateTable('payment_payments')
+    .set({ status_at: at, ...pendingSync(ctx, plan, now) })
+    .where('id', '=', payment.id)
+    .execute();
+  if (fact.dispute === 'won') log.info('dispute won; the plan is restored', { ...fields, plan });
   return reconciled(ctx, trx, { duplicate: false, action: 'applied', paymentIntentId, syncUserId: payment.userId }, now);
 }

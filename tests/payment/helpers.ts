@@ -238,6 +238,8 @@ export async function insertPaidPayment(
       failure_message: null,
       amount_refunded: 0,
       refunded_at: null,
+      dispute_status: null,
+      disputed_at: null,
       sync_state: payment.syncState ?? 'pending',
       sync_plan: plan,
       sync_attempts: 0,

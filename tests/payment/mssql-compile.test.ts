@@ -94,6 +94,18 @@ const queries: [string, string[], () => Promise<unknown>][] = [
       }),
   ],
   [
+    // The event, its payment, the newest standing payment before and after the dispute is written, then the plan's suspension.
+    'record a dispute',
+    ['insert', 'select', 'select', 'update', 'select', 'select', 'update', 'select'],
+    () =>
+      require('../../functions/payment/webhook-events').recordEvent(ctx(), {
+        id: 'evt_3',
+        type: 'charge.dispute.created',
+        created: 1795000000,
+        data: { object: { id: 'dp_1', charge: 'ch_1', payment_intent: 'pi_1', status: 'needs_response', reason: 'fraudulent' } },
+      }),
+  ],
+  [
     // The last select: whether a refund that decided the plan is newer than this success (webhook-events.ts, reconciled).
     'record a webhook event',
     ['insert', 'select', 'update', 'select'],
