@@ -11,6 +11,8 @@ import * as reportQuota from './orchestrator/db/migrations/008_report_quota';
 import * as orchestratorRollups from './orchestrator/db/migrations/009_orchestrator_rollups';
 import * as orchestratorAdminActions from './orchestrator/db/migrations/010_orchestrator_admin_actions';
 import * as paymentReviewDecisions from './payment/db/migrations/011_payment_review_decisions';
+import * as paymentRefunds from './payment/db/migrations/012_payment_refunds';
+import * as paymentDisputes from './payment/db/migrations/013_payment_disputes';
 
 /**
  * The one migration history of the services' shared database, in order, for SQLite and Azure SQL
@@ -37,4 +39,6 @@ export const MIGRATIONS: Record<string, Migration> = {
   '009_orchestrator_rollups': orchestratorRollups,
   '010_orchestrator_admin_actions': orchestratorAdminActions,
   '011_payment_review_decisions': paymentReviewDecisions,
+  '012_payment_refunds': paymentRefunds,
+  '013_payment_disputes': paymentDisputes,
 };

@@ -5,7 +5,13 @@ import { stripeSdk } from './stripe-client';
  * every other type is acknowledged and ignored). The webhook endpoint subscribes to exactly these:
  * `npm run stripe:webhook` in Azure, and the local Stripe server the dev host starts.
  */
-export const HANDLED_EVENT_TYPES = ['payment_intent.succeeded', 'payment_intent.payment_failed', 'charge.refunded'] as const;
+export const HANDLED_EVENT_TYPES = [
+  'payment_intent.succeeded',
+  'payment_intent.payment_failed',
+  'charge.refunded',
+  'charge.dispute.created',
+  'charge.dispute.closed',
+] as const;
 export type HandledEventType = (typeof HANDLED_EVENT_TYPES)[number];
 
 /**

@@ -2,7 +2,7 @@ import type { Plan } from '../../shared/auth/access-token';
 import { first, isDuplicateKey, sql, toIso } from '../../shared/sql/dialect';
 import { param, precompiled } from '../../shared/sql/precompiled';
 import type { Timestamp } from '../../shared/sql/tables';
-import type { PaymentDb, PaymentStatus, PaymentsTable, SyncState } from './db/tables';
+import type { DisputeStatus, PaymentDb, PaymentStatus, PaymentsTable, SyncState } from './db/tables';
 
 // Payment's records in SQL. Each function takes the database it runs on first (the context's
 // `db`, or a transaction of it: a Transaction is a Kysely of the same tables) and, when it writes
@@ -18,6 +18,10 @@ export interface Payment {
   status: PaymentStatus;
   statusAt: string | null;
   failureMessage: string | null;
+  /** What was refunded so far (a partial refund leaves the payment succeeded) and the time of the last refund. */
+  refund: { amount: number; at: string | null };
+  /** The chargeback, if any: open, won or lost, and the time of its last event. */
+  dispute: { status: DisputeStatus | null; at: string | null };
   sync: { state: SyncState; plan: Plan | null; attempts: number; error: string | null; nextAttemptAt: string | null; syncedAt: string | null };
   createdAt: string;
   updatedAt: string;
@@ -42,6 +46,8 @@ export function toPayment(row: PaymentRow): Payment {
     status: row.status,
     statusAt: toIso(row.status_at),
     failureMessage: row.failure_message,
+    refund: { amount: row.amount_refunded, at: toIso(row.refunded_at) },
+    dispute: { status: row.dispute_status, at: toIso(row.disputed_at) },
     sync: {
       state: row.sync_state,
       plan: row.sync_plan,
@@ -73,6 +79,7 @@ export async function insertPendingPayment(
         currency: p.currency,
         price_version: p.priceVersion,
         status: 'pending',
+        amount_refunded: 0,
         sync_state: 'not_required',
         sync_attempts: 0,
         created_at: now,
@@ -118,12 +125,52 @@ const decidingPayment = precompiled((database: PaymentDb) =>
 );
 
 /**
- * The payment whose plan the user should have: the newest fact (succeeded or refunded) by event
- * time, ties broken by creation. Older payments never decide the plan once a newer one exists.
+ * The payment whose plan the user should have: the newest fact that decides a plan (a success, or
+ * a full refund of the payment that then decided the plan) by event time, ties broken by creation.
+ * Older payments never decide the plan once a newer one exists. A refund that decided nothing keeps
+ * the time its payment succeeded (webhook-events.ts), so it is never the newest fact.
  */
 export async function planDecidingPayment(db: PaymentDb, userId: string): Promise<Payment | undefined> {
   const [row] = await decidingPayment.execute({ userId }, db);
   return row && toPayment(row as PaymentRow);
+}
+
+const newestStanding = precompiled((database: PaymentDb) =>
+  first(
+    database,
+    database
+      .selectFrom('payment_payments')
+      .selectAll()
+      .where('user_id', '=', param('userId'))
+      .where('status', '=', 'succeeded')
+      .where((eb) => eb.or([eb('dispute_status', 'is', null), eb('dispute_status', '=', 'won')]))
+      .orderBy('status_at', 'desc')
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc'),
+    1,
+  ),
+);
+
+/**
+ * Whether a payment gives its plan: it succeeded, was not refunded in full, and no chargeback
+ * against it is open or lost (a won one gives the plan back).
+ */
+export const stands = (p: Payment): boolean => p.status === 'succeeded' && (p.dispute.status === null || p.dispute.status === 'won');
+
+/** The newest payment that still stands (see `stands`): the one whose plan the user holds when no refund decided since. */
+export async function standingPayment(db: PaymentDb, userId: string): Promise<Payment | undefined> {
+  const [row] = await newestStanding.execute({ userId }, db);
+  return row && toPayment(row as PaymentRow);
+}
+
+/** The plan a refund or chargeback that decides leaves the user: that of the newest payment still standing, else free. */
+export async function planAfterRefund(db: PaymentDb, userId: string): Promise<Plan> {
+  return (await standingPayment(db, userId))?.planType ?? 'free';
+}
+
+/** Sets the plan a refund's pending sync pushes (recomputed when the payments standing changed since it was recorded). */
+export async function setSyncPlan(db: PaymentDb, id: string, plan: Plan, now: Date): Promise<void> {
+  await db.updateTable('payment_payments').set({ sync_plan: plan, updated_at: now.toISOString() }).where('id', '=', id).execute();
 }
 
 /** The sync states in which a payment still owes identity a plan: the retry loop's two, and manual review (a person decides). */

@@ -6,7 +6,19 @@ import type { Logger } from '../../shared/logging';
 import type { PaymentNeeds } from './context';
 import { storeFailedSync, deleteFailedSync } from './failed-sync-records';
 import type { PlanUpdateFailure } from './identity-client';
-import { acquireSyncLease, markSyncFailed, markSynced, planDecidingPayment, releaseSyncLease, renewSyncLease, supersedeOlder, type Payment } from './payments';
+import {
+  acquireSyncLease,
+  markSyncFailed,
+  markSynced,
+  planAfterRefund,
+  planDecidingPayment,
+  releaseSyncLease,
+  renewSyncLease,
+  setSyncPlan,
+  stands,
+  supersedeOlder,
+  type Payment,
+} from './payments';
 
 /** The sync result: `{ success: true }` or `{ success: false, error, details, userId, retryStored }`. */
 export type SyncResult =
@@ -106,7 +118,7 @@ async function recordFailure(ctx: PlanSyncer, payment: Payment, failure: PlanUpd
 
 /**
  * Brings identity up to date for one user: pushes the plan of the user's plan-deciding payment
- * (the newest succeeded or refunded one), under a per-user lease so no older plan is pushed after
+ * (the newest success, or full refund of the payment then deciding, whose plan is that of the payments still standing), under a per-user lease so no older plan is pushed after
  * a newer one. The lease covers one push and is renewed before each further one, so it cannot run
  * out mid-sync while this instance still works; a lost lease stops the sync. After a successful
  * push it looks again, in case a newer payment arrived meanwhile. Identity refusing the push as
@@ -127,7 +139,7 @@ export async function syncUser(ctx: PlanSyncer, userId: string): Promise<SyncRes
     for (let round = 0; round < 3; round++) {
       if (round > 0 && !(await renewSyncLease(db, userId, holder, ctx.now(), leaseMs)))
         return deferred('the sync lease was lost to another instance; it finishes the sync');
-      const target = await planDecidingPayment(db, userId);
+      const target = await decidingWithPlan(ctx, userId);
       if (!target) return result;
       // markSynced already superseded the older payments of the one just pushed.
       if (result.paymentIntentId === target.id) return result;
@@ -150,6 +162,20 @@ export async function syncUser(ctx: PlanSyncer, userId: string): Promise<SyncRes
   } finally {
     await releaseSyncLease(db, userId, holder);
   }
+}
+
+/**
+ * The plan-deciding payment with the plan to push. A refund's (or chargeback's) plan is that of the newest payment
+ * still standing, read again here under the user's lease: refunds of two payments recorded at once
+ * each saw the other standing, and only this read, after both, sees neither.
+ */
+async function decidingWithPlan(ctx: PlanSyncer, userId: string): Promise<Payment | undefined> {
+  const target = await planDecidingPayment(ctx.db, userId);
+  if (!target || stands(target) || !['pending', 'failed'].includes(target.sync.state)) return target;
+  const plan = await planAfterRefund(ctx.db, userId);
+  if (plan === target.sync.plan) return target;
+  await setSyncPlan(ctx.db, target.id, plan, ctx.now());
+  return { ...target, sync: { ...target.sync, plan } };
 }
 
 /**

@@ -4,8 +4,8 @@ import type { Plan } from '../../shared/auth/access-token';
 import { param, precompiled } from '../../shared/sql/precompiled';
 import { isDuplicateKey } from '../../shared/sql/dialect';
 import type { PaymentNeeds } from './context';
-import type { PaymentDb, PaymentStatus, PaymentTables, SyncState } from './db/tables';
-import { findPayment, type Payment } from './payments';
+import type { DisputeStatus, PaymentDb, PaymentStatus, PaymentTables, SyncState } from './db/tables';
+import { findPayment, OWED_STATES, planAfterRefund, planDecidingPayment, standingPayment, stands, type Payment } from './payments';
 import { inlineSyncGraceMs } from './plan-sync';
 
 export { HANDLED_EVENT_TYPES } from './event-types';
@@ -39,7 +39,27 @@ interface Fact {
   intent?: Stripe.PaymentIntent;
 }
 
-function factOf(event: Stripe.Event): Fact | 'ignored_type' | 'partial_refund' {
+/** A `charge.refunded` event: the charge's cumulative refunded amount, and whether it is refunded in full. */
+interface RefundFact {
+  paymentIntentId: string;
+  amountRefunded: number;
+  full: boolean;
+}
+
+/** A `charge.dispute.created` (open) or `charge.dispute.closed` (won or lost) event. */
+interface DisputeFact {
+  paymentIntentId: string;
+  dispute: DisputeStatus;
+  disputeId: string;
+  reason: string;
+}
+
+function disputeFact(dispute: Stripe.Dispute, status: DisputeStatus): DisputeFact | 'ignored_type' {
+  const pi = typeof dispute.payment_intent === 'string' ? dispute.payment_intent : dispute.payment_intent?.id;
+  return pi ? { paymentIntentId: pi, dispute: status, disputeId: dispute.id, reason: dispute.reason } : 'ignored_type';
+}
+
+function factOf(event: Stripe.Event): Fact | RefundFact | DisputeFact | 'ignored_type' | 'partial_refund' {
   switch (event.type) {
     case 'payment_intent.succeeded':
       return { paymentIntentId: event.data.object.id, status: 'succeeded', intent: event.data.object };
@@ -52,11 +72,16 @@ function factOf(event: Stripe.Event): Fact | 'ignored_type' | 'partial_refund' {
       };
     case 'charge.refunded': {
       const charge = event.data.object;
-      // Only a full refund takes the plan away; a partial refund is a goodwill credit.
-      if (!charge.refunded || charge.amount_refunded < charge.amount) return 'partial_refund';
       const pi = typeof charge.payment_intent === 'string' ? charge.payment_intent : charge.payment_intent?.id;
-      return pi ? { paymentIntentId: pi, status: 'refunded' } : 'partial_refund';
+      // A charge without a PaymentIntent was not made by this service's checkout: nothing to record it on.
+      if (!pi) return 'partial_refund';
+      return { paymentIntentId: pi, amountRefunded: charge.amount_refunded, full: charge.refunded && charge.amount_refunded >= charge.amount };
     }
+    case 'charge.dispute.created':
+      return disputeFact(event.data.object, 'open');
+    case 'charge.dispute.closed':
+      // Stripe closes a dispute won, lost, or (an inquiry) warning_closed: only a lost one keeps the money away.
+      return disputeFact(event.data.object, event.data.object.status === 'lost' ? 'lost' : 'won');
     default:
       return 'ignored_type';
   }
@@ -95,6 +120,7 @@ const insertPaymentRow = precompiled((database: PaymentDb) =>
     status: param<PaymentStatus>('status'),
     status_at: param('statusAt'),
     failure_message: param('failureMessage'),
+    amount_refunded: 0,
     sync_state: param<SyncState>('syncState'),
     sync_plan: param<Plan>('syncPlan'),
     sync_attempts: 0,
@@ -183,9 +209,11 @@ export async function recordEvent(ctx: EventRecorder, event: Stripe.Event): Prom
       throw error;
     }
     if (fact === 'ignored_type' || fact === 'partial_refund') return { duplicate: false, action: fact, paymentIntentId };
+    if ('amountRefunded' in fact) return recordRefund(ctx, trx, fact, at, now);
+    if ('dispute' in fact) return recordDispute(ctx, trx, fact, at, now);
 
     const payment = await findPayment(trx, fact.paymentIntentId);
-    if (!payment) return insertFromEvent(ctx, trx, fact, at, now);
+    if (!payment) return reconciled(ctx, trx, await insertFromEvent(ctx, trx, fact, at, now), now);
     if (!supersedes(payment, fact.status, at)) return { duplicate: false, action: 'stale', paymentIntentId };
 
     const problems = fact.intent ? contradictions(payment, fact.intent) : [];
@@ -224,6 +252,148 @@ export async function recordEvent(ctx: EventRecorder, event: Stripe.Event): Prom
       .where('id', '=', payment.id)
       .execute();
     if (problems.length) return { duplicate: false, action: 'contradicts_record', paymentIntentId };
-    return { duplicate: false, action: 'applied', paymentIntentId, ...(syncs ? { syncUserId: payment.userId } : {}) };
+    return reconciled(ctx, trx, { duplicate: false, action: 'applied', paymentIntentId, ...(syncs ? { syncUserId: payment.userId } : {}) }, now);
   });
+}
+
+/**
+ * A success recorded older than a refund that decided the plan (delivered late, or a refund of the
+ * newer payment recorded before it) changes which payment stands behind that refund. The refund
+ * stays the newest fact, so its plan is recomputed and pushed again: the user never keeps a plan of
+ * a refunded payment nor loses one a standing payment gives. The plan sync recomputes it once more
+ * under the user's lease (plan-sync.ts), so two refunds recorded at once cannot leave a wrong plan.
+ */
+async function reconciled(ctx: EventRecorder, trx: Transaction<PaymentTables>, recorded: RecordedEvent, now: string): Promise<RecordedEvent> {
+  if (!recorded.syncUserId) return recorded;
+  const newest = await planDecidingPayment(trx, recorded.syncUserId);
+  if (!newest || stands(newest) || newest.id === recorded.paymentIntentId) return recorded;
+  const plan = await planAfterRefund(trx, recorded.syncUserId);
+  if (plan === newest.sync.plan) return recorded;
+  await trx
+    .updateTable('payment_payments')
+    .set(pendingSync(ctx, plan, now))
+    .where('id', '=', newest.id)
+    .where('sync_state', '!=', 'manual_review')
+    .execute();
+  return recorded;
+}
+
+/** A plan sync due to the webhook that records it, left to the timer after the inline grace. */
+function pendingSync(ctx: EventRecorder, plan: Plan, now: string) {
+  return {
+    sync_state: 'pending' as const,
+    sync_plan: plan,
+    sync_attempts: 0,
+    sync_error: null,
+    sync_next_at: new Date(Date.parse(now) + inlineSyncGraceMs(ctx.config)).toISOString(),
+  };
+}
+
+/**
+ * Records a `charge.refunded` event on its payment (what was refunded and when; Stripe's amount is
+ * cumulative, so a refund event not above the amount recorded is stale). Only a FULL refund of the
+ * payment that decides the plan (no other standing payment is newer) moves the plan: to that of the
+ * newest payment still standing, else free, through the same ordered sync. A partial refund, or a
+ * full refund of a payment a newer one superseded, changes no plan: it is recorded and logged, and
+ * its payment keeps the time it succeeded, so it never becomes the newest fact; a superseded
+ * payment's owed sync is superseded (a refunded payment's plan is never pushed).
+ */
+async function recordRefund(ctx: EventRecorder, trx: Transaction<PaymentTables>, fact: RefundFact, at: string, now: string): Promise<RecordedEvent> {
+  const { log } = ctx;
+  const paymentIntentId = fact.paymentIntentId;
+  const payment = await findPayment(trx, paymentIntentId);
+  if (!payment) {
+    log.warn('refund for a payment this service never recorded; acknowledged without action', { paymentIntentId });
+    return { duplicate: false, action: 'unknown_payment', paymentIntentId };
+  }
+  if (payment.status === 'refunded' || fact.amountRefunded <= payment.refund.amount) return { duplicate: false, action: 'stale', paymentIntentId };
+  const refund = { amount_refunded: fact.amountRefunded, refunded_at: at, updated_at: now };
+  const fields = { userId: payment.userId, paymentIntentId, amountRefunded: fact.amountRefunded, amount: payment.amount, currency: payment.currency };
+  if (!fact.full) {
+    await trx.updateTable('payment_payments').set(refund).where('id', '=', payment.id).execute();
+    log.info('partial refund recorded; the plan is unchanged', fields);
+    return { duplicate: false, action: 'partial_refund', paymentIntentId };
+  }
+  const standing = await standingPayment(trx, payment.userId);
+  // A payment that never stood (its success not yet recorded) decides only when no other stands.
+  const decides = payment.status === 'succeeded' ? standing?.id === payment.id : !standing;
+  if (!decides) {
+    await trx
+      .updateTable('payment_payments')
+      .set({
+        ...refund,
+        status: 'refunded',
+        ...(OWED_STATES.includes(payment.sync.state) ? { sync_state: 'superseded' as const, sync_next_at: null } : {}),
+      })
+      .where('id', '=', payment.id)
+      .execute();
+    log.info('refund of a payment a newer one superseded recorded; the plan is unchanged', { ...fields, decidingPaymentIntentId: standing?.id });
+    return { duplicate: false, action: 'applied', paymentIntentId };
+  }
+  await trx
+    .updateTable('payment_payments')
+    .set({ ...refund, status: 'refunded', status_at: at, failure_message: null, ...pendingSync(ctx, 'free', now) })
+    .where('id', '=', payment.id)
+    .execute();
+  const plan = await planAfterRefund(trx, payment.userId);
+  if (plan !== 'free') await trx.updateTable('payment_payments').set({ sync_plan: plan }).where('id', '=', payment.id).execute();
+  log.info('full refund of the payment deciding the plan recorded; the plan follows the payments still standing', { ...fields, plan });
+  // A newer refund recorded earlier (delivered first) counted this payment as standing.
+  return reconciled(ctx, trx, { duplicate: false, action: 'applied', paymentIntentId, syncUserId: payment.userId }, now);
+}
+
+/** A dispute only moves forward: opened, then closed (won or lost); a replayed or late event is stale. */
+const DISPUTE_RANK: Record<DisputeStatus, number> = { open: 1, won: 2, lost: 2 };
+
+/**
+ * Records a chargeback on its payment. Opened (or lost without its opening recorded), the payment
+ * stops standing: when it was the one deciding the plan, the plan is suspended at once through the
+ * same ordered sync (to that of the newest payment still standing, else free), and the operators
+ * are alerted by an error line (`category: dispute`). Won, the payment stands again: when it is
+ * then the newest standing one (not refunded, no newer purchase since), its plan is restored. A
+ * dispute of a payment that decides nothing is recorded and changes no plan.
+ */
+async function recordDispute(ctx: EventRecorder, trx: Transaction<PaymentTables>, fact: DisputeFact, at: string, now: string): Promise<RecordedEvent> {
+  const { log } = ctx;
+  const paymentIntentId = fact.paymentIntentId;
+  const payment = await findPayment(trx, paymentIntentId);
+  if (!payment) {
+    log.warn('dispute of a payment this service never recorded; acknowledged without action', { paymentIntentId, disputeId: fact.disputeId });
+    return { duplicate: false, action: 'unknown_payment', paymentIntentId };
+  }
+  if (payment.dispute.status && DISPUTE_RANK[payment.dispute.status] >= DISPUTE_RANK[fact.dispute])
+    return { duplicate: false, action: 'stale', paymentIntentId };
+  const before = await standingPayment(trx, payment.userId);
+  await trx.updateTable('payment_payments').set({ dispute_status: fact.dispute, disputed_at: at, updated_at: now }).where('id', '=', payment.id).execute();
+  const after = await standingPayment(trx, payment.userId);
+  const fields = {
+    userId: payment.userId,
+    paymentIntentId,
+    disputeId: fact.disputeId,
+    reason: fact.reason,
+    amount: payment.amount,
+    currency: payment.currency,
+  };
+  // The plan moves when this payment starts or stops being the one the user's plan comes from.
+  const decides = fact.dispute === 'won' ? after?.id === payment.id : before?.id === payment.id;
+  if (fact.dispute !== 'won' && payment.dispute.status !== 'open')
+    log.error(`DISPUTE: a card payment was disputed (${fact.dispute}); ${decides ? 'its plan is suspended' : 'it decides no plan'}`, {
+      ...fields,
+      category: 'dispute',
+    });
+  if (!decides) {
+    if (fact.dispute !== 'won' && OWED_STATES.includes(payment.sync.state))
+      await trx.updateTable('payment_payments').set({ sync_state: 'superseded', sync_next_at: null }).where('id', '=', payment.id).execute();
+    log.info(`dispute ${fact.dispute} recorded; the plan is unchanged`, fields);
+    return { duplicate: false, action: 'applied', paymentIntentId };
+  }
+  const plan = await planAfterRefund(trx, payment.userId);
+  // The newest fact from now on: the suspension (or the restoration) is the plan's latest change.
+  await trx
+    .updateTable('payment_payments')
+    .set({ status_at: at, ...pendingSync(ctx, plan, now) })
+    .where('id', '=', payment.id)
+    .execute();
+  if (fact.dispute === 'won') log.info('dispute won; the plan is restored', { ...fields, plan });
+  return reconciled(ctx, trx, { duplicate: false, action: 'applied', paymentIntentId, syncUserId: payment.userId }, now);
 }

@@ -79,9 +79,36 @@ const queries: [string, string[], () => Promise<unknown>][] = [
       await payments().releaseSyncLease(db, 'u1', 'h');
     },
   ],
+  ["the newest standing payment (a refund's plan)", ['select'], () => payments().planAfterRefund(db, 'u1')],
+  ["a refund's plan recomputed at the push", ['update'], () => payments().setSyncPlan(db, 'pi_1', 'pro', new Date())],
   [
+    // The event, its payment, the newest standing payment, the refund written on the payment.
+    'record a refund',
+    ['insert', 'select', 'select', 'update'],
+    () =>
+      require('../../functions/payment/webhook-events').recordEvent(ctx(), {
+        id: 'evt_2',
+        type: 'charge.refunded',
+        created: 1795000000,
+        data: { object: { id: 'ch_1', amount: 2900, amount_refunded: 2900, refunded: true, payment_intent: 'pi_1' } },
+      }),
+  ],
+  [
+    // The event, its payment, the newest standing payment before and after the dispute is written, then the plan's suspension.
+    'record a dispute',
+    ['insert', 'select', 'select', 'update', 'select', 'select', 'update', 'select'],
+    () =>
+      require('../../functions/payment/webhook-events').recordEvent(ctx(), {
+        id: 'evt_3',
+        type: 'charge.dispute.created',
+        created: 1795000000,
+        data: { object: { id: 'dp_1', charge: 'ch_1', payment_intent: 'pi_1', status: 'needs_response', reason: 'fraudulent' } },
+      }),
+  ],
+  [
+    // The last select: whether a refund that decided the plan is newer than this success (webhook-events.ts, reconciled).
     'record a webhook event',
-    ['insert', 'select', 'update'],
+    ['insert', 'select', 'update', 'select'],
     () =>
       require('../../functions/payment/webhook-events').recordEvent(ctx(), {
         id: 'evt_1',

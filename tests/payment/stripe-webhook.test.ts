@@ -119,7 +119,7 @@ test('a second run changes nothing and says so', async () => {
   const result = await run();
   expect(result).toMatchObject({ changed: false, endpointId: endpoint.id });
   expect(result.lines[0]).toBe(
-    `Nothing to change: webhook endpoint ${endpoint.id} for ${webhookUrl} is enabled with 3 events (${HANDLED_EVENT_TYPES.join(', ')}), and Key Vault holds its signing secret.`,
+    `Nothing to change: webhook endpoint ${endpoint.id} for ${webhookUrl} is enabled with 5 events (${HANDLED_EVENT_TYPES.join(', ')}), and Key Vault holds its signing secret.`,
   );
   expect(keyVault.versionCount(SECRET.stripeWebhookSecret)).toBe(before);
   expect(await ourEndpoints()).toHaveLength(1);
@@ -132,7 +132,7 @@ test('drifted enabled events are put back, and a disabled endpoint is enabled ag
   expect(result.changed).toBe(true);
   expect(result.lines).toEqual(
     expect.arrayContaining([
-      `Updated the enabled events of ${endpoint.id}; added payment_intent.payment_failed, charge.refunded; removed customer.created.`,
+      `Updated the enabled events of ${endpoint.id}; added payment_intent.payment_failed, charge.refunded, charge.dispute.created, charge.dispute.closed; removed customer.created.`,
       `Enabled ${endpoint.id} again (it was disabled).`,
     ]),
   );
@@ -205,6 +205,22 @@ test('every event type the endpoint subscribes to is one the webhook acts on', a
       status: 'requires_payment_method',
     }),
     'charge.refunded': chargeObject('pi_types_1', 2900, 2900),
+    'charge.dispute.created': {
+      id: 'dp_types_1',
+      object: 'dispute',
+      charge: 'ch_pi_types_1',
+      payment_intent: 'pi_types_1',
+      status: 'needs_response',
+      reason: 'fraudulent',
+    },
+    'charge.dispute.closed': {
+      id: 'dp_types_1',
+      object: 'dispute',
+      charge: 'ch_pi_types_1',
+      payment_intent: 'pi_types_1',
+      status: 'lost',
+      reason: 'fraudulent',
+    },
   };
   for (const type of HANDLED_EVENT_TYPES) {
     const answer = await deliver(host, stripeEvent(type, objects[type]));

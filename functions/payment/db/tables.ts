@@ -2,6 +2,7 @@ import type { Generated, Kysely } from 'kysely';
 import type { Plan } from '../../../shared/auth/access-token';
 import type { Timestamp } from '../../../shared/sql/tables';
 
+export type DisputeStatus = 'open' | 'won' | 'lost';
 export type PaymentStatus = 'pending' | 'succeeded' | 'failed' | 'canceled' | 'refunded';
 /**
  * not_required: nothing to push (pending or failed payment). pending: a plan must be pushed to
@@ -22,6 +23,14 @@ export interface PaymentsTable {
   /** Stripe's `created` of the event that set `status`: the order in which facts about payments happened. */
   status_at: Timestamp | null;
   failure_message: string | null;
+  /** What Stripe refunded of the charge so far (cumulative, in the currency's minor unit); 0 when nothing was (migration 012). */
+  amount_refunded: number;
+  /** Stripe's `created` of the last refund recorded. */
+  refunded_at: Timestamp | null;
+  /** The chargeback: open, then won or lost (migration 013); null when the payment was never disputed. */
+  dispute_status: DisputeStatus | null;
+  /** Stripe's `created` of the last dispute event recorded. */
+  disputed_at: Timestamp | null;
   sync_state: SyncState;
   sync_plan: Plan | null;
   sync_attempts: number;
@@ -65,7 +74,7 @@ export interface ReviewDecisionsTable {
   request_id: string | null;
 }
 
-/** Payment's tables (migrations 004, 006 and 011). */
+/** Payment's tables (migrations 004, 006, 011, 012 and 013). */
 export type PaymentTables = {
   payment_payments: PaymentsTable;
   payment_webhook_events: WebhookEventsTable;
