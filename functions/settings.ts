@@ -1,4 +1,5 @@
 import { parseConfig, PLATFORM_SETTINGS, type ConfigOf, type ParseOptions } from '../shared/config';
+import { MAIL_SETTINGS } from '../shared/mail/settings';
 import type { Platform } from '../shared/platform';
 import { IDENTITY_SETTINGS } from './identity/settings';
 import { ORCHESTRATOR_SETTINGS } from './orchestrator/settings';
@@ -11,7 +12,7 @@ import { VISUAL_SETTINGS } from './visual/settings';
  * the dev host, the commands), so a required setting of a served service is checked at start;
  * the README's configuration table, the local settings file and the Bicep parity test read it too.
  */
-export const SETTINGS = { ...PLATFORM_SETTINGS, ...IDENTITY_SETTINGS, ...PAYMENT_SETTINGS, ...ORCHESTRATOR_SETTINGS, ...VISUAL_SETTINGS };
+export const SETTINGS = { ...PLATFORM_SETTINGS, ...MAIL_SETTINGS, ...IDENTITY_SETTINGS, ...PAYMENT_SETTINGS, ...ORCHESTRATOR_SETTINGS, ...VISUAL_SETTINGS };
 
 export type AppConfig = ConfigOf<typeof SETTINGS>;
 

@@ -6,7 +6,7 @@ import { defineContext } from '../../shared/context';
 import { opsFor } from '../../shared/http/route';
 import { DATABASE } from '../../shared/sql/db';
 import type { IdentityTables } from './db/tables';
-import { mailerOn, type Mailer } from './mailer';
+import { mailerOn, type Mailer } from '../../shared/mail/mailer';
 
 /**
  * What identity's code is handed per invocation: the shared part (settings, clock, logger), its

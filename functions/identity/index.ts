@@ -4,7 +4,7 @@ import { createLogger } from '../../shared/logging';
 import { member } from '../../shared/platform';
 import { bootstrapAdmin, startBootstrapAdmin, type BackgroundTask } from './bootstrap';
 import { identityContext } from './context';
-import { mailerOn } from './mailer';
+import { mailerOn } from '../../shared/mail/mailer';
 import { DESCRIPTION, ROUTES } from './routes';
 import { TIMERS } from './timers';
 

@@ -1,4 +1,4 @@
-import { boolean, integer, secret, text, url } from '../../shared/config/parsers';
+import { boolean, integer, secret, text } from '../../shared/config/parsers';
 import { withDefault, required, optional, ID, type Setting } from '../../shared/config/setting-kinds';
 import type { Config, ConfigOf } from '../../shared/config';
 import type { Platform } from '../../shared/platform';
@@ -19,20 +19,6 @@ export const IDENTITY_SETTINGS = {
   }),
   ALLOW_SIGNUP: withDefault(boolean, 'true', { services: ID, deploy: 'tuning', description: 'Whether an unknown email signs up on login.' }),
   BOOTSTRAP_ADMIN_EMAIL: optional(text, { services: ID, deploy: 'app', description: 'Created as super_admin at start-up when absent.' }),
-  SMTP_URL: optional(text, {
-    unresolved: 'unset',
-    services: ID,
-    deploy: 'secret',
-    description:
-      'nodemailer SMTP URL: when set, login emails go through it. Unset: through Azure Communication Services when EMAIL_ACS_ENDPOINT is set, else each email is written as an .eml file under <DATA_DIR>/outbox.',
-  }),
-  EMAIL_FROM: withDefault(text, 'Report Platform <no-reply@example.com>', { services: ID, deploy: 'tuning', description: 'From address of login emails.' }),
-  EMAIL_ACS_ENDPOINT: optional(url, {
-    services: ID,
-    deploy: 'app',
-    description:
-      'Azure Communication Services endpoint (https://<name>.communication.azure.com): login emails are sent through it with the managed identity (AZURE_CLIENT_ID), from EMAIL_FROM (an address of its linked domain). SMTP_URL, when set, is used instead.',
-  }),
   OTP_LENGTH: withDefault(integer(6, 10), '6', { services: ID, deploy: 'tuning', description: 'Digits in a one-time sign-in code (CSPRNG).' }),
   OTP_TTL_SECONDS: withDefault(integer(60, 600), '600', {
     services: ID,

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import { CREDENTIAL } from '../../shared/azure-credential';
 import { defineContext } from '../../shared/context';
 import { opsFor } from '../../shared/http/route';
+import type { Mailer } from '../../shared/mail/mailer';
 import { DATABASE } from '../../shared/sql/db';
 import type { AiProvider } from './ai';
 import type { OrchestratorTables } from './db/tables';
@@ -15,6 +16,7 @@ import type { LogWriter } from './workflow/log-writer';
 const ai = () => require('./ai') as typeof import('./ai');
 const store = () => require('./report/report-store') as typeof import('./report/report-store');
 const visual = () => require('./visual-client') as typeof import('./visual-client');
+const mail = () => require('../../shared/mail/mailer') as typeof import('../../shared/mail/mailer');
 const workflowLog = () => require('./workflow/workflow-logger') as typeof import('./workflow/workflow-logger');
 
 /**
@@ -40,6 +42,10 @@ export const orchestratorContext = defineContext('orchestrator', ORCHESTRATOR_SE
     /** Where report files are stored, and the signed links they are downloaded by. */
     get reports(): ReportStore {
       return store().reportStore({ storage: base.storage, config, now: base.now, delegation: platform.get(store().DELEGATION_KEY) });
+    },
+    /** How the orchestrator tells a requester their report is ready or failed: SMTP, Azure Communication Services, or the local outbox. */
+    get mailer(): Mailer {
+      return mail().mailerOn(platform);
     },
     /** The platform's batch writer of workflow log rows (one per instance; its flushes run off the workflow's path). */
     get logWriter(): LogWriter {

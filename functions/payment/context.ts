@@ -4,6 +4,7 @@ import { defineContext } from '../../shared/context';
 import { opsFor } from '../../shared/http/route';
 import type { Logger } from '../../shared/logging';
 import type { RandomSource } from '../../shared/platform';
+import { mailerOn, type Mailer } from '../../shared/mail/mailer';
 import { DATABASE } from '../../shared/sql/db';
 import type { PaymentDb } from './db/tables';
 import { identityClient, type IdentityClient } from './identity-client';
@@ -26,6 +27,10 @@ export const paymentContext = defineContext('payment', PAYMENT_SETTINGS, ({ plat
   /** Identity as payment calls it: the plan push, at {auth_url} with the service admin token. */
   get identity(): IdentityClient {
     return identityClient(config);
+  },
+  /** How payment sends its billing notices (payment failed, plan ending): SMTP, Azure Communication Services, or the local outbox. */
+  get mailer(): Mailer {
+    return mailerOn(platform);
   },
   /** Where the sync backoff's jitter comes from (a test seeds it on the platform). */
   get random(): RandomSource {

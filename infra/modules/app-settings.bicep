@@ -28,7 +28,7 @@ param orchestratorAiModel string
 param reportQueue string
 @description('Azure Communication Services endpoint identity sends the sign-in emails through, with the managed identity.')
 param emailEndpoint string
-@description('From of the sign-in emails: the Azure-managed domain\'s sender.')
+@description('From of every email (sign-in codes, billing and report notices): the Azure-managed domain\'s sender.')
 param emailFrom string
 @description('Origins allowed to call this app from a browser: the app setting CORS_ALLOWED_ORIGINS and the platform\'s CORS get the same list.')
 param corsAllowedOrigins array
@@ -53,10 +53,14 @@ var plainSettingsByService = {
   }
   payment: {
     IDENTITY_URL: serviceUrls.identity
+    EMAIL_ACS_ENDPOINT: emailEndpoint
+    EMAIL_FROM: emailFrom
     PAYMENT_SYNC_RETRY_SCHEDULE: '0 */1 * * * *'
   }
   orchestrator: {
     ORCHESTRATOR_QUEUE: reportQueue
+    EMAIL_ACS_ENDPOINT: emailEndpoint
+    EMAIL_FROM: emailFrom
     IDENTITY_URL: serviceUrls.identity
     PAYMENT_URL: serviceUrls.payment
     VISUAL_URL: serviceUrls.visual
@@ -82,10 +86,12 @@ var keyVaultSecretsByService = {
     AUTH_ADMIN_TOKEN: '@Microsoft.KeyVault(SecretUri=${keyVaultUri}secrets/auth-admin-token/)'
     STRIPE_SECRET_KEY: '@Microsoft.KeyVault(SecretUri=${keyVaultUri}secrets/stripe-secret-key/)'
     STRIPE_WEBHOOK_SECRET: '@Microsoft.KeyVault(SecretUri=${keyVaultUri}secrets/stripe-webhook-secret/)'
+    SMTP_URL: '@Microsoft.KeyVault(SecretUri=${keyVaultUri}secrets/smtp-url/)'
   }
   orchestrator: {
     VISUAL_API_TOKEN: '@Microsoft.KeyVault(SecretUri=${keyVaultUri}secrets/visual-api-token/)'
     ORCHESTRATOR_AI_API_KEY: '@Microsoft.KeyVault(SecretUri=${keyVaultUri}secrets/orchestrator-ai-api-key/)'
+    SMTP_URL: '@Microsoft.KeyVault(SecretUri=${keyVaultUri}secrets/smtp-url/)'
   }
   visual: {
     VISUAL_API_TOKEN: '@Microsoft.KeyVault(SecretUri=${keyVaultUri}secrets/visual-api-token/)'

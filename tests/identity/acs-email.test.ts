@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { TokenCredential } from '@azure/core-auth';
 import { EmailClient } from '@azure/communication-email';
 import { identity } from '../../functions/identity';
-import { parseFrom, sendWithAcs, useEmailClient } from '../../functions/identity/mailer';
+import { parseFrom, sendWithAcs, useEmailClient } from '../../shared/mail/mailer';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { loopbackCertificate, startAcsEmailServer } from './acs-email-server';
 

@@ -181,7 +181,7 @@ describeWithBicep('the compiled template of infra/main.bicep', (bicep) => {
       );
     });
 
-    it("gives identity the endpoint and the sender's address (EMAIL_ACS_ENDPOINT, EMAIL_FROM)", () => {
+    it("gives every app that sends email (identity, payment, orchestrator) the endpoint and the sender's address (EMAIL_ACS_ENDPOINT, EMAIL_FROM)", () => {
       expect(email.outputs!.endpoint.value).toBe(
         "[format('https://{0}', reference(resourceId('Microsoft.Communication/communicationServices', format('acs-{0}', parameters('nameSuffix'))), '2025-05-01').hostName)]",
       );
@@ -191,8 +191,11 @@ describeWithBicep('the compiled template of infra/main.bicep', (bicep) => {
       const params = moduleDeployment(main, 'appSettings').properties.parameters;
       expect(params.emailEndpoint.value).toMatch(/'email'\), '[\d-]+'\)\.outputs\.endpoint\.value\]$/);
       expect(params.emailFrom.value).toMatch(/'email'\), '[\d-]+'\)\.outputs\.from\.value\]$/);
-      const settings = moduleTemplate(main, 'appSettings').variables!.plainSettingsByService.identity;
-      expect(settings).toMatchObject({ EMAIL_ACS_ENDPOINT: "[parameters('emailEndpoint')]", EMAIL_FROM: "[parameters('emailFrom')]" });
+      for (const service of ['identity', 'payment', 'orchestrator']) {
+        const settings = moduleTemplate(main, 'appSettings').variables!.plainSettingsByService[service];
+        expect(settings).toMatchObject({ EMAIL_ACS_ENDPOINT: "[parameters('emailEndpoint')]", EMAIL_FROM: "[parameters('emailFrom')]" });
+      }
+      expect(moduleTemplate(main, 'appSettings').variables!.plainSettingsByService.visual).not.toHaveProperty('EMAIL_ACS_ENDPOINT');
     });
   });
 

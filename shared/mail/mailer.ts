@@ -3,9 +3,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { EmailClient } from '@azure/communication-email';
 import type { Transporter } from 'nodemailer';
-import { CREDENTIAL } from '../../shared/azure-credential';
-import { type IdentityConfig, identityConfig } from './settings';
-import { member, type Platform } from '../../shared/platform';
+import { CREDENTIAL } from '../azure-credential';
+import { member, type Platform } from '../platform';
+import { mailConfig, type MailConfig } from './settings';
 
 export interface Email {
   to: string;
@@ -13,14 +13,14 @@ export interface Email {
   text: string;
 }
 
-/** How identity sends email: identity's context hands it in (`ctx.mailer`). */
+/** How a service sends email: its context hands it in (`ctx.mailer`). */
 export interface Mailer {
   send(email: Email): Promise<void>;
   /** The dev host's banner line: where the codes go. */
   describe(): string;
 }
 
-const outboxDir = (cfg: IdentityConfig) => path.join(cfg.DATA_DIR, 'outbox');
+const outboxDir = (cfg: MailConfig) => path.join(cfg.DATA_DIR, 'outbox');
 
 // The mail libraries load with the first email, not with the service: most cold starts send none.
 const nodemailer = () => require('nodemailer') as typeof import('nodemailer');
@@ -33,7 +33,7 @@ interface Transports {
   acs?: { endpoint: string; client: EmailClient };
 }
 const TRANSPORTS = member(
-  'identity mail transports',
+  'mail transports',
   (): Transports => ({}),
   (made) => made.smtp?.transport.close(),
 );
@@ -99,7 +99,7 @@ export async function sendWithAcs(client: EmailClient, from: string, email: Emai
  * settings change sends by the new ones.
  */
 async function sendEmail(platform: Platform, email: Email): Promise<void> {
-  const cfg = identityConfig(platform);
+  const cfg = mailConfig(platform);
   const message = { from: cfg.EMAIL_FROM, to: email.to, subject: email.subject, text: email.text };
   if (cfg.SMTP_URL) {
     await smtpTransport(platform, cfg.SMTP_URL).sendMail(message);
@@ -119,14 +119,14 @@ async function sendEmail(platform: Platform, email: Email): Promise<void> {
   await fs.promises.rename(temporary, path.join(dir, name));
 }
 
-function describeMailer(cfg: IdentityConfig): string {
+function describeMailer(cfg: MailConfig): string {
   if (cfg.SMTP_URL) return 'email        SMTP (SMTP_URL)';
   if (cfg.EMAIL_ACS_ENDPOINT) return `email        Azure Communication Services ${cfg.EMAIL_ACS_ENDPOINT} (managed identity), from ${cfg.EMAIL_FROM}`;
   return `email        outbox ${outboxDir(cfg)} (one .eml per message)`;
 }
 
-/** identity's mailer on `platform`: its clients are the platform's, made on first use and closed with it. */
+/** The mailer on `platform`: its clients are the platform's, made on first use and closed with it. */
 export const mailerOn = (platform: Platform): Mailer => ({
   send: (email) => sendEmail(platform, email),
-  describe: () => describeMailer(identityConfig(platform)),
+  describe: () => describeMailer(mailConfig(platform)),
 });
