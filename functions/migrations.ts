@@ -13,6 +13,8 @@ import * as orchestratorAdminActions from './orchestrator/db/migrations/010_orch
 import * as paymentReviewDecisions from './payment/db/migrations/011_payment_review_decisions';
 import * as paymentRefunds from './payment/db/migrations/012_payment_refunds';
 import * as paymentDisputes from './payment/db/migrations/013_payment_disputes';
+import * as planPeriod from './identity/db/migrations/014_plan_period';
+import * as reportUsage from './orchestrator/db/migrations/019_report_usage';
 
 /**
  * The one migration history of the services' shared database, in order, for SQLite and Azure SQL
@@ -41,4 +43,6 @@ export const MIGRATIONS: Record<string, Migration> = {
   '011_payment_review_decisions': paymentReviewDecisions,
   '012_payment_refunds': paymentRefunds,
   '013_payment_disputes': paymentDisputes,
+  '014_plan_period': planPeriod,
+  '019_report_usage': reportUsage,
 };

@@ -589,6 +589,8 @@ export interface operations {
                             permissions: string[];
                             /** @enum {unknown} */
                             plan: "free" | "pro" | "enterprise";
+                            planPeriodEnd: string | null;
+                            planSource: ("subscription" | "one_off" | "manual") | null;
                             /** @enum {unknown} */
                             status: "active" | "inactive";
                         } & {
@@ -681,6 +683,8 @@ export interface operations {
                             permissions: string[];
                             /** @enum {unknown} */
                             plan: "free" | "pro" | "enterprise";
+                            planPeriodEnd: string | null;
+                            planSource: ("subscription" | "one_off" | "manual") | null;
                             /** @enum {unknown} */
                             status: "active" | "inactive";
                         } & {
@@ -823,6 +827,8 @@ export interface operations {
                             permissions: string[];
                             /** @enum {unknown} */
                             plan: "free" | "pro" | "enterprise";
+                            planPeriodEnd: string | null;
+                            planSource: ("subscription" | "one_off" | "manual") | null;
                             /** @enum {unknown} */
                             status: "active" | "inactive";
                         } & {
@@ -908,6 +914,9 @@ export interface operations {
                     updatedBy?: string;
                     /** Format: date-time */
                     timestamp?: string;
+                    periodEnd?: string | null;
+                    /** @enum {unknown} */
+                    source?: "subscription" | "one_off" | "manual";
                 };
             };
         };
@@ -924,6 +933,9 @@ export interface operations {
                         userId: string;
                         /** @enum {unknown} */
                         plan: "free" | "pro" | "enterprise";
+                        planPeriodEnd: string | null;
+                        /** @enum {unknown} */
+                        planSource: "subscription" | "one_off" | "manual";
                         /** @enum {unknown} */
                         status: "active" | "inactive";
                         updatedBy: string;
@@ -1030,6 +1042,8 @@ export interface operations {
                             explicitPermissions: string[];
                             /** @enum {unknown} */
                             plan: "free" | "pro" | "enterprise";
+                            planPeriodEnd: string | null;
+                            planSource: ("subscription" | "one_off" | "manual") | null;
                             /** @enum {unknown} */
                             status: "active" | "inactive";
                             createdAt: string | null;
@@ -1117,6 +1131,8 @@ export interface operations {
                             explicitPermissions: string[];
                             /** @enum {unknown} */
                             plan: "free" | "pro" | "enterprise";
+                            planPeriodEnd: string | null;
+                            planSource: ("subscription" | "one_off" | "manual") | null;
                             /** @enum {unknown} */
                             status: "active" | "inactive";
                             createdAt: string | null;
@@ -1211,6 +1227,8 @@ export interface operations {
                             explicitPermissions: string[];
                             /** @enum {unknown} */
                             plan: "free" | "pro" | "enterprise";
+                            planPeriodEnd: string | null;
+                            planSource: ("subscription" | "one_off" | "manual") | null;
                             /** @enum {unknown} */
                             status: "active" | "inactive";
                             createdAt: string | null;
@@ -1393,6 +1411,8 @@ export interface operations {
                             explicitPermissions: string[];
                             /** @enum {unknown} */
                             plan: "free" | "pro" | "enterprise";
+                            planPeriodEnd: string | null;
+                            planSource: ("subscription" | "one_off" | "manual") | null;
                             /** @enum {unknown} */
                             status: "active" | "inactive";
                             createdAt: string | null;
@@ -1504,6 +1524,8 @@ export interface operations {
                             explicitPermissions: string[];
                             /** @enum {unknown} */
                             plan: "free" | "pro" | "enterprise";
+                            planPeriodEnd: string | null;
+                            planSource: ("subscription" | "one_off" | "manual") | null;
                             /** @enum {unknown} */
                             status: "active" | "inactive";
                             createdAt: string | null;
@@ -1610,6 +1632,8 @@ export interface operations {
                             explicitPermissions: string[];
                             /** @enum {unknown} */
                             plan: "free" | "pro" | "enterprise";
+                            planPeriodEnd: string | null;
+                            planSource: ("subscription" | "one_off" | "manual") | null;
                             /** @enum {unknown} */
                             status: "active" | "inactive";
                             createdAt: string | null;

@@ -533,6 +533,8 @@ export interface operations {
                             count: number;
                             /** Format: date-time */
                             resetsAt: string;
+                            /** @enum {unknown} */
+                            period: "billing_period" | "calendar_month";
                         } & {
                             [key: string]: unknown;
                         };

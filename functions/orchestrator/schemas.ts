@@ -137,7 +137,7 @@ export const ACCEPTED = obj({
   trackingId: str(),
   status: oneOfValues(['processing']),
   statusUrl: str(),
-  quota: obj({ limit: nullable(int()), count: int(), resetsAt: dateTime() }),
+  quota: obj({ limit: nullable(int()), count: int(), resetsAt: dateTime(), period: oneOfValues(['billing_period', 'calendar_month']) }),
 });
 export const REPORT_STATUS = obj({
   success: bool(),
