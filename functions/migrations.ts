@@ -14,6 +14,7 @@ import * as paymentReviewDecisions from './payment/db/migrations/011_payment_rev
 import * as paymentRefunds from './payment/db/migrations/012_payment_refunds';
 import * as paymentDisputes from './payment/db/migrations/013_payment_disputes';
 import * as planPeriod from './identity/db/migrations/014_plan_period';
+import * as paymentSubscriptions from './payment/db/migrations/015_payment_subscriptions';
 import * as reportUsage from './orchestrator/db/migrations/019_report_usage';
 
 /**
@@ -44,5 +45,6 @@ export const MIGRATIONS: Record<string, Migration> = {
   '012_payment_refunds': paymentRefunds,
   '013_payment_disputes': paymentDisputes,
   '014_plan_period': planPeriod,
+  '015_payment_subscriptions': paymentSubscriptions,
   '019_report_usage': reportUsage,
 };

@@ -88,7 +88,7 @@ export async function updatePlan(ctx: IdentityContext, caller: PlanCaller, userI
         });
       }
       // Free has no period; a plan without an end is held until changed (a manual grant, or a payment made before periods).
-      const periodEnd = change.plan === 'free' || !change.periodEnd ? null : new Date(change.periodEnd).toISOString();
+      const periodEnd = change.plan === 'free' || !change.periodEnd ? null : new Date(change.periodEnd as string).toISOString();
       const source = change.source ?? 'manual';
       await writePlan.execute({ userId, plan: change.plan, periodEnd, source, status, updatedAt, requestAt }, trx);
       const revokedSessions = status === 'inactive' && before.status === 'active' ? await revokeUserSessions(ctx, userId, 'user_deactivated', trx) : 0;

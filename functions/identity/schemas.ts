@@ -43,7 +43,8 @@ export const PLAN_BODY = {
     status: STATUS,
     updatedBy: { type: 'string', minLength: 1, maxLength: 200 },
     timestamp: { type: 'string', format: 'date-time', maxLength: 40 },
-    periodEnd: { anyOf: [{ type: 'string', format: 'date-time', maxLength: 40 }, { type: 'null' }] },
+    // One schema with two types (not anyOf): a bad date-time is named once, as every other date-time is.
+    periodEnd: { type: ['string', 'null'], format: 'date-time', maxLength: 40 },
     source: { enum: PLAN_SOURCES },
   },
 } as const;

@@ -375,3 +375,12 @@ export const TREND_SVG = {
   content: { 'image/svg+xml': str() },
   headers: { 'X-Cache': { description: "HIT or MISS in the visual service's cache", schema: str() } },
 };
+
+/** The report quota of the current billing period: the paid period, or the calendar month (UTC) for free and plans without an end. */
+export const QUOTA = obj({
+  limit: nullable(int({ description: 'Reports allowed in the period; null is unlimited' })),
+  used: int(),
+  remaining: nullable(int()),
+  resetsAt: dateTime(),
+  period: oneOfValues(['billing_period', 'calendar_month']),
+});

@@ -1,5 +1,4 @@
-import { sql } from 'kysely';
-import { type AnyKysely, columnTypes } from '../../../../shared/sql/dialect';
+import { type AnyKysely, columnTypes, sql } from '../../../../shared/sql/dialect';
 
 /**
  * Reports each user requested per billing period: the paid period (keyed by its end, as identity
