@@ -90,12 +90,15 @@ export async function runJourney(options: JourneyOptions) {
   );
   const pro = plans.plans.find((p) => p.id === 'pro');
   if (!pro) throw new JourneyError('the plan table has no pro plan');
-  const intent = await call(
-    'create a payment intent for pro',
-    'POST /payment/create-payment-intent',
-    as(user.accessToken).payment.POST('/payment/create-payment-intent', { body: { amount: pro.price, planType: 'pro', userId: user.user.id } }),
-    (b) => `${b.paymentIntentId}: ${b.amount} ${b.currency}`,
+  const subscription = await call(
+    'subscribe to pro, monthly',
+    'POST /payment/subscriptions',
+    as(user.accessToken).payment.POST('/payment/subscriptions', { body: { planType: 'pro', interval: 'month' } }),
+    (b) => `${b.subscriptionId} (${b.status}): first invoice ${b.invoiceId}, ${b.amount} ${b.currency} a month`,
   );
+  // The client confirms the first invoice's payment exactly as a payment intent's (its client secret names it).
+  const secret = subscription.clientSecret ?? '';
+  const intent = { paymentIntentId: secret.slice(0, secret.indexOf('_secret_')) };
 
   const stripeBase = JSON.parse(fs.readFileSync(path.join(dataDir, 'stripe-emulator.json'), 'utf8')).url as string;
   const stripeUrl = new URL(stripeBase);
@@ -103,7 +106,7 @@ export async function runJourney(options: JourneyOptions) {
   const confirmed = await stripe.paymentIntents.confirm(intent.paymentIntentId, { payment_method: 'pm_card_visa' });
   const delivery = decodeURIComponent(String(confirmed.lastResponse.headers['emulator-webhook-delivery'] ?? 'none'));
   record({
-    name: 'pay with a test card on the local Stripe (it delivers the signed webhook)',
+    name: 'pay the first invoice with a test card on the local Stripe (it delivers the signed invoice.paid)',
     call: `POST ${stripeBase}/v1/payment_intents/${intent.paymentIntentId}/confirm`,
     status: confirmed.status,
     summary: delivery.slice(0, 200),
@@ -129,6 +132,14 @@ export async function runJourney(options: JourneyOptions) {
     'GET /payment/user-status',
     signedIn.payment.GET('/payment/user-status'),
     (b) => `plan ${b.plan}, status ${b.status}, sync ${b.sync?.state}`,
+  );
+  await call(
+    'read the billing page: period, reports left, invoices',
+    'GET /payment/billing',
+    signedIn.payment.GET('/payment/billing'),
+    (b) =>
+      `plan ${b.plan} until ${b.planPeriodEnd} (${b.planSource}), renews ${b.subscription?.renews}; ` +
+      `${b.reports?.remaining ?? 'unlimited'} reports left; invoice ${b.invoices[0]?.number} ${b.invoices[0]?.status}`,
   );
 
   // 4. Order a report and follow it.
@@ -210,6 +221,7 @@ export async function runJourney(options: JourneyOptions) {
   return {
     steps,
     user,
+    subscription,
     intent,
     confirmed,
     refreshed,

@@ -107,7 +107,7 @@ test('a payment journey is one operation across payment and identity (requests, 
     journey.user.refreshToken,
     journey.refreshed.accessToken,
     journey.refreshed.refreshToken,
-    journey.intent.clientSecret!,
+    journey.subscription.clientSecret!,
     settings.AUTH_ADMIN_TOKEN,
     settings.STRIPE_WEBHOOK_SECRET,
     settings.SERVICE_TOKEN_SECRET,
@@ -126,14 +126,15 @@ test('a payment journey is one operation across payment and identity (requests, 
   const op = (e: Envelope) => e.tags['ai.operation.id'];
   const parent = (e: Envelope) => e.tags['ai.operation.parentId'];
 
-  // The webhook Stripe delivered: payment's request, its PUT to identity, identity's request, all one operation.
-  const webhook = requests.find((r) => r.data.baseData.name === 'POST /payment/webhook')!;
-  expect(webhook).toBeDefined();
-  const operation = op(webhook);
+  // The webhook Stripe delivered with the paid invoice: payment's request, its PUT to identity, identity's request, all one operation.
+  const webhooks = requests.filter((r) => r.data.baseData.name === 'POST /payment/webhook');
   const push = dependencies.find(
-    (d) => op(d) === operation && d.data.baseData.type === 'Http' && /^PUT \/identity\/admin\/users\/[^/]+\/plan$/.test(d.data.baseData.name!),
+    (d) =>
+      webhooks.some((w) => op(w) === op(d)) && d.data.baseData.type === 'Http' && /^PUT \/identity\/admin\/users\/[^/]+\/plan$/.test(d.data.baseData.name!),
   )!;
   expect(push).toBeDefined();
+  const webhook = webhooks.find((w) => op(w) === op(push))!;
+  const operation = op(webhook);
   expect(parent(push)).toBe(webhook.data.baseData.id);
   expect(push.data.baseData.resultCode).toBe('200');
   const planRequest = requests.find((r) => r.data.baseData.name === 'PUT /identity/admin/users/{userId}/plan')!;
@@ -155,11 +156,11 @@ test('a payment journey is one operation across payment and identity (requests, 
     paymentIntentId: journey.intent.paymentIntentId,
   });
 
-  // Creating the intent: payment validated the token at identity, in the same operation.
-  const create = requests.find((r) => r.data.baseData.name === 'POST /payment/create-payment-intent')!;
+  // Subscribing: payment validated the token at identity, in the same operation.
+  const create = requests.find((r) => r.data.baseData.name === 'POST /payment/subscriptions')!;
   const validate = requests.find((r) => r.data.baseData.name === 'GET /identity/auth/validate' && op(r) === op(create));
   expect(validate).toBeDefined();
-  expect(traces.find((t) => t.data.baseData.message === 'payment intent created')).toMatchObject({
+  expect(traces.find((t) => t.data.baseData.message === 'subscription created')).toMatchObject({
     tags: expect.objectContaining({ 'ai.operation.id': op(create) }),
   });
   // Storage calls are dependencies too (Azurite's blob, queue and table endpoints).
