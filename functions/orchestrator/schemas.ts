@@ -402,7 +402,9 @@ export const MY_REPORTS = obj({
       progress: num(),
       createdAt: dateTime(),
       completedAt: nullable(dateTime()),
-      downloadLinks: arr(DOWNLOAD_LINK, { description: 'Completed reports: fresh read-only links (the PDF, and the deck where the plan makes one); empty otherwise' }),
+      downloadLinks: arr(DOWNLOAD_LINK, {
+        description: 'Completed reports: fresh read-only links (the PDF, and the deck where the plan makes one); empty otherwise',
+      }),
     }),
   ),
   next_cursor: nullable(str({ description: 'The cursor of the next page; null on the last page' })),

@@ -14,8 +14,21 @@ import { ACME, db, execution, orchestratorCtx, waitFor } from './helpers';
  * owner's cancel, which gives the report back to the quota.
  */
 
-type Listed = { trackingId: string; company: string; status: string; progress: number; createdAt: string; completedAt: string | null; downloadLinks: { kind: string; url: string }[] };
-type Page = { success: boolean; reports: Listed[]; next_cursor: string | null; quota: { limit: number | null; used: number; remaining: number | null; resetsAt: string; period: string } };
+type Listed = {
+  trackingId: string;
+  company: string;
+  status: string;
+  progress: number;
+  createdAt: string;
+  completedAt: string | null;
+  downloadLinks: { kind: string; url: string }[];
+};
+type Page = {
+  success: boolean;
+  reports: Listed[];
+  next_cursor: string | null;
+  quota: { limit: number | null; used: number; remaining: number | null; resetsAt: string; period: string };
+};
 
 /** The free plan allows 3 reports a month here, so the refusal point is reached in a few requests. */
 const FREE_LIMIT = 3;
@@ -88,9 +101,25 @@ test('a user pages through 60 reports newest first with stable cursors and no du
     const at = new Date(base + Math.floor(i / 2) * 1000).toISOString();
     const id = `rpt-list-${randomUUID()}`;
     mine.push({ id, at });
-    await insertExecution(ctx, { trackingId: id, companyName: `Company ${i}`, industryId: '54', submission: ACME, requestedBy: owner.user.id, plan: 'free', now: at });
+    await insertExecution(ctx, {
+      trackingId: id,
+      companyName: `Company ${i}`,
+      industryId: '54',
+      submission: ACME,
+      requestedBy: owner.user.id,
+      plan: 'free',
+      now: at,
+    });
     if (i % 10 === 0) {
-      await insertExecution(ctx, { trackingId: `rpt-other-${i}`, companyName: 'Not yours', industryId: '54', submission: ACME, requestedBy: other.user.id, plan: 'free', now: at });
+      await insertExecution(ctx, {
+        trackingId: `rpt-other-${i}`,
+        companyName: 'Not yours',
+        industryId: '54',
+        submission: ACME,
+        requestedBy: other.user.id,
+        plan: 'free',
+        now: at,
+      });
     }
   }
   const failed = mine.filter((_, i) => i % 6 === 0).map((m) => m.id);
@@ -159,7 +188,11 @@ test('a completed report is listed with a fresh PDF link that downloads', async 
   expect(done.downloadLinks.map((l) => l.kind)).toEqual(['pdf']);
   const pdf = await fetch(done.downloadLinks[0].url);
   expect(pdf.status).toBe(200);
-  expect(Buffer.from(await pdf.arrayBuffer()).subarray(0, 5).toString()).toBe('%PDF-');
+  expect(
+    Buffer.from(await pdf.arrayBuffer())
+      .subarray(0, 5)
+      .toString(),
+  ).toBe('%PDF-');
 });
 
 describe('one click, one report; the owner cancels (reports stay processing: the AI endpoint never answers)', () => {
@@ -167,7 +200,13 @@ describe('one click, one report; the owner cancels (reports stay processing: the
 
   test('two POSTs with one key sent at once: one execution, one quota use, the same tracking id; another body with that key is refused 422', async () => {
     const user = await signIn(host, 'double-click@example.com');
-    expect((await list(user)).body.quota).toEqual({ limit: FREE_LIMIT, used: 0, remaining: FREE_LIMIT, resetsAt: expect.any(String), period: 'calendar_month' });
+    expect((await list(user)).body.quota).toEqual({
+      limit: FREE_LIMIT,
+      used: 0,
+      remaining: FREE_LIMIT,
+      resetsAt: expect.any(String),
+      period: 'calendar_month',
+    });
     const key = `double-${randomUUID()}`;
     const [a, b] = await Promise.all([post(user, ACME, key), post(user, ACME, key)]);
     expect([a.status, b.status]).toEqual([202, 202]);
@@ -243,7 +282,9 @@ describe('one click, one report; the owner cancels (reports stay processing: the
     expect(repeat.status).toBe(200);
     expect(((await repeat.json()) as { cancelled: boolean }).cancelled).toBe(false);
     expect((await list(user)).body.quota).toMatchObject({ used: FREE_LIMIT - 1, remaining: 1 });
-    const status = (await (await host.fetch(`/orchestrator/api/reports/${made[0]}`, { headers: bearer(user.accessToken) })).json()) as { error: { message: string } };
+    const status = (await (await host.fetch(`/orchestrator/api/reports/${made[0]}`, { headers: bearer(user.accessToken) })).json()) as {
+      error: { message: string };
+    };
     expect(status.error.message).toMatch(/cancelled at your request/);
 
     // The key refused at the quota now makes the report, and that was the last one.
@@ -253,7 +294,11 @@ describe('one click, one report; the owner cancels (reports stay processing: the
     await expectErrorAnswer(await post(user, ACME), 429, 'REPORT_QUOTA_EXCEEDED');
 
     // A report that has finished cannot be cancelled.
-    await db().updateTable('orchestrator_executions').set({ processing_status: 'completed', progress_percentage: 100 }).where('tracking_id', '=', made[1]).execute();
+    await db()
+      .updateTable('orchestrator_executions')
+      .set({ processing_status: 'completed', progress_percentage: 100 })
+      .where('tracking_id', '=', made[1])
+      .execute();
     await expectErrorAnswer(await cancel(user, made[1]), 409, 'EXECUTION_NOT_CANCELLABLE');
     expect((await list(user)).body.quota).toMatchObject({ used: FREE_LIMIT });
   });

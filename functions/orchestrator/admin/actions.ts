@@ -231,7 +231,13 @@ export interface CancelOptions {
  * Cancels a processing execution (audited under the caller, an administrator or, from POST
  * api/reports/{trackingId}/cancel, the report's owner, whose ownership the caller has checked).
  */
-export function cancelExecution(ctx: ActionContext, actor: LiveUser, trackingId: string, meta: RequestMeta, options: CancelOptions = {}): Promise<CancelAnswer> {
+export function cancelExecution(
+  ctx: ActionContext,
+  actor: LiveUser,
+  trackingId: string,
+  meta: RequestMeta,
+  options: CancelOptions = {},
+): Promise<CancelAnswer> {
   return audited(ctx, actor, meta, { action: 'execution.cancel', trackingId }, async () => {
     const execution = await existing(ctx, trackingId);
     const now = ctx.now();
@@ -240,7 +246,13 @@ export function cancelExecution(ctx: ActionContext, actor: LiveUser, trackingId:
       (await ctx.db.transaction().execute(async (trx) => {
         const done = await cancelProcessing(trx, trackingId, actor.email, now, options.by);
         if (done) {
-          await record(trx, actor, meta, { action: 'execution.cancel', trackingId, result: 'success', details: options.by ? { by: options.by } : undefined }, now);
+          await record(
+            trx,
+            actor,
+            meta,
+            { action: 'execution.cancel', trackingId, result: 'success', details: options.by ? { by: options.by } : undefined },
+            now,
+          );
           await options.alsoInTransaction?.(trx, execution);
         }
         return done;

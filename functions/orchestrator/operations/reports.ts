@@ -17,7 +17,11 @@ export const createReport = op<LiveUser, Infer<typeof s.REPORT_BODY.schema>>(
   async ({ principal, body, ctx, request }) => {
     const key = idempotencyKeyOf(request.headers.get('idempotency-key'));
     const { trackingId, statusUrl, quota, replayed } = await submitReport(ctx, principal, checkReportRequest(body), key);
-    return json(202, { success: true, trackingId, status: 'processing', statusUrl, quota }, { Location: statusUrl, ...(replayed ? { 'Idempotent-Replayed': 'true' } : {}) });
+    return json(
+      202,
+      { success: true, trackingId, status: 'processing', statusUrl, quota },
+      { Location: statusUrl, ...(replayed ? { 'Idempotent-Replayed': 'true' } : {}) },
+    );
   },
 );
 

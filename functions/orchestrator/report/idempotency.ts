@@ -51,7 +51,8 @@ export interface KeyClaim {
   hash: string;
 }
 
-const error503 = () => serviceUnavailable('The Idempotency-Key is being used by another request that keeps failing; try again shortly.', Code.QUEUE_UNAVAILABLE, 5);
+const error503 = () =>
+  serviceUnavailable('The Idempotency-Key is being used by another request that keeps failing; try again shortly.', Code.QUEUE_UNAVAILABLE, 5);
 
 const reused = () =>
   httpError(Code.IDEMPOTENCY_KEY_REUSED, 'This Idempotency-Key was already used with another request body; send a new key for a new request.');
