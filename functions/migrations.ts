@@ -16,6 +16,7 @@ import * as paymentDisputes from './payment/db/migrations/013_payment_disputes';
 import * as planPeriod from './identity/db/migrations/014_plan_period';
 import * as paymentSubscriptions from './payment/db/migrations/015_payment_subscriptions';
 import * as reportUsage from './orchestrator/db/migrations/019_report_usage';
+import * as reportIdempotency from './orchestrator/db/migrations/020_report_idempotency';
 
 /**
  * The one migration history of the services' shared database, in order, for SQLite and Azure SQL
@@ -47,4 +48,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '014_plan_period': planPeriod,
   '015_payment_subscriptions': paymentSubscriptions,
   '019_report_usage': reportUsage,
+  '020_report_idempotency': reportIdempotency,
 };

@@ -4,6 +4,7 @@
  * to completion, download the PDF, and find it all on the admin dashboard and in the audit log.
  * `npm run demo` prints it step by step; the end-to-end tests assert on what it returns.
  */
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import Stripe from 'stripe';
@@ -146,8 +147,10 @@ export async function runJourney(options: JourneyOptions) {
   const order = await call(
     'order a report',
     'POST /orchestrator/api/reports',
+    // One key per click: a retry of this request answers the same report and uses no second one of the quota.
     signedIn.orchestrator.POST('/orchestrator/api/reports', {
       body: demoReportRequest(company),
+      headers: { 'Idempotency-Key': `demo-${randomUUID()}` },
     }),
     (b) => `tracking id ${b.trackingId}, status ${b.status}`,
   );
@@ -167,6 +170,14 @@ export async function runJourney(options: JourneyOptions) {
     summary: `progress ${report.progress_percentage}%, ${report.duration_ms} ms, visuals ${report.visuals?.status}${report.visuals?.error ? ` (${report.visuals.error})` : ''}`,
   });
   if (report.status !== 'completed') throw new JourneyError(`report ${order.trackingId} is ${report.status}: ${JSON.stringify(report.error)}`);
+
+  await call(
+    'list my reports',
+    'GET /orchestrator/api/reports',
+    signedIn.orchestrator.GET('/orchestrator/api/reports', { params: { query: { limit: 10 } } }),
+    (b) =>
+      `${b.reports.length} report(s): ${b.reports.map((r) => `${r.company} ${r.status}`).join(', ')}; quota ${b.quota.used} used, ${b.quota.remaining ?? 'unlimited'} left until ${b.quota.resetsAt}`,
+  );
 
   const pdfLink = report.downloadLinks.find((l) => (typeof l === 'string' ? l : (l.contentType ?? l.type ?? l.url)).includes('pdf'));
   if (!pdfLink) throw new JourneyError(`report ${order.trackingId} has no PDF link`);

@@ -31,10 +31,14 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The signed-in user's reports, newest first, a page at a time (cursor), by status, with download links and the current period's quota
+         * @description Who may call: a signed-in user (access token whose session identity confirms).
+         */
+        get: operations["reports-list"];
         put?: never;
         /**
-         * Requests a report: takes one of the month's quota, queues the execution, answers where to follow it
+         * Requests a report: takes one of the period's quota, queues the execution, answers where to follow it (Idempotency-Key header: the same key and body answer the same report, 24 hours)
          * @description Who may call: a signed-in user (access token whose session identity confirms).
          */
         post: operations["reports-create"];
@@ -78,6 +82,26 @@ export interface paths {
         get: operations["reports-get"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orchestrator/api/reports/{trackingId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancels a report of yours still processing: it ends failed (CANCELLED) and goes back to the quota of its period (repeating it changes nothing)
+         * @description Who may call: a signed-in user (access token whose session identity confirms).
+         */
+        post: operations["reports-cancel"];
         delete?: never;
         options?: never;
         head?: never;
@@ -401,7 +425,7 @@ export interface components {
              * @description Stable machine-readable code, one of the platform's error list (shared/http/error-codes.ts; the table in docs/architecture.md gives each code's status and meaning).
              * @enum {string}
              */
-            code: "VALIDATION_FAILED" | "INVALID_JSON" | "JSON_TOO_DEEP" | "JSON_KEY_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "HOST_INVALID" | "INTERNAL" | "SERVICE_MISCONFIGURED" | "AUTH_REQUIRED" | "AUTH_TOKEN_INVALID" | "AUTH_TOKEN_EXPIRED" | "AUTH_SESSION_REVOKED" | "AUTH_USER_INACTIVE" | "ADMIN_REQUIRED" | "PERMISSION_DENIED" | "IDENTITY_UNAVAILABLE" | "AUTH_SERVICE_TOKEN_INVALID" | "LOGIN_RATE_LIMITED" | "OTP_RESEND_COOLDOWN" | "OTP_INVALID" | "OTP_EXPIRED" | "OTP_ATTEMPTS_EXCEEDED" | "ACCOUNT_INACTIVE" | "REFRESH_TOKEN_INVALID" | "REFRESH_TOKEN_EXPIRED" | "REFRESH_TOKEN_ROTATED" | "REFRESH_TOKEN_REUSED" | "USER_NOT_FOUND" | "USER_EXISTS" | "ROLE_UNKNOWN" | "ROLE_NOT_FOUND" | "ROLE_NOT_ASSIGNED" | "BASE_ROLE" | "SESSION_NOT_FOUND" | "SUPER_ADMIN_REQUIRED" | "PERMISSION_ESCALATION" | "CANNOT_DEACTIVATE_SELF" | "CANNOT_DELETE_SELF" | "LAST_SUPER_ADMIN" | "PRIVILEGED_ACCOUNT" | "PLAN_TIMESTAMP_IN_FUTURE" | "PLAN_UPDATE_STALE" | "UNKNOWN_PLAN" | "PLAN_NOT_PURCHASABLE" | "AMOUNT_MISMATCH" | "INVALID_IDEMPOTENCY_KEY" | "USER_MISMATCH" | "STRIPE_ERROR" | "SUBSCRIPTION_EXISTS" | "NO_SUBSCRIPTION" | "NO_BILLING_ACCOUNT" | "STRIPE_NOT_CONFIGURED" | "STRIPE_UNAVAILABLE" | "WEBHOOK_SIGNATURE_MISSING" | "WEBHOOK_SIGNATURE_INVALID" | "PAYMENT_NOT_FOUND" | "PAYMENT_NOT_IN_REVIEW" | "REPORT_QUOTA_EXCEEDED" | "QUEUE_UNAVAILABLE" | "REPORT_NOT_FOUND" | "EXECUTION_NOT_FOUND" | "EXECUTION_NOT_RETRYABLE" | "EXECUTION_NOT_FINISHED" | "EXECUTION_NOT_CANCELLABLE" | "VISUAL_UNAVAILABLE" | "INVALID_PATH" | "CONSOLE_FILE_NOT_FOUND" | "CONSOLE_NOT_BUILT" | "RESOURCE_NOT_FOUND" | "OPERATION_NOT_FOUND" | "INVALID_CHARTS_ARRAY" | "INVALID_INFOGRAPHICS_ARRAY" | "INVALID_DIAGRAMS_ARRAY" | "INVALID_DIAGRAM" | "CHART_NOT_RENDERABLE" | "IMAGE_TOO_LARGE" | "TOO_MANY_TICKS" | "SVG_TOO_LARGE" | "LIMIT_EXCEEDED" | "RENDER_FAILED" | "RENDERER_BUSY" | "CACHE_ENTRY_NOT_FOUND" | "VERSION_NOT_SUPPORTED" | "INVALID_CHART" | "CHART_BASE64_INVALID" | "CHART_TEXT_TOO_LARGE" | "CHART_NOT_DATA" | "CHART_OPTION_UNSUPPORTED";
+            code: "VALIDATION_FAILED" | "INVALID_JSON" | "JSON_TOO_DEEP" | "JSON_KEY_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "HOST_INVALID" | "INTERNAL" | "SERVICE_MISCONFIGURED" | "AUTH_REQUIRED" | "AUTH_TOKEN_INVALID" | "AUTH_TOKEN_EXPIRED" | "AUTH_SESSION_REVOKED" | "AUTH_USER_INACTIVE" | "ADMIN_REQUIRED" | "PERMISSION_DENIED" | "IDENTITY_UNAVAILABLE" | "AUTH_SERVICE_TOKEN_INVALID" | "LOGIN_RATE_LIMITED" | "OTP_RESEND_COOLDOWN" | "OTP_INVALID" | "OTP_EXPIRED" | "OTP_ATTEMPTS_EXCEEDED" | "ACCOUNT_INACTIVE" | "REFRESH_TOKEN_INVALID" | "REFRESH_TOKEN_EXPIRED" | "REFRESH_TOKEN_ROTATED" | "REFRESH_TOKEN_REUSED" | "USER_NOT_FOUND" | "USER_EXISTS" | "ROLE_UNKNOWN" | "ROLE_NOT_FOUND" | "ROLE_NOT_ASSIGNED" | "BASE_ROLE" | "SESSION_NOT_FOUND" | "SUPER_ADMIN_REQUIRED" | "PERMISSION_ESCALATION" | "CANNOT_DEACTIVATE_SELF" | "CANNOT_DELETE_SELF" | "LAST_SUPER_ADMIN" | "PRIVILEGED_ACCOUNT" | "PLAN_TIMESTAMP_IN_FUTURE" | "PLAN_UPDATE_STALE" | "UNKNOWN_PLAN" | "PLAN_NOT_PURCHASABLE" | "AMOUNT_MISMATCH" | "INVALID_IDEMPOTENCY_KEY" | "USER_MISMATCH" | "STRIPE_ERROR" | "SUBSCRIPTION_EXISTS" | "NO_SUBSCRIPTION" | "NO_BILLING_ACCOUNT" | "STRIPE_NOT_CONFIGURED" | "STRIPE_UNAVAILABLE" | "WEBHOOK_SIGNATURE_MISSING" | "WEBHOOK_SIGNATURE_INVALID" | "PAYMENT_NOT_FOUND" | "PAYMENT_NOT_IN_REVIEW" | "REPORT_QUOTA_EXCEEDED" | "QUEUE_UNAVAILABLE" | "IDEMPOTENCY_KEY_REUSED" | "REPORT_NOT_FOUND" | "EXECUTION_NOT_FOUND" | "EXECUTION_NOT_RETRYABLE" | "EXECUTION_NOT_FINISHED" | "EXECUTION_NOT_CANCELLABLE" | "VISUAL_UNAVAILABLE" | "INVALID_PATH" | "CONSOLE_FILE_NOT_FOUND" | "CONSOLE_NOT_BUILT" | "RESOURCE_NOT_FOUND" | "OPERATION_NOT_FOUND" | "INVALID_CHARTS_ARRAY" | "INVALID_INFOGRAPHICS_ARRAY" | "INVALID_DIAGRAMS_ARRAY" | "INVALID_DIAGRAM" | "CHART_NOT_RENDERABLE" | "IMAGE_TOO_LARGE" | "TOO_MANY_TICKS" | "SVG_TOO_LARGE" | "LIMIT_EXCEEDED" | "RENDER_FAILED" | "RENDERER_BUSY" | "CACHE_ENTRY_NOT_FOUND" | "VERSION_NOT_SUPPORTED" | "INVALID_CHART" | "CHART_BASE64_INVALID" | "CHART_TEXT_TOO_LARGE" | "CHART_NOT_DATA" | "CHART_OPTION_UNSUPPORTED";
             /** Format: date-time */
             timestamp: string;
             details?: unknown;
@@ -500,57 +524,57 @@ export interface operations {
             };
         };
     };
-    "reports-create": {
+    "reports-list": {
         parameters: {
-            query?: never;
+            query?: {
+                status?: "all" | "completed" | "failed" | "processing";
+                limit?: number;
+                /** @description next_cursor of the previous page (same status filter) */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/json": {
-                    company_name: string;
-                    /** @enum {string} */
-                    industry_id: "11" | "21" | "22" | "23" | "42" | "51" | "52" | "53" | "54" | "55" | "56" | "61" | "62" | "71" | "72" | "81" | "92" | "31-33" | "44-45" | "48-49";
-                    locale?: string;
-                    profile: {
-                        description?: string;
-                        employees?: number;
-                        founded_year?: number;
-                        currency?: string;
-                        revenue_history?: {
-                            year: number;
-                            revenue: number;
-                            net_income?: number;
-                        }[];
-                        goals?: string[];
-                        challenges?: string[];
-                        key_metrics?: {
-                            [key: string]: number;
-                        };
-                    };
-                };
-            };
-        };
+        requestBody?: never;
         responses: {
-            /** @description Accepted */
-            202: {
+            /** @description OK */
+            200: {
                 headers: {
-                    /** @description The report status URL (statusUrl) */
-                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         success: boolean;
-                        trackingId: string;
-                        /** @enum {unknown} */
-                        status: "processing";
-                        statusUrl: string;
+                        reports: ({
+                            trackingId: string;
+                            company: string;
+                            /** @enum {unknown} */
+                            status: "processing" | "completed" | "failed";
+                            progress: number;
+                            /** Format: date-time */
+                            createdAt: string;
+                            completedAt: string | null;
+                            /** @description Completed reports: fresh read-only links (the PDF, and the deck where the plan makes one); empty otherwise */
+                            downloadLinks: ({
+                                /** @description pdf, or the deck */
+                                kind: string;
+                                url: string;
+                                fileName: string;
+                                contentType: string;
+                                /** Format: date-time */
+                                expiresAt: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        next_cursor: string | null;
                         quota: {
                             limit: number | null;
-                            count: number;
+                            used: number;
+                            remaining: number | null;
                             /** Format: date-time */
                             resetsAt: string;
                             /** @enum {unknown} */
@@ -590,8 +614,129 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A dependency this route needs is unavailable (Retry-After when known) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the same envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "reports-create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    company_name: string;
+                    /** @enum {string} */
+                    industry_id: "11" | "21" | "22" | "23" | "42" | "51" | "52" | "53" | "54" | "55" | "56" | "61" | "62" | "71" | "72" | "81" | "92" | "31-33" | "44-45" | "48-49";
+                    locale?: string;
+                    profile: {
+                        description?: string;
+                        employees?: number;
+                        founded_year?: number;
+                        currency?: string;
+                        revenue_history?: {
+                            year: number;
+                            revenue: number;
+                            net_income?: number;
+                        }[];
+                        goals?: string[];
+                        challenges?: string[];
+                        key_metrics?: {
+                            [key: string]: number;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    /** @description The report status URL (statusUrl) */
+                    Location?: string;
+                    /** @description true when the Idempotency-Key already made this report (nothing new was made or counted) */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        trackingId: string;
+                        /** @enum {unknown} */
+                        status: "processing";
+                        statusUrl: string;
+                        quota: {
+                            limit: number | null;
+                            count: number;
+                            /** Format: date-time */
+                            resetsAt: string;
+                            /** @enum {unknown} */
+                            period: "billing_period" | "calendar_month";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: A path parameter, query parameter or body field is missing, of the wrong type, out of range or not allowed; the message and `details` name the field. INVALID_JSON: The body is empty or is not valid JSON. INVALID_IDEMPOTENCY_KEY: The Idempotency-Key header is not 8 to 200 printable ASCII characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is larger than this route accepts */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: This Idempotency-Key was sent with another request body in the last 24 hours; send a new key for a new request. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -792,6 +937,114 @@ export interface operations {
             };
             /** @description REPORT_NOT_FOUND: No report has this tracking id, or it belongs to another user. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency this route needs is unavailable (Retry-After when known) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the same envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "reports-cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The execution's tracking id */
+                trackingId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, unknown>;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        trackingId: string;
+                        /** @enum {unknown} */
+                        status: "failed";
+                        /** @description False when it had already been cancelled */
+                        cancelled: boolean;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The request is malformed: the body, a path parameter or the query (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description REPORT_NOT_FOUND: No report has this tracking id, or it belongs to another user. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description EXECUTION_NOT_CANCELLABLE: Only a processing execution can be cancelled; this one has already finished. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -7,7 +7,7 @@ import { health } from './health';
 import * as admin from './operations/admin';
 import { consoleConfigFile, consoleFiles, trendChartSvg } from './operations/console';
 import { testEnhancedOrchestrator, testWorkflowLogger } from './operations/diagnostics';
-import { createReport, getQuota, getReport } from './operations/reports';
+import { cancelMyReport, createReport, getQuota, getReport, listMyReports } from './operations/reports';
 import * as s from './schemas';
 
 const route = routes('orchestrator', orchestratorContext);
@@ -20,9 +20,11 @@ const QUEUE_DOWN = refusal([Code.QUEUE_UNAVAILABLE, Code.IDENTITY_UNAVAILABLE], 
 // prettier-ignore
 export const ROUTES = [
   route('health', 'GET', 'health', PUBLIC_HEALTH_ADMIN_SCHEMA_CHECK, { query: s.HEALTH_QUERY, 200: s.HEALTH_OR_SCHEMA, 503: s.HEALTH_OR_SCHEMA }, health),
-  route('reports-create', 'POST', 'api/reports', USER, { body: s.REPORT_BODY, 202: { schema: s.ACCEPTED, headers: { Location: { description: 'The report status URL (statusUrl)', schema: { type: 'string', format: 'uri' } } } }, 429: refusal([Code.REPORT_QUOTA_EXCEEDED], { headers: RETRY_AFTER }), 503: refusal([Code.QUEUE_UNAVAILABLE, Code.IDENTITY_UNAVAILABLE], { headers: RETRY_AFTER }) }, createReport),
+  route('reports-create', 'POST', 'api/reports', USER, { body: s.REPORT_BODY, 202: { schema: s.ACCEPTED, headers: { Location: { description: 'The report status URL (statusUrl)', schema: { type: 'string', format: 'uri' } }, 'Idempotent-Replayed': { description: 'true when the Idempotency-Key already made this report (nothing new was made or counted)', schema: { type: 'string' } } } }, 400: refusal([Code.VALIDATION_FAILED, Code.INVALID_JSON, Code.INVALID_IDEMPOTENCY_KEY]), 422: refusal([Code.IDEMPOTENCY_KEY_REUSED]), 429: refusal([Code.REPORT_QUOTA_EXCEEDED], { headers: RETRY_AFTER }), 503: refusal([Code.QUEUE_UNAVAILABLE, Code.IDENTITY_UNAVAILABLE], { headers: RETRY_AFTER }) }, createReport),
+  route('reports-list', 'GET', 'api/reports', USER, { query: s.MY_REPORTS_QUERY, 200: s.MY_REPORTS }, listMyReports),
   route('quota', 'GET', 'api/quota', USER, { 200: s.QUOTA }, getQuota),
   route('reports-get', 'GET', 'api/reports/{trackingId}', USER, { params: s.TRACKING_PARAM, 200: s.REPORT_STATUS, 404: refusal([Code.REPORT_NOT_FOUND]) }, getReport),
+  route('reports-cancel', 'POST', 'api/reports/{trackingId}/cancel', USER, { params: s.TRACKING_PARAM, body: s.OPTIONAL_EMPTY_BODY, 200: s.CANCELLED, 404: refusal([Code.REPORT_NOT_FOUND]), 409: refusal([Code.EXECUTION_NOT_CANCELLABLE]) }, cancelMyReport),
   route('test-workflow-logger', 'POST', 'test-workflow-logger', ADMIN, { body: s.OPTIONAL_EMPTY_BODY, 200: s.LOGGER_TEST }, testWorkflowLogger),
   route('test-enhanced-orchestrator', 'POST', 'test-enhanced-orchestrator', ADMIN, { body: s.OPTIONAL_EMPTY_BODY, 200: s.ENHANCED_TEST }, testEnhancedOrchestrator),
   route('admin-overview', 'GET', 'api/admin/dashboard/overview', ADMIN, { query: s.EMPTY_QUERY, 200: s.OVERVIEW }, admin.overview),

@@ -384,3 +384,29 @@ export const QUOTA = obj({
   resetsAt: dateTime(),
   period: oneOfValues(['billing_period', 'calendar_month']),
 });
+
+/** GET api/reports: the signed-in user's reports, newest first, a page at a time (issue 51). */
+export const MY_REPORTS_QUERY = query({
+  status: oneOfValues(EXECUTION_STATUS_FILTERS, { default: 'all' }),
+  limit: pageLimit(20),
+  cursor: str({ maxLength: 500, description: 'next_cursor of the previous page (same status filter)' }),
+});
+const DOWNLOAD_LINK = obj({ kind: str({ description: 'pdf, or the deck' }), url: str(), fileName: str(), contentType: str(), expiresAt: dateTime() });
+export const MY_REPORTS = obj({
+  success: bool(),
+  reports: arr(
+    obj({
+      trackingId: str(),
+      company: str(),
+      status: STATUS,
+      progress: num(),
+      createdAt: dateTime(),
+      completedAt: nullable(dateTime()),
+      downloadLinks: arr(DOWNLOAD_LINK, {
+        description: 'Completed reports: fresh read-only links (the PDF, and the deck where the plan makes one); empty otherwise',
+      }),
+    }),
+  ),
+  next_cursor: nullable(str({ description: 'The cursor of the next page; null on the last page' })),
+  quota: QUOTA,
+});

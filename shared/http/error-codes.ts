@@ -142,7 +142,7 @@ export const ERROR_CODES = {
   UNKNOWN_PLAN: { status: 400, by: PAYMENT, meaning: 'planType is not a plan of the plan table.' },
   PLAN_NOT_PURCHASABLE: { status: 400, by: PAYMENT, meaning: 'The plan costs nothing and cannot be bought.' },
   AMOUNT_MISMATCH: { status: 400, by: PAYMENT, meaning: "amount is not the plan's price; the answer gives the expected amount and currency." },
-  INVALID_IDEMPOTENCY_KEY: { status: 400, by: PAYMENT, meaning: 'The Idempotency-Key header is not 8 to 200 printable ASCII characters.' },
+  INVALID_IDEMPOTENCY_KEY: { status: 400, by: ['payment', 'orchestrator'], meaning: 'The Idempotency-Key header is not 8 to 200 printable ASCII characters.' },
   USER_MISMATCH: { status: 403, by: PAYMENT, meaning: 'userId in the body is not the signed-in user.' },
   STRIPE_ERROR: { status: 502, by: PAYMENT, meaning: 'Stripe refused the request.' },
   SUBSCRIPTION_EXISTS: {
@@ -186,6 +186,11 @@ export const ERROR_CODES = {
     status: 503,
     by: ORCHESTRATOR,
     meaning: 'The report could not be queued (nothing was kept, the quota was given back); try again shortly.',
+  },
+  IDEMPOTENCY_KEY_REUSED: {
+    status: 422,
+    by: ORCHESTRATOR,
+    meaning: 'This Idempotency-Key was sent with another request body in the last 24 hours; send a new key for a new request.',
   },
   REPORT_NOT_FOUND: { status: 404, by: ORCHESTRATOR, meaning: 'No report has this tracking id, or it belongs to another user.' },
   EXECUTION_NOT_FOUND: { status: 404, by: ORCHESTRATOR, meaning: 'No execution has this tracking id (administration API).' },

@@ -36,6 +36,7 @@ export const STATUS_NAMES: Record<number, string> = {
   405: 'Method not allowed',
   409: 'Conflict',
   413: 'Payload too large',
+  422: 'Unprocessable entity',
   429: 'Too many requests',
   500: 'Internal server error',
   502: 'Bad gateway',

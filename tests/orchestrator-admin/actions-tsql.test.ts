@@ -69,6 +69,11 @@ const runs: [string, string[], () => Promise<unknown>][] = [
   ],
   ['cancel (already cancelled)', ['select', 'select'], () => actions().cancelExecution(ctx(), admin, 'trk_1', meta)],
   [
+    "the owner's cancel (already cancelled): ownership, then the administrators' cancel",
+    ['select', 'select', 'select'],
+    () => require('../../functions/orchestrator/report/owner-cancel').cancelOwnReport(ctx(), { ...admin, id: 'user-1', role: 'user' }, 'trk_1', meta),
+  ],
+  [
     'cancel of a processing execution',
     ['select', 'select', 'update', 'update', 'update', 'update', 'insert'],
     async () => {

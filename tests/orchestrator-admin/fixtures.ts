@@ -62,6 +62,7 @@ export async function insertExecution(fields: Partial<ExecutionInsert> & { creat
     completed_at: finished ? new Date(Date.parse(created) + (duration ?? 0)).toISOString() : null,
     updated_at: created,
     duration_ms: duration,
+    quota_period: null,
     ...overrides,
   };
   // As the workflow writes executions: the row and its rollups in one transaction.

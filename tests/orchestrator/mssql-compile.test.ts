@@ -42,6 +42,9 @@ beforeEach(() => {
 const ctx = () => withDatabase(orchestratorCtx(), recorded);
 const workflow = () => require('../../functions/orchestrator/workflow/executions');
 const quota = () => require('../../functions/orchestrator/report/quota');
+const keys = () => require('../../functions/orchestrator/report/idempotency');
+const claim = { userId: 'u1', key: 'key-12345678', hash: 'a'.repeat(64) };
+const owner = { id: 'u1', email: 'u1@example.com', role: 'user', permissions: [], plan: 'free', planPeriodEnd: null };
 const step = { number: 4, name: 'AI_ORCHESTRATION' };
 /** The run that claimed attempt 1: every write of it carries the attempt. */
 const lease = { trackingId: 'trk_1', attempt: 1 };
@@ -76,6 +79,19 @@ const paths: [string, string[], () => Promise<unknown>][] = [
     },
   ],
   ['give a report back', ['update'], () => quota().returnReportQuota(ctx(), { id: 'u1', plan: 'free', planPeriodEnd: null }, { limit: 3 }, new Date())],
+  // Issue 51: the Idempotency-Key claimed (expired keys purged first), let go; a user's reports listed after a cursor, with the quota.
+  ['claim an Idempotency-Key', ['delete', 'insert'], async () => expect(await keys().claimKey(ctx(), claim, 'trk_1', new Date())).toBeUndefined()],
+  ['let an Idempotency-Key go', ['delete'], () => keys().releaseKey(ctx(), claim, 'trk_1')],
+  ['wait for the report a key answers', ['select'], async () => expect(await keys().keyAnswered(ctx(), claim, 'trk_1')).toBe(true)],
+  [
+    "list a user's reports after a cursor, with the quota",
+    ['select', 'select'],
+    async () => {
+      const cursor = require('../../functions/orchestrator/admin/search').encodeCursor('newest', [new Date().toISOString(), 'trk_9']);
+      const page = await require('../../functions/orchestrator/report/my-reports').myReports(ctx(), owner, { status: 'processing', limit: 20, cursor });
+      expect(page.reports).toHaveLength(1);
+    },
+  ],
   ['the health probe', ['select'], async () => expect(await require('../../shared/health').checkSql(ctx())).toMatchObject({ ok: true })],
 ];
 

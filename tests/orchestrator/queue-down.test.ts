@@ -48,3 +48,32 @@ test('the queue refusing the message: 503 QUEUE_UNAVAILABLE, Retry-After 30, no 
   expect(((await accepted.json()) as { quota: { count: number; limit: number } }).quota).toMatchObject({ count: 1, limit: 1 });
   expect(await executions()).toBe(1);
 });
+
+test('with an Idempotency-Key: the queue refusing lets the key go, so a retry with the same key makes the report', async () => {
+  const user = await signIn(host, 'queue-down-key@example.com');
+  const key = 'queue-down-retry-1';
+  const submit = () =>
+    host.fetch('/orchestrator/api/reports', {
+      method: 'POST',
+      headers: { ...bearer(user.accessToken), 'content-type': 'application/json', 'idempotency-key': key },
+      body: JSON.stringify(ACME),
+    });
+  const keys = () => db().selectFrom('orchestrator_report_keys').select('tracking_id').where('user_id', '=', user.user.id).execute();
+  const queue = QueueServiceClient.fromConnectionString(host.platform.config.AzureWebJobsStorage!).getQueueClient(host.platform.config.ORCHESTRATOR_QUEUE);
+  await waitFor(() => queue.exists(), 30_000, 'the host to create its queue');
+  await queue.delete();
+
+  await expectErrorAnswer(await submit(), 503, 'QUEUE_UNAVAILABLE');
+  // No key is left pointing at a tracking id that does not exist.
+  expect(await keys()).toEqual([]);
+
+  await queue.create();
+  const accepted = await submit();
+  expect(accepted.status).toBe(202);
+  expect(accepted.headers.get('idempotent-replayed')).toBeNull();
+  const { trackingId, quota } = (await accepted.json()) as { trackingId: string; quota: { count: number } };
+  expect(quota.count).toBe(1);
+  expect(await keys()).toEqual([{ tracking_id: trackingId }]);
+  const executions = await db().selectFrom('orchestrator_executions').select('tracking_id').where('requested_by', '=', user.user.id).execute();
+  expect(executions).toEqual([{ tracking_id: trackingId }]);
+});

@@ -44,6 +44,7 @@ const QUERY_NUMBERS: [path: string, param: string, good: string][] = [
   ['/orchestrator/api/admin/profiles', 'page', '2'],
   ['/orchestrator/api/admin/profiles', 'limit', '10'],
   ['/orchestrator/api/admin/executions', 'limit', '10'],
+  ['/orchestrator/api/reports', 'limit', '10'],
 ];
 /** Every query parameter that is a date-time. */
 const QUERY_DATES: [path: string, param: string][] = [

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { LiveUser } from '../../../shared/auth/live-session';
 import type { RequestMeta } from '../../../shared/http/client';
 import { Code, HttpError, badRequest, conflict, notFound, serviceUnavailable } from '../../../shared/http/errors';
@@ -17,6 +17,7 @@ import {
   insertExecutionWith,
   reopenExecution,
   restoreFailed,
+  type CancelledBy,
   type Execution,
 } from '../workflow/executions';
 
@@ -219,15 +220,41 @@ export interface CancelAnswer {
   cancelled: boolean;
 }
 
-export function cancelExecution(ctx: ActionContext, admin: LiveUser, trackingId: string, meta: RequestMeta): Promise<CancelAnswer> {
-  return audited(ctx, admin, meta, { action: 'execution.cancel', trackingId }, async () => {
+/** How a cancel is made: by an administrator (the default), or by the report's owner, with what else changes in its transaction when it does (the quota given back). */
+export interface CancelOptions {
+  by?: CancelledBy;
+  /** Runs in the cancel's transaction, only when this call cancelled the execution (never on a repeat). */
+  alsoInTransaction?: (trx: Transaction<OrchestratorTables>, execution: Execution) => Promise<void>;
+}
+
+/**
+ * Cancels a processing execution (audited under the caller, an administrator or, from POST
+ * api/reports/{trackingId}/cancel, the report's owner, whose ownership the caller has checked).
+ */
+export function cancelExecution(
+  ctx: ActionContext,
+  actor: LiveUser,
+  trackingId: string,
+  meta: RequestMeta,
+  options: CancelOptions = {},
+): Promise<CancelAnswer> {
+  return audited(ctx, actor, meta, { action: 'execution.cancel', trackingId }, async () => {
     const execution = await existing(ctx, trackingId);
     const now = ctx.now();
     const cancelled =
       execution.processing_status === 'processing' &&
       (await ctx.db.transaction().execute(async (trx) => {
-        const done = await cancelProcessing(trx, trackingId, admin.email, now);
-        if (done) await record(trx, admin, meta, { action: 'execution.cancel', trackingId, result: 'success' }, now);
+        const done = await cancelProcessing(trx, trackingId, actor.email, now, options.by);
+        if (done) {
+          await record(
+            trx,
+            actor,
+            meta,
+            { action: 'execution.cancel', trackingId, result: 'success', details: options.by ? { by: options.by } : undefined },
+            now,
+          );
+          await options.alsoInTransaction?.(trx, execution);
+        }
         return done;
       }));
     if (!cancelled) {
@@ -236,7 +263,11 @@ export function cancelExecution(ctx: ActionContext, admin: LiveUser, trackingId:
         throw conflict(`The execution has already ${after.processing_status}; only a processing execution can be cancelled.`, Code.EXECUTION_NOT_CANCELLABLE);
       }
     }
-    ctx.log.info('execution cancel requested from the administration API', { trackingId, adminId: admin.id, cancelled });
+    ctx.log.info(options.by === 'its owner' ? 'report cancel requested by its owner' : 'execution cancel requested from the administration API', {
+      trackingId,
+      actorId: actor.id,
+      cancelled,
+    });
     return { success: true, trackingId, status: 'failed', cancelled };
   });
 }

@@ -9,7 +9,7 @@ import type { Reads } from './queries';
 /** The finder's query, as its schema (EXECUTION_SEARCH_QUERY) checks it, defaults filled in. */
 export type ExecutionSearch = Infer<typeof EXECUTION_SEARCH_QUERY>;
 
-type Key = { expression: Expression<unknown>; direction: 'asc' | 'desc'; value: (row: Row) => string | number };
+export type Key = { expression: Expression<unknown>; direction: 'asc' | 'desc'; value: (row: Row) => string | number };
 type Row = Record<(typeof EXECUTION_COLUMNS)[number] | 'requested_by', unknown> & { tracking_id: string };
 
 /**
@@ -18,7 +18,7 @@ type Row = Record<(typeof EXECUTION_COLUMNS)[number] | 'requested_by', unknown> 
  * requested_by with created_at for a user's reports); `longest` sorts unfinished executions
  * (no duration yet) last.
  */
-function keysOf(sort: SearchSort): Key[] {
+export function keysOf(sort: SearchSort): Key[] {
   const created = (direction: 'asc' | 'desc'): Key => ({ expression: sql.ref('created_at'), direction, value: (r) => toIso(r.created_at as string)! });
   const trackingId = (direction: 'asc' | 'desc'): Key => ({ expression: sql.ref('tracking_id'), direction, value: (r) => r.tracking_id });
   switch (sort) {
@@ -34,9 +34,9 @@ function keysOf(sort: SearchSort): Key[] {
 }
 
 /** An opaque cursor: the sort and the keys of the last row of a page. */
-const encodeCursor = (sort: SearchSort, values: (string | number)[]) => Buffer.from(JSON.stringify({ s: sort, k: values })).toString('base64url');
+export const encodeCursor = (sort: SearchSort, values: (string | number)[]) => Buffer.from(JSON.stringify({ s: sort, k: values })).toString('base64url');
 
-function decodeCursor(cursor: string, sort: SearchSort, keys: Key[]): (string | number)[] {
+export function decodeCursor(cursor: string, sort: SearchSort, keys: Key[]): (string | number)[] {
   try {
     const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { s?: unknown; k?: unknown };
     const values = parsed.k;
@@ -55,7 +55,7 @@ function decodeCursor(cursor: string, sort: SearchSort, keys: Key[]): (string | 
  * Rows after the cursor's row in the sort's order: (k1 beyond v1) or (k1 = v1 and k2 beyond v2)
  * or ..., which both dialects evaluate over the sort's index.
  */
-function after(keys: Key[], values: (string | number)[]) {
+export function after(keys: Key[], values: (string | number)[]) {
   const beyond = (k: Key, v: string | number) => sql<SqlBool>`${k.expression} ${sql.raw(k.direction === 'desc' ? '<' : '>')} ${v}`;
   const equal = (k: Key, v: string | number) => sql<SqlBool>`${k.expression} = ${v}`;
   const branches = keys.map((key, i) => sql.join([...keys.slice(0, i).map((k, j) => equal(k, values[j])), beyond(key, values[i])], sql` and `));

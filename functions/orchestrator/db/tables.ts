@@ -56,6 +56,8 @@ export interface ExecutionsTable {
   completed_at: Timestamp | null;
   updated_at: Timestamp;
   duration_ms: number | null;
+  /** The quota period the report was counted in (orchestrator_report_usage.period); null when it took none (migration 020). */
+  quota_period: string | null;
 }
 
 /** Reports a user requested in one calendar month (UTC), against their plan's quota (migration 008). */
@@ -139,7 +141,17 @@ export interface AdminActionsTable {
   dedupe_key: string;
 }
 
-/** The orchestrator's tables (migrations 001, 002, 008, 009, 010 and 019). */
+/** A user's Idempotency-Key of POST api/reports (migration 020): the request it came with and the report it answers, kept 24 hours. */
+export interface ReportKeysTable {
+  user_id: string;
+  idempotency_key: string;
+  /** SHA-256 (hex) of the checked request body: the same key with another body is refused. */
+  request_hash: string;
+  tracking_id: string;
+  created_at: Timestamp;
+}
+
+/** The orchestrator's tables (migrations 001, 002, 008, 009, 010, 019 and 020). */
 export type OrchestratorTables = {
   orchestrator_processing_log: ProcessingLogTable & ProcessingLogExtension;
   orchestrator_executions: ExecutionsTable;
@@ -149,6 +161,7 @@ export type OrchestratorTables = {
   orchestrator_log_rollup: LogRollupTable;
   orchestrator_company_rollup: CompanyRollupTable;
   orchestrator_admin_actions: AdminActionsTable;
+  orchestrator_report_keys: ReportKeysTable;
 };
 
 /** A processing-log row as the workflow writes it. */

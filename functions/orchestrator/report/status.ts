@@ -17,7 +17,11 @@ const FAILURE_WORDS: Record<string, string> = {
 const OTHER_FAILURE = 'The report could not be produced because of an error on our side.';
 const WHAT_NEXT = 'Quote its tracking id to support; an administrator can run it again.';
 
-function clientFailureMessage(execution: Pick<Execution, 'error_pattern'>): string {
+/** The owner's own cancel (POST api/reports/{trackingId}/cancel: workflow/executions.ts cancelProcessing words it so). */
+const OWNER_CANCELLED = 'The report was cancelled at your request; it does not count against your quota.';
+
+function clientFailureMessage(execution: Pick<Execution, 'error_pattern' | 'error_message'>): string {
+  if (execution.error_pattern === 'CANCELLED' && execution.error_message?.startsWith('Cancelled by its owner')) return OWNER_CANCELLED;
   return `${FAILURE_WORDS[execution.error_pattern ?? ''] ?? OTHER_FAILURE} ${WHAT_NEXT}`;
 }
 

@@ -24,6 +24,8 @@ export interface NewExecution {
   requestedBy: string;
   plan: Plan;
   now: string;
+  /** The quota period the report was counted in (quota.ts quotaPeriod's key); absent or null when it took none. */
+  quotaPeriod?: string | null;
 }
 
 export async function insertExecution(ctx: Reads, row: NewExecution): Promise<void> {
@@ -45,6 +47,7 @@ export async function insertExecutionWith(trx: Transaction<OrchestratorTables>, 
     attempts: 0,
     created_at: row.now,
     updated_at: row.now,
+    quota_period: row.quotaPeriod ?? null,
   };
   await trx.insertInto('orchestrator_executions').values(values).execute();
   await countExecution(trx, { ...values, duration_ms: null }, 1);
@@ -220,12 +223,21 @@ export async function restoreFailed(trx: Transaction<OrchestratorTables>, tracki
   });
 }
 
+/** Who cancelled an execution, as its error message says: an administrator (the admin API) or its owner (POST api/reports/{trackingId}/cancel). */
+export type CancelledBy = 'an administrator' | 'its owner';
+
 /**
  * Ends a processing execution as failed, cancelled by `by`, in `trx`, with a log row that says so
  * (unclassified: a cancellation is no dependency's failure and counts in no error figure). A run
  * still working on it stops at its next write (recordProgress finds it no longer held).
  */
-export async function cancelProcessing(trx: Transaction<OrchestratorTables>, trackingId: string, by: string, now: Date): Promise<boolean> {
+export async function cancelProcessing(
+  trx: Transaction<OrchestratorTables>,
+  trackingId: string,
+  by: string,
+  now: Date,
+  who: CancelledBy = 'an administrator',
+): Promise<boolean> {
   const execution = await trx
     .selectFrom('orchestrator_executions')
     .select(['started_at', 'created_at', 'current_step', 'current_step_name'])
@@ -233,7 +245,7 @@ export async function cancelProcessing(trx: Transaction<OrchestratorTables>, tra
     .where('processing_status', '=', 'processing')
     .executeTakeFirst();
   if (!execution) return false;
-  const message = `Cancelled by an administrator (${by})`;
+  const message = `Cancelled by ${who} (${by})`;
   const done = await finishExecution(trx, trackingId, {
     processing_status: 'failed',
     health_status: CANCELLED,
