@@ -15,6 +15,7 @@ import * as paymentRefunds from './payment/db/migrations/012_payment_refunds';
 import * as paymentDisputes from './payment/db/migrations/013_payment_disputes';
 import * as planPeriod from './identity/db/migrations/014_plan_period';
 import * as paymentSubscriptions from './payment/db/migrations/015_payment_subscriptions';
+import * as reportShares from './orchestrator/db/migrations/017_report_shares';
 import * as reportUsage from './orchestrator/db/migrations/019_report_usage';
 
 /**
@@ -46,5 +47,6 @@ export const MIGRATIONS: Record<string, Migration> = {
   '013_payment_disputes': paymentDisputes,
   '014_plan_period': planPeriod,
   '015_payment_subscriptions': paymentSubscriptions,
+  '017_report_shares': reportShares,
   '019_report_usage': reportUsage,
 };
