@@ -1,3 +1,4 @@
+import type { Insertable, Selectable } from 'kysely';
 import type { LiveUser } from '../../../shared/auth/live-session';
 import { serviceUrl } from '../../../shared/config';
 import { Code, conflict, notFound } from '../../../shared/http/errors';
@@ -8,7 +9,7 @@ import { findExecution, parseAssets, type Execution } from '../workflow/executio
 import { newShareId, newShareToken, shareTokenHash } from './tokens';
 
 type Ctx = Pick<OrchestratorContext, 'db' | 'now' | 'reports' | 'config'>;
-type ShareRow = ReportSharesTable;
+type ShareRow = Selectable<ReportSharesTable>;
 
 /** The longest a link lives, in days (the body's expiresInDays is 1 to this). */
 export const MAX_SHARE_DAYS = 30;
@@ -71,7 +72,7 @@ export async function createShare(ctx: Ctx, user: LiveUser, trackingId: string, 
     throw conflict(`Report ${trackingId} was made before shared pages existed and has no page to share; request it again`, Code.REPORT_NOT_SHAREABLE);
   const now = ctx.now();
   const token = newShareToken();
-  const row: ShareRow = {
+  const row: Insertable<ReportSharesTable> & ShareRow = {
     share_id: newShareId(),
     tracking_id: trackingId,
     owner_id: user.id,
