@@ -386,8 +386,13 @@ export const QUOTA = obj({
 });
 
 // Share links of a report and its shared page (issue 51, item 5; share/).
-export const SHARE_PARAM = obj({ trackingId: TRACKING_ID, shareId: str({ pattern: '^shr_[0-9a-f]{24}$', description: 'The share link, as its creation or the list names it' }) });
-export const SHARE_TOKEN_PARAM = obj({ token: str({ maxLength: 200, description: 'The share token of the link (43 characters of base64url); anything else is an unknown link' }) });
+export const SHARE_PARAM = obj({
+  trackingId: TRACKING_ID,
+  shareId: str({ pattern: '^shr_[0-9a-f]{24}$', description: 'The share link, as its creation or the list names it' }),
+});
+export const SHARE_TOKEN_PARAM = obj({
+  token: str({ maxLength: 200, description: 'The share token of the link (43 characters of base64url); anything else is an unknown link' }),
+});
 export const SHARE_BODY = {
   schema: obj({ expiresInDays: int({ minimum: 1, maximum: 30, description: 'How many days the link opens the report, 1 to 30' }) }, { closed: true }),
   limit: 1024,

@@ -100,7 +100,8 @@ for (const [name, viewport] of [
     // The year table stays in its own box: on a phone it scrolls there, never the page.
     expect(seen.table.box).toBeLessThanOrEqual(seen.innerWidth);
     expect(seen.pdf).toBe(share.pdfUrl);
-    for (const words of ['Executive Summary', 'Financial Analysis', 'Recommendations', 'About this report', 'Download the PDF']) expect(seen.text).toContain(words);
+    for (const words of ['Executive Summary', 'Financial Analysis', 'Recommendations', 'About this report', 'Download the PDF'])
+      expect(seen.text).toContain(words);
     expect(await violations()).toEqual([]);
     await screenshot(page, `shared-report-${viewport.width}`);
   });
@@ -110,7 +111,11 @@ test('the PDF link on the page downloads the report', async () => {
   const response = await host.fetch(share.pdfUrl, { redirect: 'manual' });
   expect(response.status).toBe(303);
   const pdf = await fetch(response.headers.get('location')!);
-  expect(Buffer.from(await pdf.arrayBuffer()).subarray(0, 5).toString()).toBe('%PDF-');
+  expect(
+    Buffer.from(await pdf.arrayBuffer())
+      .subarray(0, 5)
+      .toString(),
+  ).toBe('%PDF-');
 });
 
 test('after revoking, the page answers 410 and says so, accessibly', async () => {
@@ -118,7 +123,10 @@ test('after revoking, the page answers 410 and says so, accessibly', async () =>
   await page.setViewport(PHONE);
   const response = await page.goto(share.url);
   expect(response!.status()).toBe(410);
-  const seen = await page.evaluate(() => ({ h1: (globalThis as any).document.querySelector('h1').textContent, body: (globalThis as any).document.body.innerText }));
+  const seen = await page.evaluate(() => ({
+    h1: (globalThis as any).document.querySelector('h1').textContent,
+    body: (globalThis as any).document.body.innerText,
+  }));
   expect(seen.h1).toBe('This link has been revoked');
   expect(seen.body).not.toContain(UNICODE_COMPANY);
   expect(await violations()).toEqual([]);

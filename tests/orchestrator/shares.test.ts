@@ -71,7 +71,8 @@ test('the page opens without an account: the report in HTML, noindex, no-referre
   expect(text).toContain(`<h1>${UNICODE_COMPANY}</h1>`);
   expect(text).not.toMatch(/<script/i);
   // The PDF's content: the sections, the year table, both charts as inline SVG with their titles and captions.
-  for (const words of ['Executive Summary', 'Financial Analysis', 'Recommendations', 'About this report', 'Revenue by year, EUR millions', 'Table 1.']) expect(text).toContain(words);
+  for (const words of ['Executive Summary', 'Financial Analysis', 'Recommendations', 'About this report', 'Revenue by year, EUR millions', 'Table 1.'])
+    expect(text).toContain(words);
   expect(text.match(/<svg [^>]*role="img"/g)).toHaveLength(2);
   expect(text).toContain('<title id="chart-1-title">Revenue by year, EUR millions: ');
   expect(text).toMatch(/<figcaption><strong>Figure 2\.<\/strong> Revenue growth and net margin by year, %\./);

@@ -50,7 +50,9 @@ export const pageBlobOf = (pdf: Pick<ReportAsset, 'blob'>): string => `${pdf.blo
 
 async function storePage(deps: StoreDeps, run: StoringRun, content: Buffer): Promise<void> {
   try {
-    const client = (await deps.storage.container(deps.config.ORCHESTRATOR_REPORTS_CONTAINER)).getBlockBlobClient(`${run.trackingId}/${run.attempt}/${PAGE_FILE}`);
+    const client = (await deps.storage.container(deps.config.ORCHESTRATOR_REPORTS_CONTAINER)).getBlockBlobClient(
+      `${run.trackingId}/${run.attempt}/${PAGE_FILE}`,
+    );
     await client.uploadData(content, { blobHTTPHeaders: { blobContentType: 'application/json' } });
   } catch (error) {
     throw new DependencyError('BLOB_STORAGE', error);

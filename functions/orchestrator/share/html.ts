@@ -75,8 +75,14 @@ export function htmlDocument(options: { lang: string; title: string; body: strin
 export function gonePage(kind: 'unknown' | 'expired' | 'revoked'): string {
   const words = {
     unknown: ['This link does not exist', 'No report is shared at this address. Check that the link was copied whole.'],
-    expired: ['This link has expired', 'The report shared at this address is no longer available: its link has expired. Ask the person who sent it for a new link.'],
-    revoked: ['This link has been revoked', 'The report shared at this address is no longer available: its owner revoked the link. Ask them for a new link if you still need it.'],
+    expired: [
+      'This link has expired',
+      'The report shared at this address is no longer available: its link has expired. Ask the person who sent it for a new link.',
+    ],
+    revoked: [
+      'This link has been revoked',
+      'The report shared at this address is no longer available: its owner revoked the link. Ask them for a new link if you still need it.',
+    ],
   }[kind];
   return htmlDocument({ lang: 'en', title: words[0], body: `<main class="gone"><h1>${html(words[0])}</h1><p>${html(words[1])}</p></main>` });
 }

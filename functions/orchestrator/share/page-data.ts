@@ -9,7 +9,10 @@ import { CHARTS_DROPPED_NOTE, reportModel, type PdfModel, type ReportDocument } 
  */
 export interface ReportPageData {
   version: 1;
-  document: Omit<ReportDocument, 'generatedAt' | 'visuals'> & { generatedAt: string; visuals: { status: ReportDocument['visuals']['status']; error: string | null } };
+  document: Omit<ReportDocument, 'generatedAt' | 'visuals'> & {
+    generatedAt: string;
+    visuals: { status: ReportDocument['visuals']['status']; error: string | null };
+  };
   /** The charts the PDF drew (none when the typesetter refused them), as the visual service made them. */
   charts: { id: string; caption: string; finding: string; dataSummary: string; svg: string }[];
   /** The typesetter refused the charts: the PDF went without them and said so. */
@@ -22,7 +25,9 @@ export function pageDataOf(document: ReportDocument, chartsDropped: boolean): Re
   return {
     version: 1,
     document: { ...rest, generatedAt: generatedAt.toISOString(), visuals: { status: visuals.status, error: visuals.error } },
-    charts: chartsDropped ? [] : visuals.charts.map((c) => ({ id: c.id, caption: c.caption, finding: c.finding, dataSummary: c.dataSummary, svg: c.svg.toString('utf8') })),
+    charts: chartsDropped
+      ? []
+      : visuals.charts.map((c) => ({ id: c.id, caption: c.caption, finding: c.finding, dataSummary: c.dataSummary, svg: c.svg.toString('utf8') })),
     chartsDropped,
   };
 }

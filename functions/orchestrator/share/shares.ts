@@ -57,7 +57,8 @@ async function ownedReport(ctx: Ctx, user: LiveUser, trackingId: string): Promis
 }
 
 /** The PDF of a completed report, or null. */
-export const pdfOf = (execution: Execution) => (execution.processing_status === 'completed' ? (parseAssets(execution).find((a) => a.kind === 'pdf') ?? null) : null);
+export const pdfOf = (execution: Execution) =>
+  execution.processing_status === 'completed' ? (parseAssets(execution).find((a) => a.kind === 'pdf') ?? null) : null;
 
 /**
  * POST api/reports/{trackingId}/shares: a new link to the report's web page, valid `days` days.
@@ -115,7 +116,12 @@ export async function revokeShare(ctx: Ctx, user: LiveUser, trackingId: string, 
     .where('tracking_id', '=', trackingId)
     .where('revoked_at', 'is', null)
     .execute();
-  const row = await ctx.db.selectFrom('orchestrator_report_shares').selectAll().where('share_id', '=', shareId).where('tracking_id', '=', trackingId).executeTakeFirst();
+  const row = await ctx.db
+    .selectFrom('orchestrator_report_shares')
+    .selectAll()
+    .where('share_id', '=', shareId)
+    .where('tracking_id', '=', trackingId)
+    .executeTakeFirst();
   if (!row) throw notFound(`Report ${trackingId} has no share link ${shareId}`, Code.SHARE_NOT_FOUND);
   return { success: true as const, share: viewOf(row, now) };
 }
@@ -145,7 +151,11 @@ export async function openShare(ctx: Ctx, token: string, count: boolean): Promis
       .where('expires_at', '>', nowIso)
       .executeTakeFirst();
     if (Number(counted.numUpdatedRows) !== 1) {
-      const again = await ctx.db.selectFrom('orchestrator_report_shares').select(['revoked_at', 'expires_at']).where('token_hash', '=', hash).executeTakeFirst();
+      const again = await ctx.db
+        .selectFrom('orchestrator_report_shares')
+        .select(['revoked_at', 'expires_at'])
+        .where('token_hash', '=', hash)
+        .executeTakeFirst();
       return { kind: 'gone', reason: again?.revoked_at ? 'revoked' : 'expired' };
     }
   }
