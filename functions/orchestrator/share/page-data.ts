@@ -32,7 +32,8 @@ export function pageDataOf(document: ReportDocument, chartsDropped: boolean): Re
   };
 }
 
-const CONTROLS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
+// eslint-disable-next-line no-control-regex -- removing control characters is the point
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f]/g;
 
 /** A browser draws every script: text keeps its characters (no "[Thai]" fallback), only controls and line breaks go. */
 const BROWSER_TEXT: FontFallback = { scripts: new Set(), fit: (text) => text.replace(/[\t\r\n]+/g, ' ').replace(CONTROLS, '') };
