@@ -52,7 +52,7 @@ const CSS_HASH = createHash('sha256').update(PAGE_CSS, 'utf8').digest('base64');
  * no script, no frame, nothing loaded from anywhere (the style is inline and hashed; the charts are
  * inline SVG).
  */
-export const PAGE_HEADERS: Record<string, string> = {
+export const PAGE_HEADERS: Readonly<Record<string, string>> = {
   'Content-Type': 'text/html; charset=utf-8',
   'Content-Security-Policy': `default-src 'none'; style-src 'sha256-${CSS_HASH}'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
   'X-Robots-Tag': 'noindex, nofollow',
