@@ -388,7 +388,7 @@ export const QUOTA = obj({
 // Share links of a report and its shared page (issue 51, item 5; share/).
 export const SHARE_PARAM = obj({
   trackingId: TRACKING_ID,
-  shareId: str({ pattern: '^shr_[0-9a-f]{24}$', description: 'The share link, as its creation or the list names it' }),
+  shareId: str({ pattern: '^shr_[0-9a-f]{24}$', minLength: 28, maxLength: 28, description: 'The share link, as its creation or the list names it' }),
 });
 export const SHARE_TOKEN_PARAM = obj({
   token: str({ maxLength: 200, description: 'The share token of the link (43 characters of base64url); anything else is an unknown link' }),
