@@ -15,7 +15,21 @@
  *
  * The root gets role="img" and a <title> with the chart's alternative text (aria-labelledby).
  */
-const ELEMENTS: ReadonlySet<string> = new Set(['svg', 'g', 'defs', 'clipPath', 'path', 'rect', 'circle', 'ellipse', 'line', 'polyline', 'polygon', 'text', 'tspan']);
+const ELEMENTS: ReadonlySet<string> = new Set([
+  'svg',
+  'g',
+  'defs',
+  'clipPath',
+  'path',
+  'rect',
+  'circle',
+  'ellipse',
+  'line',
+  'polyline',
+  'polygon',
+  'text',
+  'tspan',
+]);
 /** Elements whose text content is kept (everything else holds only whitespace between elements). */
 const TEXT_ELEMENTS: ReadonlySet<string> = new Set(['text', 'tspan']);
 const ATTRIBUTES: ReadonlySet<string> = new Set([
