@@ -17,6 +17,7 @@ import * as planPeriod from './identity/db/migrations/014_plan_period';
 import * as paymentSubscriptions from './payment/db/migrations/015_payment_subscriptions';
 import * as reportUsage from './orchestrator/db/migrations/019_report_usage';
 import * as reportIdempotency from './orchestrator/db/migrations/020_report_idempotency';
+import * as reportShares from './orchestrator/db/migrations/021_report_shares';
 
 /**
  * The one migration history of the services' shared database, in order, for SQLite and Azure SQL
@@ -49,4 +50,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '015_payment_subscriptions': paymentSubscriptions,
   '019_report_usage': reportUsage,
   '020_report_idempotency': reportIdempotency,
+  '021_report_shares': reportShares,
 };

@@ -1,7 +1,7 @@
 /**
  * `npm run demo`: the whole journey against a running `npm start` (another terminal), every call to
  * the platform through the typed client (client/index.ts), printing each step with what it called
- * and what came back, ending with the PDF's path and the dashboard.
+ * and what came back, ending with the PDF's path, the shared report page's address and the dashboard.
  * DEMO_URL overrides the host (default http://127.0.0.1:7071); the data directory comes from
  * local.settings.json as the dev host reads it.
  */
@@ -46,6 +46,7 @@ async function main(): Promise<void> {
       '',
       `Every step succeeded.`,
       `PDF report: ${journey.pdfPath} (${pages ?? '?'} pages, ${(journey.pdf.length / 1024).toFixed(0)} KiB)`,
+      `Shared report page (no account needed, until ${journey.share.expiresAt}): ${journey.share.url}`,
       `Dashboard: health ${health.score} (${health.status}), ${health.total_executions} executions, success rate ${health.success_rate}%, average ${health.avg_processing_time_ms} ms`,
       `Administration console: ${baseUrl}/orchestrator/console/ (sign in as admin@example.com; the code is in ${path.join(dataDir(), 'outbox')})`,
       '',

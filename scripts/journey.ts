@@ -194,6 +194,26 @@ export async function runJourney(options: JourneyOptions) {
     summary: `${pdf.length} bytes, saved to ${pdfPath}`,
   });
 
+  // 4b. Share the report: a link to its web page (7 days), opened without an account.
+  const share = await call(
+    'share the report as a web page (7 days)',
+    `POST /orchestrator/api/reports/${order.trackingId}/shares`,
+    signedIn.orchestrator.POST('/orchestrator/api/reports/{trackingId}/shares', {
+      params: { path: { trackingId: order.trackingId } },
+      body: { expiresInDays: 7 },
+    }),
+    (b) => `link ${b.shareId}, expires ${b.expiresAt}`,
+  );
+  const sharedPage = await fetch(share.url);
+  const sharedHtml = await sharedPage.text();
+  record({
+    name: 'open the shared page without an account',
+    call: `GET ${share.url.replace(share.token, '<token>')}`,
+    status: sharedPage.status,
+    summary: `${sharedHtml.length} characters of HTML, ${(sharedHtml.match(/<svg /g) ?? []).length} charts inline`,
+  });
+  if (sharedPage.status !== 200) throw new JourneyError(`the shared page answered ${sharedPage.status}`);
+
   // 5. The admin finds it all.
   const admin = await signIn(adminEmail, 'admin');
   const staff = as(admin.accessToken);
@@ -242,6 +262,7 @@ export async function runJourney(options: JourneyOptions) {
     report,
     pdf,
     pdfPath,
+    share,
     admin,
     overview,
     executions,

@@ -8,6 +8,7 @@ import * as admin from './operations/admin';
 import { consoleConfigFile, consoleFiles, trendChartSvg } from './operations/console';
 import { testEnhancedOrchestrator, testWorkflowLogger } from './operations/diagnostics';
 import { cancelMyReport, createReport, getQuota, getReport, listMyReports } from './operations/reports';
+import { createShareOp, listSharesOp, revokeShareOp, sharedPageOp, sharedPdfOp } from './operations/shares';
 import * as s from './schemas';
 
 const route = routes('orchestrator', orchestratorContext);
@@ -25,6 +26,11 @@ export const ROUTES = [
   route('quota', 'GET', 'api/quota', USER, { 200: s.QUOTA }, getQuota),
   route('reports-get', 'GET', 'api/reports/{trackingId}', USER, { params: s.TRACKING_PARAM, 200: s.REPORT_STATUS, 404: refusal([Code.REPORT_NOT_FOUND]) }, getReport),
   route('reports-cancel', 'POST', 'api/reports/{trackingId}/cancel', USER, { params: s.TRACKING_PARAM, body: s.OPTIONAL_EMPTY_BODY, 200: s.CANCELLED, 404: refusal([Code.REPORT_NOT_FOUND]), 409: refusal([Code.EXECUTION_NOT_CANCELLABLE]) }, cancelMyReport),
+  route('reports-shares-create', 'POST', 'api/reports/{trackingId}/shares', USER, { params: s.TRACKING_PARAM, body: s.SHARE_BODY, 201: s.SHARE_CREATED, 404: refusal([Code.REPORT_NOT_FOUND]), 409: refusal([Code.REPORT_NOT_SHAREABLE]) }, createShareOp),
+  route('reports-shares-list', 'GET', 'api/reports/{trackingId}/shares', USER, { params: s.TRACKING_PARAM, 200: s.SHARE_LIST, 404: refusal([Code.REPORT_NOT_FOUND]) }, listSharesOp),
+  route('reports-shares-revoke', 'POST', 'api/reports/{trackingId}/shares/{shareId}/revoke', USER, { params: s.SHARE_PARAM, body: s.OPTIONAL_EMPTY_BODY, 200: s.SHARE_REVOKED, 404: refusal([Code.REPORT_NOT_FOUND, Code.SHARE_NOT_FOUND]) }, revokeShareOp),
+  route('shared-report-page', 'GET', 'r/{token}', PUBLIC, { params: s.SHARE_TOKEN_PARAM, 200: s.SHARED_PAGE, 404: s.SHARED_PAGE_UNKNOWN, 410: s.SHARED_PAGE_GONE }, sharedPageOp),
+  route('shared-report-pdf', 'GET', 'r/{token}/pdf', PUBLIC, { params: s.SHARE_TOKEN_PARAM, 303: s.SHARED_PDF, 404: s.SHARED_PAGE_UNKNOWN, 410: s.SHARED_PAGE_GONE }, sharedPdfOp),
   route('test-workflow-logger', 'POST', 'test-workflow-logger', ADMIN, { body: s.OPTIONAL_EMPTY_BODY, 200: s.LOGGER_TEST }, testWorkflowLogger),
   route('test-enhanced-orchestrator', 'POST', 'test-enhanced-orchestrator', ADMIN, { body: s.OPTIONAL_EMPTY_BODY, 200: s.ENHANCED_TEST }, testEnhancedOrchestrator),
   route('admin-overview', 'GET', 'api/admin/dashboard/overview', ADMIN, { query: s.EMPTY_QUERY, 200: s.OVERVIEW }, admin.overview),

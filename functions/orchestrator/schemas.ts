@@ -410,3 +410,41 @@ export const MY_REPORTS = obj({
   next_cursor: nullable(str({ description: 'The cursor of the next page; null on the last page' })),
   quota: QUOTA,
 });
+// Share links of a report and its shared page (issue 51, item 5; share/).
+export const SHARE_PARAM = obj({
+  trackingId: TRACKING_ID,
+  shareId: str({ pattern: '^shr_[0-9a-f]{24}$', minLength: 28, maxLength: 28, description: 'The share link, as its creation or the list names it' }),
+});
+export const SHARE_TOKEN_PARAM = obj({
+  token: str({ maxLength: 200, description: 'The share token of the link (43 characters of base64url); anything else is an unknown link' }),
+});
+export const SHARE_BODY = {
+  schema: obj({ expiresInDays: int({ minimum: 1, maximum: 30, description: 'How many days the link opens the report, 1 to 30' }) }, { closed: true }),
+  limit: 1024,
+};
+const SHARE_FIELDS = {
+  shareId: str(),
+  trackingId: str(),
+  status: oneOfValues(['active', 'expired', 'revoked']),
+  createdAt: dateTime(),
+  expiresAt: dateTime(),
+  revokedAt: nullable(dateTime()),
+  views: int({ description: 'Page views counted while the link was valid' }),
+  lastViewedAt: nullable(dateTime()),
+};
+export const SHARE_CREATED = obj({
+  success: bool(),
+  ...SHARE_FIELDS,
+  token: str({ description: 'The token, shown this once: only its SHA-256 is kept' }),
+  url: str({ format: 'uri', description: "The report's web page (no account needed)" }),
+  pdfUrl: str({ format: 'uri', description: "The report's PDF through the link (a redirect to a short-lived storage link)" }),
+});
+export const SHARE_LIST = obj({ success: bool(), trackingId: str(), shares: arr(obj(SHARE_FIELDS)) });
+export const SHARE_REVOKED = obj({ success: bool(), share: obj(SHARE_FIELDS) });
+export const SHARED_PAGE = { description: 'The report as a web page (HTML, no script)', content: { 'text/html': str() } };
+export const SHARED_PAGE_GONE = { description: 'A page saying the link expired or was revoked', content: { 'text/html': str() } };
+export const SHARED_PAGE_UNKNOWN = { description: 'A page saying no report is shared at this address', content: { 'text/html': str() } };
+export const SHARED_PDF = {
+  description: "The report's PDF: a redirect to a read-only storage link of ORCHESTRATOR_DOWNLOAD_LINK_MINUTES",
+  headers: { Location: { description: 'The PDF (signed, read-only, short-lived)', schema: str() } },
+};

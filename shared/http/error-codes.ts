@@ -194,6 +194,12 @@ export const ERROR_CODES = {
   },
   REPORT_NOT_FOUND: { status: 404, by: ORCHESTRATOR, meaning: 'No report has this tracking id, or it belongs to another user.' },
   EXECUTION_NOT_FOUND: { status: 404, by: ORCHESTRATOR, meaning: 'No execution has this tracking id (administration API).' },
+  SHARE_NOT_FOUND: { status: 404, by: ORCHESTRATOR, meaning: 'The report has no share link with this id.' },
+  REPORT_NOT_SHAREABLE: {
+    status: 409,
+    by: ORCHESTRATOR,
+    meaning: 'Only a completed report made with its web page (every report since share links) can be shared.',
+  },
   EXECUTION_NOT_RETRYABLE: { status: 409, by: ORCHESTRATOR, meaning: 'Only a failed execution is retried; a completed one can be re-run as a new execution.' },
   EXECUTION_NOT_FINISHED: {
     status: 409,

@@ -145,7 +145,10 @@ test('a cancelled run released after the retry, before the new run starts, write
   expect(done).toMatchObject({ processing_status: 'completed', attempts: 2, progress_percentage: 100 });
   expect(done.started_at).not.toBeNull();
   expect(JSON.parse(done.assets!).map((a: { blob: string }) => a.blob)).toEqual(['superseded-1/2/Acme-Widgets-GmbH-report.pdf']);
-  expect((await blobsOf('superseded-1')).map((b) => b.split(' ')[0])).toEqual(['superseded-1/2/Acme-Widgets-GmbH-report.pdf']);
+  expect((await blobsOf('superseded-1')).map((b) => b.split(' ')[0])).toEqual([
+    'superseded-1/2/Acme-Widgets-GmbH-report.pdf',
+    'superseded-1/2/report-page.json',
+  ]);
 });
 
 test('two runs of one execution at once (the old one cancelled and retried): the old run stops at its next write and the new one completes alone', async () => {
@@ -166,7 +169,10 @@ test('two runs of one execution at once (the old one cancelled and retried): the
   expect((await next).outcome).toBe('completed');
   const done = (await execution('superseded-2'))!;
   expect(done).toMatchObject({ processing_status: 'completed', attempts: 2 });
-  expect((await blobsOf('superseded-2')).map((b) => b.split(' ')[0])).toEqual(['superseded-2/2/Acme-Widgets-GmbH-report.pdf']);
+  expect((await blobsOf('superseded-2')).map((b) => b.split(' ')[0])).toEqual([
+    'superseded-2/2/Acme-Widgets-GmbH-report.pdf',
+    'superseded-2/2/report-page.json',
+  ]);
   const completions = (await logRows('superseded-2')).filter((r) => r.step_name === 'WORKFLOW_COMPLETE' && r.status === 'completed');
   expect(completions).toHaveLength(1);
 });
@@ -193,5 +199,8 @@ test('a run whose lease another run took over stops at its next write; two deliv
   takeoverHold.release();
   expect((await takeover).outcome).toBe('completed');
   expect(await execution('superseded-3')).toMatchObject({ processing_status: 'completed', attempts: 2 });
-  expect((await blobsOf('superseded-3')).map((b) => b.split(' ')[0])).toEqual(['superseded-3/2/Acme-Widgets-GmbH-report.pdf']);
+  expect((await blobsOf('superseded-3')).map((b) => b.split(' ')[0])).toEqual([
+    'superseded-3/2/Acme-Widgets-GmbH-report.pdf',
+    'superseded-3/2/report-page.json',
+  ]);
 });

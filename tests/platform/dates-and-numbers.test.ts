@@ -71,7 +71,8 @@ const retryBody = () => ({ from: '2026-01-01T00:00:00Z', to: '2026-02-01T00:00:0
 const planBody = () => ({ plan: 'free', timestamp: '2020-01-01T00:00:00Z' });
 const PLAN = '/identity/admin/users/{userId}/plan';
 const RETRY = '/orchestrator/api/admin/executions/retry-failed';
-const url = (path: string) => path.replace('{userId}', userId);
+/** Path parameters get well-formed values: the body is checked before the handler looks anything up. */
+const url = (path: string) => path.replace('{userId}', userId).replace('{trackingId}', 'rpt-00000000-0000-4000-8000-000000000000');
 /** A chart whose first data item has the shape `field` reaches into: samples, a point, statistics, or a number. */
 const chartFor = (field: string) => {
   const item = /data\.0\.0$/.test(field)
@@ -139,6 +140,7 @@ const BODY_NUMBERS: BodyCase[] = [
     body: reportBody,
     field: `profile.${field}`,
   })),
+  { method: 'POST', path: '/orchestrator/api/reports/{trackingId}/shares', body: () => ({ expiresInDays: 7 }), field: 'expiresInDays' },
   ...VISUAL_NUMBERS,
 ];
 /** Every date-time in a JSON body. */

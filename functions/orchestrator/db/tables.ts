@@ -151,7 +151,23 @@ export interface ReportKeysTable {
   created_at: Timestamp;
 }
 
-/** The orchestrator's tables (migrations 001, 002, 008, 009, 010, 019 and 020). */
+/** A share link of a completed report (migration 021): only the SHA-256 of its token is stored. */
+export interface ReportSharesTable {
+  /** shr_ and 24 hex characters: how the owner names the link (list, revoke); not a secret. */
+  share_id: string;
+  tracking_id: string;
+  owner_id: string;
+  /** SHA-256 of the token, hex (64 characters), unique. */
+  token_hash: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  revoked_at: Timestamp | null;
+  /** Page views counted while the link was valid. */
+  views: number;
+  last_viewed_at: Timestamp | null;
+}
+
+/** The orchestrator's tables (migrations 001, 002, 008, 009, 010, 019, 020 and 021). */
 export type OrchestratorTables = {
   orchestrator_processing_log: ProcessingLogTable & ProcessingLogExtension;
   orchestrator_executions: ExecutionsTable;
@@ -162,6 +178,7 @@ export type OrchestratorTables = {
   orchestrator_company_rollup: CompanyRollupTable;
   orchestrator_admin_actions: AdminActionsTable;
   orchestrator_report_keys: ReportKeysTable;
+  orchestrator_report_shares: ReportSharesTable;
 };
 
 /** A processing-log row as the workflow writes it. */

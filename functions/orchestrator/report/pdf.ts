@@ -39,8 +39,8 @@ export interface RenderedPdf {
   chartsDropped: string | null;
 }
 
-/** What the template prints (report-template.ts): every string already in words, fitted to the fonts. */
-interface PdfModel {
+/** What the template prints (report-template.ts), and the shared page (share/page.ts): every string already in words, fitted to the fonts. */
+export interface PdfModel {
   title: string;
   author: string;
   keywords: string[];
@@ -118,10 +118,18 @@ function aboutSection(report: ReportDocument, chartsMissing: string | null, fall
   ];
 }
 
-/** The template's data: the document in words, every submitted or written string passed through the font fallback. */
-export function reportModel(report: ReportDocument, charts: ChartImage[], chartsDropped: string | null = null): { model: PdfModel; fallback: FontFallback } {
+/**
+ * The template's data: the document in words, every submitted or written string passed through the
+ * font fallback (the PDF's fonts); the shared web page passes a fallback that keeps every script,
+ * since a browser draws them all.
+ */
+export function reportModel(
+  report: ReportDocument,
+  charts: Pick<ChartImage, 'id' | 'caption' | 'finding' | 'dataSummary'>[],
+  chartsDropped: string | null = null,
+  fallback: FontFallback = fontFallback(),
+): { model: PdfModel; fallback: FontFallback } {
   const { analysis: a, visuals } = report;
-  const fallback = fontFallback();
   const fit = fallback.fit;
   const fitFigure = (x: Figure) => ({ label: fit(x.label), value: fit(x.value) });
   const f = reportFormat(a.locale);
@@ -177,6 +185,9 @@ export function reportModel(report: ReportDocument, charts: ChartImage[], charts
   return { model, fallback };
 }
 
+/** What the report says when the typesetter refused its charts (the PDF went without them). */
+export const CHARTS_DROPPED_NOTE = 'The charts could not be set in this document; every figure they would show is in the tables and the text.';
+
 /**
  * The compiler's root: a folder that does not exist. Every file the template reads is an in-memory
  * shadow under it, so no document can read anything from the disk.
@@ -224,7 +235,6 @@ export async function renderReportPdf(ctx: Pick<ServiceContext, 'platform'>, rep
   } catch (error) {
     if (!charts.length) throw error;
     const reason = `charts left out: ${(error as Error).message}`;
-    const note = 'The charts could not be set in this document; every figure they would show is in the tables and the text.';
-    return { ...typeset(compiler, reportModel(report, [], note).model, [], report.generatedAt), chartsDropped: reason };
+    return { ...typeset(compiler, reportModel(report, [], CHARTS_DROPPED_NOTE).model, [], report.generatedAt), chartsDropped: reason };
   }
 }

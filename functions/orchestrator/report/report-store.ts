@@ -42,6 +42,34 @@ async function storeReportFile(deps: StoreDeps, run: StoringRun, file: Omit<Repo
   return { ...file, blob, size: content.length };
 }
 
+/** The shared page's data (share/page-data.ts) sits beside the run's files: `<trackingId>/<attempt>/report-page.json`. */
+const PAGE_FILE = 'report-page.json';
+
+/** Where the page data of the run that stored `pdf` is (its folder), so a report's page always goes with its PDF. */
+export const pageBlobOf = (pdf: Pick<ReportAsset, 'blob'>): string => `${pdf.blob.slice(0, pdf.blob.lastIndexOf('/') + 1)}${PAGE_FILE}`;
+
+async function storePage(deps: StoreDeps, run: StoringRun, content: Buffer): Promise<void> {
+  try {
+    const client = (await deps.storage.container(deps.config.ORCHESTRATOR_REPORTS_CONTAINER)).getBlockBlobClient(
+      `${run.trackingId}/${run.attempt}/${PAGE_FILE}`,
+    );
+    await client.uploadData(content, { blobHTTPHeaders: { blobContentType: 'application/json' } });
+  } catch (error) {
+    throw new DependencyError('BLOB_STORAGE', error);
+  }
+}
+
+/** The page data stored beside `pdf`, or null when the report has none (made before the shared pages). */
+async function readPage(deps: StoreDeps, pdf: Pick<ReportAsset, 'blob'>): Promise<Buffer | null> {
+  const client = (await deps.storage.container(deps.config.ORCHESTRATOR_REPORTS_CONTAINER)).getBlockBlobClient(pageBlobOf(pdf));
+  try {
+    return await client.downloadToBuffer();
+  } catch (error) {
+    if ((error as { statusCode?: number }).statusCode === 404) return null;
+    throw error;
+  }
+}
+
 /** The user-delegation key in use, held by the platform (its storage account's). */
 export interface HeldDelegationKey {
   key?: UserDelegationKey;
@@ -110,10 +138,16 @@ export interface ReportStore {
   readonly container: string;
   store(run: StoringRun, file: Omit<ReportAsset, 'blob' | 'size'>, content: Buffer): Promise<ReportAsset>;
   downloadLinks(assets: ReportAsset[]): Promise<DownloadLink[]>;
+  /** Stores the run's shared-page data beside its files (not one of its assets: nothing links to it). */
+  storePage(run: StoringRun, content: Buffer): Promise<void>;
+  /** The shared-page data stored beside a report's PDF, or null. */
+  readPage(pdf: Pick<ReportAsset, 'blob'>): Promise<Buffer | null>;
 }
 
 export const reportStore = (deps: StoreDeps): ReportStore => ({
   container: deps.config.ORCHESTRATOR_REPORTS_CONTAINER,
   store: (run, file, content) => storeReportFile(deps, run, file, content),
   downloadLinks: (assets) => downloadLinks(deps, assets),
+  storePage: (run, content) => storePage(deps, run, content),
+  readPage: (pdf) => readPage(deps, pdf),
 });

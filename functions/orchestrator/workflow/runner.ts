@@ -18,6 +18,7 @@ import { PendingRows, WorkflowLogger } from './workflow-logger';
 // rendered, not with the service: the admin, status and health routes never need them.
 const pdf = () => require('../report/pdf') as typeof import('../report/pdf');
 const presentation = () => require('../report/presentation') as typeof import('../report/presentation');
+const pageData = () => require('../share/page-data') as typeof import('../share/page-data');
 
 export interface StepResult {
   step_number: number;
@@ -195,7 +196,7 @@ class Run {
       { provider: this.ai.name, sections: sectionsFor(ex.plan).length },
     );
 
-    const files = await this.step(STAGES.PDF_ENHANCEMENT, () => this.render(ex, analysis, sections));
+    const { files, page } = await this.step(STAGES.PDF_ENHANCEMENT, () => this.render(ex, analysis, sections));
 
     const assets = await this.step(STAGES.STORAGE_PROCESSING, async () => {
       // Files are not in SQL: a run that no longer holds the execution uploads none (and its attempt in the blob name keeps a late upload off the files of the run that does).
@@ -203,6 +204,8 @@ class Run {
       const reports = this.ctx.reports;
       const stored: ReportAsset[] = [];
       for (const file of files) stored.push(await reports.store(this.lease, file.asset, file.content));
+      // The shared page's data goes beside the files it shows (the same attempt's folder).
+      await reports.storePage(this.lease, page);
       return {
         value: stored,
         metadata: { container: reports.container, blobs: stored.map((a) => a.blob), bytes: stored.reduce((n, a) => n + a.size, 0) },
@@ -217,7 +220,7 @@ class Run {
     ex: Execution,
     analysis: ReportAnalysis,
     sections: WrittenSection[],
-  ): Promise<StepWork<{ asset: Omit<ReportAsset, 'blob' | 'size'>; content: Buffer }[]>> {
+  ): Promise<StepWork<{ files: { asset: Omit<ReportAsset, 'blob' | 'size'>; content: Buffer }[]; page: Buffer }>> {
     const visuals = await fetchVisuals(this.ctx.visual, analysis, { presentation: PLAN_REPORTS[ex.plan].presentation });
     const document: ReportDocument = {
       trackingId: ex.tracking_id,
@@ -246,8 +249,9 @@ class Run {
     // Charts the typesetter refused count as visuals the report went without.
     const visualsStatus = rendered.chartsDropped ? (visuals.infographic ? 'partial' : 'skipped') : visuals.status;
     const visualsError = [visuals.error, rendered.chartsDropped].filter(Boolean).join('; ') || null;
+    const page = Buffer.from(JSON.stringify(pageData().pageDataOf(document, rendered.chartsDropped !== null)));
     return {
-      value: files,
+      value: { files, page },
       metadata: {
         visuals_status: visualsStatus,
         visuals_error: visualsError,
