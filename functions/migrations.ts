@@ -13,6 +13,7 @@ import * as orchestratorAdminActions from './orchestrator/db/migrations/010_orch
 import * as paymentReviewDecisions from './payment/db/migrations/011_payment_review_decisions';
 import * as paymentRefunds from './payment/db/migrations/012_payment_refunds';
 import * as paymentDisputes from './payment/db/migrations/013_payment_disputes';
+import * as orchestratorNotifications from './orchestrator/db/migrations/018_orchestrator_notifications';
 
 /**
  * The one migration history of the services' shared database, in order, for SQLite and Azure SQL
@@ -41,4 +42,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '011_payment_review_decisions': paymentReviewDecisions,
   '012_payment_refunds': paymentRefunds,
   '013_payment_disputes': paymentDisputes,
+  '018_orchestrator_notifications': orchestratorNotifications,
 };
