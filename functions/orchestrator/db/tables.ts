@@ -193,6 +193,8 @@ export interface WebhookDeliveriesTable {
   payload: string;
   status: 'pending' | 'succeeded' | 'failed';
   attempts: Generated<number>;
+  /** Tries since the window began (the backoff's count; a re-send starts it again). */
+  window_attempts: Generated<number>;
   next_attempt_at: Timestamp | null;
   /** When the current retry window (3 days) began: the delivery's creation, or its last re-send. */
   window_started_at: Timestamp;

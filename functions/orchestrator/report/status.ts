@@ -17,7 +17,7 @@ const FAILURE_WORDS: Record<string, string> = {
 const OTHER_FAILURE = 'The report could not be produced because of an error on our side.';
 const WHAT_NEXT = 'Quote its tracking id to support; an administrator can run it again.';
 
-function clientFailureMessage(execution: Pick<Execution, 'error_pattern'>): string {
+export function clientFailureMessage(execution: Pick<Execution, 'error_pattern'>): string {
   return `${FAILURE_WORDS[execution.error_pattern ?? ''] ?? OTHER_FAILURE} ${WHAT_NEXT}`;
 }
 

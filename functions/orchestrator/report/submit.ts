@@ -4,6 +4,8 @@ import { serviceUrl } from '../../../shared/config';
 import { Code, serviceUnavailable } from '../../../shared/http/errors';
 import type { OrchestratorContext } from '../context';
 import { deleteExecution, insertExecution } from '../workflow/executions';
+import { markNotifyWork } from '../notify/events';
+import { rememberAddress } from '../notify/preferences';
 import { markExecutionWork } from '../workflow/stuck';
 import { returnReportQuota, takeReportQuota, type QuotaUse } from './quota';
 import type { ReportRequest } from './submission';
@@ -23,6 +25,10 @@ export async function submitReport(ctx: OrchestratorContext, user: LiveUser, req
   const now = ctx.now();
   // Before anything is written: the stuck-execution timer must look at SQL again.
   await markExecutionWork(now);
+  // The report's notice will be sent from SQL: the notice timer must look too.
+  await markNotifyWork(now);
+  // Where its notice goes: the address identity gave with this request (no call to identity when it is sent).
+  await rememberAddress(ctx, user, now);
   const quota = await takeReportQuota(ctx, user.id, user.plan, now);
   const trackingId = `rpt-${randomUUID()}`;
   await insertExecution(ctx, {

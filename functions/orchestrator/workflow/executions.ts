@@ -6,6 +6,7 @@ import type { ExecutionsTable, LogRow, OrchestratorTables } from '../db/tables';
 import type { ReportAsset } from '../report/report-store';
 import { countCompanyExecution, countExecution, followLatestStatus, uncountCompanyExecution } from '../rollups/write';
 import { CANCELLED, classifyError, type Classification } from './error-classification';
+import { recordReportFinished } from '../notify/events';
 import { insertLogRows } from './log-writer';
 import type { Step } from './stages';
 
@@ -102,8 +103,16 @@ export async function holdsExecution(ctx: Reads, lease: RunLease): Promise<boole
 /**
  * Moves a processing execution to `set` (completed or failed) if it is still processing (and, with
  * `attempt`, still held by that run), and moves its count in the rollups with it; false otherwise.
+ * Unless `notify` is false, the requester's notice (e-mail, webhooks) is recorded in the same
+ * transaction (notify/events.ts), to be sent after it commits.
  */
-async function finishExecution(trx: Transaction<OrchestratorTables>, trackingId: string, set: Updateable<ExecutionsTable>, attempt?: number): Promise<boolean> {
+async function finishExecution(
+  trx: Transaction<OrchestratorTables>,
+  trackingId: string,
+  set: Updateable<ExecutionsTable>,
+  attempt?: number,
+  notify = true,
+): Promise<boolean> {
   const before = await countedFacts(trx, trackingId);
   let update = trx.updateTable('orchestrator_executions').set(set).where('tracking_id', '=', trackingId).where('processing_status', '=', 'processing');
   if (attempt !== undefined) update = update.where(heldBy(attempt));
@@ -116,6 +125,7 @@ async function finishExecution(trx: Transaction<OrchestratorTables>, trackingId:
     1,
   );
   await followLatestStatus(trx, trackingId, before.company_name, set.processing_status!);
+  if (notify) await recordReportFinished(trx, trackingId, String(set.completed_at ?? set.updated_at));
   return true;
 }
 
@@ -212,12 +222,14 @@ export async function reopenExecution(trx: Transaction<OrchestratorTables>, trac
 
 /** Undoes a reopen whose queue message could not be sent (at `now`): the execution is failed again with its earlier facts. */
 export async function restoreFailed(trx: Transaction<OrchestratorTables>, trackingId: string, facts: FailedFacts, now: Date): Promise<boolean> {
-  return finishExecution(trx, trackingId, {
-    processing_status: 'failed',
-    ...facts,
-    completed_at: facts.completed_at ?? now.toISOString(),
-    updated_at: now.toISOString(),
-  });
+  // The requester was told of this failure when it first happened: no second notice.
+  return finishExecution(
+    trx,
+    trackingId,
+    { processing_status: 'failed', ...facts, completed_at: facts.completed_at ?? now.toISOString(), updated_at: now.toISOString() },
+    undefined,
+    false,
+  );
 }
 
 /**

@@ -67,6 +67,7 @@ export async function up(db: AnyKysely): Promise<void> {
     .addColumn('payload', t.text, (c) => c.notNull())
     .addColumn('status', t.varchar(16), (c) => c.notNull().check(checkIn('status', ['pending', 'succeeded', 'failed'])))
     .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('window_attempts', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('next_attempt_at', t.timestamp)
     .addColumn('window_started_at', t.timestamp, (c) => c.notNull())
     .addColumn('last_status_code', 'integer')
