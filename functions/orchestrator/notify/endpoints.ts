@@ -56,7 +56,7 @@ export async function registerEndpoint(ctx: Ctx, user: LiveUser, body: { url: st
     throw conflict(`A user may have ${MAX_ENDPOINTS} webhook endpoints; delete one first`, Code.WEBHOOK_ENDPOINT_LIMIT, { limit: MAX_ENDPOINTS });
   }
   const now = ctx.now();
-  const row: Endpoint = {
+  const row = {
     id: newId('we'),
     user_id: user.id,
     url,
@@ -66,7 +66,7 @@ export async function registerEndpoint(ctx: Ctx, user: LiveUser, body: { url: st
     previous_secret_expires_at: null,
     created_at: now.toISOString(),
     updated_at: now.toISOString(),
-  };
+  } satisfies Endpoint;
   await ctx.db.insertInto('orchestrator_webhook_endpoints').values(row).execute();
   ctx.log.info('webhook endpoint registered', { endpointId: row.id, userId: user.id });
   return { ...endpointView(row, now), secret: row.secret };
