@@ -61,10 +61,11 @@ const GLOBAL_UNICAST = list([['2000::', 3]], 'ipv6');
 export function ipv6Groups(address: string): number[] | undefined {
   if (isIP(address) !== 6) return undefined;
   let text = address.toLowerCase();
-  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (dotted) {
-    const [a, b, c, d] = dotted[1].split('.').map(Number);
-    text = `${text.slice(0, -dotted[1].length)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  // A trailing dotted IPv4 part (::ffff:127.0.0.1) as its two groups.
+  const last = text.slice(text.lastIndexOf(':') + 1);
+  if (isIP(last) === 4) {
+    const [a, b, c, d] = last.split('.').map(Number);
+    text = `${text.slice(0, -last.length)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
   }
   const [head, tail] = text.split('::');
   const part = (s: string | undefined) => (s ? s.split(':').map((g) => parseInt(g, 16)) : []);
@@ -97,7 +98,10 @@ function classifyIpv4(address: string): Classification {
  * public unicast only, an IPv6 address carrying an IPv4 one judged by that one.
  */
 export function classifyAddress(raw: string): Classification {
-  const address = raw.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  const unbracketed = raw.replace(/^\[|\]$/g, '');
+  // A zone id (fe80::1%eth0) names an interface, not another address.
+  const zone = unbracketed.indexOf('%');
+  const address = zone >= 0 ? unbracketed.slice(0, zone) : unbracketed;
   const family = isIP(address);
   if (family === 4) return classifyIpv4(address);
   const groups = family === 6 ? ipv6Groups(address) : undefined;
