@@ -204,7 +204,11 @@ export const ERROR_CODES = {
       'The webhook endpoint host does not resolve, or resolves to an address webhooks are not sent to (loopback, private, link-local, CGNAT, metadata, multicast or reserved); `kind` names which.',
   },
   WEBHOOKS_PLAN_REQUIRED: { status: 403, by: ORCHESTRATOR, meaning: 'Webhooks come with the Pro and Enterprise plans; the caller is on another plan.' },
-  WEBHOOK_ENDPOINT_LIMIT: { status: 409, by: ORCHESTRATOR, meaning: 'The user already has the most webhook endpoints allowed (the answer gives the limit); delete one first.' },
+  WEBHOOK_ENDPOINT_LIMIT: {
+    status: 409,
+    by: ORCHESTRATOR,
+    meaning: 'The user already has the most webhook endpoints allowed (the answer gives the limit); delete one first.',
+  },
   WEBHOOK_ENDPOINT_NOT_FOUND: { status: 404, by: ORCHESTRATOR, meaning: 'No webhook endpoint has this id, or it belongs to another user.' },
   WEBHOOK_DELIVERY_NOT_FOUND: { status: 404, by: ORCHESTRATOR, meaning: 'No webhook delivery has this id, or it belongs to another user.' },
 

@@ -46,7 +46,13 @@ async function receiver() {
 }
 
 /** How a client checks a delivery (docs/orchestrator.md): every v1 in the header, compared in constant time with its own HMAC. */
-function verifies(header: string | undefined, body: string, secret: string, toleranceSeconds = 300, nowSeconds = Math.floor(clock.now().getTime() / 1000)): boolean {
+function verifies(
+  header: string | undefined,
+  body: string,
+  secret: string,
+  toleranceSeconds = 300,
+  nowSeconds = Math.floor(clock.now().getTime() / 1000),
+): boolean {
   const parts = (header ?? '').split(',').map((p) => p.split('=') as [string, string]);
   const t = Number(parts.find(([k]) => k === 't')?.[1]);
   if (!Number.isInteger(t) || Math.abs(nowSeconds - t) > toleranceSeconds) return false;
@@ -118,7 +124,14 @@ function mailsTo(email: string): string[] {
 }
 const reportMails = (email: string) => mailsTo(email).filter((m) => /^Subject: Your report on/m.test(m));
 
-type Delivery = { id: string; status: string; attempts: number; eventType: string; trackingId: string; tries: { statusCode: number | null; outcome: string; error: string | null }[] };
+type Delivery = {
+  id: string;
+  status: string;
+  attempts: number;
+  eventType: string;
+  trackingId: string;
+  tries: { statusCode: number | null; outcome: string; error: string | null }[];
+};
 async function deliveriesOf(user: SignedIn, endpointId: string): Promise<Delivery[]> {
   const response = await call(user.accessToken, 'GET', `webhooks/endpoints/${endpointId}/deliveries`);
   expect(response.status).toBe(200);
@@ -131,7 +144,11 @@ describe('malformed bodies and who may register', () => {
     await expectErrorAnswer(await call(user.accessToken, 'POST', 'webhooks/endpoints', '{"url":'), 400, 'INVALID_JSON');
     await expectErrorAnswer(await call(user.accessToken, 'POST', 'webhooks/endpoints', { url: 5 }), 400, 'VALIDATION_FAILED');
     await expectErrorAnswer(await call(user.accessToken, 'POST', 'webhooks/endpoints', {}), 400, 'VALIDATION_FAILED');
-    await expectErrorAnswer(await call(user.accessToken, 'POST', 'webhooks/endpoints', { url: 'https://example.com', secret: 'mine' }), 400, 'VALIDATION_FAILED');
+    await expectErrorAnswer(
+      await call(user.accessToken, 'POST', 'webhooks/endpoints', { url: 'https://example.com', secret: 'mine' }),
+      400,
+      'VALIDATION_FAILED',
+    );
     await expectErrorAnswer(await call(user.accessToken, 'POST', 'webhooks/endpoints', { url: 'not a url' }), 400, 'WEBHOOK_URL_INVALID');
     await expectErrorAnswer(await call(user.accessToken, 'PUT', 'notifications/preferences', { email: 'no' }), 400, 'VALIDATION_FAILED');
     await expectErrorAnswer(await call(user.accessToken, 'PUT', 'notifications/preferences', 'false'), 400, 'VALIDATION_FAILED');
@@ -143,7 +160,11 @@ describe('malformed bodies and who may register', () => {
 
   it('a free-plan user cannot register an endpoint (403 WEBHOOKS_PLAN_REQUIRED)', async () => {
     const user = await userWithPlan('webhook-free@example.com', 'free');
-    const body = await expectErrorAnswer(await call(user.accessToken, 'POST', 'webhooks/endpoints', { url: 'https://example.com/hook' }), 403, 'WEBHOOKS_PLAN_REQUIRED');
+    const body = await expectErrorAnswer(
+      await call(user.accessToken, 'POST', 'webhooks/endpoints', { url: 'https://example.com/hook' }),
+      403,
+      'WEBHOOKS_PLAN_REQUIRED',
+    );
     expect(body.message).toMatch(/Pro and Enterprise/);
   });
 
@@ -182,7 +203,12 @@ describe('a completed and a failed report', () => {
     try {
       const user = await userWithPlan('webhook-pro@example.com', 'pro');
       const endpoint = await register(user, hook.url);
-      expect(endpoint).toMatchObject({ id: expect.stringMatching(/^we_/), url: hook.url, secret: expect.stringMatching(/^whsec_/), previousSecretExpiresAt: null });
+      expect(endpoint).toMatchObject({
+        id: expect.stringMatching(/^we_/),
+        url: hook.url,
+        secret: expect.stringMatching(/^whsec_/),
+        previousSecretExpiresAt: null,
+      });
       const listed = (await (await call(user.accessToken, 'GET', 'webhooks/endpoints')).json()) as { endpoints: Record<string, unknown>[] };
       expect(listed.endpoints).toEqual([expect.objectContaining({ id: endpoint.id, description: 'our ERP' })]);
       expect(JSON.stringify(listed)).not.toContain(endpoint.secret);

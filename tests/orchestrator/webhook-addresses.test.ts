@@ -180,7 +180,10 @@ describe('the webhook URL (form at registration, address at every send)', () => 
     const good = async () => [{ address: '2606:4700::6810:1', family: 6 }];
     expect(await resolveEndpoint(url, strict, good)).toEqual({ address: '2606:4700::6810:1', family: 6 });
     expect(await refusal(() => resolveEndpoint(url, strict, async () => []))).toEqual({ reason: 'unresolvable', kind: undefined });
-    expect(await refusal(() => resolveEndpoint(url, strict, () => Promise.reject(new Error('ENOTFOUND'))))).toEqual({ reason: 'unresolvable', kind: undefined });
+    expect(await refusal(() => resolveEndpoint(url, strict, () => Promise.reject(new Error('ENOTFOUND'))))).toEqual({
+      reason: 'unresolvable',
+      kind: undefined,
+    });
     // The system resolver: localhost is a loopback name.
     expect(await refusal(() => resolveEndpoint(parseEndpointUrl('https://localhost/', strict), strict))).toEqual({ reason: 'refused', kind: 'loopback' });
   });

@@ -213,6 +213,8 @@ export async function resendDelivery(ctx: Ctx, user: LiveUser, id: string) {
   ctx.log.info('webhook delivery re-sent', { deliveryId: id, by: user.id });
   const due = await ctx.db.selectFrom('orchestrator_webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
   await attemptDelivery(ctx, due);
-  const [view] = await deliveryViews(ctx, [await ctx.db.selectFrom('orchestrator_webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirstOrThrow()]);
+  const [view] = await deliveryViews(ctx, [
+    await ctx.db.selectFrom('orchestrator_webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirstOrThrow(),
+  ]);
   return view;
 }

@@ -143,7 +143,8 @@ function dueEvents(ctx: Pick<Ctx, 'db'>, now: Date, trackingId?: string, limit =
 /** One pass: due events handled, then due deliveries tried. */
 export async function dispatchNotifications(ctx: Ctx, now = ctx.now()): Promise<{ events: number; deliveries: number }> {
   let events = 0;
-  for (const event of await dueEvents(ctx, now)) if (await processEvent(ctx, event).catch((error) => void ctx.log.warn('report notice failed', { eventId: event.id, error }))) events++;
+  for (const event of await dueEvents(ctx, now))
+    if (await processEvent(ctx, event).catch((error) => void ctx.log.warn('report notice failed', { eventId: event.id, error }))) events++;
   const deliveries = await attemptAll(ctx, await dueDeliveries(ctx, ctx.now()));
   return { events, deliveries };
 }
@@ -156,16 +157,32 @@ export async function notifyFinished(ctx: Ctx, trackingId: string): Promise<void
   try {
     const events = await dueEvents(ctx, ctx.now(), trackingId);
     for (const event of events) await processEvent(ctx, event);
-    if (events.length) await attemptAll(ctx, await dueDeliveries(ctx, ctx.now(), events.map((e) => e.id)));
+    if (events.length)
+      await attemptAll(
+        ctx,
+        await dueDeliveries(
+          ctx,
+          ctx.now(),
+          events.map((e) => e.id),
+        ),
+      );
   } catch (error) {
     ctx.log.warn('report notice deferred to the timer', { trackingId, error });
   }
 }
 
 async function nothingPending(ctx: Pick<Ctx, 'db'>): Promise<boolean> {
-  const event = await first(ctx.db, ctx.db.selectFrom('orchestrator_notify_events').select('id').where('state', '=', 'pending').orderBy('id'), 1).executeTakeFirst();
+  const event = await first(
+    ctx.db,
+    ctx.db.selectFrom('orchestrator_notify_events').select('id').where('state', '=', 'pending').orderBy('id'),
+    1,
+  ).executeTakeFirst();
   if (event) return false;
-  const delivery = await first(ctx.db, ctx.db.selectFrom('orchestrator_webhook_deliveries').select('id').where('status', '=', 'pending').orderBy('id'), 1).executeTakeFirst();
+  const delivery = await first(
+    ctx.db,
+    ctx.db.selectFrom('orchestrator_webhook_deliveries').select('id').where('status', '=', 'pending').orderBy('id'),
+    1,
+  ).executeTakeFirst();
   return !delivery;
 }
 

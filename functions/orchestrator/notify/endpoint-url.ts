@@ -74,7 +74,11 @@ export async function resolveEndpoint(url: URL, policy: UrlPolicy, lookup: Looku
     for (const { address } of addresses) {
       const verdict = classifyAddress(address);
       if (!verdict.allowed) {
-        throw new EndpointRefused('refused', `The endpoint host ${host} resolves to ${address}, a ${verdict.kind} address webhooks are not sent to`, verdict.kind);
+        throw new EndpointRefused(
+          'refused',
+          `The endpoint host ${host} resolves to ${address}, a ${verdict.kind} address webhooks are not sent to`,
+          verdict.kind,
+        );
       }
     }
   }

@@ -80,7 +80,13 @@ export async function ownEndpoint(ctx: Pick<Ctx, 'db'>, user: Pick<LiveUser, 'id
 }
 
 export async function listEndpoints(ctx: Ctx, user: Pick<LiveUser, 'id'>) {
-  const rows = await ctx.db.selectFrom('orchestrator_webhook_endpoints').selectAll().where('user_id', '=', user.id).orderBy('created_at').orderBy('id').execute();
+  const rows = await ctx.db
+    .selectFrom('orchestrator_webhook_endpoints')
+    .selectAll()
+    .where('user_id', '=', user.id)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
   const now = ctx.now();
   return { endpoints: rows.map((row) => endpointView(row, now)) };
 }

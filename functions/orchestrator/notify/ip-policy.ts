@@ -29,17 +29,56 @@ const list = (entries: [string, number][], type: 'ipv4' | 'ipv6'): BlockList => 
 /** Checked in order: the first match names the kind (metadata before the link-local range that holds it). */
 const IPV4_RULES: readonly [RefusedKind, BlockList][] = [
   // The cloud metadata services (AWS, Azure, GCP, OpenStack) and Azure's platform address (wireserver).
-  ['metadata', list([['169.254.169.254', 32], ['168.63.129.16', 32]], 'ipv4')],
+  [
+    'metadata',
+    list(
+      [
+        ['169.254.169.254', 32],
+        ['168.63.129.16', 32],
+      ],
+      'ipv4',
+    ),
+  ],
   ['unspecified', list([['0.0.0.0', 8]], 'ipv4')],
   ['loopback', list([['127.0.0.0', 8]], 'ipv4')],
-  ['private', list([['10.0.0.0', 8], ['172.16.0.0', 12], ['192.168.0.0', 16]], 'ipv4')],
+  [
+    'private',
+    list(
+      [
+        ['10.0.0.0', 8],
+        ['172.16.0.0', 12],
+        ['192.168.0.0', 16],
+      ],
+      'ipv4',
+    ),
+  ],
   ['link-local', list([['169.254.0.0', 16]], 'ipv4')],
   ['cgnat', list([['100.64.0.0', 10]], 'ipv4')],
   ['multicast', list([['224.0.0.0', 4]], 'ipv4')],
-  ['documentation', list([['192.0.2.0', 24], ['198.51.100.0', 24], ['203.0.113.0', 24]], 'ipv4')],
+  [
+    'documentation',
+    list(
+      [
+        ['192.0.2.0', 24],
+        ['198.51.100.0', 24],
+        ['203.0.113.0', 24],
+      ],
+      'ipv4',
+    ),
+  ],
   ['benchmarking', list([['198.18.0.0', 15]], 'ipv4')],
   // IETF protocol assignments, the old 6to4 relay anycast, and 240/4 (with the broadcast address).
-  ['reserved', list([['192.0.0.0', 24], ['192.88.99.0', 24], ['240.0.0.0', 4]], 'ipv4')],
+  [
+    'reserved',
+    list(
+      [
+        ['192.0.0.0', 24],
+        ['192.88.99.0', 24],
+        ['240.0.0.0', 4],
+      ],
+      'ipv4',
+    ),
+  ],
 ];
 
 const IPV6_RULES: readonly [RefusedKind, BlockList][] = [
@@ -49,9 +88,28 @@ const IPV6_RULES: readonly [RefusedKind, BlockList][] = [
   ['private', list([['fc00::', 7]], 'ipv6')],
   ['link-local', list([['fe80::', 10]], 'ipv6')],
   ['multicast', list([['ff00::', 8]], 'ipv6')],
-  ['documentation', list([['2001:db8::', 32], ['3fff::', 20]], 'ipv6')],
+  [
+    'documentation',
+    list(
+      [
+        ['2001:db8::', 32],
+        ['3fff::', 20],
+      ],
+      'ipv6',
+    ),
+  ],
   // Discard-only 100::/64, IETF protocol assignments 2001::/23 (Teredo, benchmarking 2001:2::/48…), deprecated site-local fec0::/10.
-  ['reserved', list([['100::', 64], ['2001::', 23], ['fec0::', 10]], 'ipv6')],
+  [
+    'reserved',
+    list(
+      [
+        ['100::', 64],
+        ['2001::', 23],
+        ['fec0::', 10],
+      ],
+      'ipv6',
+    ),
+  ],
 ];
 
 /** Global unicast IPv6 (2000::/3): anything outside it is refused as reserved. */

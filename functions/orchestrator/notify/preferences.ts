@@ -16,7 +16,11 @@ const enabled = (value: number | boolean) => value === true || value === 1;
 /** Writes the row of `userId` with `set`, creating it (e-mail on) when it is not there yet. */
 async function upsert(ctx: Db, userId: string, set: { email?: string; email_enabled?: number }, now: string): Promise<void> {
   for (let tries = 0; tries < 2; tries++) {
-    const updated = await ctx.db.updateTable('orchestrator_notify_users').set({ ...set, updated_at: now }).where('user_id', '=', userId).executeTakeFirst();
+    const updated = await ctx.db
+      .updateTable('orchestrator_notify_users')
+      .set({ ...set, updated_at: now })
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
     if (Number(updated.numUpdatedRows) === 1) return;
     try {
       await ctx.db

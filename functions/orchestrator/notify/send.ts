@@ -67,7 +67,11 @@ export function postJson(url: URL, vetted: Vetted, headers: Record<string, strin
           const status = response.statusCode ?? null;
           const text = Buffer.concat(chunks).subarray(0, limits.maxResponseBytes).toString('utf8');
           const ok = status !== null && status >= 200 && status < 300;
-          const error = ok ? null : status !== null && status >= 300 && status < 400 ? `redirect to ${response.headers.location ?? '(no location)'} not followed` : null;
+          const error = ok
+            ? null
+            : status !== null && status >= 300 && status < 400
+              ? `redirect to ${response.headers.location ?? '(no location)'} not followed`
+              : null;
           finish({ ok, statusCode: status, excerpt: text ? text.slice(0, EXCERPT_CHARS) : null, error });
           response.destroy();
         };

@@ -3,7 +3,13 @@ import { json } from '../../../shared/http/handler';
 import type { Infer } from '../../../shared/http/schemas';
 import { op } from '../context';
 import { adminDeliveries as adminDeliveriesIn, endpointDeliveries, resendDelivery } from '../notify/deliveries';
-import { deleteEndpoint as deleteEndpointIn, listEndpoints as listEndpointsIn, ownEndpoint, registerEndpoint, rotateSecret as rotateSecretIn } from '../notify/endpoints';
+import {
+  deleteEndpoint as deleteEndpointIn,
+  listEndpoints as listEndpointsIn,
+  ownEndpoint,
+  registerEndpoint,
+  rotateSecret as rotateSecretIn,
+} from '../notify/endpoints';
 import { readPreferences, setPreferences } from '../notify/preferences';
 import type * as s from '../schemas';
 
@@ -11,9 +17,8 @@ import type * as s from '../schemas';
 
 type EndpointId = Infer<typeof s.WEBHOOK_ENDPOINT_PARAM>;
 
-export const getPreferences = op<LiveUser>(
-  'Whether you are e-mailed when a report completes or fails, and the address',
-  async ({ ctx, principal }) => json(200, await readPreferences(ctx, principal.id)),
+export const getPreferences = op<LiveUser>('Whether you are e-mailed when a report completes or fails, and the address', async ({ ctx, principal }) =>
+  json(200, await readPreferences(ctx, principal.id)),
 );
 
 export const putPreferences = op<LiveUser, Infer<typeof s.NOTIFICATION_PREFERENCES_BODY.schema>>(
@@ -30,9 +35,8 @@ export const listEndpoints = op<LiveUser>('Your webhook endpoints (without their
   json(200, await listEndpointsIn(ctx, principal)),
 );
 
-export const deleteEndpoint = op<LiveUser, unknown, unknown, EndpointId>(
-  'Deletes a webhook endpoint with its deliveries',
-  async ({ ctx, principal, params }) => json(200, await deleteEndpointIn(ctx, principal, params.id)),
+export const deleteEndpoint = op<LiveUser, unknown, unknown, EndpointId>('Deletes a webhook endpoint with its deliveries', async ({ ctx, principal, params }) =>
+  json(200, await deleteEndpointIn(ctx, principal, params.id)),
 );
 
 export const rotateSecret = op<LiveUser, unknown, unknown, EndpointId>(
