@@ -13,7 +13,10 @@ import * as orchestratorAdminActions from './orchestrator/db/migrations/010_orch
 import * as paymentReviewDecisions from './payment/db/migrations/011_payment_review_decisions';
 import * as paymentRefunds from './payment/db/migrations/012_payment_refunds';
 import * as paymentDisputes from './payment/db/migrations/013_payment_disputes';
+import * as planPeriod from './identity/db/migrations/014_plan_period';
+import * as paymentSubscriptions from './payment/db/migrations/015_payment_subscriptions';
 import * as orchestratorNotifications from './orchestrator/db/migrations/018_orchestrator_notifications';
+import * as reportUsage from './orchestrator/db/migrations/019_report_usage';
 
 /**
  * The one migration history of the services' shared database, in order, for SQLite and Azure SQL
@@ -42,5 +45,8 @@ export const MIGRATIONS: Record<string, Migration> = {
   '011_payment_review_decisions': paymentReviewDecisions,
   '012_payment_refunds': paymentRefunds,
   '013_payment_disputes': paymentDisputes,
+  '014_plan_period': planPeriod,
+  '015_payment_subscriptions': paymentSubscriptions,
   '018_orchestrator_notifications': orchestratorNotifications,
+  '019_report_usage': reportUsage,
 };

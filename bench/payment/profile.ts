@@ -88,7 +88,7 @@ export async function profileEvent(
     const identity = await timeEach(
       users.slice(0, samples),
       async (user) => {
-        const result = await ctx.identity.updatePlan(user.id, user.plan, ctx.now());
+        const result = await ctx.identity.updatePlan(user.id, { plan: user.plan, periodEnd: null, source: 'one_off' }, ctx.now());
         if (!result.ok) throw new Error(`identity refused the profile's plan update: ${JSON.stringify(result.failure)}`);
       },
       sql,

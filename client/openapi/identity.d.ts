@@ -389,7 +389,7 @@ export interface components {
              * @description Stable machine-readable code, one of the platform's error list (shared/http/error-codes.ts; the table in docs/architecture.md gives each code's status and meaning).
              * @enum {string}
              */
-            code: "VALIDATION_FAILED" | "INVALID_JSON" | "JSON_TOO_DEEP" | "JSON_KEY_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "HOST_INVALID" | "INTERNAL" | "SERVICE_MISCONFIGURED" | "AUTH_REQUIRED" | "AUTH_TOKEN_INVALID" | "AUTH_TOKEN_EXPIRED" | "AUTH_SESSION_REVOKED" | "AUTH_USER_INACTIVE" | "ADMIN_REQUIRED" | "PERMISSION_DENIED" | "IDENTITY_UNAVAILABLE" | "AUTH_SERVICE_TOKEN_INVALID" | "LOGIN_RATE_LIMITED" | "OTP_RESEND_COOLDOWN" | "OTP_INVALID" | "OTP_EXPIRED" | "OTP_ATTEMPTS_EXCEEDED" | "ACCOUNT_INACTIVE" | "REFRESH_TOKEN_INVALID" | "REFRESH_TOKEN_EXPIRED" | "REFRESH_TOKEN_ROTATED" | "REFRESH_TOKEN_REUSED" | "USER_NOT_FOUND" | "USER_EXISTS" | "ROLE_UNKNOWN" | "ROLE_NOT_FOUND" | "ROLE_NOT_ASSIGNED" | "BASE_ROLE" | "SESSION_NOT_FOUND" | "SUPER_ADMIN_REQUIRED" | "PERMISSION_ESCALATION" | "CANNOT_DEACTIVATE_SELF" | "CANNOT_DELETE_SELF" | "LAST_SUPER_ADMIN" | "PRIVILEGED_ACCOUNT" | "PLAN_TIMESTAMP_IN_FUTURE" | "PLAN_UPDATE_STALE" | "UNKNOWN_PLAN" | "PLAN_NOT_PURCHASABLE" | "AMOUNT_MISMATCH" | "INVALID_IDEMPOTENCY_KEY" | "USER_MISMATCH" | "STRIPE_ERROR" | "STRIPE_NOT_CONFIGURED" | "STRIPE_UNAVAILABLE" | "WEBHOOK_SIGNATURE_MISSING" | "WEBHOOK_SIGNATURE_INVALID" | "PAYMENT_NOT_FOUND" | "PAYMENT_NOT_IN_REVIEW" | "REPORT_QUOTA_EXCEEDED" | "QUEUE_UNAVAILABLE" | "REPORT_NOT_FOUND" | "EXECUTION_NOT_FOUND" | "EXECUTION_NOT_RETRYABLE" | "EXECUTION_NOT_FINISHED" | "EXECUTION_NOT_CANCELLABLE" | "VISUAL_UNAVAILABLE" | "INVALID_PATH" | "CONSOLE_FILE_NOT_FOUND" | "CONSOLE_NOT_BUILT" | "WEBHOOK_URL_INVALID" | "WEBHOOK_URL_NOT_ALLOWED" | "WEBHOOKS_PLAN_REQUIRED" | "WEBHOOK_ENDPOINT_LIMIT" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "WEBHOOK_DELIVERY_NOT_FOUND" | "RESOURCE_NOT_FOUND" | "OPERATION_NOT_FOUND" | "INVALID_CHARTS_ARRAY" | "INVALID_INFOGRAPHICS_ARRAY" | "INVALID_DIAGRAMS_ARRAY" | "INVALID_DIAGRAM" | "CHART_NOT_RENDERABLE" | "IMAGE_TOO_LARGE" | "TOO_MANY_TICKS" | "SVG_TOO_LARGE" | "LIMIT_EXCEEDED" | "RENDER_FAILED" | "RENDERER_BUSY" | "CACHE_ENTRY_NOT_FOUND" | "VERSION_NOT_SUPPORTED" | "INVALID_CHART" | "CHART_BASE64_INVALID" | "CHART_TEXT_TOO_LARGE" | "CHART_NOT_DATA" | "CHART_OPTION_UNSUPPORTED";
+            code: "VALIDATION_FAILED" | "INVALID_JSON" | "JSON_TOO_DEEP" | "JSON_KEY_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "HOST_INVALID" | "INTERNAL" | "SERVICE_MISCONFIGURED" | "AUTH_REQUIRED" | "AUTH_TOKEN_INVALID" | "AUTH_TOKEN_EXPIRED" | "AUTH_SESSION_REVOKED" | "AUTH_USER_INACTIVE" | "ADMIN_REQUIRED" | "PERMISSION_DENIED" | "IDENTITY_UNAVAILABLE" | "AUTH_SERVICE_TOKEN_INVALID" | "LOGIN_RATE_LIMITED" | "OTP_RESEND_COOLDOWN" | "OTP_INVALID" | "OTP_EXPIRED" | "OTP_ATTEMPTS_EXCEEDED" | "ACCOUNT_INACTIVE" | "REFRESH_TOKEN_INVALID" | "REFRESH_TOKEN_EXPIRED" | "REFRESH_TOKEN_ROTATED" | "REFRESH_TOKEN_REUSED" | "USER_NOT_FOUND" | "USER_EXISTS" | "ROLE_UNKNOWN" | "ROLE_NOT_FOUND" | "ROLE_NOT_ASSIGNED" | "BASE_ROLE" | "SESSION_NOT_FOUND" | "SUPER_ADMIN_REQUIRED" | "PERMISSION_ESCALATION" | "CANNOT_DEACTIVATE_SELF" | "CANNOT_DELETE_SELF" | "LAST_SUPER_ADMIN" | "PRIVILEGED_ACCOUNT" | "PLAN_TIMESTAMP_IN_FUTURE" | "PLAN_UPDATE_STALE" | "UNKNOWN_PLAN" | "PLAN_NOT_PURCHASABLE" | "AMOUNT_MISMATCH" | "INVALID_IDEMPOTENCY_KEY" | "USER_MISMATCH" | "STRIPE_ERROR" | "SUBSCRIPTION_EXISTS" | "NO_SUBSCRIPTION" | "NO_BILLING_ACCOUNT" | "STRIPE_NOT_CONFIGURED" | "STRIPE_UNAVAILABLE" | "WEBHOOK_SIGNATURE_MISSING" | "WEBHOOK_SIGNATURE_INVALID" | "PAYMENT_NOT_FOUND" | "PAYMENT_NOT_IN_REVIEW" | "REPORT_QUOTA_EXCEEDED" | "QUEUE_UNAVAILABLE" | "REPORT_NOT_FOUND" | "EXECUTION_NOT_FOUND" | "EXECUTION_NOT_RETRYABLE" | "EXECUTION_NOT_FINISHED" | "EXECUTION_NOT_CANCELLABLE" | "VISUAL_UNAVAILABLE" | "INVALID_PATH" | "CONSOLE_FILE_NOT_FOUND" | "CONSOLE_NOT_BUILT" | "WEBHOOK_URL_INVALID" | "WEBHOOK_URL_NOT_ALLOWED" | "WEBHOOKS_PLAN_REQUIRED" | "WEBHOOK_ENDPOINT_LIMIT" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "WEBHOOK_DELIVERY_NOT_FOUND" | "RESOURCE_NOT_FOUND" | "OPERATION_NOT_FOUND" | "INVALID_CHARTS_ARRAY" | "INVALID_INFOGRAPHICS_ARRAY" | "INVALID_DIAGRAMS_ARRAY" | "INVALID_DIAGRAM" | "CHART_NOT_RENDERABLE" | "IMAGE_TOO_LARGE" | "TOO_MANY_TICKS" | "SVG_TOO_LARGE" | "LIMIT_EXCEEDED" | "RENDER_FAILED" | "RENDERER_BUSY" | "CACHE_ENTRY_NOT_FOUND" | "VERSION_NOT_SUPPORTED" | "INVALID_CHART" | "CHART_BASE64_INVALID" | "CHART_TEXT_TOO_LARGE" | "CHART_NOT_DATA" | "CHART_OPTION_UNSUPPORTED";
             /** Format: date-time */
             timestamp: string;
             details?: unknown;
@@ -589,6 +589,8 @@ export interface operations {
                             permissions: string[];
                             /** @enum {unknown} */
                             plan: "free" | "pro" | "enterprise";
+                            planPeriodEnd: string | null;
+                            planSource: ("subscription" | "one_off" | "manual") | null;
                             /** @enum {unknown} */
                             status: "active" | "inactive";
                         } & {
@@ -681,6 +683,8 @@ export interface operations {
                             permissions: string[];
                             /** @enum {unknown} */
                             plan: "free" | "pro" | "enterprise";
+                            planPeriodEnd: string | null;
+                            planSource: ("subscription" | "one_off" | "manual") | null;
                             /** @enum {unknown} */
                             status: "active" | "inactive";
                         } & {
@@ -823,6 +827,8 @@ export interface operations {
                             permissions: string[];
                             /** @enum {unknown} */
                             plan: "free" | "pro" | "enterprise";
+                            planPeriodEnd: string | null;
+                            planSource: ("subscription" | "one_off" | "manual") | null;
                             /** @enum {unknown} */
                             status: "active" | "inactive";
                         } & {
@@ -908,6 +914,10 @@ export interface operations {
                     updatedBy?: string;
                     /** Format: date-time */
                     timestamp?: string;
+                    /** Format: date-time */
+                    periodEnd?: string | null;
+                    /** @enum {unknown} */
+                    source?: "subscription" | "one_off" | "manual";
                 };
             };
         };
@@ -924,6 +934,9 @@ export interface operations {
                         userId: string;
                         /** @enum {unknown} */
                         plan: "free" | "pro" | "enterprise";
+                        planPeriodEnd: string | null;
+                        /** @enum {unknown} */
+                        planSource: "subscription" | "one_off" | "manual";
                         /** @enum {unknown} */
                         status: "active" | "inactive";
                         updatedBy: string;
@@ -1030,6 +1043,8 @@ export interface operations {
                             explicitPermissions: string[];
                             /** @enum {unknown} */
                             plan: "free" | "pro" | "enterprise";
+                            planPeriodEnd: string | null;
+                            planSource: ("subscription" | "one_off" | "manual") | null;
                             /** @enum {unknown} */
                             status: "active" | "inactive";
                             createdAt: string | null;
@@ -1117,6 +1132,8 @@ export interface operations {
                             explicitPermissions: string[];
                             /** @enum {unknown} */
                             plan: "free" | "pro" | "enterprise";
+                            planPeriodEnd: string | null;
+                            planSource: ("subscription" | "one_off" | "manual") | null;
                             /** @enum {unknown} */
                             status: "active" | "inactive";
                             createdAt: string | null;
@@ -1211,6 +1228,8 @@ export interface operations {
                             explicitPermissions: string[];
                             /** @enum {unknown} */
                             plan: "free" | "pro" | "enterprise";
+                            planPeriodEnd: string | null;
+                            planSource: ("subscription" | "one_off" | "manual") | null;
                             /** @enum {unknown} */
                             status: "active" | "inactive";
                             createdAt: string | null;
@@ -1393,6 +1412,8 @@ export interface operations {
                             explicitPermissions: string[];
                             /** @enum {unknown} */
                             plan: "free" | "pro" | "enterprise";
+                            planPeriodEnd: string | null;
+                            planSource: ("subscription" | "one_off" | "manual") | null;
                             /** @enum {unknown} */
                             status: "active" | "inactive";
                             createdAt: string | null;
@@ -1504,6 +1525,8 @@ export interface operations {
                             explicitPermissions: string[];
                             /** @enum {unknown} */
                             plan: "free" | "pro" | "enterprise";
+                            planPeriodEnd: string | null;
+                            planSource: ("subscription" | "one_off" | "manual") | null;
                             /** @enum {unknown} */
                             status: "active" | "inactive";
                             createdAt: string | null;
@@ -1610,6 +1633,8 @@ export interface operations {
                             explicitPermissions: string[];
                             /** @enum {unknown} */
                             plan: "free" | "pro" | "enterprise";
+                            planPeriodEnd: string | null;
+                            planSource: ("subscription" | "one_off" | "manual") | null;
                             /** @enum {unknown} */
                             status: "active" | "inactive";
                             createdAt: string | null;

@@ -68,6 +68,8 @@ const sessionAndUser = precompiled((database: Kysely<IdentityTables>) =>
       'u.role',
       'u.permissions',
       'u.plan',
+      'u.plan_period_end',
+      'u.plan_source',
       'u.status',
       'u.created_at',
       'u.updated_at',

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Plan, UserStatus } from '../../shared/auth/access-token';
+import type { PlanSource } from '../../shared/plan-ids';
 import { badRequest, Code, conflict, forbidden, notFound } from '../../shared/http/errors';
 import { audit, auditRefusal, type RequestMeta } from './audit';
 import type { IdentityContext } from './context';
@@ -19,7 +20,14 @@ const selectTarget = precompiled((database: Kysely<IdentityTables>) => database.
 const writePlan = precompiled((database: Kysely<IdentityTables>) =>
   database
     .updateTable('users')
-    .set({ plan: param<Plan>('plan'), status: param<UserStatus>('status'), updated_at: param('updatedAt'), plan_request_at: param('requestAt') })
+    .set({
+      plan: param<Plan>('plan'),
+      plan_period_end: param<string | null>('periodEnd'),
+      plan_source: param<PlanSource>('source'),
+      status: param<UserStatus>('status'),
+      updated_at: param('updatedAt'),
+      plan_request_at: param('requestAt'),
+    })
     .where('id', '=', param('userId')),
 );
 
@@ -79,7 +87,10 @@ export async function updatePlan(ctx: IdentityContext, caller: PlanCaller, userI
           current: { userId, plan: before.plan, status: before.status, requestedAt: lastRequestAt },
         });
       }
-      await writePlan.execute({ userId, plan: change.plan, status, updatedAt, requestAt }, trx);
+      // Free has no period; a plan without an end is held until changed (a manual grant, or a payment made before periods).
+      const periodEnd = change.plan === 'free' || !change.periodEnd ? null : new Date(change.periodEnd as string).toISOString();
+      const source = change.source ?? 'manual';
+      await writePlan.execute({ userId, plan: change.plan, periodEnd, source, status, updatedAt, requestAt }, trx);
       const revokedSessions = status === 'inactive' && before.status === 'active' ? await revokeUserSessions(ctx, userId, 'user_deactivated', trx) : 0;
       await audit(
         ctx,
@@ -88,8 +99,8 @@ export async function updatePlan(ctx: IdentityContext, caller: PlanCaller, userI
           ...entry,
           result: 'success',
           details: {
-            from: { plan: before.plan, status: before.status },
-            to: { plan: change.plan, status },
+            from: { plan: before.plan, periodEnd: toIso(before.plan_period_end), source: before.plan_source, status: before.status },
+            to: { plan: change.plan, periodEnd, source, status },
             updatedBy,
             ...(change.timestamp ? { requestTimestamp: change.timestamp } : {}),
             ...(revokedSessions ? { revokedSessions } : {}),
@@ -97,8 +108,18 @@ export async function updatePlan(ctx: IdentityContext, caller: PlanCaller, userI
         },
         trx,
       );
-      return { plan: change.plan, status, updatedAt };
+      return { plan: change.plan, periodEnd, source, status, updatedAt };
     }),
   );
-  return { success: true, message: 'User plan updated', userId, plan: result.plan, status: result.status, updatedBy, timestamp: toIso(result.updatedAt)! };
+  return {
+    success: true,
+    message: 'User plan updated',
+    userId,
+    plan: result.plan,
+    planPeriodEnd: result.periodEnd,
+    planSource: result.source,
+    status: result.status,
+    updatedBy,
+    timestamp: toIso(result.updatedAt)!,
+  };
 }

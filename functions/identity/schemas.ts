@@ -1,4 +1,4 @@
-import { PLAN_IDS } from '../../shared/plan-ids';
+import { PLAN_IDS, PLAN_SOURCES } from '../../shared/plan-ids';
 import { PAGING, anyObject, arr, bool, dateTime, idParam, int, nullable, obj, oneOfValues, query, str } from '../../shared/http/schemas';
 
 /** The request and answer schemas of identity's route table (routes.ts): the validators, and the types its handlers and domain code are handed (Infer). */
@@ -30,7 +30,10 @@ export const REFRESH_BODY = {
   properties: { refreshToken: { type: 'string', minLength: 1, maxLength: 512 } },
 } as const;
 export const LOGOUT_BODY = { type: 'object', additionalProperties: false, properties: { scope: { enum: ['current', 'all'] } } } as const;
-/** plan required; status optional (unchanged when omitted); updatedBy and timestamp optional. */
+/**
+ * plan required; status optional (unchanged when omitted); updatedBy and timestamp optional;
+ * periodEnd optional (absent or null: no end, as a manual grant) and source (absent: manual).
+ */
 export const PLAN_BODY = {
   type: 'object',
   required: ['plan'],
@@ -40,6 +43,9 @@ export const PLAN_BODY = {
     status: STATUS,
     updatedBy: { type: 'string', minLength: 1, maxLength: 200 },
     timestamp: { type: 'string', format: 'date-time', maxLength: 40 },
+    // One schema with two types (not anyOf): a bad date-time is named once, as every other date-time is.
+    periodEnd: { type: ['string', 'null'], format: 'date-time', maxLength: 40 },
+    source: { enum: PLAN_SOURCES },
   },
 } as const;
 export const CREATE_USER_BODY = {
@@ -79,6 +85,8 @@ const PUBLIC_USER = obj({
   role: str(),
   permissions: arr(str()),
   plan: oneOfValues(PLAN_IDS),
+  planPeriodEnd: nullable(dateTime()),
+  planSource: nullable(oneOfValues(PLAN_SOURCES)),
   status: oneOfValues(['active', 'inactive']),
 });
 export const USER = obj({
@@ -88,6 +96,8 @@ export const USER = obj({
   permissions: arr(str()),
   explicitPermissions: arr(str()),
   plan: oneOfValues(PLAN_IDS),
+  planPeriodEnd: nullable(dateTime()),
+  planSource: nullable(oneOfValues(PLAN_SOURCES)),
   status: oneOfValues(['active', 'inactive']),
   createdAt: nullable(dateTime()),
   updatedAt: nullable(dateTime()),
@@ -106,7 +116,17 @@ export const TOKENS = obj({
 export const LOGGED_OUT = obj({ success: bool(), scope: oneOfValues(['current', 'all']), revokedSessions: int() });
 export const VALIDATED = obj({ valid: bool(), user: PUBLIC_USER, sessionId: str(), expiresAt: dateTime() });
 export const JWKS = obj({ keys: arr(anyObject()) });
-export const PLAN_UPDATED = obj({ success: bool(), message: str(), userId: str(), plan: PLAN, status: STATUS, updatedBy: str(), timestamp: dateTime() });
+export const PLAN_UPDATED = obj({
+  success: bool(),
+  message: str(),
+  userId: str(),
+  plan: PLAN,
+  planPeriodEnd: nullable(dateTime()),
+  planSource: oneOfValues(PLAN_SOURCES),
+  status: STATUS,
+  updatedBy: str(),
+  timestamp: dateTime(),
+});
 export const USER_CHANGED = obj({ success: bool(), user: USER });
 export const USER_READ = obj({ user: USER });
 export const USER_DELETED = obj({ success: bool(), userId: str(), deleted: oneOfValues(['hard']), revokedSessions: int() });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import type { Plan, UserStatus } from '../../shared/auth/access-token';
+import { planAt, type PlanSource } from '../../shared/plan-ids';
 import { contains, page, toIso } from '../../shared/sql/dialect';
 import type { Infer } from '../../shared/http/schemas';
 import type { IdentityContext } from './context';
@@ -18,6 +19,9 @@ export interface UserView {
   permissions: string[];
   explicitPermissions: string[];
   plan: Plan;
+  /** When the plan's paid period ends (null: no end); past it `plan` is already free. */
+  planPeriodEnd: string | null;
+  planSource: PlanSource | null;
   status: UserStatus;
   createdAt: string | null;
   updatedAt: string | null;
@@ -28,15 +32,22 @@ export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 /** Explicit permissions as stored: each once, sorted, so equal sets are equal text. */
 const storedPermissions = (permissions: string[]) => JSON.stringify([...new Set(permissions)].sort());
 
-export async function toUserView(ctx: RoleSource, row: Omit<UserRow, 'plan_request_at'>): Promise<UserView> {
+/** The user's plan in force at `now`: past its period's end, free. */
+export const planOf = (row: Pick<UserRow, 'plan' | 'plan_period_end' | 'plan_source'>, now: Date) =>
+  planAt({ plan: row.plan, periodEnd: toIso(row.plan_period_end), source: row.plan_source }, now);
+
+export async function toUserView(ctx: RoleSource & Pick<IdentityContext, 'now'>, row: Omit<UserRow, 'plan_request_at'>): Promise<UserView> {
   const explicit = JSON.parse(row.permissions) as string[];
+  const holding = planOf(row, ctx.now());
   return {
     id: row.id,
     email: row.email,
     role: row.role,
     permissions: await effectivePermissions(ctx, row.role, explicit),
     explicitPermissions: explicit,
-    plan: row.plan,
+    plan: holding.plan,
+    planPeriodEnd: holding.periodEnd,
+    planSource: holding.source,
     status: row.status,
     createdAt: toIso(row.created_at),
     updatedAt: toIso(row.updated_at),
@@ -73,6 +84,8 @@ export async function insertUser(ctx: Pick<IdentityContext, 'db' | 'now'>, user:
     created_at: now,
     updated_at: now,
     plan_request_at: null,
+    plan_period_end: null,
+    plan_source: null,
   } as const;
   await executor.insertInto('users').values(row).execute();
   return row;
@@ -98,6 +111,8 @@ export async function updateUser(ctx: Pick<IdentityContext, 'db' | 'now'>, id: s
       role: changes.role,
       permissions: changes.permissions === undefined ? undefined : storedPermissions(changes.permissions),
       plan: changes.plan,
+      // A plan set by hand is a manual grant: no period end, whatever period the previous plan had.
+      ...(changes.plan === undefined ? {} : { plan_period_end: null, plan_source: 'manual' as const }),
       status: changes.status,
       updated_at: ctx.now().toISOString(),
     })
@@ -107,12 +122,15 @@ export async function updateUser(ctx: Pick<IdentityContext, 'db' | 'now'>, id: s
 }
 
 /** Ordered by creation then id so pages are stable; `email` matches any part of the address. */
-export async function listUsers(ctx: RoleSource, query: Infer<typeof USERS_QUERY>) {
+export async function listUsers(ctx: RoleSource & Pick<IdentityContext, 'now'>, query: Infer<typeof USERS_QUERY>) {
   const database = ctx.db;
   let q = database.selectFrom('users');
   if (query.email) q = q.where(contains(database, 'email', normalizeEmail(query.email)));
   if (query.role) q = q.where('role', '=', query.role);
-  if (query.plan) q = q.where('plan', '=', query.plan);
+  // By the plan in force: a paid plan past its period's end is free (planOf).
+  const now = ctx.now().toISOString();
+  if (query.plan === 'free') q = q.where((eb) => eb.or([eb('plan', '=', 'free'), eb('plan_period_end', '<=', now)]));
+  else if (query.plan) q = q.where('plan', '=', query.plan).where((eb) => eb.or([eb('plan_period_end', 'is', null), eb('plan_period_end', '>', now)]));
   if (query.status) q = q.where('status', '=', query.status);
   const [{ total }] = await q.select((eb) => eb.fn.countAll<number>().as('total')).execute();
   const rows = await page(database, q.selectAll().orderBy('created_at').orderBy('id'), query.limit, query.offset).execute();

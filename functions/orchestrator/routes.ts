@@ -8,7 +8,7 @@ import * as admin from './operations/admin';
 import { consoleConfigFile, consoleFiles, trendChartSvg } from './operations/console';
 import { testEnhancedOrchestrator, testWorkflowLogger } from './operations/diagnostics';
 import * as notify from './operations/notifications';
-import { createReport, getReport } from './operations/reports';
+import { createReport, getQuota, getReport } from './operations/reports';
 import * as s from './schemas';
 
 const route = routes('orchestrator', orchestratorContext);
@@ -22,6 +22,7 @@ const QUEUE_DOWN = refusal([Code.QUEUE_UNAVAILABLE, Code.IDENTITY_UNAVAILABLE], 
 export const ROUTES = [
   route('health', 'GET', 'health', PUBLIC_HEALTH_ADMIN_SCHEMA_CHECK, { query: s.HEALTH_QUERY, 200: s.HEALTH_OR_SCHEMA, 503: s.HEALTH_OR_SCHEMA }, health),
   route('reports-create', 'POST', 'api/reports', USER, { body: s.REPORT_BODY, 202: { schema: s.ACCEPTED, headers: { Location: { description: 'The report status URL (statusUrl)', schema: { type: 'string', format: 'uri' } } } }, 429: refusal([Code.REPORT_QUOTA_EXCEEDED], { headers: RETRY_AFTER }), 503: refusal([Code.QUEUE_UNAVAILABLE, Code.IDENTITY_UNAVAILABLE], { headers: RETRY_AFTER }) }, createReport),
+  route('quota', 'GET', 'api/quota', USER, { 200: s.QUOTA }, getQuota),
   route('reports-get', 'GET', 'api/reports/{trackingId}', USER, { params: s.TRACKING_PARAM, 200: s.REPORT_STATUS, 404: refusal([Code.REPORT_NOT_FOUND]) }, getReport),
   route('test-workflow-logger', 'POST', 'test-workflow-logger', ADMIN, { body: s.OPTIONAL_EMPTY_BODY, 200: s.LOGGER_TEST }, testWorkflowLogger),
   route('test-enhanced-orchestrator', 'POST', 'test-enhanced-orchestrator', ADMIN, { body: s.OPTIONAL_EMPTY_BODY, 200: s.ENHANCED_TEST }, testEnhancedOrchestrator),

@@ -137,7 +137,7 @@ export const ACCEPTED = obj({
   trackingId: str(),
   status: oneOfValues(['processing']),
   statusUrl: str(),
-  quota: obj({ limit: nullable(int()), count: int(), resetsAt: dateTime() }),
+  quota: obj({ limit: nullable(int()), count: int(), resetsAt: dateTime(), period: oneOfValues(['billing_period', 'calendar_month']) }),
 });
 export const REPORT_STATUS = obj({
   success: bool(),
@@ -448,3 +448,11 @@ export const WEBHOOK_DELIVERY = obj({
   ),
 });
 export const WEBHOOK_DELIVERIES = obj({ deliveries: arr(WEBHOOK_DELIVERY), limit: int(), offset: int() });
+/** The report quota of the current billing period: the paid period, or the calendar month (UTC) for free and plans without an end. */
+export const QUOTA = obj({
+  limit: nullable(int({ description: 'Reports allowed in the period; null is unlimited' })),
+  used: int(),
+  remaining: nullable(int()),
+  resetsAt: dateTime(),
+  period: oneOfValues(['billing_period', 'calendar_month']),
+});

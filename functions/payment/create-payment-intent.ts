@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type Stripe from 'stripe';
 import type { LiveUser } from '../../shared/auth/live-session';
-import { badGateway, badRequest, Code, forbidden, serviceUnavailable } from '../../shared/http/errors';
+import { badRequest, Code, forbidden } from '../../shared/http/errors';
 import type { Infer } from '../../shared/http/schemas';
 import type { PaymentNeeds } from './context';
 import { insertPendingPayment } from './payments';
 import type { INTENT_BODY } from './schemas';
-import { stripeSdk } from './stripe-client';
+import { askStripe } from './stripe-client';
 
 /** A client retry with the same Idempotency-Key gets the same PaymentIntent instead of a second one. */
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{8,200}$/;
@@ -38,9 +37,8 @@ export async function createPaymentIntent(
     throw badRequest('Idempotency-Key must be 8 to 200 printable ASCII characters', Code.INVALID_IDEMPOTENCY_KEY);
   const idempotencyKey = `create-pi:${user.id}:${plan.id}:${plan.priceVersion}:${clientKey ?? randomUUID()}`;
 
-  let intent: Stripe.PaymentIntent;
-  try {
-    intent = await ctx.stripe.paymentIntents.create(
+  const intent = await askStripe(log, 'creating a payment intent', () =>
+    ctx.stripe.paymentIntents.create(
       {
         amount: plan.price,
         currency: plan.currency,
@@ -49,19 +47,8 @@ export async function createPaymentIntent(
         metadata: { userId: user.id, planType: plan.id, priceVersion: plan.priceVersion },
       },
       { idempotencyKey },
-    );
-  } catch (error) {
-    const { errors } = stripeSdk();
-    if (error instanceof errors.StripeConnectionError || error instanceof errors.StripeAPIError || error instanceof errors.StripeRateLimitError) {
-      log.warn('stripe unavailable creating a payment intent', { error: (error as Error).message });
-      throw serviceUnavailable('The payment processor is unavailable; try again shortly', Code.STRIPE_UNAVAILABLE);
-    }
-    if (error instanceof errors.StripeError) {
-      log.error('stripe refused a payment intent', { type: error.type, stripeCode: error.code, message: error.message });
-      throw badGateway('The payment processor refused the request', Code.STRIPE_ERROR);
-    }
-    throw error;
-  }
+    ),
+  );
   await insertPendingPayment(
     ctx.db,
     { id: intent.id, userId: user.id, planType: plan.id, amount: plan.price, currency: plan.currency, priceVersion: plan.priceVersion },

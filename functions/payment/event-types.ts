@@ -11,6 +11,10 @@ export const HANDLED_EVENT_TYPES = [
   'charge.refunded',
   'charge.dispute.created',
   'charge.dispute.closed',
+  'invoice.paid',
+  'invoice.payment_failed',
+  'customer.subscription.updated',
+  'customer.subscription.deleted',
 ] as const;
 export type HandledEventType = (typeof HANDLED_EVENT_TYPES)[number];
 

@@ -1,4 +1,5 @@
 import type { Plan } from '../../shared/auth/access-token';
+import type { PlanHolding } from '../../shared/plan-ids';
 import { serviceUrl } from '../../shared/config';
 import type { PaymentConfig } from './settings';
 import { undici } from '../../shared/http/undici';
@@ -62,12 +63,15 @@ export interface IdentityClient {
    * After a successful payment: PUT <identity>/admin/users/<userId>/plan with the service admin token,
    * stamped `now`, within PAYMENT_SYNC_TIMEOUT_MS. Never throws: every outcome is a value the caller records.
    */
-  updatePlan(userId: string, plan: Plan, now: Date): Promise<PlanUpdateResult>;
+  updatePlan(userId: string, holding: PlanHolding, now: Date): Promise<PlanUpdateResult>;
 }
 
-export const identityClient = (cfg: PaymentConfig): IdentityClient => ({ updatePlan: (userId, plan, now) => updatePlanAtIdentity(cfg, userId, plan, now) });
+export const identityClient = (cfg: PaymentConfig): IdentityClient => ({
+  updatePlan: (userId, holding, now) => updatePlanAtIdentity(cfg, userId, holding, now),
+});
 
-async function updatePlanAtIdentity(cfg: PaymentConfig, userId: string, plan: Plan, now: Date): Promise<PlanUpdateResult> {
+async function updatePlanAtIdentity(cfg: PaymentConfig, userId: string, holding: PlanHolding, now: Date): Promise<PlanUpdateResult> {
+  const { plan, periodEnd, source } = holding;
   let answer: IdentityAnswer;
   try {
     answer = await callIdentity(cfg, `/admin/users/${encodeURIComponent(userId)}/plan`, {
@@ -77,7 +81,14 @@ async function updatePlanAtIdentity(cfg: PaymentConfig, userId: string, plan: Pl
         'x-service': cfg.PAYMENT_SERVICE_ID,
         'content-type': 'application/json',
       },
-      body: JSON.stringify({ plan, status: 'active', updatedBy: cfg.PAYMENT_SERVICE_ID, timestamp: now.toISOString() }),
+      body: JSON.stringify({
+        plan,
+        periodEnd,
+        ...(source ? { source } : {}),
+        status: 'active',
+        updatedBy: cfg.PAYMENT_SERVICE_ID,
+        timestamp: now.toISOString(),
+      }),
     });
   } catch (error) {
     return { ok: false, failure: { kind: 'unavailable', error: 'Identity service unavailable', details: unreachable(cfg, error) } };

@@ -1,8 +1,9 @@
 import type { Plan } from '../../shared/auth/access-token';
+import type { PlanHolding } from '../../shared/plan-ids';
 import { first, isDuplicateKey, sql, toIso } from '../../shared/sql/dialect';
 import { param, precompiled } from '../../shared/sql/precompiled';
 import type { Timestamp } from '../../shared/sql/tables';
-import type { DisputeStatus, PaymentDb, PaymentStatus, PaymentsTable, SyncState } from './db/tables';
+import type { DisputeStatus, PaymentDb, PaymentSource, PaymentStatus, PaymentsTable, SyncState } from './db/tables';
 
 // Payment's records in SQL. Each function takes the database it runs on first (the context's
 // `db`, or a transaction of it: a Transaction is a Kysely of the same tables) and, when it writes
@@ -22,6 +23,11 @@ export interface Payment {
   refund: { amount: number; at: string | null };
   /** The chargeback, if any: open, won or lost, and the time of its last event. */
   dispute: { status: DisputeStatus | null; at: string | null };
+  /** Where it comes from (null: before periods), the end of the period it paid for (null: no end), and its invoice and subscription. */
+  source: PaymentSource | null;
+  periodEnd: string | null;
+  invoiceId: string | null;
+  subscriptionId: string | null;
   sync: { state: SyncState; plan: Plan | null; attempts: number; error: string | null; nextAttemptAt: string | null; syncedAt: string | null };
   createdAt: string;
   updatedAt: string;
@@ -48,6 +54,10 @@ export function toPayment(row: PaymentRow): Payment {
     failureMessage: row.failure_message,
     refund: { amount: row.amount_refunded, at: toIso(row.refunded_at) },
     dispute: { status: row.dispute_status, at: toIso(row.disputed_at) },
+    source: row.source,
+    periodEnd: toIso(row.period_end),
+    invoiceId: row.invoice_id,
+    subscriptionId: row.subscription_id,
     sync: {
       state: row.sync_state,
       plan: row.sync_plan,
@@ -79,6 +89,7 @@ export async function insertPendingPayment(
         currency: p.currency,
         price_version: p.priceVersion,
         status: 'pending',
+        source: 'one_off',
         amount_refunded: 0,
         sync_state: 'not_required',
         sync_attempts: 0,
@@ -161,6 +172,22 @@ export const stands = (p: Payment): boolean => p.status === 'succeeded' && (p.di
 export async function standingPayment(db: PaymentDb, userId: string): Promise<Payment | undefined> {
   const [row] = await newestStanding.execute({ userId }, db);
   return row && toPayment(row as PaymentRow);
+}
+
+/** A one-off purchase (POST create-payment-intent) buys one period of this length, prepaid, without renewal. */
+export const ONE_OFF_PERIOD_DAYS = 30;
+
+/** The end of the period a one-off payment that succeeded at `at` (ISO) paid for. */
+export const oneOffPeriodEnd = (at: string): string => new Date(Date.parse(at) + ONE_OFF_PERIOD_DAYS * 24 * 60 * 60 * 1000).toISOString();
+
+/**
+ * What a standing payment gives: its plan until the end of the period it paid for (the source says
+ * which kind of period). A payment recorded before periods gives its plan without an end; no
+ * payment standing gives free.
+ */
+export function holdingOf(payment: Payment | undefined): PlanHolding {
+  if (!payment) return { plan: 'free', periodEnd: null, source: null };
+  return { plan: payment.planType, periodEnd: payment.periodEnd, source: payment.source ?? 'one_off' };
 }
 
 /** The plan a refund or chargeback that decides leaves the user: that of the newest payment still standing, else free. */

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as wait } from 'node:timers/promises';
 import { forgetLiveUser } from '../../shared/auth/live-session';
 import type { PaymentConfig } from './settings';
+import { planAt, type PlanHolding } from '../../shared/plan-ids';
 import type { Logger } from '../../shared/logging';
 import type { PaymentNeeds } from './context';
 import { storeFailedSync, deleteFailedSync } from './failed-sync-records';
@@ -15,6 +16,8 @@ import {
   releaseSyncLease,
   renewSyncLease,
   setSyncPlan,
+  standingPayment,
+  holdingOf,
   stands,
   supersedeOlder,
   type Payment,
@@ -148,7 +151,7 @@ export async function syncUser(ctx: PlanSyncer, userId: string): Promise<SyncRes
         return result;
       }
       const now = ctx.now();
-      const outcome = await ctx.identity.updatePlan(userId, target.sync.plan!, now);
+      const outcome = await ctx.identity.updatePlan(userId, await holdingToPush(ctx, target), now);
       if (!outcome.ok && outcome.failure.kind === 'stale') return await onNewerPlanAtIdentity(ctx, target, outcome.failure, now);
       if (!outcome.ok) return await recordFailure(ctx, target, outcome.failure, now);
       const { hadFailures } = await markSynced(db, target, now);
@@ -176,6 +179,18 @@ async function decidingWithPlan(ctx: PlanSyncer, userId: string): Promise<Paymen
   if (plan === target.sync.plan) return target;
   await setSyncPlan(ctx.db, target.id, plan, ctx.now());
   return { ...target, sync: { ...target.sync, plan } };
+}
+
+/**
+ * The plan with its period that `target` pushes: a standing payment's own (its plan until the end of
+ * the period it paid for); a refund's or chargeback's is that of the newest payment still standing
+ * (its period with it), else free.
+ */
+async function holdingToPush(ctx: PlanSyncer, target: Payment): Promise<PlanHolding> {
+  if (stands(target)) return holdingOf(target);
+  const standing = await standingPayment(ctx.db, target.userId);
+  // A standing payment whose period already ended gives nothing: free, said plainly.
+  return planAt(standing?.planType === target.sync.plan ? holdingOf(standing) : holdingOf(undefined), ctx.now());
 }
 
 /**

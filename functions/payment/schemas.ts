@@ -45,6 +45,26 @@ export const WEBHOOK_BODY = {
   limit: 256 * 1024,
   raw: true as const,
 };
+const PAID_PLAN = { type: 'string', minLength: 1, maxLength: 32 } as const;
+const INTERVAL = { enum: ['month', 'year'] } as const;
+/** A subscription: the plan and the billing interval (a month by default; a year costs ten months). */
+export const SUBSCRIBE_BODY = {
+  schema: { type: 'object', additionalProperties: false, required: ['planType'], properties: { planType: PAID_PLAN, interval: INTERVAL } } as const,
+  limit: 4 * 1024,
+};
+/** A plan change of the user's subscription: an upgrade at once (prorated), a downgrade at the period end. */
+export const CHANGE_PLAN_BODY = SUBSCRIBE_BODY;
+export const CANCEL_BODY = { schema: { type: 'object', additionalProperties: false, properties: {} } as const, limit: 1024, optional: true };
+/** Where the Customer Portal returns to (the console's billing page by default). */
+export const PORTAL_BODY = {
+  schema: {
+    type: 'object',
+    additionalProperties: false,
+    properties: { returnUrl: { type: 'string', format: 'uri', maxLength: 2000, pattern: '^https?://' } },
+  } as const,
+  limit: 4 * 1024,
+  optional: true,
+};
 export const UNSYNCED_QUERY = query({ limit: PAGING.limit });
 export const REPLAY_BODY = { schema: { type: 'object', additionalProperties: false, properties: {} }, limit: 1024, optional: true };
 /** A Stripe PaymentIntent id in the path (pi_…; letters, digits, '_'). */
@@ -78,6 +98,71 @@ export const PLANS = obj({
       reportsPerMonth: nullable(int()),
       features: arr(str()),
       priceVersion: str(),
+    }),
+  ),
+});
+export const SUBSCRIBED = obj({
+  subscriptionId: str(),
+  status: str(),
+  clientSecret: nullable(str({ description: "The first invoice's payment: confirm it as a payment intent's client secret" })),
+  invoiceId: nullable(str()),
+  amount: int(),
+  currency: str(),
+  planType: PLAN_ID,
+  interval: oneOfValues(['month', 'year']),
+});
+export const PLAN_CHANGED = obj({
+  subscriptionId: str(),
+  planType: PLAN_ID,
+  change: oneOfValues(['none', 'upgrade_now', 'downgrade_at_period_end']),
+  status: str(),
+});
+export const CANCELLED = obj({ subscriptionId: str(), cancelAtPeriodEnd: bool(), endsAt: nullable(dateTime()) });
+export const PORTAL = obj({ url: str({ format: 'uri' }) });
+export const BILLING = obj({
+  plan: PLAN_ID,
+  planPeriodEnd: nullable(dateTime()),
+  planSource: nullable(oneOfValues(['subscription', 'one_off', 'manual'])),
+  reports: nullable(
+    obj({ limit: nullable(int()), used: int(), remaining: nullable(int()), resetsAt: dateTime(), period: oneOfValues(['billing_period', 'calendar_month']) }),
+  ),
+  subscription: nullable(
+    obj({
+      id: str(),
+      planType: PLAN_ID,
+      status: str(),
+      currentPeriodEnd: nullable(dateTime()),
+      cancelAtPeriodEnd: bool(),
+      renews: bool(),
+      pastDueSince: nullable(dateTime()),
+      graceEndsAt: nullable(dateTime()),
+    }),
+  ),
+  payments: arr(
+    obj({
+      id: str(),
+      planType: PLAN_ID,
+      source: nullable(oneOfValues(['one_off', 'subscription'])),
+      amount: int(),
+      currency: str(),
+      status: oneOfValues(PAYMENT_STATUSES),
+      at: nullable(dateTime()),
+      periodEnd: nullable(dateTime()),
+      refunded: int(),
+      dispute: nullable(oneOfValues(['open', 'won', 'lost'])),
+    }),
+  ),
+  invoices: arr(
+    obj({
+      id: str(),
+      number: nullable(str()),
+      status: nullable(str()),
+      amountDue: int(),
+      amountPaid: int(),
+      currency: str(),
+      created: dateTime(),
+      hostedInvoiceUrl: nullable(str()),
+      invoicePdf: nullable(str()),
     }),
   ),
 });
@@ -140,6 +225,7 @@ export const WEBHOOK_OUTCOME = obj(
       'unattributable',
       'contradicts_record',
       'manual_review',
+      'invoice_payment',
     ]),
     sync: SYNC_RESULT,
   },

@@ -45,6 +45,12 @@ export const PAYMENT_SETTINGS = {
     deploy: 'app',
     description: 'NCRONTAB schedule of the plan-sync retry timer (the timer reads it as %PAYMENT_SYNC_RETRY_SCHEDULE%, so it must be set).',
   }),
+  PAYMENT_GRACE_DAYS: withDefault(integer(0, 60), '7', {
+    services: PAY,
+    deploy: 'tuning',
+    description:
+      "Days a subscriber keeps the plan after a renewal's payment failed (past due), while Stripe retries the card and the user can update it; then free unless the invoice is paid.",
+  }),
   PAYMENT_FAILED_SYNC_TABLE: withDefault(text, 'paymentfailedsyncs', {
     services: PAY,
     deploy: 'tuning',

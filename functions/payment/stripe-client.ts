@@ -4,7 +4,8 @@ import type Stripe from 'stripe';
 import { KEY_VAULT_REFERENCE, runsInAzure } from '../../shared/config';
 import { type PaymentConfig, paymentConfig } from './settings';
 import { member, type Platform } from '../../shared/platform';
-import { Code, serviceUnavailable } from '../../shared/http/errors';
+import { badGateway, Code, serviceUnavailable } from '../../shared/http/errors';
+import type { Logger } from '../../shared/logging';
 
 /**
  * The stripe library, loaded by the first call that needs it (about 60 ms): the health, plan and
@@ -100,4 +101,25 @@ export function stripeClient(platform: Platform): Stripe {
     made.client = { base, key, stripe };
   }
   return made.client.stripe;
+}
+
+/**
+ * A call to Stripe on a buyer's request: Stripe unreachable or overloaded is a 503 (try again
+ * shortly), a refusal a 502 STRIPE_ERROR; neither leaks Stripe's message to the caller (it is logged).
+ */
+export async function askStripe<T>(log: Logger, what: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    const { errors } = stripeSdk();
+    if (error instanceof errors.StripeConnectionError || error instanceof errors.StripeAPIError || error instanceof errors.StripeRateLimitError) {
+      log.warn(`stripe unavailable: ${what}`, { error: (error as Error).message });
+      throw serviceUnavailable('The payment processor is unavailable; try again shortly', Code.STRIPE_UNAVAILABLE);
+    }
+    if (error instanceof errors.StripeError) {
+      log.error(`stripe refused: ${what}`, { type: error.type, stripeCode: error.code, message: error.message });
+      throw badGateway('The payment processor refused the request', Code.STRIPE_ERROR);
+    }
+    throw error;
+  }
 }

@@ -5,18 +5,32 @@ import { param, precompiled } from '../../shared/sql/precompiled';
 import { isDuplicateKey } from '../../shared/sql/dialect';
 import type { PaymentNeeds } from './context';
 import type { DisputeStatus, PaymentDb, PaymentStatus, PaymentTables, SyncState } from './db/tables';
-import { findPayment, OWED_STATES, planAfterRefund, planDecidingPayment, standingPayment, stands, type Payment } from './payments';
+import { findPayment, oneOffPeriodEnd, OWED_STATES, planAfterRefund, planDecidingPayment, standingPayment, stands, type Payment } from './payments';
 import { inlineSyncGraceMs } from './plan-sync';
+import { billingFact, billingPaymentId, recordBilling } from './subscription-events';
+import type { Email } from '../../shared/mail/mailer';
 
 export { HANDLED_EVENT_TYPES } from './event-types';
 
 export interface RecordedEvent {
   duplicate: boolean;
   /** What the event did: applied, or why it did not. */
-  action: 'applied' | 'duplicate' | 'ignored_type' | 'stale' | 'partial_refund' | 'unknown_payment' | 'unattributable' | 'contradicts_record' | 'manual_review';
+  action:
+    | 'applied'
+    | 'duplicate'
+    | 'ignored_type'
+    | 'stale'
+    | 'partial_refund'
+    | 'unknown_payment'
+    | 'unattributable'
+    | 'contradicts_record'
+    | 'manual_review'
+    | 'invoice_payment';
   paymentIntentId?: string;
   /** Set when the event left a plan to push to identity for this user. */
   syncUserId?: string;
+  /** A notice to the customer, sent once the event is committed (payment failed, plan ending). */
+  email?: Email;
 }
 
 /**
@@ -120,6 +134,8 @@ const insertPaymentRow = precompiled((database: PaymentDb) =>
     status: param<PaymentStatus>('status'),
     status_at: param('statusAt'),
     failure_message: param('failureMessage'),
+    source: 'one_off',
+    period_end: param<string | null>('periodEnd'),
     amount_refunded: 0,
     sync_state: param<SyncState>('syncState'),
     sync_plan: param<Plan>('syncPlan'),
@@ -131,8 +147,8 @@ const insertPaymentRow = precompiled((database: PaymentDb) =>
   }),
 );
 
-/** What recording an event reaches: the database, the clock, the plan table and its prices, the sync grace (settings), the log. */
-type EventRecorder = PaymentNeeds<'db' | 'now' | 'plans' | 'config' | 'log'>;
+/** What recording an event reaches: the database, the clock, the plan table and its prices, the sync grace (settings), the log, and Stripe (a billing event's PaymentIntent). */
+type EventRecorder = PaymentNeeds<'db' | 'now' | 'plans' | 'config' | 'log' | 'stripe'>;
 
 async function insertFromEvent(ctx: EventRecorder, trx: Transaction<PaymentTables>, fact: Fact, at: string, now: string): Promise<RecordedEvent> {
   const { log } = ctx;
@@ -178,6 +194,7 @@ async function insertFromEvent(ctx: EventRecorder, trx: Transaction<PaymentTable
       status: fact.status,
       statusAt: at,
       failureMessage: fact.failureMessage ?? null,
+      periodEnd: succeeded ? oneOffPeriodEnd(at) : null,
       syncState: mispriced ? 'manual_review' : succeeded ? 'pending' : 'not_required',
       syncPlan: succeeded ? planType : null,
       syncError,
@@ -197,16 +214,22 @@ async function insertFromEvent(ctx: EventRecorder, trx: Transaction<PaymentTable
  */
 export async function recordEvent(ctx: EventRecorder, event: Stripe.Event): Promise<RecordedEvent> {
   const { log } = ctx;
+  // Stripe is asked what an event needs before the transaction: no call to Stripe holds it open.
+  const billing = await billingFact(ctx, event);
   const fact = factOf(event);
   const now = ctx.now().toISOString();
   const at = new Date(event.created * 1000).toISOString();
-  const paymentIntentId = typeof fact === 'object' ? fact.paymentIntentId : undefined;
+  const paymentIntentId = billing ? billingPaymentId(billing) : typeof fact === 'object' ? fact.paymentIntentId : undefined;
   return ctx.db.transaction().execute(async (trx) => {
     try {
       await insertEventRow.executeChange({ id: event.id, type: event.type, paymentIntentId: paymentIntentId ?? null, eventCreated: at, receivedAt: now }, trx);
     } catch (error) {
       if (isDuplicateKey(error)) return { duplicate: true, action: 'duplicate', paymentIntentId };
       throw error;
+    }
+    if (billing) {
+      const outcome = await recordBilling(ctx, trx, billing, at, now);
+      return outcome.syncUserId ? reconciled(ctx, trx, { duplicate: false, ...outcome }, now) : { duplicate: false, ...outcome };
     }
     if (fact === 'ignored_type' || fact === 'partial_refund') return { duplicate: false, action: fact, paymentIntentId };
     if ('amountRefunded' in fact) return recordRefund(ctx, trx, fact, at, now);
@@ -232,6 +255,8 @@ export async function recordEvent(ctx: EventRecorder, event: Stripe.Event): Prom
         status_at: at,
         failure_message: fact.failureMessage ?? null,
         updated_at: now,
+        // A one-off's period starts when it is paid.
+        ...(fact.status === 'succeeded' ? { source: 'one_off' as const, period_end: oneOffPeriodEnd(at) } : {}),
         ...(syncs
           ? problems.length
             ? {

@@ -31,7 +31,7 @@ export function verifiedEvent(ctx: PaymentNeeds<'platform' | 'config'>, raw: Buf
   return validate<Stripe.Event>(WEBHOOK_BODY.schema, event, 'event');
 }
 
-export interface WebhookOutcome extends Omit<RecordedEvent, 'syncUserId'> {
+export interface WebhookOutcome extends Omit<RecordedEvent, 'syncUserId' | 'email'> {
   received: true;
   eventId: string;
   type: string;
@@ -39,13 +39,18 @@ export interface WebhookOutcome extends Omit<RecordedEvent, 'syncUserId'> {
   sync?: SyncResult;
 }
 
-/** Records the event (deduplicated) and, when it decided a plan, pushes that plan to identity at once. */
-export async function processEvent(ctx: PlanSyncer & PaymentNeeds<'plans'>, event: Stripe.Event): Promise<WebhookOutcome> {
+/**
+ * Records the event (deduplicated) and, when it decided a plan, pushes that plan to identity at
+ * once; a notice the event calls for (payment failed, plan ending) is sent once it is committed.
+ */
+export async function processEvent(ctx: PlanSyncer & PaymentNeeds<'plans' | 'stripe' | 'mailer'>, event: Stripe.Event): Promise<WebhookOutcome> {
   // Before the write: a plan sync may become due, so the retry timer must query SQL again.
   await markSyncWork(ctx);
   const recorded = await recordEvent(ctx, event);
-  const { syncUserId, ...rest } = recorded;
+  const { syncUserId, email, ...rest } = recorded;
   const outcome: WebhookOutcome = { received: true, eventId: event.id, type: event.type, ...rest };
   if (syncUserId) outcome.sync = await syncUser(withLog(ctx, ctx.log.child({ eventId: event.id })), syncUserId);
+  // The event is recorded whatever the mail does: a failed notice is logged, never a failed event.
+  if (email) await ctx.mailer.send(email).catch((error) => ctx.log.warn('billing notice not sent', { eventId: event.id, subject: email.subject, error }));
   return outcome;
 }

@@ -53,6 +53,7 @@ var plainSettingsByService = {
   }
   payment: {
     IDENTITY_URL: serviceUrls.identity
+    ORCHESTRATOR_URL: serviceUrls.orchestrator
     EMAIL_ACS_ENDPOINT: emailEndpoint
     EMAIL_FROM: emailFrom
     PAYMENT_SYNC_RETRY_SCHEDULE: '0 */1 * * * *'

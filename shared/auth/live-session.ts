@@ -2,7 +2,7 @@ import { config, serviceUrl } from '../config';
 import { currentPlatform, member } from '../platform';
 import { Code, HttpError, httpError, isErrorCode, serviceUnavailable, STATUS_NAMES, unauthorized } from '../http/errors';
 import { undici } from '../http/undici';
-import type { Plan } from '../plan-ids';
+import { PLAN_SOURCES, type Plan, type PlanSource } from '../plan-ids';
 
 export type { Plan };
 export type UserStatus = 'active' | 'inactive';
@@ -14,6 +14,9 @@ export interface LiveUser {
   role: string;
   permissions: string[];
   plan: Plan;
+  /** When the plan's paid period ends (null: no end, or free): the quota counts reports per period. */
+  planPeriodEnd: string | null;
+  planSource: PlanSource | null;
   status: UserStatus;
   sessionId: string;
 }
@@ -97,6 +100,8 @@ async function askIdentity(token: string): Promise<Answer> {
       role: String(user.role),
       permissions: Array.isArray(user.permissions) ? user.permissions.map(String) : [],
       plan: user.plan as Plan,
+      planPeriodEnd: typeof user.planPeriodEnd === 'string' ? user.planPeriodEnd : null,
+      planSource: (PLAN_SOURCES as readonly unknown[]).includes(user.planSource) ? (user.planSource as PlanSource) : null,
       status: user.status as UserStatus,
       sessionId: body.sessionId,
     },

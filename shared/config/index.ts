@@ -40,9 +40,10 @@ export function publicUrl(cfg: Config = config()): string {
   return `http://${cfg.HOST}:${cfg.PORT}`;
 }
 
-const URL_SETTINGS: Partial<Record<ServiceName, 'IDENTITY_URL' | 'PAYMENT_URL' | 'VISUAL_URL'>> = {
+const URL_SETTINGS: Record<ServiceName, 'IDENTITY_URL' | 'PAYMENT_URL' | 'ORCHESTRATOR_URL' | 'VISUAL_URL'> = {
   identity: 'IDENTITY_URL',
   payment: 'PAYMENT_URL',
+  orchestrator: 'ORCHESTRATOR_URL',
   visual: 'VISUAL_URL',
 };
 

@@ -35,6 +35,11 @@ export const PLATFORM_SETTINGS = {
     deploy: 'app',
     description: 'Base URL of the payment service ({payment_url}) for the administration console; defaults to <PUBLIC_URL>/payment.',
   }),
+  ORCHESTRATOR_URL: optional(url, {
+    services: ['payment'],
+    deploy: 'app',
+    description: "Base URL of the orchestrator service ({base_url}) for the reports left in a user's billing period; defaults to <PUBLIC_URL>/orchestrator.",
+  }),
   VISUAL_URL: optional(url, {
     services: ['orchestrator', 'visual'],
     deploy: 'app',

@@ -145,6 +145,18 @@ export const ERROR_CODES = {
   INVALID_IDEMPOTENCY_KEY: { status: 400, by: PAYMENT, meaning: 'The Idempotency-Key header is not 8 to 200 printable ASCII characters.' },
   USER_MISMATCH: { status: 403, by: PAYMENT, meaning: 'userId in the body is not the signed-in user.' },
   STRIPE_ERROR: { status: 502, by: PAYMENT, meaning: 'Stripe refused the request.' },
+  SUBSCRIPTION_EXISTS: {
+    status: 409,
+    by: PAYMENT,
+    meaning:
+      'The user already has a subscription that bills them: change its plan (POST /payment/subscription/change) or cancel it rather than subscribing twice.',
+  },
+  NO_SUBSCRIPTION: { status: 404, by: PAYMENT, meaning: 'The user has no subscription that bills them.' },
+  NO_BILLING_ACCOUNT: {
+    status: 404,
+    by: PAYMENT,
+    meaning: 'The user has never subscribed or paid, so there is no billing account (Stripe Customer) to manage.',
+  },
   STRIPE_NOT_CONFIGURED: {
     status: 503,
     by: PAYMENT,

@@ -49,6 +49,8 @@ describe('POST /auth/login', () => {
       role: 'user',
       permissions: ['payments:create', 'reports:create', 'reports:read'],
       plan: 'free',
+      planPeriodEnd: null,
+      planSource: null,
       status: 'active',
     });
   });

@@ -149,9 +149,11 @@ test('the daily cleanup purges audit entries past AUDIT_RETENTION_DAYS and past 
   const deleted = Object.fromEntries(Object.entries(rowsBefore).map(([kind, count]) => [kind, count - rowsAfter[kind]]));
   expect(
     lines
-      .filter((line) => line.function === 'identity-cleanup')
+      .filter((line) => line.function === 'identity-cleanup' && line.msg === 'purged expired identity rows')
       .map(({ level, msg, otpCodes, rateLimits, refreshTokens, auditEntries }) => ({ level, msg, otpCodes, rateLimits, refreshTokens, auditEntries })),
   ).toEqual([{ level: 'info', msg: 'purged expired identity rows', ...deleted }]);
+  // The same run records the paid periods that ended (none here).
+  expect(lines.filter((line) => line.function === 'identity-cleanup' && line.msg === 'ended paid periods recorded')).toMatchObject([{ expired: 0 }]);
   expect(deleted).toMatchObject({ rateLimits: before.past, auditEntries: expect.any(Number) });
   expect(deleted.auditEntries).toBeGreaterThan(0);
 

@@ -56,6 +56,8 @@ describe('service-token mode (X-Service: payment-service)', () => {
       message: expect.any(String),
       userId: user.user.id,
       plan: 'pro',
+      planPeriodEnd: null,
+      planSource: 'manual',
       status: 'active',
       updatedBy: 'payment-service',
       timestamp: expect.any(String),

@@ -153,6 +153,7 @@ describe("the apps' Key Vault references", () => {
     }
     expect(arm.statuses(APPS.payment)).toEqual({
       AUTH_ADMIN_TOKEN: 'Resolved',
+      SMTP_URL: 'Resolved',
       STRIPE_SECRET_KEY: 'Resolved',
       STRIPE_WEBHOOK_SECRET: 'Resolved',
     });

@@ -29,7 +29,7 @@ let noQuotaRowYet = false;
 /** The finished execution the notice is recorded for (notify/events.ts reads it back after the finish). */
 const finished = { ...execution, processing_status: 'completed', requested_by: 'u1', plan: 'pro', error_pattern: null };
 const { statements: compiled, db: recorded } = recordAzureSql((query) =>
-  noQuotaRowYet && /^update "orchestrator_report_quota"/.test(query.sql) ? [] : /^select "requested_by"/.test(query.sql) ? [finished] : [execution],
+  noQuotaRowYet && /^update "orchestrator_report_usage"/.test(query.sql) ? [] : /^select "requested_by"/.test(query.sql) ? [finished] : [execution],
 );
 
 // An orchestrator-only app (nothing is served: its settings are only read).
@@ -68,16 +68,16 @@ const paths: [string, string[], () => Promise<unknown>][] = [
   ],
   ['find stuck executions', ['select'], () => workflow().findStuckExecutions(ctx(), new Date(), 50)],
   ['count executions in processing', ['select'], async () => expect(await workflow().countProcessing(ctx())).toBe(3)],
-  ['take a report of the quota', ['update', 'select'], () => quota().takeReportQuota(ctx(), 'u1', 'free', new Date())],
+  ['take a report of the quota', ['update', 'select'], () => quota().takeReportQuota(ctx(), { id: 'u1', plan: 'free', planPeriodEnd: null }, new Date())],
   [
     "take the month's first report",
     ['update', 'insert', 'select'],
     async () => {
       noQuotaRowYet = true;
-      await quota().takeReportQuota(ctx(), 'u1', 'free', new Date());
+      await quota().takeReportQuota(ctx(), { id: 'u1', plan: 'pro', planPeriodEnd: new Date(Date.now() + 86_400_000).toISOString() }, new Date());
     },
   ],
-  ['give a report back', ['update'], () => quota().returnReportQuota(ctx(), 'u1', { limit: 3, count: 1, resetsAt: new Date().toISOString() }, new Date())],
+  ['give a report back', ['update'], () => quota().returnReportQuota(ctx(), { id: 'u1', plan: 'free', planPeriodEnd: null }, { limit: 3 }, new Date())],
   ['the health probe', ['select'], async () => expect(await require('../../shared/health').checkSql(ctx())).toMatchObject({ ok: true })],
 ];
 

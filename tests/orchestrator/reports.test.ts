@@ -59,7 +59,7 @@ describe('report requests over HTTP (identity JWT, visual service up, Azurite, S
       trackingId: expect.stringMatching(/^rpt-/),
       status: 'processing',
       statusUrl: `${host.url}/orchestrator/api/reports/${body.trackingId}`,
-      quota: { limit: 50, count: 1, resetsAt: expect.stringMatching(/^\d{4}-\d{2}-01T00:00:00\.000Z$/) },
+      quota: { limit: 50, count: 1, resetsAt: expect.stringMatching(/^\d{4}-\d{2}-01T00:00:00\.000Z$/), period: 'calendar_month' },
     });
     // The 202 says where to follow the report in its Location header too: the status URL, which answers.
     expect(accepted.headers.get('location')).toBe(body.statusUrl);

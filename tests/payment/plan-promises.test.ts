@@ -36,7 +36,7 @@ const PROOFS: { line: RegExp; prove: (got: Delivered, match: RegExpMatchArray) =
     line: /^(\d+) reports? per month$/,
     prove: (got, [, n]) => {
       const limit = Number(n);
-      expect(got.quota).toEqual({ limit, count: limit, resetsAt: expect.stringMatching(/^\d{4}-\d{2}-01T00:00:00\.000Z$/) });
+      expect(got.quota).toEqual({ limit, count: limit, resetsAt: expect.stringMatching(/^\d{4}-\d{2}-01T00:00:00\.000Z$/), period: 'calendar_month' });
       expect(got.next).toMatchObject({ status: 429, body: { code: 'REPORT_QUOTA_EXCEEDED', limit } });
     },
   },
@@ -94,8 +94,8 @@ async function deliver(plan: Plan, limit: number | null): Promise<Delivered> {
   if (limit !== null && limit > 1) {
     const month = new Date().toISOString().slice(0, 7);
     await db()
-      .insertInto('orchestrator_report_quota')
-      .values({ user_id: first.user.id, month, reports: limit - 1 })
+      .insertInto('orchestrator_report_usage')
+      .values({ user_id: first.user.id, period: month, reports: limit - 1 })
       .execute();
   }
   const { accessToken } = await signIn(host, email);

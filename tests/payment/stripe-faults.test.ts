@@ -57,7 +57,7 @@ test('Stripe refusing the request: 502 STRIPE_ERROR, nothing recorded, an error 
   expect(lines.filter((line) => line.level === 'warn' || line.level === 'error')).toEqual([
     expect.objectContaining({
       level: 'error',
-      msg: 'stripe refused a payment intent',
+      msg: 'stripe refused: creating a payment intent',
       type: 'StripeInvalidRequestError',
       stripeCode: 'amount_too_small',
       message: 'Amount must be at least $0.50 usd',
@@ -76,7 +76,7 @@ test.each([
   expect(body.message).toBe('The payment processor is unavailable; try again shortly');
   expect(recorded).toEqual([]);
   expect(lines.filter((line) => line.level === 'warn' || line.level === 'error')).toEqual([
-    expect.objectContaining({ level: 'warn', msg: 'stripe unavailable creating a payment intent', error: message }),
+    expect.objectContaining({ level: 'warn', msg: 'stripe unavailable: creating a payment intent', error: message }),
   ]);
 });
 
@@ -88,7 +88,7 @@ test('Stripe unreachable: 503 STRIPE_UNAVAILABLE after the client retries, nothi
     await expectErrorAnswer(response, 503, 'STRIPE_UNAVAILABLE');
     expect(recorded).toEqual([]);
     expect(lines.filter((line) => line.level === 'warn' || line.level === 'error')).toEqual([
-      expect.objectContaining({ level: 'warn', msg: 'stripe unavailable creating a payment intent', error: expect.stringMatching(/connection to Stripe/i) }),
+      expect.objectContaining({ level: 'warn', msg: 'stripe unavailable: creating a payment intent', error: expect.stringMatching(/connection to Stripe/i) }),
     ]);
   } finally {
     host.platform.reconfigure({ STRIPE_API_BASE: before });

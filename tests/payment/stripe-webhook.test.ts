@@ -119,7 +119,7 @@ test('a second run changes nothing and says so', async () => {
   const result = await run();
   expect(result).toMatchObject({ changed: false, endpointId: endpoint.id });
   expect(result.lines[0]).toBe(
-    `Nothing to change: webhook endpoint ${endpoint.id} for ${webhookUrl} is enabled with 5 events (${HANDLED_EVENT_TYPES.join(', ')}), and Key Vault holds its signing secret.`,
+    `Nothing to change: webhook endpoint ${endpoint.id} for ${webhookUrl} is enabled with ${HANDLED_EVENT_TYPES.length} events (${HANDLED_EVENT_TYPES.join(', ')}), and Key Vault holds its signing secret.`,
   );
   expect(keyVault.versionCount(SECRET.stripeWebhookSecret)).toBe(before);
   expect(await ourEndpoints()).toHaveLength(1);
@@ -132,7 +132,7 @@ test('drifted enabled events are put back, and a disabled endpoint is enabled ag
   expect(result.changed).toBe(true);
   expect(result.lines).toEqual(
     expect.arrayContaining([
-      `Updated the enabled events of ${endpoint.id}; added payment_intent.payment_failed, charge.refunded, charge.dispute.created, charge.dispute.closed; removed customer.created.`,
+      `Updated the enabled events of ${endpoint.id}; added ${HANDLED_EVENT_TYPES.filter((t) => t !== 'payment_intent.succeeded').join(', ')}; removed customer.created.`,
       `Enabled ${endpoint.id} again (it was disabled).`,
     ]),
   );
@@ -196,6 +196,31 @@ test('every event type the endpoint subscribes to is one the webhook acts on', a
   const { deliver, stripeEvent, paymentIntentObject, chargeObject } = await import('./helpers');
   const ignored = await deliver(host, stripeEvent('customer.created', { id: 'cus_1' }));
   expect(ignored.body.action).toBe('ignored_type');
+  const periodEnd = Math.floor(Date.now() / 1000) + 30 * 86_400;
+  const subscriptionDetails = { subscription: 'sub_types_1', metadata: { userId: buyer.user.id, planType: 'pro' } };
+  const invoice = {
+    id: 'in_types_1',
+    object: 'invoice',
+    customer: 'cus_types_1',
+    customer_email: buyer.user.email,
+    status: 'paid',
+    amount_paid: 2900,
+    currency: 'usd',
+    billing_reason: 'subscription_create',
+    period_end: periodEnd,
+    lines: { object: 'list', data: [{ period: { start: periodEnd - 30 * 86_400, end: periodEnd } }] },
+    parent: { type: 'subscription_details', subscription_details: subscriptionDetails },
+  };
+  const subscription = {
+    id: 'sub_types_1',
+    object: 'subscription',
+    customer: 'cus_types_1',
+    status: 'active',
+    cancel_at_period_end: false,
+    cancel_at: null,
+    items: { object: 'list', data: [{ current_period_end: periodEnd }] },
+    metadata: subscriptionDetails.metadata,
+  };
   const objects: Record<string, Record<string, unknown>> = {
     'payment_intent.succeeded': paymentIntentObject('pi_types_1', { userId: buyer.user.id, planType: 'pro', amount: 2900 }),
     'payment_intent.payment_failed': paymentIntentObject('pi_types_2', {
@@ -221,6 +246,10 @@ test('every event type the endpoint subscribes to is one the webhook acts on', a
       status: 'lost',
       reason: 'fraudulent',
     },
+    'invoice.paid': invoice,
+    'invoice.payment_failed': { ...invoice, id: 'in_types_2', status: 'open', amount_paid: 0, billing_reason: 'subscription_cycle' },
+    'customer.subscription.updated': subscription,
+    'customer.subscription.deleted': { ...subscription, status: 'canceled' },
   };
   for (const type of HANDLED_EVENT_TYPES) {
     const answer = await deliver(host, stripeEvent(type, objects[type]));

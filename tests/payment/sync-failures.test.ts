@@ -185,7 +185,7 @@ test.each(scenarios)(
   },
 );
 
-test('the PUT carries the service token, X-Service and the four body fields (plan, status active, updatedBy, timestamp)', async () => {
+test('the PUT carries the service token, X-Service and the body fields (plan, its period end and source, status active, updatedBy, timestamp)', async () => {
   const user = await signIn(host, 'headers@example.com');
   front.state.planUpdates.length = 0;
   const res = await deliver(
@@ -198,7 +198,14 @@ test('the PUT carries the service token, X-Service and the four body fields (pla
   expect(put.headers.authorization).toBe(`Bearer ${appSettings().AUTH_ADMIN_TOKEN}`);
   expect(put.headers['x-service']).toBe(appSettings().PAYMENT_SERVICE_ID);
   expect(put.headers['content-type']).toBe('application/json');
-  expect(put.body).toEqual({ plan: 'enterprise', status: 'active', updatedBy: appSettings().PAYMENT_SERVICE_ID, timestamp: expect.any(String) });
+  expect(put.body).toEqual({
+    plan: 'enterprise',
+    periodEnd: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+    source: 'one_off',
+    status: 'active',
+    updatedBy: appSettings().PAYMENT_SERVICE_ID,
+    timestamp: expect.any(String),
+  });
   expect(await planInIdentity(host, user)).toBe('enterprise');
 });
 

@@ -157,6 +157,7 @@ const BODY_NUMBERS: BodyCase[] = [
 /** Every date-time in a JSON body. */
 const BODY_DATES: BodyCase[] = [
   { method: 'PUT', path: PLAN, body: planBody, field: 'timestamp' },
+  { method: 'PUT', path: PLAN, body: planBody, field: 'periodEnd' },
   { method: 'POST', path: RETRY, body: retryBody, field: 'from' },
   { method: 'POST', path: RETRY, body: retryBody, field: 'to' },
 ];

@@ -1,5 +1,5 @@
 import type { Generated } from 'kysely';
-import type { Plan } from '../../../shared/plan-ids';
+import type { Plan, PlanSource } from '../../../shared/plan-ids';
 import type { Timestamp } from '../../../shared/sql/tables';
 
 /**
@@ -18,6 +18,10 @@ export interface UsersTable {
   updated_at: Timestamp;
   /** Request time of the last plan update applied (migration 007): an older one is refused as stale. */
   plan_request_at: Timestamp | null;
+  /** When the paid period ends (migration 014): past it the user is on free; null is no end (a manual grant). */
+  plan_period_end: Timestamp | null;
+  /** Where the plan comes from: a subscription, a one-off purchase of one period, or a manual grant. */
+  plan_source: PlanSource | null;
 }
 
 export interface RolesTable {

@@ -59,10 +59,19 @@ export interface ExecutionsTable {
 }
 
 /** Reports a user requested in one calendar month (UTC), against their plan's quota (migration 008). */
+/** Replaced by ReportUsageTable (migration 019); kept until the next release drops it. */
 export interface ReportQuotaTable {
   user_id: string;
   /** YYYY-MM, UTC. */
   month: string;
+  reports: number;
+}
+
+/** Reports requested per user and billing period (migration 019). */
+export interface ReportUsageTable {
+  user_id: string;
+  /** The paid period's end (ISO instant), or the calendar month YYYY-MM (UTC) for free and plans without an end. */
+  period: string;
   reports: number;
 }
 
@@ -217,11 +226,12 @@ export interface WebhookAttemptsTable {
   outcome: 'succeeded' | 'failed';
 }
 
-/** The orchestrator's tables (migrations 001, 002, 008, 009 and 010). */
+/** The orchestrator's tables (migrations 001, 002, 008, 009, 010, 018 and 019). */
 export type OrchestratorTables = {
   orchestrator_processing_log: ProcessingLogTable & ProcessingLogExtension;
   orchestrator_executions: ExecutionsTable;
   orchestrator_report_quota: ReportQuotaTable;
+  orchestrator_report_usage: ReportUsageTable;
   orchestrator_execution_rollup: ExecutionRollupTable;
   orchestrator_log_rollup: LogRollupTable;
   orchestrator_company_rollup: CompanyRollupTable;

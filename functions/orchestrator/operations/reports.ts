@@ -3,6 +3,7 @@ import { json } from '../../../shared/http/handler';
 import type { Infer } from '../../../shared/http/schemas';
 import { op } from '../context';
 import { reportStatusFor } from '../report/status';
+import { reportQuotaStatus } from '../report/quota';
 import { checkReportRequest } from '../report/submission';
 import { submitReport } from '../report/submit';
 import type * as s from '../schemas';
@@ -20,4 +21,13 @@ export const createReport = op<LiveUser, Infer<typeof s.REPORT_BODY.schema>>(
 export const getReport = op<LiveUser, unknown, unknown, Infer<typeof s.TRACKING_PARAM>>(
   'The status of a report: progress, health, error, download links (its owner or an admin)',
   async ({ principal, params, ctx }) => json(200, await reportStatusFor(ctx, principal, params.trackingId)),
+);
+
+/** GET orchestrator/api/quota: the signed-in user's reports used and left in the current billing period (what a next request would find). */
+export const getQuota = op<LiveUser>(
+  "The signed-in user's report quota in the current billing period: limit, used, remaining, when it resets",
+  async ({ principal, ctx }) => {
+    const { count, ...status } = await reportQuotaStatus(ctx, principal, ctx.now());
+    return json(200, { ...status, used: count }, { 'Cache-Control': 'no-store' });
+  },
 );

@@ -29,7 +29,7 @@ export async function submitReport(ctx: OrchestratorContext, user: LiveUser, req
   await markNotifyWork(now);
   // Where its notice goes: the address identity gave with this request (no call to identity when it is sent).
   await rememberAddress(ctx, user, now);
-  const quota = await takeReportQuota(ctx, user.id, user.plan, now);
+  const quota = await takeReportQuota(ctx, user, now);
   const trackingId = `rpt-${randomUUID()}`;
   await insertExecution(ctx, {
     trackingId,
@@ -44,7 +44,7 @@ export async function submitReport(ctx: OrchestratorContext, user: LiveUser, req
     await ctx.storage.enqueueJson(ctx.config.ORCHESTRATOR_QUEUE, { trackingId });
   } catch (error) {
     await deleteExecution(ctx, trackingId);
-    await returnReportQuota(ctx, user.id, quota, now);
+    await returnReportQuota(ctx, user, quota, now);
     ctx.log.error('report request not enqueued', { trackingId, error });
     throw serviceUnavailable('The report queue is unavailable; try again shortly', Code.QUEUE_UNAVAILABLE, 30);
   }
