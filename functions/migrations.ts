@@ -18,6 +18,7 @@ import * as paymentSubscriptions from './payment/db/migrations/015_payment_subsc
 import * as reportUsage from './orchestrator/db/migrations/019_report_usage';
 import * as reportIdempotency from './orchestrator/db/migrations/020_report_idempotency';
 import * as reportShares from './orchestrator/db/migrations/021_report_shares';
+import * as orchestratorNotifications from './orchestrator/db/migrations/022_orchestrator_notifications';
 
 /**
  * The one migration history of the services' shared database, in order, for SQLite and Azure SQL
@@ -51,4 +52,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '019_report_usage': reportUsage,
   '020_report_idempotency': reportIdempotency,
   '021_report_shares': reportShares,
+  '022_orchestrator_notifications': orchestratorNotifications,
 };

@@ -452,6 +452,154 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orchestrator/api/notifications/preferences": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether you are e-mailed when a report completes or fails, and the address
+         * @description Who may call: a signed-in user (access token whose session identity confirms).
+         */
+        get: operations["notifications-preferences-get"];
+        /**
+         * Turns the report e-mails on or off
+         * @description Who may call: a signed-in user (access token whose session identity confirms).
+         */
+        put: operations["notifications-preferences-put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orchestrator/api/webhooks/endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your webhook endpoints (without their secrets)
+         * @description Who may call: a signed-in user (access token whose session identity confirms).
+         */
+        get: operations["webhook-endpoints-list"];
+        put?: never;
+        /**
+         * Registers an HTTPS endpoint for report.completed and report.failed events (Pro and Enterprise); answers its secret, once
+         * @description Who may call: a signed-in user (access token whose session identity confirms).
+         */
+        post: operations["webhook-endpoints-create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orchestrator/api/webhooks/endpoints/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Deletes a webhook endpoint with its deliveries
+         * @description Who may call: a signed-in user (access token whose session identity confirms).
+         */
+        delete: operations["webhook-endpoints-delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orchestrator/api/webhooks/endpoints/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new signing secret, shown once; the previous one signs too for 24 hours
+         * @description Who may call: a signed-in user (access token whose session identity confirms).
+         */
+        post: operations["webhook-endpoints-rotate-secret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orchestrator/api/webhooks/endpoints/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An endpoint's deliveries, newest first, each with its tries and the answers
+         * @description Who may call: a signed-in user (access token whose session identity confirms).
+         */
+        get: operations["webhook-endpoint-deliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orchestrator/api/webhooks/deliveries/{id}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sends a delivery again now, with a fresh retry window (its owner or an admin)
+         * @description Who may call: a signed-in user (access token whose session identity confirms).
+         */
+        post: operations["webhook-delivery-resend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orchestrator/api/admin/webhooks/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every user's webhook deliveries, newest first, by status and user
+         * @description Who may call: an admin or super_admin (access token; the role as identity holds it now).
+         */
+        get: operations["admin-webhook-deliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orchestrator/console/config.json": {
         parameters: {
             query?: never;
@@ -509,7 +657,7 @@ export interface components {
              * @description Stable machine-readable code, one of the platform's error list (shared/http/error-codes.ts; the table in docs/architecture.md gives each code's status and meaning).
              * @enum {string}
              */
-            code: "VALIDATION_FAILED" | "INVALID_JSON" | "JSON_TOO_DEEP" | "JSON_KEY_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "HOST_INVALID" | "INTERNAL" | "SERVICE_MISCONFIGURED" | "AUTH_REQUIRED" | "AUTH_TOKEN_INVALID" | "AUTH_TOKEN_EXPIRED" | "AUTH_SESSION_REVOKED" | "AUTH_USER_INACTIVE" | "ADMIN_REQUIRED" | "PERMISSION_DENIED" | "IDENTITY_UNAVAILABLE" | "AUTH_SERVICE_TOKEN_INVALID" | "LOGIN_RATE_LIMITED" | "OTP_RESEND_COOLDOWN" | "OTP_INVALID" | "OTP_EXPIRED" | "OTP_ATTEMPTS_EXCEEDED" | "ACCOUNT_INACTIVE" | "REFRESH_TOKEN_INVALID" | "REFRESH_TOKEN_EXPIRED" | "REFRESH_TOKEN_ROTATED" | "REFRESH_TOKEN_REUSED" | "USER_NOT_FOUND" | "USER_EXISTS" | "ROLE_UNKNOWN" | "ROLE_NOT_FOUND" | "ROLE_NOT_ASSIGNED" | "BASE_ROLE" | "SESSION_NOT_FOUND" | "SUPER_ADMIN_REQUIRED" | "PERMISSION_ESCALATION" | "CANNOT_DEACTIVATE_SELF" | "CANNOT_DELETE_SELF" | "LAST_SUPER_ADMIN" | "PRIVILEGED_ACCOUNT" | "PLAN_TIMESTAMP_IN_FUTURE" | "PLAN_UPDATE_STALE" | "UNKNOWN_PLAN" | "PLAN_NOT_PURCHASABLE" | "AMOUNT_MISMATCH" | "INVALID_IDEMPOTENCY_KEY" | "USER_MISMATCH" | "STRIPE_ERROR" | "SUBSCRIPTION_EXISTS" | "NO_SUBSCRIPTION" | "NO_BILLING_ACCOUNT" | "STRIPE_NOT_CONFIGURED" | "STRIPE_UNAVAILABLE" | "WEBHOOK_SIGNATURE_MISSING" | "WEBHOOK_SIGNATURE_INVALID" | "PAYMENT_NOT_FOUND" | "PAYMENT_NOT_IN_REVIEW" | "REPORT_QUOTA_EXCEEDED" | "QUEUE_UNAVAILABLE" | "IDEMPOTENCY_KEY_REUSED" | "REPORT_NOT_FOUND" | "EXECUTION_NOT_FOUND" | "SHARE_NOT_FOUND" | "REPORT_NOT_SHAREABLE" | "EXECUTION_NOT_RETRYABLE" | "EXECUTION_NOT_FINISHED" | "EXECUTION_NOT_CANCELLABLE" | "VISUAL_UNAVAILABLE" | "INVALID_PATH" | "CONSOLE_FILE_NOT_FOUND" | "CONSOLE_NOT_BUILT" | "RESOURCE_NOT_FOUND" | "OPERATION_NOT_FOUND" | "INVALID_CHARTS_ARRAY" | "INVALID_INFOGRAPHICS_ARRAY" | "INVALID_DIAGRAMS_ARRAY" | "INVALID_DIAGRAM" | "CHART_NOT_RENDERABLE" | "IMAGE_TOO_LARGE" | "TOO_MANY_TICKS" | "SVG_TOO_LARGE" | "LIMIT_EXCEEDED" | "RENDER_FAILED" | "RENDERER_BUSY" | "CACHE_ENTRY_NOT_FOUND" | "VERSION_NOT_SUPPORTED" | "INVALID_CHART" | "CHART_BASE64_INVALID" | "CHART_TEXT_TOO_LARGE" | "CHART_NOT_DATA" | "CHART_OPTION_UNSUPPORTED";
+            code: "VALIDATION_FAILED" | "INVALID_JSON" | "JSON_TOO_DEEP" | "JSON_KEY_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "HOST_INVALID" | "INTERNAL" | "SERVICE_MISCONFIGURED" | "AUTH_REQUIRED" | "AUTH_TOKEN_INVALID" | "AUTH_TOKEN_EXPIRED" | "AUTH_SESSION_REVOKED" | "AUTH_USER_INACTIVE" | "ADMIN_REQUIRED" | "PERMISSION_DENIED" | "IDENTITY_UNAVAILABLE" | "AUTH_SERVICE_TOKEN_INVALID" | "LOGIN_RATE_LIMITED" | "OTP_RESEND_COOLDOWN" | "OTP_INVALID" | "OTP_EXPIRED" | "OTP_ATTEMPTS_EXCEEDED" | "ACCOUNT_INACTIVE" | "REFRESH_TOKEN_INVALID" | "REFRESH_TOKEN_EXPIRED" | "REFRESH_TOKEN_ROTATED" | "REFRESH_TOKEN_REUSED" | "USER_NOT_FOUND" | "USER_EXISTS" | "ROLE_UNKNOWN" | "ROLE_NOT_FOUND" | "ROLE_NOT_ASSIGNED" | "BASE_ROLE" | "SESSION_NOT_FOUND" | "SUPER_ADMIN_REQUIRED" | "PERMISSION_ESCALATION" | "CANNOT_DEACTIVATE_SELF" | "CANNOT_DELETE_SELF" | "LAST_SUPER_ADMIN" | "PRIVILEGED_ACCOUNT" | "PLAN_TIMESTAMP_IN_FUTURE" | "PLAN_UPDATE_STALE" | "UNKNOWN_PLAN" | "PLAN_NOT_PURCHASABLE" | "AMOUNT_MISMATCH" | "INVALID_IDEMPOTENCY_KEY" | "USER_MISMATCH" | "STRIPE_ERROR" | "SUBSCRIPTION_EXISTS" | "NO_SUBSCRIPTION" | "NO_BILLING_ACCOUNT" | "STRIPE_NOT_CONFIGURED" | "STRIPE_UNAVAILABLE" | "WEBHOOK_SIGNATURE_MISSING" | "WEBHOOK_SIGNATURE_INVALID" | "PAYMENT_NOT_FOUND" | "PAYMENT_NOT_IN_REVIEW" | "REPORT_QUOTA_EXCEEDED" | "QUEUE_UNAVAILABLE" | "IDEMPOTENCY_KEY_REUSED" | "REPORT_NOT_FOUND" | "EXECUTION_NOT_FOUND" | "SHARE_NOT_FOUND" | "REPORT_NOT_SHAREABLE" | "EXECUTION_NOT_RETRYABLE" | "EXECUTION_NOT_FINISHED" | "EXECUTION_NOT_CANCELLABLE" | "VISUAL_UNAVAILABLE" | "INVALID_PATH" | "CONSOLE_FILE_NOT_FOUND" | "CONSOLE_NOT_BUILT" | "WEBHOOK_URL_INVALID" | "WEBHOOK_URL_NOT_ALLOWED" | "WEBHOOKS_PLAN_REQUIRED" | "WEBHOOK_ENDPOINT_LIMIT" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "WEBHOOK_DELIVERY_NOT_FOUND" | "RESOURCE_NOT_FOUND" | "OPERATION_NOT_FOUND" | "INVALID_CHARTS_ARRAY" | "INVALID_INFOGRAPHICS_ARRAY" | "INVALID_DIAGRAMS_ARRAY" | "INVALID_DIAGRAM" | "CHART_NOT_RENDERABLE" | "IMAGE_TOO_LARGE" | "TOO_MANY_TICKS" | "SVG_TOO_LARGE" | "LIMIT_EXCEEDED" | "RENDER_FAILED" | "RENDERER_BUSY" | "CACHE_ENTRY_NOT_FOUND" | "VERSION_NOT_SUPPORTED" | "INVALID_CHART" | "CHART_BASE64_INVALID" | "CHART_TEXT_TOO_LARGE" | "CHART_NOT_DATA" | "CHART_OPTION_UNSUPPORTED";
             /** Format: date-time */
             timestamp: string;
             details?: unknown;
@@ -3118,6 +3266,873 @@ export interface operations {
             };
             /** @description The body is larger than this route accepts */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency this route needs is unavailable (Retry-After when known) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the same envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "notifications-preferences-get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        email: boolean;
+                        address: string | null;
+                        updatedAt: string | null;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description No valid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency this route needs is unavailable (Retry-After when known) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the same envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "notifications-preferences-put": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description true: e-mail me when a report completes or fails (the default); false: do not */
+                    email: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        email: boolean;
+                        address: string | null;
+                        updatedAt: string | null;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The request is malformed: the body, a path parameter or the query (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency this route needs is unavailable (Retry-After when known) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the same envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "webhook-endpoints-list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        endpoints: ({
+                            /** @description we_… */
+                            id: string;
+                            url: string;
+                            description: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            previousSecretExpiresAt: string | null;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description No valid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency this route needs is unavailable (Retry-After when known) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the same envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "webhook-endpoints-create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description An https URL whose host resolves to public addresses only */
+                    url: string;
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description we_… */
+                        id: string;
+                        url: string;
+                        description: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        previousSecretExpiresAt: string | null;
+                        /** @description The signing secret: shown only in this answer; keep it */
+                        secret: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description WEBHOOK_URL_INVALID: The webhook endpoint URL is not an absolute https URL (http only on a local host), carries a user name, password or fragment, or is too long. WEBHOOK_URL_NOT_ALLOWED: The webhook endpoint host does not resolve, or resolves to an address webhooks are not sent to (loopback, private, link-local, CGNAT, metadata, multicast or reserved); `kind` names which. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description WEBHOOKS_PLAN_REQUIRED: Webhooks come with the Pro and Enterprise plans; the caller is on another plan. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description WEBHOOK_ENDPOINT_LIMIT: The user already has the most webhook endpoints allowed (the answer gives the limit); delete one first. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency this route needs is unavailable (Retry-After when known) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the same envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "webhook-endpoints-delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        id: string;
+                        deleted: boolean;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The request is malformed: the body, a path parameter or the query (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description WEBHOOK_ENDPOINT_NOT_FOUND: No webhook endpoint has this id, or it belongs to another user. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency this route needs is unavailable (Retry-After when known) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the same envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "webhook-endpoints-rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, unknown>;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description we_… */
+                        id: string;
+                        url: string;
+                        description: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        previousSecretExpiresAt: string | null;
+                        /** @description The signing secret: shown only in this answer; keep it */
+                        secret: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The request is malformed: the body, a path parameter or the query (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description WEBHOOK_ENDPOINT_NOT_FOUND: No webhook endpoint has this id, or it belongs to another user. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency this route needs is unavailable (Retry-After when known) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the same envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "webhook-endpoint-deliveries": {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deliveries: ({
+                            /** @description wd_… */
+                            id: string;
+                            endpointId: string;
+                            userId: string;
+                            /** @description evt_…: the event body’s id */
+                            eventId: string;
+                            /** @enum {unknown} */
+                            eventType: "report.completed" | "report.failed";
+                            trackingId: string;
+                            /** @enum {unknown} */
+                            status: "pending" | "succeeded" | "failed";
+                            attempts: number;
+                            nextAttemptAt: string | null;
+                            lastStatusCode: number | null;
+                            lastError: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** @description The JSON body every try sends (and signs) */
+                            payload: string;
+                            tries: ({
+                                attempt: number;
+                                /** Format: date-time */
+                                at: string;
+                                durationMs: number;
+                                statusCode: number | null;
+                                responseExcerpt: string | null;
+                                error: string | null;
+                                /** @enum {unknown} */
+                                outcome: "succeeded" | "failed";
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        limit: number;
+                        offset: number;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The request is malformed: the body, a path parameter or the query (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description WEBHOOK_ENDPOINT_NOT_FOUND: No webhook endpoint has this id, or it belongs to another user. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency this route needs is unavailable (Retry-After when known) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the same envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "webhook-delivery-resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, unknown>;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description wd_… */
+                        id: string;
+                        endpointId: string;
+                        userId: string;
+                        /** @description evt_…: the event body’s id */
+                        eventId: string;
+                        /** @enum {unknown} */
+                        eventType: "report.completed" | "report.failed";
+                        trackingId: string;
+                        /** @enum {unknown} */
+                        status: "pending" | "succeeded" | "failed";
+                        attempts: number;
+                        nextAttemptAt: string | null;
+                        lastStatusCode: number | null;
+                        lastError: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        /** @description The JSON body every try sends (and signs) */
+                        payload: string;
+                        tries: ({
+                            attempt: number;
+                            /** Format: date-time */
+                            at: string;
+                            durationMs: number;
+                            statusCode: number | null;
+                            responseExcerpt: string | null;
+                            error: string | null;
+                            /** @enum {unknown} */
+                            outcome: "succeeded" | "failed";
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The request is malformed: the body, a path parameter or the query (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description WEBHOOK_DELIVERY_NOT_FOUND: No webhook delivery has this id, or it belongs to another user. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this route accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency this route needs is unavailable (Retry-After when known) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the same envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "admin-webhook-deliveries": {
+        parameters: {
+            query?: {
+                status?: "all" | "pending" | "succeeded" | "failed";
+                /** @description Deliveries to endpoints of this user */
+                userId?: string;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deliveries: ({
+                            /** @description wd_… */
+                            id: string;
+                            endpointId: string;
+                            userId: string;
+                            /** @description evt_…: the event body’s id */
+                            eventId: string;
+                            /** @enum {unknown} */
+                            eventType: "report.completed" | "report.failed";
+                            trackingId: string;
+                            /** @enum {unknown} */
+                            status: "pending" | "succeeded" | "failed";
+                            attempts: number;
+                            nextAttemptAt: string | null;
+                            lastStatusCode: number | null;
+                            lastError: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** @description The JSON body every try sends (and signs) */
+                            payload: string;
+                            tries: ({
+                                attempt: number;
+                                /** Format: date-time */
+                                at: string;
+                                durationMs: number;
+                                statusCode: number | null;
+                                responseExcerpt: string | null;
+                                error: string | null;
+                                /** @enum {unknown} */
+                                outcome: "succeeded" | "failed";
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        limit: number;
+                        offset: number;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The request is malformed: the body, a path parameter or the query (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller may not do this */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

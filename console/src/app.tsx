@@ -10,6 +10,7 @@ import { Payments } from './pages/payments';
 import { SignIn } from './pages/sign-in';
 import { UserDetail } from './pages/user-detail';
 import { Users } from './pages/users';
+import { Webhooks } from './pages/webhooks';
 import { BASE, paths } from './paths';
 import { useSession } from './session';
 import type { PublicUser } from './api';
@@ -36,6 +37,7 @@ function Pages({ user }: { user: PublicUser }) {
         <Route path={paths.users} component={Users} />
         <Route path={`${BASE}users/:id`} component={UserDetail} />
         <Route path={paths.payments} component={Payments} />
+        <Route path={paths.webhooks} component={Webhooks} />
         <Route path={paths.diagnostics} component={Diagnostics} />
         <Route default component={NotFound} />
       </Router>

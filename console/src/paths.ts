@@ -9,5 +9,6 @@ export const paths = {
   users: `${BASE}users`,
   user: (id: string) => `${BASE}users/${encodeURIComponent(id)}`,
   payments: `${BASE}payments`,
+  webhooks: `${BASE}webhooks`,
   diagnostics: `${BASE}diagnostics`,
 };

@@ -8,6 +8,7 @@ import * as admin from './operations/admin';
 import { consoleConfigFile, consoleFiles, trendChartSvg } from './operations/console';
 import { testEnhancedOrchestrator, testWorkflowLogger } from './operations/diagnostics';
 import { cancelMyReport, createReport, getQuota, getReport, listMyReports } from './operations/reports';
+import * as notify from './operations/notifications';
 import { createShareOp, listSharesOp, revokeShareOp, sharedPageOp, sharedPdfOp } from './operations/shares';
 import * as s from './schemas';
 
@@ -44,6 +45,15 @@ export const ROUTES = [
   route('admin-execution-rerun', 'POST', 'api/admin/executions/{trackingId}/rerun', ADMIN, { params: s.TRACKING_PARAM, body: s.OPTIONAL_EMPTY_BODY, 202: s.RERUN, 404: NO_EXECUTION, 409: refusal([Code.EXECUTION_NOT_FINISHED]), 503: QUEUE_DOWN }, admin.rerun),
   route('admin-execution-cancel', 'POST', 'api/admin/executions/{trackingId}/cancel', ADMIN, { params: s.TRACKING_PARAM, body: s.OPTIONAL_EMPTY_BODY, 200: s.CANCELLED, 404: NO_EXECUTION, 409: refusal([Code.EXECUTION_NOT_CANCELLABLE]) }, admin.cancel),
   route('admin-executions-retry-failed', 'POST', 'api/admin/executions/retry-failed', ADMIN, { body: s.BULK_RETRY_BODY, 200: s.BULK_RETRIED }, admin.retryFailed),
+  route('notifications-preferences-get', 'GET', 'api/notifications/preferences', USER, { 200: s.NOTIFICATION_PREFERENCES }, notify.getPreferences),
+  route('notifications-preferences-put', 'PUT', 'api/notifications/preferences', USER, { body: s.NOTIFICATION_PREFERENCES_BODY, 200: s.NOTIFICATION_PREFERENCES }, notify.putPreferences),
+  route('webhook-endpoints-create', 'POST', 'api/webhooks/endpoints', USER, { body: s.WEBHOOK_ENDPOINT_BODY, 201: s.WEBHOOK_ENDPOINT_SECRET, 400: refusal([Code.WEBHOOK_URL_INVALID, Code.WEBHOOK_URL_NOT_ALLOWED]), 403: refusal([Code.WEBHOOKS_PLAN_REQUIRED]), 409: refusal([Code.WEBHOOK_ENDPOINT_LIMIT]) }, notify.createEndpoint),
+  route('webhook-endpoints-list', 'GET', 'api/webhooks/endpoints', USER, { 200: s.WEBHOOK_ENDPOINTS }, notify.listEndpoints),
+  route('webhook-endpoints-delete', 'DELETE', 'api/webhooks/endpoints/{id}', USER, { params: s.WEBHOOK_ENDPOINT_PARAM, 200: s.WEBHOOK_ENDPOINT_DELETED, 404: refusal([Code.WEBHOOK_ENDPOINT_NOT_FOUND]) }, notify.deleteEndpoint),
+  route('webhook-endpoints-rotate-secret', 'POST', 'api/webhooks/endpoints/{id}/rotate-secret', USER, { params: s.WEBHOOK_ENDPOINT_PARAM, body: s.OPTIONAL_EMPTY_BODY, 200: s.WEBHOOK_ENDPOINT_SECRET, 404: refusal([Code.WEBHOOK_ENDPOINT_NOT_FOUND]) }, notify.rotateSecret),
+  route('webhook-endpoint-deliveries', 'GET', 'api/webhooks/endpoints/{id}/deliveries', USER, { params: s.WEBHOOK_ENDPOINT_PARAM, query: s.WEBHOOK_DELIVERIES_QUERY, 200: s.WEBHOOK_DELIVERIES, 404: refusal([Code.WEBHOOK_ENDPOINT_NOT_FOUND]) }, notify.deliveries),
+  route('webhook-delivery-resend', 'POST', 'api/webhooks/deliveries/{id}/resend', USER, { params: s.WEBHOOK_DELIVERY_PARAM, body: s.OPTIONAL_EMPTY_BODY, 200: s.WEBHOOK_DELIVERY, 404: refusal([Code.WEBHOOK_DELIVERY_NOT_FOUND]) }, notify.resend),
+  route('admin-webhook-deliveries', 'GET', 'api/admin/webhooks/deliveries', ADMIN, { query: s.ADMIN_WEBHOOK_DELIVERIES_QUERY, 200: s.WEBHOOK_DELIVERIES }, notify.adminDeliveries),
   route('console-config', 'GET', 'console/config.json', PUBLIC, { 200: s.CONSOLE_CONFIG }, consoleConfigFile),
   route('console', ['GET', 'HEAD'], 'console/{*path}', PUBLIC, { params: s.CONSOLE_PATH, 200: s.CONSOLE_FILE, 304: s.NOT_MODIFIED, 308: s.REDIRECT, 404: refusal([Code.CONSOLE_FILE_NOT_FOUND]), 503: refusal([Code.CONSOLE_NOT_BUILT]) }, consoleFiles),
 ];

@@ -376,6 +376,78 @@ export const TREND_SVG = {
   headers: { 'X-Cache': { description: "HIT or MISS in the visual service's cache", schema: str() } },
 };
 
+// ---- telling the client a report is ready (notify/): e-mail preferences, webhook endpoints and deliveries
+const NOTIFY_ID = str({ pattern: '^[A-Za-z0-9_]{1,64}$' });
+export const NOTIFICATION_PREFERENCES_BODY = {
+  schema: obj({ email: bool({ description: 'true: e-mail me when a report completes or fails (the default); false: do not' }) }, { closed: true }),
+  limit: 1024,
+};
+export const NOTIFICATION_PREFERENCES = obj({
+  email: bool(),
+  address: nullable(str({ description: 'Where the e-mails go: the address of your last report request (null before any)' })),
+  updatedAt: nullable(dateTime()),
+});
+export const WEBHOOK_ENDPOINT_BODY = {
+  schema: obj(
+    {
+      url: str({ minLength: 1, maxLength: 2048, description: 'An https URL whose host resolves to public addresses only' }),
+      description: str({ maxLength: 200 }),
+    },
+    { optional: ['description'], closed: true },
+  ),
+  limit: 4096,
+};
+const ENDPOINT_FIELDS = {
+  id: str({ description: 'we_…' }),
+  url: str(),
+  description: nullable(str()),
+  createdAt: dateTime(),
+  previousSecretExpiresAt: nullable(dateTime({ description: 'Until when the secret before the last rotation signs too (a second v1 signature)' })),
+};
+export const WEBHOOK_ENDPOINT = obj(ENDPOINT_FIELDS);
+export const WEBHOOK_ENDPOINT_SECRET = obj({
+  ...ENDPOINT_FIELDS,
+  secret: str({ pattern: '^whsec_', description: 'The signing secret: shown only in this answer; keep it' }),
+});
+export const WEBHOOK_ENDPOINTS = obj({ endpoints: arr(WEBHOOK_ENDPOINT) });
+export const WEBHOOK_ENDPOINT_DELETED = obj({ success: bool(), id: str(), deleted: bool() });
+export const WEBHOOK_ENDPOINT_PARAM = obj({ id: NOTIFY_ID });
+export const WEBHOOK_DELIVERY_PARAM = obj({ id: NOTIFY_ID });
+export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+export const WEBHOOK_DELIVERIES_QUERY = query({ ...PAGING });
+export const ADMIN_WEBHOOK_DELIVERIES_QUERY = query({
+  status: oneOfValues(['all', ...WEBHOOK_DELIVERY_STATUSES] as const, { default: 'all' }),
+  userId: str({ pattern: '^[A-Za-z0-9._:@-]{1,64}$', description: 'Deliveries to endpoints of this user' }),
+  ...PAGING,
+});
+export const WEBHOOK_DELIVERY = obj({
+  id: str({ description: 'wd_…' }),
+  endpointId: str(),
+  userId: str(),
+  eventId: str({ description: 'evt_…: the event body’s id' }),
+  eventType: oneOfValues(['report.completed', 'report.failed']),
+  trackingId: str(),
+  status: oneOfValues(WEBHOOK_DELIVERY_STATUSES),
+  attempts: int(),
+  nextAttemptAt: nullable(dateTime()),
+  lastStatusCode: nullable(int()),
+  lastError: nullable(str()),
+  createdAt: dateTime(),
+  updatedAt: dateTime(),
+  payload: str({ description: 'The JSON body every try sends (and signs)' }),
+  tries: arr(
+    obj({
+      attempt: int(),
+      at: dateTime(),
+      durationMs: int(),
+      statusCode: nullable(int()),
+      responseExcerpt: nullable(str({ description: 'The first 500 characters of the answer' })),
+      error: nullable(str()),
+      outcome: oneOfValues(['succeeded', 'failed']),
+    }),
+  ),
+});
+export const WEBHOOK_DELIVERIES = obj({ deliveries: arr(WEBHOOK_DELIVERY), limit: int(), offset: int() });
 /** The report quota of the current billing period: the paid period, or the calendar month (UTC) for free and plans without an end. */
 export const QUOTA = obj({
   limit: nullable(int({ description: 'Reports allowed in the period; null is unlimited' })),

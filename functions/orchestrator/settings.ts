@@ -1,4 +1,4 @@
-import { integer, oneOf, text, url } from '../../shared/config/parsers';
+import { boolean, integer, oneOf, text, url } from '../../shared/config/parsers';
 import { withDefault, optional, ORC, type Setting } from '../../shared/config/setting-kinds';
 import type { Config, ConfigOf } from '../../shared/config';
 import type { Platform } from '../../shared/platform';
@@ -72,6 +72,12 @@ export const ORCHESTRATOR_SETTINGS = {
     services: ORC,
     deploy: 'tuning',
     description: 'Deadline of a call to the visual service; past it the report is produced without visuals.',
+  }),
+  ORCHESTRATOR_WEBHOOK_ALLOW_PRIVATE: withDefault(boolean, 'false', {
+    services: ORC,
+    deploy: 'local',
+    description:
+      'Local only (tests, laptops): webhook endpoints may be http and may resolve to loopback, private, link-local or metadata addresses. Never set in Azure: it opens server-side request forgery.',
   }),
 } satisfies Record<string, Setting<unknown>>;
 

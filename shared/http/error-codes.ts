@@ -215,6 +215,25 @@ export const ERROR_CODES = {
   },
   CONSOLE_FILE_NOT_FOUND: { status: 404, by: ORCHESTRATOR, meaning: 'The console has no file at this path.' },
   CONSOLE_NOT_BUILT: { status: 503, by: ORCHESTRATOR, meaning: 'The administration console was not built (run npm run build).' },
+  WEBHOOK_URL_INVALID: {
+    status: 400,
+    by: ORCHESTRATOR,
+    meaning: 'The webhook endpoint URL is not an absolute https URL (http only on a local host), carries a user name, password or fragment, or is too long.',
+  },
+  WEBHOOK_URL_NOT_ALLOWED: {
+    status: 400,
+    by: ORCHESTRATOR,
+    meaning:
+      'The webhook endpoint host does not resolve, or resolves to an address webhooks are not sent to (loopback, private, link-local, CGNAT, metadata, multicast or reserved); `kind` names which.',
+  },
+  WEBHOOKS_PLAN_REQUIRED: { status: 403, by: ORCHESTRATOR, meaning: 'Webhooks come with the Pro and Enterprise plans; the caller is on another plan.' },
+  WEBHOOK_ENDPOINT_LIMIT: {
+    status: 409,
+    by: ORCHESTRATOR,
+    meaning: 'The user already has the most webhook endpoints allowed (the answer gives the limit); delete one first.',
+  },
+  WEBHOOK_ENDPOINT_NOT_FOUND: { status: 404, by: ORCHESTRATOR, meaning: 'No webhook endpoint has this id, or it belongs to another user.' },
+  WEBHOOK_DELIVERY_NOT_FOUND: { status: 404, by: ORCHESTRATOR, meaning: 'No webhook delivery has this id, or it belongs to another user.' },
 
   // visual: charts, infographics, presentations, diagrams, the cache and the QuickChart endpoint.
   RESOURCE_NOT_FOUND: {

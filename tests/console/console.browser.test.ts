@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Browser, HTTPRequest, Page } from 'puppeteer-core';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { bearer, signIn, signInAdmin, type SignedIn } from '../helpers/identity';
@@ -8,6 +10,7 @@ import { HOUR, insertExecution, insertLog } from '../orchestrator-admin/fixtures
 import { deadUrl, deliver, paymentIntentObject, pointIdentityAt, stripeEvent } from '../payment/helpers';
 import { accessibilityViolations, goToPage, launchBrowser, screenshot, signInThroughPage, textOf, waitForText, watchPage } from './browser';
 import { expectErrorAnswer } from '../helpers/errors';
+import { db } from '../../shared/sql/db';
 
 /**
  * The administration console in headless Chromium against the dev host: real sign-in with the
@@ -312,6 +315,51 @@ test('a payment of 1 cent for Enterprise is held for review and rejected from th
   await waitForText(page, 'Every payment is synced with identity.');
 });
 
+test('webhooks: a failed delivery is listed with its answer and re-sent from the page', async () => {
+  // A receiver on loopback: reachable with the local setting on (as on a laptop).
+  const answers = [500];
+  const receiver = http.createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      const status = answers.shift() ?? 200;
+      response.writeHead(status).end(status === 200 ? 'ok' : 'receiver down');
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  host.platform.reconfigure({ ORCHESTRATOR_WEBHOOK_ALLOW_PRIVATE: 'true' });
+  try {
+    const first = await signIn(host, 'hooked@example.com');
+    await db().updateTable('users').set({ plan: 'pro' }).where('id', '=', first.user.id).execute();
+    const client = await signIn(host, 'hooked@example.com');
+    const post = (path: string, body: unknown) =>
+      host.fetch(path, { method: 'POST', headers: { ...bearer(client.accessToken), 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const { port } = receiver.address() as AddressInfo;
+    expect((await post('/orchestrator/api/webhooks/endpoints', { url: `http://127.0.0.1:${port}/hook` })).status).toBe(201);
+    const { trackingId } = (await (await post('/orchestrator/api/reports', ACME)).json()) as { trackingId: string };
+    await waitFor(
+      async () => {
+        const list = await api(`/orchestrator/api/admin/webhooks/deliveries?userId=${client.user.id}`, admin.accessToken);
+        return list.deliveries[0]?.attempts === 1;
+      },
+      90_000,
+      'the first try of the delivery',
+    );
+    await goTo('Webhooks');
+    const row = `tr:has(a[href$="/executions/${trackingId}"])`;
+    await page.waitForSelector(row);
+    expect(await textOf(page, row)).toContain('500');
+    expect(await textOf(page, row)).toContain('pending');
+    await expectAccessible();
+    await screenshot(page, 'webhooks');
+    await page.click(`${row} button ::-p-text(Re-send)`);
+    await waitForText(page, 'Delivered.');
+    await page.waitForSelector(`${row} .badge-succeeded`);
+  } finally {
+    host.platform.reconfigure({ ORCHESTRATOR_WEBHOOK_ALLOW_PRIVATE: 'false' });
+    await new Promise<void>((resolve) => receiver.close(() => resolve()));
+  }
+});
+
 test('diagnostics: the schema check and both test runs with their results', async () => {
   await goTo('Diagnostics');
   await page.waitForSelector('[data-result=schema] .badge-compatible');
@@ -336,6 +384,7 @@ const PAGES = [
   { label: 'Failures', what: 'the failure analysis' },
   { label: 'Users', what: 'users' },
   { label: 'Payments', what: 'payments needing attention' },
+  { label: 'Webhooks', what: 'the webhook deliveries' },
   { label: 'Diagnostics', what: 'the schema check' },
 ];
 

@@ -74,8 +74,9 @@ const runs: [string, string[], () => Promise<unknown>][] = [
     () => require('../../functions/orchestrator/report/owner-cancel').cancelOwnReport(ctx(), { ...admin, id: 'user-1', role: 'user' }, 'trk_1', meta),
   ],
   [
+    // The cancel also records the requester's notice (report.failed): its execution read back, the notice inserted.
     'cancel of a processing execution',
-    ['select', 'select', 'update', 'update', 'update', 'update', 'insert'],
+    ['select', 'select', 'update', 'update', 'update', 'update', 'select', 'insert', 'insert'],
     async () => {
       await require('../../functions/orchestrator/workflow/executions').cancelProcessing(recorded, 'trk_1', 'admin@example.com', new Date());
     },

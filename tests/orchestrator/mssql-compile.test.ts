@@ -26,8 +26,10 @@ const execution = {
   count: 3,
 };
 let noQuotaRowYet = false;
+/** The finished execution the notice is recorded for (notify/events.ts reads it back after the finish). */
+const finished = { ...execution, processing_status: 'completed', requested_by: 'u1', plan: 'pro', error_pattern: null };
 const { statements: compiled, db: recorded } = recordAzureSql((query) =>
-  noQuotaRowYet && /^update "orchestrator_report_usage"/.test(query.sql) ? [] : [execution],
+  noQuotaRowYet && /^update "orchestrator_report_usage"/.test(query.sql) ? [] : /^select "requested_by"/.test(query.sql) ? [finished] : [execution],
 );
 
 // An orchestrator-only app (nothing is served: its settings are only read).
@@ -56,15 +58,15 @@ const paths: [string, string[], () => Promise<unknown>][] = [
   ['claim it', ['update'], async () => expect(await workflow().claimExecution(ctx(), execution, new Date(), 300)).toBe(true)],
   ['record progress with its log rows', ['insert', 'update'], () => workflow().recordProgress(ctx(), lease, step, 40, {}, [logRow])],
   ['check the run still holds it', ['select'], async () => expect(await workflow().holdsExecution(ctx(), lease)).toBe(true)],
-  // Finishing also moves the rollups: the execution row is read, the hour's counts updated.
+  // Finishing also moves the rollups (the execution row is read, the hour's counts updated) and records the requester's notice.
   [
     'complete with the last log rows',
-    ['insert', 'select', 'update', 'update', 'update', 'update'],
+    ['insert', 'select', 'update', 'update', 'update', 'update', 'select', 'insert'],
     async () => expect(await workflow().completeExecution(ctx(), lease, new Date(), [], [logRow])).toBe(true),
   ],
   [
     'fail',
-    ['select', 'insert', 'select', 'update', 'update', 'update', 'update'],
+    ['select', 'insert', 'select', 'update', 'update', 'update', 'update', 'select', 'insert'],
     async () => expect(await workflow().failExecution(ctx(), 'trk_1', { step, message: 'AI down', classification }, [logRow], 1)).toBe(true),
   ],
   ['find stuck executions', ['select'], () => workflow().findStuckExecutions(ctx(), new Date(), 50)],

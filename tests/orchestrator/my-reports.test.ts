@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_PLANS } from '../../shared/plans';
+import { eventBody } from '../../functions/orchestrator/notify/dispatch';
+import { appSettings } from '../helpers/context';
 import { insertExecution } from '../../functions/orchestrator/workflow/executions';
 import { expectErrorAnswer } from '../helpers/errors';
 import { startTestHost, type TestHost } from '../helpers/host';
@@ -286,6 +288,12 @@ describe('one click, one report; the owner cancels (reports stay processing: the
       error: { message: string };
     };
     expect(status.error.message).toMatch(/cancelled at your request/);
+    // The notice of the cancelled report (e-mail and webhook) words it the same way.
+    const notice = await db().selectFrom('orchestrator_notify_events').selectAll().where('tracking_id', '=', made[0]).executeTakeFirstOrThrow();
+    expect(JSON.parse(eventBody({ config: appSettings() }, notice))).toMatchObject({
+      type: 'report.failed',
+      data: { trackingId: made[0], error: status.error.message },
+    });
 
     // The key refused at the quota now makes the report, and that was the last one.
     const retried = await post(user, ACME, lateKey);

@@ -1,4 +1,7 @@
+import type { Kysely } from 'kysely';
+import type { OrchestratorTables } from '../../functions/orchestrator/db/tables';
 import { allServices } from '../../functions/registry';
+import { db as sqlDb } from '../../shared/sql/db';
 import { bodySpec, type RoutedFunction } from '../../shared/http/route';
 import { startTestHost, type TestHost } from '../helpers/host';
 import { expectErrorAnswer } from '../helpers/errors';
@@ -19,8 +22,15 @@ let adminToken: string;
 let userId: string;
 beforeAll(async () => {
   host = await startTestHost();
-  adminToken = (await signInAdmin(host)).accessToken;
+  const admin = await signInAdmin(host);
+  adminToken = admin.accessToken;
   userId = (await signIn(host, 'dates@example.com')).user.id;
+  // The admin's webhook endpoint `we_0`, whose deliveries list takes a limit and an offset.
+  const now = new Date().toISOString();
+  await (sqlDb() as Kysely<OrchestratorTables>)
+    .insertInto('orchestrator_webhook_endpoints')
+    .values({ id: 'we_0', user_id: admin.user.id, url: 'https://example.com/hook', description: null, secret: 'whsec_0', created_at: now, updated_at: now })
+    .execute();
 });
 afterAll(() => host.stop());
 
@@ -45,6 +55,10 @@ const QUERY_NUMBERS: [path: string, param: string, good: string][] = [
   ['/orchestrator/api/admin/profiles', 'limit', '10'],
   ['/orchestrator/api/admin/executions', 'limit', '10'],
   ['/orchestrator/api/reports', 'limit', '10'],
+  ['/orchestrator/api/admin/webhooks/deliveries', 'limit', '10'],
+  ['/orchestrator/api/admin/webhooks/deliveries', 'offset', '5'],
+  ['/orchestrator/api/webhooks/endpoints/{id}/deliveries', 'limit', '10'],
+  ['/orchestrator/api/webhooks/endpoints/{id}/deliveries', 'offset', '5'],
 ];
 /** Every query parameter that is a date-time. */
 const QUERY_DATES: [path: string, param: string][] = [
@@ -151,7 +165,9 @@ const BODY_DATES: BodyCase[] = [
   { method: 'POST', path: RETRY, body: retryBody, field: 'to' },
 ];
 
-const get = (path: string, query: Record<string, string>) => host.fetch(`${path}?${new URLSearchParams(query)}`, { headers: bearer(adminToken) });
+/** A path parameter of the table's path is given a well-formed value: the query is checked before the handler looks it up. */
+const get = (path: string, query: Record<string, string>) =>
+  host.fetch(`${path.replace('{id}', 'we_0')}?${new URLSearchParams(query)}`, { headers: bearer(adminToken) });
 /** The visual API and the QuickChart endpoint take the visual token; the other routes the admin's. */
 const tokenFor = (path: string) => (/^\/(visual|quickchart)\//.test(path) ? visualToken(host) : adminToken);
 const send = (method: string, path: string, text: string) =>

@@ -24,6 +24,10 @@ export type ErrorFilter = NonNullable<SearchQuery['error']>;
 export type AdminAction = StatusAnswer['data']['actions'][number];
 export type BulkRetryAnswer = Ok<operations['admin-executions-retry-failed']>;
 export type TrendLayout = 'wide' | 'narrow';
+export type WebhookDeliveriesQuery = NonNullable<operations['admin-webhook-deliveries']['parameters']['query']>;
+export type WebhookDeliveriesAnswer = Ok<operations['admin-webhook-deliveries']>;
+export type WebhookDelivery = WebhookDeliveriesAnswer['deliveries'][number];
+export type WebhookDeliveryStatus = NonNullable<WebhookDeliveriesQuery['status']>;
 
 export interface ProfilesAnswer {
   profiles: {
@@ -82,6 +86,11 @@ export const orchestratorApi = {
     call('orchestrator', (c) => c.orchestrator.GET('/orchestrator/health', { params: { query: { schema: 'check' } } })),
   testWorkflowLogger: (): Promise<Record<string, unknown>> =>
     call('orchestrator', (c) => c.orchestrator.POST('/orchestrator/test-workflow-logger', { body: {} })),
+  /** Every user's webhook deliveries (newest first) and a re-send of one. */
+  webhookDeliveries: (query: WebhookDeliveriesQuery): Promise<WebhookDeliveriesAnswer> =>
+    call('orchestrator', (c) => c.orchestrator.GET('/orchestrator/api/admin/webhooks/deliveries', { params: { query } })),
+  resendWebhook: (id: string): Promise<WebhookDelivery> =>
+    call('orchestrator', (c) => c.orchestrator.POST('/orchestrator/api/webhooks/deliveries/{id}/resend', { params: { path: { id } }, body: {} })),
   testEnhancedOrchestrator: (): Promise<Record<string, unknown>> =>
     call('orchestrator', (c) => c.orchestrator.POST('/orchestrator/test-enhanced-orchestrator', { body: {} })),
 };

@@ -17,9 +17,9 @@ import {
   insertExecutionWith,
   reopenExecution,
   restoreFailed,
-  type CancelledBy,
   type Execution,
 } from '../workflow/executions';
+import type { CancelledBy } from '../workflow/cancel-words';
 
 /**
  * What an administrator can do about an execution, each audited in orchestrator_admin_actions

@@ -167,7 +167,94 @@ export interface ReportSharesTable {
   last_viewed_at: Timestamp | null;
 }
 
-/** The orchestrator's tables (migrations 001, 002, 008, 009, 010, 019, 020 and 021). */
+/** Per user (migration 022): the address their last report request came with, and the e-mail opt-out. */
+export interface NotifyUsersTable {
+  user_id: string;
+  email: string | null;
+  /** 1: e-mail the requester when a report finishes (the default); 0: opted out. */
+  email_enabled: number | boolean;
+  updated_at: Timestamp;
+}
+
+export type NotifyEventType = 'report.completed' | 'report.failed';
+
+/** A finished report to tell its requester about (migration 022), written with the finish itself. */
+export interface NotifyEventsTable {
+  /** evt_… : the webhook event's id. */
+  id: string;
+  tracking_id: string;
+  user_id: string;
+  /** The execution's plan: only Pro and Enterprise reports are sent to webhooks. */
+  plan: string;
+  type: NotifyEventType;
+  /** JSON: { status, company, error? } (the client's words for a failure). */
+  data: string;
+  created_at: Timestamp;
+  /** pending until its e-mail is settled and its webhook deliveries are made. */
+  state: 'pending' | 'done';
+  /** Compare-and-set counter: a dispatcher claims the event by moving it. */
+  version: Generated<number>;
+  next_at: Timestamp;
+  webhooks_done: Generated<number | boolean>;
+  email_state: 'pending' | 'sent' | 'skipped' | 'failed';
+  email_attempts: Generated<number>;
+  email_error: string | null;
+}
+
+/** A user's webhook endpoint (migration 022). */
+export interface WebhookEndpointsTable {
+  /** we_… */
+  id: string;
+  user_id: string;
+  url: string;
+  description: string | null;
+  /** whsec_…: signs every delivery. */
+  secret: string;
+  /** The secret before the last rotation: signs too until previous_secret_expires_at. */
+  previous_secret: string | null;
+  previous_secret_expires_at: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** One event to one endpoint (migration 022). */
+export interface WebhookDeliveriesTable {
+  /** wd_… */
+  id: string;
+  endpoint_id: string;
+  user_id: string;
+  event_id: string;
+  event_type: NotifyEventType;
+  tracking_id: string;
+  /** The JSON body, frozen when the delivery was made (every try signs the same bytes). */
+  payload: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  attempts: Generated<number>;
+  /** Tries since the window began (the backoff's count; a re-send starts it again). */
+  window_attempts: Generated<number>;
+  next_attempt_at: Timestamp | null;
+  /** When the current retry window (3 days) began: the delivery's creation, or its last re-send. */
+  window_started_at: Timestamp;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** One try of a delivery and the answer (migration 022). */
+export interface WebhookAttemptsTable {
+  id: Generated<number>;
+  delivery_id: string;
+  attempt: number;
+  at: Timestamp;
+  duration_ms: number;
+  status_code: number | null;
+  response_excerpt: string | null;
+  error: string | null;
+  outcome: 'succeeded' | 'failed';
+}
+
+/** The orchestrator's tables (migrations 001, 002, 008, 009, 010, 019, 020, 021 and 022). */
 export type OrchestratorTables = {
   orchestrator_processing_log: ProcessingLogTable & ProcessingLogExtension;
   orchestrator_executions: ExecutionsTable;
@@ -179,6 +266,11 @@ export type OrchestratorTables = {
   orchestrator_admin_actions: AdminActionsTable;
   orchestrator_report_keys: ReportKeysTable;
   orchestrator_report_shares: ReportSharesTable;
+  orchestrator_notify_users: NotifyUsersTable;
+  orchestrator_notify_events: NotifyEventsTable;
+  orchestrator_webhook_endpoints: WebhookEndpointsTable;
+  orchestrator_webhook_deliveries: WebhookDeliveriesTable;
+  orchestrator_webhook_attempts: WebhookAttemptsTable;
 };
 
 /** A processing-log row as the workflow writes it. */

@@ -6,6 +6,7 @@ import { healthStatus } from '../admin/execution-view';
 import type { OrchestratorContext } from '../context';
 import { findExecution, parseAssets, type Execution } from '../workflow/executions';
 import { stepsFor } from '../workflow/stages';
+import { cancelledByOwner } from '../workflow/cancel-words';
 
 /** What the owner of a failed report reads, by the failure's kind: the technical message stays in the admin API and the logs. */
 const FAILURE_WORDS: Record<string, string> = {
@@ -20,9 +21,10 @@ const WHAT_NEXT = 'Quote its tracking id to support; an administrator can run it
 /** The owner's own cancel (POST api/reports/{trackingId}/cancel: workflow/executions.ts cancelProcessing words it so). */
 const OWNER_CANCELLED = 'The report was cancelled at your request; it does not count against your quota.';
 
-function clientFailureMessage(execution: Pick<Execution, 'error_pattern' | 'error_message'>): string {
-  if (execution.error_pattern === 'CANCELLED' && execution.error_message?.startsWith('Cancelled by its owner')) return OWNER_CANCELLED;
-  return `${FAILURE_WORDS[execution.error_pattern ?? ''] ?? OTHER_FAILURE} ${WHAT_NEXT}`;
+/** A failed report's reason in its owner's words, from its error pattern (and whether the owner cancelled it). */
+export function clientFailureMessage(errorPattern: string | null, byOwner: boolean): string {
+  if (byOwner) return OWNER_CANCELLED;
+  return `${FAILURE_WORDS[errorPattern ?? ''] ?? OTHER_FAILURE} ${WHAT_NEXT}`;
 }
 
 /** Why a report went without some or all of its charts, in the owner's words (visuals_error is the operators'). */
@@ -53,7 +55,12 @@ async function reportStatus(ctx: OrchestratorContext, execution: Execution) {
     visuals: { status: execution.visuals_status, error: clientVisualsMessage(execution) },
     error:
       execution.processing_status === 'failed'
-        ? { message: clientFailureMessage(execution), error_pattern: execution.error_pattern, error_source: execution.error_source, step: execution.error_step }
+        ? {
+            message: clientFailureMessage(execution.error_pattern, cancelledByOwner(execution)),
+            error_pattern: execution.error_pattern,
+            error_source: execution.error_source,
+            step: execution.error_step,
+          }
         : null,
     downloadLinks: completed ? await ctx.reports.downloadLinks(parseAssets(execution)) : [],
   };

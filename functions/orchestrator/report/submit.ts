@@ -4,6 +4,8 @@ import { serviceUrl } from '../../../shared/config';
 import { Code, serviceUnavailable } from '../../../shared/http/errors';
 import type { OrchestratorContext } from '../context';
 import { deleteExecution, insertExecution } from '../workflow/executions';
+import { markNotifyWork } from '../notify/events';
+import { rememberAddress } from '../notify/preferences';
 import { markExecutionWork } from '../workflow/stuck';
 import { claimKey, keyAnswered, releaseKey, requestHash, type KeyClaim } from './idempotency';
 import { quotaPeriod, reportQuotaStatus, returnReportQuota, takeReportQuota, type QuotaUse } from './quota';
@@ -28,6 +30,10 @@ const statusUrlOf = (ctx: OrchestratorContext, trackingId: string) => `${service
 async function newReport(ctx: OrchestratorContext, user: LiveUser, request: ReportRequest, trackingId: string, now: Date): Promise<Submitted> {
   // Before anything is written: the stuck-execution timer must look at SQL again.
   await markExecutionWork(now);
+  // The report's notice will be sent from SQL: the notice timer must look too.
+  await markNotifyWork(now);
+  // Where its notice goes: the address identity gave with this request (no call to identity when it is sent).
+  await rememberAddress(ctx, user, now);
   const quota = await takeReportQuota(ctx, user, now);
   await insertExecution(ctx, {
     trackingId,

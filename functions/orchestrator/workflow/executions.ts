@@ -6,8 +6,10 @@ import type { ExecutionsTable, LogRow, OrchestratorTables } from '../db/tables';
 import type { ReportAsset } from '../report/report-store';
 import { countCompanyExecution, countExecution, followLatestStatus, uncountCompanyExecution } from '../rollups/write';
 import { CANCELLED, classifyError, type Classification } from './error-classification';
+import { recordReportFinished } from '../notify/events';
 import { insertLogRows } from './log-writer';
 import type { Step } from './stages';
+import { cancelMessage, type CancelledBy } from './cancel-words';
 
 export type Execution = Selectable<ExecutionsTable>;
 
@@ -105,8 +107,16 @@ export async function holdsExecution(ctx: Reads, lease: RunLease): Promise<boole
 /**
  * Moves a processing execution to `set` (completed or failed) if it is still processing (and, with
  * `attempt`, still held by that run), and moves its count in the rollups with it; false otherwise.
+ * Unless `notify` is false, the requester's notice (e-mail, webhooks) is recorded in the same
+ * transaction (notify/events.ts), to be sent after it commits.
  */
-async function finishExecution(trx: Transaction<OrchestratorTables>, trackingId: string, set: Updateable<ExecutionsTable>, attempt?: number): Promise<boolean> {
+async function finishExecution(
+  trx: Transaction<OrchestratorTables>,
+  trackingId: string,
+  set: Updateable<ExecutionsTable>,
+  attempt?: number,
+  notify = true,
+): Promise<boolean> {
   const before = await countedFacts(trx, trackingId);
   let update = trx.updateTable('orchestrator_executions').set(set).where('tracking_id', '=', trackingId).where('processing_status', '=', 'processing');
   if (attempt !== undefined) update = update.where(heldBy(attempt));
@@ -119,6 +129,7 @@ async function finishExecution(trx: Transaction<OrchestratorTables>, trackingId:
     1,
   );
   await followLatestStatus(trx, trackingId, before.company_name, set.processing_status!);
+  if (notify) await recordReportFinished(trx, trackingId, String(set.completed_at ?? set.updated_at));
   return true;
 }
 
@@ -215,16 +226,15 @@ export async function reopenExecution(trx: Transaction<OrchestratorTables>, trac
 
 /** Undoes a reopen whose queue message could not be sent (at `now`): the execution is failed again with its earlier facts. */
 export async function restoreFailed(trx: Transaction<OrchestratorTables>, trackingId: string, facts: FailedFacts, now: Date): Promise<boolean> {
-  return finishExecution(trx, trackingId, {
-    processing_status: 'failed',
-    ...facts,
-    completed_at: facts.completed_at ?? now.toISOString(),
-    updated_at: now.toISOString(),
-  });
+  // The requester was told of this failure when it first happened: no second notice.
+  return finishExecution(
+    trx,
+    trackingId,
+    { processing_status: 'failed', ...facts, completed_at: facts.completed_at ?? now.toISOString(), updated_at: now.toISOString() },
+    undefined,
+    false,
+  );
 }
-
-/** Who cancelled an execution, as its error message says: an administrator (the admin API) or its owner (POST api/reports/{trackingId}/cancel). */
-export type CancelledBy = 'an administrator' | 'its owner';
 
 /**
  * Ends a processing execution as failed, cancelled by `by`, in `trx`, with a log row that says so
@@ -245,7 +255,7 @@ export async function cancelProcessing(
     .where('processing_status', '=', 'processing')
     .executeTakeFirst();
   if (!execution) return false;
-  const message = `Cancelled by ${who} (${by})`;
+  const message = cancelMessage(who, by);
   const done = await finishExecution(trx, trackingId, {
     processing_status: 'failed',
     health_status: CANCELLED,

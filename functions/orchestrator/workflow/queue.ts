@@ -3,6 +3,7 @@ import { validator } from '../../../shared/http/body';
 import type { Infer } from '../../../shared/http/schemas';
 import type { OrchestratorContext } from '../context';
 import { EXECUTION_MESSAGE } from '../schemas';
+import { notifyFinished } from '../notify/dispatch';
 import { runExecution } from './runner';
 
 /** Longest the end of an invocation waits for its log rows (Azure may freeze an instance between invocations). */
@@ -30,6 +31,8 @@ export async function runQueuedExecution(message: unknown, ctx: OrchestratorCont
       durationMs: result.totalDurationMs,
       dequeueCount: invocation.triggerMetadata?.dequeueCount,
     });
+    // The requester's notice goes out now; it never fails the run (the timer retries it).
+    if (result.outcome !== 'skipped') await notifyFinished(ctx, message.trackingId);
   } finally {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([ctx.logWriter.flush(), new Promise((resolve) => (timer = setTimeout(resolve, FINAL_FLUSH_MS)))]);
