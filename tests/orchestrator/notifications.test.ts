@@ -234,7 +234,15 @@ describe('a completed and a failed report', () => {
       await noticeDone(completed);
       const [ready] = reportMails(user.user.email);
       expect(ready).toMatch(/^Subject: Your report on Acme Widgets GmbH is ready/m);
-      expect(ready).toContain(`${host.url}/orchestrator/api/reports/${completed}`);
+      // Its link is the report's web page: a 7-day share link, opened without signing in, listed to the owner.
+      const page = ready.match(/Read it here: (\S+)/)?.[1] ?? '';
+      expect(page).toMatch(new RegExp(`^${host.url}/orchestrator/r/[A-Za-z0-9_-]{43}$`));
+      expect(ready).toMatch(/without signing in, for 7 days/);
+      const opened = await fetch(page);
+      expect(opened.status).toBe(200);
+      expect(await opened.text()).toContain(ACME.company_name);
+      const shares = (await (await call(user.accessToken, 'GET', `reports/${completed}/shares`)).json()) as { shares: { status: string; views: number }[] };
+      expect(shares.shares).toEqual([expect.objectContaining({ status: 'active', views: 1 })]);
 
       // A failing AI endpoint fails the next report: report.failed, with the error in the client's words.
       host.platform.reconfigure({ ORCHESTRATOR_AI_ENDPOINT: `http://127.0.0.1:${await deadPort()}/v1`, ORCHESTRATOR_AI_API_KEY: 'sk-test' });
@@ -286,6 +294,40 @@ describe('a completed and a failed report', () => {
     const third = await report(user);
     await noticeDone(third);
     expect(reportMails(user.user.email)).toHaveLength(2);
+  });
+});
+
+describe('the "report ready" e-mail\'s link', () => {
+  it('is ended when the e-mail cannot go; the next try sends a new one', async () => {
+    const user = await userWithPlan('notice-smtp-down@example.com', 'free');
+    const shares = async (trackingId: string) =>
+      ((await (await call(user.accessToken, 'GET', `reports/${trackingId}/shares`)).json()) as { shares: { status: string }[] }).shares.map((x) => x.status);
+    host.platform.reconfigure({ SMTP_URL: `smtp://127.0.0.1:${await deadPort()}` });
+    let trackingId: string;
+    try {
+      trackingId = await report(user);
+      const tried = await waitFor(
+        async () => {
+          const row = await db().selectFrom('orchestrator_notify_events').selectAll().where('tracking_id', '=', trackingId).executeTakeFirst();
+          return row && row.email_attempts >= 1 ? row : undefined;
+        },
+        60_000,
+        'the first e-mail try',
+      );
+      expect(tried).toMatchObject({ state: 'pending', email_state: 'pending' });
+      expect(reportMails(user.user.email)).toHaveLength(0);
+      // The link made for the e-mail that did not go no longer opens the report.
+      expect(await shares(trackingId)).toEqual(['revoked']);
+    } finally {
+      host.platform.reconfigure({ SMTP_URL: undefined });
+    }
+    offset += 61_000;
+    await runNoticeTimer();
+    await noticeDone(trackingId);
+    const [mail] = reportMails(user.user.email);
+    const page = mail.match(/Read it here: (\S+)/)?.[1] ?? '';
+    expect((await fetch(page)).status).toBe(200);
+    expect((await shares(trackingId)).sort()).toEqual(['active', 'revoked']);
   });
 });
 

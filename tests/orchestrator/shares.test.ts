@@ -24,6 +24,13 @@ let share: ShareCreated;
 beforeAll(async () => {
   host = await startTestHost({ env: { ORCHESTRATOR_LOG_FLUSH_MS: '20' }, clock: { now: () => new Date(Date.now() + offset) } });
   owner = await signIn(host, 'share-owner@example.com');
+  // The "report ready" e-mail makes a link of its own (tests/orchestrator/notifications.test.ts): these tests count only the owner's.
+  const quiet = await host.fetch('/orchestrator/api/notifications/preferences', {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${owner.accessToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ email: false }),
+  });
+  expect(quiet.status).toBe(200);
   other = await signIn(host, 'share-other@example.com');
   trackingId = await completedReport(host, owner.accessToken);
 });

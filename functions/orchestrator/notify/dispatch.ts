@@ -4,6 +4,8 @@ import { first, isDuplicateKey, toIso } from '../../../shared/sql/dialect';
 import type { OrchestratorContext } from '../context';
 import type { NotifyEventsTable } from '../db/tables';
 import { clientFailureMessage } from '../report/status';
+import { endShare, shareReport } from '../share/shares';
+import { findExecution } from '../workflow/executions';
 import { EXECUTIONS_WORK } from '../workflow/stuck';
 import { EMAIL_WINDOW_MS, nextAttemptAt } from './backoff';
 import { attemptAll, dueDeliveries } from './deliveries';
@@ -13,7 +15,7 @@ import { reportLink } from './links';
 import { hasWebhooks } from './policy';
 import { noticeAddress } from './preferences';
 
-type Ctx = Pick<OrchestratorContext, 'db' | 'now' | 'config' | 'log' | 'mailer'>;
+type Ctx = Pick<OrchestratorContext, 'db' | 'now' | 'config' | 'log' | 'mailer' | 'reports'>;
 type NotifyEvent = Selectable<NotifyEventsTable>;
 
 /** How long a claimed event is held: past it (the instance died) another dispatcher takes it. */
@@ -71,22 +73,40 @@ async function fanOut(ctx: Ctx, event: NotifyEvent, now: Date): Promise<void> {
   await ctx.db.updateTable('orchestrator_notify_events').set({ webhooks_done: 1 }).where('id', '=', event.id).execute();
 }
 
+/** How long the link a "report ready" e-mail carries opens the report's page (the owner revokes it earlier if they wish). */
+export const NOTICE_SHARE_DAYS = 7;
+
+/**
+ * The link a "report ready" e-mail gives: a share link of the report's web page (readable on any
+ * device without signing in; listed to the owner with its views, revocable), else, for a report
+ * without page data, its status URL.
+ */
+async function readyLink(ctx: Ctx, trackingId: string): Promise<{ link: string; shareId?: string }> {
+  const execution = await findExecution(ctx, trackingId);
+  const share = execution ? await shareReport(ctx, execution, NOTICE_SHARE_DAYS).catch(() => null) : null;
+  return share ? { link: share.url, shareId: share.shareId } : { link: reportLink(ctx.config, trackingId) };
+}
+
 /** The e-mail of an event: sent, skipped (opted out, no address), or failed after a day of retries. */
 async function email(ctx: Ctx, event: NotifyEvent, now: Date): Promise<{ state: NotifyEvent['email_state']; next?: Date; error?: string }> {
   const to = await noticeAddress(ctx, event.user_id);
   if (!to) return { state: 'skipped' };
   const data = JSON.parse(event.data) as EventData;
+  const { link, shareId } = data.status === 'completed' ? await readyLink(ctx, event.tracking_id) : { link: reportLink(ctx.config, event.tracking_id) };
   const notice = reportNotice(to, {
     status: data.status,
     company: data.company,
     trackingId: event.tracking_id,
-    link: reportLink(ctx.config, event.tracking_id),
+    link,
+    shareDays: shareId ? NOTICE_SHARE_DAYS : undefined,
     ...(data.status === 'failed' ? { error: clientFailureMessage(data.errorPattern ?? null, data.byOwner === true) } : {}),
   });
   try {
     await ctx.mailer.send(notice);
     return { state: 'sent' };
   } catch (error) {
+    // A link no e-mail carried is ended at once; the next try makes its own.
+    if (shareId) await endShare(ctx, event.tracking_id, shareId);
     // The message names the transport's failure, never the e-mail's text or address.
     const message = ((error as Error).message ?? String(error)).slice(0, 300);
     const next = nextAttemptAt(new Date(toIso(event.created_at)!), event.email_attempts + 1, now, EMAIL_WINDOW_MS);

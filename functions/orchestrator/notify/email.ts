@@ -1,11 +1,24 @@
 import type { Email } from '../../../shared/mail/mailer';
 
-/** The notice e-mailed to a report's requester; the link is the report's (notify/links.ts). */
-export function reportNotice(to: string, notice: { status: 'completed' | 'failed'; company: string; trackingId: string; link: string; error?: string }): Email {
+/** The notice e-mailed to a report's requester: a completed report's link is its web page (a share link of shareDays days), a failed one's its status. */
+export function reportNotice(
+  to: string,
+  notice: { status: 'completed' | 'failed'; company: string; trackingId: string; link: string; shareDays?: number; error?: string },
+): Email {
   const done = notice.status === 'completed';
   const subject = done ? `Your report on ${notice.company} is ready` : `Your report on ${notice.company} could not be produced`;
   const lines = done
-    ? [`Your report on ${notice.company} is ready.`, '', `Open it here: ${notice.link}`]
+    ? [
+        `Your report on ${notice.company} is ready.`,
+        '',
+        `Read it here: ${notice.link}`,
+        ...(notice.shareDays
+          ? [
+              `The page opens on any device without signing in, for ${notice.shareDays} days, and has the PDF on it.`,
+              "Anyone you forward this link to can read the report until then; your report's share links list it, and you can revoke it there.",
+            ]
+          : []),
+      ]
     : [`Your report on ${notice.company} could not be produced.`, '', notice.error ?? '', '', `Its status: ${notice.link}`];
   lines.push(
     '',

@@ -1,8 +1,5 @@
 import { serviceUrl } from '../../../shared/config';
 import type { OrchestratorConfig } from '../settings';
 
-/**
- * The link a notice gives for a report: its status URL for now (the share page, when it exists,
- * changes this one function).
- */
+/** A report's status URL: the webhook event's statusUrl, and the e-mail's link when there is no page to share (dispatch.ts readyLink). */
 export const reportLink = (config: OrchestratorConfig, trackingId: string): string => `${serviceUrl('orchestrator', config)}/api/reports/${trackingId}`;

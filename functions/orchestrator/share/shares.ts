@@ -66,7 +66,12 @@ export const pdfOf = (execution: Execution) =>
  * data was stored with its PDF can be shared (409 otherwise).
  */
 export async function createShare(ctx: Ctx, user: LiveUser, trackingId: string, days: number) {
-  const execution = await ownedReport(ctx, user, trackingId);
+  return shareReport(ctx, await ownedReport(ctx, user, trackingId), days);
+}
+
+/** A new link to `execution`'s page for its owner (the owner's route above, or the notice e-mail of a completed report). */
+export async function shareReport(ctx: Ctx, execution: Execution, days: number) {
+  const trackingId = execution.tracking_id;
   const pdf = pdfOf(execution);
   if (!pdf) throw conflict(`Report ${trackingId} is not completed: only a completed report can be shared`, Code.REPORT_NOT_SHAREABLE);
   if (!(await ctx.reports.readPage(pdf)))
@@ -76,7 +81,7 @@ export async function createShare(ctx: Ctx, user: LiveUser, trackingId: string, 
   const row: Insertable<ReportSharesTable> & ShareRow = {
     share_id: newShareId(),
     tracking_id: trackingId,
-    owner_id: user.id,
+    owner_id: execution.requested_by,
     token_hash: shareTokenHash(token),
     created_at: now.toISOString(),
     expires_at: new Date(now.getTime() + days * 86_400_000).toISOString(),
@@ -87,6 +92,17 @@ export async function createShare(ctx: Ctx, user: LiveUser, trackingId: string, 
   await ctx.db.insertInto('orchestrator_report_shares').values(row).execute();
   const url = sharePageUrl(ctx, token);
   return { success: true as const, ...viewOf(row, now), token, url, pdfUrl: `${url}/pdf` };
+}
+
+/** Ends a link by its id, whoever asks (the caller has checked the right to): revokeShare's update. */
+export async function endShare(ctx: Pick<Ctx, 'db' | 'now'>, trackingId: string, shareId: string): Promise<void> {
+  await ctx.db
+    .updateTable('orchestrator_report_shares')
+    .set({ revoked_at: ctx.now().toISOString() })
+    .where('share_id', '=', shareId)
+    .where('tracking_id', '=', trackingId)
+    .where('revoked_at', 'is', null)
+    .execute();
 }
 
 /** GET api/reports/{trackingId}/shares: the report's links, newest first, with their view counts. */
@@ -109,13 +125,7 @@ export async function listShares(ctx: Ctx, user: LiveUser, trackingId: string) {
 export async function revokeShare(ctx: Ctx, user: LiveUser, trackingId: string, shareId: string) {
   await ownedReport(ctx, user, trackingId);
   const now = ctx.now();
-  await ctx.db
-    .updateTable('orchestrator_report_shares')
-    .set({ revoked_at: now.toISOString() })
-    .where('share_id', '=', shareId)
-    .where('tracking_id', '=', trackingId)
-    .where('revoked_at', 'is', null)
-    .execute();
+  await endShare(ctx, trackingId, shareId);
   const row = await ctx.db
     .selectFrom('orchestrator_report_shares')
     .selectAll()
