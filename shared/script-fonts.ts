@@ -53,7 +53,8 @@ export const scriptFontFile = (font: Pick<ScriptFont, 'id'>) => path.join(script
 export const COVERAGE_FILE = 'coverage.json';
 
 /** Whether the build wrote the fonts (a checkout that has not run `npm run build` has none). */
-export const scriptFontsBuilt = () => SCRIPT_FONTS.every((font) => fs.existsSync(scriptFontFile(font)));
+let built: boolean | undefined;
+export const scriptFontsBuilt = () => (built ??= SCRIPT_FONTS.every((font) => fs.existsSync(scriptFontFile(font))));
 
 let coverage: Map<string, [number, number][]> | undefined;
 
