@@ -77,3 +77,12 @@ export function scriptFontDraws(codePoint: number, fonts: readonly ScriptFont[] 
     return false;
   });
 }
+
+/** A CSS font-family list with script families added before its generic family (or at its end): `Arial, Noto Sans JP, sans-serif`. */
+export function withScriptFamilies(list: string, families: readonly string[]): string {
+  if (!families.length) return list;
+  const parts = list.split(',').map((part) => part.trim());
+  const generic = parts.findIndex((part) => /^(?:serif|sans-serif|monospace|system-ui|cursive|fantasy)$/i.test(part));
+  const at = generic < 0 ? parts.length : generic;
+  return [...parts.slice(0, at), ...families, ...parts.slice(at)].join(', ');
+}
