@@ -71,7 +71,8 @@ function wantedCharacters(): Record<ScriptFont['id'], (cp: number) => boolean> {
     ko: (cp) => (cp >= 0x1100 && cp <= 0x11ff) || (cp >= 0x3130 && cp <= 0x318f) || (cp >= 0xa960 && cp <= 0xa97f) || (cp >= 0xac00 && cp <= 0xd7af),
     // Thai and Devanagari fonts carry Latin too: DejaVu Sans draws it, so only the script and its marks are kept.
     thai: (cp) => cp >= 0x0e00 && cp <= 0x0e7f,
-    deva: (cp) => (cp >= 0x0900 && cp <= 0x097f) || (cp >= 0xa8e0 && cp <= 0xa8ff) || (cp >= 0x1cd0 && cp <= 0x1cff) || cp === 0x200c || cp === 0x200d || cp === 0x25cc,
+    deva: (cp) =>
+      (cp >= 0x0900 && cp <= 0x097f) || (cp >= 0xa8e0 && cp <= 0xa8ff) || (cp >= 0x1cd0 && cp <= 0x1cff) || cp === 0x200c || cp === 0x200d || cp === 0x25cc,
     emoji: (cp) => cp > 0x7f,
   };
 }

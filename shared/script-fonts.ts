@@ -33,11 +33,13 @@ export const SCRIPT_FONTS: readonly ScriptFont[] = [
   { id: 'zh', family: 'Noto Sans SC', wanted: new RegExp(`[${HAN}\\u3100-\\u312f]`) },
   { id: 'ko', family: 'Noto Sans KR', wanted: /[\u1100-\u11ff\u3130-\u318f\ua960-\ua97f\uac00-\ud7af]/ },
   { id: 'thai', family: 'Noto Sans Thai', wanted: /[\u0e00-\u0e7f]/ },
+  // eslint-disable-next-line no-misleading-character-class -- code point ranges, marks included on purpose
   { id: 'deva', family: 'Noto Sans Devanagari', wanted: /[\u0900-\u097f\ua8e0-\ua8ff\u1cd0-\u1cff]/ },
   { id: 'emoji', family: 'Noto Emoji', wanted: /[\u{1f000}-\u{1faff}]|\p{Emoji_Presentation}/u },
 ];
 
 /** Text no script font is for: nothing from U+0900 on but the general punctuation and currency signs (Latin, Greek, Cyrillic, Hebrew, Arabic...). */
+// eslint-disable-next-line no-misleading-character-class -- code point ranges, marks included on purpose
 const NONE_NEEDED = /^[^\u0900-\u1fff\u20d0-\u{10ffff}]*$/u;
 
 /** The script fonts a text needs, in family-list order (none for Latin text, tested first). */

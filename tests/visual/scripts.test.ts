@@ -105,7 +105,10 @@ describe.each(GLYPHS)('%s (%s)', (_name, glyph) => {
   test('infographics and diagrams (resvg): a real glyph', async () => {
     const svg = (text: string) =>
       `<svg xmlns="http://www.w3.org/2000/svg" width="120" height="80" font-family="Segoe UI, Arial, sans-serif"><rect width="120" height="80" fill="white"/><text x="20" y="60" font-size="48">${text}</text></svg>`;
-    expectRealGlyph(await run(pool, { kind: 'svg-to-png', svg: svg(glyph), pixelRatio: 1 }), await run(pool, { kind: 'svg-to-png', svg: svg(TOFU), pixelRatio: 1 }));
+    expectRealGlyph(
+      await run(pool, { kind: 'svg-to-png', svg: svg(glyph), pixelRatio: 1 }),
+      await run(pool, { kind: 'svg-to-png', svg: svg(TOFU), pixelRatio: 1 }),
+    );
     const dot = (text: string): RenderTask => ({ kind: 'dot', source: `digraph { node [shape=plaintext, fontsize=40]; a [label="${text}"] }`, format: 'png' });
     expectRealGlyph(await run(pool, dot(glyph)), await run(pool, dot(TOFU)));
   });
@@ -128,7 +131,7 @@ describe('the QuickChart drop-in', () => {
     expect(res.status).toBe(200);
     return Buffer.from(await res.arrayBuffer());
   };
-  test('GET /quickchart/chart draws the issue\'s chart with real glyphs: different from the same chart with tofu characters', async () => {
+  test("GET /quickchart/chart draws the issue's chart with real glyphs: different from the same chart with tofu characters", async () => {
     const chart = (labels: string[], title: string) => ({
       type: 'bar',
       data: { labels, datasets: [{ label: '売上 매출 รายได้', data: [3, 2, 1] }] },

@@ -229,7 +229,12 @@ const TYPST = member('typst compilers', () => {
 });
 
 /** One PDF/UA-1 document from the model and chart files: tagged, with /Lang, title, outline and every font embedded. */
-function typeset(compilerFor: (fonts: ScriptFont[]) => NodeCompiler, model: PdfModel, charts: ChartImage[], generatedAt: Date): { bytes: Buffer; pages: number } {
+function typeset(
+  compilerFor: (fonts: ScriptFont[]) => NodeCompiler,
+  model: PdfModel,
+  charts: ChartImage[],
+  generatedAt: Date,
+): { bytes: Buffer; pages: number } {
   // The fonts the words and the charts' text need: the charts name the same families (the visual service's fonts).
   const scriptFonts = reportScriptFonts(JSON.stringify(model) + charts.map((chart) => chart.svg.toString('utf8')).join(''));
   model = { ...model, fonts: [REPORT_FONT_FAMILY, ...scriptFonts.map((font) => font.family)] };

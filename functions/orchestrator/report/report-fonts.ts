@@ -93,7 +93,11 @@ const CONTROLS = /[\u0000-\u001f\u007f-\u009f]/g;
 
 /** Combining marks, joiners and variation selectors: they belong to the character before them. */
 const JOINING = /^(?:\p{M}|\u200c|\u200d|\ufe0f)$/u;
-const SELECTORS = /^[\u200c\u200d\ufe00-\ufe0f]$/u;
+/** Zero-width (non-)joiners and variation selectors. */
+const isSelector = (char: string) => {
+  const cp = char.codePointAt(0)!;
+  return cp === 0x200c || cp === 0x200d || (cp >= 0xfe00 && cp <= 0xfe0f);
+};
 
 export interface FontFallback {
   /** Scripts some submitted text was written in that the fonts cannot draw. */
@@ -119,7 +123,7 @@ export function fontFallback(): FontFallback {
       let run: string | null = null;
       for (const char of clean) {
         // A joiner or variation selector after a drawn character stays with it (the shaper uses it: emoji sequences, Devanagari).
-        if (run === null && out && SELECTORS.test(char)) {
+        if (run === null && out && isSelector(char)) {
           out += char;
           continue;
         }
