@@ -1,6 +1,7 @@
 import { Code, type CodeFor, forbidden, HttpError, serviceUnavailable, tooManyRequests, unauthorized } from '../../shared/http/errors';
 import { MailThrottled } from '../../shared/mail/mailer';
 import { ANONYMOUS, audit, type RequestMeta } from './audit';
+import { ensureBootstrapAdmin } from './bootstrap';
 import type { IdentityContext } from './context';
 import { consumeCode, issueCode, resendCooldown, withdrawCode, type CodeCheck } from './otp';
 import { bucketKey, hitRateLimit, resetRateLimit } from './rate-limit';
@@ -50,6 +51,7 @@ export async function startLogin(ctx: IdentityContext, rawEmail: string, meta: R
   const cfg = ctx.config;
   const email = rawEmail.trim().toLowerCase();
   const target = { type: 'email', id: email };
+  await ensureBootstrapAdmin(ctx);
   const refuse = async (reason: string, error: HttpError) => {
     await audit(ctx, meta, { actor: ANONYMOUS, action: 'auth.login', target, result: 'failure', reason });
     throw error;
@@ -120,6 +122,7 @@ export async function completeLogin(ctx: IdentityContext, rawEmail: string, code
   const cfg = ctx.config;
   const email = rawEmail.trim().toLowerCase();
   const target = { type: 'email', id: email };
+  await ensureBootstrapAdmin(ctx);
   const check = await consumeCode(ctx, email, code);
   if (check !== 'valid') {
     await audit(ctx, meta, { actor: ANONYMOUS, action: 'auth.verify', target, result: 'failure', reason: `code_${check}` });
