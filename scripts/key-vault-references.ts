@@ -138,7 +138,14 @@ export async function refreshAndCheckReferences(apps: string[], references: AppS
 }
 
 /** The azd environment values the refresh needs (`eval "$(azd env get-values)"` puts them in the shell). */
-export const REFRESH_INPUTS = ['AZURE_SUBSCRIPTION_ID', 'AZURE_RESOURCE_GROUP', 'FUNCTION_APP_IDENTITY', 'FUNCTION_APP_PAYMENT', 'FUNCTION_APP_ORCHESTRATOR', 'FUNCTION_APP_VISUAL'] as const;
+export const REFRESH_INPUTS = [
+  'AZURE_SUBSCRIPTION_ID',
+  'AZURE_RESOURCE_GROUP',
+  'FUNCTION_APP_IDENTITY',
+  'FUNCTION_APP_PAYMENT',
+  'FUNCTION_APP_ORCHESTRATOR',
+  'FUNCTION_APP_VISUAL',
+] as const;
 
 export type AppService = 'identity' | 'payment' | 'orchestrator' | 'visual';
 
@@ -160,9 +167,12 @@ export async function refreshFromEnv(
   steps: AppService[][] = [['identity', 'payment', 'orchestrator', 'visual']],
 ): Promise<void> {
   const missing = REFRESH_INPUTS.filter((name) => !env[name]?.trim());
-  if (missing.length)
-    throw new Error(`missing ${missing.join(', ')}: run eval "$(azd env get-values)" in this shell first (docs/deploy.md)`);
-  const references = new AppSettingsReferences({ subscriptionId: env.AZURE_SUBSCRIPTION_ID!, resourceGroup: env.AZURE_RESOURCE_GROUP! }, deps.credential, deps.armEndpoint);
+  if (missing.length) throw new Error(`missing ${missing.join(', ')}: run eval "$(azd env get-values)" in this shell first (docs/deploy.md)`);
+  const references = new AppSettingsReferences(
+    { subscriptionId: env.AZURE_SUBSCRIPTION_ID!, resourceGroup: env.AZURE_RESOURCE_GROUP! },
+    deps.credential,
+    deps.armEndpoint,
+  );
   for (const step of steps) {
     const apps = step.map((service) => env[`FUNCTION_APP_${service.toUpperCase()}`]!.trim());
     await refreshAndCheckReferences(apps, references, deps);

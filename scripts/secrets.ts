@@ -251,7 +251,10 @@ async function main(): Promise<void> {
     out(
       'service token rotated in Key Vault: auth-admin-token (payment) first, then service-token-secret with the old one kept as service-token-secret-previous (identity).',
     );
-    if (!values.refresh) out('Next: npm run secrets -- --refresh (identity, then payment, read the new secrets); then npm run secrets -- --finish-rotation --refresh (docs/deploy.md).');
+    if (!values.refresh)
+      out(
+        'Next: npm run secrets -- --refresh (identity, then payment, read the new secrets); then npm run secrets -- --finish-rotation --refresh (docs/deploy.md).',
+      );
   } else if (mode === 'finish') {
     await finishRotation(vault);
     out('service-token-secret-previous now equals service-token-secret.');
@@ -266,7 +269,8 @@ async function main(): Promise<void> {
     }
     if (written.length && !values.refresh) out('Next: npm run secrets -- --refresh, so that the apps read what changed.');
   }
-  if (values.refresh) await refreshFromEnv(process.env, { credential, out, sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) }, refreshSteps(mode));
+  if (values.refresh)
+    await refreshFromEnv(process.env, { credential, out, sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) }, refreshSteps(mode));
 }
 
 if (require.main === module) {

@@ -108,7 +108,7 @@ function storeSecret(vault: KeyVaultSecrets, secret: string, endpoint: Endpoint,
 }
 
 const refreshLine =
-  "The payment app reads the new secret once its Key Vault references are refreshed: npm run stripe:webhook does it next (by hand: npm run secrets -- --refresh).";
+  'The payment app reads the new secret once its Key Vault references are refreshed: npm run stripe:webhook does it next (by hand: npm run secrets -- --refresh).';
 
 /** The command's work; `lines` says what it did. */
 export async function runWebhookCommand(stripe: Stripe, vault: KeyVaultSecrets, options: WebhookCommandOptions): Promise<WebhookCommandResult> {
@@ -256,7 +256,9 @@ async function main(): Promise<void> {
   const missing = REFRESH_INPUTS.filter((name) => !process.env[name]?.trim());
   // Checked before anything changes: a stored secret the payment app never reads refuses every webhook.
   if (refresh && missing.length)
-    throw new Error(`missing ${missing.join(', ')} (to refresh the payment app's Key Vault references): run eval "$(azd env get-values)" first, or pass --no-refresh`);
+    throw new Error(
+      `missing ${missing.join(', ')} (to refresh the payment app's Key Vault references): run eval "$(azd env get-values)" first, or pass --no-refresh`,
+    );
   const url = checkUrl(values.url, Boolean(process.env.STRIPE_API_BASE));
   const vaultUri = values.vault ?? process.env.AZURE_KEY_VAULT_ENDPOINT;
   if (!vaultUri) throw new Error('give --vault <uri> or set AZURE_KEY_VAULT_ENDPOINT (azd sets it after provisioning)');

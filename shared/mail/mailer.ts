@@ -85,7 +85,12 @@ export const throttledAsError = (now: () => Date): PipelinePolicy => ({
 });
 
 /** An Email client of `endpoint` that answers a throttled send with MailThrottled; tests add their own policies (a trusted test certificate). */
-export function acsEmailClient(endpoint: string, credential: TokenCredential, now: () => Date, additionalPolicies: { policy: PipelinePolicy; position: 'perCall' | 'perRetry' }[] = []): EmailClient {
+export function acsEmailClient(
+  endpoint: string,
+  credential: TokenCredential,
+  now: () => Date,
+  additionalPolicies: { policy: PipelinePolicy; position: 'perCall' | 'perRetry' }[] = [],
+): EmailClient {
   return new (communicationEmail().EmailClient)(endpoint, credential, {
     additionalPolicies: [{ policy: throttledAsError(now), position: 'perRetry' }, ...additionalPolicies],
   });

@@ -108,7 +108,7 @@ test('a secret that does not exist is not waited for: it fails at once', async (
   expect(slept).toEqual([7]);
 });
 
-test("a service token rotation refreshes identity, checked resolved, before payment (which then sends the new token)", async () => {
+test('a service token rotation refreshes identity, checked resolved, before payment (which then sends the new token)', async () => {
   const { deps: d } = deps();
   await refreshFromEnv(ENV, d, refreshSteps('rotate'));
   const sequence = arm.calls.map((c) => `${c.method} ${c.path.split('/sites/')[1]}`);

@@ -46,7 +46,15 @@ test.each([
   ['rename column', (db: AnyKysely) => db.schema.alterTable('things').renameColumn('label', 'title').execute(), 'rename things.label'],
   ['rename table', (db: AnyKysely) => db.schema.alterTable('things').renameTo('items').execute(), 'rename things'],
   ['sp_rename', (db: AnyKysely) => sql`exec sp_rename 'things.label', 'title', 'COLUMN'`.execute(db), 'rename things.label'],
-  ['alter column (narrowing)', (db: AnyKysely) => db.schema.alterTable('things').alterColumn('label', (c) => c.setDataType('varchar(20)')).execute(), 'alter column things.label'],
+  [
+    'alter column (narrowing)',
+    (db: AnyKysely) =>
+      db.schema
+        .alterTable('things')
+        .alterColumn('label', (c) => c.setDataType('varchar(20)'))
+        .execute(),
+    'alter column things.label',
+  ],
   ['truncate', (db: AnyKysely) => sql`truncate table "things"`.execute(db), 'truncate things'],
 ])('%s without a marker is refused, naming the migration, the step and the statement', async (_, up, named) => {
   const found = await problems(history(step(up)));
@@ -56,13 +64,15 @@ test.each([
 
 test('with a marker naming the object and an earlier migration, the step is accepted', async () => {
   const dropNote = (db: AnyKysely) => db.schema.alterTable('things').dropColumn('old_note').execute();
-  expect(await problems(history(step(dropNote, { after: '002_things_index', removes: ['things.old_note'], why: 'note replaced old_note in 002' })))).toEqual([]);
+  expect(await problems(history(step(dropNote, { after: '002_things_index', removes: ['things.old_note'], why: 'note replaced old_note in 002' })))).toEqual(
+    [],
+  );
 });
 
 test('a marker that is wrong is refused: another object, a later or unknown release, a stale entry, no why', async () => {
   const dropNote = (db: AnyKysely) => db.schema.alterTable('things').dropColumn('old_note').execute();
   expect(await problems(history(step(dropNote, { after: '002_things_index', removes: ['things.label'], why: 'x' })))).toEqual([
-    '003_contract: drop column things.old_note is not in its contract marker\'s removes (things.label)',
+    "003_contract: drop column things.old_note is not in its contract marker's removes (things.label)",
     '003_contract: its contract marker lists things.label, which it does not remove (a stale marker)',
   ]);
   expect(await problems(history(step(dropNote, { after: '003_contract', removes: ['things.old_note'], why: 'x' })))).toEqual([
@@ -75,7 +85,9 @@ test('a marker that is wrong is refused: another object, a later or unknown rele
 });
 
 test('reads the statements as Azure SQL gets them', () => {
-  expect(destructiveSteps('ALTER TABLE [dbo].[users] DROP COLUMN [legacy], COLUMN_X;').map((s) => [s.kind, s.object])).toEqual([['drop column', 'users.legacy']]);
+  expect(destructiveSteps('ALTER TABLE [dbo].[users] DROP COLUMN [legacy], COLUMN_X;').map((s) => [s.kind, s.object])).toEqual([
+    ['drop column', 'users.legacy'],
+  ]);
   expect(destructiveSteps('drop table if exists "old_things"').map((s) => s.object)).toEqual(['old_things']);
   expect(destructiveSteps('alter table "users" add "plan_request_at" datetime2')).toEqual([]);
   expect(destructiveSteps('drop index "ix_a" on "payment_payments"')).toEqual([]);

@@ -47,7 +47,8 @@ afterAll(async () => {
 });
 
 const timerInfo: Timer = { isPastDue: false, schedule: { adjustForDST: false }, scheduleStatus: { last: '', next: '', lastUpdated: '' } };
-const fire = (fn: TimerFunction) => (inPlatform(host.platform, fn) as TimerFunction).handler(timerInfo, new InvocationContext({ invocationId: `idle-hour-${at}`, functionName: fn.name }));
+const fire = (fn: TimerFunction) =>
+  (inPlatform(host.platform, fn) as TimerFunction).handler(timerInfo, new InvocationContext({ invocationId: `idle-hour-${at}`, functionName: fn.name }));
 
 /** Each instant in [from, to) at which `fn`'s schedule fires. */
 function firings(fn: TimerFunction, from: number, to: number): number[] {
@@ -76,7 +77,8 @@ test('start-up (the bootstrap admin included) opens no database; the first timer
 test('an hour of every timer and every probe on the fake clock runs zero queries', async () => {
   activity.length = 0;
   const events: { at: number; run: () => Promise<unknown>; what: string }[] = [];
-  for (const fn of TIMERS) for (const instant of firings(fn, HOUR_START, HOUR_START + HOUR_MS)) events.push({ at: instant, run: () => fire(fn), what: fn.name });
+  for (const fn of TIMERS)
+    for (const instant of firings(fn, HOUR_START, HOUR_START + HOUR_MS)) events.push({ at: instant, run: () => fire(fn), what: fn.name });
   for (let instant = HOUR_START; instant < HOUR_START + HOUR_MS; instant += PROBE_EVERY_MS)
     events.push({
       at: instant,
