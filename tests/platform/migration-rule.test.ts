@@ -4,10 +4,10 @@
  * destructive step (DROP TABLE/VIEW/COLUMN, a rename, ALTER COLUMN, TRUNCATE) without its marker;
  * the check itself refuses each kind unmarked, and a marker that is wrong.
  */
-import { sql, type Migration } from 'kysely';
+import type { Migration } from 'kysely';
 import { MIGRATIONS } from '../../functions/migrations';
 import { checkMigrationHistory, destructiveSteps, type ContractStep } from '../../scripts/migration-rule';
-import type { AnyKysely } from '../../shared/sql/dialect';
+import { sql, type AnyKysely } from '../../shared/sql/dialect';
 
 test('the migration history has no destructive step without its marker', async () => {
   expect(await checkMigrationHistory(MIGRATIONS)).toEqual([]);
