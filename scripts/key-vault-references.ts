@@ -149,6 +149,10 @@ export const REFRESH_INPUTS = [
 
 export type AppService = 'identity' | 'payment' | 'orchestrator' | 'visual';
 
+/** The azd environment values a refresh of `steps`' apps needs. */
+export const refreshInputs = (steps: AppService[][]): string[] =>
+  REFRESH_INPUTS.filter((name) => !name.startsWith('FUNCTION_APP_') || steps.flat().some((service) => name === `FUNCTION_APP_${service.toUpperCase()}`));
+
 export interface RefreshDeps extends ReferenceCheckOptions {
   credential: TokenCredential;
   /** Azure Resource Manager (a local stand-in in tests). */
@@ -166,7 +170,7 @@ export async function refreshFromEnv(
   deps: RefreshDeps,
   steps: AppService[][] = [['identity', 'payment', 'orchestrator', 'visual']],
 ): Promise<void> {
-  const missing = REFRESH_INPUTS.filter((name) => !env[name]?.trim());
+  const missing = refreshInputs(steps).filter((name) => !env[name]?.trim());
   if (missing.length) throw new Error(`missing ${missing.join(', ')}: run eval "$(azd env get-values)" in this shell first (docs/deploy.md)`);
   const references = new AppSettingsReferences(
     { subscriptionId: env.AZURE_SUBSCRIPTION_ID!, resourceGroup: env.AZURE_RESOURCE_GROUP! },

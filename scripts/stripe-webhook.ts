@@ -28,7 +28,7 @@
 import { parseArgs } from 'node:util';
 import Stripe from 'stripe';
 import { HANDLED_EVENT_TYPES, stripeApiVersion } from '../functions/payment/event-types';
-import { REFRESH_INPUTS, refreshFromEnv } from './key-vault-references';
+import { refreshFromEnv, refreshInputs } from './key-vault-references';
 import { KeyVaultSecrets, SECRET } from './secrets';
 
 /** metadata.managed_by of the endpoints this command creates. */
@@ -253,7 +253,7 @@ async function main(): Promise<void> {
   if (values.rotate && values['finish-rotation'])
     throw new Error('--rotate and --finish-rotation are two steps: run one (payment then reads the new secret), then the other');
   const refresh = !values['no-refresh'];
-  const missing = REFRESH_INPUTS.filter((name) => !process.env[name]?.trim());
+  const missing = refreshInputs([['payment']]).filter((name) => !process.env[name]?.trim());
   // Checked before anything changes: a stored secret the payment app never reads refuses every webhook.
   if (refresh && missing.length)
     throw new Error(

@@ -7,7 +7,7 @@
  * before payment.
  */
 import type { TokenCredential } from '@azure/identity';
-import { DENIED_RETRY_DELAYS_MS, refreshFromEnv, REFRESH_INPUTS } from '../../scripts/key-vault-references';
+import { DENIED_RETRY_DELAYS_MS, refreshFromEnv, REFRESH_INPUTS, refreshInputs } from '../../scripts/key-vault-references';
 import { refreshSteps } from '../../scripts/secrets';
 import { startArmServer, type ReferenceSetting } from './arm-server';
 
@@ -133,4 +133,7 @@ test('with one app serving all four services it is asked once; without the azd e
   await expect(refreshFromEnv({ AZURE_SUBSCRIPTION_ID: 'x' }, d)).rejects.toThrow(
     `missing ${REFRESH_INPUTS.filter((n) => n !== 'AZURE_SUBSCRIPTION_ID').join(', ')}: run eval "$(azd env get-values)" in this shell first`,
   );
+  // Refreshing payment alone (npm run stripe:webhook) needs only payment's app name.
+  await expect(refreshFromEnv({ ...single, FUNCTION_APP_IDENTITY: '' }, d, [['payment']])).resolves.toBeUndefined();
+  expect(refreshInputs([['payment']])).toEqual(['AZURE_SUBSCRIPTION_ID', 'AZURE_RESOURCE_GROUP', 'FUNCTION_APP_PAYMENT']);
 });
