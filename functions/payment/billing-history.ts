@@ -22,7 +22,8 @@ export const TIMELINE_DEPTH = 50;
 /** What a fact did to the plan, where payment recorded it: the plan it pushed to identity and how that push stands. */
 export interface PlanEffect {
   plan: Plan | null;
-  sync: SyncState;
+  /** The push's state; null for a fact that moved no plan. */
+  sync: SyncState | null;
   note: string;
 }
 
@@ -62,7 +63,7 @@ function newestFact(p: Payment): 'refund' | 'dispute' | 'payment' {
 
 const effect = (p: Payment, note?: string): PlanEffect => ({ plan: p.sync.plan, sync: p.sync.state, note: note ?? SYNC_NOTES[p.sync.state] });
 /** A fact recorded on the payment that moved no plan (a partial refund, a refund or dispute of a payment that decided nothing). */
-const NO_CHANGE = (p: Payment, why: string): PlanEffect => ({ plan: null, sync: p.sync.state, note: `no plan change: ${why}` });
+const NO_CHANGE = (why: string): PlanEffect => ({ plan: null, sync: null, note: `no plan change: ${why}` });
 
 /** The entries one payment row gives: its success (or failure), its refund, its dispute. */
 function paymentEntries(p: Payment): TimelineEntry[] {
@@ -90,7 +91,7 @@ function paymentEntries(p: Payment): TimelineEntry[] {
       amount: p.refund.amount,
       status: full ? 'full' : 'partial',
       periodEnd: null,
-      effect: newest === 'refund' ? effect(p) : NO_CHANGE(p, full ? 'a newer payment decides the plan' : 'a partial refund'),
+      effect: newest === 'refund' ? effect(p) : NO_CHANGE(full ? 'a newer payment decides the plan' : 'a partial refund'),
     });
   }
   if (p.dispute.status && p.dispute.at) {
@@ -101,7 +102,7 @@ function paymentEntries(p: Payment): TimelineEntry[] {
       amount: p.amount,
       status: p.dispute.status,
       periodEnd: null,
-      effect: newest === 'dispute' ? effect(p) : NO_CHANGE(p, 'the payment decides no plan'),
+      effect: newest === 'dispute' ? effect(p) : NO_CHANGE('the payment decides no plan'),
     });
   }
   return entries;

@@ -286,7 +286,7 @@ export const USER_PARAM = idParam('userId', { description: "The user's id (ident
 const PLAN_EFFECT = nullable(
   obj({
     plan: nullable(PLAN_ID),
-    sync: oneOfValues(SYNC_STATES),
+    sync: nullable(oneOfValues(SYNC_STATES, { description: "The plan push's state; null for a fact that moved no plan" })),
     note: str({ description: 'What the fact did to the plan, for a person' }),
   }),
 );
