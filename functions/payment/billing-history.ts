@@ -69,8 +69,9 @@ const NO_CHANGE = (why: string): PlanEffect => ({ plan: null, sync: null, note: 
 function paymentEntries(p: Payment): TimelineEntry[] {
   const newest = newestFact(p);
   const base = { id: p.id, currency: p.currency, planType: p.planType, subscription: null };
-  // A refund or dispute that moved the plan took over status_at; the purchase then dates from its record.
-  const paidAt = newest === 'payment' ? (p.statusAt ?? p.createdAt) : p.createdAt;
+  // A refund or dispute that moved the plan took over status_at; the purchase then dates from its
+  // record, and never after that fact (Stripe's times are whole seconds, ours are not).
+  const paidAt = newest === 'payment' ? (p.statusAt ?? p.createdAt) : [p.createdAt, p.statusAt!].sort()[0];
   const entries: TimelineEntry[] = [
     {
       ...base,

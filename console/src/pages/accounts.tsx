@@ -4,6 +4,7 @@ import { AsyncView, Empty, useAsync } from '../components/async';
 import { PageTitle, StatusBadge } from '../components/layout';
 import { formatDateTime, formatMoney } from '../format';
 import { paths } from '../paths';
+import { useEmails } from '../users';
 
 const PAGE_SIZE = 25;
 
@@ -15,7 +16,7 @@ const PAGE_SIZE = 25;
 export function Accounts() {
   return (
     <>
-      <PageTitle title="Past-due and disputed accounts">Past-due and disputed accounts</PageTitle>
+      <PageTitle title="Accounts past due or disputed">Accounts past due or disputed</PageTitle>
       <p>
         A renewal past due keeps the plan through the grace period while Stripe retries the card; after it the plan is free. An open dispute has suspended the
         plan of the payment it is against (when that payment decided it) until the dispute is won. Open a user to see their billing timeline.
@@ -55,14 +56,16 @@ function AccountList({ state, title, empty }: { state: AccountState; title: stri
                   ))}
                 </tbody>
               </table>
-              <nav class="pager" aria-label={`Pages of ${title.toLowerCase()}`}>
-                <button type="button" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}>
-                  Previous page
-                </button>
-                <button type="button" disabled={data.nextOffset === null} onClick={() => data.nextOffset !== null && setOffset(data.nextOffset)}>
-                  Next page
-                </button>
-              </nav>
+              {(offset > 0 || data.nextOffset !== null) && (
+                <nav class="pager" aria-label={`Pages of ${title.toLowerCase()}`}>
+                  <button type="button" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}>
+                    Previous page
+                  </button>
+                  <button type="button" disabled={data.nextOffset === null} onClick={() => data.nextOffset !== null && setOffset(data.nextOffset)}>
+                    Next page
+                  </button>
+                </nav>
+              )}
             </>
           )
         }
@@ -72,10 +75,12 @@ function AccountList({ state, title, empty }: { state: AccountState; title: stri
 }
 
 function AccountRow({ account: a }: { account: AccountsAnswer['accounts'][number] }) {
+  // Identity's e-mail first: payment knows one only for users it made a Stripe Customer for.
+  const email = useEmails([a.userId]).get(a.userId) ?? a.email;
   return (
     <tr data-user-id={a.userId} data-state={a.state}>
       <th scope="row" data-label="User">
-        <a href={paths.user(a.userId)}>{a.email ?? a.userId}</a>
+        <a href={paths.user(a.userId)}>{email ?? a.userId}</a>
       </th>
       <td data-label="Plan">{a.planType}</td>
       <td data-label="Since">{formatDateTime(a.since)}</td>
