@@ -180,7 +180,7 @@ async function main() {
               .map((u) => `${u.id} ${u.plan} != ${mix.expected.get(u.id)}`)
               .join(', ')}`
           : ''
-      }), ${Number(owed.n)} plan syncs still owed in SQL, ${failedSyncs} answers refused or with a failed sync; ${paid}/${USERS} users on a paid plan, ${mix.decidedByRefundOrDispute} of them (or on free) by a refund or dispute of their newest payment; host memory rss ${mb(memoryBefore.rss)} -> ${mb(memoryAfter.rss)}, heap ${mb(memoryBefore.heapUsed)} -> ${mb(memoryAfter.heapUsed)}`,
+      }), ${Number(owed.n)} plan syncs still owed in SQL, ${failedSyncs} answers refused or with a failed sync; ${paid}/${USERS} users on a paid plan; a refund or dispute of their newest payment decided the plan of ${mix.decidedByRefundOrDispute}; host memory rss ${mb(memoryBefore.rss)} -> ${mb(memoryAfter.rss)}, heap ${mb(memoryBefore.heapUsed)} -> ${mb(memoryAfter.heapUsed)}`,
       '',
       `${profileTable(profile)}`,
       '',
