@@ -4,7 +4,7 @@ import { bearer, planInIdentity, signIn, signInAdmin, type SignedIn } from '../h
 import { expectErrorAnswer } from '../helpers/errors';
 import { setClock } from '../identity/support';
 import { at } from './stripe-emulator-harness';
-import { buyOnLocalStripe, openDisputeOn, paymentOn } from './helpers';
+import { buyOnLocalStripe, deadUrl, openDisputeOn, paymentOn } from './helpers';
 
 /**
  * The operator's billing routes behind the console (issue 50, item 8), over HTTP on the local
@@ -128,6 +128,18 @@ describe('GET /payment/admin/users/{userId}/billing', () => {
     expect(of('dispute', enterprise).effect).toEqual({ plan: 'free', sync: 'synced', note: 'pushed to identity' });
     expect(of('refund', pro).effect).toEqual({ plan: 'free', sync: 'synced', note: 'pushed to identity' });
     expect(of('subscription', subscriptionId)).toMatchObject({ periodEnd: iso(at(2027, 3, 15)), subscription: { interval: 'month', graceEndsAt } });
+  });
+
+  test('Stripe unreachable: the records still come, without the invoices and the interval, and the answer says so', async () => {
+    const before = host.platform.settings.STRIPE_API_BASE;
+    host.platform.reconfigure({ STRIPE_API_BASE: new URL(await deadUrl()).origin });
+    try {
+      const body = await json(`/payment/admin/users/${payer.user.id}/billing`);
+      expect(body).toMatchObject({ stripeAvailable: false, subscription: { id: subscriptionId, status: 'past_due', interval: null } });
+      expect(body.entries.map((e: { kind: string }) => e.kind)).toEqual(['subscription', 'payment', 'dispute', 'refund', 'payment', 'refund', 'payment']);
+    } finally {
+      host.platform.reconfigure({ STRIPE_API_BASE: before });
+    }
   });
 
   test('a user payment has no record of: an empty timeline', async () => {
