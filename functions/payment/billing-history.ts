@@ -142,19 +142,23 @@ const invoiceEntry = (invoice: Stripe.Invoice): TimelineEntry => ({
  * The customer's invoices and each subscription's interval, from Stripe (payment records neither).
  * Stripe down or not configured leaves them out and says so: the operator still sees every record.
  */
-async function fromStripe(ctx: Reader, userId: string) {
+async function fromStripe(ctx: Reader, userId: string): Promise<{ available: boolean; invoices: Stripe.Invoice[]; intervals: Map<string, string> }> {
   const customer = await findCustomer(ctx.db, userId);
-  if (!customer) return { available: true, invoices: [] as Stripe.Invoice[], intervals: new Map<string, string>() };
+  if (!customer) return { available: true, invoices: [], intervals: new Map() };
   try {
     const [invoices, subscriptions] = await Promise.all([
       askStripe(ctx.log, 'listing invoices', () => ctx.stripe.invoices.list({ customer: customer.customerId, limit: TIMELINE_DEPTH })),
       askStripe(ctx.log, 'listing subscriptions', () => ctx.stripe.subscriptions.list({ customer: customer.customerId, status: 'all', limit: TIMELINE_DEPTH })),
     ]);
-    const intervals = new Map(subscriptions.data.map((s) => [s.id, s.items.data[0]?.price.recurring?.interval ?? null] as const).filter(([, i]) => i !== null));
-    return { available: true, invoices: invoices.data, intervals: intervals as Map<string, string> };
+    const intervals = new Map<string, string>();
+    for (const s of subscriptions.data) {
+      const interval = s.items.data[0]?.price.recurring?.interval;
+      if (interval) intervals.set(s.id, interval);
+    }
+    return { available: true, invoices: invoices.data, intervals };
   } catch (error) {
     ctx.log.warn('billing timeline: Stripe could not be read; invoices and intervals left out', { userId, error });
-    return { available: false, invoices: [] as Stripe.Invoice[], intervals: new Map<string, string>() };
+    return { available: false, invoices: [], intervals: new Map() };
   }
 }
 
@@ -169,27 +173,19 @@ export async function billingTimeline(ctx: Reader, userId: string) {
     fromStripe(ctx, userId),
   ]);
   const graceDays = ctx.config.PAYMENT_GRACE_DAYS;
-  const entries = [
-    ...payments.flatMap(paymentEntries),
-    ...subscriptions.map((s) => subscriptionEntry(s, stripe.intervals.get(s.id) ?? null, graceDays)),
-    ...stripe.invoices.map(invoiceEntry),
-  ];
+  const subscriptionEntries = subscriptions.map((s) => subscriptionEntry(s, stripe.intervals.get(s.id) ?? null, graceDays));
+  const entries = [...payments.flatMap(paymentEntries), ...subscriptionEntries, ...stripe.invoices.map(invoiceEntry)];
   // Newest first; at one instant the kinds keep a fixed order, so the list reads the same every time.
   const KIND_ORDER = ['dispute', 'refund', 'subscription', 'invoice', 'payment'];
   entries.sort((a, b) => b.at.localeCompare(a.at) || KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || a.id.localeCompare(b.id));
-  const current = subscriptions[0];
+  // The newest subscription (subscriptionsOf orders them so), summed up above the timeline.
+  const [current] = subscriptionEntries;
   return {
     userId,
     generatedAt: ctx.now().toISOString(),
     stripeAvailable: stripe.available,
     subscription: current
-      ? {
-          id: current.id,
-          planType: current.planType,
-          status: current.status,
-          ...subscriptionEntry(current, stripe.intervals.get(current.id) ?? null, graceDays).subscription!,
-          currentPeriodEnd: current.currentPeriodEnd,
-        }
+      ? { id: current.id, planType: current.planType, status: current.status, currentPeriodEnd: current.periodEnd, ...current.subscription }
       : null,
     entries,
   };
