@@ -1,13 +1,38 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** `text`: what every string of a structured answer holds (default: "AI text for <section>."). */
+/**
+ * `text`: what every string of a structured answer holds (default: "AI text for <section>.", or a
+ * sentence in the language the request's schema asks for: see `sectionText`).
+ */
 export type ChatReply =
   | { status: 200; content?: string; text?: string; tokens?: number; delayMs?: number }
   | { status: number; retryAfter?: string; body?: unknown }
   | 'hang';
 
-type JsonSchema = { type?: string; properties?: Record<string, JsonSchema>; required?: string[]; items?: JsonSchema };
+type JsonSchema = { type?: string; properties?: Record<string, JsonSchema>; required?: string[]; items?: JsonSchema; enum?: unknown[] };
+
+/**
+ * What the stand-in writes for a section when the script gives no text, in the language the
+ * structured-output schema names (its `language` enum): real sentences, so a report in that
+ * language can be read end to end. English keeps "AI text for <section>.", which tests look for.
+ */
+export function sectionText(language: string, section: string): string {
+  switch (language) {
+    case 'de':
+      return `Im Abschnitt „${section}“ zeigt sich, dass der Umsatz stetig gewachsen ist und die Nettomarge sich verbessert hat.`;
+    case 'fr':
+      return `La section « ${section} » montre que le chiffre d’affaires a progressé régulièrement et que la marge nette s’est améliorée.`;
+    case 'es':
+      return `La sección «${section}» muestra que los ingresos han crecido de forma constante y que el margen neto ha mejorado.`;
+    case 'ja':
+      return `「${section}」では、売上高が着実に伸びており、純利益率も改善していることが分かります。`;
+    case 'zh':
+      return `“${section}”部分显示，营业收入稳步增长，净利润率也有所提高。`;
+    default:
+      return `AI text for ${section}.`;
+  }
+}
 
 export interface ChatServer {
   url: string;
@@ -43,7 +68,7 @@ function instanceOf(schema: JsonSchema, text: string): unknown {
     case 'boolean':
       return true;
     default:
-      return text;
+      return schema.enum ? schema.enum[0] : text;
   }
 }
 
@@ -88,6 +113,8 @@ export async function startChatServer(): Promise<ChatServer> {
         return;
       }
       const section = /Section: (.*)/.exec(body.messages[1]?.content ?? '')?.[1] ?? 'section';
+      const language = body.response_format?.json_schema?.schema.properties?.language?.enum?.[0];
+      const defaultText = sectionText(typeof language === 'string' ? language : 'en', section);
       const tokens = ('tokens' in reply && reply.tokens) || 120;
       const delayMs = ('delayMs' in reply && reply.delayMs) || 0;
       setTimeout(
@@ -107,8 +134,8 @@ export async function startChatServer(): Promise<ChatServer> {
                     content:
                       ('content' in reply && reply.content) ||
                       (body.response_format?.type === 'json_schema' && body.response_format.json_schema
-                        ? JSON.stringify(instanceOf(body.response_format.json_schema.schema, ('text' in reply && reply.text) || `AI text for ${section}.`))
-                        : `AI text for ${section}.`),
+                        ? JSON.stringify(instanceOf(body.response_format.json_schema.schema, ('text' in reply && reply.text) || defaultText))
+                        : defaultText),
                   },
                 },
               ],

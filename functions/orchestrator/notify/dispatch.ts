@@ -81,6 +81,7 @@ async function email(ctx: Ctx, event: NotifyEvent, now: Date): Promise<{ state: 
     company: data.company,
     trackingId: event.tracking_id,
     link: reportLink(ctx.config, event.tracking_id),
+    ...(data.locale ? { locale: data.locale } : {}),
     ...(data.status === 'failed' ? { error: clientFailureMessage(data.errorPattern ?? null, data.byOwner === true) } : {}),
   });
   try {

@@ -1,18 +1,23 @@
 import type { Email } from '../../../shared/mail/mailer';
+import { messages } from '../i18n/catalogue';
+import { DEFAULT_LOCALE } from '../report/words';
 
-/** The notice e-mailed to a report's requester; the link is the report's (notify/links.ts). */
-export function reportNotice(to: string, notice: { status: 'completed' | 'failed'; company: string; trackingId: string; link: string; error?: string }): Email {
+/**
+ * The notice e-mailed to a report's requester, in the report's language (its locale's catalogue,
+ * i18n/catalogue.ts); the link is the report's (notify/links.ts). A failure's reason is the status
+ * API's words (report/status.ts), which are English; the opt-out names the API call as it is.
+ */
+export function reportNotice(
+  to: string,
+  notice: { status: 'completed' | 'failed'; company: string; trackingId: string; link: string; error?: string; locale?: string },
+): Email {
+  const { t } = messages(notice.locale ?? DEFAULT_LOCALE);
   const done = notice.status === 'completed';
-  const subject = done ? `Your report on ${notice.company} is ready` : `Your report on ${notice.company} could not be produced`;
+  const company = notice.company;
+  const subject = done ? t('email.readySubject', { company }) : t('email.failedSubject', { company });
   const lines = done
-    ? [`Your report on ${notice.company} is ready.`, '', `Open it here: ${notice.link}`]
-    : [`Your report on ${notice.company} could not be produced.`, '', notice.error ?? '', '', `Its status: ${notice.link}`];
-  lines.push(
-    '',
-    `Tracking id: ${notice.trackingId}`,
-    '',
-    'You receive this e-mail because you requested the report. To stop these e-mails, turn them off with',
-    'PUT /orchestrator/api/notifications/preferences {"email": false}.',
-  );
+    ? [t('email.ready', { company }), '', t('email.open', { link: notice.link })]
+    : [t('email.failed', { company }), '', notice.error ?? '', '', t('email.status', { link: notice.link })];
+  lines.push('', t('email.tracking', { id: notice.trackingId }), '', t('email.why'), 'PUT /orchestrator/api/notifications/preferences {"email": false}.');
   return { to, subject, text: lines.join('\n') };
 }

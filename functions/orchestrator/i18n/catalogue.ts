@@ -1,0 +1,85 @@
+import { IntlMessageFormat } from 'intl-messageformat';
+import { onceEach } from '../../../shared/once';
+import { de } from './messages/de';
+import { en, type Catalogue, type MessageKey } from './messages/en';
+import { es } from './messages/es';
+import { fr } from './messages/fr';
+import { ja } from './messages/ja';
+import { zh } from './messages/zh';
+
+/**
+ * The report's languages and their message catalogues (ICU MessageFormat, formatted by
+ * intl-messageformat). A report's `locale` picks both: its language chooses the catalogue (and the
+ * language the AI is asked to write in), the whole locale the number, plural and date rules
+ * ("de-AT": German words, Austrian numbers). A locale whose language has no catalogue gets English.
+ *
+ * Adding a language: a file messages/<code>.ts with every key of messages/en.ts (the compiler
+ * insists; tests/orchestrator/report-i18n.test.ts checks the placeholders), and its entry below.
+ */
+export const CATALOGUES = { en, de, fr, es, ja, zh } as const satisfies Record<string, Catalogue>;
+
+export type Language = keyof typeof CATALOGUES;
+export type { MessageKey } from './messages/en';
+
+/** The values a message takes: strings and numbers (plural and number arguments). */
+export type MessageValues = Record<string, string | number>;
+
+const isLanguage = (code: string): code is Language => Object.hasOwn(CATALOGUES, code);
+
+/**
+ * The report language of a locale: its language when a catalogue has it ("de-AT" → de, "ja-JP" → ja),
+ * else English. Chinese is Simplified only: a locale written in Traditional characters (zh-TW,
+ * zh-HK, zh-Hant) falls back to English rather than to a script its reader did not ask for.
+ */
+export function reportLanguage(locale: string): Language {
+  let language: string;
+  let script: string | undefined;
+  try {
+    const tag = new Intl.Locale(locale).maximize();
+    language = tag.language;
+    script = tag.script;
+  } catch {
+    return 'en';
+  }
+  if (language === 'zh' && script !== 'Hans') return 'en';
+  return isLanguage(language) ? language : 'en';
+}
+
+/** A compiled message for one locale (the formatter keeps its Intl objects). */
+const compiled = onceEach((key: string): IntlMessageFormat => {
+  const [language, locale, id] = key.split('\u0000') as [Language, string, MessageKey];
+  return new IntlMessageFormat(CATALOGUES[language][id], locale, undefined, { ignoreTag: true });
+});
+
+/** What a report's words are made with: `t(key, values)` in the report's language, with its locale's numbers and plurals. */
+export interface Messages {
+  language: Language;
+  locale: string;
+  t(key: MessageKey, values?: MessageValues): string;
+  /** "a, b and c" in the language ("a、b、c" in Japanese). */
+  list(items: string[]): string;
+  /** A language's name in the report's language: "Deutsch", "日本語". */
+  languageName(language?: Language): string;
+}
+
+/**
+ * The messages of a locale, in the language `language` (by default the locale's report language):
+ * numbers and plurals always follow the locale, the words the language.
+ */
+export function messages(locale: string, language: Language = reportLanguage(locale)): Messages {
+  // The locale's rules with the language's words: a locale of another language (ko-KR with English words) formats as English.
+  const formatLocale = reportLanguage(locale) === language ? locale : language;
+  const lists = new Intl.ListFormat(formatLocale, { style: 'long', type: 'conjunction' });
+  const names = new Intl.DisplayNames(formatLocale, { type: 'language' });
+  return {
+    language,
+    locale: formatLocale,
+    t: (key, values) => {
+      const out = compiled(`${language}\u0000${formatLocale}\u0000${key}`).format(values);
+      if (typeof out !== 'string') throw new Error(`message ${key} did not format to text`);
+      return out;
+    },
+    list: (items) => lists.format(items),
+    languageName: (other = language) => names.of(other) ?? other,
+  };
+}

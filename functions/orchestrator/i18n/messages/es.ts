@@ -1,0 +1,105 @@
+import type { Catalogue } from './en';
+
+/** Español. */
+export const es: Catalogue = {
+  'cover.subtitle': 'Informe de análisis empresarial',
+  'cover.title': '{company} – Informe de análisis empresarial',
+  'cover.sector': '{industry} (SCIAN {code})',
+  'cover.plan': '{plan, select, free {Informe Free} pro {Informe Pro} other {Informe Enterprise}}',
+  'cover.contents': 'En este informe',
+  'cover.reference': 'Referencia {id}',
+  'cover.page': 'Página {page} de {pages}',
+  'cover.offline': 'Generado sin conexión: el texto se redactó de forma determinista a partir de las cifras enviadas, sin un modelo de IA.',
+  'cover.offlineEnglish':
+    'Las secciones de este informe están en inglés: se redactaron sin conexión, sin un modelo de IA, y el redactor sin conexión solo escribe en inglés. Los títulos, las tablas y los pies de figura están en {language}.',
+  'cover.noVisuals': 'Producido sin elementos visuales: los gráficos no pudieron crearse al producir este informe.',
+  'cover.scripts': 'El texto en {scripts} no puede mostrarse con la fuente de este informe y aparece como el nombre de su escritura entre corchetes.',
+
+  'label.figure': 'Figura',
+  'label.table': 'Tabla',
+
+  'section.executive_summary': 'Resumen ejecutivo',
+  'section.financial_analysis': 'Análisis financiero',
+  'section.market_position': 'Posición en el mercado',
+  'section.operations': 'Operaciones y productividad',
+  'section.risks_and_challenges': 'Riesgos y desafíos',
+  'section.recommendations': 'Recomendaciones',
+  'section.about': 'Acerca de este informe',
+
+  'figure.revenue': 'Ingresos {year}',
+  'figure.cagr': 'Crecimiento anual, {from}–{to}',
+  'figure.averageMargin': 'Margen neto medio',
+  'figure.employees': 'Empleados',
+  'figure.growthYear': 'Crecimiento de los ingresos {year}',
+  'figure.marginYear': 'Margen neto {year}',
+  'figure.revenuePerEmployee': 'Ingresos por empleado',
+
+  'table.caption': '{income, select, yes {Ingresos, crecimiento y margen neto por año} other {Ingresos y crecimiento por año}}',
+  'table.year': 'Año',
+  'table.revenue': 'Ingresos ({currency})',
+  'table.growth': 'Crecimiento',
+  'table.netIncome': 'Beneficio neto ({currency})',
+  'table.netMargin': 'Margen neto',
+
+  'chart.revenue.caption': 'Ingresos por año, {unit, select, billions {miles de millones de } millions {millones de } thousands {miles de } other {}}{currency}',
+  'chart.revenue.dataset': 'Ingresos ({unit, select, billions {miles de millones de } millions {millones de } thousands {miles de } other {}}{currency})',
+  'chart.revenue.description': 'Ingresos de {company} por año',
+  'chart.revenue.single': 'Los ingresos de {year} fueron de {amount}.',
+  'chart.revenue.change':
+    'Los ingresos {direction, select, up {aumentaron} other {disminuyeron}} un {percent} entre {from} y {to}, de {first} a {last}.',
+  'chart.revenue.point': '{amount} en {year}',
+  'chart.growthMargin.caption':
+    '{series, select, both {Crecimiento de los ingresos y margen neto por año, %} growth {Crecimiento de los ingresos por año, %} other {Margen neto por año, %}}',
+  'chart.growthMargin.growthDataset': 'Crecimiento de los ingresos (%)',
+  'chart.growthMargin.marginDataset': 'Margen neto (%)',
+  'chart.growthMargin.description': 'Crecimiento de los ingresos respecto al año anterior y margen neto, en porcentaje',
+  'chart.growthMargin.range': 'entre {low} y {high}',
+  'chart.growthMargin.growth': 'El crecimiento fue de {range} al año.',
+  'chart.growthMargin.margin': 'El margen neto fue del {margin} en {year}.',
+  'chart.growthMargin.marginChange': 'El margen neto {direction, select, up {pasó} other {cayó}} del {first} en {from} al {last} en {to}.',
+  'chart.growthMargin.growthAndMargin': 'El crecimiento fue de {range} al año, mientras que el margen neto fue del {margin} en {year}.',
+  'chart.growthMargin.growthAndMarginChange':
+    'El crecimiento fue de {range} al año, mientras que el margen neto {direction, select, up {pasó} other {cayó}} del {first} en {from} al {last} en {to}.',
+  'chart.growthMargin.pointGrowth': 'crecimiento {value}',
+  'chart.growthMargin.pointMargin': 'margen neto {value}',
+  'chart.separator': ', ',
+  'chart.growthMargin.point': '{year}: {values}',
+
+  'unit.points': '{n, plural, one {# punto porcentual} other {# puntos porcentuales}}',
+  'unit.days': '{n, plural, one {# día} other {# días}}',
+  'unit.months': '{n, plural, one {# mes} other {# meses}}',
+
+  'about.prepared':
+    'Este informe se elaboró el {date} para {company} a partir del perfil y las cifras que facilitó la empresa; no se utilizaron otros datos. Los importes están en {currency}, y los números y las fechas siguen las convenciones de {locale}.',
+  'about.method':
+    'El crecimiento es la variación de los ingresos respecto al año anterior. La tasa de crecimiento anual compuesta es la tasa anual constante que lleva de los ingresos del primer año a los del último. El margen neto es el beneficio neto dividido entre los ingresos, y los ingresos por empleado dividen los ingresos del último año entre la plantilla indicada.',
+  'about.tinyRevenue':
+    'Un porcentaje de unos ingresos inferiores a una unidad de {currency} no puede calcularse con sentido: ese crecimiento y esos márgenes se muestran con un guion y quedan fuera de las medias.',
+  'about.offline':
+    'El texto se redactó de forma determinista a partir de las cifras (modo sin conexión), sin un modelo de IA: las mismas cifras dan siempre el mismo informe.',
+  'about.offlineEnglish': 'El redactor sin conexión solo escribe en inglés, por lo que las secciones están en inglés y el resto del informe en {language}.',
+  'about.ai':
+    'El texto lo redactó un modelo de IA{model, select, none {} other { ({model})}} en {language} a partir de las cifras de este informe, que debía usar tal como se dan y nunca ampliar; las cifras, las tablas y los gráficos se calculan, no los redacta el modelo.',
+  'about.deterministic':
+    'Las respuestas del modelo para {sections} no tenían la estructura requerida, por lo que {count, plural, one {esa sección se redactó} other {esas secciones se redactaron}} de forma determinista a partir de las cifras, en inglés.',
+  'about.chartsMissing':
+    'Los gráficos no pudieron generarse al elaborar este informe (el servicio de gráficos no estaba disponible); todas las cifras que mostrarían figuran en las tablas y en el texto.',
+  'about.chartsDropped': 'Los gráficos no pudieron componerse en este documento; todas las cifras que mostrarían figuran en las tablas y en el texto.',
+  'about.scripts':
+    'Parte del texto enviado está escrito en {scripts}, que la fuente del informe ({font}: latín, griego, cirílico y más) no puede mostrar; aparece como el nombre de la escritura entre corchetes, y el título del documento conserva el original.',
+  'about.reference': 'Referencia: {id}.',
+
+  'share.download': 'Descargar el PDF',
+  'share.headline': 'Cifras clave',
+  'share.figuresOf': '{section}: cifras',
+  'share.footer': 'Referencia {id}. Compartido con un enlace que caduca el {date}.',
+
+  'email.readySubject': 'Su informe sobre {company} está listo',
+  'email.ready': 'Su informe sobre {company} está listo.',
+  'email.open': 'Ábralo aquí: {link}',
+  'email.failedSubject': 'No se pudo elaborar su informe sobre {company}',
+  'email.failed': 'No se pudo elaborar su informe sobre {company}.',
+  'email.status': 'Su estado: {link}',
+  'email.tracking': 'Identificador de seguimiento: {id}',
+  'email.why': 'Recibe este correo porque solicitó el informe. Para dejar de recibir estos correos, desactívelos con',
+};
