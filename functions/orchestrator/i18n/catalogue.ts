@@ -1,5 +1,6 @@
-import { IntlMessageFormat } from 'intl-messageformat';
+import type { IntlMessageFormat } from 'intl-messageformat';
 import { onceEach } from '../../../shared/once';
+import { vendored } from '../../../shared/vendor';
 import { de } from './messages/de';
 import { en, type Catalogue, type MessageKey } from './messages/en';
 import { es } from './messages/es';
@@ -48,7 +49,8 @@ export function reportLanguage(locale: string): Language {
 /** A compiled message for one locale (the formatter keeps its Intl objects). */
 const compiled = onceEach((key: string): IntlMessageFormat => {
   const [language, locale, id] = key.split('\u0000') as [Language, string, MessageKey];
-  return new IntlMessageFormat(CATALOGUES[language][id], locale, undefined, { ignoreTag: true });
+  const { IntlMessageFormat: Format } = vendored('intl-messageformat');
+  return new Format(CATALOGUES[language][id], locale, undefined, { ignoreTag: true });
 });
 
 /** What a report's words are made with: `t(key, values)` in the report's language, with its locale's numbers and plurals. */
