@@ -43,7 +43,8 @@ export const sectionContentSchema = onceEach((language: Language) => {
         description: 'One to four paragraphs of whole sentences, each ending with a full stop.',
         minItems: 1,
         maxItems: 4,
-        items: { type: 'string', minLength: 20, maxLength: 1500, pattern: script ? `^(?=[\\s\\S]*${script})[\\s\\S]*${SENTENCE_END}` : SENTENCE_END },
+        // A sentence of twenty letters in English is a dozen characters in Japanese or Chinese.
+        items: { type: 'string', minLength: script ? 10 : 20, maxLength: 1500, pattern: script ? `^(?=[\\s\\S]*${script})[\\s\\S]*${SENTENCE_END}` : SENTENCE_END },
       },
       bullets: {
         type: 'array',

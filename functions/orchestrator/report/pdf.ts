@@ -75,26 +75,29 @@ export interface PdfModel {
 /** Where each chart sits: the revenue chart is the executive summary's main chart; growth and margin go with the financial analysis. */
 const CHART_SECTION: Record<string, SectionId> = { revenue: 'executive_summary', 'growth-margin': 'financial_analysis' };
 
-function yearTable(a: ReportAnalysis, { t }: Messages): PdfModel['sections'][number]['table'] {
+function yearTable(a: ReportAnalysis, { t }: Messages, fit: (text: string) => string): PdfModel['sections'][number]['table'] {
   if (!a.years.length) return null;
   const f = reportFormat(a.locale);
   const withIncome = a.years.some((y) => y.netIncome !== null);
   const dash = '–';
   const currency = a.currency;
+  // Every word through the font fallback: a Japanese table head or a yen amount ("310万") is text in a script the font may lack.
   return {
-    caption: t('table.caption', { income: withIncome ? 'yes' : 'no' }),
+    caption: fit(t('table.caption', { income: withIncome ? 'yes' : 'no' })),
     columns: [
       t('table.year'),
       t('table.revenue', { currency }),
       t('table.growth'),
       ...(withIncome ? [t('table.netIncome', { currency }), t('table.netMargin')] : []),
-    ],
-    rows: a.years.map((y) => [
+    ].map(fit),
+    rows: a.years.map((y) =>
+      [
       String(y.year),
       f.money(y.revenue, a.currency),
       y.growthPct === null ? dash : f.percent(y.growthPct, { signed: true }),
-      ...(withIncome ? [y.netIncome === null ? dash : f.money(y.netIncome, a.currency), y.marginPct === null ? dash : f.percent(y.marginPct)] : []),
-    ]),
+        ...(withIncome ? [y.netIncome === null ? dash : f.money(y.netIncome, a.currency), y.marginPct === null ? dash : f.percent(y.marginPct)] : []),
+      ].map(fit),
+    ),
   };
 }
 
@@ -153,22 +156,23 @@ export function reportModel(
     paragraphs: s.content.paragraphs.map(fit),
     bullets: s.content.bullets.map(fit),
     numbered: s.id === 'recommendations',
-    table: s.id === 'financial_analysis' ? yearTable(a, words) : null,
+    table: s.id === 'financial_analysis' ? yearTable(a, words, fit) : null,
     charts: chartsOf(s.id, i === 0),
     leadChart: s.id === 'executive_summary',
   }));
   const company = fit(a.companyName);
+  // Every fixed word is fitted before the closing page and the cover's note on scripts are written,
+  // so they name every script the report's font lacks (all of Japanese, until its fonts are loaded).
   const notes = [
     report.offline ? t('cover.offline') : '',
     // The offline writer writes English: a report in another language says so on its cover.
     report.offline && words.language !== 'en' ? t('cover.offlineEnglish', { language: words.languageName() }) : '',
     withoutCharts ? t('cover.noVisuals') : '',
-  ].filter(Boolean);
-  const about = aboutSection(report, words, chartsMissing, fallback).map(fit);
-  if (fallback.scripts.size) notes.push(t('cover.scripts', { scripts: words.list([...fallback.scripts]) }));
+  ]
+    .filter(Boolean)
+    .map(fit);
   const subtitle = t('cover.subtitle');
-  const model: PdfModel = {
-    locale: a.locale,
+  const cover = {
     labels: {
       contents: fit(t('cover.contents')),
       page: fit(t('cover.page', { page: '%page%', pages: '%pages%' })),
@@ -176,22 +180,34 @@ export function reportModel(
       table: fit(t('label.table')),
       reference: fit(t('cover.reference', { id: report.trackingId })),
     },
+    subtitle: fit(subtitle),
+    sector: fit(t('cover.sector', { industry: a.industryName, code: a.industryId })),
+    date: fit(f.date(report.generatedAt)),
+    plan: fit(t('cover.plan', { plan: report.plan })),
+    headline: keyFigures(a).map(fitFigure),
+    aboutTitle: fit(t('section.about')),
+  };
+  const about = aboutSection(report, words, chartsMissing, fallback).map(fit);
+  if (fallback.scripts.size) notes.push(fit(t('cover.scripts', { scripts: words.list([...fallback.scripts]) })));
+  const model: PdfModel = {
+    locale: a.locale,
+    labels: cover.labels,
     title: t('cover.title', { company: a.companyName }),
     author: 'Report Platform',
     keywords: [a.industryName, subtitle],
     lang: lang.split('-')[0],
     region: lang.split('-')[1] ?? null,
     company,
-    subtitle: fit(subtitle),
-    sector: fit(t('cover.sector', { industry: a.industryName, code: a.industryId })),
-    date: f.date(report.generatedAt),
-    plan: fit(t('cover.plan', { plan: report.plan })),
+    subtitle: cover.subtitle,
+    sector: cover.sector,
+    date: cover.date,
+    plan: cover.plan,
     trackingId: report.trackingId,
-    headline: keyFigures(a).map(fitFigure),
+    headline: cover.headline,
     notes,
     sections: [
       ...sections,
-      { title: fit(t('section.about')), indicators: [], paragraphs: about, bullets: [], numbered: false, table: null, charts: [], leadChart: false },
+      { title: cover.aboutTitle, indicators: [], paragraphs: about, bullets: [], numbered: false, table: null, charts: [], leadChart: false },
     ],
   };
   return { model, fallback };

@@ -234,8 +234,8 @@ export function reportFormat(locale: string = DEFAULT_LOCALE, language: Language
     money,
     number,
     percent,
-    // The plural's # writes the number with the locale's grouping and decimals, rounded as number() rounds it.
-    points: (value) => words.t('unit.points', { n: roundTo(Math.abs(value), 1) }),
+    // The plural is chosen by the words' language from the rounded number; the number is written as the locale writes it.
+    points: (value) => words.t('unit.points', { n: roundTo(Math.abs(value), 1), value: number(Math.abs(value)) }),
     date: (value) => dates.format(value),
     metric(key, value, currency) {
       switch (describeMetric(key).unit) {
@@ -246,9 +246,9 @@ export function reportFormat(locale: string = DEFAULT_LOCALE, language: Language
         case 'ratio':
           return `${number(value)}×`;
         case 'days':
-          return words.t('unit.days', { n: roundTo(value, 0) });
+          return words.t('unit.days', { n: roundTo(value, 0), value: number(value, 0) });
         case 'months':
-          return words.t('unit.months', { n: roundTo(value, 1) });
+          return words.t('unit.months', { n: roundTo(value, 1), value: number(value) });
         case 'score':
           return number(value, 0);
         default:

@@ -64,9 +64,9 @@ export const de: Catalogue = {
   'chart.separator': ', ',
   'chart.growthMargin.point': '{year}: {values}',
 
-  'unit.points': '{n, plural, one {# Prozentpunkt} other {# Prozentpunkte}}',
-  'unit.days': '{n, plural, one {# Tag} other {# Tage}}',
-  'unit.months': '{n, plural, one {# Monat} other {# Monate}}',
+  'unit.points': '{n, plural, one {{value} Prozentpunkt} other {{value} Prozentpunkte}}',
+  'unit.days': '{n, plural, one {{value} Tag} other {{value} Tage}}',
+  'unit.months': '{n, plural, one {{value} Monat} other {{value} Monate}}',
 
   'about.prepared':
     'Dieser Bericht wurde am {date} für {company} aus dem Profil und den Zahlen erstellt, die das Unternehmen übermittelt hat; andere Daten wurden nicht verwendet. Beträge sind in {currency} angegeben, Zahlen und Daten folgen den Konventionen von {locale}.',

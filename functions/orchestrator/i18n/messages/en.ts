@@ -2,7 +2,8 @@
  * The report's fixed text in English: the catalogue every other language follows (same keys, same
  * placeholders; tests/orchestrator/report-i18n.test.ts checks). Messages are ICU MessageFormat
  * (intl-messageformat): `{name}` a value, `{n, plural, one {…} other {…}}` a count,
- * `{x, select, a {…} other {…}}` a choice. Apostrophes are typographic (’), since ' quotes in ICU.
+ * `{x, select, a {…} other {…}}` a choice. Numbers come formatted by the report's locale (a report
+ * in English words may have German numbers: the offline writer's); a plural's case is chosen from `n`. Apostrophes are typographic (’), since ' quotes in ICU.
  */
 export const en = {
   'cover.subtitle': 'Business analysis report',
@@ -68,9 +69,9 @@ export const en = {
   'chart.separator': ', ',
   'chart.growthMargin.point': '{year}: {values}',
 
-  'unit.points': '{n, plural, one {# percentage point} other {# percentage points}}',
-  'unit.days': '{n, plural, one {# day} other {# days}}',
-  'unit.months': '{n, plural, one {# month} other {# months}}',
+  'unit.points': '{n, plural, one {{value} percentage point} other {{value} percentage points}}',
+  'unit.days': '{n, plural, one {{value} day} other {{value} days}}',
+  'unit.months': '{n, plural, one {{value} month} other {{value} months}}',
 
   'about.prepared':
     'This report was prepared on {date} for {company} from the profile and figures the company supplied; no other data was used. Amounts are in {currency}, and numbers and dates follow the {locale} conventions.',

@@ -65,9 +65,9 @@ export const es: Catalogue = {
   'chart.separator': ', ',
   'chart.growthMargin.point': '{year}: {values}',
 
-  'unit.points': '{n, plural, one {# punto porcentual} other {# puntos porcentuales}}',
-  'unit.days': '{n, plural, one {# día} other {# días}}',
-  'unit.months': '{n, plural, one {# mes} other {# meses}}',
+  'unit.points': '{n, plural, one {{value} punto porcentual} other {{value} puntos porcentuales}}',
+  'unit.days': '{n, plural, one {{value} día} other {{value} días}}',
+  'unit.months': '{n, plural, one {{value} mes} other {{value} meses}}',
 
   'about.prepared':
     'Este informe se elaboró el {date} para {company} a partir del perfil y las cifras que facilitó la empresa; no se utilizaron otros datos. Los importes están en {currency}, y los números y las fechas siguen las convenciones de {locale}.',

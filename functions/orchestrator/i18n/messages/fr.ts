@@ -69,9 +69,9 @@ export const fr: Catalogue = {
   'chart.separator': ', ',
   'chart.growthMargin.point': '{year} : {values}',
 
-  'unit.points': '{n, plural, one {# point de pourcentage} other {# points de pourcentage}}',
-  'unit.days': '{n, plural, one {# jour} other {# jours}}',
-  'unit.months': '{n, plural, one {# mois} other {# mois}}',
+  'unit.points': '{n, plural, one {{value} point de pourcentage} other {{value} points de pourcentage}}',
+  'unit.days': '{n, plural, one {{value} jour} other {{value} jours}}',
+  'unit.months': '{n, plural, one {{value} mois} other {{value} mois}}',
 
   'about.prepared':
     'Ce rapport a été établi le {date} pour {company} à partir du profil et des chiffres fournis par l’entreprise ; aucune autre donnée n’a été utilisée. Les montants sont en {currency}, et les nombres et les dates suivent les conventions {locale}.',

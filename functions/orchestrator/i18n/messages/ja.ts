@@ -63,9 +63,9 @@ export const ja: Catalogue = {
   'chart.separator': '、',
   'chart.growthMargin.point': '{year}年：{values}',
 
-  'unit.points': '{n, plural, other {# ポイント}}',
-  'unit.days': '{n, plural, other {# 日}}',
-  'unit.months': '{n, plural, other {# か月}}',
+  'unit.points': '{n, plural, other {{value} ポイント}}',
+  'unit.days': '{n, plural, other {{value} 日}}',
+  'unit.months': '{n, plural, other {{value} か月}}',
 
   'about.prepared':
     '本レポートは、{company}が提出したプロフィールと数値のみに基づき、{date}に作成されました。その他のデータは使用していません。金額の単位は{currency}で、数値と日付は{locale}の表記に従っています。',

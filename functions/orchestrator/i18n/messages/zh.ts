@@ -62,9 +62,9 @@ export const zh: Catalogue = {
   'chart.separator': '，',
   'chart.growthMargin.point': '{year} 年：{values}',
 
-  'unit.points': '{n, plural, other {# 个百分点}}',
-  'unit.days': '{n, plural, other {# 天}}',
-  'unit.months': '{n, plural, other {# 个月}}',
+  'unit.points': '{n, plural, other {{value} 个百分点}}',
+  'unit.days': '{n, plural, other {{value} 天}}',
+  'unit.months': '{n, plural, other {{value} 个月}}',
 
   'about.prepared':
     '本报告于 {date} 为{company}编制，仅依据该公司提供的概况和数据，未使用其他数据。金额单位为 {currency}，数字和日期遵循 {locale} 的格式。',
