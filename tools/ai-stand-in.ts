@@ -177,7 +177,9 @@ async function main(): Promise<void> {
   const { values } = parseArgs({ options: { port: { type: 'string', default: '7075' } } });
   const server = await startChatServer(Number(values.port));
   const forget = setInterval(() => (server.requests.length = 0), 60_000);
-  process.stdout.write(`local AI stand-in ${server.url}\n  set ORCHESTRATOR_AI_ENDPOINT=${server.url} (local.settings.json) and npm start\nPress Ctrl-C to stop.\n`);
+  process.stdout.write(
+    `local AI stand-in ${server.url}\n  set ORCHESTRATOR_AI_ENDPOINT=${server.url} (local.settings.json) and npm start\nPress Ctrl-C to stop.\n`,
+  );
   const stop = () => {
     clearInterval(forget);
     void server.close().then(() => process.exit(0));

@@ -216,15 +216,22 @@ describe('the sections in the report language', () => {
     expect(first.body.messages[1].content).toContain('Section: 財務分析');
     expect(first.body.response_format?.json_schema?.schema.properties?.language).toMatchObject({ type: 'string', enum: ['ja'] });
     expect(second.body.messages[3].content).toContain('/paragraphs/0 must match pattern');
-    expect(checkSectionContent(claimsEnglish, 'ja')).toMatchObject({ ok: false, problem: expect.stringContaining('/language must be equal to one of the allowed values') });
+    expect(checkSectionContent(claimsEnglish, 'ja')).toMatchObject({
+      ok: false,
+      problem: expect.stringContaining('/language must be equal to one of the allowed values'),
+    });
     // Japanese sentences end with 。, and stay whole: no full stop is added.
     expect(checkSectionContent(JSON.stringify({ language: 'ja', paragraphs: ['売上高は期間中に着実に伸びました。'], bullets: [] }), 'ja')).toEqual({
       ok: true,
       content: { paragraphs: ['売上高は期間中に着実に伸びました。'], bullets: [] },
     });
     // Chinese has Han characters but no kana: a Japanese answer passes for Japanese only... and a Chinese one for Chinese.
-    expect(checkSectionContent(JSON.stringify({ language: 'zh', paragraphs: ['营业收入稳步增长，净利润率也有所提高。'], bullets: [] }), 'zh')).toMatchObject({ ok: true });
-    expect(checkSectionContent(JSON.stringify({ language: 'ja', paragraphs: ['营业收入稳步增长，净利润率也有所提高。'], bullets: [] }), 'ja')).toMatchObject({ ok: false });
+    expect(checkSectionContent(JSON.stringify({ language: 'zh', paragraphs: ['营业收入稳步增长，净利润率也有所提高。'], bullets: [] }), 'zh')).toMatchObject({
+      ok: true,
+    });
+    expect(checkSectionContent(JSON.stringify({ language: 'ja', paragraphs: ['营业收入稳步增长，净利润率也有所提高。'], bullets: [] }), 'ja')).toMatchObject({
+      ok: false,
+    });
   });
 
   it('a ja-JP report: Japanese headings, captions, table heads, cover and closing page, and the stand-in’s Japanese sections', async () => {
@@ -250,13 +257,26 @@ describe('the sections in the report language', () => {
       '本レポートについて',
     ]);
     expect(model.headline.map((f) => f.label)).toEqual(['売上高（2024年）', '年平均成長率（2022–2024年）', '平均純利益率', '従業員数']);
+    expect(model.sector).toBe('専門・科学・技術サービス業（NAICS 54）');
+    expect(model.sections[0].indicators.map((f) => f.label)).toEqual([
+      '売上高成長率（2024年）',
+      '純利益率（2024年）',
+      '従業員 1 人当たり売上高',
+      '売上総利益率',
+      '顧客維持率',
+    ]);
     const finance = model.sections[1];
     expect(finance.table).toMatchObject({ caption: '年別の売上高、成長率、純利益率', columns: ['年', '売上高（USD）', '成長率', '純利益（USD）', '純利益率'] });
-    expect(model.sections[0].charts[0]).toMatchObject({ caption: '年別売上高（百万 USD）', finding: expect.stringMatching(/^売上高は2022年から2024年にかけて.*増加し/) });
+    expect(model.sections[0].charts[0]).toMatchObject({
+      caption: '年別売上高（百万 USD）',
+      finding: expect.stringMatching(/^売上高は2022年から2024年にかけて.*増加し/),
+    });
     expect(finance.charts[0].caption).toBe('年別の売上高成長率と純利益率（%）');
     // The sections as the stand-in wrote them, in Japanese, for every section.
     for (const [i, s] of model.sections.slice(0, -1).entries()) expect(s.paragraphs).toEqual([sectionText('ja', model.sections[i].title)]);
-    expect(model.sections[6].paragraphs[0]).toMatch(/^本レポートは、株式会社サンプル東京が提出したプロフィールと数値のみに基づき、2026年11月26日に作成されました。/);
+    expect(model.sections[6].paragraphs[0]).toMatch(
+      /^本レポートは、株式会社サンプル東京が提出したプロフィールと数値のみに基づき、2026年11月26日に作成されました。/,
+    );
     expect(model.sections[6].paragraphs[2]).toContain('AI モデル（stand-in）が本レポートの数値をもとに日本語で作成しました');
     expect(model.notes).toEqual([]);
   });
@@ -333,7 +353,17 @@ describeWithTool('poppler-utils', 'reports in German and Japanese over HTTP', (p
     expect(cover).toContain('Umsatz 2024');
     expect(cover).toContain('Wachstum pro Jahr, 2022–2024');
     expect(cover).toContain(`Referenz ${trackingId}`);
-    for (const heading of ['Zusammenfassung', 'Finanzanalyse', 'Marktposition', 'Betrieb und Produktivität', 'Risiken und Herausforderungen', 'Empfehlungen', 'Über diesen Bericht'])
+    expect(cover).toContain('Freiberufliche, wissenschaftliche und technische Dienstleistungen (NAICS 54)');
+    for (const label of ['Umsatzwachstum 2024', 'Nettomarge 2024', 'Umsatz je Beschäftigten', 'Bruttomarge', 'Kundenbindung']) expect(text).toContain(label);
+    for (const heading of [
+      'Zusammenfassung',
+      'Finanzanalyse',
+      'Marktposition',
+      'Betrieb und Produktivität',
+      'Risiken und Herausforderungen',
+      'Empfehlungen',
+      'Über diesen Bericht',
+    ])
       expect(text).toContain(heading);
     expect(text).toContain('Tabelle 1. Umsatz, Wachstum und Nettomarge nach Jahr');
     expect(text).toMatch(/Jahr Umsatz \(USD\) Wachstum Jahresüberschuss \(USD\) Nettomarge/);
@@ -348,7 +378,12 @@ describeWithTool('poppler-utils', 'reports in German and Japanese over HTTP', (p
       async () =>
         outboxFiles(host.dataDir)
           .map((file) => fs.readFileSync(file, 'latin1'))
-          .map((raw) => Buffer.from(raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))), 'latin1').toString('utf8'))
+          .map((raw) =>
+            Buffer.from(
+              raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))),
+              'latin1',
+            ).toString('utf8'),
+          )
           .find((m) => m.includes(trackingId) && m.includes(email)),
       30_000,
       'the notice e-mail',
@@ -361,7 +396,16 @@ describeWithTool('poppler-utils', 'reports in German and Japanese over HTTP', (p
     const trackingId = await completedReport(host, token, requestIn('ja-JP', 'Sample KK'));
     const { pdf, page } = await pdfOf(trackingId);
     expect(page).toContain('<html lang="ja-JP"');
-    for (const words of ['企業分析レポート', '目次', 'エグゼクティブサマリー', '財務分析', '本レポートについて', '年別の売上高、成長率、純利益率', '表 1.', 'PDF をダウンロード'])
+    for (const words of [
+      '企業分析レポート',
+      '目次',
+      'エグゼクティブサマリー',
+      '財務分析',
+      '本レポートについて',
+      '年別の売上高、成長率、純利益率',
+      '表 1.',
+      'PDF をダウンロード',
+    ])
       expect(page).toContain(words);
     // Until the report has CJK fonts (issue 53 items 1-3) the typesetter refuses the charts' Japanese text: the PDF and the page go without them and say so.
     expect(page).toContain('グラフをこの文書に組み込めませんでした');

@@ -58,6 +58,8 @@ export interface Messages {
   language: Language;
   locale: string;
   t(key: MessageKey, values?: MessageValues): string;
+  /** A message the catalogue may lack (a metric label by its English words, a sector by its code): the message, else `otherwise`. */
+  tOr(key: string, otherwise: string): string;
   /** "a, b and c" in the language ("a、b、c" in Japanese). */
   list(items: string[]): string;
   /** A language's name in the report's language: "Deutsch", "日本語". */
@@ -73,14 +75,16 @@ export function messages(locale: string, language: Language = reportLanguage(loc
   const formatLocale = reportLanguage(locale) === language ? locale : language;
   const lists = new Intl.ListFormat(formatLocale, { style: 'long', type: 'conjunction' });
   const names = new Intl.DisplayNames(formatLocale, { type: 'language' });
+  const t = (key: MessageKey, values?: MessageValues): string => {
+    const out = compiled(`${language}\u0000${formatLocale}\u0000${key}`).format(values);
+    if (typeof out !== 'string') throw new Error(`message ${key} did not format to text`);
+    return out;
+  };
   return {
     language,
     locale: formatLocale,
-    t: (key, values) => {
-      const out = compiled(`${language}\u0000${formatLocale}\u0000${key}`).format(values);
-      if (typeof out !== 'string') throw new Error(`message ${key} did not format to text`);
-      return out;
-    },
+    t,
+    tOr: (key, otherwise) => (Object.hasOwn(en, key) ? t(key as MessageKey) : otherwise),
     list: (items) => lists.format(items),
     languageName: (other = language) => names.of(other) ?? other,
   };

@@ -143,13 +143,17 @@ export function keyFigures(a: ReportAnalysis): Figure[] {
 /** The key performance indicators of the executive summary: the latest year's figures and the client's own metrics (none repeats a headline figure). */
 export function indicatorFigures(a: ReportAnalysis): Figure[] {
   const f = reportFormat(a.locale);
-  const { t } = messages(a.locale);
+  const { t, tOr } = messages(a.locale);
   const last = a.years[a.years.length - 1];
   const figures: (Figure | null)[] = [
     last?.growthPct != null ? { label: t('figure.growthYear', { year: String(last.year) }), value: f.percent(last.growthPct, { signed: true }) } : null,
     last?.marginPct != null ? { label: t('figure.marginYear', { year: String(last.year) }), value: f.percent(last.marginPct) } : null,
     a.revenuePerEmployee !== null ? { label: t('figure.revenuePerEmployee'), value: f.money(a.revenuePerEmployee, a.currency) } : null,
-    ...a.keyMetrics.map((m) => ({ label: describeMetric(m.name).label, value: f.metric(m.name, m.value, a.currency) })),
+    // A known metric's label in the report's language; a key made into words stays in English words.
+    ...a.keyMetrics.map((m) => {
+      const { label } = describeMetric(m.name);
+      return { label: tOr(`metric.${label}`, label), value: f.metric(m.name, m.value, a.currency) };
+    }),
   ];
   return figures.filter((x): x is Figure => x !== null).slice(0, 6);
 }

@@ -181,7 +181,7 @@ export function reportModel(
       reference: fit(t('cover.reference', { id: report.trackingId })),
     },
     subtitle: fit(subtitle),
-    sector: fit(t('cover.sector', { industry: a.industryName, code: a.industryId })),
+    sector: fit(t('cover.sector', { industry: words.tOr(`sector.${a.industryId}`, a.industryName), code: a.industryId })),
     date: fit(f.date(report.generatedAt)),
     plan: fit(t('cover.plan', { plan: report.plan })),
     headline: keyFigures(a).map(fitFigure),

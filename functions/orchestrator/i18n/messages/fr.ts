@@ -34,8 +34,7 @@ export const fr: Catalogue = {
   'figure.marginYear': 'Marge nette {year}',
   'figure.revenuePerEmployee': 'Chiffre d’affaires par salarié',
 
-  'table.caption':
-    '{income, select, yes {Chiffre d’affaires, croissance et marge nette par année} other {Chiffre d’affaires et croissance par année}}',
+  'table.caption': '{income, select, yes {Chiffre d’affaires, croissance et marge nette par année} other {Chiffre d’affaires et croissance par année}}',
   'table.year': 'Année',
   'table.revenue': 'Chiffre d’affaires ({currency})',
   'table.growth': 'Croissance',
@@ -44,8 +43,7 @@ export const fr: Catalogue = {
 
   'chart.revenue.caption':
     'Chiffre d’affaires par année, {unit, select, billions {milliards de } millions {millions de } thousands {milliers de } other {}}{currency}',
-  'chart.revenue.dataset':
-    'Chiffre d’affaires ({unit, select, billions {milliards de } millions {millions de } thousands {milliers de } other {}}{currency})',
+  'chart.revenue.dataset': 'Chiffre d’affaires ({unit, select, billions {milliards de } millions {millions de } thousands {milliers de } other {}}{currency})',
   'chart.revenue.description': 'Chiffre d’affaires de {company} par année',
   'chart.revenue.single': 'Le chiffre d’affaires était de {amount} en {year}.',
   'chart.revenue.change':
@@ -59,8 +57,7 @@ export const fr: Catalogue = {
   'chart.growthMargin.range': 'entre {low} et {high}',
   'chart.growthMargin.growth': 'La croissance a été de {range} par an.',
   'chart.growthMargin.margin': 'La marge nette était de {margin} en {year}.',
-  'chart.growthMargin.marginChange':
-    'La marge nette est {direction, select, up {passée} other {tombée}} de {first} en {from} à {last} en {to}.',
+  'chart.growthMargin.marginChange': 'La marge nette est {direction, select, up {passée} other {tombée}} de {first} en {from} à {last} en {to}.',
   'chart.growthMargin.growthAndMargin': 'La croissance a été de {range} par an, tandis que la marge nette était de {margin} en {year}.',
   'chart.growthMargin.growthAndMarginChange':
     'La croissance a été de {range} par an, tandis que la marge nette est {direction, select, up {passée} other {tombée}} de {first} en {from} à {last} en {to}.',
@@ -93,6 +90,58 @@ export const fr: Catalogue = {
   'about.scripts':
     'Une partie du texte transmis est écrite en {scripts}, que la police du rapport ({font} : latin, grec, cyrillique et plus) ne peut pas afficher ; elle apparaît sous le nom de l’écriture entre crochets, et le titre du document garde l’original.',
   'about.reference': 'Référence : {id}.',
+
+  // The metric dictionary's labels (report/words.ts METRIC_DICTIONARY), by their English label.
+  'metric.Gross margin': 'Marge brute',
+  'metric.Net margin': 'Marge nette',
+  'metric.Operating margin': 'Marge opérationnelle',
+  'metric.EBITDA margin': 'Marge d’EBITDA',
+  'metric.Customer retention': 'Fidélisation des clients',
+  'metric.Retention rate': 'Taux de fidélisation',
+  'metric.Customer churn': 'Attrition des clients',
+  'metric.Revenue growth': 'Croissance du chiffre d’affaires',
+  'metric.Market share': 'Part de marché',
+  'metric.Employee turnover': 'Rotation du personnel',
+  'metric.Utilization': 'Taux d’utilisation',
+  'metric.Billable utilization': 'Taux d’utilisation facturable',
+  'metric.On-time delivery': 'Livraisons à temps',
+  'metric.Recurring revenue share': 'Part du chiffre d’affaires récurrent',
+  'metric.Customer satisfaction': 'Satisfaction client',
+  'metric.Net Promoter Score': 'Net Promoter Score',
+  'metric.Customers': 'Clients',
+  'metric.Active users': 'Utilisateurs actifs',
+  'metric.Annual recurring revenue': 'Revenu récurrent annuel',
+  'metric.Monthly recurring revenue': 'Revenu récurrent mensuel',
+  'metric.Customer acquisition cost': 'Coût d’acquisition client',
+  'metric.Customer lifetime value': 'Valeur vie client',
+  'metric.Lifetime value to acquisition cost': 'Valeur vie client rapportée au coût d’acquisition',
+  'metric.Average contract value': 'Valeur moyenne des contrats',
+  'metric.Order backlog': 'Carnet de commandes',
+  'metric.Inventory turnover': 'Rotation des stocks',
+  'metric.Days sales outstanding': 'Délai moyen de recouvrement (DSO)',
+  'metric.Payback period': 'Délai de récupération',
+
+  // NAICS 2022 sectors (report/industries.ts), by code.
+  'sector.11': 'Agriculture, foresterie, pêche et chasse',
+  'sector.21': 'Extraction minière, exploitation en carrière, et extraction de pétrole et de gaz',
+  'sector.22': 'Services publics',
+  'sector.23': 'Construction',
+  'sector.31-33': 'Fabrication',
+  'sector.42': 'Commerce de gros',
+  'sector.44-45': 'Commerce de détail',
+  'sector.48-49': 'Transport et entreposage',
+  'sector.51': 'Industrie de l’information et industrie culturelle',
+  'sector.52': 'Finance et assurances',
+  'sector.53': 'Services immobiliers et services de location et de location à bail',
+  'sector.54': 'Services professionnels, scientifiques et techniques',
+  'sector.55': 'Gestion de sociétés et d’entreprises',
+  'sector.56': 'Services administratifs, services de soutien, services de gestion des déchets et services d’assainissement',
+  'sector.61': 'Services d’enseignement',
+  'sector.62': 'Soins de santé et assistance sociale',
+  'sector.71': 'Arts, spectacles et loisirs',
+  'sector.72': 'Services d’hébergement et de restauration',
+  'sector.81': 'Autres services (sauf les administrations publiques)',
+  'sector.92': 'Administrations publiques',
 
   'share.download': 'Télécharger le PDF',
   'share.headline': 'Chiffres clés',
