@@ -88,9 +88,13 @@ async function main(): Promise<void> {
   try {
     const ctx = orchestratorContext(host.platform, createLogger({ component: 'report-pages' }));
     const ai = standIn
-      ? new OpenAiProvider('openai', parseAppConfig({ SERVICES: 'orchestrator', ORCHESTRATOR_AI_ENDPOINT: standIn.url, ORCHESTRATOR_AI_MODEL: 'local-stand-in' }), () => {
-          throw new Error('no managed identity for the local stand-in');
-        })
+      ? new OpenAiProvider(
+          'openai',
+          parseAppConfig({ SERVICES: 'orchestrator', ORCHESTRATOR_AI_ENDPOINT: standIn.url, ORCHESTRATOR_AI_MODEL: 'local-stand-in' }),
+          () => {
+            throw new Error('no managed identity for the local stand-in');
+          },
+        )
       : new OfflineProvider();
     const request = { ...demoReportRequest(values.company!), ...(values.locale ? { locale: values.locale } : {}) };
     const rendered = await renderDemoReport(ctx, request, values.plan as Plan, DOCS_DATE, 'rpt-demo', ai);

@@ -83,7 +83,9 @@ describe('openai provider against a local chat-completions server', () => {
 
   it('two answers off the schema give the deterministic text for the section', async () => {
     // Valid JSON, but a paragraph that is not a whole sentence and an unknown field: the schema refuses both.
-    server.script([{ status: 200, content: JSON.stringify({ language: 'en', paragraphs: ['Acme grows without a full stop'], bullets: [], extra: 1 }), tokens: 90 }]);
+    server.script([
+      { status: 200, content: JSON.stringify({ language: 'en', paragraphs: ['Acme grows without a full stop'], bullets: [], extra: 1 }), tokens: 90 },
+    ]);
     const draft = await provider().writeSection(section, analysis);
     expect(server.requests).toHaveLength(2);
     expect(server.requests[1].body.messages[3].content).toMatch(/must match pattern|must NOT have additional properties/);

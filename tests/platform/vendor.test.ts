@@ -24,7 +24,14 @@ test.each(PACKAGES)('the bundle of %s exports the same names as the package', (n
     fromPackage = names(require(name) as object);
   } catch {
     const script = `const m = await import(${JSON.stringify(name)}); console.log(JSON.stringify(Object.keys(m)));`;
-    fromPackage = names(Object.fromEntries((JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: PROJECT_ROOT, encoding: 'utf8' })) as string[]).map((k) => [k, 1])));
+    fromPackage = names(
+      Object.fromEntries(
+        (JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: PROJECT_ROOT, encoding: 'utf8' })) as string[]).map((k) => [
+          k,
+          1,
+        ]),
+      ),
+    );
   }
   expect(names(vendored(name))).toEqual(fromPackage);
   expect(names(vendored(name)).length).toBeGreaterThan(0);

@@ -17,7 +17,9 @@ function systemPrompt(language: Language): string {
     'You are a senior business analyst writing one section of a report a client pays for. Use only the figures given, written exactly as given; never invent numbers. ' +
     `Write whole sentences in plain ${name} (no markdown, no field names), at most 250 words, as JSON matching the response schema: ` +
     `"language": "${language}", paragraphs of prose, and a list only where the section calls for one (actions, risks, goals). ` +
-    (language === 'en' ? '' : `Every sentence and list item must be in ${name}, even though the facts below may be labelled in English; company names stay as given.`)
+    (language === 'en'
+      ? ''
+      : `Every sentence and list item must be in ${name}, even though the facts below may be labelled in English; company names stay as given.`)
   );
 }
 

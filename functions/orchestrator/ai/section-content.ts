@@ -44,7 +44,12 @@ export const sectionContentSchema = onceEach((language: Language) => {
         minItems: 1,
         maxItems: 4,
         // A sentence of twenty letters in English is a dozen characters in Japanese or Chinese.
-        items: { type: 'string', minLength: script ? 10 : 20, maxLength: 1500, pattern: script ? `^(?=[\\s\\S]*${script})[\\s\\S]*${SENTENCE_END}` : SENTENCE_END },
+        items: {
+          type: 'string',
+          minLength: script ? 10 : 20,
+          maxLength: 1500,
+          pattern: script ? `^(?=[\\s\\S]*${script})[\\s\\S]*${SENTENCE_END}` : SENTENCE_END,
+        },
       },
       bullets: {
         type: 'array',
@@ -68,7 +73,9 @@ export function checkSectionContent(answer: string | null | undefined, language:
   }
   const validate = validator<SectionContent & { language: Language }>(sectionContentSchema(language));
   if (!validate(value)) {
-    const problems = (validate.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message}${e.keyword === 'enum' ? ` (${JSON.stringify(e.params)})` : ''}`).slice(0, 5);
+    const problems = (validate.errors ?? [])
+      .map((e) => `${e.instancePath || '(root)'} ${e.message}${e.keyword === 'enum' ? ` (${JSON.stringify(e.params)})` : ''}`)
+      .slice(0, 5);
     return { ok: false, problem: problems.join('; ') };
   }
   return { ok: true, content: tidyContent({ paragraphs: value.paragraphs, bullets: value.bullets }) };

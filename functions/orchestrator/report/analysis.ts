@@ -131,9 +131,7 @@ export function keyFigures(a: ReportAnalysis): Figure[] {
   const last = a.years[a.years.length - 1];
   const figures: (Figure | null)[] = [
     last ? { label: t('figure.revenue', { year: String(last.year) }), value: f.money(last.revenue, a.currency) } : null,
-    a.cagrPct !== null
-      ? { label: t('figure.cagr', { from: String(first.year), to: String(last.year) }), value: f.percent(a.cagrPct, { signed: true }) }
-      : null,
+    a.cagrPct !== null ? { label: t('figure.cagr', { from: String(first.year), to: String(last.year) }), value: f.percent(a.cagrPct, { signed: true }) } : null,
     a.averageMarginPct !== null ? { label: t('figure.averageMargin'), value: f.percent(a.averageMarginPct) } : null,
     a.employees !== null ? { label: t('figure.employees'), value: f.number(a.employees, 0) } : null,
   ];

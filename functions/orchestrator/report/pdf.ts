@@ -92,9 +92,9 @@ function yearTable(a: ReportAnalysis, { t }: Messages, fit: (text: string) => st
     ].map(fit),
     rows: a.years.map((y) =>
       [
-      String(y.year),
-      f.money(y.revenue, a.currency),
-      y.growthPct === null ? dash : f.percent(y.growthPct, { signed: true }),
+        String(y.year),
+        f.money(y.revenue, a.currency),
+        y.growthPct === null ? dash : f.percent(y.growthPct, { signed: true }),
         ...(withIncome ? [y.netIncome === null ? dash : f.money(y.netIncome, a.currency), y.marginPct === null ? dash : f.percent(y.marginPct)] : []),
       ].map(fit),
     ),

@@ -23,7 +23,14 @@ async function buildPresentation(report: ReportDocument): Promise<Buffer> {
 
   const title = pptx.addSlide();
   title.addText(xmlChars(a.companyName), { x: 0.5, y: 2.2, w: 12.3, h: 1.2, fontSize: 40, bold: true, color: '1F4788', align: 'center' });
-  title.addText(xmlChars(`${t('cover.subtitle')} – ${tOr(`sector.${a.industryId}`, a.industryName)}`), { x: 0.5, y: 3.5, w: 12.3, h: 0.6, fontSize: 20, align: 'center' });
+  title.addText(xmlChars(`${t('cover.subtitle')} – ${tOr(`sector.${a.industryId}`, a.industryName)}`), {
+    x: 0.5,
+    y: 3.5,
+    w: 12.3,
+    h: 0.6,
+    fontSize: 20,
+    align: 'center',
+  });
   title.addText(`${report.generatedAt.toISOString().slice(0, 10)} - ${report.trackingId}`, {
     x: 0.5,
     y: 4.3,

@@ -106,7 +106,9 @@ export function reportCharts(a: ReportAnalysis): ReportChart[] {
     const range = (values: number[]) => {
       const lo = Math.min(...values);
       const hi = Math.max(...values);
-      return lo === hi ? f.percent(lo, { signed: true }) : t('chart.growthMargin.range', { low: f.percent(lo, { signed: true }), high: f.percent(hi, { signed: true }) });
+      return lo === hi
+        ? f.percent(lo, { signed: true })
+        : t('chart.growthMargin.range', { low: f.percent(lo, { signed: true }), high: f.percent(hi, { signed: true }) });
     };
     const firstMargin = margins[0];
     const lastMargin = margins[margins.length - 1];

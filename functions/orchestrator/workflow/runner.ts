@@ -190,7 +190,13 @@ class Run {
             };
           });
           tokens += draft.tokensUsed ?? 0;
-          written.push({ id: section.id, title: messages(analysis.locale).t(`section.${section.id}`), content: draft.content, model: draft.model, structuredOutput: draft.structuredOutput });
+          written.push({
+            id: section.id,
+            title: messages(analysis.locale).t(`section.${section.id}`),
+            content: draft.content,
+            model: draft.model,
+            structuredOutput: draft.structuredOutput,
+          });
         }
         return { value: written, tokensUsed: tokens || null, metadata: { provider: this.ai.name, sections: written.length } };
       },
