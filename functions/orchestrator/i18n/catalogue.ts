@@ -1,12 +1,7 @@
 import type { IntlMessageFormat } from 'intl-messageformat';
 import { onceEach } from '../../../shared/once';
 import { vendored } from '../../../shared/vendor';
-import { de } from './messages/de';
-import { en, type Catalogue, type MessageKey } from './messages/en';
-import { es } from './messages/es';
-import { fr } from './messages/fr';
-import { ja } from './messages/ja';
-import { zh } from './messages/zh';
+import type { Catalogue, MessageKey } from './messages/en';
 
 /**
  * The report's languages and their message catalogues (ICU MessageFormat, formatted by
@@ -16,16 +11,31 @@ import { zh } from './messages/zh';
  *
  * Adding a language: a file messages/<code>.ts with every key of messages/en.ts (the compiler
  * insists; tests/orchestrator/report-i18n.test.ts checks the placeholders), and its entry below.
+ *
+ * A catalogue is loaded with the first report in its language, not with the service (the offline
+ * writer, loaded at start-up, imports this file).
  */
-export const CATALOGUES = { en, de, fr, es, ja, zh } as const satisfies Record<string, Catalogue>;
+const LOADERS = {
+  en: () => (require('./messages/en') as typeof import('./messages/en')).en,
+  de: () => (require('./messages/de') as typeof import('./messages/de')).de,
+  fr: () => (require('./messages/fr') as typeof import('./messages/fr')).fr,
+  es: () => (require('./messages/es') as typeof import('./messages/es')).es,
+  ja: () => (require('./messages/ja') as typeof import('./messages/ja')).ja,
+  zh: () => (require('./messages/zh') as typeof import('./messages/zh')).zh,
+} as const satisfies Record<string, () => Catalogue>;
 
-export type Language = keyof typeof CATALOGUES;
+export type Language = keyof typeof LOADERS;
+/** The languages a report can be written in, English first. */
+export const LANGUAGES = Object.keys(LOADERS) as Language[];
+
+/** A language's catalogue. */
+export const catalogueOf = onceEach((language: Language): Catalogue => LOADERS[language]());
 export type { MessageKey } from './messages/en';
 
 /** The values a message takes: strings and numbers (plural and number arguments). */
 export type MessageValues = Record<string, string | number>;
 
-const isLanguage = (code: string): code is Language => Object.hasOwn(CATALOGUES, code);
+const isLanguage = (code: string): code is Language => Object.hasOwn(LOADERS, code);
 
 /**
  * The report language of a locale: its language when a catalogue has it ("de-AT" → de, "ja-JP" → ja),
@@ -50,7 +60,7 @@ export function reportLanguage(locale: string): Language {
 const compiled = onceEach((key: string): IntlMessageFormat => {
   const [language, locale, id] = key.split('\u0000') as [Language, string, MessageKey];
   const { IntlMessageFormat: Format } = vendored('intl-messageformat');
-  return new Format(CATALOGUES[language][id], locale, undefined, { ignoreTag: true });
+  return new Format(catalogueOf(language)[id], locale, undefined, { ignoreTag: true });
 });
 
 /** What a report's words are made with: `t(key, values)` in the report's language, with its locale's numbers and plurals. */
@@ -84,7 +94,7 @@ export function messages(locale: string, language: Language = reportLanguage(loc
     language,
     locale: formatLocale,
     t,
-    tOr: (key, otherwise) => (Object.hasOwn(en, key) ? t(key as MessageKey) : otherwise),
+    tOr: (key, otherwise) => (Object.hasOwn(catalogueOf('en'), key) ? t(key as MessageKey) : otherwise),
     list: (items) => lists.format(items),
     languageName: (other = language) => names.of(other) ?? other,
   };

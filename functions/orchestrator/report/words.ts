@@ -1,5 +1,11 @@
 import { once } from '../../../shared/once';
-import { messages, reportLanguage, type Language } from '../i18n/catalogue';
+import type { Language } from '../i18n/catalogue';
+
+/**
+ * The message catalogue, loaded with the first report's words rather than with the service: the
+ * submit route loads this file for the locale check, and a cold start need not read six catalogues.
+ */
+const catalogue = () => require('../i18n/catalogue') as typeof import('../i18n/catalogue');
 /**
  * The words of the report: labels, units and number formats for the figures a client sends, and the
  * formatting of numbers, amounts and dates for the report's locale. Nothing a client reads is a
@@ -209,8 +215,8 @@ const roundTo = (value: number, digits: number) => Math.round(value * 10 ** digi
  * the locale's report language (the offline writer, which writes English, asks for English words
  * with the locale's numbers).
  */
-export function reportFormat(locale: string = DEFAULT_LOCALE, language: Language = reportLanguage(locale)): ReportFormat {
-  const words = messages(locale, language);
+export function reportFormat(locale: string = DEFAULT_LOCALE, language?: Language): ReportFormat {
+  const words = catalogue().messages(locale, language);
   const cache = new Map<string, Intl.NumberFormat>();
   const nf = (key: string, options: Intl.NumberFormatOptions) => {
     let f = cache.get(key);
@@ -276,7 +282,7 @@ export function supportedLocale(tag: string): string | undefined {
  */
 export function documentLanguage(locale: string): string {
   const { language, region } = new Intl.Locale(locale);
-  const written = reportLanguage(locale);
+  const written = catalogue().reportLanguage(locale);
   // The typesetter sets ISO 3166 two-letter regions only: a UN M49 area (419 Latin America, 001 the
   // world, 150 Europe) is left out of the document language; numbers and dates still follow the locale.
   if (language === written && region && /^[A-Z]{2}$/.test(region)) return `${written}-${region}`;
