@@ -281,6 +281,23 @@ describe('the sections in the report language', () => {
     expect(model.notes).toEqual([]);
   });
 
+  it.each([
+    ['fr-FR', 'Synthèse', 'Rapport d’analyse d’entreprise', 'Tableau'],
+    ['es-MX', 'Resumen ejecutivo', 'Informe de análisis empresarial', 'Tabla'],
+    ['zh-CN', '执行摘要', '企业分析报告', '表'],
+    ['de-AT', 'Zusammenfassung', 'Unternehmensanalyse', 'Tabelle'],
+  ])('a %s report: its language’s headings, cover and labels, and the stand-in’s sections in it', async (locale, summary, subtitle, table) => {
+    const analysis = analyse(requestIn(locale));
+    const document = await documentOf(analysis, provider());
+    expect(document.sections.every((s) => s.structuredOutput === 'valid')).toBe(true);
+    const { model } = reportModel(document, reportCharts(analysis), null, KEEP_ALL);
+    const language = reportLanguage(locale);
+    expect([model.subtitle, model.sections[0].title, model.labels.table, model.lang]).toEqual([subtitle, summary, table, language]);
+    expect(model.sections[0].paragraphs).toEqual([sectionText(language, summary)]);
+    // No placeholder left unformatted anywhere in the model.
+    expect(JSON.stringify(model)).not.toMatch(/\{[a-z]+[,}]/);
+  });
+
   it('a de-DE report from the offline writer: German fixed text, and the cover says its prose is English', async () => {
     const analysis = analyse(requestIn('de-DE'));
     const { model } = reportModel(await documentOf(analysis, new OfflineProvider()), reportCharts(analysis), null, KEEP_ALL);
@@ -392,7 +409,7 @@ describeWithTool('poppler-utils', 'reports in German and Japanese over HTTP', (p
     expect(mail).toContain(`Tracking-ID: ${trackingId}`);
   });
 
-  it('ja-JP: the shared page in Japanese with the stand-in’s Japanese sections; the PDF’s Latin text and its /Lang', async () => {
+  it('ja-JP: the shared page in Japanese with the stand-in’s Japanese sections; the PDF’s title and Latin text', async () => {
     const trackingId = await completedReport(host, token, requestIn('ja-JP', 'Sample KK'));
     const { pdf, page } = await pdfOf(trackingId);
     expect(page).toContain('<html lang="ja-JP"');
