@@ -11,7 +11,7 @@ import { reportModel, type ReportDocument, type WrittenSection } from '../../fun
 import type { FontFallback } from '../../functions/orchestrator/report/report-fonts';
 import type { ReportRequest } from '../../functions/orchestrator/report/submission';
 import { reportCharts } from '../../functions/orchestrator/report/visuals';
-import { reportFormat } from '../../functions/orchestrator/report/words';
+import { reportFormat, sentence } from '../../functions/orchestrator/report/words';
 import { sectionsFor } from '../../functions/orchestrator/workflow/stages';
 import { parseAppConfig } from '../../functions/settings';
 import { demoReportRequest } from '../../scripts/demo-profile';
@@ -225,6 +225,8 @@ describe('the sections in the report language', () => {
       ok: true,
       content: { paragraphs: ['売上高は期間中に着実に伸びました。'], bullets: [] },
     });
+    // A CJK sentence without its end gets 。, a Latin one a full stop.
+    expect([sentence('売上高は伸びた'), sentence('营业收入增长'), sentence('Umsatz wuchs')]).toEqual(['売上高は伸びた。', '营业收入增长。', 'Umsatz wuchs.']);
     // Chinese has Han characters but no kana: a Japanese answer passes for Japanese only... and a Chinese one for Chinese.
     expect(checkSectionContent(JSON.stringify({ language: 'zh', paragraphs: ['营业收入稳步增长，净利润率也有所提高。'], bullets: [] }), 'zh')).toMatchObject({
       ok: true,
