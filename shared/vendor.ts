@@ -22,6 +22,8 @@ export const VENDOR_BUNDLES = {
   'storage-blob': ['@azure/storage-blob'],
   'storage-queue': ['@azure/storage-queue'],
   'data-tables': ['@azure/data-tables'],
+  // ES modules only (no CommonJS build): bundled, it loads under require() and test runners alike. Loaded with a report's first words.
+  'intl-messageformat': ['intl-messageformat'],
   // The Azure Monitor exporter stays in node_modules: it loads with the first batch sent, off any request's path.
   opentelemetry: [
     '@opentelemetry/context-async-hooks',
@@ -43,6 +45,7 @@ interface Vendored {
   '@azure/storage-blob': typeof import('@azure/storage-blob');
   '@azure/storage-queue': typeof import('@azure/storage-queue');
   '@azure/data-tables': typeof import('@azure/data-tables');
+  'intl-messageformat': typeof import('intl-messageformat');
   '@opentelemetry/context-async-hooks': typeof import('@opentelemetry/context-async-hooks');
   '@opentelemetry/core': typeof import('@opentelemetry/core');
   '@opentelemetry/resources': typeof import('@opentelemetry/resources');

@@ -38,7 +38,7 @@ describe('openai provider against a local chat-completions server', () => {
   afterAll(() => server.close());
 
   it('asks for the section as structured output from labelled figures, and records the tokens used', async () => {
-    const answer = { paragraphs: ['Acme grows steadily, and its customer_retention_pct holds at 91 %.'], bullets: ['Hire  welders'] };
+    const answer = { language: 'en', paragraphs: ['Acme grows steadily, and its customer_retention_pct holds at 91 %.'], bullets: ['Hire  welders'] };
     server.script([{ status: 200, content: JSON.stringify(answer), tokens: 321 }]);
     const draft = await provider().writeSection(section, analysis);
     // Checked by ajv, then tidied: a field name the model echoed reads as words; spaces collapsed.
@@ -54,7 +54,10 @@ describe('openai provider against a local chat-completions server', () => {
     // The strict schema the model gets has the shape; lengths, counts and sentence endings are checked here.
     expect(body.response_format).toMatchObject({ type: 'json_schema', json_schema: { name: 'report_section', strict: true } });
     const sent = JSON.stringify(body.response_format!.json_schema!.schema);
-    expect(sent).toContain('"required":["paragraphs","bullets"]');
+    expect(sent).toContain('"required":["language","paragraphs","bullets"]');
+    // The report's language is asked for in the prompt and named by the schema (the answer must say "en").
+    expect(sent).toContain('"enum":["en"]');
+    expect(body.messages[0].content).toContain('plain English');
     expect(sent).not.toMatch(/pattern|minLength|maxItems/);
     // The model sees figures in words and in the report's locale, never the analysis's field names.
     const prompt = body.messages[1].content;
@@ -68,7 +71,7 @@ describe('openai provider against a local chat-completions server', () => {
     const valid = { paragraphs: ['Acme grew revenue by a third in three years.'], bullets: [] };
     server.script([
       { status: 200, content: 'Here is your section: Acme grows.', tokens: 100 },
-      { status: 200, content: JSON.stringify(valid), tokens: 150 },
+      { status: 200, content: JSON.stringify({ language: 'en', ...valid }), tokens: 150 },
     ]);
     const draft = await provider().writeSection(section, analysis);
     expect(draft).toMatchObject({ content: valid, tokensUsed: 250, structuredOutput: 'retried' });
@@ -80,7 +83,9 @@ describe('openai provider against a local chat-completions server', () => {
 
   it('two answers off the schema give the deterministic text for the section', async () => {
     // Valid JSON, but a paragraph that is not a whole sentence and an unknown field: the schema refuses both.
-    server.script([{ status: 200, content: JSON.stringify({ paragraphs: ['Acme grows without a full stop'], bullets: [], extra: 1 }), tokens: 90 }]);
+    server.script([
+      { status: 200, content: JSON.stringify({ language: 'en', paragraphs: ['Acme grows without a full stop'], bullets: [], extra: 1 }), tokens: 90 },
+    ]);
     const draft = await provider().writeSection(section, analysis);
     expect(server.requests).toHaveLength(2);
     expect(server.requests[1].body.messages[3].content).toMatch(/must match pattern|must NOT have additional properties/);

@@ -235,7 +235,7 @@ describe('a completed and a failed report', () => {
       const [ready] = reportMails(user.user.email);
       expect(ready).toMatch(/^Subject: Your report on Acme Widgets GmbH is ready/m);
       // Its link is the report's web page: a 7-day share link, opened without signing in, listed to the owner.
-      const page = ready.match(/Read it here: (\S+)/)?.[1] ?? '';
+      const page = ready.match(/Open it here: (\S+)/)?.[1] ?? '';
       expect(page).toMatch(new RegExp(`^${host.url}/orchestrator/r/[A-Za-z0-9_-]{43}$`));
       expect(ready).toMatch(/without signing in, for 7 days/);
       const opened = await fetch(page);
@@ -325,7 +325,7 @@ describe('the "report ready" e-mail\'s link', () => {
     await runNoticeTimer();
     await noticeDone(trackingId);
     const [mail] = reportMails(user.user.email);
-    const page = mail.match(/Read it here: (\S+)/)?.[1] ?? '';
+    const page = mail.match(/Open it here: (\S+)/)?.[1] ?? '';
     expect((await fetch(page)).status).toBe(200);
     expect((await shares(trackingId)).sort()).toEqual(['active', 'revoked']);
   });

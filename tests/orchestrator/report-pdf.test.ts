@@ -161,15 +161,17 @@ function reportChecks(pdfTools: PdfTools) {
     }
   });
 
-  it('numbers and dates follow the locale the request names', async () => {
+  it('numbers, dates and the language follow the locale the request names', async () => {
     const { pdf } = await order({ ...demoReportRequest('Demo GmbH'), locale: 'de-DE' });
     try {
       const text = plain(pdf.text());
       expect(text).toContain('38,5 %');
       expect(text).toContain('4,42 Mio. $');
       expect(text).toMatch(/\d{1,2}\. [A-Z][a-zä]+ \d{4}/);
-      // The prose is English whatever the locale: the document language says so.
-      expect(pdf.catalog()).toMatch(/\/Lang \(en\)/);
+      // The report is in German (issue 53; tests/orchestrator/report-i18n.test.ts): the document language says so. The
+      // offline writer's sections are English, and the cover says that too.
+      expect(pdf.catalog()).toMatch(/\/Lang \(de-DE\)/);
+      expect(text).toContain('Die Abschnitte dieses Berichts sind auf Englisch');
     } finally {
       pdf.close();
     }

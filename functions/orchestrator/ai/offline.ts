@@ -228,7 +228,7 @@ const WRITERS: Record<SectionId, (a: ReportAnalysis, f: ReportFormat) => Section
 
 /** One section in the deterministic writer's words. */
 export function deterministicSection(section: SectionDefinition, analysis: ReportAnalysis): SectionContent {
-  return tidyContent(WRITERS[section.id](analysis, reportFormat(analysis.locale)));
+  return tidyContent(WRITERS[section.id](analysis, reportFormat(analysis.locale, 'en')));
 }
 
 /** Writes each section deterministically from the figures: same input, same report; no network. */

@@ -7,15 +7,24 @@ import { DependencyError } from '../workflow/error-classification';
 import type { SectionDefinition } from '../workflow/stages';
 import { deterministicSection } from './offline';
 import type { AiProvider, SectionDraft } from './provider';
-import { checkSectionContent, SECTION_CONTENT_SCHEMA } from './section-content';
+import { checkSectionContent, sectionContentSchema } from './section-content';
+import { messages, reportLanguage, type Language } from '../i18n/catalogue';
 
-const SYSTEM_PROMPT =
-  'You are a senior business analyst writing one section of a report a client pays for. Use only the figures given, written exactly as given; never invent numbers. ' +
-  'Write whole sentences in plain English (no markdown, no field names), at most 250 words, as JSON matching the response schema: ' +
-  'paragraphs of prose, and a list only where the section calls for one (actions, risks, goals).';
+/** The instructions, asking for the report's language (named in English, which every model reads); the response schema checks it. */
+function systemPrompt(language: Language): string {
+  const name = new Intl.DisplayNames('en', { type: 'language' }).of(language) ?? language;
+  return (
+    'You are a senior business analyst writing one section of a report a client pays for. Use only the figures given, written exactly as given; never invent numbers. ' +
+    `Write whole sentences in plain ${name} (no markdown, no field names), at most 250 words, as JSON matching the response schema: ` +
+    `"language": "${language}", paragraphs of prose, and a list only where the section calls for one (actions, risks, goals). ` +
+    (language === 'en'
+      ? ''
+      : `Every sentence and list item must be in ${name}, even though the facts below may be labelled in English; company names stay as given.`)
+  );
+}
 
 /** Keywords a model's strict structured output accepts everywhere; the finer rules (lengths, counts, sentence endings) are checked here with ajv. */
-const MODEL_SCHEMA_KEYWORDS: ReadonlySet<string> = new Set(['type', 'properties', 'required', 'additionalProperties', 'items', 'description']);
+const MODEL_SCHEMA_KEYWORDS: ReadonlySet<string> = new Set(['type', 'properties', 'required', 'additionalProperties', 'items', 'description', 'enum']);
 function modelSchema(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(modelSchema);
   if (!schema || typeof schema !== 'object') return schema;
@@ -26,10 +35,10 @@ function modelSchema(schema: unknown): unknown {
   }
   return out;
 }
-const RESPONSE_FORMAT = {
+const responseFormat = (language: Language) => ({
   type: 'json_schema' as const,
-  json_schema: { name: 'report_section', strict: true, schema: modelSchema(SECTION_CONTENT_SCHEMA) as Record<string, unknown> },
-};
+  json_schema: { name: 'report_section', strict: true, schema: modelSchema(sectionContentSchema(language)) as Record<string, unknown> },
+});
 
 /** What the model is told about the company: labelled figures in the report's locale, never the analysis's field names. */
 export function promptFacts(a: ReportAnalysis): string {
@@ -102,20 +111,24 @@ export class OpenAiProvider implements AiProvider {
   }
 
   /**
-   * One section as structured output: the answer must match SECTION_CONTENT_SCHEMA (ajv). An answer
+   * One section as structured output, in the report's language: the answer must match the
+   * language's sectionContentSchema (ajv), which names the language and, for Japanese and Chinese,
+   * checks the script. An answer
    * off the schema is asked for once more, quoting the problem; a second miss gives the
    * deterministic text for this section, so a report never prints what a model garbled. Transport
    * failures (429, 5xx, timeouts) are the client's to retry and then fail the step.
    */
   async writeSection(section: SectionDefinition, analysis: ReportAnalysis): Promise<SectionDraft> {
-    const messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [
-      { role: 'system', content: SYSTEM_PROMPT },
-      { role: 'user', content: `Section: ${section.title}\nCover: ${section.brief}\nFacts (JSON): ${promptFacts(analysis)}` },
+    const language = reportLanguage(analysis.locale);
+    const title = messages(analysis.locale).t(`section.${section.id}`);
+    const conversation: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [
+      { role: 'system', content: systemPrompt(language) },
+      { role: 'user', content: `Section: ${title}\nCover: ${section.brief}\nLanguage: ${language}\nFacts (JSON): ${promptFacts(analysis)}` },
     ];
     let tokens: number | null = null;
     let model = this.cfg.ORCHESTRATOR_AI_MODEL;
     for (let attempt = 1; attempt <= 2; attempt++) {
-      const completion = await this.complete(messages);
+      const completion = await this.complete(conversation, language);
       if (completion.usage?.total_tokens !== undefined) tokens = (tokens ?? 0) + completion.usage.total_tokens;
       model = completion.model || model;
       const message = completion.choices[0]?.message;
@@ -123,9 +136,9 @@ export class OpenAiProvider implements AiProvider {
         ? { ok: false as const, problem: `the model refused: ${message.refusal}` }
         : completion.choices[0]?.finish_reason === 'length'
           ? { ok: false as const, problem: 'the answer was cut off at the token limit' }
-          : checkSectionContent(message?.content);
+          : checkSectionContent(message?.content, language);
       if (check.ok) return { content: check.content, tokensUsed: tokens, model, structuredOutput: attempt === 1 ? 'valid' : 'retried' };
-      messages.push(
+      conversation.push(
         { role: 'assistant', content: message?.content ?? '' },
         {
           role: 'user',
@@ -136,13 +149,13 @@ export class OpenAiProvider implements AiProvider {
     return { content: deterministicSection(section, analysis), tokensUsed: tokens, model, structuredOutput: 'deterministic' };
   }
 
-  private async complete(messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[]): Promise<OpenAI.Chat.Completions.ChatCompletion> {
+  private async complete(messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[], language: Language): Promise<OpenAI.Chat.Completions.ChatCompletion> {
     try {
       return await this.client.chat.completions.create({
         model: this.cfg.ORCHESTRATOR_AI_MODEL,
         max_tokens: this.cfg.ORCHESTRATOR_AI_MAX_TOKENS,
         temperature: 0.3,
-        response_format: RESPONSE_FORMAT,
+        response_format: responseFormat(language),
         messages,
       });
     } catch (error) {

@@ -99,6 +99,7 @@ async function email(ctx: Ctx, event: NotifyEvent, now: Date): Promise<{ state: 
     trackingId: event.tracking_id,
     link,
     shareDays: shareId ? NOTICE_SHARE_DAYS : undefined,
+    ...(data.locale ? { locale: data.locale } : {}),
     ...(data.status === 'failed' ? { error: clientFailureMessage(data.errorPattern ?? null, data.byOwner === true) } : {}),
   });
   try {

@@ -1,31 +1,29 @@
 import type { Email } from '../../../shared/mail/mailer';
+import { messages } from '../i18n/catalogue';
+import { DEFAULT_LOCALE } from '../report/words';
 
-/** The notice e-mailed to a report's requester: a completed report's link is its web page (a share link of shareDays days), a failed one's its status. */
+/**
+ * The notice e-mailed to a report's requester, in the report's language (its locale's catalogue,
+ * i18n/catalogue.ts); a completed report's link is its web page (a share link of shareDays days), a
+ * failed one's its status (notify/links.ts). A failure's reason is the status
+ * API's words (report/status.ts), which are English; the opt-out names the API call as it is.
+ */
 export function reportNotice(
   to: string,
-  notice: { status: 'completed' | 'failed'; company: string; trackingId: string; link: string; shareDays?: number; error?: string },
+  notice: { status: 'completed' | 'failed'; company: string; trackingId: string; link: string; shareDays?: number; error?: string; locale?: string },
 ): Email {
+  const { t } = messages(notice.locale ?? DEFAULT_LOCALE);
   const done = notice.status === 'completed';
-  const subject = done ? `Your report on ${notice.company} is ready` : `Your report on ${notice.company} could not be produced`;
+  const company = notice.company;
+  const subject = done ? t('email.readySubject', { company }) : t('email.failedSubject', { company });
   const lines = done
     ? [
-        `Your report on ${notice.company} is ready.`,
+        t('email.ready', { company }),
         '',
-        `Read it here: ${notice.link}`,
-        ...(notice.shareDays
-          ? [
-              `The page opens on any device without signing in, for ${notice.shareDays} days, and has the PDF on it.`,
-              "Anyone you forward this link to can read the report until then; your report's share links list it, and you can revoke it there.",
-            ]
-          : []),
+        t('email.open', { link: notice.link }),
+        ...(notice.shareDays ? [t('email.shareNote', { days: notice.shareDays })] : []),
       ]
-    : [`Your report on ${notice.company} could not be produced.`, '', notice.error ?? '', '', `Its status: ${notice.link}`];
-  lines.push(
-    '',
-    `Tracking id: ${notice.trackingId}`,
-    '',
-    'You receive this e-mail because you requested the report. To stop these e-mails, turn them off with',
-    'PUT /orchestrator/api/notifications/preferences {"email": false}.',
-  );
+    : [t('email.failed', { company }), '', notice.error ?? '', '', t('email.status', { link: notice.link })];
+  lines.push('', t('email.tracking', { id: notice.trackingId }), '', t('email.why'), 'PUT /orchestrator/api/notifications/preferences {"email": false}.');
   return { to, subject, text: lines.join('\n') };
 }

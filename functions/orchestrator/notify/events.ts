@@ -19,6 +19,18 @@ export interface EventData {
   errorPattern?: string | null;
   /** The owner cancelled it themselves: told so, not that it failed on our side. */
   byOwner?: boolean;
+  /** The report's locale (its request's): the e-mail is in the report's language. Absent in events recorded before it was kept: English. */
+  locale?: string;
+}
+
+/** The locale a stored request asked for, if any. */
+function requestLocale(submission: string): string | undefined {
+  try {
+    const locale = (JSON.parse(submission) as { locale?: unknown }).locale;
+    return typeof locale === 'string' ? locale : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -29,14 +41,16 @@ export interface EventData {
 export async function recordReportFinished(trx: Transaction<OrchestratorTables>, trackingId: string, at: string): Promise<void> {
   const execution = await trx
     .selectFrom('orchestrator_executions')
-    .select(['requested_by', 'plan', 'company_name', 'processing_status', 'error_pattern', 'error_message'])
+    .select(['requested_by', 'plan', 'company_name', 'processing_status', 'error_pattern', 'error_message', 'submission'])
     .where('tracking_id', '=', trackingId)
     .executeTakeFirst();
   if (!execution || execution.processing_status === 'processing') return;
   const type: NotifyEventType = execution.processing_status === 'completed' ? 'report.completed' : 'report.failed';
+  const locale = requestLocale(execution.submission);
   const data: EventData = {
     status: execution.processing_status,
     company: execution.company_name,
+    ...(locale ? { locale } : {}),
     ...(type === 'report.failed' ? { errorPattern: execution.error_pattern, ...(cancelledByOwner(execution) ? { byOwner: true } : {}) } : {}),
   };
   await trx

@@ -1,3 +1,4 @@
+import { messages } from '../i18n/catalogue';
 import { NAICS_SECTORS } from './industries';
 import type { ReportRequest } from './submission';
 import { DEFAULT_LOCALE, describeMetric, reportFormat } from './words';
@@ -16,7 +17,7 @@ export type RevenueTrend = 'growing' | 'declining' | 'flat' | 'volatile' | 'insu
 /** Everything the report states about the numbers, computed once in DATA_PREPARATION. */
 export interface ReportAnalysis {
   companyName: string;
-  /** How numbers and dates are written (BCP 47); the prose is English. */
+  /** The report's locale (BCP 47): its language chooses the report's language (i18n/catalogue.ts), the whole locale how numbers and dates are written. */
   locale: string;
   industryId: string;
   industryName: string;
@@ -122,16 +123,17 @@ export interface Figure {
   value: string;
 }
 
-/** The three or four headline figures: the cover, the presentation's key figures and its infographic. */
+/** The three or four headline figures, labelled in the report's language: the cover, the presentation's key figures and its infographic. */
 export function keyFigures(a: ReportAnalysis): Figure[] {
   const f = reportFormat(a.locale);
+  const { t } = messages(a.locale);
   const first = a.years[0];
   const last = a.years[a.years.length - 1];
   const figures: (Figure | null)[] = [
-    last ? { label: `Revenue ${last.year}`, value: f.money(last.revenue, a.currency) } : null,
-    a.cagrPct !== null ? { label: `Growth per year, ${first.year}–${last.year}`, value: f.percent(a.cagrPct, { signed: true }) } : null,
-    a.averageMarginPct !== null ? { label: 'Average net margin', value: f.percent(a.averageMarginPct) } : null,
-    a.employees !== null ? { label: 'Employees', value: f.number(a.employees, 0) } : null,
+    last ? { label: t('figure.revenue', { year: String(last.year) }), value: f.money(last.revenue, a.currency) } : null,
+    a.cagrPct !== null ? { label: t('figure.cagr', { from: String(first.year), to: String(last.year) }), value: f.percent(a.cagrPct, { signed: true }) } : null,
+    a.averageMarginPct !== null ? { label: t('figure.averageMargin'), value: f.percent(a.averageMarginPct) } : null,
+    a.employees !== null ? { label: t('figure.employees'), value: f.number(a.employees, 0) } : null,
   ];
   return figures.filter((x): x is Figure => x !== null);
 }
@@ -139,12 +141,17 @@ export function keyFigures(a: ReportAnalysis): Figure[] {
 /** The key performance indicators of the executive summary: the latest year's figures and the client's own metrics (none repeats a headline figure). */
 export function indicatorFigures(a: ReportAnalysis): Figure[] {
   const f = reportFormat(a.locale);
+  const { t, tOr } = messages(a.locale);
   const last = a.years[a.years.length - 1];
   const figures: (Figure | null)[] = [
-    last?.growthPct != null ? { label: `Revenue growth ${last.year}`, value: f.percent(last.growthPct, { signed: true }) } : null,
-    last?.marginPct != null ? { label: `Net margin ${last.year}`, value: f.percent(last.marginPct) } : null,
-    a.revenuePerEmployee !== null ? { label: 'Revenue per employee', value: f.money(a.revenuePerEmployee, a.currency) } : null,
-    ...a.keyMetrics.map((m) => ({ label: describeMetric(m.name).label, value: f.metric(m.name, m.value, a.currency) })),
+    last?.growthPct != null ? { label: t('figure.growthYear', { year: String(last.year) }), value: f.percent(last.growthPct, { signed: true }) } : null,
+    last?.marginPct != null ? { label: t('figure.marginYear', { year: String(last.year) }), value: f.percent(last.marginPct) } : null,
+    a.revenuePerEmployee !== null ? { label: t('figure.revenuePerEmployee'), value: f.money(a.revenuePerEmployee, a.currency) } : null,
+    // A known metric's label in the report's language; a key made into words stays in English words.
+    ...a.keyMetrics.map((m) => {
+      const { label } = describeMetric(m.name);
+      return { label: tOr(`metric.${label}`, label), value: f.metric(m.name, m.value, a.currency) };
+    }),
   ];
   return figures.filter((x): x is Figure => x !== null).slice(0, 6);
 }

@@ -10,6 +10,7 @@ import { rtlLigaturesInVisualOrder } from './pdf-text-layer';
 import { REPORT_TEMPLATE } from './report-template';
 import type { ChartImage, ReportVisuals } from './visuals';
 import { documentLanguage, reportFormat } from './words';
+import { messages, type Messages } from '../i18n/catalogue';
 import type { ServiceContext } from '../../../shared/context';
 import { member } from '../../../shared/platform';
 
@@ -45,6 +46,10 @@ export interface RenderedPdf {
 export interface PdfModel {
   /** The font families the text is set in, in fallback order: DejaVu Sans, then the script fonts the text needs. */
   fonts: string[];
+  /** The report's locale: the shared page takes its own fixed words from the catalogue with it. */
+  locale: string;
+  /** The template's fixed words in the report's language; `page` has %page% and %pages% for the template to fill. */
+  labels: { contents: string; page: string; figure: string; table: string; reference: string };
   title: string;
   author: string;
   keywords: string[];
@@ -71,54 +76,53 @@ export interface PdfModel {
   }[];
 }
 
-const SUBTITLE = 'Business analysis report';
-const listWords = (items: string[]) => (items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`);
-const PLAN_NAMES: Record<Plan, string> = { free: 'Free report', pro: 'Pro report', enterprise: 'Enterprise report' };
 /** Where each chart sits: the revenue chart is the executive summary's main chart; growth and margin go with the financial analysis. */
 const CHART_SECTION: Record<string, SectionId> = { revenue: 'executive_summary', 'growth-margin': 'financial_analysis' };
 
-function yearTable(a: ReportAnalysis): PdfModel['sections'][number]['table'] {
+function yearTable(a: ReportAnalysis, { t }: Messages, fit: (text: string) => string): PdfModel['sections'][number]['table'] {
   if (!a.years.length) return null;
   const f = reportFormat(a.locale);
   const withIncome = a.years.some((y) => y.netIncome !== null);
   const dash = '–';
+  const currency = a.currency;
+  // Every word through the font fallback: a Japanese table head or a yen amount ("310万") is text in a script the font may lack.
   return {
-    caption: withIncome ? 'Revenue, growth and net margin by year' : 'Revenue and growth by year',
-    columns: ['Year', `Revenue (${a.currency})`, 'Growth', ...(withIncome ? [`Net income (${a.currency})`, 'Net margin'] : [])],
-    rows: a.years.map((y) => [
-      String(y.year),
-      f.money(y.revenue, a.currency),
-      y.growthPct === null ? dash : f.percent(y.growthPct, { signed: true }),
-      ...(withIncome ? [y.netIncome === null ? dash : f.money(y.netIncome, a.currency), y.marginPct === null ? dash : f.percent(y.marginPct)] : []),
-    ]),
+    caption: fit(t('table.caption', { income: withIncome ? 'yes' : 'no' })),
+    columns: [
+      t('table.year'),
+      t('table.revenue', { currency }),
+      t('table.growth'),
+      ...(withIncome ? [t('table.netIncome', { currency }), t('table.netMargin')] : []),
+    ].map(fit),
+    rows: a.years.map((y) =>
+      [
+        String(y.year),
+        f.money(y.revenue, a.currency),
+        y.growthPct === null ? dash : f.percent(y.growthPct, { signed: true }),
+        ...(withIncome ? [y.netIncome === null ? dash : f.money(y.netIncome, a.currency), y.marginPct === null ? dash : f.percent(y.marginPct)] : []),
+      ].map(fit),
+    ),
   };
 }
 
-/** The closing section: how the report was made, so a reader can judge what it rests on. */
-function aboutSection(report: ReportDocument, chartsMissing: string | null, fallback: FontFallback): string[] {
+/** The closing section, in the report's language: how the report was made, so a reader can judge what it rests on. */
+function aboutSection(report: ReportDocument, words: Messages, chartsMissing: string | null, fallback: FontFallback): string[] {
   const { analysis: a } = report;
+  const { t, list } = words;
   const f = reportFormat(a.locale);
   const deterministic = report.sections.filter((s) => s.structuredOutput === 'deterministic').map((s) => s.title);
   const model = report.sections.find((s) => s.structuredOutput !== 'deterministic')?.model;
+  const language = words.languageName();
   return [
-    `This report was prepared on ${f.date(report.generatedAt)} for ${a.companyName} from the profile and figures the company supplied; no other data was used. Amounts are in ${a.currency}, and numbers and dates follow the ${a.locale} conventions.`,
-    'Growth is the change in revenue over the previous year. The compound annual growth rate is the constant yearly rate that leads from the first year’s revenue to the last. Net margin is net income divided by revenue, and revenue per employee divides the latest year’s revenue by the headcount supplied.' +
-      (a.years.some((y) => y.revenue < MIN_PERCENT_BASE)
-        ? ` A percentage of a revenue under one unit of ${a.currency} cannot be computed meaningfully: such growth and margins are shown as a dash and left out of the averages.`
-        : ''),
+    t('about.prepared', { date: f.date(report.generatedAt), company: a.companyName, currency: a.currency, locale: a.locale }),
+    t('about.method') + (a.years.some((y) => y.revenue < MIN_PERCENT_BASE) ? ` ${t('about.tinyRevenue', { currency: a.currency })}` : ''),
     report.offline
-      ? 'The text was written deterministically from the figures (offline mode), without an AI model: the same figures always give the same report.'
-      : `The text was written by an AI model${model ? ` (${model})` : ''} from the figures in this report, which it was told to use as given and never to add to; the figures, tables and charts are computed, not written by the model.` +
-        (deterministic.length
-          ? ` The model’s answers for ${deterministic.join(', ')} did not have the required structure, so ${deterministic.length === 1 ? 'that section was' : 'those sections were'} written deterministically from the figures.`
-          : ''),
+      ? t('about.offline') + (words.language !== 'en' ? ` ${t('about.offlineEnglish', { language })}` : '')
+      : t('about.ai', { model: model ?? 'none', language }) +
+        (deterministic.length ? ` ${t('about.deterministic', { sections: list(deterministic), count: deterministic.length })}` : ''),
     ...(chartsMissing ? [chartsMissing] : []),
-    ...(fallback.scripts.size
-      ? [
-          `Some submitted text is written in ${listWords([...fallback.scripts])}, which the report’s font (${REPORT_FONT_FAMILY}: Latin, Greek, Cyrillic and more) cannot draw; it appears as the script’s name in brackets, and the document’s title keeps the original.`,
-        ]
-      : []),
-    `Reference: ${report.trackingId}.`,
+    ...(fallback.scripts.size ? [t('about.scripts', { scripts: list([...fallback.scripts]), font: REPORT_FONT_FAMILY })] : []),
+    t('about.reference', { id: report.trackingId }),
   ];
 }
 
@@ -137,6 +141,8 @@ export function reportModel(
   const fit = fallback.fit;
   const fitFigure = (x: Figure) => ({ label: fit(x.label), value: fit(x.value) });
   const f = reportFormat(a.locale);
+  const words = messages(a.locale);
+  const { t } = words;
   const lang = documentLanguage(a.locale);
   const placed = new Set(report.sections.map((s) => s.id));
   const chartsOf = (id: SectionId, first: boolean) =>
@@ -145,46 +151,68 @@ export function reportModel(
       .map((c) => ({ id: c.id, caption: fit(c.caption), finding: fit(c.finding), alt: fit(`${c.caption}: ${c.dataSummary}.`) }));
   // The PDF went without charts its data called for: the visual service failed, or the typesetter refused them.
   const withoutCharts = charts.length === 0 && (chartsDropped !== null || (visuals.status !== 'included' && visuals.charts.length === 0));
-  const chartsMissing = !withoutCharts
-    ? null
-    : (chartsDropped ??
-      'The charts could not be produced when this report was made (the chart service was unavailable); every figure they would show is in the tables and the text.');
+  // The typesetter's refusal is said in the report's words (CHARTS_DROPPED_NOTE is its English).
+  const chartsMissing = !withoutCharts ? null : chartsDropped !== null ? t('about.chartsDropped') : t('about.chartsMissing');
   const sections: PdfModel['sections'] = report.sections.map((s, i) => ({
-    title: fit(s.title),
+    // The heading in the report's language, whatever the stored title (reports made before the catalogue stored English).
+    title: fit(t(`section.${s.id}`)),
     indicators: s.id === 'executive_summary' ? indicatorFigures(a).map(fitFigure) : [],
     paragraphs: s.content.paragraphs.map(fit),
     bullets: s.content.bullets.map(fit),
     numbered: s.id === 'recommendations',
-    table: s.id === 'financial_analysis' ? yearTable(a) : null,
+    table: s.id === 'financial_analysis' ? yearTable(a, words, fit) : null,
     charts: chartsOf(s.id, i === 0),
     leadChart: s.id === 'executive_summary',
   }));
   const company = fit(a.companyName);
+  // Every fixed word is fitted before the closing page and the cover's note on scripts are written,
+  // so they name every script the report's font lacks (all of Japanese, until its fonts are loaded).
   const notes = [
-    report.offline ? 'Generated offline: the text was written deterministically from the submitted figures, without an AI model.' : '',
-    withoutCharts ? 'Produced without visuals: the charts could not be made when this report was produced.' : '',
-  ].filter(Boolean);
-  const about = aboutSection(report, chartsMissing, fallback).map(fit);
-  if (fallback.scripts.size)
-    notes.push(`Text in ${listWords([...fallback.scripts])} cannot be drawn with this report’s font and appears as its script’s name in brackets.`);
+    report.offline ? t('cover.offline') : '',
+    // The offline writer writes English: a report in another language says so on its cover.
+    report.offline && words.language !== 'en' ? t('cover.offlineEnglish', { language: words.languageName() }) : '',
+    withoutCharts ? t('cover.noVisuals') : '',
+  ]
+    .filter(Boolean)
+    .map(fit);
+  const subtitle = t('cover.subtitle');
+  const cover = {
+    labels: {
+      contents: fit(t('cover.contents')),
+      page: fit(t('cover.page', { page: '%page%', pages: '%pages%' })),
+      figure: fit(t('label.figure')),
+      table: fit(t('label.table')),
+      reference: fit(t('cover.reference', { id: report.trackingId })),
+    },
+    subtitle: fit(subtitle),
+    sector: fit(t('cover.sector', { industry: words.tOr(`sector.${a.industryId}`, a.industryName), code: a.industryId })),
+    date: fit(f.date(report.generatedAt)),
+    plan: fit(t('cover.plan', { plan: report.plan })),
+    headline: keyFigures(a).map(fitFigure),
+    aboutTitle: fit(t('section.about')),
+  };
+  const about = aboutSection(report, words, chartsMissing, fallback).map(fit);
+  if (fallback.scripts.size) notes.push(fit(t('cover.scripts', { scripts: words.list([...fallback.scripts]) })));
   const model: PdfModel = {
     fonts: [REPORT_FONT_FAMILY],
-    title: `${a.companyName} – ${SUBTITLE}`,
+    locale: a.locale,
+    labels: cover.labels,
+    title: t('cover.title', { company: a.companyName }),
     author: 'Report Platform',
-    keywords: [a.industryName, SUBTITLE],
+    keywords: [a.industryName, subtitle],
     lang: lang.split('-')[0],
     region: lang.split('-')[1] ?? null,
     company,
-    subtitle: SUBTITLE,
-    sector: fit(`${a.industryName} (NAICS ${a.industryId})`),
-    date: f.date(report.generatedAt),
-    plan: PLAN_NAMES[report.plan],
+    subtitle: cover.subtitle,
+    sector: cover.sector,
+    date: cover.date,
+    plan: cover.plan,
     trackingId: report.trackingId,
-    headline: keyFigures(a).map(fitFigure),
+    headline: cover.headline,
     notes,
     sections: [
       ...sections,
-      { title: 'About this report', indicators: [], paragraphs: about, bullets: [], numbered: false, table: null, charts: [], leadChart: false },
+      { title: cover.aboutTitle, indicators: [], paragraphs: about, bullets: [], numbered: false, table: null, charts: [], leadChart: false },
     ],
   };
   // The script fonts the words need (the charts' text is read by typeset, which sets them too).
@@ -192,7 +220,7 @@ export function reportModel(
   return { model, fallback };
 }
 
-/** What the report says when the typesetter refused its charts (the PDF went without them). */
+/** What the report says when the typesetter refused its charts (the PDF went without them); the report prints the catalogue's about.chartsDropped, in its language. */
 export const CHARTS_DROPPED_NOTE = 'The charts could not be set in this document; every figure they would show is in the tables and the text.';
 
 /**

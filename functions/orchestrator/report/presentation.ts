@@ -2,6 +2,7 @@ import { Worker, isMainThread, parentPort, workerData } from 'node:worker_thread
 import PptxGenJS from 'pptxgenjs';
 import { xmlChars } from '../../../shared/text';
 import { contentText } from '../ai/section-content';
+import { messages } from '../i18n/catalogue';
 import { keyFigures } from './analysis';
 import type { ReportDocument } from './pdf';
 
@@ -14,13 +15,22 @@ import type { ReportDocument } from './pdf';
  */
 async function buildPresentation(report: ReportDocument): Promise<Buffer> {
   const { analysis: a, visuals } = report;
+  // The deck's words in the report's language, from the PDF's catalogue (i18n/).
+  const { t, tOr } = messages(a.locale);
   const pptx = new PptxGenJS();
   pptx.layout = 'LAYOUT_WIDE';
-  pptx.title = xmlChars(`${a.companyName} business report`);
+  pptx.title = xmlChars(t('cover.title', { company: a.companyName }));
 
   const title = pptx.addSlide();
   title.addText(xmlChars(a.companyName), { x: 0.5, y: 2.2, w: 12.3, h: 1.2, fontSize: 40, bold: true, color: '1F4788', align: 'center' });
-  title.addText(xmlChars(`Business Analysis - ${a.industryName}`), { x: 0.5, y: 3.5, w: 12.3, h: 0.6, fontSize: 20, align: 'center' });
+  title.addText(xmlChars(`${t('cover.subtitle')} – ${tOr(`sector.${a.industryId}`, a.industryName)}`), {
+    x: 0.5,
+    y: 3.5,
+    w: 12.3,
+    h: 0.6,
+    fontSize: 20,
+    align: 'center',
+  });
   title.addText(`${report.generatedAt.toISOString().slice(0, 10)} - ${report.trackingId}`, {
     x: 0.5,
     y: 4.3,
@@ -32,7 +42,7 @@ async function buildPresentation(report: ReportDocument): Promise<Buffer> {
   });
 
   const figures = pptx.addSlide();
-  figures.addText('Key Figures', { x: 0.5, y: 0.3, w: 12, h: 0.8, fontSize: 28, bold: true, color: '1F4788' });
+  figures.addText(t('share.headline'), { x: 0.5, y: 0.3, w: 12, h: 0.8, fontSize: 28, bold: true, color: '1F4788' });
   figures.addTable(
     keyFigures(a).map((f) => [{ text: xmlChars(f.label) }, { text: xmlChars(f.value), options: { bold: true } }]),
     { x: 0.5, y: 1.3, w: visuals.infographic ? 5.8 : 12, fontSize: 14 },

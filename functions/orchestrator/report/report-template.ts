@@ -4,7 +4,8 @@
  * cannot change the document. Charts are /charts/<id>.svg, placed as vector drawings.
  *
  * Pages: a cover (company, date, plan, headline figures, contents, notes), then the sections one
- * after another with a running header and "Page N of M" footer; figures float to the top or bottom
+ * after another with a running header and "Page N of M" footer (every fixed word from the model's
+ * labels, in the report's language); figures float to the top or bottom
  * of a page, so no page is left half empty for want of room for a chart.
  */
 /** The page margins in centimetres (the running header and footer sit inside them). */
@@ -33,7 +34,8 @@ export const REPORT_TEMPLATE = String.raw`
   },
   footer: context if here().page() > 1 {
     set text(size: 7.5pt, fill: muted)
-    grid(columns: (1fr, auto), align: (left, right), data.date, [Page #counter(page).display() of #counter(page).final().first()])
+    let n = counter(page)
+    grid(columns: (1fr, auto), align: (left, right), data.date, data.labels.page.replace("%page%", str(n.get().first())).replace("%pages%", str(n.final().first())))
   },
 )
 
@@ -75,6 +77,8 @@ export const REPORT_TEMPLATE = String.raw`
   caption: [#c.caption. #c.finding],
   placement: if float { auto } else { none },
   kind: image,
+  // "Figure" and "Table" in the report's language, from the catalogue (the shared page's words too).
+  supplement: data.labels.figure,
 )
 
 #let year-table(t) = figure(
@@ -90,6 +94,7 @@ export const REPORT_TEMPLATE = String.raw`
   },
   caption: [#t.caption],
   kind: table,
+  supplement: data.labels.table,
 )
 
 // Cover
@@ -105,7 +110,7 @@ export const REPORT_TEMPLATE = String.raw`
   figures-grid(data.headline, calc.min(data.headline.len(), 4), 16pt)
 }
 #v(1cm)
-#outline(title: text(size: 11pt, weight: "bold", fill: ink)[In this report], depth: 1, indent: 0pt)
+#outline(title: text(size: 11pt, weight: "bold", fill: ink, data.labels.contents), depth: 1, indent: 0pt)
 #v(1fr)
 #if data.notes.len() > 0 {
   block(width: 100%, stroke: (left: 2pt + brand), inset: (left: 10pt, y: 4pt), {
@@ -113,7 +118,7 @@ export const REPORT_TEMPLATE = String.raw`
     for note in data.notes { par(note) }
   })
 }
-#text(size: 7pt, fill: muted, "Reference " + data.trackingId)
+#text(size: 7pt, fill: muted, data.labels.reference)
 #pagebreak()
 
 // Sections, one after another

@@ -3,7 +3,7 @@ import type { Infer } from '../../../shared/http/schemas';
 import type { REPORT_REQUEST } from '../schemas';
 import { supportedLocale } from './words';
 
-/** A report request as its schema (schemas.ts, REPORT_REQUEST) checks it; `locale` says how the report writes numbers and dates (BCP 47, e.g. en-GB, de-DE; en-US when absent; the prose is English). */
+/** A report request as its schema (schemas.ts, REPORT_REQUEST) checks it; `locale` (BCP 47, e.g. en-GB, de-DE, ja-JP; en-US when absent) chooses the report's language (i18n/catalogue.ts) and how it writes numbers and dates. */
 export type ReportRequest = Infer<typeof REPORT_REQUEST>;
 export type CompanyProfile = ReportRequest['profile'];
 export type YearFigures = NonNullable<CompanyProfile['revenue_history']>[number];

@@ -1,5 +1,6 @@
 import type { VisualClient } from '../visual-client';
 import { keyFigures, percentOf, type ReportAnalysis } from './analysis';
+import { messages, type MessageValues } from '../i18n/catalogue';
 import { reportFormat } from './words';
 
 /** A chart of the report: the visual service draws it; the report writes its caption, its sentence and its alternative text. */
@@ -42,21 +43,22 @@ interface ChartSpec {
   options: { responsive: false; width: number; height: number; description: string; plugins?: Record<string, unknown> };
 }
 
-/** Revenue in a unit that keeps axis labels short: millions, thousands or units of the currency. */
-function revenueScale(values: number[]): { divisor: number; unit: string } {
+/** Revenue in a unit that keeps axis labels short: millions, thousands or units of the currency (the unit's words are the catalogue's). */
+function revenueScale(values: number[]): { divisor: number; unit: 'billions' | 'millions' | 'thousands' | 'none' } {
   const max = Math.max(...values.map(Math.abs));
   if (max >= 1e9) return { divisor: 1e9, unit: 'billions' };
   if (max >= 1e6) return { divisor: 1e6, unit: 'millions' };
   if (max >= 1e4) return { divisor: 1e3, unit: 'thousands' };
-  return { divisor: 1, unit: '' };
+  return { divisor: 1, unit: 'none' };
 }
 
 const round3 = (value: number) => Math.round(value * 1000) / 1000;
 const size = { responsive: false as const, width: 800, height: 360 };
 
-/** The charts the analysis has data for: revenue by year (bars), and growth with net margin by year (lines). */
+/** The charts the analysis has data for, their words in the report's language: revenue by year (bars), and growth with net margin by year (lines). */
 export function reportCharts(a: ReportAnalysis): ReportChart[] {
   const f = reportFormat(a.locale);
+  const { t, list } = messages(a.locale);
   const charts: ReportChart[] = [];
   if (a.years.length) {
     const { divisor, unit } = revenueScale(a.years.map((y) => y.revenue));
@@ -65,20 +67,27 @@ export function reportCharts(a: ReportAnalysis): ReportChart[] {
     const change = percentOf(last.revenue - first.revenue, first.revenue);
     charts.push({
       id: 'revenue',
-      caption: `Revenue by year, ${a.currency}${unit ? ` ${unit}` : ''}`,
+      caption: t('chart.revenue.caption', { currency: a.currency, unit }),
       finding:
         a.years.length === 1 || change === null
-          ? `Revenue in ${last.year} was ${f.money(last.revenue, a.currency)}.`
-          : `Revenue ${change >= 0 ? 'rose' : 'fell'} by ${f.percent(Math.abs(change))} between ${first.year} and ${last.year}, from ${f.money(first.revenue, a.currency)} to ${f.money(last.revenue, a.currency)}.`,
-      dataSummary: a.years.map((y) => `${f.money(y.revenue, a.currency)} in ${y.year}`).join(', '),
+          ? t('chart.revenue.single', { year: String(last.year), amount: f.money(last.revenue, a.currency) })
+          : t('chart.revenue.change', {
+              direction: change >= 0 ? 'up' : 'down',
+              percent: f.percent(Math.abs(change)),
+              from: String(first.year),
+              to: String(last.year),
+              first: f.money(first.revenue, a.currency),
+              last: f.money(last.revenue, a.currency),
+            }),
+      dataSummary: a.years.map((y) => t('chart.revenue.point', { amount: f.money(y.revenue, a.currency), year: String(y.year) })).join(t('chart.separator')),
       spec: {
         id: 'revenue',
         type: 'bar',
         data: {
           labels: a.years.map((y) => String(y.year)),
-          datasets: [{ label: `Revenue (${a.currency}${unit ? ` ${unit}` : ''})`, data: a.years.map((y) => round3(y.revenue / divisor)) }],
+          datasets: [{ label: t('chart.revenue.dataset', { currency: a.currency, unit }), data: a.years.map((y) => round3(y.revenue / divisor)) }],
         },
-        options: { ...size, description: `Revenue of ${a.companyName} by year`, plugins: { legend: { display: false } } },
+        options: { ...size, description: t('chart.revenue.description', { company: a.companyName }), plugins: { legend: { display: false } } },
       },
     });
   }
@@ -87,41 +96,63 @@ export function reportCharts(a: ReportAnalysis): ReportChart[] {
   if (growth.length || margins.length) {
     const labels = a.years.map((y) => String(y.year));
     const datasets = [
-      ...(growth.length ? [{ label: 'Revenue growth (%)', data: a.years.map((y) => y.growthPct), borderColor: '#1f4788', backgroundColor: '#1f4788' }] : []),
-      ...(margins.length ? [{ label: 'Net margin (%)', data: a.years.map((y) => y.marginPct), borderColor: '#70AD47', backgroundColor: '#70AD47' }] : []),
+      ...(growth.length
+        ? [{ label: t('chart.growthMargin.growthDataset'), data: a.years.map((y) => y.growthPct), borderColor: '#1f4788', backgroundColor: '#1f4788' }]
+        : []),
+      ...(margins.length
+        ? [{ label: t('chart.growthMargin.marginDataset'), data: a.years.map((y) => y.marginPct), borderColor: '#70AD47', backgroundColor: '#70AD47' }]
+        : []),
     ];
     const range = (values: number[]) => {
       const lo = Math.min(...values);
       const hi = Math.max(...values);
-      return lo === hi ? f.percent(lo, { signed: true }) : `between ${f.percent(lo, { signed: true })} and ${f.percent(hi, { signed: true })}`;
+      return lo === hi
+        ? f.percent(lo, { signed: true })
+        : t('chart.growthMargin.range', { low: f.percent(lo, { signed: true }), high: f.percent(hi, { signed: true }) });
     };
-    const growthWords = growth.length ? `Growth was ${range(growth.map((y) => y.growthPct!))} a year` : '';
-    const marginWords =
+    const firstMargin = margins[0];
+    const lastMargin = margins[margins.length - 1];
+    const marginValues: MessageValues =
       margins.length >= 2
-        ? `the net margin ${margins[margins.length - 1].marginPct! >= margins[0].marginPct! ? 'went' : 'fell'} from ${f.percent(margins[0].marginPct!)} in ${margins[0].year} to ${f.percent(margins[margins.length - 1].marginPct!)} in ${margins[margins.length - 1].year}`
+        ? {
+            direction: lastMargin.marginPct! >= firstMargin.marginPct! ? 'up' : 'down',
+            first: f.percent(firstMargin.marginPct!),
+            from: String(firstMargin.year),
+            last: f.percent(lastMargin.marginPct!),
+            to: String(lastMargin.year),
+          }
         : margins.length
-          ? `the net margin was ${f.percent(margins[0].marginPct!)} in ${margins[0].year}`
-          : '';
-    const finding = [growthWords, marginWords].filter(Boolean).join(', while ');
+          ? { margin: f.percent(firstMargin.marginPct!), year: String(firstMargin.year) }
+          : {};
+    const growthValues: MessageValues = growth.length ? { range: range(growth.map((y) => y.growthPct!)) } : {};
+    const findingKey = growth.length
+      ? margins.length >= 2
+        ? 'chart.growthMargin.growthAndMarginChange'
+        : margins.length
+          ? 'chart.growthMargin.growthAndMargin'
+          : 'chart.growthMargin.growth'
+      : margins.length >= 2
+        ? 'chart.growthMargin.marginChange'
+        : 'chart.growthMargin.margin';
     charts.push({
       id: 'growth-margin',
-      caption:
-        growth.length && margins.length ? 'Revenue growth and net margin by year, %' : growth.length ? 'Revenue growth by year, %' : 'Net margin by year, %',
-      finding: `${finding[0].toUpperCase()}${finding.slice(1)}.`,
+      caption: t('chart.growthMargin.caption', { series: growth.length && margins.length ? 'both' : growth.length ? 'growth' : 'margin' }),
+      finding: t(findingKey, { ...growthValues, ...marginValues }),
       dataSummary: a.years
-        .map((y) =>
-          [y.growthPct !== null ? `growth ${f.percent(y.growthPct, { signed: true })}` : '', y.marginPct !== null ? `net margin ${f.percent(y.marginPct)}` : '']
-            .filter(Boolean)
-            .join(' and '),
-        )
-        .map((words, i) => (words ? `${a.years[i].year}: ${words}` : ''))
+        .map((y) => {
+          const values = [
+            y.growthPct !== null ? t('chart.growthMargin.pointGrowth', { value: f.percent(y.growthPct, { signed: true }) }) : '',
+            y.marginPct !== null ? t('chart.growthMargin.pointMargin', { value: f.percent(y.marginPct) }) : '',
+          ].filter(Boolean);
+          return values.length ? t('chart.growthMargin.point', { year: String(y.year), values: list(values) }) : '';
+        })
         .filter(Boolean)
         .join('; '),
       spec: {
         id: 'growth-margin',
         type: 'line',
         data: { labels, datasets },
-        options: { ...size, description: 'Revenue growth over the previous year and net margin, percent', plugins: { legend: { position: 'bottom' } } },
+        options: { ...size, description: t('chart.growthMargin.description'), plugins: { legend: { position: 'bottom' } } },
       },
     });
   }

@@ -1,4 +1,11 @@
 import { once } from '../../../shared/once';
+import type { Language } from '../i18n/catalogue';
+
+/**
+ * The message catalogue, loaded with the first report's words rather than with the service: the
+ * submit route loads this file for the locale check, and a cold start need not read six catalogues.
+ */
+const catalogue = () => require('../i18n/catalogue') as typeof import('../i18n/catalogue');
 /**
  * The words of the report: labels, units and number formats for the figures a client sends, and the
  * formatting of numbers, amounts and dates for the report's locale. Nothing a client reads is a
@@ -172,11 +179,14 @@ export const withoutFieldNames = (text: string) => text.replace(SNAKE_CASE, (wor
 /** Runs of spaces, tabs and line ends (not the no-break spaces that keep "38.5 %" on one line). */
 export const collapseSpaces = (text: string) => text.replace(/[ \t\r\n\f\v]+/g, ' ').trim();
 
+/** How a sentence ends: a full stop, question or exclamation mark (Latin or ideographic), then closing quotes or brackets. */
+export const SENTENCE_END = /[.!?…。！？]["'”’)」』）]*$/;
+
 /** Text as a whole sentence: trimmed, spaces collapsed, a capital first letter and a closing full stop when it has none. */
 export function sentence(text: string): string {
   const trimmed = collapseSpaces(text);
   if (!trimmed) return '';
-  const closed = /[.!?…]["'”’)]*$/.test(trimmed) ? trimmed : `${trimmed}.`;
+  const closed = SENTENCE_END.test(trimmed) ? trimmed : `${trimmed}${/[\u3040-\u30ff\u3400-\u9fff]$/.test(trimmed) ? '。' : '.'}`;
   return capitalise(closed);
 }
 
@@ -189,7 +199,7 @@ export interface ReportFormat {
   number(value: number, fractionDigits?: number): string;
   /** A value already in percent, with a space before the sign (ISO 80000): "38.5 %"; signed: "+17.7 %". */
   percent(value: number, options?: { signed?: boolean }): string;
-  /** A difference of percentages: "1.2 percentage points". */
+  /** A difference of percentages in the format's language: "1.2 percentage points", "1,2 Prozentpunkte". */
   points(value: number): string;
   /** A calendar date in the locale's long style, in UTC: "November 26, 2026". */
   date(value: Date): string;
@@ -198,8 +208,15 @@ export interface ReportFormat {
 }
 
 const NBSP = '\u00a0';
+const roundTo = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
 
-export function reportFormat(locale: string = DEFAULT_LOCALE): ReportFormat {
+/**
+ * The formats of a locale; units in words ("percentage points", "days") in `language`, by default
+ * the locale's report language (the offline writer, which writes English, asks for English words
+ * with the locale's numbers).
+ */
+export function reportFormat(locale: string = DEFAULT_LOCALE, language?: Language): ReportFormat {
+  const words = catalogue().messages(locale, language);
   const cache = new Map<string, Intl.NumberFormat>();
   const nf = (key: string, options: Intl.NumberFormatOptions) => {
     let f = cache.get(key);
@@ -223,7 +240,8 @@ export function reportFormat(locale: string = DEFAULT_LOCALE): ReportFormat {
     money,
     number,
     percent,
-    points: (value) => `${number(Math.abs(value))} percentage point${Math.abs(value) === 1 ? '' : 's'}`,
+    // The plural is chosen by the words' language from the rounded number; the number is written as the locale writes it.
+    points: (value) => words.t('unit.points', { n: roundTo(Math.abs(value), 1), value: number(Math.abs(value)) }),
     date: (value) => dates.format(value),
     metric(key, value, currency) {
       switch (describeMetric(key).unit) {
@@ -234,9 +252,9 @@ export function reportFormat(locale: string = DEFAULT_LOCALE): ReportFormat {
         case 'ratio':
           return `${number(value)}×`;
         case 'days':
-          return `${number(value, 0)} days`;
+          return words.t('unit.days', { n: roundTo(value, 0), value: number(value, 0) });
         case 'months':
-          return `${number(value)} months`;
+          return words.t('unit.months', { n: roundTo(value, 1), value: number(value) });
         case 'score':
           return number(value, 0);
         default:
@@ -256,10 +274,17 @@ export function supportedLocale(tag: string): string | undefined {
   }
 }
 
-/** The document language (PDF /Lang) of a report in this locale: its prose is English, in the locale's region when the locale is English. */
+/**
+ * The document language (PDF /Lang, the web page's lang) of a report in this locale: its report
+ * language (catalogue.ts: de-AT → de, an unknown language → en), in the locale's region when the
+ * locale is of that language; Chinese always in its Simplified script's region (zh-CN unless the
+ * locale names another).
+ */
 export function documentLanguage(locale: string): string {
   const { language, region } = new Intl.Locale(locale);
+  const written = catalogue().reportLanguage(locale);
   // The typesetter sets ISO 3166 two-letter regions only: a UN M49 area (419 Latin America, 001 the
   // world, 150 Europe) is left out of the document language; numbers and dates still follow the locale.
-  return language === 'en' && region && /^[A-Z]{2}$/.test(region) ? `en-${region}` : 'en';
+  if (language === written && region && /^[A-Z]{2}$/.test(region)) return `${written}-${region}`;
+  return written === 'zh' ? 'zh-CN' : written;
 }

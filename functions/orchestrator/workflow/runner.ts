@@ -13,6 +13,7 @@ import { DependencyError, messageOf, type Classification } from './error-classif
 import { claimExecution, completeExecution, failExecution, findExecution, holdsExecution, recordProgress, type Execution, type RunLease } from './executions';
 import { PLAN_REPORTS, sectionsFor, STAGES, stepsFor, type Step } from './stages';
 import { PendingRows, WorkflowLogger } from './workflow-logger';
+import { messages } from '../i18n/catalogue';
 
 // The document libraries (the Typst compiler and its fonts, pptxgenjs) load with the first report
 // rendered, not with the service: the admin, status and health routes never need them.
@@ -189,7 +190,13 @@ class Run {
             };
           });
           tokens += draft.tokensUsed ?? 0;
-          written.push({ id: section.id, title: section.title, content: draft.content, model: draft.model, structuredOutput: draft.structuredOutput });
+          written.push({
+            id: section.id,
+            title: messages(analysis.locale).t(`section.${section.id}`),
+            content: draft.content,
+            model: draft.model,
+            structuredOutput: draft.structuredOutput,
+          });
         }
         return { value: written, tokensUsed: tokens || null, metadata: { provider: this.ai.name, sections: written.length } };
       },

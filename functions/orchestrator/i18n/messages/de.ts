@@ -1,0 +1,158 @@
+import type { Catalogue } from './en';
+
+/** Deutsch. */
+export const de: Catalogue = {
+  'cover.subtitle': 'Unternehmensanalyse',
+  'cover.title': '{company} – Unternehmensanalyse',
+  'cover.sector': '{industry} (NAICS {code})',
+  'cover.plan': '{plan, select, free {Free-Bericht} pro {Pro-Bericht} other {Enterprise-Bericht}}',
+  'cover.contents': 'Inhalt',
+  'cover.reference': 'Referenz {id}',
+  'cover.page': 'Seite {page} von {pages}',
+  'cover.offline': 'Offline erstellt: Der Text wurde ohne KI-Modell deterministisch aus den übermittelten Zahlen geschrieben.',
+  'cover.offlineEnglish':
+    'Die Abschnitte dieses Berichts sind auf Englisch: Sie wurden offline ohne KI-Modell geschrieben, und der Offline-Schreiber schreibt nur Englisch. Überschriften, Tabellen und Beschriftungen sind auf {language}.',
+  'cover.noVisuals': 'Ohne Grafiken erstellt: Die Diagramme konnten bei der Erstellung dieses Berichts nicht erzeugt werden.',
+  'cover.scripts': 'Text in {scripts} kann mit der Schrift dieses Berichts nicht dargestellt werden und erscheint als Name seiner Schrift in eckigen Klammern.',
+
+  'label.figure': 'Abbildung',
+  'label.table': 'Tabelle',
+
+  'section.executive_summary': 'Zusammenfassung',
+  'section.financial_analysis': 'Finanzanalyse',
+  'section.market_position': 'Marktposition',
+  'section.operations': 'Betrieb und Produktivität',
+  'section.risks_and_challenges': 'Risiken und Herausforderungen',
+  'section.recommendations': 'Empfehlungen',
+  'section.about': 'Über diesen Bericht',
+
+  'figure.revenue': 'Umsatz {year}',
+  'figure.cagr': 'Wachstum pro Jahr, {from}–{to}',
+  'figure.averageMargin': 'Durchschnittliche Nettomarge',
+  'figure.employees': 'Beschäftigte',
+  'figure.growthYear': 'Umsatzwachstum {year}',
+  'figure.marginYear': 'Nettomarge {year}',
+  'figure.revenuePerEmployee': 'Umsatz je Beschäftigten',
+
+  'table.caption': '{income, select, yes {Umsatz, Wachstum und Nettomarge nach Jahr} other {Umsatz und Wachstum nach Jahr}}',
+  'table.year': 'Jahr',
+  'table.revenue': 'Umsatz ({currency})',
+  'table.growth': 'Wachstum',
+  'table.netIncome': 'Jahresüberschuss ({currency})',
+  'table.netMargin': 'Nettomarge',
+
+  'chart.revenue.caption': 'Umsatz nach Jahr, {unit, select, billions {Mrd. } millions {Mio. } thousands {Tsd. } other {}}{currency}',
+  'chart.revenue.dataset': 'Umsatz ({unit, select, billions {Mrd. } millions {Mio. } thousands {Tsd. } other {}}{currency})',
+  'chart.revenue.description': 'Umsatz von {company} nach Jahr',
+  'chart.revenue.single': 'Der Umsatz betrug {year} {amount}.',
+  'chart.revenue.change': 'Der Umsatz {direction, select, up {stieg} other {fiel}} zwischen {from} und {to} um {percent}, von {first} auf {last}.',
+  'chart.revenue.point': '{amount} im Jahr {year}',
+  'chart.growthMargin.caption':
+    '{series, select, both {Umsatzwachstum und Nettomarge nach Jahr, %} growth {Umsatzwachstum nach Jahr, %} other {Nettomarge nach Jahr, %}}',
+  'chart.growthMargin.growthDataset': 'Umsatzwachstum (%)',
+  'chart.growthMargin.marginDataset': 'Nettomarge (%)',
+  'chart.growthMargin.description': 'Umsatzwachstum gegenüber dem Vorjahr und Nettomarge in Prozent',
+  'chart.growthMargin.range': 'zwischen {low} und {high}',
+  'chart.growthMargin.growth': 'Das Wachstum lag bei {range} pro Jahr.',
+  'chart.growthMargin.margin': 'Die Nettomarge betrug {year} {margin}.',
+  'chart.growthMargin.marginChange': 'Die Nettomarge {direction, select, up {stieg} other {fiel}} von {first} im Jahr {from} auf {last} im Jahr {to}.',
+  'chart.growthMargin.growthAndMargin': 'Das Wachstum lag bei {range} pro Jahr, während die Nettomarge {year} {margin} betrug.',
+  'chart.growthMargin.growthAndMarginChange':
+    'Das Wachstum lag bei {range} pro Jahr, während die Nettomarge von {first} im Jahr {from} auf {last} im Jahr {to} {direction, select, up {stieg} other {fiel}}.',
+  'chart.growthMargin.pointGrowth': 'Wachstum {value}',
+  'chart.growthMargin.pointMargin': 'Nettomarge {value}',
+  'chart.separator': ', ',
+  'chart.growthMargin.point': '{year}: {values}',
+
+  'unit.points': '{n, plural, one {{value} Prozentpunkt} other {{value} Prozentpunkte}}',
+  'unit.days': '{n, plural, one {{value} Tag} other {{value} Tage}}',
+  'unit.months': '{n, plural, one {{value} Monat} other {{value} Monate}}',
+
+  'about.prepared':
+    'Dieser Bericht wurde am {date} für {company} aus dem Profil und den Zahlen erstellt, die das Unternehmen übermittelt hat; andere Daten wurden nicht verwendet. Beträge sind in {currency} angegeben, Zahlen und Daten folgen den Konventionen von {locale}.',
+  'about.method':
+    'Wachstum ist die Veränderung des Umsatzes gegenüber dem Vorjahr. Die durchschnittliche jährliche Wachstumsrate ist die gleichbleibende jährliche Rate, die vom Umsatz des ersten Jahres zu dem des letzten führt. Die Nettomarge ist der Jahresüberschuss geteilt durch den Umsatz, und der Umsatz je Beschäftigten teilt den Umsatz des letzten Jahres durch die angegebene Beschäftigtenzahl.',
+  'about.tinyRevenue':
+    'Ein Prozentsatz eines Umsatzes unter einer Einheit {currency} lässt sich nicht sinnvoll berechnen: Solches Wachstum und solche Margen erscheinen als Strich und gehen nicht in die Durchschnitte ein.',
+  'about.offline':
+    'Der Text wurde deterministisch aus den Zahlen geschrieben (Offline-Modus), ohne KI-Modell: Dieselben Zahlen ergeben immer denselben Bericht.',
+  'about.offlineEnglish': 'Der Offline-Schreiber schreibt nur Englisch; daher sind die Abschnitte auf Englisch, der übrige Bericht auf {language}.',
+  'about.ai':
+    'Der Text wurde von einem KI-Modell{model, select, none {} other { ({model})}} auf {language} aus den Zahlen dieses Berichts geschrieben, die es unverändert verwenden und nie ergänzen sollte; Zahlen, Tabellen und Diagramme sind berechnet, nicht vom Modell geschrieben.',
+  'about.deterministic':
+    'Die Antworten des Modells für {sections} hatten nicht die geforderte Struktur, daher {count, plural, one {wurde dieser Abschnitt} other {wurden diese Abschnitte}} deterministisch aus den Zahlen geschrieben, auf Englisch.',
+  'about.chartsMissing':
+    'Die Diagramme konnten bei der Erstellung dieses Berichts nicht erzeugt werden (der Diagrammdienst war nicht erreichbar); jede Zahl, die sie zeigen würden, steht in den Tabellen und im Text.',
+  'about.chartsDropped': 'Die Diagramme konnten in diesem Dokument nicht gesetzt werden; jede Zahl, die sie zeigen würden, steht in den Tabellen und im Text.',
+  'about.scripts':
+    'Ein Teil des übermittelten Textes ist in {scripts} geschrieben, was die Schrift des Berichts ({font}: Lateinisch, Griechisch, Kyrillisch und mehr) nicht darstellen kann; er erscheint als Name der Schrift in eckigen Klammern, und der Titel des Dokuments behält das Original.',
+  'about.reference': 'Referenz: {id}.',
+
+  // The metric dictionary's labels (report/words.ts METRIC_DICTIONARY), by their English label.
+  'metric.Gross margin': 'Bruttomarge',
+  'metric.Net margin': 'Nettomarge',
+  'metric.Operating margin': 'Operative Marge',
+  'metric.EBITDA margin': 'EBITDA-Marge',
+  'metric.Customer retention': 'Kundenbindung',
+  'metric.Retention rate': 'Bindungsrate',
+  'metric.Customer churn': 'Kundenabwanderung',
+  'metric.Revenue growth': 'Umsatzwachstum',
+  'metric.Market share': 'Marktanteil',
+  'metric.Employee turnover': 'Mitarbeiterfluktuation',
+  'metric.Utilization': 'Auslastung',
+  'metric.Billable utilization': 'Fakturierbare Auslastung',
+  'metric.On-time delivery': 'Termintreue',
+  'metric.Recurring revenue share': 'Anteil wiederkehrender Umsätze',
+  'metric.Customer satisfaction': 'Kundenzufriedenheit',
+  'metric.Net Promoter Score': 'Net Promoter Score',
+  'metric.Customers': 'Kunden',
+  'metric.Active users': 'Aktive Nutzer',
+  'metric.Annual recurring revenue': 'Jährlich wiederkehrender Umsatz',
+  'metric.Monthly recurring revenue': 'Monatlich wiederkehrender Umsatz',
+  'metric.Customer acquisition cost': 'Kundenakquisitionskosten',
+  'metric.Customer lifetime value': 'Kundenlebenszeitwert',
+  'metric.Lifetime value to acquisition cost': 'Kundenlebenszeitwert zu Akquisitionskosten',
+  'metric.Average contract value': 'Durchschnittlicher Auftragswert',
+  'metric.Order backlog': 'Auftragsbestand',
+  'metric.Inventory turnover': 'Lagerumschlag',
+  'metric.Days sales outstanding': 'Forderungslaufzeit (DSO)',
+  'metric.Payback period': 'Amortisationsdauer',
+
+  // NAICS 2022 sectors (report/industries.ts), by code.
+  'sector.11': 'Land- und Forstwirtschaft, Fischerei und Jagd',
+  'sector.21': 'Bergbau, Steinbrüche sowie Öl- und Gasförderung',
+  'sector.22': 'Versorgungswirtschaft',
+  'sector.23': 'Baugewerbe',
+  'sector.31-33': 'Verarbeitendes Gewerbe',
+  'sector.42': 'Großhandel',
+  'sector.44-45': 'Einzelhandel',
+  'sector.48-49': 'Verkehr und Lagerei',
+  'sector.51': 'Information und Kommunikation',
+  'sector.52': 'Finanz- und Versicherungswesen',
+  'sector.53': 'Grundstücks- und Wohnungswesen, Vermietung und Leasing',
+  'sector.54': 'Freiberufliche, wissenschaftliche und technische Dienstleistungen',
+  'sector.55': 'Management von Unternehmen und Konzernen',
+  'sector.56': 'Verwaltungs- und Unterstützungsdienste, Abfallwirtschaft und Sanierung',
+  'sector.61': 'Erziehung und Unterricht',
+  'sector.62': 'Gesundheits- und Sozialwesen',
+  'sector.71': 'Kunst, Unterhaltung und Erholung',
+  'sector.72': 'Gastgewerbe',
+  'sector.81': 'Sonstige Dienstleistungen (ohne öffentliche Verwaltung)',
+  'sector.92': 'Öffentliche Verwaltung',
+
+  'share.download': 'PDF herunterladen',
+  'share.headline': 'Kennzahlen',
+  'share.figuresOf': '{section}: Kennzahlen',
+  'share.footer': 'Referenz {id}. Geteilt mit einem Link, der am {date} abläuft.',
+
+  'email.readySubject': 'Ihr Bericht über {company} ist fertig',
+  'email.ready': 'Ihr Bericht über {company} ist fertig.',
+  'email.open': 'Hier öffnen: {link}',
+  'email.shareNote':
+    'Die Seite öffnet sich auf jedem Gerät ohne Anmeldung, {days, plural, one {# Tag} other {# Tage}} lang, und enthält das PDF. Jeder, dem Sie diesen Link weiterleiten, kann den Bericht bis dahin lesen; die Freigabelinks Ihres Berichts führen ihn auf, und Sie können ihn dort widerrufen.',
+  'email.failedSubject': 'Ihr Bericht über {company} konnte nicht erstellt werden',
+  'email.failed': 'Ihr Bericht über {company} konnte nicht erstellt werden.',
+  'email.status': 'Sein Status: {link}',
+  'email.tracking': 'Tracking-ID: {id}',
+  'email.why': 'Sie erhalten diese E-Mail, weil Sie den Bericht angefordert haben. Um diese E-Mails abzubestellen, schalten Sie sie ab mit',
+};
