@@ -195,6 +195,10 @@ function run(node: Node, scope: Scope): Value {
       return String(a[0]).replace(/\{(\d+)\}/g, (_, i) => String(a[1 + Number(i)]));
     case 'concat':
       return Array.isArray(a[0]) ? a.flat() : a.join('');
+    case 'split':
+      return String(a[0]).split(a[1]);
+    case 'trim':
+      return String(a[0]).trim();
     case 'join':
       return a[0].join(a[1]);
     case 'replace':
@@ -224,10 +228,24 @@ function run(node: Node, scope: Scope): Value {
 }
 
 /** The evaluation scope of the top-level template, its parameters at their defaults unless given. */
-export function topScope(template: ArmTemplate, given: Record<string, Value> = {}): Scope {
+export function topScope(template: ArmTemplate, given: Record<string, Value | (() => Value)> = {}): Scope {
   const scope: Scope = { parameters: {}, variables: {}, template, copyIndex: {}, lambdas: {} };
+  // Each parameter is evaluated when first read: a module parameter the roles never read may use
+  // functions this evaluator lacks.
   for (const [name, parameter] of Object.entries(template.parameters)) {
-    scope.parameters[name] = name in given ? given[name] : parameter.defaultValue === undefined ? `param(${name})` : evaluate(parameter.defaultValue, scope);
+    let value: Value;
+    let known = false;
+    Object.defineProperty(scope.parameters, name, {
+      enumerable: true,
+      get: () => {
+        if (!known) {
+          const supplied = given[name];
+          value = name in given ? (typeof supplied === 'function' ? supplied() : supplied) : parameter.defaultValue === undefined ? `param(${name})` : evaluate(parameter.defaultValue, scope);
+          known = true;
+        }
+        return value;
+      },
+    });
   }
   return scope;
 }
@@ -246,7 +264,7 @@ function parameterValue(spec: Value, scope: Scope): Value {
 export function moduleScope(deployment: ArmResource, outer: Scope, index?: number): Scope {
   const at: Scope = { ...outer, copyIndex: { ...outer.copyIndex, ...(index === undefined ? {} : { '': index }) } };
   const template = deployment.properties.template as ArmTemplate;
-  const given = Object.fromEntries(Object.entries(deployment.properties.parameters ?? {}).map(([name, spec]) => [name, parameterValue(spec, at)]));
+  const given = Object.fromEntries(Object.entries(deployment.properties.parameters ?? {}).map(([name, spec]) => [name, () => parameterValue(spec, at)]));
   return topScope(template, given);
 }
 
