@@ -41,6 +41,10 @@ param sqlSkuTier string = 'GeneralPurpose'
 param sqlAutoPauseDelayMinutes int = 60
 
 @minValue(1)
+@description('Azure SQL: most data the database may hold, in GB; billed for this size (32: the default of GP_S_Gen5_2).')
+param sqlMaxSizeGb int = 32
+
+@minValue(1)
 @maxValue(1000)
 @description('Flex Consumption: most instances each Function App scales out to.')
 param maximumInstanceCount int = 100
@@ -265,6 +269,7 @@ module sql 'modules/sql.bicep' = {
     skuName: sqlSkuName
     skuTier: sqlSkuTier
     autoPauseDelayMinutes: sqlAutoPauseDelayMinutes
+    maxSizeGb: sqlMaxSizeGb
     logAnalyticsWorkspaceId: monitoring.outputs.workspaceId
   }
 }

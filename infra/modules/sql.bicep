@@ -15,6 +15,8 @@ param skuName string
 param skuTier string
 @description('Serverless SKUs only (name contains _S_): minutes idle before pausing; -1 never pauses.')
 param autoPauseDelayMinutes int
+@description('Most data the database may hold, in GB (vCore databases are billed for this size, not for what is used).')
+param maxSizeGb int
 @description('Log Analytics workspace receiving the server\'s audit log.')
 param logAnalyticsWorkspaceId string
 
@@ -61,6 +63,7 @@ resource database 'Microsoft.Sql/servers/databases@2025-01-01' = {
   properties: union({
     collation: 'SQL_Latin1_General_CP1_CI_AS'
     zoneRedundant: false
+    maxSizeBytes: maxSizeGb * 1024 * 1024 * 1024
   }, serverless ? {
     autoPauseDelay: autoPauseDelayMinutes
     minCapacity: json('0.5')

@@ -13,7 +13,7 @@ import { SETTINGS } from '../../functions/settings';
 import { SQL_WORK_TABLE } from '../../shared/sql/idle';
 import { PROJECT_ROOT } from '../../devhost/paths';
 import { compiledInfra, describeWithBicep, moduleDeployment, moduleTemplate, type ArmTemplate } from '../helpers/bicep';
-import { evaluate, instances, moduleScope, topScope } from './arm-expressions';
+import { evaluate, instances, moduleScope, topScope } from '../../scripts/arm-expressions';
 
 const ROLES = {
   secretsUser: '4633458b-17de-408a-b874-0445c86b69e6',

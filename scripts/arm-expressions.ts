@@ -3,9 +3,27 @@
  * the functions the compiled infra/main.bicep uses to work out who gets which role: enough to turn
  * the compiled template's role assignments into (principal, scope, role) rows without Azure.
  * Values only Azure knows are symbolic: `reference(<module deployment>).outputs.principalId.value` is
- * the string `principalId(<deployment name>)`, uniqueString(...) is `token`.
+ * the string `principalId(<deployment name>)`, a resource's `reference(<id>).hostName` is
+ * `hostName(<id>)`, uniqueString(...) is `token`.
  */
-import type { ArmResource, ArmTemplate } from '../helpers/bicep';
+
+/** The parts of a compiled ARM template read here (tests/helpers/bicep.ts has the fuller types). */
+export interface ArmResource {
+  type: string;
+  name: string;
+  condition?: unknown;
+  scope?: string;
+  copy?: { name: string; count: string };
+  properties?: any;
+  [key: string]: any;
+}
+
+export interface ArmTemplate {
+  parameters: Record<string, { type: string; defaultValue?: unknown }>;
+  variables?: Record<string, any>;
+  resources: ArmResource[];
+  outputs?: Record<string, any>;
+}
 
 type Value = any;
 
@@ -90,7 +108,19 @@ const isExpression = (value: unknown): value is string => typeof value === 'stri
 export function evaluate(value: Value, scope: Scope): Value {
   if (isExpression(value)) return run(parse(value.slice(1, -1)), scope);
   if (Array.isArray(value)) return value.map((item) => evaluate(item, scope));
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, evaluate(v, scope)]));
+  if (value && typeof value === 'object') {
+    const result: Record<string, Value> = {};
+    for (const [key, item] of Object.entries(value)) {
+      // A property loop ({ copy: [{ name, count, input }] }) makes the property `name`.
+      if (key === 'copy' && Array.isArray(item) && item.every((c) => c && typeof c === 'object' && 'name' in c && 'count' in c && 'input' in c)) {
+        for (const loop of item as { name: string; count: Value; input: Value }[]) {
+          const n = evaluate(loop.count, scope) as number;
+          result[loop.name] = Array.from({ length: n }, (_, i) => evaluate(loop.input, { ...scope, copyIndex: { ...scope.copyIndex, [loop.name]: i } }));
+        }
+      } else result[key] = evaluate(item, scope);
+    }
+    return result;
+  }
   return value;
 }
 
@@ -195,6 +225,16 @@ function run(node: Node, scope: Scope): Value {
       return String(a[0]).replace(/\{(\d+)\}/g, (_, i) => String(a[1 + Number(i)]));
     case 'concat':
       return Array.isArray(a[0]) ? a.flat() : a.join('');
+    case 'json':
+      return JSON.parse(a[0]);
+    case 'mul':
+      return a[0] * a[1];
+    case 'add':
+      return a[0] + a[1];
+    case 'sub':
+      return a[0] - a[1];
+    case 'div':
+      return Math.floor(a[0] / a[1]);
     case 'split':
       return String(a[0]).split(a[1]);
     case 'trim':
@@ -220,8 +260,8 @@ function run(node: Node, scope: Scope): Value {
     case 'reference': {
       // A module deployment's outputs: symbolic, named by the deployment.
       const deployment = String(a[0]).replace(/^Microsoft\.Resources\/deployments\//, '');
-      const output = (name: string) => ({ value: `${name}(${deployment})` });
-      return { outputs: new Proxy({}, { get: (_, name) => output(String(name)) }) };
+      const outputs = new Proxy({}, { get: (_, name) => ({ value: `${String(name)}(${deployment})` }) });
+      return new Proxy({}, { get: (_, name) => (name === 'outputs' ? outputs : `${String(name)}(${deployment})`) });
     }
   }
   throw new Error(`ARM function ${node.name} is not supported here`);
