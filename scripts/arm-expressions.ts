@@ -7,6 +7,13 @@
  * `hostName(<id>)`, uniqueString(...) is `token`.
  */
 
+/**
+ * A template value: untyped JSON, or what an expression makes of it (a lambda, a symbolic
+ * reference). Read by property path like the template itself, hence `any`.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- ARM values are untyped JSON
+export type Value = any;
+
 /** The parts of a compiled ARM template read here (tests/helpers/bicep.ts has the fuller types). */
 export interface ArmResource {
   type: string;
@@ -14,18 +21,16 @@ export interface ArmResource {
   condition?: unknown;
   scope?: string;
   copy?: { name: string; count: string };
-  properties?: any;
-  [key: string]: any;
+  properties?: Value;
+  [key: string]: Value;
 }
 
 export interface ArmTemplate {
   parameters: Record<string, { type: string; defaultValue?: unknown }>;
-  variables?: Record<string, any>;
+  variables?: Record<string, Value>;
   resources: ArmResource[];
-  outputs?: Record<string, any>;
+  outputs?: Record<string, Value>;
 }
-
-type Value = any;
 
 interface Scope {
   parameters: Record<string, Value>;
@@ -37,7 +42,11 @@ interface Scope {
   evaluating?: Set<string>;
 }
 
-type Node = { kind: 'literal'; value: Value } | { kind: 'call'; name: string; args: Node[] } | { kind: 'member'; of: Node; name: string } | { kind: 'index'; of: Node; index: Node };
+type Node =
+  | { kind: 'literal'; value: Value }
+  | { kind: 'call'; name: string; args: Node[] }
+  | { kind: 'member'; of: Node; name: string }
+  | { kind: 'index'; of: Node; index: Node };
 
 function parse(text: string): Node {
   let at = 0;
@@ -176,7 +185,10 @@ function run(node: Node, scope: Scope): Value {
     case 'variables':
       return variable(run(node.args[0], scope), scope);
     case 'copyIndex': {
-      const [name, offset] = node.args.length && typeof run(node.args[0], scope) === 'string' ? [run(node.args[0], scope), 0] : ['', node.args.length ? run(node.args[0], scope) : 0];
+      const [name, offset] =
+        node.args.length && typeof run(node.args[0], scope) === 'string'
+          ? [run(node.args[0], scope), 0]
+          : ['', node.args.length ? run(node.args[0], scope) : 0];
       if (!(name in scope.copyIndex)) throw new Error(`no copy loop ${name || '(resource)'}`);
       return scope.copyIndex[name] + offset;
     }
@@ -280,7 +292,14 @@ export function topScope(template: ArmTemplate, given: Record<string, Value | ((
       get: () => {
         if (!known) {
           const supplied = given[name];
-          value = name in given ? (typeof supplied === 'function' ? supplied() : supplied) : parameter.defaultValue === undefined ? `param(${name})` : evaluate(parameter.defaultValue, scope);
+          value =
+            name in given
+              ? typeof supplied === 'function'
+                ? supplied()
+                : supplied
+              : parameter.defaultValue === undefined
+                ? `param(${name})`
+                : evaluate(parameter.defaultValue, scope);
           known = true;
         }
         return value;

@@ -14,7 +14,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../devhost/paths';
-import { evaluate, instances, moduleScope, topScope, type ArmTemplate } from './arm-expressions';
+import { evaluate, instances, moduleScope, topScope, type ArmTemplate, type Value } from './arm-expressions';
 import { replaceGeneratedBlock } from './markdown';
 import { bicepTool } from './test-tools';
 import { COMPILED_TEMPLATE, buildAndLint, problems } from './infra-build';
@@ -71,13 +71,19 @@ function moduleOf(main: ArmTemplate, name: string) {
   if (!deployment) throw new Error(`no module ${name}`);
   const top = topScope(main, { principalId: 'deployer' });
   const [first] = instances(deployment, top);
-  return { template: deployment.properties.template as ArmTemplate, scope: moduleScope(deployment, top, first.copyIndex['']), instances: instances(deployment, top).length };
+  return {
+    template: deployment.properties.template as ArmTemplate,
+    scope: moduleScope(deployment, top, first.copyIndex['']),
+    instances: instances(deployment, top).length,
+  };
 }
 
 /** Every deployed instance of the resources of `type` in a module, with its evaluated properties. */
-function deployed(main: ArmTemplate, moduleName: string, type: string): any[] {
+function deployed(main: ArmTemplate, moduleName: string, type: string): Value[] {
   const { template, scope } = moduleOf(main, moduleName);
-  return template.resources.filter((r) => r.type === type).flatMap((r) => instances(r, scope).map((at) => ({ ...r, properties: evaluate(r.properties, at), sku: evaluate(r.sku, at) })));
+  return template.resources
+    .filter((r) => r.type === type)
+    .flatMap((r) => instances(r, scope).map((at) => ({ ...r, properties: evaluate(r.properties, at), sku: evaluate(r.sku, at) })));
 }
 
 /** The idle monthly cost lines of the template with its default parameters. */
@@ -106,7 +112,9 @@ export function idleCost(main: ArmTemplate): CostLine[] {
   for (const rule of logAlerts) byFrequency.set(rule.properties.evaluationFrequency, (byFrequency.get(rule.properties.evaluationFrequency) ?? 0) + 1);
   lines.push({
     item: 'Log search alert rules',
-    basis: [...byFrequency].map(([every, n]) => `${n} rules every ${every.replace(/^PT(\d+)M$/, '$1 minutes')} at ${unit(PRICE.logAlertRule[every])}`).join(', '),
+    basis: [...byFrequency]
+      .map(([every, n]) => `${n} rules every ${every.replace(/^PT(\d+)M$/, '$1 minutes')} at ${unit(PRICE.logAlertRule[every])}`)
+      .join(', '),
     monthly: logAlerts.reduce((sum, rule) => sum + PRICE.logAlertRule[rule.properties.evaluationFrequency], 0),
   });
 

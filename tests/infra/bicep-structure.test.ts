@@ -160,20 +160,28 @@ describeWithBicep('the compiled template of infra/main.bicep', (bicep) => {
     const deployed = (given: Record<string, unknown>) => {
       const scope = moduleScope(moduleDeployment(main, 'email'), topScope(main, { principalId: 'deployer', ...given }));
       return {
-        resources: email.resources.flatMap((r) => instances(r, scope).map((at) => ({ type: r.type, name: evaluate(r.name, at) as string, properties: evaluate(r.properties, at) }))),
+        resources: email.resources.flatMap((r) =>
+          instances(r, scope).map((at) => ({ type: r.type, name: evaluate(r.name, at) as string, properties: evaluate(r.properties, at) })),
+        ),
         from: evaluate(email.outputs!.from.value, scope) as string,
         records: email.outputs!.verificationRecords.value as string,
       };
     };
-    const ofType = (resources: { type: string; name: string; properties: any }[], type: string) => resources.filter((r) => r.type === `Microsoft.Communication/${type}`);
+    const ofType = (resources: { type: string; name: string; properties: any }[], type: string) =>
+      resources.filter((r) => r.type === `Microsoft.Communication/${type}`);
 
     it('by default (a trial): an email service, its Azure-managed domain and sender, and a communication service linked to it, with keys disabled', () => {
       const { resources, from } = deployed({});
       expect(resourceOfType(email, 'Microsoft.Communication/emailServices').location).toBe('global');
       expect(ofType(resources, 'emailServices/domains')).toEqual([
-        expect.objectContaining({ name: 'email-token/AzureManagedDomain', properties: { domainManagement: 'AzureManaged', userEngagementTracking: 'Disabled' } }),
+        expect.objectContaining({
+          name: 'email-token/AzureManagedDomain',
+          properties: { domainManagement: 'AzureManaged', userEngagementTracking: 'Disabled' },
+        }),
       ]);
-      expect(ofType(resources, 'emailServices/domains/senderUsernames').map((r: any) => r.properties)).toEqual([{ username: 'DoNotReply', displayName: 'Report Platform' }]);
+      expect(ofType(resources, 'emailServices/domains/senderUsernames').map((r: any) => r.properties)).toEqual([
+        { username: 'DoNotReply', displayName: 'Report Platform' },
+      ]);
       const [communication] = ofType(resources, 'communicationServices') as any[];
       expect(communication.properties.linkedDomains).toEqual(['Microsoft.Communication/emailServices/domains/email-token/AzureManagedDomain']);
       expect(communication.properties.disableLocalAuth).toBe(true);
@@ -214,7 +222,9 @@ describeWithBicep('the compiled template of infra/main.bicep', (bicep) => {
           ],
         ],
       ]);
-      expect(moduleDeployment(main, 'email').properties.parameters.logAnalyticsWorkspaceId.value).toMatch(/'monitoring'\), '[\d-]+'\)\.outputs\.workspaceId\.value\]$/);
+      expect(moduleDeployment(main, 'email').properties.parameters.logAnalyticsWorkspaceId.value).toMatch(
+        /'monitoring'\), '[\d-]+'\)\.outputs\.workspaceId\.value\]$/,
+      );
     });
 
     it("lets the sending apps' identities send: the Communication and Email Service Owner role on the communication service", () => {
@@ -226,8 +236,14 @@ describeWithBicep('the compiled template of infra/main.bicep', (bicep) => {
         principalId: "[variables('senders')[copyIndex()]]",
         principalType: 'ServicePrincipal',
       });
-      const senders = deployed({}).resources.filter((r) => r.type === 'Microsoft.Authorization/roleAssignments').map((r: any) => r.properties.principalId);
-      expect(senders).toEqual(['principalId(managed-identity-identity)', 'principalId(managed-identity-payment)', 'principalId(managed-identity-orchestrator)']);
+      const senders = deployed({})
+        .resources.filter((r) => r.type === 'Microsoft.Authorization/roleAssignments')
+        .map((r: any) => r.properties.principalId);
+      expect(senders).toEqual([
+        'principalId(managed-identity-identity)',
+        'principalId(managed-identity-payment)',
+        'principalId(managed-identity-orchestrator)',
+      ]);
     });
 
     it("gives every app that sends email (identity, payment, orchestrator) the endpoint and the sender's address (EMAIL_ACS_ENDPOINT, EMAIL_FROM)", () => {

@@ -20,7 +20,7 @@ describeWithBicep('the idle cost of the compiled template', (bicep) => {
     main = compiledInfra(bicep);
   });
 
-  it("is the table in docs/deploy.md (npm run docs:cost rewrites it)", () => {
+  it('is the table in docs/deploy.md (npm run docs:cost rewrites it)', () => {
     expect(block(fs.readFileSync(DEPLOY_DOC, 'utf8'))).toBe(idleCostTable(main));
   });
 

@@ -142,14 +142,18 @@ describeWithBicep('the alert queries of the compiled template (infra/modules/ale
     // exporter's row nested under the host's row of the same invocation is left out.
     expect(serverErrors).not.toContain('by operation_Id');
     expect(serverErrors).toContain('| join kind=leftanti (http | project parentRow = id) on $left.operation_ParentId == $right.parentRow\n');
-    expect(serverErrors).toMatch(/\| summarize total = count\(\), failed = countif\(toint\(resultCode\) >= 500\) by cloud_RoleName\n\| where total >= 20 and failed \* 100\.0 \/ total > 5\n/);
+    expect(serverErrors).toMatch(
+      /\| summarize total = count\(\), failed = countif\(toint\(resultCode\) >= 500\) by cloud_RoleName\n\| where total >= 20 and failed \* 100\.0 \/ total > 5\n/,
+    );
     // One rule over every app, which the query names.
     const rules = resourcesOfType(alerts, 'Microsoft.Insights/scheduledQueryRules').filter((r) => !r.copy);
     expect(rules).toHaveLength(1);
     const main = compiledInfra(bicep);
     const scope = moduleScope(moduleDeployment(main, 'alerts'), topScope(main, { principalId: 'deployer' }));
     const kql = evaluate(rules[0].properties.criteria.allOf[0].query, scope) as string;
-    expect(kql).toContain('cloud_RoleName in~ ("name(function-app-identity)", "name(function-app-payment)", "name(function-app-orchestrator)", "name(function-app-visual)")');
+    expect(kql).toContain(
+      'cloud_RoleName in~ ("name(function-app-identity)", "name(function-app-payment)", "name(function-app-orchestrator)", "name(function-app-visual)")',
+    );
     expect(evaluate(rules[0].properties.evaluationFrequency, scope)).toBe('PT15M');
   });
 });

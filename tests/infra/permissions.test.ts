@@ -105,7 +105,10 @@ export function docsMatrix(markdown = fs.readFileSync(DOCS, 'utf8')): Record<str
   const lines = section.split('\n');
   const start = lines.findIndex((line) => line.startsWith('| App '));
   if (start < 0) throw new Error('no table starting with "| App " under the permissions heading');
-  const header = lines[start].split('|').slice(1, -1).map((cell) => cell.trim());
+  const header = lines[start]
+    .split('|')
+    .slice(1, -1)
+    .map((cell) => cell.trim());
   const column = (title: string) => {
     const index = header.findIndex((cell) => cell.startsWith(title));
     if (index < 0) throw new Error(`no column "${title}" in ${header.join(' | ')}`);
@@ -123,7 +126,10 @@ export function docsMatrix(markdown = fs.readFileSync(DOCS, 'utf8')): Record<str
   const rows: Record<string, AppAccess> = {};
   for (const line of lines.slice(start + 2)) {
     if (!line.startsWith('|')) break;
-    const cells = line.split('|').slice(1, -1).map((cell) => cell.trim());
+    const cells = line
+      .split('|')
+      .slice(1, -1)
+      .map((cell) => cell.trim());
     const listed = (i: number) => [...cells[i].matchAll(/`([^`]+)`/g)].map((m) => m[1]);
     const yes = (i: number) => {
       if (!/^(yes|no)\b/.test(cells[i])) throw new Error(`"${cells[i]}": yes or no`);
@@ -145,7 +151,10 @@ export function docsMatrix(markdown = fs.readFileSync(DOCS, 'utf8')): Record<str
 
 const sorted = (matrix: Record<string, AppAccess>) =>
   Object.fromEntries(
-    Object.entries(matrix).map(([app, a]) => [app, { ...a, secrets: [...a.secrets].sort(), containers: [...a.containers].sort(), queues: [...a.queues].sort(), tables: [...a.tables].sort() }]),
+    Object.entries(matrix).map(([app, a]) => [
+      app,
+      { ...a, secrets: [...a.secrets].sort(), containers: [...a.containers].sort(), queues: [...a.queues].sort(), tables: [...a.tables].sort() },
+    ]),
   );
 const defaultOf = (name: string) => (SETTINGS as Record<string, Setting<unknown>>)[name].default as string;
 
@@ -172,13 +181,18 @@ describeWithBicep('least privilege per app, in the compiled template', (bicep) =
     matrix = accessFromTemplate(main);
   });
 
-  it("gives each app an identity of its own, which it runs as, reads its references with and deploys its package with", () => {
+  it('gives each app an identity of its own, which it runs as, reads its references with and deploys its package with', () => {
     const apps = moduleDeployment(main, 'functionApps');
     expect(apps.properties.parameters.identityId.value).toContain("format('managed-identity-{0}', variables('apps')[copyIndex()].name)");
     const site = moduleTemplate(main, 'functionApps').resources.find((r) => r.type === 'Microsoft.Web/sites')!;
     expect(site.properties.keyVaultReferenceIdentity).toBe("[parameters('identityId')]");
-    expect(site.properties.functionAppConfig.deployment.storage.authentication).toEqual({ type: 'UserAssignedIdentity', userAssignedIdentityResourceId: "[parameters('identityId')]" });
-    expect(moduleDeployment(main, 'appSettings').properties.parameters.identityClientId.value).toContain("format('managed-identity-{0}', variables('apps')[copyIndex()].name)");
+    expect(site.properties.functionAppConfig.deployment.storage.authentication).toEqual({
+      type: 'UserAssignedIdentity',
+      userAssignedIdentityResourceId: "[parameters('identityId')]",
+    });
+    expect(moduleDeployment(main, 'appSettings').properties.parameters.identityClientId.value).toContain(
+      "format('managed-identity-{0}', variables('apps')[copyIndex()].name)",
+    );
     const identities = moduleDeployment(main, 'identities');
     expect(identities.properties.parameters.name.value).toBe("[format('id-{0}-{1}', variables('apps')[copyIndex()].name, variables('resourceToken'))]");
   });
@@ -187,7 +201,7 @@ describeWithBicep('least privilege per app, in the compiled template', (bicep) =
     expect(sorted(matrix)).toEqual(sorted(docsMatrix()));
   });
 
-  it('the visual app reads no JWT key, no Stripe key, no service-token secret, no other app\'s package, and is no database user', () => {
+  it("the visual app reads no JWT key, no Stripe key, no service-token secret, no other app's package, and is no database user", () => {
     expect(matrix.visual.secrets.sort()).toEqual(['quickchart-api-key', 'visual-api-token']);
     expect(matrix.visual.containers.filter((c) => c.startsWith('deploy-'))).toEqual(['deploy-visual']);
     expect(matrix.visual).toMatchObject({ queues: [], tables: [], sql: false, email: false, delegationKey: false });
@@ -206,7 +220,12 @@ describeWithBicep('least privilege per app, in the compiled template', (bicep) =
     // Every secret assignment is Key Vault Secrets User on one secret.
     expect(rows.filter((r) => r.scope.startsWith('Microsoft.KeyVault/')).every((r) => r.role === 'secretsUser' || r.app === 'deployer')).toBe(true);
     // Application Insights: every app publishes its telemetry, nothing more.
-    expect(rows.filter((r) => r.role === 'monitoringMetricsPublisher').map((r) => r.app).sort()).toEqual(['identity', 'orchestrator', 'payment', 'visual']);
+    expect(
+      rows
+        .filter((r) => r.role === 'monitoringMetricsPublisher')
+        .map((r) => r.app)
+        .sort(),
+    ).toEqual(['identity', 'orchestrator', 'payment', 'visual']);
   });
 
   it('gives each service exactly the secrets it reads as Key Vault references (app-settings.bicep)', () => {
@@ -217,7 +236,7 @@ describeWithBicep('least privilege per app, in the compiled template', (bicep) =
     }
   });
 
-  it("gives each service the storage its settings name by default, and every name is created by storage.bicep", () => {
+  it('gives each service the storage its settings name by default, and every name is created by storage.bicep', () => {
     const queue = defaultOf('ORCHESTRATOR_QUEUE');
     expect(matrix.visual.containers).toContain(defaultOf('VISUAL_CACHE_CONTAINER'));
     expect(matrix.orchestrator.containers).toContain(defaultOf('ORCHESTRATOR_REPORTS_CONTAINER'));
