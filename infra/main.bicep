@@ -102,6 +102,16 @@ param emailCustomDomainVerified bool = false
 @description('Log Analytics daily ingestion cap in GB (-1: none). A runaway log loop then costs at most this a day; beyond it logs, and the alerts reading them, stop until midnight UTC.')
 param logDailyCapGb int = 2
 
+@minValue(0)
+@description('Monthly cost budget of the resource group (billing currency); an alert mails the action group at 80 % and 100 % of it, and when the forecast passes it. 0: no budget.')
+param budgetAmount int = 0
+
+@description('First day of the budget\'s first month, yyyy-MM-01 (BUDGET_START_DATE). Empty: the month of this deployment.')
+param budgetStartDate string = ''
+
+@description('The first day of the month of this deployment (leave the default).')
+param deploymentMonth string = utcNow('yyyy-MM-01')
+
 @allowed([ 300, 900 ])
 @description('Seconds between two runs of each availability test (each run from every location is billed).')
 param availabilityTestFrequency int = 900
@@ -310,6 +320,8 @@ module alerts 'modules/alerts.bicep' = {
     healthChecks: [for service in serviceNames: { service: service, url: '${serviceUrls[service]}/health?skip=sql' }]
     testFrequency: availabilityTestFrequency
     testLocations: availabilityTestLocations
+    budgetAmount: budgetAmount
+    budgetStartDate: empty(budgetStartDate) ? deploymentMonth : budgetStartDate
   }
 }
 

@@ -227,6 +227,16 @@ function run(node: Node, scope: Scope): Value {
       return a.some(Boolean);
     case 'equals':
       return a[0] === a[1];
+    case 'greater':
+      return a[0] > a[1];
+    case 'greaterOrEquals':
+      return a[0] >= a[1];
+    case 'less':
+      return a[0] < a[1];
+    case 'lessOrEquals':
+      return a[0] <= a[1];
+    case 'utcNow':
+      return `utcNow(${a.join(',')})`;
     case 'true':
       return true;
     case 'false':
@@ -311,6 +321,8 @@ export function topScope(template: ArmTemplate, given: Record<string, Value | ((
 
 /** Evaluates a `copy` property ({ name, count, input }) or a plain value. */
 function parameterValue(spec: Value, scope: Scope): Value {
+  // A conditional value compiles to one expression making the whole { value } object.
+  if (isExpression(spec)) return (evaluate(spec, scope) as { value: Value }).value;
   if (spec.copy) {
     const [loop] = spec.copy as { name: string; count: string; input: Value }[];
     const count = evaluate(loop.count, scope) as number;

@@ -22,6 +22,10 @@ param healthChecks array
 param testFrequency int
 @description('Availability test location ids; the alert needs two of them failing.')
 param testLocations array
+@description('Monthly budget of the resource group in the billing currency; 0: no budget.')
+param budgetAmount int
+@description('First day of the budget\'s first month (yyyy-MM-01).')
+param budgetStartDate string
 
 // Every log-search rule runs every 15 minutes over the last 15: a rule evaluated every 5 minutes
 // costs three times as much, and none of these needs it.
@@ -245,5 +249,43 @@ resource logSearchAlerts 'Microsoft.Insights/scheduledQueryRules@2026-03-01' = [
     actions: { actionGroups: [ actionGroup.id ] }
   }
 }]
+
+// The month's actual cost passing 80 % and 100 % of the budget, and the forecast passing 100 %,
+// mail the action group (cost data lags by up to a day: a budget catches a trend, not a spike).
+resource budget 'Microsoft.Consumption/budgets@2026-06-01' = if (budgetAmount > 0) {
+  name: 'budget-${nameSuffix}'
+  properties: {
+    category: 'Cost'
+    amount: budgetAmount
+    timeGrain: 'Monthly'
+    timePeriod: { startDate: budgetStartDate }
+    notifications: {
+      actual80: {
+        enabled: true
+        operator: 'GreaterThan'
+        threshold: 80
+        thresholdType: 'Actual'
+        contactEmails: empty(alertEmail) ? [] : [ alertEmail ]
+        contactGroups: [ actionGroup.id ]
+      }
+      actual100: {
+        enabled: true
+        operator: 'GreaterThan'
+        threshold: 100
+        thresholdType: 'Actual'
+        contactEmails: empty(alertEmail) ? [] : [ alertEmail ]
+        contactGroups: [ actionGroup.id ]
+      }
+      forecast100: {
+        enabled: true
+        operator: 'GreaterThan'
+        threshold: 100
+        thresholdType: 'Forecasted'
+        contactEmails: empty(alertEmail) ? [] : [ alertEmail ]
+        contactGroups: [ actionGroup.id ]
+      }
+    }
+  }
+}
 
 output actionGroupId string = actionGroup.id

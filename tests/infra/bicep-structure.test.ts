@@ -133,6 +133,7 @@ describeWithBicep('the compiled template of infra/main.bicep', (bicep) => {
       expect(main.variables!.serviceNames).toEqual(['identity', 'payment', 'orchestrator', 'visual']);
       const alerts = moduleTemplate(main, 'alerts');
       expect(alerts.resources.map((r) => r.type).sort()).toEqual([
+        'Microsoft.Consumption/budgets',
         'Microsoft.Insights/actionGroups',
         'Microsoft.Insights/metricAlerts',
         'Microsoft.Insights/scheduledQueryRules',
@@ -140,6 +141,26 @@ describeWithBicep('the compiled template of infra/main.bicep', (bicep) => {
         'Microsoft.Insights/webtests',
       ]);
       expect(resourceOfType(alerts, 'Microsoft.Insights/webtests').properties.Request.RequestUrl).toBe("[parameters('healthChecks')[copyIndex()].url]");
+    });
+
+    it('has no budget by default; with BUDGET_AMOUNT, one on the resource group mailing the action group at 80 % and 100 % actual and 100 % forecast', () => {
+      const alerts = moduleTemplate(main, 'alerts');
+      const budget = resourceOfType(alerts, 'Microsoft.Consumption/budgets');
+      const scopeWith = (given: Record<string, unknown>) =>
+        moduleScope(moduleDeployment(main, 'alerts'), topScope(main, { principalId: 'deployer', ...given }));
+      expect(instances(budget, scopeWith({}))).toEqual([]);
+      expect(parametersFile().budgetAmount.value).toBe('${BUDGET_AMOUNT:=0}');
+      const [on] = instances(budget, scopeWith({ budgetAmount: 150, budgetStartDate: '2026-12-01' }));
+      const properties = evaluate(budget.properties, on);
+      expect(properties).toMatchObject({ category: 'Cost', amount: 150, timeGrain: 'Monthly', timePeriod: { startDate: '2026-12-01' } });
+      expect(Object.values(properties.notifications).map((n: any) => [n.thresholdType, n.threshold, n.contactGroups.length])).toEqual([
+        ['Actual', 80, 1],
+        ['Actual', 100, 1],
+        ['Forecasted', 100, 1],
+      ]);
+      // Without a start date, the month of the deployment (utcNow, only allowed as a parameter default).
+      expect(main.parameters.deploymentMonth.defaultValue).toBe("[utcNow('yyyy-MM-01')]");
+      expect(evaluate(budget.properties.timePeriod.startDate, scopeWith({ budgetAmount: 150, deploymentMonth: '2027-01-01' }))).toBe('2027-01-01');
     });
 
     it('lets the serverless database pause: 60 idle minutes by default, passed to the database', () => {
