@@ -46,8 +46,13 @@ param sqlMaxSizeGb int = 32
 
 @minValue(1)
 @maxValue(1000)
-@description('Flex Consumption: most instances each Function App scales out to.')
+@description('Flex Consumption: most instances of an app that never queries SQL (visual).')
 param maximumInstanceCount int = 100
+
+@minValue(1)
+@maxValue(1000)
+@description('Flex Consumption: most instances of each app that queries SQL (identity, payment, orchestrator). Each instance holds up to sqlPoolMax connections: keep apps x this x sqlPoolMax within the database\'s concurrent workers and logins (150 for GP_S_Gen5_2: 3 x 10 x 5).')
+param sqlAppMaximumInstanceCount int = 10
 
 @allowed([ 512, 2048, 4096 ])
 @description('Flex Consumption: memory of each instance.')
@@ -294,7 +299,8 @@ module functionApps 'modules/function-app.bicep' = [for (app, i) in apps: {
     tags: tags
     identityId: identities[i].outputs.id
     deploymentContainerUrl: '${storage.outputs.blobEndpoint}deploy-${app.name}'
-    maximumInstanceCount: maximumInstanceCount
+    // The SQL connection budget: instances of the apps that query SQL are what uses it up.
+    maximumInstanceCount: appAccess[i].sql ? sqlAppMaximumInstanceCount : maximumInstanceCount
     instanceMemoryMB: instanceMemoryMB
   }
 }]

@@ -320,7 +320,7 @@ export function topScope(template: ArmTemplate, given: Record<string, Value | ((
 }
 
 /** Evaluates a `copy` property ({ name, count, input }) or a plain value. */
-function parameterValue(spec: Value, scope: Scope): Value {
+export function parameterValue(spec: Value, scope: Scope): Value {
   // A conditional value compiles to one expression making the whole { value } object.
   if (isExpression(spec)) return (evaluate(spec, scope) as { value: Value }).value;
   if (spec.copy) {

@@ -11,7 +11,7 @@ import { settingDefaults, type Setting } from '../../shared/config';
 import { SETTINGS } from '../../functions/settings';
 import { resolveAppSetting } from '../../shared/functions';
 import { compiledInfra, describeWithBicep, INFRA, moduleDeployment, moduleTemplate, resourceOfType, resourcesOfType, type ArmTemplate } from '../helpers/bicep';
-import { evaluate, instances, moduleScope, topScope } from '../../scripts/arm-expressions';
+import { evaluate, instances, moduleScope, parameterValue, topScope } from '../../scripts/arm-expressions';
 
 const parametersFile = () => JSON.parse(fs.readFileSync(path.join(INFRA, 'main.parameters.json'), 'utf8')).parameters as Record<string, { value: unknown }>;
 
@@ -161,6 +161,26 @@ describeWithBicep('the compiled template of infra/main.bicep', (bicep) => {
       // Without a start date, the month of the deployment (utcNow, only allowed as a parameter default).
       expect(main.parameters.deploymentMonth.defaultValue).toBe("[utcNow('yyyy-MM-01')]");
       expect(evaluate(budget.properties.timePeriod.startDate, scopeWith({ budgetAmount: 150, deploymentMonth: '2027-01-01' }))).toBe('2027-01-01');
+    });
+
+    // Max concurrent workers (and logins) of the serverless SKUs, from "Single database vCore resource
+    // limits" (learn.microsoft.com/azure/azure-sql/database/resource-limits-vcore-single-databases).
+    const SQL_WORKERS: Record<string, number> = { GP_S_Gen5_1: 75, GP_S_Gen5_2: 150, GP_S_Gen5_4: 300 };
+
+    it("keeps the SQL apps' connections within the database's workers: apps x instances x SQL_POOL_MAX, split or in one app", () => {
+      const deployment = moduleDeployment(main, 'functionApps');
+      for (const singleApp of [false, true]) {
+        const top = topScope(main, { principalId: 'deployer', singleApp });
+        const apps = instances(deployment, top).map((at) => ({
+          name: parameterValue(deployment.properties.parameters.azdServiceName, at) as string,
+          instances: parameterValue(deployment.properties.parameters.maximumInstanceCount, at) as number,
+          sql: (evaluate(main.variables!.appAccess, top) as { sql: boolean }[])[at.copyIndex['']].sql,
+        }));
+        const connections = apps.filter((app) => app.sql).reduce((sum, app) => sum + app.instances * (top.parameters.sqlPoolMax as number), 0);
+        expect(connections).toBeLessThanOrEqual(SQL_WORKERS[top.parameters.sqlSkuName as string]);
+        if (!singleApp) expect(apps.find((app) => app.name === 'visual')!.instances).toBe(100);
+      }
+      expect(main.parameters.sqlAppMaximumInstanceCount.defaultValue).toBe(10);
     });
 
     it('lets the serverless database pause: 60 idle minutes by default, passed to the database', () => {
