@@ -1,5 +1,5 @@
 /**
- * npm run secrets -- [--vault <uri>] [--rotate-service-token | --finish-rotation]
+ * npm run secrets -- [--vault <uri>] [--rotate-service-token | --finish-rotation] [--refresh]
  *
  * Keeps the platform's Key Vault secrets (the ones app-settings.bicep references) in place:
  * - default: creates every generated secret that is missing (JWT signing keys, service-token
@@ -12,6 +12,12 @@
  *   payment service's AUTH_ADMIN_TOKEN first, then identity's validation (new secret, old one kept
  *   as SERVICE_TOKEN_SECRET_PREVIOUS).
  * - --finish-rotation: once every payment instance sends the new token, stop accepting the old one.
+ * - --refresh: then the apps read their Key Vault references again and each must resolve (an
+ *   AccessToKeyVaultDenied is asked again for a while: a role assignment propagating), in the
+ *   order the step needs: identity before payment in a rotation (key-vault-references.ts). Alone
+ *   (`npm run secrets -- --refresh`) it is what ends every manual change of a secret: a restart
+ *   does not promise that an app reads its references again. Needs the azd environment in the
+ *   shell (`eval "$(azd env get-values)"`).
  *
  * Talks to the Key Vault REST API with the signed-in Entra identity (DefaultAzureCredential: azd,
  * az CLI, or a workload identity in CI). Secret values are never printed.
@@ -23,6 +29,7 @@ import { generateSigningJwk } from '../shared/auth/keys';
 import { mintServiceToken } from '../shared/auth/service-token';
 import { PLATFORM_SETTINGS as SETTINGS } from '../shared/config';
 import { WEBHOOK_SECRET_PLACEHOLDER_PREFIX } from '../functions/payment/webhook-secret';
+import { refreshFromEnv, type AppService } from './key-vault-references';
 
 const API_VERSION = '7.4';
 
@@ -221,31 +228,49 @@ export async function finishRotation(vault: KeyVaultSecrets): Promise<void> {
   await vault.set(SECRET.serviceTokenSecretPrevious, current);
 }
 
+/** Which apps a mode's --refresh asks, step by step: a rotation refreshes identity (accepts both tokens) before payment (sends the new one). */
+export function refreshSteps(mode: 'ensure' | 'rotate' | 'finish'): AppService[][] {
+  if (mode === 'rotate') return [['identity'], ['payment']];
+  if (mode === 'finish') return [['identity']];
+  return [['identity', 'payment', 'orchestrator', 'visual']];
+}
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { vault: { type: 'string' }, 'rotate-service-token': { type: 'boolean' }, 'finish-rotation': { type: 'boolean' } } });
+  const { values } = parseArgs({
+    options: { vault: { type: 'string' }, 'rotate-service-token': { type: 'boolean' }, 'finish-rotation': { type: 'boolean' }, refresh: { type: 'boolean' } },
+  });
   const vaultUri = values.vault ?? process.env.AZURE_KEY_VAULT_ENDPOINT;
   if (!vaultUri) throw new Error('give --vault <uri> or set AZURE_KEY_VAULT_ENDPOINT (azd sets it after provisioning)');
   const { DefaultAzureCredential } = await import('@azure/identity');
-  const vault = new KeyVaultSecrets(vaultUri, new DefaultAzureCredential());
+  const credential = new DefaultAzureCredential();
+  const vault = new KeyVaultSecrets(vaultUri, credential);
   const out = (line: string) => process.stdout.write(`${line}\n`);
-  if (values['rotate-service-token']) {
+  const mode = values['rotate-service-token'] ? 'rotate' : values['finish-rotation'] ? 'finish' : 'ensure';
+  if (mode === 'rotate') {
     await rotateServiceToken(vault);
     out(
       'service token rotated in Key Vault: auth-admin-token (payment) first, then service-token-secret with the old one kept as service-token-secret-previous (identity).',
     );
-    out('Next: restart the identity app, then the payment app; once payment runs, npm run secrets -- --finish-rotation and restart identity (docs/deploy.md).');
-  } else if (values['finish-rotation']) {
+    if (!values.refresh)
+      out(
+        'Next: npm run secrets -- --refresh (identity, then payment, read the new secrets); then npm run secrets -- --finish-rotation --refresh (docs/deploy.md).',
+      );
+  } else if (mode === 'finish') {
     await finishRotation(vault);
-    out('service-token-secret-previous now equals service-token-secret: restart the identity app to stop accepting the old token.');
+    out('service-token-secret-previous now equals service-token-secret.');
+    if (!values.refresh) out('Next: npm run secrets -- --refresh, so that identity reads it and stops accepting the old token.');
   } else {
     const written = await ensureSecrets(vault);
     out(written.length ? `created secrets: ${written.join(', ')}` : 'all generated secrets exist');
     for (const name of await blankOperatorSecrets(vault)) {
       out(
-        `operator secret ${name} is blank (${OPERATOR_SECRETS[name].without}); to store it: ${OPERATOR_SECRETS[name].variable}=... npm run secrets (docs/deploy.md)`,
+        `operator secret ${name} is blank (${OPERATOR_SECRETS[name].without}); to store it: ${OPERATOR_SECRETS[name].variable}=... npm run secrets -- --refresh (docs/deploy.md)`,
       );
     }
+    if (written.length && !values.refresh) out('Next: npm run secrets -- --refresh, so that the apps read what changed.');
   }
+  if (values.refresh)
+    await refreshFromEnv(process.env, { credential, out, sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) }, refreshSteps(mode));
 }
 
 if (require.main === module) {

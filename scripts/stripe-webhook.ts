@@ -1,5 +1,5 @@
 /**
- * npm run stripe:webhook -- --url <payment URL>/webhook [--rotate | --finish-rotation] [--vault <uri>] [--if-key-available]
+ * npm run stripe:webhook -- --url <payment URL>/webhook [--rotate | --finish-rotation] [--vault <uri>] [--if-key-available] [--no-refresh]
  *
  * Subscribes the payment service to Stripe, idempotently, with the official client:
  * - finds our webhook endpoint by URL; creates it when missing, subscribed to exactly the event
@@ -12,10 +12,14 @@
  * --rotate: Stripe's API cannot roll an endpoint's secret (the Dashboard's "Roll secret" does it by
  *   hand), so the overlap is made with a second endpoint for the same URL: both deliver every event
  *   (the webhook deduplicates by event id), Key Vault gets the new secret, and whichever secret the
- *   payment app runs with verifies one of the two deliveries. Restart payment, then
- *   --finish-rotation deletes the previous endpoint. It also moves the endpoint to the pinned API
+ *   payment app runs with verifies one of the two deliveries. Once payment reads the new
+ *   secret, --finish-rotation deletes the previous endpoint. It also moves the endpoint to the pinned API
  *   version, which Stripe cannot change on an existing endpoint.
  * --if-key-available: the postprovision hook's mode: without a Stripe key, say so and do nothing.
+ * After storing a secret in Key Vault, the command makes the payment app read it: it refreshes the
+ * app's Key Vault references and waits until they resolve (`npm run secrets -- --refresh` for the
+ * payment app; a restart does not promise a fresh read). It needs the azd environment in the shell
+ * (`eval "$(azd env get-values)"`); --no-refresh leaves that to a later `npm run secrets -- --refresh`.
  *
  * The Stripe secret key comes from STRIPE_SECRET_KEY or the stripe-secret-key Key Vault secret,
  * never from the command line. STRIPE_API_BASE points the client at another server (the local
@@ -24,6 +28,7 @@
 import { parseArgs } from 'node:util';
 import Stripe from 'stripe';
 import { HANDLED_EVENT_TYPES, stripeApiVersion } from '../functions/payment/event-types';
+import { refreshFromEnv, refreshInputs } from './key-vault-references';
 import { KeyVaultSecrets, SECRET } from './secrets';
 
 /** metadata.managed_by of the endpoints this command creates. */
@@ -39,6 +44,8 @@ export interface WebhookCommandOptions {
 export interface WebhookCommandResult {
   /** Whether anything changed at Stripe or in Key Vault. */
   changed: boolean;
+  /** Whether a new signing secret was stored in Key Vault (the payment app must then read it: its references are refreshed). */
+  secretStored: boolean;
   /** The endpoint whose secret Key Vault now holds. */
   endpointId?: string;
   /** What was done, one line per action, for people (no secret ever). */
@@ -100,7 +107,8 @@ function storeSecret(vault: KeyVaultSecrets, secret: string, endpoint: Endpoint,
   });
 }
 
-const restartLine = 'Restart the payment app so it reads the new secret: az functionapp restart -g "$AZURE_RESOURCE_GROUP" -n "$FUNCTION_APP_PAYMENT"';
+const refreshLine =
+  'The payment app reads the new secret once its Key Vault references are refreshed: npm run stripe:webhook does it next (by hand: npm run secrets -- --refresh).';
 
 /** The command's work; `lines` says what it did. */
 export async function runWebhookCommand(stripe: Stripe, vault: KeyVaultSecrets, options: WebhookCommandOptions): Promise<WebhookCommandResult> {
@@ -112,7 +120,7 @@ export async function runWebhookCommand(stripe: Stripe, vault: KeyVaultSecrets, 
   const endpoints = await endpointsFor(stripe, url);
 
   if (options.finishRotation) {
-    if (!previousId) return { changed: false, endpointId: heldId, lines: [`No rotation in progress for ${url}: nothing to finish.`] };
+    if (!previousId) return { changed: false, secretStored: false, endpointId: heldId, lines: [`No rotation in progress for ${url}: nothing to finish.`] };
     const deleted = await deleteEndpoint(stripe, previousId);
     await storeSecret(vault, stored!.value, { id: heldId! } as Endpoint);
     lines.push(
@@ -120,13 +128,13 @@ export async function runWebhookCommand(stripe: Stripe, vault: KeyVaultSecrets, 
         ? `Deleted the previous webhook endpoint ${previousId}; only ${heldId} delivers now.`
         : `The previous webhook endpoint ${previousId} was already gone; only ${heldId} delivers now.`,
     );
-    return { changed: true, endpointId: heldId, lines };
+    return { changed: true, secretStored: false, endpointId: heldId, lines };
   }
 
   if (options.rotate) {
     if (previousId)
       throw new Error(
-        `A rotation is in progress (new endpoint ${heldId}, previous ${previousId}): restart the payment app, then finish it with --finish-rotation before rotating again.`,
+        `A rotation is in progress (new endpoint ${heldId}, previous ${previousId}): once the payment app reads the new secret (npm run secrets -- --refresh), finish it with --finish-rotation before rotating again.`,
       );
     const handStored = stored && stored.tags.placeholder !== 'true' && !stored.tags.endpoint;
     const current = endpoints.find((e) => e.id === heldId) ?? (handStored ? endpoints[0] : undefined);
@@ -136,10 +144,10 @@ export async function runWebhookCommand(stripe: Stripe, vault: KeyVaultSecrets, 
     lines.push(
       `Created webhook endpoint ${next.id} for ${url} (API version ${stripeApiVersion()}) beside ${current.id}; both deliver every event until the rotation finishes (the webhook ignores the repeat of an event it has recorded).`,
       `Stored its signing secret in Key Vault as ${SECRET.stripeWebhookSecret} (the previous one is replaced).`,
-      restartLine,
+      refreshLine,
       'Then finish the rotation (deletes the previous endpoint): npm run stripe:webhook -- --url ' + url + ' --finish-rotation',
     );
-    return { changed: true, endpointId: next.id, lines };
+    return { changed: true, secretStored: true, endpointId: next.id, lines };
   }
 
   // Normal run: the endpoint whose secret Key Vault holds, else the first one for this URL.
@@ -163,8 +171,8 @@ export async function runWebhookCommand(stripe: Stripe, vault: KeyVaultSecrets, 
         `Deleted webhook endpoint ${orphan.id} for the same URL: its signing secret is not in Key Vault (Stripe shows a secret only when it creates an endpoint), so its deliveries could never be verified.`,
       );
     }
-    lines.push(restartLine);
-    return { changed, endpointId: created.id, lines };
+    lines.push(refreshLine);
+    return { changed, secretStored: true, endpointId: created.id, lines };
   }
 
   if (!endpoint) {
@@ -215,7 +223,7 @@ export async function runWebhookCommand(stripe: Stripe, vault: KeyVaultSecrets, 
       `Nothing to change: webhook endpoint ${endpoint.id} for ${url} is enabled with ${HANDLED_EVENT_TYPES.length} events (${HANDLED_EVENT_TYPES.join(', ')}), and Key Vault holds its signing secret.`,
     );
   }
-  return { changed, endpointId: endpoint.id, lines };
+  return { changed, secretStored: false, endpointId: endpoint.id, lines };
 }
 
 function checkUrl(value: string | undefined, local: boolean): string {
@@ -239,14 +247,24 @@ async function main(): Promise<void> {
       'finish-rotation': { type: 'boolean' },
       vault: { type: 'string' },
       'if-key-available': { type: 'boolean' },
+      'no-refresh': { type: 'boolean' },
     },
   });
-  if (values.rotate && values['finish-rotation']) throw new Error('--rotate and --finish-rotation are two steps: run one, restart payment, then the other');
+  if (values.rotate && values['finish-rotation'])
+    throw new Error('--rotate and --finish-rotation are two steps: run one (payment then reads the new secret), then the other');
+  const refresh = !values['no-refresh'];
+  const missing = refreshInputs([['payment']]).filter((name) => !process.env[name]?.trim());
+  // Checked before anything changes: a stored secret the payment app never reads refuses every webhook.
+  if (refresh && missing.length)
+    throw new Error(
+      `missing ${missing.join(', ')} (to refresh the payment app's Key Vault references): run eval "$(azd env get-values)" first, or pass --no-refresh`,
+    );
   const url = checkUrl(values.url, Boolean(process.env.STRIPE_API_BASE));
   const vaultUri = values.vault ?? process.env.AZURE_KEY_VAULT_ENDPOINT;
   if (!vaultUri) throw new Error('give --vault <uri> or set AZURE_KEY_VAULT_ENDPOINT (azd sets it after provisioning)');
   const { DefaultAzureCredential } = await import('@azure/identity');
-  const vault = new KeyVaultSecrets(vaultUri, new DefaultAzureCredential());
+  const credential = new DefaultAzureCredential();
+  const vault = new KeyVaultSecrets(vaultUri, credential);
   const key = process.env.STRIPE_SECRET_KEY?.trim() || (await vault.get(SECRET.stripeSecretKey))?.trim();
   if (!key) {
     const message = `No Stripe secret key (STRIPE_SECRET_KEY, or the ${SECRET.stripeSecretKey} Key Vault secret)`;
@@ -257,7 +275,11 @@ async function main(): Promise<void> {
     throw new Error(message);
   }
   const result = await runWebhookCommand(stripeClient(key), vault, { url, rotate: values.rotate, finishRotation: values['finish-rotation'] });
-  for (const line of result.lines) process.stdout.write(`${line}\n`);
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+  for (const line of result.lines) out(line);
+  if (result.secretStored && refresh)
+    await refreshFromEnv(process.env, { credential, out, sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) }, [['payment']]);
+  else if (result.secretStored) out('Not refreshed (--no-refresh): run npm run secrets -- --refresh before Stripe delivers, or payment refuses every event.');
 }
 
 if (require.main === module) {

@@ -86,6 +86,15 @@ export class PdfReport {
     return [...this.mutool('outline').matchAll(/"([^"]*)"/g)].map((m) => m[1]);
   }
 
+  /**
+   * One page's text in the order its glyphs stand on the line, left to right, as MuPDF reads it
+   * without the bidirectional algorithm (`mutool draw -F txt`): right-to-left text comes out reversed.
+   */
+  visualText(page: number): string {
+    if (!this.tools.mutool) throw new Error('mutool (mupdf-tools) is needed for this check');
+    return run(this.tools.mutool, ['draw', '-q', '-F', 'txt', '-o', '-', this.file, String(page)]);
+  }
+
   /** The document catalog as mutool prints it (/Lang, /StructTreeRoot, /MarkInfo...). */
   catalog(): string {
     return this.mutool('trailer/Root');

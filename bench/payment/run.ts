@@ -1,10 +1,13 @@
 /**
- * `npm run bench:payment`: signed payment_intent.succeeded events per second end to end (webhook
- * verified, deduplicated and recorded in SQL, plan PUT to identity answered, sync marked) at 16
- * concurrent connections, with p50/p99 latency and memory. The webhook answers only after the
- * plan update reached identity, so its latency is the event-to-plan-updated time. An in-process
- * dev host (SQLite, Azurite, real identity) serves everything; afterwards every payment is checked
- * as synced and every user's plan in identity.
+ * `npm run bench:payment`: signed Stripe events per second end to end (webhook verified,
+ * deduplicated and recorded in SQL, plan PUT to identity answered, sync marked) at 16 concurrent
+ * connections, with p50/p99 latency and memory. The events are a paying customer base's mix
+ * (./mix.ts): renewals (invoice.paid), one-off purchases, partial and full refunds, disputes
+ * opened and closed. The webhook answers only after the plan update reached identity, so its
+ * latency is the event-to-plan-updated time. An in-process dev host (SQLite, Azurite, real
+ * identity) serves everything, with a stub for the one Stripe read renewals make; afterwards no
+ * plan sync may be owed, and every user's plan in identity must be the one their ordered events
+ * decide (0 updates lost).
  *
  * Then it profiles one event at a time (./profile.ts): signature, SQL, the identity call.
  *
@@ -28,6 +31,7 @@ import type { LoadOrder, LoadReport, SignedEvent } from './load';
 import { profileEvent, type EventProfile } from './profile';
 import type { Plan } from '../../shared/auth/access-token';
 import { formatSteal, stealMeter } from '../cpu-steal';
+import { signMix, startStripeStub } from './mix';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 6000);
 const USERS = Number(process.env.BENCH_USERS ?? 500);
@@ -103,9 +107,10 @@ function profileTable(p: EventProfile): string {
 
 async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-payment-'));
+  const stripe = await startStripeStub();
   const host = await startDevHost({
     settingsFile: path.join(dir, 'local.settings.json'),
-    env: { PORT: '0', DATA_DIR: path.join(dir, 'data'), LOG_LEVEL: 'error' },
+    env: { PORT: '0', DATA_DIR: path.join(dir, 'data'), LOG_LEVEL: 'error', STRIPE_API_BASE: stripe.url },
   });
   try {
     // Users written as identity writes them, with identity's context on the host's platform.
@@ -115,9 +120,10 @@ async function main() {
     const profileUserIds: string[] = [];
     for (let i = 0; i < PROFILE_SAMPLES; i++) profileUserIds.push((await insertUser(identity, { email: `profile-${i}@example.com` })).id);
 
-    const events = [...signEvents('warmup', WARMUP, userIds), ...signEvents('bench', EVENTS, userIds)];
+    // One mix for the warm-up and the measured events: each user's events run on from one to the other.
+    const mix = signMix('bench', WARMUP + EVENTS, userIds, appSettings().STRIPE_WEBHOOK_SECRET, Math.floor(Date.now() / 1000));
     const eventsFile = path.join(dir, 'events.json');
-    fs.writeFileSync(eventsFile, JSON.stringify(events));
+    fs.writeFileSync(eventsFile, JSON.stringify(mix.events));
 
     let cpuBefore = process.cpuUsage();
     let memoryBefore = process.memoryUsage();
@@ -135,13 +141,15 @@ async function main() {
     const memoryAfter = process.memoryUsage();
     const cpuMsPerEvent = (cpu.user + cpu.system) / 1000 / result.requests.total;
 
-    const synced = await (db() as any)
+    // Nothing lost: no plan sync still owed, and each user's plan in identity is what their events decide.
+    const owed = await (db() as any)
       .selectFrom('payment_payments')
       .select((eb: any) => eb.fn.countAll().as('n'))
-      .where('sync_state', 'in', ['synced', 'superseded'])
+      .where('sync_state', 'in', ['pending', 'failed', 'manual_review'])
       .executeTakeFirstOrThrow();
-    const plans = await (db() as any).selectFrom('users').select(['plan']).where('email', 'like', 'bench-%').execute();
-    const upgraded = plans.filter((u: { plan: string }) => u.plan !== 'free').length;
+    const plans: { id: string; plan: Plan }[] = await (db() as any).selectFrom('users').select(['id', 'plan']).where('email', 'like', 'bench-%').execute();
+    const lost = plans.filter((u) => mix.expected.get(u.id) !== u.plan);
+    const paid = plans.filter((u) => u.plan !== 'free').length;
 
     const profileSteal = stealMeter();
     const profile = await profileEvent(
@@ -156,21 +164,33 @@ async function main() {
     const perSecond = result.requests.total / seconds;
     const lines = [
       `payment webhook bench: ${os.cpus().length} cores (${os.cpus()[0]?.model}), node ${process.version}, SQLite and Azurite, load generator in its own process, load average ${os.loadavg()[0].toFixed(1)}`,
-      `${EVENTS} signed payment_intent.succeeded events after a warm-up of ${WARMUP}, ${USERS} users, ${CONNECTIONS} connections; each answer comes after the plan update reached identity`,
+      `${EVENTS} signed events after a warm-up of ${WARMUP}, ${USERS} users, ${CONNECTIONS} connections; each answer comes after the plan update reached identity`,
+      `the mix, warm-up included: ${Object.entries(mix.counts)
+        .map(([type, n]) => `${type} ${n}`)
+        .join(', ')}; ${stripe.calls()} Stripe reads (the stub)`,
       '',
       '| Signed event to plan updated in identity | events/s | p50 ms | p90 ms | p99 ms | max ms | host CPU ms/event | non-2xx, errors | CPU steal |',
       '|---|---|---|---|---|---|---|---|---|',
       `| ${CONNECTIONS} connections, ${result.requests.total} events in ${seconds.toFixed(2)} s (target ${TARGET_PER_SECOND}/s) | ${perSecond.toFixed(0)} | ${result.latency.p50} | ${result.latency.p90} | ${result.latency.p99} | ${result.latency.max} | ${cpuMsPerEvent.toFixed(2)} | ${result.non2xx}, ${result.errors + result.timeouts} | ${formatSteal(stealPercent)} |`,
       '',
-      `verified: ${Number(synced.n)}/${EVENTS + WARMUP} payments synced or superseded in SQL, ${upgraded}/${USERS} users upgraded in identity, ${failedSyncs} answers without a successful sync; host memory rss ${mb(memoryBefore.rss)} -> ${mb(memoryAfter.rss)}, heap ${mb(memoryBefore.heapUsed)} -> ${mb(memoryAfter.heapUsed)}`,
+      `verified: ${lost.length} updates lost (users whose plan in identity is not what their ordered events decide${
+        lost.length
+          ? `: ${lost
+              .slice(0, 5)
+              .map((u) => `${u.id} ${u.plan} != ${mix.expected.get(u.id)}`)
+              .join(', ')}`
+          : ''
+      }), ${Number(owed.n)} plan syncs still owed in SQL, ${failedSyncs} answers refused or with a failed sync; ${paid}/${USERS} users on a paid plan; a refund or dispute of their newest payment decided the plan of ${mix.decidedByRefundOrDispute}; host memory rss ${mb(memoryBefore.rss)} -> ${mb(memoryAfter.rss)}, heap ${mb(memoryBefore.heapUsed)} -> ${mb(memoryAfter.heapUsed)}`,
       '',
       `${profileTable(profile)}`,
       '',
       `profile CPU steal ${formatSteal(profileStealPercent)}`,
     ];
     process.stdout.write(lines.join('\n') + '\n');
+    if (lost.length || Number(owed.n) || failedSyncs) process.exitCode = 1;
   } finally {
     await host.stop();
+    await stripe.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -284,6 +284,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/payment/admin/users/{userId}/billing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A user's billing timeline, newest first: payments, invoices, subscription state, refunds and disputes, with what each did to the plan; an unknown user has an empty one
+         * @description Who may call: an admin or super_admin (access token; the role as identity holds it now).
+         */
+        get: operations["admin-user-billing"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/payment/admin/accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Accounts that need a person: subscriptions past due (with the end of their grace) or payments under an open dispute, oldest first
+         * @description Who may call: an admin or super_admin (access token; the role as identity holds it now).
+         */
+        get: operations["admin-accounts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/payment/admin/review-decisions": {
         parameters: {
             query?: never;
@@ -317,7 +357,7 @@ export interface components {
              * @description Stable machine-readable code, one of the platform's error list (shared/http/error-codes.ts; the table in docs/architecture.md gives each code's status and meaning).
              * @enum {string}
              */
-            code: "VALIDATION_FAILED" | "INVALID_JSON" | "JSON_TOO_DEEP" | "JSON_KEY_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "HOST_INVALID" | "INTERNAL" | "SERVICE_MISCONFIGURED" | "AUTH_REQUIRED" | "AUTH_TOKEN_INVALID" | "AUTH_TOKEN_EXPIRED" | "AUTH_SESSION_REVOKED" | "AUTH_USER_INACTIVE" | "ADMIN_REQUIRED" | "PERMISSION_DENIED" | "IDENTITY_UNAVAILABLE" | "AUTH_SERVICE_TOKEN_INVALID" | "LOGIN_RATE_LIMITED" | "OTP_RESEND_COOLDOWN" | "OTP_INVALID" | "OTP_EXPIRED" | "OTP_ATTEMPTS_EXCEEDED" | "ACCOUNT_INACTIVE" | "REFRESH_TOKEN_INVALID" | "REFRESH_TOKEN_EXPIRED" | "REFRESH_TOKEN_ROTATED" | "REFRESH_TOKEN_REUSED" | "USER_NOT_FOUND" | "USER_EXISTS" | "ROLE_UNKNOWN" | "ROLE_NOT_FOUND" | "ROLE_NOT_ASSIGNED" | "BASE_ROLE" | "SESSION_NOT_FOUND" | "SUPER_ADMIN_REQUIRED" | "PERMISSION_ESCALATION" | "CANNOT_DEACTIVATE_SELF" | "CANNOT_DELETE_SELF" | "LAST_SUPER_ADMIN" | "PRIVILEGED_ACCOUNT" | "PLAN_TIMESTAMP_IN_FUTURE" | "PLAN_UPDATE_STALE" | "UNKNOWN_PLAN" | "PLAN_NOT_PURCHASABLE" | "AMOUNT_MISMATCH" | "INVALID_IDEMPOTENCY_KEY" | "USER_MISMATCH" | "STRIPE_ERROR" | "SUBSCRIPTION_EXISTS" | "NO_SUBSCRIPTION" | "NO_BILLING_ACCOUNT" | "STRIPE_NOT_CONFIGURED" | "STRIPE_UNAVAILABLE" | "WEBHOOK_SIGNATURE_MISSING" | "WEBHOOK_SIGNATURE_INVALID" | "PAYMENT_NOT_FOUND" | "PAYMENT_NOT_IN_REVIEW" | "REPORT_QUOTA_EXCEEDED" | "QUEUE_UNAVAILABLE" | "IDEMPOTENCY_KEY_REUSED" | "REPORT_NOT_FOUND" | "EXECUTION_NOT_FOUND" | "SHARE_NOT_FOUND" | "REPORT_NOT_SHAREABLE" | "EXECUTION_NOT_RETRYABLE" | "EXECUTION_NOT_FINISHED" | "EXECUTION_NOT_CANCELLABLE" | "VISUAL_UNAVAILABLE" | "INVALID_PATH" | "CONSOLE_FILE_NOT_FOUND" | "CONSOLE_NOT_BUILT" | "WEBHOOK_URL_INVALID" | "WEBHOOK_URL_NOT_ALLOWED" | "WEBHOOKS_PLAN_REQUIRED" | "WEBHOOK_ENDPOINT_LIMIT" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "WEBHOOK_DELIVERY_NOT_FOUND" | "RESOURCE_NOT_FOUND" | "OPERATION_NOT_FOUND" | "INVALID_CHARTS_ARRAY" | "INVALID_INFOGRAPHICS_ARRAY" | "INVALID_DIAGRAMS_ARRAY" | "INVALID_DIAGRAM" | "CHART_NOT_RENDERABLE" | "IMAGE_TOO_LARGE" | "TOO_MANY_TICKS" | "SVG_TOO_LARGE" | "LIMIT_EXCEEDED" | "RENDER_FAILED" | "RENDERER_BUSY" | "CACHE_ENTRY_NOT_FOUND" | "VERSION_NOT_SUPPORTED" | "INVALID_CHART" | "CHART_BASE64_INVALID" | "CHART_TEXT_TOO_LARGE" | "CHART_NOT_DATA" | "CHART_OPTION_UNSUPPORTED";
+            code: "VALIDATION_FAILED" | "INVALID_JSON" | "JSON_TOO_DEEP" | "JSON_KEY_NOT_ALLOWED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "HOST_INVALID" | "INTERNAL" | "SERVICE_MISCONFIGURED" | "AUTH_REQUIRED" | "AUTH_TOKEN_INVALID" | "AUTH_TOKEN_EXPIRED" | "AUTH_SESSION_REVOKED" | "AUTH_USER_INACTIVE" | "ADMIN_REQUIRED" | "PERMISSION_DENIED" | "IDENTITY_UNAVAILABLE" | "AUTH_SERVICE_TOKEN_INVALID" | "LOGIN_RATE_LIMITED" | "OTP_RESEND_COOLDOWN" | "EMAIL_THROTTLED" | "OTP_INVALID" | "OTP_EXPIRED" | "OTP_ATTEMPTS_EXCEEDED" | "ACCOUNT_INACTIVE" | "REFRESH_TOKEN_INVALID" | "REFRESH_TOKEN_EXPIRED" | "REFRESH_TOKEN_ROTATED" | "REFRESH_TOKEN_REUSED" | "USER_NOT_FOUND" | "USER_EXISTS" | "ROLE_UNKNOWN" | "ROLE_NOT_FOUND" | "ROLE_NOT_ASSIGNED" | "BASE_ROLE" | "SESSION_NOT_FOUND" | "SUPER_ADMIN_REQUIRED" | "PERMISSION_ESCALATION" | "CANNOT_DEACTIVATE_SELF" | "CANNOT_DELETE_SELF" | "LAST_SUPER_ADMIN" | "PRIVILEGED_ACCOUNT" | "PLAN_TIMESTAMP_IN_FUTURE" | "PLAN_UPDATE_STALE" | "UNKNOWN_PLAN" | "PLAN_NOT_PURCHASABLE" | "AMOUNT_MISMATCH" | "INVALID_IDEMPOTENCY_KEY" | "USER_MISMATCH" | "STRIPE_ERROR" | "SUBSCRIPTION_EXISTS" | "NO_SUBSCRIPTION" | "NO_BILLING_ACCOUNT" | "STRIPE_NOT_CONFIGURED" | "STRIPE_UNAVAILABLE" | "WEBHOOK_SIGNATURE_MISSING" | "WEBHOOK_SIGNATURE_INVALID" | "PAYMENT_NOT_FOUND" | "PAYMENT_NOT_IN_REVIEW" | "REPORT_QUOTA_EXCEEDED" | "QUEUE_UNAVAILABLE" | "IDEMPOTENCY_KEY_REUSED" | "REPORT_NOT_FOUND" | "EXECUTION_NOT_FOUND" | "SHARE_NOT_FOUND" | "REPORT_NOT_SHAREABLE" | "EXECUTION_NOT_RETRYABLE" | "EXECUTION_NOT_FINISHED" | "EXECUTION_NOT_CANCELLABLE" | "VISUAL_UNAVAILABLE" | "INVALID_PATH" | "CONSOLE_FILE_NOT_FOUND" | "CONSOLE_NOT_BUILT" | "WEBHOOK_URL_INVALID" | "WEBHOOK_URL_NOT_ALLOWED" | "WEBHOOKS_PLAN_REQUIRED" | "WEBHOOK_ENDPOINT_LIMIT" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "WEBHOOK_DELIVERY_NOT_FOUND" | "RESOURCE_NOT_FOUND" | "OPERATION_NOT_FOUND" | "INVALID_CHARTS_ARRAY" | "INVALID_INFOGRAPHICS_ARRAY" | "INVALID_DIAGRAMS_ARRAY" | "INVALID_DIAGRAM" | "CHART_NOT_RENDERABLE" | "IMAGE_TOO_LARGE" | "TOO_MANY_TICKS" | "SVG_TOO_LARGE" | "LIMIT_EXCEEDED" | "RENDER_FAILED" | "RENDERER_BUSY" | "CACHE_ENTRY_NOT_FOUND" | "VERSION_NOT_SUPPORTED" | "INVALID_CHART" | "CHART_BASE64_INVALID" | "CHART_TEXT_TOO_LARGE" | "CHART_NOT_DATA" | "CHART_OPTION_UNSUPPORTED";
             /** Format: date-time */
             timestamp: string;
             details?: unknown;
@@ -1828,6 +1868,224 @@ export interface operations {
             };
             /** @description The body is larger than this route accepts */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency this route needs is unavailable (Retry-After when known) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the same envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "admin-user-billing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's id (identity's) */
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        userId: string;
+                        /** Format: date-time */
+                        generatedAt: string;
+                        /** @description false: Stripe could not be read, so invoices and billing intervals are left out; the records are all there */
+                        stripeAvailable: boolean;
+                        subscription: ({
+                            id: string;
+                            /** @enum {unknown} */
+                            planType: "free" | "pro" | "enterprise";
+                            status: string;
+                            interval: ("day" | "week" | "month" | "year") | null;
+                            currentPeriodEnd: string | null;
+                            cancelAtPeriodEnd: boolean;
+                            pastDueSince: string | null;
+                            graceEndsAt: string | null;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                        entries: ({
+                            /** Format: date-time */
+                            at: string;
+                            /** @enum {unknown} */
+                            kind: "payment" | "invoice" | "subscription" | "refund" | "dispute";
+                            /** @description The PaymentIntent (payment, refund, dispute), invoice or subscription id */
+                            id: string;
+                            amount: number | null;
+                            currency: string | null;
+                            /** @description payment: its status; refund: full or partial; dispute: open, won or lost; invoice and subscription: Stripe's */
+                            status: string;
+                            planType: ("free" | "pro" | "enterprise") | null;
+                            periodEnd: string | null;
+                            effect: ({
+                                plan: ("free" | "pro" | "enterprise") | null;
+                                sync: ("not_required" | "pending" | "synced" | "failed" | "manual_review" | "superseded") | null;
+                                /** @description What the fact did to the plan, for a person */
+                                note: string;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                            subscription: ({
+                                interval: ("day" | "week" | "month" | "year") | null;
+                                cancelAtPeriodEnd: boolean;
+                                pastDueSince: string | null;
+                                graceEndsAt: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The request is malformed: the body, a path parameter or the query (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency this route needs is unavailable (Retry-After when known) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the same envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "admin-accounts": {
+        parameters: {
+            query?: {
+                /** @description past_due: subscriptions whose renewal failed; disputed: open chargebacks */
+                state?: "past_due" | "disputed";
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        state: "past_due" | "disputed";
+                        /** Format: date-time */
+                        generatedAt: string;
+                        limit: number;
+                        offset: number;
+                        nextOffset: number | null;
+                        accounts: ({
+                            userId: string;
+                            email: string | null;
+                            /** @enum {unknown} */
+                            state: "past_due" | "disputed";
+                            since: string | null;
+                            /** @enum {unknown} */
+                            planType: "free" | "pro" | "enterprise";
+                            subscriptionId: string | null;
+                            paymentIntentId: string | null;
+                            amount: number | null;
+                            currency: string | null;
+                            graceEndsAt: string | null;
+                            graceOver: boolean;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The request is malformed: the body, a path parameter or the query (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller may not do this */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,6 +1,7 @@
 import { LocationProvider, Route, Router } from 'preact-iso';
 import { Loading } from './components/async';
 import { Layout, PageTitle } from './components/layout';
+import { Accounts } from './pages/accounts';
 import { Diagnostics } from './pages/diagnostics';
 import { ExecutionDetail } from './pages/execution-detail';
 import { Executions } from './pages/executions';
@@ -37,6 +38,7 @@ function Pages({ user }: { user: PublicUser }) {
         <Route path={paths.users} component={Users} />
         <Route path={`${BASE}users/:id`} component={UserDetail} />
         <Route path={paths.payments} component={Payments} />
+        <Route path={paths.accounts} component={Accounts} />
         <Route path={paths.webhooks} component={Webhooks} />
         <Route path={paths.diagnostics} component={Diagnostics} />
         <Route default component={NotFound} />

@@ -9,6 +9,7 @@ export const paths = {
   users: `${BASE}users`,
   user: (id: string) => `${BASE}users/${encodeURIComponent(id)}`,
   payments: `${BASE}payments`,
+  accounts: `${BASE}accounts`,
   webhooks: `${BASE}webhooks`,
   diagnostics: `${BASE}diagnostics`,
 };

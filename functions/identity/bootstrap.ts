@@ -1,4 +1,4 @@
-import { createLogger } from '../../shared/logging';
+import { member } from '../../shared/platform';
 import { audit, type Actor } from './audit';
 import type { IdentityContext } from './context';
 import { findRole } from './roles';
@@ -59,54 +59,29 @@ export async function bootstrapAdmin(ctx: IdentityContext): Promise<void> {
   }
 }
 
-const FIRST_RETRY_MS = 1_000;
-const MAX_RETRY_MS = 30_000;
-
-export interface BackgroundTask {
-  /** Settles after the first try, whatever its outcome (never rejects). */
-  firstAttempt: Promise<void>;
-  /** Settles once the work succeeded, or when stopped. */
-  done: Promise<void>;
-  stop(): void;
-}
+/** Per platform (an instance): whether the bootstrap admin was put in place, for which address. */
+const BOOTSTRAPPED = member('identity bootstrap admin', () => ({ email: undefined as string | undefined, done: undefined as Promise<void> | undefined }));
 
 /**
- * bootstrapAdmin off the start-up path: a serverless Azure SQL database may still be resuming when
- * the app starts (and Flex Consumption allows 30 s for start-up), so the first failure is not
- * fatal. Tried at once, then retried with exponential backoff and full jitter (1 s doubling to at
- * most 30 s), each failure logged, until it succeeds or `stop()` (app shutdown) cancels the wait.
+ * BOOTSTRAP_ADMIN_EMAIL put in place once per instance, on the first sign-in request it serves
+ * (login or verify), not at start-up: a cold start, a probe or a timer then touches no SQL, so a
+ * serverless database can pause; the first sign-in uses SQL anyway, so nothing is woken for it.
+ * The bootstrap admin's own first sign-in finds the account (and role) in place, which is when it
+ * matters (with sign-up closed an absent account would be mailed "no account"). A failed try (the
+ * database resuming, the migrations not applied yet) is logged and tried again by the next sign-in;
+ * the request itself goes on, to succeed or fail on its own SQL.
  */
-export function startBootstrapAdmin(run: () => Promise<void>, random: () => number = Math.random): BackgroundTask {
-  const log = createLogger({ service: 'identity', component: 'bootstrap' });
-  let stopped = false;
-  let wake: (() => void) | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  let firstTried: () => void = () => undefined;
-  const firstAttempt = new Promise<void>((resolve) => (firstTried = resolve));
-  const done = (async () => {
-    for (let attempt = 1; !stopped; attempt++) {
-      try {
-        await run().finally(firstTried);
-        if (attempt > 1) log.info('bootstrap admin ready after retries', { attempts: attempt });
-        return;
-      } catch (error) {
-        if (stopped) return;
-        const delayMs = Math.round(random() * Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** (attempt - 1)));
-        log.warn('bootstrap admin not ready yet; will retry', { attempt, retryInMs: delayMs, error });
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-          timer = setTimeout(resolve, delayMs);
-        });
-      }
-    }
-  })();
-  return {
-    firstAttempt,
-    done: done.finally(firstTried),
-    stop() {
-      stopped = true;
-      clearTimeout(timer);
-      wake?.();
-    },
-  };
+export async function ensureBootstrapAdmin(ctx: IdentityContext): Promise<void> {
+  const email = ctx.config.BOOTSTRAP_ADMIN_EMAIL;
+  if (!email) return;
+  const state = ctx.platform.get(BOOTSTRAPPED);
+  if (state.email !== email || !state.done) {
+    state.email = email;
+    const done = bootstrapAdmin(ctx).catch((error: unknown) => {
+      if (state.done === done) state.done = undefined;
+      ctx.log.warn('bootstrap admin not ready yet; the next sign-in tries again', { error });
+    });
+    state.done = done;
+  }
+  await state.done;
 }

@@ -1,7 +1,9 @@
-import { Code, type CodeFor, forbidden, HttpError, tooManyRequests, unauthorized } from '../../shared/http/errors';
+import { Code, type CodeFor, forbidden, HttpError, serviceUnavailable, tooManyRequests, unauthorized } from '../../shared/http/errors';
+import { MailThrottled } from '../../shared/mail/mailer';
 import { ANONYMOUS, audit, type RequestMeta } from './audit';
+import { ensureBootstrapAdmin } from './bootstrap';
 import type { IdentityContext } from './context';
-import { consumeCode, issueCode, resendCooldown, type CodeCheck } from './otp';
+import { consumeCode, issueCode, resendCooldown, withdrawCode, type CodeCheck } from './otp';
 import { bucketKey, hitRateLimit, resetRateLimit } from './rate-limit';
 import { createSession, revokeSession, revokeUserSessions, rotateRefreshToken, type RotationResult } from './sessions';
 import { signAccessToken } from './tokens';
@@ -49,6 +51,7 @@ export async function startLogin(ctx: IdentityContext, rawEmail: string, meta: R
   const cfg = ctx.config;
   const email = rawEmail.trim().toLowerCase();
   const target = { type: 'email', id: email };
+  await ensureBootstrapAdmin(ctx);
   const refuse = async (reason: string, error: HttpError) => {
     await audit(ctx, meta, { actor: ANONYMOUS, action: 'auth.login', target, result: 'failure', reason });
     throw error;
@@ -82,7 +85,19 @@ export async function startLogin(ctx: IdentityContext, rawEmail: string, meta: R
       tooManyRequests('A code was sent moments ago; try again shortly', cfg.OTP_RESEND_COOLDOWN_SECONDS, Code.OTP_RESEND_COOLDOWN),
     );
   const user = await findUserByEmail(ctx, email);
-  await ctx.mailer.send(user || cfg.ALLOW_SIGNUP ? codeEmail(cfg.OTP_TTL_SECONDS, email, code!) : noAccountEmail(email));
+  try {
+    await ctx.mailer.send(user || cfg.ALLOW_SIGNUP ? codeEmail(cfg.OTP_TTL_SECONDS, email, code!) : noAccountEmail(email));
+  } catch (error) {
+    if (!(error instanceof MailThrottled)) throw error;
+    // Nothing was sent: the code is taken back (no cooldown for a code nobody received), and the
+    // caller is told to come back, never that a code is on its way.
+    await withdrawCode(ctx, email, code!);
+    ctx.log.warn('sign-in code not sent: the e-mail service throttled', { retryAfterSeconds: error.retryAfterSeconds, reason: error.message });
+    await refuse(
+      'email_throttled',
+      serviceUnavailable('The e-mail service is busy; no code was sent. Try again after Retry-After seconds', Code.EMAIL_THROTTLED, error.retryAfterSeconds),
+    );
+  }
   await audit(ctx, meta, { actor: ANONYMOUS, action: 'auth.login', target, result: 'success', details: { accountExists: Boolean(user) } });
 }
 
@@ -107,6 +122,7 @@ export async function completeLogin(ctx: IdentityContext, rawEmail: string, code
   const cfg = ctx.config;
   const email = rawEmail.trim().toLowerCase();
   const target = { type: 'email', id: email };
+  await ensureBootstrapAdmin(ctx);
   const check = await consumeCode(ctx, email, code);
   if (check !== 'valid') {
     await audit(ctx, meta, { actor: ANONYMOUS, action: 'auth.verify', target, result: 'failure', reason: `code_${check}` });

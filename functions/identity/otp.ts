@@ -66,6 +66,20 @@ export async function issueCode(ctx: CodeContext, email: string): Promise<string
   }
 }
 
+/**
+ * Takes back a code that could not be mailed (the e-mail service throttled): the row goes only if
+ * it still holds this unused code, so the next request is not held back by the cooldown of a code
+ * nobody received, and a code that never left cannot be used.
+ */
+export async function withdrawCode(ctx: CodeContext, email: string, code: string): Promise<void> {
+  await ctx.db
+    .deleteFrom('identity_otp_codes')
+    .where('email', '=', email)
+    .where('code_hash', '=', codeHash(ctx.config, email, code))
+    .where('used_at', 'is', null)
+    .execute();
+}
+
 export type CodeCheck = 'valid' | 'wrong' | 'expired' | 'used' | 'exhausted' | 'none';
 
 /**

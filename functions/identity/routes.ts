@@ -19,7 +19,7 @@ const ACCOUNT_RULES = [Code.CANNOT_DEACTIVATE_SELF, Code.LAST_SUPER_ADMIN];
 // prettier-ignore
 export const ROUTES = [
   HEALTH,
-  route('login', 'POST', 'auth/login', PUBLIC, { body: SMALL(s.LOGIN_BODY), 200: s.LOGIN_STARTED, 429: refusal([Code.LOGIN_RATE_LIMITED, Code.OTP_RESEND_COOLDOWN], { headers: RETRY_AFTER }) }, auth.login),
+  route('login', 'POST', 'auth/login', PUBLIC, { body: SMALL(s.LOGIN_BODY), 200: s.LOGIN_STARTED, 429: refusal([Code.LOGIN_RATE_LIMITED, Code.OTP_RESEND_COOLDOWN], { headers: RETRY_AFTER }), 503: refusal([Code.EMAIL_THROTTLED], { headers: RETRY_AFTER }) }, auth.login),
   route('verify', 'POST', 'auth/verify', PUBLIC, { body: SMALL(s.VERIFY_BODY), 200: s.TOKENS, 401: refusal([Code.OTP_INVALID, Code.OTP_EXPIRED, Code.OTP_ATTEMPTS_EXCEEDED]), 403: refusal([Code.ACCOUNT_INACTIVE]) }, auth.verify),
   route('refresh', 'POST', 'auth/refresh', PUBLIC, { body: SMALL(s.REFRESH_BODY), 200: s.TOKENS, 401: refusal([Code.REFRESH_TOKEN_INVALID, Code.REFRESH_TOKEN_EXPIRED, Code.REFRESH_TOKEN_ROTATED, Code.REFRESH_TOKEN_REUSED, Code.AUTH_USER_INACTIVE]) }, auth.refresh),
   route('logout', 'POST', 'auth/logout', SIGNED_IN, { body: { ...SMALL(s.LOGOUT_BODY), optional: true }, 200: s.LOGGED_OUT }, auth.logout),

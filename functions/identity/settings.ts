@@ -18,7 +18,11 @@ export const IDENTITY_SETTINGS = {
     description: 'Key of the HMAC under which one-time codes are stored and from which rotated refresh tokens are derived.',
   }),
   ALLOW_SIGNUP: withDefault(boolean, 'true', { services: ID, deploy: 'tuning', description: 'Whether an unknown email signs up on login.' }),
-  BOOTSTRAP_ADMIN_EMAIL: optional(text, { services: ID, deploy: 'app', description: 'Created as super_admin at start-up when absent.' }),
+  BOOTSTRAP_ADMIN_EMAIL: optional(text, {
+    services: ID,
+    deploy: 'app',
+    description: 'Created as super_admin when absent, by the first sign-in request an instance serves (start-up touches no SQL).',
+  }),
   OTP_LENGTH: withDefault(integer(6, 10), '6', { services: ID, deploy: 'tuning', description: 'Digits in a one-time sign-in code (CSPRNG).' }),
   OTP_TTL_SECONDS: withDefault(integer(60, 600), '600', {
     services: ID,

@@ -9,7 +9,7 @@ import type { PaymentNeeds } from './context';
 import { recentPaymentsOf } from './payments';
 import type * as s from './schemas';
 import { askStripe } from './stripe-client';
-import { findCustomer, insertCustomer, liveSubscriptionOf, saveSubscription, subscriptionsOf } from './subscription-records';
+import { findCustomer, graceEndOf, insertCustomer, liveSubscriptionOf, saveSubscription, subscriptionsOf } from './subscription-records';
 
 /**
  * Subscriptions on Stripe Billing for the signed-in user: a Stripe Customer per user, monthly and
@@ -223,7 +223,7 @@ export async function billingOf(ctx: Billing, user: LiveUser) {
           cancelAtPeriodEnd: subscription.cancelAtPeriodEnd,
           renews: subscription.status === 'active' && !subscription.cancelAtPeriodEnd,
           pastDueSince: subscription.pastDueSince,
-          graceEndsAt: subscription.pastDueSince ? new Date(Date.parse(subscription.pastDueSince) + graceDays * 86_400_000).toISOString() : null,
+          graceEndsAt: graceEndOf(subscription.pastDueSince, graceDays),
         }
       : null,
     payments: (await recentPaymentsOf(ctx.db, user.id, 24)).map((p) => ({

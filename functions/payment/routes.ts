@@ -50,6 +50,8 @@ export const ROUTES = [
   route('admin-replay', 'POST', 'admin/replay', ADMIN, { body: s.REPLAY_BODY, 200: s.REPLAYED }, admin.replaySyncs),
   route('admin-payment-approve', 'POST', 'admin/payments/{paymentIntentId}/approve', ADMIN, { params: s.PAYMENT_PARAM, body: s.DECISION_BODY, 200: s.APPROVED, 404: NO_PAYMENT, 409: NOT_IN_REVIEW }, admin.approve),
   route('admin-payment-reject', 'POST', 'admin/payments/{paymentIntentId}/reject', ADMIN, { params: s.PAYMENT_PARAM, body: s.DECISION_BODY, 200: s.REJECTED, 404: NO_PAYMENT, 409: NOT_IN_REVIEW }, admin.reject),
+  route('admin-user-billing', 'GET', 'admin/users/{userId}/billing', ADMIN, { params: s.USER_PARAM, 200: s.BILLING_TIMELINE }, admin.userBilling),
+  route('admin-accounts', 'GET', 'admin/accounts', ADMIN, { query: s.ACCOUNTS_QUERY, 200: s.ACCOUNTS }, admin.accounts),
   route('admin-review-decisions', 'GET', 'admin/review-decisions', ADMIN, { query: s.DECISIONS_QUERY, 200: s.DECISIONS }, admin.decisions),
 ];
 

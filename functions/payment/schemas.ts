@@ -280,3 +280,82 @@ export const APPROVED = obj({
 });
 export const REJECTED = obj({ decision: DECISION, syncState: oneOfValues(['not_required']) });
 export const DECISIONS = obj({ decisions: arr(DECISION) });
+
+/** A user's id in the path (identity's ids: letters, digits, '.', '_', ':', '@' or '-'). */
+export const USER_PARAM = idParam('userId', { description: "The user's id (identity's)" });
+const PLAN_EFFECT = nullable(
+  obj({
+    plan: nullable(PLAN_ID),
+    sync: nullable(oneOfValues(SYNC_STATES, { description: "The plan push's state; null for a fact that moved no plan" })),
+    note: str({ description: 'What the fact did to the plan, for a person' }),
+  }),
+);
+/** An operator's view of one user's billing (the console's user page), newest first. */
+export const BILLING_TIMELINE = obj({
+  userId: str(),
+  generatedAt: dateTime(),
+  stripeAvailable: bool({ description: 'false: Stripe could not be read, so invoices and billing intervals are left out; the records are all there' }),
+  subscription: nullable(
+    obj({
+      id: str(),
+      planType: PLAN_ID,
+      status: str(),
+      interval: nullable(oneOfValues(['day', 'week', 'month', 'year'])),
+      currentPeriodEnd: nullable(dateTime()),
+      cancelAtPeriodEnd: bool(),
+      pastDueSince: nullable(dateTime()),
+      graceEndsAt: nullable(dateTime()),
+    }),
+  ),
+  entries: arr(
+    obj({
+      at: dateTime(),
+      kind: oneOfValues(['payment', 'invoice', 'subscription', 'refund', 'dispute']),
+      id: str({ description: 'The PaymentIntent (payment, refund, dispute), invoice or subscription id' }),
+      amount: nullable(int({ description: 'Smallest currency unit; a refund: the amount refunded so far' })),
+      currency: nullable(str()),
+      status: str({ description: "payment: its status; refund: full or partial; dispute: open, won or lost; invoice and subscription: Stripe's" }),
+      planType: nullable(PLAN_ID),
+      periodEnd: nullable(dateTime()),
+      effect: PLAN_EFFECT,
+      subscription: nullable(
+        obj({
+          interval: nullable(oneOfValues(['day', 'week', 'month', 'year'])),
+          cancelAtPeriodEnd: bool(),
+          pastDueSince: nullable(dateTime()),
+          graceEndsAt: nullable(dateTime()),
+        }),
+      ),
+    }),
+  ),
+});
+/** Which accounts need a person: renewals past due, or chargebacks open; a page at a time. */
+export const ACCOUNTS_QUERY = query({
+  state: oneOfValues(['past_due', 'disputed'], {
+    default: 'past_due',
+    description: 'past_due: subscriptions whose renewal failed; disputed: open chargebacks',
+  }),
+  ...PAGING,
+});
+export const ACCOUNTS = obj({
+  state: oneOfValues(['past_due', 'disputed']),
+  generatedAt: dateTime(),
+  limit: int(),
+  offset: int(),
+  nextOffset: nullable(int({ description: 'The offset of the next page; null on the last page' })),
+  accounts: arr(
+    obj({
+      userId: str(),
+      email: nullable(str({ description: "The e-mail of the user's Stripe Customer, when payment made one" })),
+      state: oneOfValues(['past_due', 'disputed']),
+      since: nullable(dateTime({ description: 'When the first renewal failed, or the dispute was opened' })),
+      planType: PLAN_ID,
+      subscriptionId: nullable(str()),
+      paymentIntentId: nullable(str()),
+      amount: nullable(int()),
+      currency: nullable(str()),
+      graceEndsAt: nullable(dateTime({ description: 'past_due: the plan is kept until then, free after' })),
+      graceOver: bool(),
+    }),
+  ),
+});

@@ -33,6 +33,10 @@ const toRecord = (row: Row): SubscriptionRecord => ({
   createdAt: toIso(row.created_at as string | Date)!,
 });
 
+/** When the grace of a renewal past due since `pastDueSince` ends (the plan is kept until then); null when nothing is owed. */
+export const graceEndOf = (pastDueSince: string | null, graceDays: number): string | null =>
+  pastDueSince ? new Date(Date.parse(pastDueSince) + graceDays * 86_400_000).toISOString() : null;
+
 /** Subscription statuses in which the user is still billed: a new subscription would bill twice. */
 export const LIVE_STATUSES = ['incomplete', 'trialing', 'active', 'past_due', 'unpaid'];
 

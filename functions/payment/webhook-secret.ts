@@ -10,7 +10,7 @@ export const WEBHOOK_SECRET_PLACEHOLDER_PREFIX = 'whsec_placeholder_';
 export function webhookSecretProblem(secret: string | undefined): string | undefined {
   if (!secret?.trim()) return 'STRIPE_WEBHOOK_SECRET is not set: every webhook is refused';
   if (secret.startsWith(WEBHOOK_SECRET_PLACEHOLDER_PREFIX)) {
-    return 'not ready: STRIPE_WEBHOOK_SECRET is the placeholder npm run secrets created, so every Stripe webhook is refused; run npm run stripe:webhook -- --url <payment URL>/webhook, then restart the payment app';
+    return 'not ready: STRIPE_WEBHOOK_SECRET is the placeholder npm run secrets created, so every Stripe webhook is refused; run npm run stripe:webhook -- --url <payment URL>/webhook (it makes the payment app read the new secret)';
   }
   if (!secret.startsWith('whsec_')) return 'STRIPE_WEBHOOK_SECRET does not look like a webhook signing secret (whsec_...)';
   return undefined;

@@ -9,6 +9,7 @@ import { errorsAt, failAsRendering, refusalOf, refuseErrors, tooManyItems } from
 import type { Limits } from './limits';
 import { allOrStop, CONTENT_TYPES, cachedOrRendered, imageFormatOf, imageResult, newStats } from './results';
 import { infographicsBody, type Format, type InfographicsBody, type InfographicSpec, type Metric, type Quality } from './schemas';
+import { scriptFontsFor, withScriptFamilies } from '../../shared/script-fonts';
 import { escapeXml } from './svg';
 import { themeOf, type Theme } from './themes';
 
@@ -49,7 +50,9 @@ export function dashboardSvg(spec: InfographicSpec, theme: Theme): { svg: string
   const top = spec.title ? HEADER : GAP;
   const height = top + rows * (CARD_HEIGHT + GAP);
   const cardWidth = (width - GAP * (columns + 1)) / columns;
-  const font = escapeXml(theme.fontFamily);
+  // Text in a script the theme's fonts lack names the script font after them (what the PNG is drawn with, and what a viewer may have).
+  const scripts = scriptFontsFor([spec.title ?? '', ...metrics.map((m) => m.label)].join(' ')).map((f) => f.family);
+  const font = escapeXml(withScriptFamilies(theme.fontFamily, scripts));
   const cards = metrics.map((m, i) => {
     const x = GAP + (i % columns) * (cardWidth + GAP);
     const y = top + Math.floor(i / columns) * (CARD_HEIGHT + GAP);

@@ -36,7 +36,7 @@ export function unresolvedSettings(table: SettingTable, env: NodeJS.ProcessEnv =
       required: setting.unresolved !== 'unset',
       problem:
         `${name} is an unresolved Key Vault reference: the app received the reference text instead of the secret. ` +
-        "Give the app's managed identity read access to the vault's secrets (Key Vault Secrets User) and check that the secret exists, then restart the app.",
+        "Give the app's managed identity read access to the vault's secrets (Key Vault Secrets User) and check that the secret exists, then make the app read it again: npm run secrets -- --refresh.",
     }));
 }
 

@@ -102,6 +102,12 @@ export const ERROR_CODES = {
     meaning: 'Too many sign-in requests from this network or for this address; Retry-After says when to try again.',
   },
   OTP_RESEND_COOLDOWN: { status: 429, by: IDENTITY, meaning: 'A code was sent to this address moments ago; Retry-After says when a new one can be sent.' },
+  EMAIL_THROTTLED: {
+    status: 503,
+    by: IDENTITY,
+    meaning:
+      'The e-mail service is refusing to send for now (throttled, or a temporary SMTP refusal): no code was sent and none is pending; Retry-After says when to ask again.',
+  },
   OTP_INVALID: { status: 401, by: IDENTITY, meaning: 'The sign-in code is wrong, already used, or none was requested.' },
   OTP_EXPIRED: { status: 401, by: IDENTITY, meaning: 'The sign-in code has expired; request a new one.' },
   OTP_ATTEMPTS_EXCEEDED: { status: 401, by: IDENTITY, meaning: 'Too many wrong tries for this code; request a new one.' },

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { EmailClient } from '@azure/communication-email';
+import type { TokenCredential } from '@azure/core-auth';
+import type { PipelinePolicy } from '@azure/core-rest-pipeline';
 import type { Transporter } from 'nodemailer';
 import { CREDENTIAL } from '../azure-credential';
 import { member, type Platform } from '../platform';
@@ -25,6 +27,82 @@ const outboxDir = (cfg: MailConfig) => path.join(cfg.DATA_DIR, 'outbox');
 // The mail libraries load with the first email, not with the service: most cold starts send none.
 const nodemailer = () => require('nodemailer') as typeof import('nodemailer');
 const communicationEmail = () => require('@azure/communication-email') as typeof import('@azure/communication-email');
+
+/**
+ * The e-mail service refused to send for now: Azure Communication Services answered 429 (its
+ * per-subscription rate limits: a managed domain allows 5 a minute and 10 an hour), or the SMTP
+ * server answered a temporary 4xx (421 service not available, 450/451/452 try later). Nothing was
+ * sent; the caller says so with a 503 and Retry-After (identity: EMAIL_THROTTLED), never a 500 and
+ * never as if the code were on its way.
+ */
+export class MailThrottled extends Error {
+  constructor(
+    message: string,
+    /** Seconds to wait before trying again: the service's Retry-After, else DEFAULT_THROTTLE_RETRY_SECONDS. */
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+    this.name = 'MailThrottled';
+  }
+}
+
+/** The wait a throttled answer without its own Retry-After (SMTP has none) is given. */
+export const DEFAULT_THROTTLE_RETRY_SECONDS = 60;
+/** A Retry-After beyond this is answered as this: a client is not told to wait for hours. */
+export const MAX_THROTTLE_RETRY_SECONDS = 3600;
+
+const clampRetry = (seconds: number) => Math.min(MAX_THROTTLE_RETRY_SECONDS, Math.max(1, Math.ceil(seconds)));
+
+/** Seconds from a 429's headers: retry-after-ms / x-ms-retry-after-ms (milliseconds) or Retry-After (seconds or an HTTP date). */
+export function retryAfterSeconds(header: (name: string) => string | undefined, now: Date): number {
+  for (const name of ['retry-after-ms', 'x-ms-retry-after-ms']) {
+    const ms = Number(header(name));
+    if (header(name) && Number.isFinite(ms) && ms >= 0) return clampRetry(ms / 1000);
+  }
+  const value = header('retry-after')?.trim();
+  if (value) {
+    if (/^\d+$/.test(value)) return clampRetry(Number(value));
+    const at = Date.parse(value);
+    if (Number.isFinite(at)) return clampRetry((at - now.getTime()) / 1000);
+  }
+  return DEFAULT_THROTTLE_RETRY_SECONDS;
+}
+
+/**
+ * Turns Azure Communication Services' 429 into MailThrottled at once. Without it the client
+ * library's retry policy would sleep for the answer's Retry-After (up to three times) inside the
+ * sign-in request: a minute or more of a hanging request, then a 500. Runs per retry, below the
+ * retry policy, which rethrows an error that is not a RestError untouched.
+ */
+export const throttledAsError = (now: () => Date): PipelinePolicy => ({
+  name: 'email-throttled-as-error',
+  async sendRequest(request, next) {
+    const response = await next(request);
+    if (response.status !== 429) return response;
+    const seconds = retryAfterSeconds((name) => response.headers.get(name) ?? undefined, now());
+    throw new MailThrottled(`Azure Communication Services throttled the send (HTTP 429); retry after ${seconds} s`, seconds);
+  },
+});
+
+/** An Email client of `endpoint` that answers a throttled send with MailThrottled; tests add their own policies (a trusted test certificate). */
+export function acsEmailClient(
+  endpoint: string,
+  credential: TokenCredential,
+  now: () => Date,
+  additionalPolicies: { policy: PipelinePolicy; position: 'perCall' | 'perRetry' }[] = [],
+): EmailClient {
+  return new (communicationEmail().EmailClient)(endpoint, credential, {
+    additionalPolicies: [{ policy: throttledAsError(now), position: 'perRetry' }, ...additionalPolicies],
+  });
+}
+
+/** SMTP 4xx (RFC 5321 transient negative completion: 421, 450, 451, 452...) from nodemailer's error, as MailThrottled; anything else as it was. */
+export function smtpThrottled(error: unknown): MailThrottled | undefined {
+  const code = (error as { responseCode?: unknown }).responseCode;
+  if (typeof code !== 'number' || code < 400 || code >= 500) return undefined;
+  const reply = String((error as { response?: unknown }).response ?? code).slice(0, 200);
+  return new MailThrottled(`the SMTP server refused for now (${reply})`, DEFAULT_THROTTLE_RETRY_SECONDS);
+}
 
 /** The platform's mail clients, each made for the setting it was made from (a changed setting makes a new one). */
 interface Transports {
@@ -53,7 +131,7 @@ function outboxComposer(platform: Platform): Transporter {
 /** The Azure Communication Services client of EMAIL_ACS_ENDPOINT, signed in as the app's managed identity. */
 function acsClient(platform: Platform, endpoint: string): EmailClient {
   const made = platform.get(TRANSPORTS);
-  if (made.acs?.endpoint !== endpoint) made.acs = { endpoint, client: new (communicationEmail().EmailClient)(endpoint, platform.get(CREDENTIAL)) };
+  if (made.acs?.endpoint !== endpoint) made.acs = { endpoint, client: acsEmailClient(endpoint, platform.get(CREDENTIAL), () => platform.clock.now()) };
   return made.acs.client;
 }
 
@@ -102,7 +180,11 @@ async function sendEmail(platform: Platform, email: Email): Promise<void> {
   const cfg = mailConfig(platform);
   const message = { from: cfg.EMAIL_FROM, to: email.to, subject: email.subject, text: email.text };
   if (cfg.SMTP_URL) {
-    await smtpTransport(platform, cfg.SMTP_URL).sendMail(message);
+    await smtpTransport(platform, cfg.SMTP_URL)
+      .sendMail(message)
+      .catch((error: unknown) => {
+        throw smtpThrottled(error) ?? error;
+      });
     return;
   }
   if (cfg.EMAIL_ACS_ENDPOINT) {

@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { Driver, Kysely, Migration, MigrationResultSet, SqliteDatabase } from 'kysely';
+import type { Driver, Kysely, LogEvent, Migration, MigrationResultSet, SqliteDatabase } from 'kysely';
 import { azureCredential } from '../azure-credential';
 import { config, type Config } from '../config';
-import { currentPlatform, member } from '../platform';
+import { currentPlatform, member, type Platform } from '../platform';
 import { sqlDependencyLogger } from '../telemetry';
 import { vendored } from '../vendor';
 import { sql, type AnyKysely } from './dialect';
@@ -22,7 +22,32 @@ export const MAX_LOG_FRAMES = 4_096;
 
 type Migrations = Record<string, Migration>;
 
-function createSqlite(cfg: Config, migrations: () => Migrations, migrated: (result: MigrationResultSet) => void): AnyKysely {
+/** What the platform's database did: opened (a pool or a file, made on first use), or ran one query. */
+export type SqlActivity = { kind: 'open' } | { kind: 'query'; sql: string; failed: boolean };
+
+/**
+ * Who is told of everything the platform's database does (tests count it: an idle hour of timers
+ * and probes must run no query at all, so a serverless database can pause). Empty in production.
+ */
+const SQL_WATCHERS = member('sql watchers', () => new Set<(activity: SqlActivity) => void>());
+
+/** Calls `watcher` with every database open and every query of `platform` until the returned function is called. */
+export function watchSql(platform: Platform, watcher: (activity: SqlActivity) => void): () => void {
+  const watchers = platform.get(SQL_WATCHERS);
+  watchers.add(watcher);
+  return () => watchers.delete(watcher);
+}
+
+/** Kysely's log hook: the telemetry dependency (when Application Insights is on) and the platform's watchers. */
+function queryLog(platform: Platform, telemetry: ((event: LogEvent) => void) | undefined): (event: LogEvent) => void {
+  const watchers = platform.get(SQL_WATCHERS);
+  return (event) => {
+    telemetry?.(event);
+    for (const watcher of watchers) watcher({ kind: 'query', sql: event.query.sql, failed: event.level === 'error' });
+  };
+}
+
+function createSqlite(platform: Platform, cfg: Config, migrations: () => Migrations, migrated: (result: MigrationResultSet) => void): AnyKysely {
   // Loaded lazily: SQLite is for laptops and tests, and the native module is a development
   // dependency that the deployment package leaves out (scripts/deploy-package.ts).
   let Database: typeof import('better-sqlite3');
@@ -52,7 +77,7 @@ function createSqlite(cfg: Config, migrations: () => Migrations, migrated: (resu
     database.close();
   };
   const cached = withStatementCache(database, close);
-  return new kysely.Kysely<unknown>({ dialect: new SelfMigratingSqliteDialect(cached, migrations, migrated), log: sqlDependencyLogger('sqlite', 'localhost', path.basename(file)) });
+  return new kysely.Kysely<unknown>({ dialect: new SelfMigratingSqliteDialect(cached, migrations, migrated), log: queryLog(platform, sqlDependencyLogger('sqlite', 'localhost', path.basename(file))) });
 }
 
 /** A Kysely handle over a SQLite database opened by the caller (migrations, tests and benches that open their own file). */
@@ -112,7 +137,7 @@ function withStatementCache(database: import('better-sqlite3').Database, close: 
   };
 }
 
-function createMssql(cfg: Config): AnyKysely {
+function createMssql(platform: Platform, cfg: Config): AnyKysely {
   const tedious = require('tedious') as typeof import('tedious');
   const tarn = require('tarn') as typeof import('tarn');
   const authentication =
@@ -123,7 +148,7 @@ function createMssql(cfg: Config): AnyKysely {
           options: { credential: azureCredential() },
         };
   return new kysely.Kysely<unknown>({
-    log: sqlDependencyLogger('mssql', cfg.SQL_SERVER!, cfg.SQL_DATABASE ?? ''),
+    log: queryLog(platform, sqlDependencyLogger('mssql', cfg.SQL_SERVER!, cfg.SQL_DATABASE ?? '')),
     dialect: new kysely.MssqlDialect({
       tarn: { ...tarn, options: { min: 0, max: cfg.SQL_POOL_MAX, idleTimeoutMillis: 30_000 } },
       tedious: {
@@ -146,14 +171,17 @@ export function db(): AnyKysely {
 
 export const DATABASE = member(
   'database',
-  (platform): AnyKysely =>
-    platform.config.SQL_SERVER
-      ? createMssql(platform.config)
+  (platform): AnyKysely => {
+    for (const watcher of platform.get(SQL_WATCHERS)) watcher({ kind: 'open' });
+    return platform.config.SQL_SERVER
+      ? createMssql(platform, platform.config)
       : createSqlite(
+          platform,
           platform.config,
           () => platform.migrations,
           (result) => (platform.get(SELF_MIGRATION).result = result),
-        ),
+        );
+  },
   (database) => database.destroy(),
 );
 

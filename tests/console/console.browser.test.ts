@@ -384,6 +384,7 @@ const PAGES = [
   { label: 'Failures', what: 'the failure analysis' },
   { label: 'Users', what: 'users' },
   { label: 'Payments', what: 'payments needing attention' },
+  { label: 'Accounts', what: 'renewals past due' },
   { label: 'Webhooks', what: 'the webhook deliveries' },
   { label: 'Diagnostics', what: 'the schema check' },
 ];

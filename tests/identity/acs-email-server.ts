@@ -42,13 +42,18 @@ export function loopbackCertificate(): { cert: string; key: string } {
  * the client library uses: POST /emails:send (202, `Operation-Location`, `{ id, status: Running }`)
  * and GET /emails/operations/{id} (`{ id, status: Succeeded }`). It asks for a bearer token (Entra
  * ID; the resource's keys are disabled) and refuses a sender outside its linked domain's usernames,
- * as the service does.
+ * as the service does. `throttle` makes it answer 429 TooManyRequests with a Retry-After, as the
+ * service does past a domain's sending limits.
  */
 export async function startAcsEmailServer(options: { token: string; senders: string[]; certificate: { cert: string; key: string } }) {
   const sent: SentEmail[] = [];
   /** The operation id of each accepted send, in order. */
   const ids: string[] = [];
   const operations = new Map<string, { polls: number }>();
+  /** While set, every send is answered 429 with these headers, as the service does past its rate limits. */
+  let throttle: Record<string, string> | undefined;
+  /** Every send request received, accepted or not. */
+  let sendRequests = 0;
   const server = https.createServer({ cert: options.certificate.cert, key: options.certificate.key }, (req, res) => {
     const url = new URL(req.url ?? '/', 'https://acs');
     const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
@@ -67,6 +72,13 @@ export async function startAcsEmailServer(options: { token: string; senders: str
       return send(200, { id: operation[1], status: 'Succeeded' });
     }
     if (req.method !== 'POST' || url.pathname !== '/emails:send') return error(404, 'NotFound', `${req.method} ${url.pathname}`);
+    sendRequests++;
+    if (throttle)
+      return send(
+        429,
+        { error: { code: 'TooManyRequests', message: 'The request was throttled: the subscription has exceeded its rate limit for sending email.' } },
+        throttle,
+      );
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
@@ -97,6 +109,11 @@ export async function startAcsEmailServer(options: { token: string; senders: str
     url: base,
     sent,
     ids,
+    /** Answers every send 429 with these headers (`retry-after` and the like) until called with undefined. */
+    throttle: (headers: Record<string, string> | undefined) => {
+      throttle = headers;
+    },
+    sendRequests: () => sendRequests,
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

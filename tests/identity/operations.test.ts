@@ -68,7 +68,7 @@ test('the dev host banner names the outbox', () => {
   expect(identity.describe!(host.platform)).toEqual([`email        outbox ${path.join(host.dataDir, 'outbox')} (one .eml per message)`]);
 });
 
-test('the bootstrap admin exists as super_admin after start', async () => {
+test('the bootstrap admin is super_admin from its first sign-in (put in place by it, not at start-up)', async () => {
   const admin = await signInAdmin(host);
   expect(admin.user).toMatchObject({ email: 'admin@example.com', role: 'super_admin', status: 'active' });
 });

@@ -7,16 +7,33 @@ export interface ReceivedMail {
 }
 
 /**
+ * What the sink answers instead of accepting, as a server under load does: `greeting` replaces the
+ * 220 banner (421: service not available, closing), `rcpt` the answer to RCPT TO (451 4.7.1: try
+ * again later; 550: refused for good).
+ */
+export interface SmtpRefusal {
+  greeting?: string;
+  rcpt?: string;
+}
+
+/**
  * A minimal SMTP server (RFC 5321 without extensions: EHLO/HELO, MAIL, RCPT, DATA, RSET, NOOP, QUIT)
  * that keeps what it receives, so the nodemailer SMTP path is exercised over a real socket.
+ * `refuse` makes it answer as a throttling or refusing server until it is called again without one.
  */
-export async function startSmtpSink(): Promise<{ port: number; messages: ReceivedMail[]; stop(): Promise<void> }> {
+export async function startSmtpSink(): Promise<{ port: number; messages: ReceivedMail[]; refuse(refusal?: SmtpRefusal): void; stop(): Promise<void> }> {
   const messages: ReceivedMail[] = [];
+  let refusal: SmtpRefusal = {};
   const server = net.createServer((socket) => {
     let buffer = '';
     let current: ReceivedMail = { from: '', to: [], data: '' };
     let inData = false;
     const reply = (line: string) => socket.write(`${line}\r\n`);
+    if (refusal.greeting) {
+      reply(refusal.greeting);
+      socket.end();
+      return;
+    }
     reply('220 sink ESMTP ready');
     socket.on('data', (chunk) => {
       buffer += chunk.toString('utf8');
@@ -47,6 +64,10 @@ export async function startSmtpSink(): Promise<{ port: number; messages: Receive
             reply('250 2.1.0 ok');
             break;
           case 'RCPT':
+            if (refusal.rcpt) {
+              reply(refusal.rcpt);
+              break;
+            }
             current.to.push(/<([^>]*)>/.exec(line)?.[1] ?? '');
             reply('250 2.1.5 ok');
             break;
@@ -76,6 +97,9 @@ export async function startSmtpSink(): Promise<{ port: number; messages: Receive
   return {
     port: (server.address() as net.AddressInfo).port,
     messages,
+    refuse: (next: SmtpRefusal = {}) => {
+      refusal = next;
+    },
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

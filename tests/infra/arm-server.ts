@@ -31,7 +31,8 @@ const SITE =
  *   and again only when asked: a secret written afterwards shows only after a refresh, whose
  *   statuses read `Initialized` for the first reads after it.
  * `secretExists` is asked when a site resolves (the Key Vault stand-in's contents); `deny` makes a
- * setting resolve as AccessToKeyVaultDenied, as a missing role assignment does.
+ * setting resolve as AccessToKeyVaultDenied, as a missing role assignment does (or, for a number
+ * of resolutions, one still propagating).
  */
 export async function startArmServer(options: {
   token: string;
@@ -42,10 +43,16 @@ export async function startArmServer(options: {
   pageSize?: number;
 }) {
   const calls: { method: string; path: string; apiVersion: string | null; body: string }[] = [];
-  const deny = new Set<string>();
+  /** Settings denied access, with how many more resolutions are denied (a role assignment still propagating; Infinity: never granted). */
+  const deny = new Map<string, number>();
+  const denied = (setting: string) => {
+    const left = deny.get(setting) ?? 0;
+    if (left > 0) deny.set(setting, left - 1);
+    return left > 0;
+  };
   const resolve = (site: Site) => {
     for (const { setting, secret } of site.settings)
-      site.status.set(setting, deny.has(setting) ? 'AccessToKeyVaultDenied' : options.secretExists(secret) ? 'Resolved' : 'SecretNotFound');
+      site.status.set(setting, denied(setting) ? 'AccessToKeyVaultDenied' : options.secretExists(secret) ? 'Resolved' : 'SecretNotFound');
   };
   const sites = new Map<string, Site>(
     Object.entries(options.sites).map(([name, settings]) => [name, { settings, status: new Map(), resolvingFor: 0, refreshes: 0 }]),
@@ -127,7 +134,8 @@ export async function startArmServer(options: {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     calls,
-    deny: (setting: string) => deny.add(setting),
+    /** The setting resolves as AccessToKeyVaultDenied for its next `resolutions` resolutions (by default for ever). */
+    deny: (setting: string, resolutions = Infinity) => deny.set(setting, resolutions),
     /** What each app has resolved now (without the `Initialized` of a pending refresh). */
     statuses: (app: string) => Object.fromEntries(sites.get(app)!.status),
     refreshes: (app: string) => sites.get(app)!.refreshes,

@@ -143,18 +143,18 @@ function reportChecks(pdfTools: PdfTools) {
     }
   });
 
-  it('text in a script no shipped font covers gets a named placeholder and a note, never boxes or wrong glyphs', async () => {
+  it('text in a script no shipped font covers gets a named placeholder and a note, never boxes or wrong glyphs; Thai and Han come out as written', async () => {
     const { pdf } = await order({
-      ...demoReportRequest('สยาม Engineering'),
-      profile: { ...demoReportRequest('x').profile, goals: ['Open an office in 東京'] },
+      ...demoReportRequest('ኢትዮጵያ Engineering'),
+      profile: { ...demoReportRequest('x').profile, goals: ['Open an office in 東京 and กรุงเทพ'] },
     });
     try {
       const text = plain(pdf.text());
-      expect(pdf.text(1)).toContain('[Thai] Engineering');
-      expect(text).toContain('Open an office in [Han]');
-      expect(text).toContain('Text in Thai and Han cannot be drawn');
+      expect(pdf.text(1)).toContain('[Ethiopic] Engineering');
+      expect(text).toContain('Open an office in 東京 and กรุงเทพ');
+      expect(text).toContain('Text in Ethiopic cannot be drawn');
       // The document's title keeps the original name.
-      expect(pdf.info().Title).toBe('สยาม Engineering – Business analysis report');
+      expect(pdf.info().Title).toBe('ኢትዮጵያ Engineering – Business analysis report');
       expect(pdf.fonts().filter((f) => !f.embedded)).toEqual([]);
     } finally {
       pdf.close();

@@ -77,6 +77,18 @@ export async function checkout(host: TestHost, user: SignedIn, planType: string,
   return ((await res.json()) as { paymentIntentId: string }).paymentIntentId;
 }
 
+/** Buys a plan as a browser does: the intent from the API, confirmed on the local Stripe (which delivers the signed event). */
+export async function buyOnLocalStripe(host: TestHost, user: SignedIn, planType: string, amount: number, card = 'pm_card_visa') {
+  const pi = await checkout(host, user, planType, amount);
+  const confirmed = await paymentOn(host).stripe.paymentIntents.confirm(pi, { payment_method: card });
+  expect(confirmed.status).toBe('succeeded');
+  return { pi, charge: String(confirmed.latest_charge) };
+}
+
+/** Opens a chargeback on a charge of the local Stripe (its test helper), which delivers `charge.dispute.created`. */
+export const openDisputeOn = (host: { platform: Platform }, charge: string) =>
+  paymentOn(host).stripe.rawRequest('POST', `/v1/test_helpers/charges/${charge}/dispute`, {}) as Promise<Stripe.Dispute>;
+
 /** Posts an event signed exactly as Stripe signs it (or with the header given). */
 export async function deliver(host: TestHost, event: object, options: { secret?: string; timestamp?: number; header?: string | null; body?: string } = {}) {
   const payload = options.body ?? JSON.stringify(event);

@@ -71,6 +71,14 @@ const queries: [string, string[], () => Promise<unknown>][] = [
       }),
   ],
   ['recent review decisions', ['select'], () => require('../../functions/payment/review').recentDecisions(db, 20)],
+  // The console's billing pages (billing-history.ts): the timeline's payments, subscriptions and customer; the accounts a page at a time.
+  ['billing timeline of a user', ['select', 'select', 'select'], () => require('../../functions/payment/billing-history').billingTimeline(ctx(), 'u1')],
+  ['accounts past due', ['select'], () => require('../../functions/payment/billing-history').accountsIn(ctx(), 'past_due', 10, 20)],
+  [
+    'accounts disputed, with their e-mails',
+    ['select', 'select'],
+    () => require('../../functions/payment/billing-history').accountsIn(ctx(), 'disputed', 10, 20),
+  ],
   [
     'acquire and release lease',
     ['insert', 'delete'],

@@ -87,7 +87,7 @@ test('before the command, payment health is not ready because of the placeholder
 
 test('the first run creates the endpoint with the handled events and the pinned API version, and stores its secret in Key Vault', async () => {
   const result = await run();
-  expect(result.changed).toBe(true);
+  expect(result).toMatchObject({ changed: true, secretStored: true });
   const [endpoint] = await ourEndpoints();
   expect(endpoint).toMatchObject({
     id: result.endpointId,
@@ -117,7 +117,7 @@ test('a second run changes nothing and says so', async () => {
   const before = keyVault.versionCount(SECRET.stripeWebhookSecret);
   const [endpoint] = await ourEndpoints();
   const result = await run();
-  expect(result).toMatchObject({ changed: false, endpointId: endpoint.id });
+  expect(result).toMatchObject({ changed: false, secretStored: false, endpointId: endpoint.id });
   expect(result.lines[0]).toBe(
     `Nothing to change: webhook endpoint ${endpoint.id} for ${webhookUrl} is enabled with ${HANDLED_EVENT_TYPES.length} events (${HANDLED_EVENT_TYPES.join(', ')}), and Key Vault holds its signing secret.`,
   );
@@ -147,7 +147,8 @@ test('--rotate overlaps two endpoints so no event is refused by both; --finish-r
   const rotated = await run({ rotate: true });
   expect(rotated.changed).toBe(true);
   expect(keyVault.latest(SECRET.stripeWebhookSecret)!.tags).toMatchObject({ endpoint: rotated.endpointId, 'previous-endpoint': previous.id });
-  expect(rotated.lines.join('\n')).toMatch(/Restart the payment app[\s\S]*--finish-rotation/);
+  expect(rotated.secretStored).toBe(true);
+  expect(rotated.lines.join('\n')).toMatch(/Key Vault references are refreshed[\s\S]*--finish-rotation/);
   await expect(run({ rotate: true })).rejects.toThrow(/A rotation is in progress/);
 
   // Before payment restarts it still verifies the previous endpoint's deliveries; the new one's are refused (Stripe retries them).

@@ -69,12 +69,12 @@ async function state() {
 }
 
 let mails = 0;
-/** The e-mails sent since the last look, other than sign-in codes. */
+/** The billing e-mails sent since the last look (not sign-in codes, nor the orchestrator's notices of the reports ordered here). */
 function newMail(): string[] {
   const files = outboxFiles(host.dataDir);
   const texts = files.slice(mails).map((f) => fs.readFileSync(f, 'utf8'));
   mails = files.length;
-  return texts.filter((t) => !/Your sign-in code is/.test(t)).map((t) => /^Subject: (.*)$/m.exec(t)![1]);
+  return texts.filter((t) => !/Your sign-in code is|^Subject: Your report on /m.test(t)).map((t) => /^Subject: (.*)$/m.exec(t)![1]);
 }
 
 async function subscribe(planType: 'pro' | 'enterprise', card = 'pm_card_visa') {

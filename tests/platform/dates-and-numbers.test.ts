@@ -50,6 +50,8 @@ const QUERY_NUMBERS: [path: string, param: string, good: string][] = [
   ['/identity/admin/sessions', 'offset', '5'],
   ['/payment/admin/unsynced', 'limit', '10'],
   ['/payment/admin/review-decisions', 'limit', '10'],
+  ['/payment/admin/accounts', 'limit', '10'],
+  ['/payment/admin/accounts', 'offset', '5'],
   ['/orchestrator/api/admin/dashboard/executions', 'limit', '10'],
   ['/orchestrator/api/admin/profiles', 'page', '2'],
   ['/orchestrator/api/admin/profiles', 'limit', '10'],

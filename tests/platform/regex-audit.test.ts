@@ -44,6 +44,7 @@ const REVIEWED_DYNAMIC: Record<string, string> = {
   'functions/orchestrator/report/report-fonts.ts':
     'one Unicode script property per pattern, tested on one character; and one anchored character class with a single star',
   'shared/http/openapi.ts': 'a literal path segment built from a service name of the registry, anchored at the end',
+  'shared/script-fonts.ts': 'one character class of fixed code-point ranges per script font, without a quantifier: a linear search of the text',
   'tools/outbox.ts': 'test tooling over the local outbox; the address is escaped and the pattern has a single unbounded run',
 };
 

@@ -5,13 +5,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startBootstrapAdmin } from '../../functions/identity/bootstrap';
 import { startTestHost } from '../helpers/host';
 import { signInAdmin } from '../helpers/identity';
-import { loggedDuring } from '../helpers/logs';
 import { waitFor } from '../helpers/wait';
 
-test('with SQL unavailable at start-up the host still starts, says so on health, and identity recovers (bootstrap admin included) once SQL answers', async () => {
+test('with SQL unavailable at start-up the host still starts (start-up touches no SQL), says so on health, and identity recovers (bootstrap admin included) once SQL answers', async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sql-down-'));
   // The SQLite file cannot be opened while a directory stands where it belongs: every query fails.
   const blocker = path.join(dataDir, 'platform.sqlite');
@@ -23,12 +21,13 @@ test('with SQL unavailable at start-up the host still starts, says so on health,
   });
   const host = await startTestHost({ env: { DATA_DIR: dataDir, LOG_LEVEL: 'warn' } }).finally(() => spy.mockRestore());
   try {
-    expect(lines.join('')).toMatch(/"level":"warn".*"component":"bootstrap".*"attempt":1.*"msg":"bootstrap admin not ready yet; will retry"/);
+    // Start-up did not try the database: the bootstrap admin waits for the first sign-in.
+    expect(lines.join('')).not.toMatch(/bootstrap/);
     const down = await host.fetch('/identity/health');
     expect(down.status).toBe(503);
     expect(((await down.json()) as any).dependencies.sql).toMatchObject({ ok: false, error: expect.stringMatching(/unable to open database file|directory/i) });
 
-    // SQL comes back: the next retry creates the bootstrap super admin, and sign-in works.
+    // SQL comes back: the first sign-in puts the bootstrap super admin in place, and signs in.
     fs.rmSync(blocker, { recursive: true });
     await waitFor(async () => (await host.fetch('/identity/health')).status === 200, 20_000, 'identity health 200');
     const admin = await waitFor(
@@ -40,46 +39,6 @@ test('with SQL unavailable at start-up the host still starts, says so on health,
   } finally {
     await host.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
-  }
-});
-
-test('the bootstrap retries back off exponentially (full jitter, 1 s doubling to 30 s) and stop() ends them', async () => {
-  jest.useFakeTimers();
-  try {
-    const calls: number[] = [];
-    let failures = 7;
-    const { lines } = await loggedDuring(async () => {
-      const task = startBootstrapAdmin(
-        async () => {
-          calls.push(Date.now());
-          if (failures-- > 0) throw new Error('Login failed: database is resuming');
-        },
-        () => 1, // the top of each jitter window
-      );
-      await task.firstAttempt;
-      for (let i = 0; i < 8; i++) await jest.advanceTimersByTimeAsync(30_000);
-      await task.done;
-    });
-    const gaps = calls.slice(1).map((t, i) => t - calls[i]);
-    expect(gaps).toEqual([1000, 2000, 4000, 8000, 16000, 30000, 30000]);
-    // Each failure is one warning saying which attempt failed, why, and when the next comes.
-    const warnings = lines.filter((line) => line.component === 'bootstrap');
-    expect(warnings.map(({ level, msg, attempt, retryInMs }) => ({ level, msg, attempt, retryInMs }))).toEqual(
-      gaps.map((retryInMs, i) => ({ level: 'warn', msg: 'bootstrap admin not ready yet; will retry', attempt: i + 1, retryInMs })),
-    );
-    expect(JSON.stringify(warnings[0].error)).toContain('Login failed: database is resuming');
-
-    const stopped = startBootstrapAdmin(async () => {
-      throw new Error('still down');
-    });
-    const silence = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
-    await stopped.firstAttempt;
-    stopped.stop();
-    await stopped.done; // settles at once, no timer left behind
-    silence.mockRestore();
-    expect(jest.getTimerCount()).toBe(0);
-  } finally {
-    jest.useRealTimers();
   }
 });
 

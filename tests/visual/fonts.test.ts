@@ -91,7 +91,10 @@ describe('VISUAL_EXTRA_FONTS: fonts for scripts DejaVu Sans lacks, from npm too'
   let thai: Seen;
   let thaiWithoutFont: Seen;
   let latinWithFont: Seen;
+  /** Six private-use characters: no font has them, so DejaVu Sans draws its missing-glyph boxes. */
+  let tofu: Seen;
   beforeAll(() => {
+    tofu = runWithoutSystemFonts({ FIXTURE_TITLE: '\ue000'.repeat(6) });
     thai = runWithoutSystemFonts({ VISUAL_EXTRA_FONTS: THAI_FONT, FIXTURE_TITLE: THAI });
     thaiWithoutFont = runWithoutSystemFonts({ FIXTURE_TITLE: THAI });
     latinWithFont = runWithoutSystemFonts({ VISUAL_EXTRA_FONTS: THAI_FONT });
@@ -102,17 +105,21 @@ describe('VISUAL_EXTRA_FONTS: fonts for scripts DejaVu Sans lacks, from npm too'
     // A viewer draws each character from the first family that has it: Thai from Noto Sans Thai.
     expect(thai.svg).toMatch(new RegExp(`font-family="DejaVu Sans, Noto Sans Thai, sans-serif"[^>]*>${THAI}</text>`));
     expect(thai.svg).toMatch(/font-family="DejaVu Sans, Noto Sans Thai, sans-serif"[^>]*>Revenue<\/text>/);
-    // Without it, the SVG names no Thai font (the text is kept: a viewer with one draws it).
-    expect(thaiWithoutFont.svg).not.toContain('Noto Sans Thai');
-    expect(thaiWithoutFont.svg).toMatch(new RegExp(`font-family="DejaVu Sans, sans-serif"[^>]*>${THAI}</text>`));
+    // Without it, Thai is drawn with the built-in script font (shared/script-fonts.ts), loaded for this text only.
+    expect(thaiWithoutFont.familiesAfter).toContain('Noto Sans Thai');
+    expect(thaiWithoutFont.familiesAfter).not.toContain('noto-sans-thai-thai-400-normal');
+    expect(thaiWithoutFont.svg).toMatch(new RegExp(`font-family="DejaVu Sans, Noto Sans Thai, sans-serif"[^>]*>${THAI}</text>`));
   });
 
-  test("Thai text is drawn from it instead of DejaVu's missing-glyph boxes", () => {
+  test("Thai text is drawn from it (or the built-in Thai font) instead of DejaVu's missing-glyph boxes", () => {
     const withFont = decodePng(Buffer.from(thai.chart, 'base64'));
-    const without = decodePng(Buffer.from(thaiWithoutFont.chart, 'base64'));
+    const builtIn = decodePng(Buffer.from(thaiWithoutFont.chart, 'base64'));
+    const boxes = decodePng(Buffer.from(tofu.chart, 'base64'));
     expect(textPixels(withFont, THEMES.professional.textColor, 30)).toBeGreaterThan(50);
-    expect(thai.chart).not.toBe(thaiWithoutFont.chart);
-    expect(textPixels(withFont, THEMES.professional.textColor, 30)).not.toBe(textPixels(without, THEMES.professional.textColor, 30));
+    expect(textPixels(builtIn, THEMES.professional.textColor, 30)).toBeGreaterThan(50);
+    expect(thai.chart).not.toBe(tofu.chart);
+    expect(thaiWithoutFont.chart).not.toBe(tofu.chart);
+    expect(textPixels(withFont, THEMES.professional.textColor, 30)).not.toBe(textPixels(boxes, THEMES.professional.textColor, 30));
   });
 
   test('Latin text is unchanged by an extra font', () => {

@@ -8,6 +8,10 @@ export type ReplayAnswer = Ok<operations['admin-replay']>;
 export type ApproveAnswer = Ok<operations['admin-payment-approve']>;
 export type RejectAnswer = Ok<operations['admin-payment-reject']>;
 export type ReviewDecision = Ok<operations['admin-review-decisions']>['decisions'][number];
+export type BillingTimeline = Ok<operations['admin-user-billing']>;
+export type TimelineEntry = BillingTimeline['entries'][number];
+export type AccountsAnswer = Ok<operations['admin-accounts']>;
+export type AccountState = AccountsAnswer['state'];
 
 const payment = (paymentIntentId: string) => ({ params: { path: { paymentIntentId } } });
 
@@ -18,6 +22,10 @@ export const paymentApi = {
     call('payment', (c) => c.payment.POST('/payment/admin/payments/{paymentIntentId}/approve', { ...payment(paymentIntentId), body: { reason } })),
   reject: (paymentIntentId: string, reason: string): Promise<RejectAnswer> =>
     call('payment', (c) => c.payment.POST('/payment/admin/payments/{paymentIntentId}/reject', { ...payment(paymentIntentId), body: { reason } })),
+  billing: (userId: string): Promise<BillingTimeline> =>
+    call('payment', (c) => c.payment.GET('/payment/admin/users/{userId}/billing', { params: { path: { userId } } })),
+  accounts: (state: AccountState, offset = 0, limit = 50): Promise<AccountsAnswer> =>
+    call('payment', (c) => c.payment.GET('/payment/admin/accounts', { params: { query: { state, offset, limit } } })),
   decisions: (limit = 20): Promise<{ decisions: ReviewDecision[] }> =>
     call('payment', (c) => c.payment.GET('/payment/admin/review-decisions', { params: { query: { limit } } })),
 };

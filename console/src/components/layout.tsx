@@ -12,6 +12,7 @@ const NAV = [
   { href: paths.failures, label: 'Failures' },
   { href: paths.users, label: 'Users' },
   { href: paths.payments, label: 'Payments' },
+  { href: paths.accounts, label: 'Accounts' },
   { href: paths.webhooks, label: 'Webhooks' },
   { href: paths.diagnostics, label: 'Diagnostics' },
 ];

@@ -8,6 +8,7 @@ import { Outcome, type Result } from '../components/outcome';
 import { formatDateTime, formatDuration } from '../format';
 import { paths } from '../paths';
 import { executionsHref } from './executions/filters';
+import { BillingTimeline } from './billing-timeline';
 import { useSignedInUser } from '../session';
 import { canChangePlan, canChangeRole, canChangeStatus, canRevokeSessions, type Allowed } from '../permissions';
 
@@ -28,6 +29,7 @@ export function UserDetail({ id }: { id: string }) {
         {(data) => (
           <>
             <Account user={data.user} admin={admin} onChanged={() => (user.reload(), setVersion((v) => v + 1))} />
+            <BillingTimeline userId={id} />
             <Reports userId={id} />
             <Sessions userId={id} admin={admin} version={version} />
             <AuditTrail userId={id} version={version} />

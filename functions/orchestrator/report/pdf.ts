@@ -4,7 +4,9 @@ import type { Plan } from '../../../shared/auth/access-token';
 import type { SectionContent } from '../ai/section-content';
 import type { SectionId } from '../workflow/stages';
 import { indicatorFigures, keyFigures, MIN_PERCENT_BASE, type Figure, type ReportAnalysis } from './analysis';
-import { fontFallback, REPORT_FONT_FAMILY, reportFontFiles, type FontFallback } from './report-fonts';
+import { fontFallback, REPORT_FONT_FAMILY, reportFontFiles, reportScriptFonts, scriptFontFile, type FontFallback } from './report-fonts';
+import type { ScriptFont } from '../../../shared/script-fonts';
+import { rtlLigaturesInVisualOrder } from './pdf-text-layer';
 import { REPORT_TEMPLATE } from './report-template';
 import type { ChartImage, ReportVisuals } from './visuals';
 import { documentLanguage, reportFormat } from './words';
@@ -41,6 +43,8 @@ export interface RenderedPdf {
 
 /** What the template prints (report-template.ts), and the shared page (share/page.ts): every string already in words, fitted to the fonts. */
 export interface PdfModel {
+  /** The font families the text is set in, in fallback order: DejaVu Sans, then the script fonts the text needs. */
+  fonts: string[];
   title: string;
   author: string;
   keywords: string[];
@@ -164,6 +168,7 @@ export function reportModel(
   if (fallback.scripts.size)
     notes.push(`Text in ${listWords([...fallback.scripts])} cannot be drawn with this report’s font and appears as its script’s name in brackets.`);
   const model: PdfModel = {
+    fonts: [REPORT_FONT_FAMILY],
     title: `${a.companyName} – ${SUBTITLE}`,
     author: 'Report Platform',
     keywords: [a.industryName, SUBTITLE],
@@ -182,6 +187,8 @@ export function reportModel(
       { title: 'About this report', indicators: [], paragraphs: about, bullets: [], numbered: false, table: null, charts: [], leadChart: false },
     ],
   };
+  // The script fonts the words need (the charts' text is read by typeset, which sets them too).
+  model.fonts.push(...reportScriptFonts(JSON.stringify(model)).map((font) => font.family));
   return { model, fallback };
 }
 
@@ -194,14 +201,44 @@ export const CHARTS_DROPPED_NOTE = 'The charts could not be set in this document
  */
 const WORKSPACE = '/typst-report-workspace';
 
-/** The Typst compiler, created with the first report (native module and fonts: about 50 ms) and kept by the platform. */
-const TYPST = member('typst compiler', (): NodeCompiler => {
-  const { NodeCompiler } = require('@myriaddreamin/typst-ts-node-compiler') as typeof import('@myriaddreamin/typst-ts-node-compiler');
-  return NodeCompiler.create({ workspace: WORKSPACE, fontArgs: [{ fontBlobs: reportFontFiles().map((file) => fs.readFileSync(file)) }] });
+/** Compilers kept at most: one per set of script fonts (Latin alone, Japanese, Japanese and emoji...). */
+const MAX_COMPILERS = 3;
+
+/**
+ * The Typst compilers, each created with the first report needing its fonts (native module and
+ * fonts: about 50 ms for DejaVu Sans) and kept by the platform: a report in Latin script never
+ * loads a script font; one in Japanese loads Noto Sans JP (and Noto Sans SC for ideographs JIS
+ * lacks). The fonts a compiler has are fixed when it is created, hence one per set.
+ */
+const TYPST = member('typst compilers', () => {
+  const compilers = new Map<string, NodeCompiler>();
+  return (scriptFonts: ScriptFont[]): NodeCompiler => {
+    const key = scriptFonts.map((font) => font.id).join(',');
+    let compiler = compilers.get(key);
+    if (compiler) {
+      compilers.delete(key);
+    } else {
+      const { NodeCompiler } = require('@myriaddreamin/typst-ts-node-compiler') as typeof import('@myriaddreamin/typst-ts-node-compiler');
+      const files = [...reportFontFiles(), ...scriptFonts.map((font) => scriptFontFile(font))];
+      compiler = NodeCompiler.create({ workspace: WORKSPACE, fontArgs: [{ fontBlobs: files.map((file) => fs.readFileSync(file)) }] });
+      if (compilers.size >= MAX_COMPILERS) compilers.delete(compilers.keys().next().value!);
+    }
+    compilers.set(key, compiler);
+    return compiler;
+  };
 });
 
 /** One PDF/UA-1 document from the model and chart files: tagged, with /Lang, title, outline and every font embedded. */
-function typeset(c: NodeCompiler, model: PdfModel, charts: ChartImage[], generatedAt: Date): { bytes: Buffer; pages: number } {
+function typeset(
+  compilerFor: (fonts: ScriptFont[]) => NodeCompiler,
+  model: PdfModel,
+  charts: ChartImage[],
+  generatedAt: Date,
+): { bytes: Buffer; pages: number } {
+  // The fonts the words and the charts' text need: the charts name the same families (the visual service's fonts).
+  const scriptFonts = reportScriptFonts(JSON.stringify(model) + charts.map((chart) => chart.svg.toString('utf8')).join(''));
+  model = { ...model, fonts: [REPORT_FONT_FAMILY, ...scriptFonts.map((font) => font.family)] };
+  const c = compilerFor(scriptFonts);
   c.resetShadow();
   try {
     c.mapShadow(`${WORKSPACE}/report.json`, Buffer.from(JSON.stringify(model)));
@@ -212,7 +249,7 @@ function typeset(c: NodeCompiler, model: PdfModel, charts: ChartImage[], generat
       const diagnostics = c.fetchDiagnostics(compiled.takeDiagnostics()!) as { message?: string }[];
       throw new Error(`report typesetting failed: ${diagnostics.map((d) => d.message ?? JSON.stringify(d)).join('; ')}`);
     }
-    const bytes = c.pdf(document, { pdfStandard: 'ua-1', creationTimestamp: Math.floor(generatedAt.getTime() / 1000) });
+    const bytes = rtlLigaturesInVisualOrder(c.pdf(document, { pdfStandard: 'ua-1', creationTimestamp: Math.floor(generatedAt.getTime() / 1000) }));
     return { bytes, pages: document.numOfPages };
   } finally {
     c.resetShadow();
@@ -228,13 +265,13 @@ function typeset(c: NodeCompiler, model: PdfModel, charts: ChartImage[], generat
  * the report, as when the visual service is down, and the report says so.
  */
 export async function renderReportPdf(ctx: Pick<ServiceContext, 'platform'>, report: ReportDocument): Promise<RenderedPdf> {
-  const compiler = ctx.platform.get(TYPST);
+  const compilerFor = ctx.platform.get(TYPST);
   const charts = report.visuals.charts;
   try {
-    return { ...typeset(compiler, reportModel(report, charts).model, charts, report.generatedAt), chartsDropped: null };
+    return { ...typeset(compilerFor, reportModel(report, charts).model, charts, report.generatedAt), chartsDropped: null };
   } catch (error) {
     if (!charts.length) throw error;
     const reason = `charts left out: ${(error as Error).message}`;
-    return { ...typeset(compiler, reportModel(report, [], CHARTS_DROPPED_NOTE).model, [], report.generatedAt), chartsDropped: reason };
+    return { ...typeset(compilerFor, reportModel(report, [], CHARTS_DROPPED_NOTE).model, [], report.generatedAt), chartsDropped: reason };
   }
 }

@@ -1,10 +1,13 @@
 import path from 'node:path';
 import { once } from '../../../shared/once';
+import { scriptFontDraws, scriptFontFile, scriptFontsBuilt, scriptFontsFor, type ScriptFont } from '../../../shared/script-fonts';
 
 /**
  * The report's fonts: DejaVu Sans (regular and bold; the layout sets no italics) from the `dejavu-fonts-ttf` package, the
  * family the visual service draws the charts with. It covers Latin with its extensions, Greek,
- * Cyrillic, Armenian, Georgian, Hebrew, basic Arabic and most symbols. Every text run is embedded
+ * Cyrillic, Armenian, Georgian, Hebrew, basic Arabic and most symbols. After it come the script
+ * fonts (shared/script-fonts.ts: Noto Sans JP, SC, KR, Thai, Devanagari and Noto Emoji, one
+ * weight each), loaded only for a report whose text holds their characters. Every font is embedded
  * (subset) in the PDF; nothing depends on fonts installed on a machine (Flex Consumption has none).
  */
 export const REPORT_FONT_FAMILY = 'DejaVu Sans';
@@ -77,12 +80,24 @@ const UNASSIGNED_OR_FORMAT = /[\p{Cn}\p{Cf}]/u;
 /** Whether every report font draws this character (read from the fonts' character maps). */
 export const fontsDraw = (char: string) => coveredCodePoints().has(char.codePointAt(0)!);
 
+/** The script fonts a text needs (none when the build has not written them: the placeholder stands in). */
+export const reportScriptFonts = (text: string): ScriptFont[] => (scriptFontsBuilt() ? scriptFontsFor(text) : []);
+export { scriptFontFile };
+
+/** Whether DejaVu Sans (regular and bold) or a script font (built) draws this code point. */
+const drawn = (codePoint: number) => coveredCodePoints().has(codePoint) || (scriptFontsBuilt() && scriptFontDraws(codePoint));
+
 /** Characters never printed: controls other than the space (tabs and line ends become spaces first). */
 // eslint-disable-next-line no-control-regex -- removing control characters is the point
 const CONTROLS = /[\u0000-\u001f\u007f-\u009f]/g;
 
 /** Combining marks, joiners and variation selectors: they belong to the character before them. */
 const JOINING = /^(?:\p{M}|\u200c|\u200d|\ufe0f)$/u;
+/** Zero-width (non-)joiners and variation selectors. */
+const isSelector = (char: string) => {
+  const cp = char.codePointAt(0)!;
+  return cp === 0x200c || cp === 0x200d || (cp >= 0xfe00 && cp <= 0xfe0f);
+};
 
 export interface FontFallback {
   /** Scripts some submitted text was written in that the fonts cannot draw. */
@@ -92,9 +107,10 @@ export interface FontFallback {
 }
 
 /**
- * A clear fallback for text in a script no shipped font covers: never a box or a wrong glyph
- * (mojibake), but the script's name in brackets, and the cover says so. PDF/UA also forbids text
- * a font cannot show, so nothing reaches the typesetter that the fonts lack.
+ * A clear fallback for text in a script no shipped font covers (Ethiopic, Tamil, a rare
+ * ideograph...): never a box or a wrong glyph (mojibake), but the script's name in brackets, and
+ * the cover says so. PDF/UA also forbids text a font cannot show, so nothing reaches the
+ * typesetter that the fonts lack. Japanese, Chinese, Korean, Thai, Hindi and emoji are drawn.
  */
 export function fontFallback(): FontFallback {
   const scripts = new Set<string>();
@@ -103,12 +119,16 @@ export function fontFallback(): FontFallback {
     fit(text) {
       const clean = text.replace(/[\t\r\n]+/g, ' ').replace(CONTROLS, '');
       if (FAST_PATH.test(clean) && !UNASSIGNED_OR_FORMAT.test(clean)) return clean;
-      const fonts = coveredCodePoints();
       let out = '';
       let run: string | null = null;
       for (const char of clean) {
+        // A joiner or variation selector after a drawn character stays with it (the shaper uses it: emoji sequences, Devanagari).
+        if (run === null && out && isSelector(char)) {
+          out += char;
+          continue;
+        }
         // Combining marks and joiners stay with the run they belong to.
-        if (fonts.has(char.codePointAt(0)!) && !(run && JOINING.test(char))) {
+        if (drawn(char.codePointAt(0)!) && !(run && JOINING.test(char))) {
           run = null;
           out += char;
           continue;

@@ -20,7 +20,7 @@ export const REPORT_TEMPLATE = String.raw`
 #let rule-color = rgb("#c9d3e3")
 
 #set document(title: data.title, author: data.author, keywords: data.keywords, date: auto)
-#set text(font: "DejaVu Sans", size: 9.5pt, fill: ink, lang: data.lang, region: data.region, hyphenate: false)
+#set text(font: data.fonts, size: 9.5pt, fill: ink, lang: data.lang, region: data.region, hyphenate: false)
 #set par(leading: 0.72em, spacing: 1.05em, justify: false)
 #set page(
   paper: "a4",

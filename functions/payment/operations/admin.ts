@@ -2,6 +2,7 @@ import type { LiveUser } from '../../../shared/auth/live-session';
 import { json } from '../../../shared/http/handler';
 import type { Infer } from '../../../shared/http/schemas';
 import { attentionList, replay } from '../admin';
+import { accountsIn, billingTimeline } from '../billing-history';
 import { op } from '../context';
 import { approvePayment, recentDecisions, rejectPayment } from '../review';
 import type * as s from '../schemas';
@@ -36,4 +37,14 @@ export const reject = op<LiveUser, DecisionBody, unknown, PaymentParam>(
 export const decisions = op<LiveUser, unknown, Infer<typeof s.DECISIONS_QUERY>>(
   'The latest decisions on payments in manual review (who, when, why), newest first',
   async ({ query, ctx }) => json(200, await recentDecisions(ctx.db, query.limit)),
+);
+
+export const userBilling = op<LiveUser, unknown, unknown, Infer<typeof s.USER_PARAM>>(
+  "A user's billing timeline, newest first: payments, invoices, subscription state, refunds and disputes, with what each did to the plan; an unknown user has an empty one",
+  async ({ params, ctx }) => json(200, await billingTimeline(ctx, params.userId)),
+);
+
+export const accounts = op<LiveUser, unknown, Infer<typeof s.ACCOUNTS_QUERY>>(
+  'Accounts that need a person: subscriptions past due (with the end of their grace) or payments under an open dispute, oldest first',
+  async ({ query, ctx }) => json(200, await accountsIn(ctx, query.state, query.limit, query.offset)),
 );

@@ -10,6 +10,12 @@ import path from 'node:path';
 export interface RenderFonts {
   dir: string;
   extra: string[];
+  /**
+   * The script fonts (shared/script-fonts.ts: Japanese, Chinese, Korean, Thai, Devanagari, emoji)
+   * the threads may load, each only when a task's text holds its characters; none when the build
+   * did not write them.
+   */
+  scripts?: { id: string; family: string; file: string }[];
   /** Subsets of the regular and bold files that SVG text is drawn with first (see svgTextFonts); none: SVG text uses the full fonts. */
   svgText?: string[];
 }

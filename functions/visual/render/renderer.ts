@@ -2,6 +2,10 @@ import { visualConfig } from '../settings';
 import type { VisualConfig } from '../settings';
 import { member } from '../../../shared/platform';
 import { bundledFontDir, extraFontFiles, svgTextFonts } from './fonts';
+import { SCRIPT_FONTS, scriptFontFile, scriptFontsBuilt } from '../../../shared/script-fonts';
+
+/** The script fonts the build wrote (their paths only: a thread reads a file the first time a text needs it). */
+const renderScriptFonts = () => (scriptFontsBuilt() ? SCRIPT_FONTS.map((font) => ({ id: font.id, family: font.family, file: scriptFontFile(font) })) : []);
 import { RenderError, RenderPool } from './pool';
 import { MAX_TICKS_PER_AXIS, type RenderOutput, type RenderTask } from './tasks';
 import { trimTrailingSlashes } from '../../../shared/text';
@@ -19,7 +23,7 @@ export const RENDER_POOL = member(
       return new RenderPool(
         RenderPool.defaultSize(cfg.VISUAL_RENDER_WORKERS),
         cfg.VISUAL_RENDER_TIMEOUT_MS,
-        { dir, extra: extraFontFiles(cfg.VISUAL_EXTRA_FONTS), svgText: svgTextFonts(dir) },
+        { dir, extra: extraFontFiles(cfg.VISUAL_EXTRA_FONTS), svgText: svgTextFonts(dir), scripts: renderScriptFonts() },
         cfg.VISUAL_RENDER_QUEUE_MAX,
         undefined,
         // A category axis of every label of a full dataset always draws.

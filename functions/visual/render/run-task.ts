@@ -10,6 +10,7 @@ import { Chart } from 'chart.js/auto';
 import { buildDeck } from './deck';
 import { ChartConfigError, drawChart, type ChartTask, type DrawSettings } from './draw-chart';
 import { extraFontFamily, FONT_ALIASES, fontFiles, SVG_TEXT_FAMILY, svgFontFamily, withFallbackFamilies, withSvgTextFamily, type RenderFonts } from './fonts';
+import { scriptFontsFor } from '../../../shared/script-fonts';
 import { stripLinks } from './strip-links';
 import { MAX_PIXELS, MAX_SVG_BYTES, MAX_TICKS_PER_AXIS, SvgTooLargeError, type RenderTask } from './tasks';
 
@@ -77,6 +78,25 @@ export function renderTasks({
     return alias;
   });
   if (extraFamilies.length) Chart.defaults.font.family = withFallbackFamilies(Chart.defaults.font.family ?? 'sans-serif', extraFamilies);
+  const baseDefaultFamily = Chart.defaults.font.family ?? 'sans-serif';
+
+  // The script fonts: each registered (read from disk) the first time a task's text needs it, and
+  // appended to the family lists of the tasks that need it only, so a Latin chart is drawn, and
+  // its SVG written, the same whatever the thread drew before.
+  const scriptFiles = new Map((fonts.scripts ?? []).map((font) => [font.id, font]));
+  const registered = new Set<string>();
+  /** The script fonts' families a text needs, registered now if they were not. */
+  function scriptFamilies(text: string, register = true): { families: string[]; files: string[] } {
+    const needed = scriptFontsFor(text).flatMap((font) => scriptFiles.get(font.id) ?? []);
+    for (const font of needed)
+      if (register && !registered.has(font.id)) {
+        GlobalFonts.registerFromPath(font.file);
+        registered.add(font.id);
+      }
+    return { families: needed.map((font) => font.family), files: needed.map((font) => font.file) };
+  }
+  /** The extra families of the task being drawn: VISUAL_EXTRA_FONTS, then the script fonts its text needs. */
+  let families = extraFamilies;
   // SVG text looks in the DejaVu Sans subsets first wherever a chart's family list starts with a
   // family drawn with DejaVu Sans; the full fonts, next in the list, draw the other characters.
   for (const file of fonts.svgText ?? []) GlobalFonts.registerFromPath(file, SVG_TEXT_FAMILY);
@@ -94,13 +114,13 @@ export function renderTasks({
   const settings: DrawSettings = {
     // The extra families are appended to every family a chart names; for SVG the subsets go first.
     extend(options, svg) {
-      if (!extraFamilies.length && !(svg && svgText)) return options;
+      if (!families.length && !(svg && svgText)) return options;
       return withFamilies(options, (family) => {
-        const withExtras = withFallbackFamilies(family, extraFamilies);
+        const withExtras = withFallbackFamilies(family, families);
         return svg ? forSvg(withExtras) : withExtras;
       });
     },
-    svgDefaultFamily: forSvg(Chart.defaults.font.family ?? 'sans-serif'),
+    svgDefaultFamily: forSvg(baseDefaultFamily),
     svgFontFamily: (list) => svgFontFamily(list, ownNames),
     keepCharts,
     skiaSvg,
@@ -109,7 +129,7 @@ export function renderTasks({
 
   /** A one-page PDF holding the chart as a PNG, the page the chart's layout size (QuickChart's pdf format). */
   async function chartPdf(task: ChartTask): Promise<Buffer> {
-    const png = drawChart({ ...task, format: 'png' }, settings);
+    const png = withScriptFonts(task, () => drawChart({ ...task, format: 'png' }, settings));
     const PDFDocument = require('pdfkit') as typeof import('pdfkit');
     const width = task.width * 0.75; // CSS pixels to points
     const height = task.height * 0.75;
@@ -130,7 +150,8 @@ export function renderTasks({
     const resvg = new Resvg(svg, {
       fitTo: { mode: 'zoom', value: pixelRatio },
       font: {
-        fontFiles: [...files, ...fonts.extra.filter((file) => /\.(ttf|otf|ttc)$/i.test(file))],
+        // resvg falls back, glyph by glyph, to any font it is given: the script fonts the text needs are among them.
+        fontFiles: [...files, ...fonts.extra.filter((file) => /\.(ttf|otf|ttc)$/i.test(file)), ...scriptFamilies(svg, false).files],
         loadSystemFonts: false,
         defaultFontFamily: 'DejaVu Sans',
         sansSerifFamily: 'DejaVu Sans',
@@ -163,17 +184,33 @@ export function renderTasks({
     return graphviz;
   }
 
+  /** Draws a chart with the script fonts its text needs in every family list, then puts the lists back. */
+  function withScriptFonts<T>(task: Extract<RenderTask, { kind: 'chart' }>, draw: () => T): T {
+    const needed = scriptFamilies(JSON.stringify(task.config)).families;
+    if (!needed.length) return draw();
+    families = [...extraFamilies, ...needed];
+    Chart.defaults.font.family = withFallbackFamilies(baseDefaultFamily, needed);
+    settings.svgDefaultFamily = forSvg(Chart.defaults.font.family);
+    try {
+      return draw();
+    } finally {
+      families = extraFamilies;
+      Chart.defaults.font.family = baseDefaultFamily;
+      settings.svgDefaultFamily = forSvg(baseDefaultFamily);
+    }
+  }
+
   return async (task) => {
     switch (task.kind) {
       case 'chart':
         if (task.format === 'svg') {
           // Our SVG context stops at the cap as it writes; this counts the bytes of what it wrote (and Skia's SVG).
-          const svg = drawChart(task, settings);
+          const svg = withScriptFonts(task, () => drawChart(task, settings));
           assertSvgBytes("The chart's SVG", svg);
           return svg;
         }
         assertPixels(task.width * task.pixelRatio, task.height * task.pixelRatio);
-        return task.format === 'pdf' ? chartPdf(task) : drawChart(task, settings);
+        return task.format === 'pdf' ? chartPdf(task) : withScriptFonts(task, () => drawChart(task, settings));
       case 'svg-to-png':
         return svgToPng(task.svg, task.pixelRatio);
       case 'dot': {

@@ -1,0 +1,121 @@
+import { db } from '../../shared/sql/db';
+import { demoReportRequest } from '../../scripts/demo-profile';
+import { PdfReport, type PdfTools } from '../../tools/pdf-inspect';
+import { startTestHost, type TestHost } from '../helpers/host';
+import { bearer, signIn } from '../helpers/identity';
+import { describeWithTool } from '../helpers/tools';
+import { waitFor } from './helpers';
+
+/**
+ * Issue 53's acceptance: the demo profile's report for companies named in Japanese, Korean,
+ * Chinese, Thai, Arabic, Hebrew and Hindi. pdftotext gives each name back exactly (the text a
+ * reader copies and searches, the Arabic lam-alef ligature in its order), every font is embedded,
+ * each script in its own font, right-to-left names stand right to left on the page, and the
+ * Japanese report stays under 1 MB.
+ */
+const NAMES: { script: string; name: string; font: RegExp; spaced?: boolean }[] = [
+  { script: 'Japanese', name: '株式会社サンプル東京', font: /NotoSansJP/ },
+  { script: 'Korean', name: '삼성 테스트 주식회사', font: /NotoSansKR/ },
+  { script: 'Chinese', name: '北京测试科技有限公司', font: /NotoSansSC/ },
+  { script: 'Thai', name: 'บริษัท ทดสอบ จำกัด', font: /NotoSansThai/ },
+  { script: 'Arabic', name: 'شركة الاختبار للتجارة', font: /DejaVuSans/ },
+  { script: 'Hebrew', name: 'חברת בדיקה בע״מ', font: /DejaVuSans/ },
+  { script: 'Hindi', name: 'परीक्षण कंपनी लिमिटेड', font: /NotoSansDevanagari/, spaced: true },
+  { script: 'emoji', name: 'Zürich Rocket 🚀 Ltd', font: /NotoEmoji/ },
+];
+const RIGHT_TO_LEFT = new Set(['Arabic', 'Hebrew']);
+const HINDI = NAMES.find((n) => n.script === 'Hindi')!;
+
+/**
+ * The one gap left (docs/report.md): a Devanagari mark placed back over its letter (the anusvara of
+ * "कं") ends its ActualText span short of the next letter, and pdftotext reads the gap as a word
+ * space ("कं पनी"). The letters are all there, in order; the Hindi case compares them without spaces,
+ * and this marks the exact text as a known failure, so fixing it shows here.
+ */
+const unspaced = (text: string) => text.replace(/ /g, '');
+
+/** pdftotext's text as a reader compares it: its bidi embedding marks dropped, white space as single spaces. */
+const plain = (text: string) => text.replace(/[\u202a-\u202e\u2066-\u2069]/g, '').replace(/[\s\u00a0\u202f]+/g, ' ');
+
+describeWithTool('poppler-utils', 'the report in every script a client writes in', (poppler) =>
+  describeWithTool('mupdf-tools', 'with poppler-utils and mupdf-tools', (mupdf) => scriptChecks({ ...(poppler as unknown as PdfTools), mutool: mupdf.mutool })),
+);
+
+function scriptChecks(tools: PdfTools) {
+  let host: TestHost;
+  let token: string;
+
+  beforeAll(async () => {
+    host = await startTestHost({ env: { ORCHESTRATOR_LOG_FLUSH_MS: '20' } });
+    const first = await signIn(host, 'scripts@example.com');
+    await db().updateTable('users').set({ plan: 'pro' }).where('id', '=', first.user.id).execute();
+    token = (await signIn(host, 'scripts@example.com')).accessToken;
+  });
+  afterAll(() => host.stop());
+
+  async function order(body: unknown): Promise<PdfReport> {
+    const accepted = await host.fetch('/orchestrator/api/reports', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...bearer(token) },
+      body: JSON.stringify(body),
+    });
+    expect(accepted.status).toBe(202);
+    const { trackingId } = (await accepted.json()) as { trackingId: string };
+    const status = await waitFor(
+      async () => {
+        const response = await host.fetch(`/orchestrator/api/reports/${trackingId}`, { headers: bearer(token) }).catch(() => undefined);
+        const answer = response && ((await response.json()) as { status: string; downloadLinks: { url: string }[] });
+        return answer && answer.status !== 'processing' ? answer : undefined;
+      },
+      60_000,
+      `report ${trackingId}`,
+    );
+    expect(status.status).toBe('completed');
+    return new PdfReport(Buffer.from(await (await fetch(status.downloadLinks[0].url)).arrayBuffer()), tools);
+  }
+
+  it.each(NAMES)('$script: "$name" comes out exactly on the cover and every page, in embedded fonts', async ({ script, name, font, spaced }) => {
+    const pdf = await order(demoReportRequest(name));
+    try {
+      const pages = pdf.pages();
+      const read = spaced ? unspaced : (text: string) => text;
+      for (let page = 1; page <= pages; page++) expect(read(plain(pdf.text(page)))).toContain(read(name));
+      expect(pdf.info().Title).toBe(`${name} – Business analysis report`);
+      // No placeholder and no note about undrawable text.
+      expect(pdf.text()).not.toMatch(/\[(?:Han|Hangul|Thai|Arabic|Hebrew|Devanagari|Emoji|Symbols|Hiragana|Katakana)\]/);
+      expect(plain(pdf.text())).not.toContain('cannot be drawn');
+      // Every font embedded (as a subset: Typst embeds only the glyphs used), the script's own among them.
+      const fonts = pdf.fonts();
+      expect(fonts.filter((f) => !f.embedded)).toEqual([]);
+      expect(fonts.filter((f) => !/^[A-Z]{6}\+/.test(f.name))).toEqual([]);
+      expect(fonts.map((f) => f.name).join(' ')).toMatch(font);
+      // Right-to-left names stand right to left: read in page order (no bidi), their letters come reversed.
+      if (RIGHT_TO_LEFT.has(script)) {
+        const visual = plain(pdf.visualText(1));
+        expect(visual).toContain([...name].reverse().join(''));
+        expect(visual).not.toContain(name);
+      }
+      if (script === 'Japanese') expect(pdf.bytes.length).toBeLessThan(1_000_000);
+    } finally {
+      pdf.close();
+    }
+  });
+
+  it.failing(`Hindi: pdftotext reads "${HINDI.name}" with no space added inside a word`, async () => {
+    const pdf = await order(demoReportRequest(HINDI.name));
+    try {
+      expect(plain(pdf.text(1))).toContain(HINDI.name);
+    } finally {
+      pdf.close();
+    }
+  });
+
+  it('a report in Latin script loads no script font: only DejaVu Sans is in the PDF', async () => {
+    const pdf = await order(demoReportRequest('Demo Analytics Ltd'));
+    try {
+      expect([...new Set(pdf.fonts().map((f) => f.name.replace(/^[A-Z]{6}\+/, '')))].sort()).toEqual(['DejaVuSans', 'DejaVuSans-Bold']);
+    } finally {
+      pdf.close();
+    }
+  });
+}
