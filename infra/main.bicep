@@ -1,5 +1,5 @@
-// The whole platform in one resource group: Function App(s) on Flex Consumption, a user-assigned
-// managed identity, Storage, Azure SQL (Entra ID only), Key Vault, Log Analytics and Application Insights.
+// The whole platform in one resource group: Function App(s) on Flex Consumption, one user-assigned
+// managed identity per app (each with only what its services use: main.bicep's serviceAccess), Storage, Azure SQL (Entra ID only), Key Vault, Log Analytics and Application Insights.
 // Deploy with `azd up`, or `az deployment sub create -l <region> -f infra/main.bicep -p infra/main.parameters.json`.
 targetScope = 'subscription'
 
@@ -41,9 +41,18 @@ param sqlSkuTier string = 'GeneralPurpose'
 param sqlAutoPauseDelayMinutes int = 60
 
 @minValue(1)
+@description('Azure SQL: most data the database may hold, in GB; billed for this size (32: the default of GP_S_Gen5_2).')
+param sqlMaxSizeGb int = 32
+
+@minValue(1)
 @maxValue(1000)
-@description('Flex Consumption: most instances each Function App scales out to.')
+@description('Flex Consumption: most instances of an app that never queries SQL (visual).')
 param maximumInstanceCount int = 100
+
+@minValue(1)
+@maxValue(1000)
+@description('Flex Consumption: most instances of each app that queries SQL (identity, payment, orchestrator). Each instance holds up to sqlPoolMax connections: keep apps x this x sqlPoolMax within the database\'s concurrent workers and logins (150 for GP_S_Gen5_2: 3 x 10 x 5).')
+param sqlAppMaximumInstanceCount int = 10
 
 @allowed([ 512, 2048, 4096 ])
 @description('Flex Consumption: memory of each instance.')
@@ -85,8 +94,36 @@ param reportRetentionDays int = 90
 @description('Where Azure Communication Services keeps the sign-in emails at rest: a geography such as United States, Europe or UK.')
 param emailDataLocation string = 'United States'
 
-@description('Display name of the sign-in emails\' sender (the address is DoNotReply@ the Azure-managed domain).')
+@description('Display name of the sign-in emails\' sender.')
 param emailSenderDisplayName string = 'Report Platform'
+
+@description('Custom sending domain, such as mail.example.com (docs/deploy.md, "Sign-in e-mail"). Empty: an Azure-managed domain, limited to 5 e-mails a minute and 10 an hour: a trial only.')
+param emailCustomDomain string = ''
+
+@description('The custom domain\'s DNS records are in place and Azure verified them: send from it. Set after the first deployment with emailCustomDomain printed the records.')
+param emailCustomDomainVerified bool = false
+
+@minValue(-1)
+@description('Log Analytics daily ingestion cap in GB (-1: none). A runaway log loop then costs at most this a day; beyond it logs, and the alerts reading them, stop until midnight UTC.')
+param logDailyCapGb int = 2
+
+@minValue(0)
+@description('Monthly cost budget of the resource group (billing currency); an alert mails the action group at 80 % and 100 % of it, and when the forecast passes it. 0: no budget.')
+param budgetAmount int = 0
+
+@description('First day of the budget\'s first month, yyyy-MM-01 (BUDGET_START_DATE). Empty: the month of this deployment.')
+param budgetStartDate string = ''
+
+@description('The first day of the month of this deployment (leave the default).')
+param deploymentMonth string = utcNow('yyyy-MM-01')
+
+@allowed([ 300, 900 ])
+@description('Seconds between two runs of each availability test (each run from every location is billed).')
+param availabilityTestFrequency int = 900
+
+@minLength(1)
+@description('Availability test locations (Application Insights location ids); the alert fires when 2 of them fail.')
+param availabilityTestLocations array = [ 'emea-nl-ams-azr', 'us-va-ash-azr', 'apac-sg-sin-azr' ]
 
 @description('Application Insights accepts only Entra ID authenticated telemetry. Turn on only when every sender authenticates with the managed identity (docs/deploy.md, Decisions); a sender using the connection string alone is refused and its telemetry lost.')
 param appInsightsLocalAuthDisabled bool = false
@@ -100,7 +137,6 @@ var sqlAdminSid = !empty(sqlAdminObjectId) ? sqlAdminObjectId : (principalType =
 var serviceNames = [ 'identity', 'payment', 'orchestrator', 'visual' ]
 var resourceToken = toLower(uniqueString(subscription().id, environmentName, location))
 var tags = { 'azd-env-name': environmentName }
-var identityName = 'id-${resourceToken}'
 // One Function App per service, or one serving all four; `services` becomes the app's SERVICES setting.
 // Each app's name is known before deployment (not read from a module output), so the app-settings
 // modules target a fixed site when the deployment is planned (what-if shows their changes).
@@ -113,21 +149,81 @@ var appIndex = {
   visual: singleApp ? 0 : 3
 }
 
-resource rg 'Microsoft.Resources/resourceGroups@2024-03-01' = {
+// What each service's code uses, and nothing else: the Key Vault secrets it reads (its settings' Key
+// Vault references, app-settings.bicep), the blob containers, queues and tables it reads or writes
+// (its settings' defaults, storage.bicep), whether it makes user delegation keys (SAS links), queries
+// SQL, or sends e-mail. An app's identity gets the union over the services it serves, plus its own
+// deployment-package container and the Functions host's two containers. docs/deploy.md, "Permissions"
+// has this as a table; tests/infra/permissions.test.ts holds the table, this and the code together.
+var serviceAccess = {
+  identity: {
+    secrets: [ 'jwt-signing-keys', 'service-token-secret', 'service-token-secret-previous', 'otp-hmac-key', 'smtp-url' ]
+    containers: []
+    queues: []
+    tables: []
+    delegationKey: false
+    sql: true
+    email: true
+  }
+  payment: {
+    secrets: [ 'auth-admin-token', 'stripe-secret-key', 'stripe-webhook-secret', 'smtp-url' ]
+    containers: []
+    queues: []
+    tables: [ 'paymentfailedsyncs', 'sqlwork' ]
+    delegationKey: false
+    sql: true
+    email: true
+  }
+  orchestrator: {
+    secrets: [ 'visual-api-token', 'orchestrator-ai-api-key', 'smtp-url' ]
+    containers: [ 'reports' ]
+    queues: [ 'report-executions', 'report-executions-poison' ]
+    tables: [ 'sqlwork' ]
+    delegationKey: true
+    sql: true
+    email: true
+  }
+  visual: {
+    secrets: [ 'visual-api-token', 'quickchart-api-key' ]
+    containers: [ 'chart-cache' ]
+    queues: []
+    tables: []
+    delegationKey: false
+    sql: false
+    email: false
+  }
+}
+// The Functions host's own containers (timer schedules and locks; host keys), used by every app.
+var hostContainers = [ 'azure-webjobs-hosts', 'azure-webjobs-secrets' ]
+var appAccess = map(apps, app => {
+  app: app.name
+  secrets: reduce(app.services, [], (acc, service) => union(acc, serviceAccess[service].secrets))
+  containers: union(hostContainers, [ 'deploy-${app.name}' ], reduce(app.services, [], (acc, service) => union(acc, serviceAccess[service].containers)))
+  queues: reduce(app.services, [], (acc, service) => union(acc, serviceAccess[service].queues))
+  tables: reduce(app.services, [], (acc, service) => union(acc, serviceAccess[service].tables))
+  delegationKey: contains(map(app.services, service => serviceAccess[service].delegationKey), true)
+  sql: contains(map(app.services, service => serviceAccess[service].sql), true)
+  email: contains(map(app.services, service => serviceAccess[service].email), true)
+})
+
+resource rg 'Microsoft.Resources/resourceGroups@2025-04-01' = {
   name: 'rg-${environmentName}'
   location: location
   tags: tags
 }
 
-module identity 'modules/managed-identity.bicep' = {
-  name: 'managed-identity'
+// One identity per app: a compromised app (visual parses untrusted chart, SVG, DOT and Typst input)
+// holds only its own app's rights.
+module identities 'modules/managed-identity.bicep' = [for app in apps: {
+  name: 'managed-identity-${app.name}'
   scope: rg
   params: {
-    name: identityName
+    name: 'id-${app.name}-${resourceToken}'
     location: location
     tags: tags
   }
-}
+}]
+
 
 module monitoring 'modules/monitoring.bicep' = {
   name: 'monitoring'
@@ -137,8 +233,9 @@ module monitoring 'modules/monitoring.bicep' = {
     appInsightsName: 'appi-${resourceToken}'
     location: location
     tags: tags
-    identityPrincipalId: identity.outputs.principalId
+    identityPrincipalIds: [for (app, i) in apps: identities[i].outputs.principalId]
     disableLocalAuth: appInsightsLocalAuthDisabled
+    dailyCapGb: logDailyCapGb
   }
 }
 
@@ -149,7 +246,9 @@ module storage 'modules/storage.bicep' = {
     name: 'st${resourceToken}'
     location: location
     tags: tags
-    identityPrincipalId: identity.outputs.principalId
+    // Each app's access (appAccess) with the principal id of its identity.
+    grants: [for (app, i) in apps: union(appAccess[i], { principalId: identities[i].outputs.principalId })]
+    hostContainers: hostContainers
     deploymentContainers: [for app in apps: 'deploy-${app.name}']
     reportRetentionDays: reportRetentionDays
     logAnalyticsWorkspaceId: monitoring.outputs.workspaceId
@@ -163,7 +262,7 @@ module keyVault 'modules/key-vault.bicep' = {
     name: 'kv-${resourceToken}'
     location: location
     tags: tags
-    identityPrincipalId: identity.outputs.principalId
+    secretReaders: [for (app, i) in apps: { principalId: identities[i].outputs.principalId, secrets: appAccess[i].secrets }]
     deployerPrincipalId: principalId
     deployerPrincipalType: principalType
     purgeProtection: keyVaultPurgeProtection
@@ -185,11 +284,12 @@ module sql 'modules/sql.bicep' = {
     skuName: sqlSkuName
     skuTier: sqlSkuTier
     autoPauseDelayMinutes: sqlAutoPauseDelayMinutes
+    maxSizeGb: sqlMaxSizeGb
     logAnalyticsWorkspaceId: monitoring.outputs.workspaceId
   }
 }
 
-module functionApps 'modules/function-app.bicep' = [for app in apps: {
+module functionApps 'modules/function-app.bicep' = [for (app, i) in apps: {
   name: 'function-app-${app.name}'
   scope: rg
   params: {
@@ -197,9 +297,10 @@ module functionApps 'modules/function-app.bicep' = [for app in apps: {
     azdServiceName: app.name
     location: location
     tags: tags
-    identityId: identity.outputs.id
+    identityId: identities[i].outputs.id
     deploymentContainerUrl: '${storage.outputs.blobEndpoint}deploy-${app.name}'
-    maximumInstanceCount: maximumInstanceCount
+    // The SQL connection budget: instances of the apps that query SQL are what uses it up.
+    maximumInstanceCount: appAccess[i].sql ? sqlAppMaximumInstanceCount : maximumInstanceCount
     instanceMemoryMB: instanceMemoryMB
   }
 }]
@@ -223,6 +324,10 @@ module alerts 'modules/alerts.bicep' = {
     appNames: [for (app, i) in apps: functionApps[i].outputs.name]
     // Without the SQL check: a probe every 5 minutes would keep a serverless database from pausing.
     healthChecks: [for service in serviceNames: { service: service, url: '${serviceUrls[service]}/health?skip=sql' }]
+    testFrequency: availabilityTestFrequency
+    testLocations: availabilityTestLocations
+    budgetAmount: budgetAmount
+    budgetStartDate: empty(budgetStartDate) ? deploymentMonth : budgetStartDate
   }
 }
 
@@ -233,8 +338,12 @@ module email 'modules/email.bicep' = {
     nameSuffix: resourceToken
     tags: tags
     dataLocation: emailDataLocation
-    identityPrincipalId: identity.outputs.principalId
+    senderPrincipalIds: [for (app, i) in apps: appAccess[i].email ? identities[i].outputs.principalId : '']
     senderDisplayName: emailSenderDisplayName
+    senderUsername: 'DoNotReply'
+    customDomain: emailCustomDomain
+    customDomainVerified: emailCustomDomainVerified
+    logAnalyticsWorkspaceId: monitoring.outputs.workspaceId
   }
 }
 
@@ -249,7 +358,7 @@ module appSettings 'modules/app-settings.bicep' = [for (app, i) in apps: {
     serviceUrls: serviceUrls
     keyVaultUri: keyVault.outputs.uri
     storageAccountName: storage.outputs.name
-    identityClientId: identity.outputs.clientId
+    identityClientId: identities[i].outputs.clientId
     sqlServerFqdn: sql.outputs.serverFqdn
     sqlDatabaseName: sql.outputs.databaseName
     appInsightsConnectionString: monitoring.outputs.connectionString
@@ -285,6 +394,12 @@ output AZURE_STORAGE_ACCOUNT_NAME string = storage.outputs.name
 output SQL_SERVER_NAME string = sql.outputs.serverName
 output SQL_SERVER string = sql.outputs.serverFqdn
 output SQL_DATABASE string = sql.outputs.databaseName
-output MANAGED_IDENTITY_NAME string = identity.outputs.name
-output MANAGED_IDENTITY_CLIENT_ID string = identity.outputs.clientId
+// The identities that are database users, `name:clientId` ('' for an app that never queries SQL,
+// visual): the postprovision hook grants each (npm run migrate -- --grant).
+output SQL_APP_IDENTITIES array = [for (app, i) in apps: appAccess[i].sql ? '${identities[i].outputs.name}:${identities[i].outputs.clientId}' : '']
+// The orchestrator's identity, which an Azure OpenAI resource must trust (docs/deploy.md, "AI").
+output ORCHESTRATOR_IDENTITY_PRINCIPAL_ID string = identities[appIndex.orchestrator].outputs.principalId
 output EMAIL_ENDPOINT string = email.outputs.endpoint
+output EMAIL_FROM string = email.outputs.from
+// With emailCustomDomain: the DNS records to create at your DNS host (docs/deploy.md, "Sign-in e-mail").
+output EMAIL_DOMAIN_DNS_RECORDS object = email.outputs.verificationRecords

@@ -5,7 +5,7 @@
  * 1. Key Vault: creates the missing secrets (npm run secrets; retries the 403s of a role assignment
  *    that is still propagating) and names the operator secrets still missing.
  * 2. Azure SQL: opens the firewall to this machine's public address, applies the migrations and
- *    makes the apps' managed identity a database user (npm run migrate -- --grant), retrying while
+ *    makes each SQL-using app's managed identity a database user (npm run migrate -- --grant), retrying while
  *    the new rule or a paused serverless database is not ready, then removes the rule.
  * 3. Stripe: subscribes the payment webhook (npm run stripe:webhook) when a Stripe secret key is
  *    available (STRIPE_SECRET_KEY or the stripe-secret-key Key Vault secret); a failure here is
@@ -32,8 +32,7 @@ export const HOOK_INPUTS = [
   'SQL_SERVER_NAME',
   'SQL_SERVER',
   'SQL_DATABASE',
-  'MANAGED_IDENTITY_NAME',
-  'MANAGED_IDENTITY_CLIENT_ID',
+  'SQL_APP_IDENTITIES',
   'PAYMENT_URL',
   'FUNCTION_APP_IDENTITY',
   'FUNCTION_APP_PAYMENT',
@@ -85,18 +84,34 @@ async function defaultPublicIp(): Promise<string> {
   throw new Error('could not find this machine\'s public IP address (https://api.ipify.org): open the SQL firewall by hand (docs/deploy.md, "Migrations")');
 }
 
-/** `npm run migrate -- --grant <identity> --client-id <id>` against the deployment's database, as a child process. */
+/**
+ * The apps' identities that are database users, from main.bicep's SQL_APP_IDENTITIES output: one
+ * `name:clientId` per app, '' for an app that never queries SQL (visual). azd hands an array output
+ * over as JSON; a comma list is accepted too (set by hand, "Without azd").
+ */
+export function sqlAppIdentities(value: string): { name: string; clientId: string }[] {
+  const entries: unknown = value.trim().startsWith('[') ? JSON.parse(value) : value.split(',');
+  if (!Array.isArray(entries)) throw new Error('SQL_APP_IDENTITIES: not a list');
+  return entries
+    .map((entry) => String(entry).trim())
+    .filter((entry) => entry !== '')
+    .map((entry) => {
+      const [name, clientId, ...rest] = entry.split(':');
+      if (!name || !clientId || rest.length) throw new Error(`SQL_APP_IDENTITIES: "${entry}" is not <identity name>:<client id>`);
+      return { name, clientId };
+    });
+}
+
+/** `npm run migrate -- --grant <identity> --client-id <id>` for each app's identity, against the deployment's database, as child processes. */
 async function defaultMigrate(env: HookEnv): Promise<void> {
   const script = path.join(__dirname, 'migrate.js');
-  const { stdout, stderr } = await promisify(execFile)(
-    process.execPath,
-    [script, '--grant', env.MANAGED_IDENTITY_NAME, '--client-id', env.MANAGED_IDENTITY_CLIENT_ID],
-    {
+  for (const { name, clientId } of sqlAppIdentities(env.SQL_APP_IDENTITIES)) {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [script, '--grant', name, '--client-id', clientId], {
       env: { ...process.env, SQL_SERVER: env.SQL_SERVER, SQL_DATABASE: env.SQL_DATABASE },
-    },
-  );
-  process.stdout.write(stdout);
-  process.stderr.write(stderr);
+    });
+    process.stdout.write(stdout);
+    process.stderr.write(stderr);
+  }
 }
 
 /** A firewall rule on the SQL server for one address, through Azure Resource Manager. */

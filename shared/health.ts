@@ -51,12 +51,16 @@ export const checkSql = (ctx: { readonly db: AnyKysely; readonly config: Config 
     return ctx.config.SQL_SERVER ? `Azure SQL ${ctx.config.SQL_SERVER}` : 'SQLite';
   });
 
-/** The storage account answers: the one handed in (a service's `ctx.storage`), else the platform's in force. */
-export const checkStorage = (storage: Storage) =>
+/**
+ * The storage account answers for the container the service uses: its properties are read with the
+ * service's own rights. An app's identity has data roles on its own containers only (main.bicep,
+ * serviceAccess), so the account's service properties are not something it may read.
+ */
+export const checkStorage = (storage: Storage, container: string) =>
   check(async () => {
-    const client = storage.blobs;
+    const client = await storage.container(container);
     await client.getProperties();
-    return client.accountName;
+    return `${storage.blobs.accountName}/${container}`;
   });
 
 /**

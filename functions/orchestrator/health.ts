@@ -93,7 +93,7 @@ export const health = op<LiveUser | undefined, unknown, Infer<typeof s.HEALTH_QU
       'orchestrator',
       {
         sql: () => checkSql(ctx),
-        storage: () => checkStorage(ctx.storage),
+        storage: () => checkStorage(ctx.storage, ctx.config.ORCHESTRATOR_REPORTS_CONTAINER),
         workflowLog: () => checkWorkflowLog(ctx),
         ai: optional(() => checkAi(ctx.config)),
         visual: optional(() => checkVisual(ctx.visual)),

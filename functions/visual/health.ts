@@ -9,8 +9,8 @@ export function rendererState(ctx: Pick<VisualContext, 'config' | 'renderPool'>)
   return `${pool.size} render threads, ${pool.pending} renders pending, ${pool.renders} done`;
 }
 
-/** GET /visual/health: the storage account (the result cache) and the renderer. */
+/** GET /visual/health: the result cache's container and the renderer. */
 export const HEALTH = healthFunction('visual', visualContext, (ctx) => ({
-  storage: () => checkStorage(ctx.storage),
+  storage: () => checkStorage(ctx.storage, ctx.config.VISUAL_CACHE_CONTAINER),
   renderer: () => check(async () => rendererState(ctx)),
 }));

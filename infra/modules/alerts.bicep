@@ -1,5 +1,5 @@
 // Watching production: an action group (email), a standard availability test on each service's
-// health route with an alert, a server-error-rate alert per Function App, and log-search alerts on
+// health route with an alert, one server-error-rate alert over every Function App, and log-search alerts on
 // the lines the apps' timers write (docs/deploy.md, "Alerts" has the runbook line of each).
 //
 // The log-search alerts read Application Insights' `traces` table: a log line's message is `message`,
@@ -18,25 +18,30 @@ param alertEmail string
 param appNames array
 @description('Health route of each service: [ { service, url } ].')
 param healthChecks array
+@description('Seconds between two runs of each availability test: 300 or 900.')
+param testFrequency int
+@description('Availability test location ids; the alert needs two of them failing.')
+param testLocations array
+@description('Monthly budget of the resource group in the billing currency; 0: no budget.')
+param budgetAmount int
+@description('First day of the budget\'s first month (yyyy-MM-01).')
+param budgetStartDate string
 
-// Standard availability tests run from these five regions; an alert needs two of them failing.
-var testLocations = [
-  { Id: 'emea-nl-ams-azr' }
-  { Id: 'emea-gb-db3-azr' }
-  { Id: 'us-va-ash-azr' }
-  { Id: 'us-ca-sjc-azr' }
-  { Id: 'apac-sg-sin-azr' }
-]
+// Every log-search rule runs every 15 minutes over the last 15: a rule evaluated every 5 minutes
+// costs three times as much, and none of these needs it.
+var logAlertFrequency = 'PT15M'
 
-// Server errors: more than 5 % of at least 20 HTTP requests in 15 minutes answered 5xx. Only HTTP
-// requests (they have a url; timer and queue invocations are requests without one), and each once:
-// the Functions host and the app's own exporter can each write a request row for one invocation,
-// so rows are grouped by operation (one per invocation) first.
+// Server errors, one rule for every app: an app whose HTTP requests in 15 minutes number at least
+// 20 with more than 5 % answered 5xx. Only HTTP requests (they have a url; timer and queue
+// invocations are requests without one). Each request counts, also several in one operation (a
+// console page calling the same app twice); only a row whose parent is another request row of the
+// same app is left out: the app's own exporter nests its request under the Functions host's.
 var serverErrorQuery = '''
-requests
-| where cloud_RoleName =~ "{app}" and isnotempty(url)
-| summarize resultCode = max(toint(resultCode)) by operation_Id
-| summarize total = count(), failed = countif(resultCode >= 500)
+let http = requests
+| where cloud_RoleName in~ ({apps}) and isnotempty(url);
+http
+| join kind=leftanti (http | project parentRow = id) on $left.operation_ParentId == $right.parentRow
+| summarize total = count(), failed = countif(toint(resultCode) >= 500) by cloud_RoleName
 | where total >= 20 and failed * 100.0 / total > 5
 '''
 
@@ -147,11 +152,11 @@ resource availabilityTests 'Microsoft.Insights/webtests@2022-06-15' = [for check
     Name: '${check.service} health'
     Description: 'GET ${check.url} answers 200 (the app runs, its configuration resolved, and every dependency but SQL answered).'
     Enabled: true
-    Frequency: 300
+    Frequency: testFrequency
     Timeout: 30
     Kind: 'standard'
     RetryEnabled: true
-    Locations: testLocations
+    Locations: [for location in testLocations: { Id: location }]
     Request: {
       RequestUrl: check.url
       HttpVerb: 'GET'
@@ -166,17 +171,17 @@ resource availabilityTests 'Microsoft.Insights/webtests@2022-06-15' = [for check
   }
 }]
 
-resource availabilityAlerts 'Microsoft.Insights/metricAlerts@2018-03-01' = [for (check, i) in healthChecks: {
+resource availabilityAlerts 'Microsoft.Insights/metricAlerts@2026-01-01' = [for (check, i) in healthChecks: {
   name: 'alert-availability-${check.service}-${nameSuffix}'
   location: 'global'
   tags: tags
   properties: {
-    description: '${check.service}: the health route failed from at least 2 of 5 test locations.'
+    description: '${check.service}: the health route failed from at least 2 of ${length(testLocations)} test locations.'
     severity: 1
     enabled: true
     scopes: [ availabilityTests[i].id, appInsightsId ]
-    evaluationFrequency: 'PT1M'
-    windowSize: 'PT5M'
+    evaluationFrequency: 'PT5M'
+    windowSize: testFrequency == 300 ? 'PT5M' : 'PT15M'
     criteria: {
       'odata.type': 'Microsoft.Azure.Monitor.WebtestLocationAvailabilityCriteria'
       webTestId: availabilityTests[i].id
@@ -187,23 +192,23 @@ resource availabilityAlerts 'Microsoft.Insights/metricAlerts@2018-03-01' = [for 
   }
 }]
 
-resource serverErrorAlerts 'Microsoft.Insights/scheduledQueryRules@2022-06-15' = [for appName in appNames: {
-  name: 'alert-5xx-${appName}'
+resource serverErrorAlert 'Microsoft.Insights/scheduledQueryRules@2026-03-01' = {
+  name: 'alert-5xx-${nameSuffix}'
   location: location
   tags: tags
   kind: 'LogAlert'
   properties: {
-    displayName: 'Server errors on ${appName}'
-    description: 'More than 5 % of at least 20 requests to ${appName} answered 5xx in 15 minutes.'
+    displayName: 'Server errors'
+    description: 'An app answered 5xx to more than 5 % of at least 20 requests in 15 minutes (the result names the app: cloud_RoleName).'
     severity: 2
     enabled: true
     scopes: [ appInsightsId ]
-    evaluationFrequency: 'PT5M'
+    evaluationFrequency: logAlertFrequency
     windowSize: 'PT15M'
     criteria: {
       allOf: [
         {
-          query: replace(serverErrorQuery, '{app}', appName)
+          query: replace(serverErrorQuery, '{apps}', join(map(appNames, name => '"${name}"'), ', '))
           timeAggregation: 'Count'
           operator: 'GreaterThan'
           threshold: 0
@@ -214,9 +219,9 @@ resource serverErrorAlerts 'Microsoft.Insights/scheduledQueryRules@2022-06-15' =
     autoMitigate: true
     actions: { actionGroups: [ actionGroup.id ] }
   }
-}]
+}
 
-resource logSearchAlerts 'Microsoft.Insights/scheduledQueryRules@2022-06-15' = [for rule in logAlerts: {
+resource logSearchAlerts 'Microsoft.Insights/scheduledQueryRules@2026-03-01' = [for rule in logAlerts: {
   name: 'alert-${rule.name}-${nameSuffix}'
   location: location
   tags: tags
@@ -227,7 +232,7 @@ resource logSearchAlerts 'Microsoft.Insights/scheduledQueryRules@2022-06-15' = [
     severity: rule.severity
     enabled: true
     scopes: [ appInsightsId ]
-    evaluationFrequency: 'PT5M'
+    evaluationFrequency: logAlertFrequency
     windowSize: 'PT15M'
     criteria: {
       allOf: [
@@ -244,5 +249,43 @@ resource logSearchAlerts 'Microsoft.Insights/scheduledQueryRules@2022-06-15' = [
     actions: { actionGroups: [ actionGroup.id ] }
   }
 }]
+
+// The month's actual cost passing 80 % and 100 % of the budget, and the forecast passing 100 %,
+// mail the action group (cost data lags by up to a day: a budget catches a trend, not a spike).
+resource budget 'Microsoft.Consumption/budgets@2026-06-01' = if (budgetAmount > 0) {
+  name: 'budget-${nameSuffix}'
+  properties: {
+    category: 'Cost'
+    amount: budgetAmount
+    timeGrain: 'Monthly'
+    timePeriod: { startDate: budgetStartDate }
+    notifications: {
+      actual80: {
+        enabled: true
+        operator: 'GreaterThan'
+        threshold: 80
+        thresholdType: 'Actual'
+        contactEmails: empty(alertEmail) ? [] : [ alertEmail ]
+        contactGroups: [ actionGroup.id ]
+      }
+      actual100: {
+        enabled: true
+        operator: 'GreaterThan'
+        threshold: 100
+        thresholdType: 'Actual'
+        contactEmails: empty(alertEmail) ? [] : [ alertEmail ]
+        contactGroups: [ actionGroup.id ]
+      }
+      forecast100: {
+        enabled: true
+        operator: 'GreaterThan'
+        threshold: 100
+        thresholdType: 'Forecasted'
+        contactEmails: empty(alertEmail) ? [] : [ alertEmail ]
+        contactGroups: [ actionGroup.id ]
+      }
+    }
+  }
+}
 
 output actionGroupId string = actionGroup.id

@@ -107,11 +107,11 @@ var hostSettings = {
 
 var appSettings = reduce(services, union(hostSettings, plainSettingsByService.all, keyVaultSecretsByService.all), (merged, service) => union(merged, plainSettingsByService[service], keyVaultSecretsByService[service]))
 
-resource app 'Microsoft.Web/sites@2024-04-01' existing = {
+resource app 'Microsoft.Web/sites@2025-03-01' existing = {
   name: appName
 }
 
-resource settings 'Microsoft.Web/sites/config@2024-04-01' = {
+resource settings 'Microsoft.Web/sites/config@2025-03-01' = {
   parent: app
   name: 'appsettings'
   properties: appSettings
@@ -123,7 +123,7 @@ resource settings 'Microsoft.Web/sites/config@2024-04-01' = {
 // host; the other site settings are repeated because this resource replaces the web config.
 // After the app settings, never beside them: two writes to one site's config at once fail at
 // random with 409 Conflict.
-resource web 'Microsoft.Web/sites/config@2024-04-01' = {
+resource web 'Microsoft.Web/sites/config@2025-03-01' = {
   parent: app
   name: 'web'
   dependsOn: [ settings ]

@@ -12,7 +12,7 @@ param deploymentContainerUrl string
 param maximumInstanceCount int
 param instanceMemoryMB int
 
-resource plan 'Microsoft.Web/serverfarms@2024-04-01' = {
+resource plan 'Microsoft.Web/serverfarms@2025-03-01' = {
   name: 'plan-${name}'
   location: location
   tags: tags
@@ -26,7 +26,7 @@ resource plan 'Microsoft.Web/serverfarms@2024-04-01' = {
   }
 }
 
-resource app 'Microsoft.Web/sites@2024-04-01' = {
+resource app 'Microsoft.Web/sites@2025-03-01' = {
   name: name
   location: location
   tags: union(tags, { 'azd-service-name': azdServiceName })
@@ -68,13 +68,13 @@ resource app 'Microsoft.Web/sites@2024-04-01' = {
 }
 
 // Deployments go through Entra ID (azd, OneDeploy); no publishing passwords.
-resource scmBasicAuth 'Microsoft.Web/sites/basicPublishingCredentialsPolicies@2024-04-01' = {
+resource scmBasicAuth 'Microsoft.Web/sites/basicPublishingCredentialsPolicies@2025-03-01' = {
   parent: app
   name: 'scm'
   properties: { allow: false }
 }
 
-resource ftpBasicAuth 'Microsoft.Web/sites/basicPublishingCredentialsPolicies@2024-04-01' = {
+resource ftpBasicAuth 'Microsoft.Web/sites/basicPublishingCredentialsPolicies@2025-03-01' = {
   parent: app
   name: 'ftp'
   properties: { allow: false }

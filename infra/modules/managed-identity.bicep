@@ -1,9 +1,10 @@
-// The one user-assigned identity every Function App runs as: Storage, Azure SQL, Key Vault, Application Insights.
+// One Function App's user-assigned identity (main.bicep makes one per app): its Storage, Key Vault, SQL,
+// e-mail and Application Insights rights are granted by the modules that own those resources.
 param name string
 param location string
 param tags object
 
-resource identity 'Microsoft.ManagedIdentity/userAssignedIdentities@2023-01-31' = {
+resource identity 'Microsoft.ManagedIdentity/userAssignedIdentities@2024-11-30' = {
   name: name
   location: location
   tags: tags

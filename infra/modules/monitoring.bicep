@@ -3,20 +3,23 @@ param logAnalyticsName string
 param appInsightsName string
 param location string
 param tags object
-@description('Principal id of the apps\' managed identity (Monitoring Metrics Publisher, for Entra-authenticated ingestion).')
-param identityPrincipalId string
+@description('Principal ids of the apps\' identities (Monitoring Metrics Publisher, for Entra-authenticated ingestion).')
+param identityPrincipalIds array
 @description('Refuse ingestion with the connection string\'s key alone: only Entra ID authenticated senders (the managed identity) are accepted.')
 param disableLocalAuth bool
+@description('Most GB the workspace ingests a day (-1: no cap). Beyond it, ingestion stops until the next day (UTC), alerts included.')
+param dailyCapGb int
 
 var monitoringMetricsPublisher = '3913510d-42f4-4e42-8a64-420c390055eb'
 
-resource logAnalytics 'Microsoft.OperationalInsights/workspaces@2023-09-01' = {
+resource logAnalytics 'Microsoft.OperationalInsights/workspaces@2025-07-01' = {
   name: logAnalyticsName
   location: location
   tags: tags
   properties: {
     sku: { name: 'PerGB2018' }
     retentionInDays: 30
+    workspaceCapping: { dailyQuotaGb: dailyCapGb }
   }
 }
 
@@ -35,7 +38,7 @@ resource appInsights 'Microsoft.Insights/components@2020-02-02' = {
   }
 }
 
-resource metricsPublisher 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+resource metricsPublisher 'Microsoft.Authorization/roleAssignments@2022-04-01' = [for identityPrincipalId in identityPrincipalIds: {
   name: guid(appInsights.id, identityPrincipalId, monitoringMetricsPublisher)
   scope: appInsights
   properties: {
@@ -43,7 +46,7 @@ resource metricsPublisher 'Microsoft.Authorization/roleAssignments@2022-04-01' =
     principalId: identityPrincipalId
     principalType: 'ServicePrincipal'
   }
-}
+}]
 
 output connectionString string = appInsights.properties.ConnectionString
 output name string = appInsights.name

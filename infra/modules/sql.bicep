@@ -15,12 +15,14 @@ param skuName string
 param skuTier string
 @description('Serverless SKUs only (name contains _S_): minutes idle before pausing; -1 never pauses.')
 param autoPauseDelayMinutes int
+@description('Most data the database may hold, in GB (vCore databases are billed for this size, not for what is used).')
+param maxSizeGb int
 @description('Log Analytics workspace receiving the server\'s audit log.')
 param logAnalyticsWorkspaceId string
 
 var serverless = contains(skuName, '_S_')
 
-resource server 'Microsoft.Sql/servers@2023-08-01-preview' = {
+resource server 'Microsoft.Sql/servers@2025-01-01' = {
   name: serverName
   location: location
   tags: tags
@@ -40,7 +42,7 @@ resource server 'Microsoft.Sql/servers@2023-08-01-preview' = {
 
 // Lets Azure services (the Function Apps on Flex Consumption without a VNet) reach the server;
 // authentication is still Entra ID only.
-resource allowAzureServices 'Microsoft.Sql/servers/firewallRules@2023-08-01-preview' = {
+resource allowAzureServices 'Microsoft.Sql/servers/firewallRules@2025-01-01' = {
   parent: server
   name: 'AllowAllWindowsAzureIps'
   properties: {
@@ -49,7 +51,7 @@ resource allowAzureServices 'Microsoft.Sql/servers/firewallRules@2023-08-01-prev
   }
 }
 
-resource database 'Microsoft.Sql/servers/databases@2023-08-01-preview' = {
+resource database 'Microsoft.Sql/servers/databases@2025-01-01' = {
   parent: server
   name: databaseName
   location: location
@@ -61,6 +63,7 @@ resource database 'Microsoft.Sql/servers/databases@2023-08-01-preview' = {
   properties: union({
     collation: 'SQL_Latin1_General_CP1_CI_AS'
     zoneRedundant: false
+    maxSizeBytes: maxSizeGb * 1024 * 1024 * 1024
   }, serverless ? {
     autoPauseDelay: autoPauseDelayMinutes
     minCapacity: json('0.5')
@@ -70,7 +73,7 @@ resource database 'Microsoft.Sql/servers/databases@2023-08-01-preview' = {
 // Auditing to Log Analytics: sign-ins (successful and failed) and changes to principals, roles,
 // permissions and schema. Not every query batch (BATCH_COMPLETED_GROUP): that would log each
 // statement the apps send, with its data, at a cost that grows with traffic.
-resource auditing 'Microsoft.Sql/servers/auditingSettings@2023-08-01-preview' = {
+resource auditing 'Microsoft.Sql/servers/auditingSettings@2025-01-01' = {
   parent: server
   name: 'default'
   properties: {
@@ -89,11 +92,14 @@ resource auditing 'Microsoft.Sql/servers/auditingSettings@2023-08-01-preview' = 
 }
 
 // Server audit events are sent through the master database's diagnostic setting.
-resource master 'Microsoft.Sql/servers/databases@2023-08-01-preview' existing = {
+resource master 'Microsoft.Sql/servers/databases@2025-01-01' existing = {
   parent: server
   name: 'master'
 }
 
+// The newest diagnosticSettings API is this preview (the linter's only other choice, 2016-09-01, is the
+// legacy service-level type, not an extension of a resource).
+#disable-next-line use-recent-api-versions
 resource auditToLogAnalytics 'Microsoft.Insights/diagnosticSettings@2021-05-01-preview' = {
   scope: master
   name: 'sql-audit-to-log-analytics'

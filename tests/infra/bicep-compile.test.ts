@@ -59,8 +59,8 @@ const INJECTIONS: Injection[] = [
   {
     title: 'a circular dependsOn',
     file: 'modules/storage.bicep',
-    from: "resource blobs 'Microsoft.Storage/storageAccounts/blobServices@2023-05-01' = {\n  parent: account\n  name: 'default'\n",
-    to: "resource blobs 'Microsoft.Storage/storageAccounts/blobServices@2023-05-01' = {\n  parent: account\n  name: 'default'\n  dependsOn: [ containers ]\n",
+    from: "resource blobs 'Microsoft.Storage/storageAccounts/blobServices@2025-06-01' = {\n  parent: account\n  name: 'default'\n",
+    to: "resource blobs 'Microsoft.Storage/storageAccounts/blobServices@2025-06-01' = {\n  parent: account\n  name: 'default'\n  dependsOn: [ containers ]\n",
     level: 'Error',
     code: 'BCP080',
   },

@@ -11,6 +11,7 @@ import { settingDefaults, type Setting } from '../../shared/config';
 import { SETTINGS } from '../../functions/settings';
 import { resolveAppSetting } from '../../shared/functions';
 import { compiledInfra, describeWithBicep, INFRA, moduleDeployment, moduleTemplate, resourceOfType, resourcesOfType, type ArmTemplate } from '../helpers/bicep';
+import { evaluate, instances, moduleScope, parameterValue, topScope } from '../../scripts/arm-expressions';
 
 const parametersFile = () => JSON.parse(fs.readFileSync(path.join(INFRA, 'main.parameters.json'), 'utf8')).parameters as Record<string, { value: unknown }>;
 
@@ -31,7 +32,7 @@ describeWithBicep('the compiled template of infra/main.bicep', (bicep) => {
     it('outputs no secret', () => {
       expect(Object.keys(main.outputs ?? {}).filter((name) => /SECRET|KEY$|TOKEN|PASSWORD|CONNECTION/i.test(name))).toEqual([]);
       expect(fs.readFileSync(path.join(INFRA, 'main.parameters.json'), 'utf8')).not.toMatch(/secret|password|token/i);
-      for (const output of Object.values(main.outputs ?? {})) expect(JSON.stringify(output.value)).not.toMatch(/listKeys|listSecrets/i);
+      for (const output of Object.values(main.outputs ?? {})) expect(JSON.stringify(output)).not.toMatch(/listKeys|listSecrets/i);
     });
   });
 
@@ -57,9 +58,11 @@ describeWithBicep('the compiled template of infra/main.bicep', (bicep) => {
       expect(queues.copy!.count).toBe("[length(createArray(variables('reportQueue'), format('{0}-poison', variables('reportQueue'))))]");
       const containers = resourceOfType(storage, 'Microsoft.Storage/storageAccounts/blobServices/containers');
       expect(containers.copy!.count).toBe(
-        "[length(concat(createArray(variables('chartCacheContainer'), variables('reportsContainer')), parameters('deploymentContainers')))]",
+        "[length(concat(createArray(variables('chartCacheContainer'), variables('reportsContainer')), parameters('hostContainers'), parameters('deploymentContainers')))]",
       );
-      expect(resourceOfType(storage, 'Microsoft.Storage/storageAccounts/tableServices/tables').name).toContain("variables('failedSyncTable')");
+      expect(resourceOfType(storage, 'Microsoft.Storage/storageAccounts/tableServices/tables').copy!.count).toBe(
+        "[length(createArray(variables('failedSyncTable'), variables('sqlWorkTable')))]",
+      );
     });
 
     // The services' settings naming these (tuning, with defaults) must default to what the Bicep creates.
@@ -130,6 +133,7 @@ describeWithBicep('the compiled template of infra/main.bicep', (bicep) => {
       expect(main.variables!.serviceNames).toEqual(['identity', 'payment', 'orchestrator', 'visual']);
       const alerts = moduleTemplate(main, 'alerts');
       expect(alerts.resources.map((r) => r.type).sort()).toEqual([
+        'Microsoft.Consumption/budgets',
         'Microsoft.Insights/actionGroups',
         'Microsoft.Insights/metricAlerts',
         'Microsoft.Insights/scheduledQueryRules',
@@ -137,6 +141,46 @@ describeWithBicep('the compiled template of infra/main.bicep', (bicep) => {
         'Microsoft.Insights/webtests',
       ]);
       expect(resourceOfType(alerts, 'Microsoft.Insights/webtests').properties.Request.RequestUrl).toBe("[parameters('healthChecks')[copyIndex()].url]");
+    });
+
+    it('has no budget by default; with BUDGET_AMOUNT, one on the resource group mailing the action group at 80 % and 100 % actual and 100 % forecast', () => {
+      const alerts = moduleTemplate(main, 'alerts');
+      const budget = resourceOfType(alerts, 'Microsoft.Consumption/budgets');
+      const scopeWith = (given: Record<string, unknown>) =>
+        moduleScope(moduleDeployment(main, 'alerts'), topScope(main, { principalId: 'deployer', ...given }));
+      expect(instances(budget, scopeWith({}))).toEqual([]);
+      expect(parametersFile().budgetAmount.value).toBe('${BUDGET_AMOUNT:=0}');
+      const [on] = instances(budget, scopeWith({ budgetAmount: 150, budgetStartDate: '2026-12-01' }));
+      const properties = evaluate(budget.properties, on);
+      expect(properties).toMatchObject({ category: 'Cost', amount: 150, timeGrain: 'Monthly', timePeriod: { startDate: '2026-12-01' } });
+      expect(Object.values(properties.notifications).map((n: any) => [n.thresholdType, n.threshold, n.contactGroups.length])).toEqual([
+        ['Actual', 80, 1],
+        ['Actual', 100, 1],
+        ['Forecasted', 100, 1],
+      ]);
+      // Without a start date, the month of the deployment (utcNow, only allowed as a parameter default).
+      expect(main.parameters.deploymentMonth.defaultValue).toBe("[utcNow('yyyy-MM-01')]");
+      expect(evaluate(budget.properties.timePeriod.startDate, scopeWith({ budgetAmount: 150, deploymentMonth: '2027-01-01' }))).toBe('2027-01-01');
+    });
+
+    // Max concurrent workers (and logins) of the serverless SKUs, from "Single database vCore resource
+    // limits" (learn.microsoft.com/azure/azure-sql/database/resource-limits-vcore-single-databases).
+    const SQL_WORKERS: Record<string, number> = { GP_S_Gen5_1: 75, GP_S_Gen5_2: 150, GP_S_Gen5_4: 300 };
+
+    it("keeps the SQL apps' connections within the database's workers: apps x instances x SQL_POOL_MAX, split or in one app", () => {
+      const deployment = moduleDeployment(main, 'functionApps');
+      for (const singleApp of [false, true]) {
+        const top = topScope(main, { principalId: 'deployer', singleApp });
+        const apps = instances(deployment, top).map((at) => ({
+          name: parameterValue(deployment.properties.parameters.azdServiceName, at) as string,
+          instances: parameterValue(deployment.properties.parameters.maximumInstanceCount, at) as number,
+          sql: (evaluate(main.variables!.appAccess, top) as { sql: boolean }[])[at.copyIndex['']].sql,
+        }));
+        const connections = apps.filter((app) => app.sql).reduce((sum, app) => sum + app.instances * (top.parameters.sqlPoolMax as number), 0);
+        expect(connections).toBeLessThanOrEqual(SQL_WORKERS[top.parameters.sqlSkuName as string]);
+        if (!singleApp) expect(apps.find((app) => app.name === 'visual')!.instances).toBe(100);
+      }
+      expect(main.parameters.sqlAppMaximumInstanceCount.defaultValue).toBe(10);
     });
 
     it('lets the serverless database pause: 60 idle minutes by default, passed to the database', () => {
@@ -153,40 +197,99 @@ describeWithBicep('the compiled template of infra/main.bicep', (bicep) => {
       email = moduleTemplate(main, 'email');
     });
 
-    it('provisions an email service, its Azure-managed domain and sender, and a communication service linked to the domain, with keys disabled', () => {
-      const service = resourceOfType(email, 'Microsoft.Communication/emailServices');
-      const domain = resourceOfType(email, 'Microsoft.Communication/emailServices/domains');
-      const sender = resourceOfType(email, 'Microsoft.Communication/emailServices/domains/senderUsernames');
-      const communication = resourceOfType(email, 'Microsoft.Communication/communicationServices');
-      expect(service.location).toBe('global');
-      expect(domain.properties).toEqual({ domainManagement: 'AzureManaged', userEngagementTracking: 'Disabled' });
-      expect(sender.properties).toEqual({ username: 'DoNotReply', displayName: "[parameters('senderDisplayName')]" });
-      expect(communication.properties.linkedDomains).toEqual([
-        "[resourceId('Microsoft.Communication/emailServices/domains', format('email-{0}', parameters('nameSuffix')), 'AzureManagedDomain')]",
+    /** The email module's resources as deployed with these main.bicep parameters: type -> evaluated names and properties. */
+    const deployed = (given: Record<string, unknown>) => {
+      const scope = moduleScope(moduleDeployment(main, 'email'), topScope(main, { principalId: 'deployer', ...given }));
+      return {
+        resources: email.resources.flatMap((r) =>
+          instances(r, scope).map((at) => ({ type: r.type, name: evaluate(r.name, at) as string, properties: evaluate(r.properties, at) })),
+        ),
+        from: evaluate(email.outputs!.from.value, scope) as string,
+        records: email.outputs!.verificationRecords.value as string,
+      };
+    };
+    const ofType = (resources: { type: string; name: string; properties: any }[], type: string) =>
+      resources.filter((r) => r.type === `Microsoft.Communication/${type}`);
+
+    it('by default (a trial): an email service, its Azure-managed domain and sender, and a communication service linked to it, with keys disabled', () => {
+      const { resources, from } = deployed({});
+      expect(resourceOfType(email, 'Microsoft.Communication/emailServices').location).toBe('global');
+      expect(ofType(resources, 'emailServices/domains')).toEqual([
+        expect.objectContaining({
+          name: 'email-token/AzureManagedDomain',
+          properties: { domainManagement: 'AzureManaged', userEngagementTracking: 'Disabled' },
+        }),
       ]);
+      expect(ofType(resources, 'emailServices/domains/senderUsernames').map((r: any) => r.properties)).toEqual([
+        { username: 'DoNotReply', displayName: 'Report Platform' },
+      ]);
+      const [communication] = ofType(resources, 'communicationServices') as any[];
+      expect(communication.properties.linkedDomains).toEqual(['Microsoft.Communication/emailServices/domains/email-token/AzureManagedDomain']);
       expect(communication.properties.disableLocalAuth).toBe(true);
+      expect(from).toMatch(/^displayName\(.*\/AzureManagedDomain\/donotreply\) <username\(.*\)@mailFromSenderDomain\(.*\/AzureManagedDomain\)>$/);
     });
 
-    it("lets the apps' managed identity send: the Communication and Email Service Owner role on the communication service", () => {
+    it('with a custom domain: creates it (CustomerManaged) for its DNS records, keeps sending from the managed domain until it is verified, then links it and sends from it', () => {
+      const first = deployed({ emailCustomDomain: 'mail.example.com' });
+      expect(ofType(first.resources, 'emailServices/domains').map((r: any) => [r.name, r.properties.domainManagement])).toEqual([
+        ['email-token/AzureManagedDomain', 'AzureManaged'],
+        ['email-token/mail.example.com', 'CustomerManaged'],
+      ]);
+      expect((ofType(first.resources, 'communicationServices')[0] as any).properties.linkedDomains).toEqual([
+        'Microsoft.Communication/emailServices/domains/email-token/AzureManagedDomain',
+      ]);
+      const verified = deployed({ emailCustomDomain: 'mail.example.com', emailCustomDomainVerified: true });
+      expect(ofType(verified.resources, 'emailServices/domains').map((r) => r.name)).toEqual(['email-token/mail.example.com']);
+      expect(ofType(verified.resources, 'emailServices/domains/senderUsernames').map((r) => r.name)).toEqual(['email-token/mail.example.com/donotreply']);
+      expect((ofType(verified.resources, 'communicationServices')[0] as any).properties.linkedDomains).toEqual([
+        'Microsoft.Communication/emailServices/domains/email-token/mail.example.com',
+      ]);
+      expect(verified.from).toMatch(/^displayName\(.*\/mail\.example\.com\/donotreply\) <username\(.*\)@mail\.example\.com>$/);
+      // The DNS records to create come out of the deployment (main.bicep's EMAIL_DOMAIN_DNS_RECORDS).
+      expect(first.records).toBe(
+        "[if(empty(parameters('customDomain')), createObject(), reference(resourceId('Microsoft.Communication/emailServices/domains', format('email-{0}', parameters('nameSuffix')), if(empty(parameters('customDomain')), 'unused', parameters('customDomain'))), '2025-05-01').verificationRecords)]",
+      );
+      expect(main.outputs!.EMAIL_DOMAIN_DNS_RECORDS.value).toMatch(/'email'\), '[\d-]+'\)\.outputs\.verificationRecords\.value\]$/);
+    });
+
+    it('sends the e-mail send and delivery logs to Log Analytics (an undelivered code can be found)', () => {
+      const logs = resourcesOfType(email, 'Microsoft.Insights/diagnosticSettings');
+      expect(logs.map((r) => [r.scope, r.properties.logs])).toEqual([
+        [
+          "[resourceId('Microsoft.Communication/communicationServices', format('acs-{0}', parameters('nameSuffix')))]",
+          [
+            { category: 'EmailSendMailOperational', enabled: true },
+            { category: 'EmailStatusUpdateOperational', enabled: true },
+          ],
+        ],
+      ]);
+      expect(moduleDeployment(main, 'email').properties.parameters.logAnalyticsWorkspaceId.value).toMatch(
+        /'monitoring'\), '[\d-]+'\)\.outputs\.workspaceId\.value\]$/,
+      );
+    });
+
+    it("lets the sending apps' identities send: the Communication and Email Service Owner role on the communication service", () => {
       const assignment = resourceOfType(email, 'Microsoft.Authorization/roleAssignments');
       expect(email.variables!.communicationAndEmailServiceOwner).toBe('09976791-48a7-449e-bb21-39d1a415f350');
       expect(assignment.scope).toBe("[resourceId('Microsoft.Communication/communicationServices', format('acs-{0}', parameters('nameSuffix')))]");
       expect(assignment.properties).toEqual({
         roleDefinitionId: "[subscriptionResourceId('Microsoft.Authorization/roleDefinitions', variables('communicationAndEmailServiceOwner'))]",
-        principalId: "[parameters('identityPrincipalId')]",
+        principalId: "[variables('senders')[copyIndex()]]",
         principalType: 'ServicePrincipal',
       });
-      expect(moduleDeployment(main, 'email').properties.parameters.identityPrincipalId.value).toMatch(
-        /'managed-identity'\), '[\d-]+'\)\.outputs\.principalId\.value\]$/,
-      );
+      const senders = deployed({})
+        .resources.filter((r) => r.type === 'Microsoft.Authorization/roleAssignments')
+        .map((r: any) => r.properties.principalId);
+      expect(senders).toEqual([
+        'principalId(managed-identity-identity)',
+        'principalId(managed-identity-payment)',
+        'principalId(managed-identity-orchestrator)',
+      ]);
     });
 
     it("gives every app that sends email (identity, payment, orchestrator) the endpoint and the sender's address (EMAIL_ACS_ENDPOINT, EMAIL_FROM)", () => {
       expect(email.outputs!.endpoint.value).toBe(
         "[format('https://{0}', reference(resourceId('Microsoft.Communication/communicationServices', format('acs-{0}', parameters('nameSuffix'))), '2025-05-01').hostName)]",
-      );
-      expect(email.outputs!.from.value).toMatch(
-        /^\[format\('\{0\} <\{1\}@\{2\}>', .*senderUsernames.*\.displayName, .*\.username, .*\.mailFromSenderDomain\)\]$/,
       );
       const params = moduleDeployment(main, 'appSettings').properties.parameters;
       expect(params.emailEndpoint.value).toMatch(/'email'\), '[\d-]+'\)\.outputs\.endpoint\.value\]$/);

@@ -14,7 +14,8 @@ import { enqueueJson } from '../../shared/storage';
 import { startTestHost, withDatabaseClosed, type TestHost } from '../helpers/host';
 import { recordingLogger } from '../helpers/logs';
 import { insertPaidPayment, paymentOn } from '../payment/helpers';
-import { compiledInfra, describeWithBicep, moduleTemplate, resourcesOfType, type ArmTemplate } from '../helpers/bicep';
+import { compiledInfra, describeWithBicep, moduleDeployment, moduleTemplate, resourcesOfType, type ArmTemplate } from '../helpers/bicep';
+import { evaluate, moduleScope, topScope } from '../../scripts/arm-expressions';
 
 /** The customDimensions fields a query reads. */
 const fieldsRead = (kql: string) => [...kql.matchAll(/customDimensions(?:\.(\w+)|\["(\w+)"\])/g)].map((m) => m[1] ?? m[2]);
@@ -134,13 +135,25 @@ describeWithBicep('the alert queries of the compiled template (infra/modules/ale
     expect(used.sort()).toEqual(declared.map((name) => `[variables('${name}')]`).sort());
   });
 
-  it('counts server errors per app over HTTP requests only, each invocation once (the host and the exporter may both write it)', () => {
+  it('counts server errors per app over HTTP requests only, each request once: several in one operation each count, a row nested in another of the same app does not', () => {
     const serverErrors = query('serverErrorQuery');
-    expect(serverErrors).toContain('cloud_RoleName =~ "{app}" and isnotempty(url)');
+    expect(serverErrors).toContain('cloud_RoleName in~ ({apps}) and isnotempty(url)');
+    // Not grouped by operation (that counted several calls in one operation once): only the app
+    // exporter's row nested under the host's row of the same invocation is left out.
+    expect(serverErrors).not.toContain('by operation_Id');
+    expect(serverErrors).toContain('| join kind=leftanti (http | project parentRow = id) on $left.operation_ParentId == $right.parentRow\n');
     expect(serverErrors).toMatch(
-      /\| summarize resultCode = max\(toint\(resultCode\)\) by operation_Id\n\| summarize total = count\(\), failed = countif\(resultCode >= 500\)\n/,
+      /\| summarize total = count\(\), failed = countif\(toint\(resultCode\) >= 500\) by cloud_RoleName\n\| where total >= 20 and failed \* 100\.0 \/ total > 5\n/,
     );
-    const rule = resourcesOfType(alerts, 'Microsoft.Insights/scheduledQueryRules').find((r) => r.copy?.count === "[length(parameters('appNames'))]")!;
-    expect(rule.properties.criteria.allOf[0].query).toBe("[replace(variables('serverErrorQuery'), '{app}', parameters('appNames')[copyIndex()])]");
+    // One rule over every app, which the query names.
+    const rules = resourcesOfType(alerts, 'Microsoft.Insights/scheduledQueryRules').filter((r) => !r.copy);
+    expect(rules).toHaveLength(1);
+    const main = compiledInfra(bicep);
+    const scope = moduleScope(moduleDeployment(main, 'alerts'), topScope(main, { principalId: 'deployer' }));
+    const kql = evaluate(rules[0].properties.criteria.allOf[0].query, scope) as string;
+    expect(kql).toContain(
+      'cloud_RoleName in~ ("name(function-app-identity)", "name(function-app-payment)", "name(function-app-orchestrator)", "name(function-app-visual)")',
+    );
+    expect(evaluate(rules[0].properties.evaluationFrequency, scope)).toBe('PT15M');
   });
 });

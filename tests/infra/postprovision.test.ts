@@ -5,7 +5,7 @@
  * workflow runs them); here a stand-in fails on cue.
  */
 import type { TokenCredential } from '@azure/identity';
-import { hookEnv, HOOK_INPUTS, postprovision } from '../../scripts/postprovision';
+import { hookEnv, HOOK_INPUTS, postprovision, sqlAppIdentities } from '../../scripts/postprovision';
 import { KeyVaultSecrets, SECRET } from '../../scripts/secrets';
 import { createLogger } from '../../shared/logging';
 import { startStripeEmulator, type StripeEmulator } from '../../tools/stripe-emulator/server';
@@ -46,8 +46,7 @@ const ENV = {
   SQL_SERVER_NAME: 'sql-abc',
   SQL_SERVER: 'sql-abc.database.windows.net',
   SQL_DATABASE: 'platform',
-  MANAGED_IDENTITY_NAME: 'id-abc',
-  MANAGED_IDENTITY_CLIENT_ID: '00112233-4455-6677-8899-aabbccddeeff',
+  SQL_APP_IDENTITIES: '["id-identity-abc:00112233-4455-6677-8899-aabbccddeeff","id-payment-abc:10112233-4455-6677-8899-aabbccddeeff",""]',
   PAYMENT_URL: 'https://func-payment-abc.azurewebsites.net/payment',
   FUNCTION_APP_IDENTITY: APPS.identity,
   FUNCTION_APP_PAYMENT: APPS.payment,
@@ -134,6 +133,16 @@ it('subscribes the Stripe webhook when a key is given, and reports a Stripe fail
     /^Stripe webhook NOT set up: .*run npm run stripe:webhook -- --url https:\/\/func-payment-abc\.azurewebsites\.net\/payment\/webhook$/,
   );
   stripeServer = await startStripeEmulator({ log: createLogger({ test: 'stripe' }) });
+});
+
+it("reads the SQL-using apps' identities from SQL_APP_IDENTITIES (azd's JSON array, or a comma list), skipping the apps that use no SQL", () => {
+  const expected = [
+    { name: 'id-identity-abc', clientId: '00112233-4455-6677-8899-aabbccddeeff' },
+    { name: 'id-payment-abc', clientId: '10112233-4455-6677-8899-aabbccddeeff' },
+  ];
+  expect(sqlAppIdentities(ENV.SQL_APP_IDENTITIES)).toEqual(expected);
+  expect(sqlAppIdentities('id-identity-abc:00112233-4455-6677-8899-aabbccddeeff, id-payment-abc:10112233-4455-6677-8899-aabbccddeeff,')).toEqual(expected);
+  expect(() => sqlAppIdentities('["id-identity-abc"]')).toThrow(/is not <identity name>:<client id>/);
 });
 
 it('names the azd environment values it misses', () => {

@@ -56,7 +56,7 @@ test('npm start serves the four services on Azurite and SQLite, and Ctrl-C leave
     const { status, body } = await api(`${urls[service]}/health`);
     expect(status).toBe(200);
     expect(body.dependencies.sql.detail).toBe('SQLite');
-    if (service === 'orchestrator') expect(body.dependencies.storage.detail).toBe('devstoreaccount1');
+    if (service === 'orchestrator') expect(body.dependencies.storage.detail).toBe('devstoreaccount1/reports');
     if (service === 'payment') expect(body.dependencies.tableStorage).toMatchObject({ ok: true });
   }
   const visual = await fetch(`${urls.visual}/`);
