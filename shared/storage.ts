@@ -2,6 +2,7 @@ import type { TableClient, TableServiceClient } from '@azure/data-tables';
 import type { BlobServiceClient, ContainerClient } from '@azure/storage-blob';
 import type { QueueClient, QueueServiceClient } from '@azure/storage-queue';
 import { CREDENTIAL } from './azure-credential';
+import { BLOB_PUT, type BlobPutOptions, type BlobPutOutcome } from './blob-put';
 import { ConfigError, type Config } from './config';
 import { currentPlatform, member } from './platform';
 import { vendored } from './vendor';
@@ -29,6 +30,12 @@ export interface Storage {
   container(name: string): Promise<ContainerClient>;
   queue(name: string): Promise<QueueClient>;
   table(name: string): Promise<TableClient>;
+  /**
+   * One Put Blob into a container (made once, as `container` makes it) through one HTTP request
+   * with a reused authorisation (blob-put.ts): for a write on a request's path. 'exists' only with
+   * `ifAbsent`; any other answer than the blob written throws.
+   */
+  putBlob(containerName: string, name: string, bytes: Uint8Array, options: BlobPutOptions): Promise<BlobPutOutcome>;
   /** Queue messages are base64-encoded JSON, the Functions host's default message encoding. */
   enqueueJson(queueName: string, message: unknown, options?: { visibilityTimeout?: number }): Promise<void>;
 }
@@ -108,6 +115,9 @@ export const STORAGE = member('storage', (platform): Storage => {
         await storage.tables.createTable(name);
         return client;
       }),
+    async putBlob(containerName, name, bytes, options) {
+      return platform.get(BLOB_PUT).put(await storage.container(containerName), name, bytes, options);
+    },
     async enqueueJson(queueName, message, options) {
       const client = await storage.queue(queueName);
       await client.sendMessage(Buffer.from(JSON.stringify(message)).toString('base64'), options);
