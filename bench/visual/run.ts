@@ -350,9 +350,13 @@ async function stepsProfile(bench: Bench): Promise<void> {
   const sample = lastBytes;
   const meta = { generatedat: bench.visual.now().toISOString(), expiresat: bench.visual.now().toISOString() };
   const sdkAt4 = await concurrent('sdk4', (name) =>
-    sdkContainer.getBlockBlobClient(name).uploadData(sample, { blobHTTPHeaders: { blobContentType: CONTENT_TYPES.svg }, metadata: meta, conditions: { ifNoneMatch: '*' } }),
+    sdkContainer
+      .getBlockBlobClient(name)
+      .uploadData(sample, { blobHTTPHeaders: { blobContentType: CONTENT_TYPES.svg }, metadata: meta, conditions: { ifNoneMatch: '*' } }),
   );
-  const putAt4 = await concurrent('put4', (name) => bench.visual.storage.putBlob(containerName, name, sample, { contentType: CONTENT_TYPES.svg, metadata: meta, ifAbsent: true }));
+  const putAt4 = await concurrent('put4', (name) =>
+    bench.visual.storage.putBlob(containerName, name, sample, { contentType: CONTENT_TYPES.svg, metadata: meta, ifAbsent: true }),
+  );
   const each = (ms: number) => Math.round((ms / runs) * 100) / 100;
   const withPut = totals.parse + totals.draw + totals.hash + totals.storePut + totals.answer;
   const withSdk = withPut - totals.storePut + totals.storeSdk;

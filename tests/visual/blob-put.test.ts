@@ -133,7 +133,12 @@ test('the string to sign is the documented one: standard headers in order, x-ms-
 });
 
 test('an uncached SVG through the render API: its imageUrl answers at once from another instance, with the bytes answered', async () => {
-  const res = await postJson(first, '/visual/api/v1/charts/render', { charts: [barChart('fresh', { title: 'put at once' })], format: 'svg' }, visualToken(first));
+  const res = await postJson(
+    first,
+    '/visual/api/v1/charts/render',
+    { charts: [barChart('fresh', { title: 'put at once' })], format: 'svg' },
+    visualToken(first),
+  );
   expect(res.status).toBe(200);
   expect(res.headers.get('x-cache')).toBe('MISS');
   const { charts } = (await res.json()) as { charts: { imageUrl: string; metadata: { size: number } }[] };
