@@ -2,7 +2,8 @@ import type { TableClient, TableServiceClient } from '@azure/data-tables';
 import type { BlobServiceClient, ContainerClient } from '@azure/storage-blob';
 import type { QueueClient, QueueServiceClient } from '@azure/storage-queue';
 import { CREDENTIAL } from './azure-credential';
-import { BLOB_PUT, type BlobPutOptions, type BlobPutOutcome } from './blob-put';
+import { putBlob, type BlobPutOptions, type BlobPutOutcome } from './blob-put';
+import { probeBlobs, probeTable } from './storage-rest';
 import { ConfigError, type Config } from './config';
 import { currentPlatform, member } from './platform';
 import { vendored } from './vendor';
@@ -31,11 +32,13 @@ export interface Storage {
   queue(name: string): Promise<QueueClient>;
   table(name: string): Promise<TableClient>;
   /**
-   * One Put Blob into a container (made once, as `container` makes it) through one HTTP request
-   * with a reused authorisation (blob-put.ts): for a write on a request's path. 'exists' only with
-   * `ifAbsent`; any other answer than the blob written throws.
+   * One Put Blob through one HTTP request, without the SDK (blob-put.ts): for a write on a
+   * request's path. 'exists' only with `ifAbsent`; any other answer than the blob written throws.
    */
   putBlob(containerName: string, name: string, bytes: Uint8Array, options: BlobPutOptions): Promise<BlobPutOutcome>;
+  /** Health probes, one request each without the SDKs (storage-rest.ts): the Blob service answers; a table answers a query (made if missing). */
+  probeBlobs(): Promise<string>;
+  probeTable(name: string): Promise<string>;
   /** Queue messages are base64-encoded JSON, the Functions host's default message encoding. */
   enqueueJson(queueName: string, message: unknown, options?: { visibilityTimeout?: number }): Promise<void>;
 }
@@ -115,9 +118,9 @@ export const STORAGE = member('storage', (platform): Storage => {
         await storage.tables.createTable(name);
         return client;
       }),
-    async putBlob(containerName, name, bytes, options) {
-      return platform.get(BLOB_PUT).put(await storage.container(containerName), name, bytes, options);
-    },
+    putBlob: (containerName, name, bytes, options) => putBlob(platform, containerName, name, bytes, options),
+    probeBlobs: () => probeBlobs(platform),
+    probeTable: (name) => probeTable(platform, name),
     async enqueueJson(queueName, message, options) {
       const client = await storage.queue(queueName);
       await client.sendMessage(Buffer.from(JSON.stringify(message)).toString('base64'), options);

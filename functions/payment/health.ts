@@ -4,16 +4,8 @@ import type { PaymentNeeds } from './context';
 import { missingKeyProblem, stripeApiBase, stripeMode } from './stripe-client';
 import { webhookSecretProblem } from './webhook-secret';
 
-/** Table Storage: the failed-sync table answers a query. */
-const checkTableStorage = (ctx: PaymentNeeds<'storage' | 'config'>) =>
-  check(async () => {
-    const client = await ctx.storage.table(ctx.config.PAYMENT_FAILED_SYNC_TABLE);
-    await client
-      .listEntities({ queryOptions: { filter: "PartitionKey eq 'health'" } })
-      .byPage({ maxPageSize: 1 })
-      .next();
-    return ctx.config.PAYMENT_FAILED_SYNC_TABLE;
-  });
+/** Table Storage: the failed-sync table answers a query (one request, no SDK: a cold start's health loads none). */
+const checkTableStorage = (ctx: PaymentNeeds<'storage' | 'config'>) => check(() => ctx.storage.probeTable(ctx.config.PAYMENT_FAILED_SYNC_TABLE));
 
 /**
  * Identity: its health route answers 200 within the deadline (plan syncs would fail otherwise).

@@ -4,7 +4,7 @@
 // is refused, never taken for written); a connection string's SAS is used as given; and when Storage
 // is down or refuses the write, the render API answers the documented 500 with no imageUrl, so no
 // caller is handed the URL of a blob that was not written.
-import { BLOB_PUT, BLOB_PUT_VERSION, BlobPutError, sharedKeyStringToSign } from '../../shared/blob-put';
+import { BLOB_VERSION, sharedKeyStringToSign, StorageRestError, storageAccount } from '../../shared/storage-rest';
 import { Platform, runInPlatform } from '../../shared/platform';
 import { container, STORAGE } from '../../shared/storage';
 import { vendored } from '../../shared/vendor';
@@ -59,14 +59,12 @@ test('the Shared Key signature is checked: a wrong account key is refused with 4
   // The container exists (made with the right key): only the put's own signature is wrong.
   await storageOf(first).container('put-test');
   const platform = platformOn(first, wrongKey);
-  const { BlobServiceClient } = vendored('@azure/storage-blob');
-  const client = BlobServiceClient.fromConnectionString(wrongKey).getContainerClient('put-test');
   try {
     const error = await platform
-      .get(BLOB_PUT)
-      .put(client, 'forged', Buffer.from('x'), { contentType: 'text/plain' })
+      .get(STORAGE)
+      .putBlob('put-test', 'forged', Buffer.from('x'), { contentType: 'text/plain' })
       .catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(BlobPutError);
+    expect(error).toBeInstanceOf(StorageRestError);
     expect(error).toMatchObject({ statusCode: 403 });
   } finally {
     await platform.close();
@@ -102,9 +100,12 @@ test('a connection string with a SAS: the put carries the SAS it was given', asy
   expect((await blob.downloadToBuffer()).toString()).toBe('sas');
 });
 
-test('the string to sign is the documented one: standard headers in order, x-ms-* sorted, then /account/path', () => {
+test('the string to sign is the documented one: standard headers in order, x-ms-* sorted, then /account/path and the query sorted', () => {
+  expect(sharedKeyStringToSign('GET', 'acct', '/acct/', { 'x-ms-date': 'D' }, { restype: 'service', comp: 'properties' })).toBe(
+    `GET\n\n\n\n\n\n\n\n\n\n\n\nx-ms-date:D\n/acct/acct/\ncomp:properties\nrestype:service`,
+  );
   const text = sharedKeyStringToSign('PUT', 'acct', '/acct/c/b', {
-    'x-ms-version': BLOB_PUT_VERSION,
+    'x-ms-version': BLOB_VERSION,
     'x-ms-date': 'Sun, 29 Nov 2026 00:00:00 GMT',
     'x-ms-blob-type': 'BlockBlob',
     'content-type': 'image/svg+xml',
@@ -127,7 +128,7 @@ test('the string to sign is the documented one: standard headers in order, x-ms-
       '*',
       '',
       '',
-      `x-ms-blob-type:BlockBlob\nx-ms-date:Sun, 29 Nov 2026 00:00:00 GMT\nx-ms-meta-a:1\nx-ms-meta-b:2\nx-ms-version:${BLOB_PUT_VERSION}\n/acct/acct/c/b`,
+      `x-ms-blob-type:BlockBlob\nx-ms-date:Sun, 29 Nov 2026 00:00:00 GMT\nx-ms-meta-a:1\nx-ms-meta-b:2\nx-ms-version:${BLOB_VERSION}\n/acct/acct/c/b`,
     ].join('\n'),
   );
 });
@@ -151,22 +152,52 @@ test('an uncached SVG through the render API: its imageUrl answers at once from 
   expect(bytes.toString('utf8')).toMatch(/^<\?xml|^<svg/);
 });
 
-test('Storage refusing the write (its container gone): 500 INTERNAL and no imageUrl', async () => {
-  const host = await startTestHost({ env: { SERVICES: 'visual', VISUAL_CACHE_CONTAINER: 'refusing-cache' } });
+test('a container deleted under the service is made again by the next write, whose URL resolves', async () => {
+  const host = await startTestHost({ env: { SERVICES: 'visual', VISUAL_CACHE_CONTAINER: 'deleted-cache' } });
   try {
     const token = visualToken(host);
-    const body = (title: string) => ({ charts: [barChart('refused', { title })], format: 'svg' });
+    const body = (title: string) => ({ charts: [barChart('again', { title })], format: 'svg' });
     expect((await postJson(host, '/visual/api/v1/charts/render', body('made the container'), token)).status).toBe(200);
-    // The service made its container once; deleted under it, every put is answered 404 ContainerNotFound.
-    await runInPlatform(host.platform, async () => (await container('refusing-cache')).delete());
-    const res = await postJson(host, '/visual/api/v1/charts/render', body('not stored'), token);
-    expect(res.status).toBe(500);
-    const text = await res.text();
-    expect(JSON.parse(text)).toMatchObject({ error: 'Internal server error', code: 'INTERNAL' });
-    expect(text).not.toMatch(/imageUrl|\/visual\/cache\/|ContainerNotFound/);
+    await runInPlatform(host.platform, async () => (await container('deleted-cache')).delete());
+    const res = await postJson(host, '/visual/api/v1/charts/render', body('after the delete'), token);
+    expect(res.status).toBe(200);
+    const { charts } = (await res.json()) as { charts: { imageUrl: string }[] };
+    const key = charts[0].imageUrl.split('/').pop()!;
+    const blob = await runInPlatform(host.platform, async () => (await container('deleted-cache')).getBlockBlobClient(key));
+    expect(await blob.exists()).toBe(true);
   } finally {
     await host.stop();
   }
+});
+
+test('Storage refusing the write (a container name it refuses): 500 INTERNAL and no imageUrl', async () => {
+  const host = await startTestHost({ env: { SERVICES: 'visual', VISUAL_CACHE_CONTAINER: 'Not_A_Valid_Container' } });
+  try {
+    const res = await postJson(host, '/visual/api/v1/charts/render', { charts: [barChart('refused')], format: 'svg' }, visualToken(host));
+    expect(res.status).toBe(500);
+    const text = await res.text();
+    expect(JSON.parse(text)).toMatchObject({ error: 'Internal server error', code: 'INTERNAL' });
+    expect(text).not.toMatch(/imageUrl|\/visual\/cache\/|InvalidResourceName|Not_A_Valid/);
+  } finally {
+    await host.stop();
+  }
+});
+
+test('the account is read from the connection string as the SDKs read it', () => {
+  const dev = storageAccount({ AzureWebJobsStorage: 'UseDevelopmentStorage=true' } as never);
+  expect(dev.name).toBe('devstoreaccount1');
+  expect(dev.endpoints.blob.href).toBe('http://127.0.0.1:10000/devstoreaccount1');
+  expect(dev.endpoints.table.href).toBe('http://127.0.0.1:10002/devstoreaccount1');
+  const azure = storageAccount({
+    AzureWebJobsStorage: 'DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=AAAA;EndpointSuffix=core.windows.net',
+  } as never);
+  expect(azure).toMatchObject({ name: 'acct', key: Buffer.from('AAAA', 'base64') });
+  expect(azure.endpoints.blob.href).toBe('https://acct.blob.core.windows.net/');
+  const sas = storageAccount({ AzureWebJobsStorage: 'BlobEndpoint=https://acct.blob.core.windows.net/;SharedAccessSignature=?sv=1&sig=x' } as never);
+  expect(sas).toMatchObject({ name: 'acct', sas: 'sv=1&sig=x' });
+  const identity = storageAccount({ AzureWebJobsStorage__accountName: 'acct' } as never);
+  expect(identity.key).toBeUndefined();
+  expect(identity.endpoints.table.href).toBe('https://acct.table.core.windows.net/');
 });
 
 test('Storage down: 500 INTERNAL at once (no retries while it is down), and no imageUrl', async () => {
