@@ -1,6 +1,6 @@
 import { serviceUrl, type Config } from '../../shared/config';
-import { check, checkSql, optional, type HealthChecks } from '../../shared/health';
-import type { PaymentNeeds } from './context';
+import { check, checkSql, healthFunction, optional, type HealthChecks } from '../../shared/health';
+import { paymentContext, type PaymentNeeds } from './context';
 import { missingKeyProblem, stripeApiBase, stripeMode } from './stripe-client';
 import { webhookSecretProblem } from './webhook-secret';
 
@@ -56,3 +56,6 @@ export const paymentChecks = (ctx: PaymentNeeds<'db' | 'storage' | 'config' | 'p
   identity: () => checkIdentity(ctx.config, skip.includes('sql')),
   stripe: optional(() => checkStripe(ctx)),
 });
+
+/** `GET payment/health`, loadable alone: a cold instance's first health call loads this module, not the service's routes (functions/registry.ts). */
+export const HEALTH = healthFunction('payment', paymentContext, paymentChecks);
