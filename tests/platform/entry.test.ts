@@ -22,7 +22,7 @@ interface Report {
   packagesAtStart: string[];
   packagesAfter: string[];
   vendoredFromNodeModules: string[];
-  results: { name: string; status?: number; body?: any; error?: string }[];
+  results: { name: string; status?: number; body?: any; error?: string; routesLoaded: string[] }[];
 }
 
 let dir: string;
@@ -44,6 +44,32 @@ async function loadEntry(env: Record<string, string>, invocations: { name: strin
 }
 
 const indexed = (services: string[]) => services.flatMap((s) => (FUNCTION_INDEX as Record<string, { name: string }[]>)[s].map((f) => f.name)).sort();
+
+test.each(['identity', 'payment', 'orchestrator', 'visual'])(
+  'a cold %s answers its first health call from its health module alone, and loads its routes soon after (or with a call that needs them)',
+  async (service) => {
+    const { report } = await loadEntry({ SERVICES: service }, [
+      { name: `${service}-health`, path: `${service}/health` },
+      { name: 'wait', path: '600' },
+    ]);
+    // No Azurite, identity or Stripe server runs here: some answer 503, from their health module alone all the same.
+    expect(report.results[0]).toMatchObject({ status: expect.any(Number), body: { service }, routesLoaded: [] });
+    expect(report.results[1].routesLoaded).toEqual([service]);
+  },
+);
+
+test('a call right after the first health call loads the service then and is answered', async () => {
+  const { report } = await loadEntry({ SERVICES: 'payment' }, [
+    { name: 'payment-health', path: 'payment/health' },
+    { name: 'payment-plans', path: 'payment/plans' },
+  ]);
+  expect(report.results[0].routesLoaded).toEqual([]);
+  expect(report.results[1]).toMatchObject({
+    status: 200,
+    body: { plans: expect.arrayContaining([expect.objectContaining({ id: 'pro' })]) },
+    routesLoaded: ['payment'],
+  });
+});
 
 test("with SERVICES=payment it registers exactly payment's functions, loads no service code at start-up, and the first invocation loads payment alone", async () => {
   const { report } = await loadEntry({ SERVICES: 'payment' }, [{ name: 'payment-plans', path: 'payment/plans' }]);
