@@ -1,4 +1,5 @@
 import { serviceUrl, type Config } from '../../shared/config';
+import { httpProbe } from '../../shared/http/probe';
 import { check, checkSql, healthFunction, optional, type HealthChecks } from '../../shared/health';
 import { paymentContext, type PaymentNeeds } from './context';
 import { missingKeyProblem, stripeApiBase, stripeMode } from './stripe-client';
@@ -14,10 +15,9 @@ const checkTableStorage = (ctx: PaymentNeeds<'storage' | 'config'>) => check(() 
 const checkIdentity = (cfg: Config, skipSql: boolean) =>
   check(async () => {
     const url = `${serviceUrl('identity', cfg)}/health${skipSql ? '?skip=sql' : ''}`;
-    // Node's own fetch, which the Functions library has loaded for the request itself: a probe
+    // Node's http client, not fetch: a probe compiles no fetch parser (shared/http/probe.ts), and
     // loads no HTTP client (the plan pushes' pooled one loads with the first push).
-    const response = await fetch(url, { signal: AbortSignal.timeout(2500) });
-    await response.body?.cancel();
+    const response = await httpProbe(url, { timeoutMs: 2500 });
     if (response.status !== 200) throw new Error(`${url} answered ${response.status}`);
     return url;
   });
