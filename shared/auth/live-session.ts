@@ -1,7 +1,7 @@
 import { config, serviceUrl } from '../config';
 import { currentPlatform, member } from '../platform';
 import { Code, HttpError, httpError, isErrorCode, serviceUnavailable, STATUS_NAMES, unauthorized } from '../http/errors';
-import { httpProbe, keptAliveAgents } from '../http/probe';
+import { undici } from '../http/undici';
 import { PLAN_SOURCES, type Plan, type PlanSource } from '../plan-ids';
 
 export type { Plan };
@@ -34,11 +34,6 @@ const LIVE_SESSIONS = member('live sessions', () => ({
   tokensOfUser: new Map<string, Set<string>>(),
 }));
 const cache = () => currentPlatform().get(LIVE_SESSIONS);
-/** The connections to identity, kept alive per platform. */
-const IDENTITY_AGENTS = member('identity session-check connections', keptAliveAgents, (agents) => {
-  agents.http.destroy();
-  agents.https.destroy();
-});
 
 /** Forget the answers about one user: this process just changed them (a plan sync), so its next request asks identity again. */
 export function forgetLiveUser(userId: string): void {
@@ -74,15 +69,12 @@ async function askIdentity(token: string): Promise<Answer> {
   let status: number;
   let text: string;
   try {
-    // Node's http client with kept-alive connections: a cold instance's first authenticated
-    // request loads no HTTP client library for it (the undici package took 25 ms here).
-    const response = await httpProbe(`${serviceUrl('identity')}/auth/validate`, {
+    const response = await undici().request(`${serviceUrl('identity')}/auth/validate`, {
       headers: { authorization: `Bearer ${token}` },
-      timeoutMs: cfg.IDENTITY_TIMEOUT_MS,
-      agent: currentPlatform().get(IDENTITY_AGENTS),
+      signal: AbortSignal.timeout(cfg.IDENTITY_TIMEOUT_MS),
     });
-    status = response.status;
-    text = response.body;
+    status = response.statusCode;
+    text = await response.body.text();
   } catch {
     return { ok: false, error: serviceUnavailable('The identity service could not check the session; try again shortly', Code.IDENTITY_UNAVAILABLE) };
   }
