@@ -19,6 +19,20 @@ const LOADERS: Record<ServiceName, () => ServiceDefinition> = {
 };
 const SERVICE_ORDER = Object.keys(LOADERS) as ServiceName[];
 
+/**
+ * Each service's health function alone: its module and what its checks use, not the service's
+ * routes. A cold instance's first call is most often a health probe (the platform's, a load
+ * balancer's, a deployment's warm-up): it is answered from this, and the service loads right after.
+ */
+const HEALTH_LOADERS: Record<ServiceName, () => FunctionDefinition> = {
+  identity: () => (require('./identity/health') as typeof import('./identity/health')).HEALTH,
+  payment: () => (require('./payment/health') as typeof import('./payment/health')).HEALTH,
+  orchestrator: () => (require('./orchestrator/health-route') as typeof import('./orchestrator/health-route')).HEALTH,
+  visual: () => (require('./visual/health') as typeof import('./visual/health')).HEALTH,
+};
+/** How long after a health call answered from HEALTH_LOADERS the service itself loads (unless a call needs it sooner). */
+export const LOAD_AFTER_HEALTH_MS = 200;
+
 export function loadService(name: ServiceName): ServiceDefinition {
   return LOADERS[name]();
 }
@@ -150,7 +164,23 @@ function lazyService(name: ServiceName, entries: IndexedFunction[], platform: Pl
     switch (entry.kind) {
       case 'http': {
         const handler: HttpFunction['handler'] = async (request, context) => (await real(entry.name, 'http')).handler(request, context);
-        return { ...entry, handler };
+        if (entry.name !== `${name}-health`) return { ...entry, handler };
+        // Before the service is loaded, its health alone answers; the service loads (and starts)
+        // soon after, off the probe's path, or with the first call that needs it.
+        const healthFirst: HttpFunction['handler'] = async (request, context) => {
+          if (started) return handler(request, context);
+          const health = HEALTH_LOADERS[name]() as HttpFunction;
+          const response = await health.handler(request, context);
+          setTimeout(
+            () =>
+              void load().catch((error: Error) =>
+                createLogger({ service: name }).error(`${name} did not start`, { error: error.message, category: 'configuration' }),
+              ),
+            LOAD_AFTER_HEALTH_MS,
+          ).unref();
+          return response;
+        };
+        return { ...entry, handler: healthFirst };
       }
       case 'timer': {
         const handler: TimerFunction['handler'] = async (timer, context) => (await real(entry.name, 'timer')).handler(timer, context);

@@ -52,16 +52,10 @@ export const checkSql = (ctx: { readonly db: AnyKysely; readonly config: Config 
   });
 
 /**
- * The storage account answers for the container the service uses: its properties are read with the
- * service's own rights. An app's identity has data roles on its own containers only (main.bicep,
- * serviceAccess), so the account's service properties are not something it may read.
+ * The storage account answers for the container the service uses, with one request, no SDK (a cold
+ * start's health loads none) and the service's own rights (shared/storage-rest.ts probeContainer).
  */
-export const checkStorage = (storage: Storage, container: string) =>
-  check(async () => {
-    const client = await storage.container(container);
-    await client.getProperties();
-    return `${storage.blobs.accountName}/${container}`;
-  });
+export const checkStorage = (storage: Storage, container: string) => check(() => storage.probeContainer(container));
 
 /**
  * The health body every service answers: 200 `healthy` when every dependency answered, 200

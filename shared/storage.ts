@@ -2,6 +2,8 @@ import type { TableClient, TableServiceClient } from '@azure/data-tables';
 import type { BlobServiceClient, ContainerClient } from '@azure/storage-blob';
 import type { QueueClient, QueueServiceClient } from '@azure/storage-queue';
 import { CREDENTIAL } from './azure-credential';
+import { putBlob, type BlobPutOptions, type BlobPutOutcome } from './blob-put';
+import { probeContainer, probeTable } from './storage-rest';
 import { ConfigError, type Config } from './config';
 import { currentPlatform, member } from './platform';
 import { vendored } from './vendor';
@@ -29,6 +31,14 @@ export interface Storage {
   container(name: string): Promise<ContainerClient>;
   queue(name: string): Promise<QueueClient>;
   table(name: string): Promise<TableClient>;
+  /**
+   * One Put Blob through one HTTP request, without the SDK (blob-put.ts): for a write on a
+   * request's path. 'exists' only with `ifAbsent`; any other answer than the blob written throws.
+   */
+  putBlob(containerName: string, name: string, bytes: Uint8Array, options: BlobPutOptions): Promise<BlobPutOutcome>;
+  /** Health probes, one request each without the SDKs (storage-rest.ts): a container answers, a table answers a query (each made if missing). */
+  probeContainer(name: string): Promise<string>;
+  probeTable(name: string): Promise<string>;
   /** Queue messages are base64-encoded JSON, the Functions host's default message encoding. */
   enqueueJson(queueName: string, message: unknown, options?: { visibilityTimeout?: number }): Promise<void>;
 }
@@ -108,6 +118,9 @@ export const STORAGE = member('storage', (platform): Storage => {
         await storage.tables.createTable(name);
         return client;
       }),
+    putBlob: (containerName, name, bytes, options) => putBlob(platform, containerName, name, bytes, options),
+    probeContainer: (name) => probeContainer(platform, name),
+    probeTable: (name) => probeTable(platform, name),
     async enqueueJson(queueName, message, options) {
       const client = await storage.queue(queueName);
       await client.sendMessage(Buffer.from(JSON.stringify(message)).toString('base64'), options);

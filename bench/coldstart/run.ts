@@ -12,6 +12,13 @@
  * health asks identity). Samples of all services and both modes are interleaved, so a slow stretch
  * of this shared VM weighs on all of them alike.
  *
+ * Besides health, each service's most common real request as the first request of a fresh process
+ * (what a user waits for after a scale-out): identity's sign-in code request (POST auth/login, a new
+ * e-mail each time), payment's plans, orchestrator's report status (GET api/reports/{id} with a
+ * user's token, identity answering from a dev host the bench starts and signs the user in on), and
+ * a visual chart (POST api/v1/charts/render, issue 33's PNG body with new data each time). These
+ * run with Application Insights, as in Azure.
+ *
  * Options (env): BENCH_SAMPLES (default 10), BENCH_SERVICES (default all four), BENCH_NODE_ARGS
  * (flags for every sample process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to see where a start goes).
  */
@@ -23,6 +30,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { startAzurite } from '../../devhost/azurite';
+import { startDevHost, type DevHost } from '../../devhost/host';
+import { latestCode } from '../../tools/outbox';
 import { PROJECT_ROOT } from '../../devhost/paths';
 import { generateDevSecrets } from '../../devhost/settings';
 import { SERVICE_NAMES, type ServiceName } from '../../shared/config';
@@ -30,7 +39,84 @@ import { formatSteal, stealMeter } from '../cpu-steal';
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 10);
 const SERVICES = (process.env.BENCH_SERVICES?.split(',') ?? SERVICE_NAMES) as ServiceName[];
-const MODES = ['without', 'with'] as const;
+const MODES = ['without', 'with', 'request'] as const;
+
+/** A real request for ./sample (BENCH_REQUEST); `{n}` in its path and body becomes the sample's number. */
+interface RequestOrder {
+  fn: string;
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  params?: Record<string, string>;
+  body?: string;
+}
+
+/**
+ * Each service's most common request, and what it needs: a dev host on the bench's database and
+ * Azurite (identity for the orchestrator's token check), a user signed in on it, one report.
+ */
+async function realRequests(base: NodeJS.ProcessEnv, dir: string): Promise<{ host: DevHost; orders: Record<ServiceName, RequestOrder>; identityUrl: string }> {
+  // Every service on one host, which finds its own identity (not the stand-in).
+  const env = Object.fromEntries(
+    Object.entries(base).filter((entry): entry is [string, string] => typeof entry[1] === 'string' && entry[0] !== 'IDENTITY_URL'),
+  );
+  const host = await startDevHost({ settingsFile: path.join(dir, 'local.settings.json'), env: { ...env, PORT: '0', LOG_LEVEL: 'error' } });
+  const post = (route: string, body: unknown, token?: string) =>
+    fetch(`${host.url}${route}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify(body),
+    });
+  const email = 'bench-coldstart@example.com';
+  await post('/identity/auth/login', { email });
+  const { accessToken } = (await (await post('/identity/auth/verify', { email, code: latestCode(host.dataDir, email) })).json()) as { accessToken: string };
+  const { SAMPLE_REQUEST } = await import('../../functions/orchestrator/workflow/diagnostics');
+  const created = await post('/orchestrator/api/reports', SAMPLE_REQUEST, accessToken);
+  if (created.status !== 202) throw new Error(`the report was not created: ${created.status} ${await created.text()}`);
+  const { trackingId } = (await created.json()) as { trackingId: string };
+  // The report runs to its end before the samples, so its work does not share the machine with them.
+  for (let waited = 0; waited < 120; waited++) {
+    const status = (await (
+      await fetch(`${host.url}/orchestrator/api/reports/${trackingId}`, { headers: { authorization: `Bearer ${accessToken}` } })
+    ).json()) as { status?: string };
+    if (['completed', 'failed', 'cancelled'].includes(String(status.status))) break;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  const json = { 'content-type': 'application/json' };
+  const chart = {
+    charts: [
+      {
+        id: 'cold',
+        type: 'bar',
+        data: { labels: ['North', 'South', 'East', 'West', 'Central'], datasets: [{ label: 'Revenue', data: ['{n}', 19, 7, 15, 11] }] },
+        options: { title: 'Revenue by region', width: 800, height: 400 },
+      },
+    ],
+    format: 'png',
+  };
+  return {
+    host,
+    identityUrl: `${host.url}/identity`,
+    orders: {
+      identity: { fn: 'identity-login', method: 'POST', path: 'identity/auth/login', headers: json, body: JSON.stringify({ email: 'cold-{n}@example.com' }) },
+      payment: { fn: 'payment-plans', method: 'GET', path: 'payment/plans', headers: {} },
+      orchestrator: {
+        fn: 'orchestrator-reports-get',
+        method: 'GET',
+        path: `orchestrator/api/reports/${trackingId}`,
+        params: { trackingId },
+        headers: { authorization: `Bearer ${accessToken}` },
+      },
+      visual: {
+        fn: 'visual-charts-render',
+        method: 'POST',
+        path: 'visual/api/v1/charts/render',
+        headers: { ...json, authorization: `Bearer ${base.VISUAL_API_TOKEN}` },
+        body: JSON.stringify(chart).replace('"{n}"', '12.{n}'),
+      },
+    },
+  };
+}
 
 interface Sample {
   loadMs: number;
@@ -117,6 +203,8 @@ async function main() {
     await promisify(execFile)(process.execPath, [path.join(PROJECT_ROOT, 'dist', 'scripts', 'migrate.js')], { env: base });
     const connectionString = `InstrumentationKey=00000000-0000-4000-8000-000000000000;IngestionEndpoint=${standIn.url}/;LiveEndpoint=${standIn.url}/`;
 
+    const real = await realRequests(base, dir);
+    let n = 0;
     const results = new Map<string, Sample[]>();
     const floor: number[] = [];
     const steal = stealMeter();
@@ -127,14 +215,22 @@ async function main() {
       floor.push(bare.firstOk);
       for (const service of SERVICES) {
         for (const mode of MODES) {
+          const order = real.orders[service];
+          const number = String(++n);
           const env = {
             ...base,
             SERVICES: service,
             BENCH_SERVICE: service,
-            ...(mode === 'with' ? { APPLICATIONINSIGHTS_CONNECTION_STRING: connectionString } : {}),
+            ...(mode === 'without' ? {} : { APPLICATIONINSIGHTS_CONNECTION_STRING: connectionString }),
+            ...(mode === 'request'
+              ? {
+                  BENCH_REQUEST: JSON.stringify({ ...order, body: order.body?.replaceAll('{n}', number) }),
+                  ...(service === 'orchestrator' ? { IDENTITY_URL: real.identityUrl } : {}),
+                }
+              : {}),
           };
           const result = await runSample(env);
-          if (result.status !== '200') throw new Error(`${service} (${mode} App Insights): health answered ${result.status}`);
+          if (result.status !== '200') throw new Error(`${service} (${mode}): answered ${result.status}`);
           const key = `${service}|${mode}`;
           results.set(key, [...(results.get(key) ?? []), result]);
         }
@@ -146,7 +242,7 @@ async function main() {
     const floorMedian = percentile(floor, 50);
     process.stdout.write(`Floor: a bare Node process to its first HTTP 200, median / p90: ${ms(floorMedian)} / ${ms(percentile(floor, 90))} ms\n\n`);
     process.stdout.write(
-      '| Service | App Insights | Entry point load, median / p90 (ms) | First 200 on health from process start, median / p90 (ms) | First 200 ÷ floor (medians) | Where the time to the first 200 goes, medians: boot / load / appStart / first health call (ms) | Modules after start-up / after the first 200 |\n|---|---|---|---|---|---|---|\n',
+      '| Service | First request (App Insights) | Entry point load, median / p90 (ms) | First 200 from process start, median / p90 (ms) | First 200 ÷ floor (medians) | Where the time to the first 200 goes, medians: boot / load / appStart / first call (ms) | Modules after start-up / after the first 200 |\n|---|---|---|---|---|---|---|\n',
     );
     for (const service of SERVICES) {
       for (const mode of MODES) {
@@ -162,10 +258,11 @@ async function main() {
           );
         const parts = [median((s) => s.bootMs), median((s) => s.loadMs), median((s) => s.appStartMs), median((s) => s.firstInvokeMs)].join(' / ');
         process.stdout.write(
-          `| ${service} | ${mode} | ${ms(percentile(load, 50))} / ${ms(percentile(load, 90))} | ${ms(percentile(first, 50))} / ${ms(percentile(first, 90))} | ${(percentile(first, 50) / floorMedian).toFixed(1)} | ${parts} | ${samples[0].modulesAtStart ?? '?'} / ${samples[0].modules} |\n`,
+          `| ${service} | ${mode === 'request' ? `${real.orders[service].method} ${real.orders[service].path.replace(/reports\/[^/]+$/, 'reports/{id}')} (with)` : `health (${mode})`} | ${ms(percentile(load, 50))} / ${ms(percentile(load, 90))} | ${ms(percentile(first, 50))} / ${ms(percentile(first, 90))} | ${(percentile(first, 50) / floorMedian).toFixed(1)} | ${parts} | ${samples[0].modulesAtStart ?? '?'} / ${samples[0].modules} |\n`,
         );
       }
     }
+    await real.host.stop();
   } finally {
     await standIn.close();
     await azurite.stop();

@@ -16,12 +16,19 @@
  *   npm run bench:visual                      (BENCH_SECONDS=8 per scenario by default)
  *   npm run bench:visual -- --soak            20,000 uncached PNG renders through the API in tenths
  *   npm run bench:visual -- --soak=svg        (SOAK_RENDERS to change the count)
+ *   npm run bench:visual -- --steps           only the per-step CPU of one uncached SVG (STEP_RUNS, default 400)
+ *
+ * Before the rows, the per-step CPU of one uncached SVG through the render API's code (stepsProfile):
+ * where our CPU per chart goes, and the cache write through the Storage SDK beside the Put Blob the
+ * service makes (shared/blob-put.ts).
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startDevHost } from '../../devhost/host';
-import { chartKey, renderChartImage } from '../../functions/visual/charts';
+import { chartKey, parseChartsRequest, renderChartImage } from '../../functions/visual/charts';
+import { imageResult } from '../../functions/visual/results';
+import { hashKey } from '../../functions/visual/canonical';
 import { cachedOrRendered, CONTENT_TYPES, newStats } from '../../functions/visual/results';
 import type { ChartSpec } from '../../functions/visual/chart-spec';
 import { HOT_INDEX } from '../../functions/visual/cache-index';
@@ -36,6 +43,8 @@ import { cpuMeter, machineBusyMs, processRssMb, threadCpuMs } from '../proc';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const SOAK = process.argv.find((arg) => arg.startsWith('--soak'));
 const SOAK_RENDERS = Number(process.env.SOAK_RENDERS ?? 20_000);
+const STEPS_ONLY = process.argv.includes('--steps');
+const STEP_RUNS = Number(process.env.STEP_RUNS ?? 400);
 
 /**
  * QuickChart's own server as issue 33 measured it on this machine (node-canvas/cairo, built from
@@ -274,6 +283,104 @@ async function poolRow(format: 'png' | 'svg', withCache: boolean, bench: Bench, 
 }
 
 /**
+ * The CPU of this process (all its threads, from process.cpuUsage) for each step of one uncached
+ * SVG through the render API's code, one chart at a time, averaged over STEP_RUNS charts with
+ * unique data: parse (JSON and the body's validation), draw and serialise (the render thread: our
+ * SVG context writes the document as Chart.js draws, so the two are one step; with the pool's
+ * messages), hash (the cache key), store (the cache write: the Storage SDK's upload, as before,
+ * and the service's Put Blob), answer (the result's envelope as JSON). HTTP, authentication and
+ * the Functions library's conversions are the rest of a request's CPU in the rows below.
+ */
+async function stepsProfile(bench: Bench): Promise<void> {
+  const professional = themeOf('professional');
+  const limits = bench.visual.limits;
+  const containerName = bench.visual.config.VISUAL_CACHE_CONTAINER;
+  const sdkContainer = await bench.visual.storage.container(containerName);
+  const totals = { parse: 0, draw: 0, hash: 0, storeSdk: 0, storePut: 0, answer: 0 };
+  const cpu = () => {
+    const { user, system } = process.cpuUsage();
+    return (user + system) / 1000;
+  };
+  const time = async <T>(step: keyof typeof totals, run: () => T | Promise<T>): Promise<T> => {
+    const start = cpu();
+    const out = await run();
+    totals[step] += cpu() - start;
+    return out;
+  };
+  const runs = STEP_RUNS;
+  let bytesTotal = 0;
+  let lastBytes: Uint8Array = new Uint8Array();
+  for (let i = -20; i < runs; i++) {
+    const text = bodyText(apiBody('svg')).replace(UNIQUE_DIGITS, `${process.pid}${String(i + 100).padStart(6, '0')}`);
+    const measure = i >= 0;
+    const at = <T>(step: keyof typeof totals, run: () => T | Promise<T>) => (measure ? time(step, run) : run());
+    const request = await at('parse', () => parseChartsRequest(JSON.parse(text), limits));
+    const spec = request.charts[0];
+    const output = await at('draw', () => renderChartImage(bench.visual, spec, professional, 'svg', request.quality));
+    const key = await at('hash', () => chartKey(spec, 'svg', request.quality, professional));
+    bytesTotal += output.bytes.byteLength;
+    lastBytes = output.bytes;
+    const metadata = { generatedat: bench.visual.now().toISOString(), expiresat: bench.visual.now().toISOString() };
+    // The same bytes under two names: the SDK's upload (what the service did before) and the Put Blob (what it does now).
+    await at('storeSdk', () =>
+      sdkContainer.getBlockBlobClient(`sdk-${key}`).uploadData(output.bytes, {
+        blobHTTPHeaders: { blobContentType: CONTENT_TYPES.svg },
+        metadata,
+        conditions: { ifNoneMatch: '*' },
+      }),
+    );
+    await at('storePut', () => bench.visual.storage.putBlob(containerName, key, output.bytes, { contentType: CONTENT_TYPES.svg, metadata, ifAbsent: true }));
+    await at('answer', () => {
+      const entry = { key, contentType: CONTENT_TYPES.svg, size: output.bytes.byteLength, generatedAt: metadata.generatedat, expiresAt: metadata.expiresat };
+      const chart = imageResult(bench.visual.config, spec.id, entry, 'svg', { width: 800, height: 400, title: spec.options?.title });
+      return JSON.stringify({ success: true, charts: [chart], cacheKey: hashKey('charts', [chart.imageUrl]), expiresAt: metadata.expiresat });
+    });
+  }
+  // The two writes again, 4 at a time as under load (one at a time, each also pays the event loop's wake-up).
+  const concurrent = async (label: string, put: (name: string) => Promise<unknown>) => {
+    let n = 0;
+    const start = cpu();
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        while (n < runs) await put(`${label}-${process.pid}-${n++}`);
+      }),
+    );
+    return Math.round(((cpu() - start) / runs) * 1000) / 1000;
+  };
+  const sample = lastBytes;
+  const meta = { generatedat: bench.visual.now().toISOString(), expiresat: bench.visual.now().toISOString() };
+  const sdkAt4 = await concurrent('sdk4', (name) =>
+    sdkContainer
+      .getBlockBlobClient(name)
+      .uploadData(sample, { blobHTTPHeaders: { blobContentType: CONTENT_TYPES.svg }, metadata: meta, conditions: { ifNoneMatch: '*' } }),
+  );
+  const putAt4 = await concurrent('put4', (name) =>
+    bench.visual.storage.putBlob(containerName, name, sample, { contentType: CONTENT_TYPES.svg, metadata: meta, ifAbsent: true }),
+  );
+  const each = (ms: number) => Math.round((ms / runs) * 100) / 100;
+  const withPut = totals.parse + totals.draw + totals.hash + totals.storePut + totals.answer;
+  const withSdk = withPut - totals.storePut + totals.storeSdk;
+  console.log(
+    [
+      `One uncached SVG (${Math.round(bytesTotal / runs / 1024)} KiB), CPU ms of this process per step, mean of ${runs} charts one at a time:`,
+      '',
+      '| Step | CPU ms |',
+      '|---|---|',
+      `| parse (JSON.parse, the body's schema and checks) | ${each(totals.parse)} |`,
+      `| draw + serialise (render thread, with the pool's messages) | ${each(totals.draw)} |`,
+      `| hash (cache key) | ${each(totals.hash)} |`,
+      `| store: Storage SDK upload (before) | ${each(totals.storeSdk)} |`,
+      `| store: one Put Blob, Node's http client (now) | ${each(totals.storePut)} |`,
+      `| answer (the envelope as JSON) | ${each(totals.answer)} |`,
+      `| sum with the SDK upload / with the Put Blob | ${each(withSdk)} / ${each(withPut)} |`,
+      '',
+      `The store alone, ${runs} puts of that SVG 4 at a time: Storage SDK upload ${sdkAt4} ms, Put Blob ${putAt4} ms of CPU per put.`,
+      '',
+    ].join('\n'),
+  );
+}
+
+/**
  * The share of the machine (all cores) that processes other than the measured ones used: other work
  * on a shared machine slows a row as steal does, and is not steal.
  */
@@ -438,11 +545,15 @@ async function main() {
   );
   try {
     // Warm the threads (Chart.js, fonts) and the storage clients so the first scenario is not measuring start-up.
-    await load(bench, 'warm-up', API, 2, bodyText(apiBody('png')));
-    await load(bench, 'warm-up', API, 2, bodyText(apiBody('svg')));
-    await load(bench, 'warm-up', BASELINE_ROUTE, 2, bodyText(baselineBody('png', 1)), { baseline: true });
+    if (!STEPS_ONLY) {
+      await load(bench, 'warm-up', API, 2, bodyText(apiBody('png')));
+      await load(bench, 'warm-up', API, 2, bodyText(apiBody('svg')));
+      await load(bench, 'warm-up', BASELINE_ROUTE, 2, bodyText(baselineBody('png', 1)), { baseline: true });
+    }
     if (SOAK) await soak(bench, SOAK === '--soak=svg' ? 'svg' : 'png');
+    else if (STEPS_ONLY) await stepsProfile(bench);
     else {
+      await stepsProfile(bench);
       await figures(bench);
       console.log(JSON.stringify(rows));
     }

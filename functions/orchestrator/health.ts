@@ -2,6 +2,7 @@ import type { LiveUser } from '../../shared/auth/live-session';
 import type { OrchestratorConfig } from './settings';
 import { check, checkSql, checkStorage, healthReport, optional, type DependencyCheck } from '../../shared/health';
 import { json } from '../../shared/http/handler';
+import { httpProbe } from '../../shared/http/probe';
 import type { Infer } from '../../shared/http/schemas';
 import { trimTrailingSlashes } from '../../shared/text';
 import { aiProviderName } from './ai/provider';
@@ -27,9 +28,9 @@ function unreachable(error: unknown): Error {
   return new Error(`unreachable: ${e?.cause?.message ?? e?.cause?.code ?? e?.message ?? String(error)}`);
 }
 
-async function probe(url: string, headers: Record<string, string> = {}): Promise<Response> {
+async function probe(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
   try {
-    return await fetch(url, { headers, signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
+    return await httpProbe(url, { headers, timeoutMs: PROBE_TIMEOUT_MS });
   } catch (error) {
     throw unreachable(error);
   }
@@ -52,7 +53,6 @@ export function checkAi(cfg: OrchestratorConfig): Promise<DependencyCheck> {
     const url = azure ? `${base}/openai/models?api-version=${encodeURIComponent(cfg.ORCHESTRATOR_AI_API_VERSION)}` : `${base}/models`;
     const headers: Record<string, string> = key ? (azure ? { 'api-key': key } : { authorization: `Bearer ${key}` }) : {};
     const res = await probe(url, headers);
-    await res.body?.cancel();
     if (key && (res.status === 401 || res.status === 403)) throw new Error(`the ${name} endpoint refused the API key (${res.status})`);
     return `${name} endpoint reachable (HTTP ${res.status})`;
   }, PROBE_TIMEOUT_MS + 500);
@@ -62,8 +62,14 @@ export function checkAi(cfg: OrchestratorConfig): Promise<DependencyCheck> {
 export function checkVisual(visual: Pick<VisualClient, 'url'>): Promise<DependencyCheck> {
   return check(async () => {
     const res = await probe(`${visual.url}/health`);
-    const body = (await res.json().catch(() => ({}))) as { status?: string; reason?: string };
-    if (!res.ok) throw new Error(`the visual service is ${body.status ?? `answering ${res.status}`}${body.reason ? ` (${body.reason})` : ''}`);
+    let body: { status?: string; reason?: string } = {};
+    try {
+      body = JSON.parse(res.body) as typeof body;
+    } catch {
+      // not JSON: the status says it
+    }
+    if (res.status < 200 || res.status > 299)
+      throw new Error(`the visual service is ${body.status ?? `answering ${res.status}`}${body.reason ? ` (${body.reason})` : ''}`);
     return `visual service ${body.status ?? 'healthy'}`;
   }, PROBE_TIMEOUT_MS + 500);
 }

@@ -2,8 +2,7 @@ import { ADMIN, USER } from '../../shared/auth/guards';
 import { Code } from '../../shared/http/errors';
 import { PUBLIC, refusal, RETRY_AFTER, routes } from '../../shared/http/route';
 import { orchestratorContext } from './context';
-import { PUBLIC_HEALTH_ADMIN_SCHEMA_CHECK } from './guards';
-import { health } from './health';
+import { HEALTH } from './health-route';
 import * as admin from './operations/admin';
 import { consoleConfigFile, consoleFiles, trendChartSvg } from './operations/console';
 import { testEnhancedOrchestrator, testWorkflowLogger } from './operations/diagnostics';
@@ -21,7 +20,7 @@ const QUEUE_DOWN = refusal([Code.QUEUE_UNAVAILABLE, Code.IDENTITY_UNAVAILABLE], 
 /** The orchestrator's whole HTTP surface: one route per line (id, method, path, who may call, what it takes and answers, handler). */
 // prettier-ignore
 export const ROUTES = [
-  route('health', 'GET', 'health', PUBLIC_HEALTH_ADMIN_SCHEMA_CHECK, { query: s.HEALTH_QUERY, 200: s.HEALTH_OR_SCHEMA, 503: s.HEALTH_OR_SCHEMA }, health),
+  HEALTH,
   route('reports-create', 'POST', 'api/reports', USER, { body: s.REPORT_BODY, 202: { schema: s.ACCEPTED, headers: { Location: { description: 'The report status URL (statusUrl)', schema: { type: 'string', format: 'uri' } }, 'Idempotent-Replayed': { description: 'true when the Idempotency-Key already made this report (nothing new was made or counted)', schema: { type: 'string' } } } }, 400: refusal([Code.VALIDATION_FAILED, Code.INVALID_JSON, Code.INVALID_IDEMPOTENCY_KEY]), 422: refusal([Code.IDEMPOTENCY_KEY_REUSED]), 429: refusal([Code.REPORT_QUOTA_EXCEEDED], { headers: RETRY_AFTER }), 503: refusal([Code.QUEUE_UNAVAILABLE, Code.IDENTITY_UNAVAILABLE], { headers: RETRY_AFTER }) }, createReport),
   route('reports-list', 'GET', 'api/reports', USER, { query: s.MY_REPORTS_QUERY, 200: s.MY_REPORTS }, listMyReports),
   route('quota', 'GET', 'api/quota', USER, { 200: s.QUOTA }, getQuota),

@@ -1,19 +1,12 @@
 import { serviceUrl, type Config } from '../../shared/config';
-import { check, checkSql, optional, type HealthChecks } from '../../shared/health';
-import type { PaymentNeeds } from './context';
+import { httpProbe } from '../../shared/http/probe';
+import { check, checkSql, healthFunction, optional, type HealthChecks } from '../../shared/health';
+import { paymentContext, type PaymentNeeds } from './context';
 import { missingKeyProblem, stripeApiBase, stripeMode } from './stripe-client';
 import { webhookSecretProblem } from './webhook-secret';
 
-/** Table Storage: the failed-sync table answers a query. */
-const checkTableStorage = (ctx: PaymentNeeds<'storage' | 'config'>) =>
-  check(async () => {
-    const client = await ctx.storage.table(ctx.config.PAYMENT_FAILED_SYNC_TABLE);
-    await client
-      .listEntities({ queryOptions: { filter: "PartitionKey eq 'health'" } })
-      .byPage({ maxPageSize: 1 })
-      .next();
-    return ctx.config.PAYMENT_FAILED_SYNC_TABLE;
-  });
+/** Table Storage: the failed-sync table answers a query (one request, no SDK: a cold start's health loads none). */
+const checkTableStorage = (ctx: PaymentNeeds<'storage' | 'config'>) => check(() => ctx.storage.probeTable(ctx.config.PAYMENT_FAILED_SYNC_TABLE));
 
 /**
  * Identity: its health route answers 200 within the deadline (plan syncs would fail otherwise).
@@ -22,10 +15,9 @@ const checkTableStorage = (ctx: PaymentNeeds<'storage' | 'config'>) =>
 const checkIdentity = (cfg: Config, skipSql: boolean) =>
   check(async () => {
     const url = `${serviceUrl('identity', cfg)}/health${skipSql ? '?skip=sql' : ''}`;
-    // Node's own fetch, which the Functions library has loaded for the request itself: a probe
+    // Node's http client, not fetch: a probe compiles no fetch parser (shared/http/probe.ts), and
     // loads no HTTP client (the plan pushes' pooled one loads with the first push).
-    const response = await fetch(url, { signal: AbortSignal.timeout(2500) });
-    await response.body?.cancel();
+    const response = await httpProbe(url, { timeoutMs: 2500 });
     if (response.status !== 200) throw new Error(`${url} answered ${response.status}`);
     return url;
   });
@@ -64,3 +56,6 @@ export const paymentChecks = (ctx: PaymentNeeds<'db' | 'storage' | 'config' | 'p
   identity: () => checkIdentity(ctx.config, skip.includes('sql')),
   stripe: optional(() => checkStripe(ctx)),
 });
+
+/** `GET payment/health`, loadable alone: a cold instance's first health call loads this module, not the service's routes (functions/registry.ts). */
+export const HEALTH = healthFunction('payment', paymentContext, paymentChecks);

@@ -1,10 +1,9 @@
 import { ADMIN, USER } from '../../shared/auth/guards';
 import { Code } from '../../shared/http/errors';
-import { healthFunction } from '../../shared/health';
 import { PUBLIC, refusal, routes } from '../../shared/http/route';
 import { paymentContext } from './context';
 import { STRIPE_SIGNED } from './guards';
-import { paymentChecks } from './health';
+import { HEALTH } from './health';
 import * as admin from './operations/admin';
 import * as billing from './operations/billing';
 import * as checkout from './operations/checkout';
@@ -45,7 +44,7 @@ export const ROUTES = [
   route('portal', 'POST', 'portal', USER, { body: s.PORTAL_BODY, 200: s.PORTAL, 404: refusal([Code.NO_BILLING_ACCOUNT]), 502: STRIPE_REFUSED }, billing.portal),
   route('billing', 'GET', 'billing', USER, { 200: s.BILLING, 502: STRIPE_REFUSED }, billing.billing),
   route('webhook', 'POST', 'webhook', STRIPE_SIGNED, { body: s.WEBHOOK_BODY, 200: s.WEBHOOK_OUTCOME, 500: WEBHOOK_FAILED, 502: STRIPE_REFUSED_READ, 503: STRIPE_DOWN }, webhook),
-  healthFunction('payment', paymentContext, paymentChecks),
+  HEALTH,
   route('admin-unsynced', 'GET', 'admin/unsynced', ADMIN, { query: s.UNSYNCED_QUERY, 200: s.UNSYNCED }, admin.unsynced),
   route('admin-replay', 'POST', 'admin/replay', ADMIN, { body: s.REPLAY_BODY, 200: s.REPLAYED }, admin.replaySyncs),
   route('admin-payment-approve', 'POST', 'admin/payments/{paymentIntentId}/approve', ADMIN, { params: s.PAYMENT_PARAM, body: s.DECISION_BODY, 200: s.APPROVED, 404: NO_PAYMENT, 409: NOT_IN_REVIEW }, admin.approve),

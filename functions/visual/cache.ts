@@ -114,17 +114,14 @@ export const storeCachedIfAbsent = (ctx: CacheContext, key: string, bytes: Uint8
 
 async function store(ctx: CacheContext, key: string, bytes: Uint8Array, contentType: string, ifAbsent: boolean): Promise<CachedEntry | undefined> {
   const generatedAt = ctx.now().toISOString();
-  const blob = (await cacheContainer(ctx)).getBlockBlobClient(key);
-  try {
-    await blob.uploadData(bytes, {
-      blobHTTPHeaders: { blobContentType: contentType },
-      metadata: { generatedat: generatedAt, expiresat: blobExpiryFromNow(ctx) },
-      ...(ifAbsent ? { conditions: { ifNoneMatch: '*' } } : {}),
-    });
-  } catch (error) {
-    if (ifAbsent && (error as { statusCode?: number }).statusCode === 409) return undefined;
-    throw error;
-  }
+  // One Put Blob (shared/blob-put.ts): answered 201, the blob is readable from every instance, and
+  // only then is its URL given out; any other answer throws, and the request fails with no URL.
+  const outcome = await ctx.storage.putBlob(ctx.config.VISUAL_CACHE_CONTAINER, key, bytes, {
+    contentType,
+    metadata: { generatedat: generatedAt, expiresat: blobExpiryFromNow(ctx) },
+    ifAbsent,
+  });
+  if (outcome === 'exists') return undefined;
   const entry = { key, contentType, size: bytes.byteLength, generatedAt, expiresAt: expiryFromNow(ctx) };
   rememberHot(ctx, { ...entry, bytes: Buffer.from(bytes) });
   return entry;

@@ -208,7 +208,13 @@ export async function migrateToLatest(database?: AnyKysely, migrations?: Migrati
 }
 
 async function runMigrations(database: AnyKysely, migrations: Migrations): Promise<MigrationResultSet> {
-  const migrator = new kysely.Migrator({ db: database, provider: { getMigrations: async () => migrations } });
+  // Names compare by code unit ('001_x' < '002_y'), the order localeCompare (Kysely's default) gives
+  // them too; its first call builds an ICU collator, about 5 ms of every cold start on SQLite.
+  const migrator = new kysely.Migrator({
+    db: database,
+    provider: { getMigrations: async () => migrations },
+    nameComparator: (a, b) => (a < b ? -1 : a > b ? 1 : 0),
+  });
   const result = await migrator.migrateToLatest();
   if (result.error) throw result.error;
   return result;

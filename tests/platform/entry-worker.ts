@@ -24,6 +24,13 @@ const loadedServices = () =>
     ),
   ].sort();
 
+/** The services whose routes module is loaded (a service's health module alone does not load it). */
+const routesLoaded = () =>
+  Object.keys(require.cache)
+    .map((file) => /[\\/]dist[\\/]functions[\\/](\w+)[\\/]routes\.js$/.exec(file)?.[1])
+    .filter((name): name is string => Boolean(name))
+    .sort();
+
 const PACKAGE = /[\\/]node_modules[\\/]((?:@[^\\/]+[\\/])?[^\\/]+)[\\/]/;
 const fromNodeModules = () => Object.keys(require.cache).flatMap((file) => PACKAGE.exec(file)?.[1].replace('\\', '/') ?? []);
 // A vendor bundle (dist/vendor/<bundle>.js) counts as the packages it holds.
@@ -44,6 +51,12 @@ async function main() {
   const packagesAtStart = loadedPackages();
   const results = [];
   for (const { name, path } of invocations) {
+    // A pause between invocations: `{ name: 'wait', path: '<ms>' }`.
+    if (name === 'wait') {
+      await new Promise((resolve) => setTimeout(resolve, Number(path)));
+      results.push({ name, routesLoaded: routesLoaded() });
+      continue;
+    }
     const result = await worker.invoke(name, {
       trigger: { http: { method: 'GET', url: `http://localhost:7071/${path}`, headers: {}, query: {}, params: {} } },
     });
@@ -54,6 +67,7 @@ async function main() {
       status: http ? Number(http.statusCode) : undefined,
       body: body ? JSON.parse(body) : undefined,
       error: (result.error as Error | undefined)?.message,
+      routesLoaded: routesLoaded(),
     });
   }
   const report = {
