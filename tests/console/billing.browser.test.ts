@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'puppeteer-core';
 import { saveSubscription } from '../../functions/payment/subscription-records';
 import { startTestHost, type TestHost } from '../helpers/host';
-import { signIn, type SignedIn } from '../helpers/identity';
+import { signIn, signInAdmin, type SignedIn } from '../helpers/identity';
 import { buyOnLocalStripe, openDisputeOn, paymentOn } from '../payment/helpers';
 import { accessibilityViolations, goToPage, launchBrowser, screenshot, signInThroughPage, textOf, watchPage } from './browser';
 
@@ -21,12 +21,15 @@ let page: Page;
 let watched: { problems: string[] };
 let disputed: SignedIn;
 let lapsing: SignedIn;
+let paying: SignedIn;
 let pi: string;
 
 beforeAll(async () => {
   host = await startTestHost();
   disputed = await signIn(host, 'console-disputed@example.com');
   lapsing = await signIn(host, 'console-lapsing@example.com');
+  paying = await signIn(host, 'console-paying@example.com');
+  await buyOnLocalStripe(host, paying, 'pro', 2900);
   const bought = await buyOnLocalStripe(host, disputed, 'pro', 2900);
   pi = bought.pi;
   await paymentOn(host).stripe.refunds.create({ payment_intent: pi, amount: 900 });
@@ -84,4 +87,19 @@ test("the user's page shows the billing timeline: the dispute that suspended the
   expect(await textOf(page, '#billing-timeline tr[data-kind=refund]')).toMatch(/\$9\.00.*partial.*no plan change: a partial refund/s);
   expect(await accessibilityViolations(page)).toEqual([]);
   await screenshot(page, 'user-billing');
+});
+
+test("the user's page states the plan's paid period and how it was got", async () => {
+  await page.goto(`${host.url}/orchestrator/console/users/${paying.user.id}`);
+  await page.waitForSelector('#billing-timeline');
+  const plan = await textOf(page, 'dd[data-field=plan]');
+  expect(plan).toMatch(/^pro until .+ \(one-off payment, no renewal\)$/);
+  // The date shown is the period identity holds (a one-off buys 30 days).
+  const held = (await (
+    await host.fetch(`/identity/admin/users/${paying.user.id}`, { headers: { authorization: `Bearer ${(await signInAdmin(host)).accessToken}` } })
+  ).json()) as {
+    user: { planPeriodEnd: string };
+  };
+  expect(Date.parse(held.user.planPeriodEnd) - Date.now()).toBeGreaterThan(29 * 86_400_000);
+  expect(await textOf(page, 'dd[data-field=plan]')).toContain(String(new Date(held.user.planPeriodEnd).getUTCFullYear()));
 });

@@ -122,6 +122,13 @@ function ChangeForm<T extends string>(props: {
   );
 }
 
+/** How the plan was got: its period ends unless a renewal (subscription) moves it on. */
+const PLAN_SOURCE_WORDS: Record<NonNullable<UserView['planSource']>, string> = {
+  subscription: 'subscription, renews unless cancelled',
+  one_off: 'one-off payment, no renewal',
+  manual: 'granted by an administrator',
+};
+
 function Account({ user, admin, onChanged }: { user: UserView; admin: PublicUser; onChanged: () => void }) {
   return (
     <section aria-labelledby="account-heading">
@@ -134,7 +141,11 @@ function Account({ user, admin, onChanged }: { user: UserView; admin: PublicUser
         <dt>Role</dt>
         <dd data-field="role">{user.role}</dd>
         <dt>Plan</dt>
-        <dd data-field="plan">{user.plan}</dd>
+        <dd data-field="plan">
+          {user.plan}
+          {user.planPeriodEnd ? ` until ${formatDateTime(user.planPeriodEnd)}` : ''}
+          {user.planSource ? <span class="muted"> ({PLAN_SOURCE_WORDS[user.planSource]})</span> : null}
+        </dd>
         <dt>Status</dt>
         <dd data-field="status">
           <StatusBadge status={user.status} />
