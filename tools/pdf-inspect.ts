@@ -81,6 +81,15 @@ export class PdfReport {
     return run(this.tools.mutool, ['show', this.file, ...args]);
   }
 
+  /** One page (1-based) rendered to PNG by pdftoppm at `dpi`: two renders of the same drawing are the same bytes. */
+  png(page: number, dpi: number): Buffer {
+    const prefix = path.join(this.dir, `page-${page}-${dpi}`);
+    execFileSync(this.tools.pdftoppm, ['-png', '-r', String(dpi), '-f', String(page), '-l', String(page), '-singlefile', this.file, prefix], {
+      stdio: ['ignore', 'ignore', 'ignore'],
+    });
+    return fs.readFileSync(`${prefix}.png`);
+  }
+
   /** The bookmarks' titles, in order. */
   outline(): string[] {
     return [...this.mutool('outline').matchAll(/"([^"]*)"/g)].map((m) => m[1]);

@@ -6,6 +6,7 @@ import type { SectionId } from '../workflow/stages';
 import { indicatorFigures, keyFigures, MIN_PERCENT_BASE, type Figure, type ReportAnalysis } from './analysis';
 import { fontFallback, REPORT_FONT_FAMILY, reportFontFiles, reportScriptFonts, scriptFontFile, type FontFallback } from './report-fonts';
 import type { ScriptFont } from '../../../shared/script-fonts';
+import { marksCopyWithTheirLetters } from './pdf-mark-spans';
 import { rtlLigaturesInVisualOrder } from './pdf-text-layer';
 import { REPORT_TEMPLATE } from './report-template';
 import type { ChartImage, ReportVisuals } from './visuals';
@@ -277,7 +278,10 @@ function typeset(
       const diagnostics = c.fetchDiagnostics(compiled.takeDiagnostics()!) as { message?: string }[];
       throw new Error(`report typesetting failed: ${diagnostics.map((d) => d.message ?? JSON.stringify(d)).join('; ')}`);
     }
-    const bytes = rtlLigaturesInVisualOrder(c.pdf(document, { pdfStandard: 'ua-1', creationTimestamp: Math.floor(generatedAt.getTime() / 1000) }));
+    // The text layer made right for copy and search: right-to-left ligatures, then marks drawn back over their letter.
+    const bytes = marksCopyWithTheirLetters(
+      rtlLigaturesInVisualOrder(c.pdf(document, { pdfStandard: 'ua-1', creationTimestamp: Math.floor(generatedAt.getTime() / 1000) })),
+    );
     return { bytes, pages: document.numOfPages };
   } finally {
     c.resetShadow();
