@@ -6,6 +6,7 @@ import { startTestHost, type TestHost } from '../helpers/host';
 import { OfflineProvider } from '../../functions/orchestrator/ai/offline';
 import { parseAssets } from '../../functions/orchestrator/workflow/executions';
 import { runExecution } from '../../functions/orchestrator/workflow/runner';
+import { markExecutionWork } from '../../functions/orchestrator/workflow/stuck';
 import {
   captureWorkflowLines,
   db,
@@ -131,7 +132,9 @@ describe('report executions from the queue (visual service down, offline AI)', (
   });
 
   it('the timer fails an execution stuck in processing past the threshold with a TIMEOUT error', async () => {
-    // Stored but never enqueued: a lost message.
+    // Stored but never enqueued: a lost message. Stored as submit stores it: the work marked first, so
+    // the timer looks at SQL even when its real run (every minute on this host) has marked the topic idle.
+    await markExecutionWork(new Date());
     await storeExecution('t-stuck', 'pro');
     const timer = orchestrator.functions.find((f): f is TimerFunction => f.kind === 'timer' && f.name === 'orchestrator-fail-stuck-executions')!;
     const tick = () =>

@@ -6,6 +6,7 @@ import { checkSectionContent } from '../../functions/orchestrator/ai/section-con
 import { catalogueOf, LANGUAGES, messages, reportLanguage } from '../../functions/orchestrator/i18n/catalogue';
 import type { MessageKey } from '../../functions/orchestrator/i18n/messages/en';
 import { reportNotice } from '../../functions/orchestrator/notify/email';
+import { clientFailureMessage } from '../../functions/orchestrator/report/status';
 import { analyse, type ReportAnalysis } from '../../functions/orchestrator/report/analysis';
 import { reportModel, type ReportDocument, type WrittenSection } from '../../functions/orchestrator/report/pdf';
 import type { FontFallback } from '../../functions/orchestrator/report/report-fonts';
@@ -325,6 +326,17 @@ describe('the sections in the report language', () => {
     );
     expect(reportNotice('a@example.com', { status: 'completed', company: 'Acme', trackingId: 'rpt-1', link: 'https://x/r' }).subject).toBe(
       'Your report on Acme is ready',
+    );
+  });
+
+  it('a failed report’s reason in the report’s language for its e-mail, in English for the status API and webhooks', () => {
+    expect(clientFailureMessage('AI_SERVICE', false, 'de-DE')).toBe(
+      'Der KI-Dienst, der den Bericht schreibt, ist ausgefallen. Nennen Sie dem Support seine Tracking-ID; ein Administrator kann ihn erneut ausführen.',
+    );
+    expect(clientFailureMessage('TIMEOUT', false, 'ja-JP')).toMatch(/^レポートの作成に時間がかかりすぎたため/);
+    expect(clientFailureMessage(null, true, 'fr-FR')).toBe('Le rapport a été annulé à votre demande ; il n’est pas décompté de votre quota.');
+    expect(clientFailureMessage('SOMETHING_NEW', false)).toBe(
+      'The report could not be produced because of an error on our side. Quote its tracking id to support; an administrator can run it again.',
     );
   });
 });

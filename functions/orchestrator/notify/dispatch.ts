@@ -100,7 +100,7 @@ async function email(ctx: Ctx, event: NotifyEvent, now: Date): Promise<{ state: 
     link,
     shareDays: shareId ? NOTICE_SHARE_DAYS : undefined,
     ...(data.locale ? { locale: data.locale } : {}),
-    ...(data.status === 'failed' ? { error: clientFailureMessage(data.errorPattern ?? null, data.byOwner === true) } : {}),
+    ...(data.status === 'failed' ? { error: clientFailureMessage(data.errorPattern ?? null, data.byOwner === true, data.locale) } : {}),
   });
   try {
     await ctx.mailer.send(notice);

@@ -6,7 +6,7 @@ import { DEFAULT_LOCALE } from '../report/words';
  * The notice e-mailed to a report's requester, in the report's language (its locale's catalogue,
  * i18n/catalogue.ts); a completed report's link is its web page (a share link of shareDays days), a
  * failed one's its status (notify/links.ts). A failure's reason is the status
- * API's words (report/status.ts), which are English; the opt-out names the API call as it is.
+ * API's, in the report's language (report/status.ts); the opt-out names the API call as it is.
  */
 export function reportNotice(
   to: string,

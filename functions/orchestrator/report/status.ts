@@ -7,24 +7,25 @@ import type { OrchestratorContext } from '../context';
 import { findExecution, parseAssets, type Execution } from '../workflow/executions';
 import { stepsFor } from '../workflow/stages';
 import { cancelledByOwner } from '../workflow/cancel-words';
+import { messages, type MessageKey } from '../i18n/catalogue';
 
-/** What the owner of a failed report reads, by the failure's kind: the technical message stays in the admin API and the logs. */
-const FAILURE_WORDS: Record<string, string> = {
-  CANCELLED: 'The report was cancelled by an administrator.',
-  TIMEOUT: 'The report took too long to produce and was stopped.',
-  AI_SERVICE: 'The AI service that writes the report failed.',
-  RATE_LIMIT: 'The AI service that writes the report was too busy.',
+/** What the owner of a failed report reads, by the failure's kind (the catalogue's words): the technical message stays in the admin API and the logs. */
+const FAILURE_KEYS: Record<string, MessageKey> = {
+  CANCELLED: 'failure.cancelled',
+  TIMEOUT: 'failure.timeout',
+  AI_SERVICE: 'failure.aiService',
+  RATE_LIMIT: 'failure.rateLimit',
 };
-const OTHER_FAILURE = 'The report could not be produced because of an error on our side.';
-const WHAT_NEXT = 'Quote its tracking id to support; an administrator can run it again.';
 
-/** The owner's own cancel (POST api/reports/{trackingId}/cancel: workflow/executions.ts cancelProcessing words it so). */
-const OWNER_CANCELLED = 'The report was cancelled at your request; it does not count against your quota.';
-
-/** A failed report's reason in its owner's words, from its error pattern (and whether the owner cancelled it). */
-export function clientFailureMessage(errorPattern: string | null, byOwner: boolean): string {
-  if (byOwner) return OWNER_CANCELLED;
-  return `${FAILURE_WORDS[errorPattern ?? ''] ?? OTHER_FAILURE} ${WHAT_NEXT}`;
+/**
+ * A failed report's reason in its owner's words, from its error pattern (and whether the owner
+ * cancelled it), in `locale`'s language: the report's for its e-mail, English for the status API
+ * and webhooks (machine readers).
+ */
+export function clientFailureMessage(errorPattern: string | null, byOwner: boolean, locale = 'en'): string {
+  const { t } = messages(locale);
+  if (byOwner) return t('failure.ownerCancelled');
+  return `${t(FAILURE_KEYS[errorPattern ?? ''] ?? 'failure.other')} ${t('failure.whatNext')}`;
 }
 
 /** Why a report went without some or all of its charts, in the owner's words (visuals_error is the operators'). */

@@ -155,4 +155,11 @@ export const de: Catalogue = {
   'email.status': 'Sein Status: {link}',
   'email.tracking': 'Tracking-ID: {id}',
   'email.why': 'Sie erhalten diese E-Mail, weil Sie den Bericht angefordert haben. Um diese E-Mails abzubestellen, schalten Sie sie ab mit',
+  'failure.cancelled': 'Der Bericht wurde von einem Administrator abgebrochen.',
+  'failure.timeout': 'Die Erstellung des Berichts dauerte zu lange und wurde abgebrochen.',
+  'failure.aiService': 'Der KI-Dienst, der den Bericht schreibt, ist ausgefallen.',
+  'failure.rateLimit': 'Der KI-Dienst, der den Bericht schreibt, war überlastet.',
+  'failure.other': 'Der Bericht konnte wegen eines Fehlers auf unserer Seite nicht erstellt werden.',
+  'failure.whatNext': 'Nennen Sie dem Support seine Tracking-ID; ein Administrator kann ihn erneut ausführen.',
+  'failure.ownerCancelled': 'Der Bericht wurde auf Ihren Wunsch abgebrochen; er wird nicht auf Ihr Kontingent angerechnet.',
 };

@@ -158,6 +158,13 @@ export const en = {
   'email.status': 'Its status: {link}',
   'email.tracking': 'Tracking id: {id}',
   'email.why': 'You receive this e-mail because you requested the report. To stop these e-mails, turn them off with',
+  'failure.cancelled': 'The report was cancelled by an administrator.',
+  'failure.timeout': 'The report took too long to produce and was stopped.',
+  'failure.aiService': 'The AI service that writes the report failed.',
+  'failure.rateLimit': 'The AI service that writes the report was too busy.',
+  'failure.other': 'The report could not be produced because of an error on our side.',
+  'failure.whatNext': 'Quote its tracking id to support; an administrator can run it again.',
+  'failure.ownerCancelled': 'The report was cancelled at your request; it does not count against your quota.',
 } as const;
 
 /** A key of the catalogue. */

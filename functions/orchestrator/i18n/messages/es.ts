@@ -156,4 +156,11 @@ export const es: Catalogue = {
   'email.status': 'Su estado: {link}',
   'email.tracking': 'Identificador de seguimiento: {id}',
   'email.why': 'Recibe este correo porque solicitó el informe. Para dejar de recibir estos correos, desactívelos con',
+  'failure.cancelled': 'Un administrador canceló el informe.',
+  'failure.timeout': 'La elaboración del informe tardó demasiado y se detuvo.',
+  'failure.aiService': 'Falló el servicio de IA que redacta el informe.',
+  'failure.rateLimit': 'El servicio de IA que redacta el informe estaba saturado.',
+  'failure.other': 'No se pudo elaborar el informe por un error de nuestra parte.',
+  'failure.whatNext': 'Indique su ID de seguimiento al soporte; un administrador puede ejecutarlo de nuevo.',
+  'failure.ownerCancelled': 'El informe se canceló a petición suya; no cuenta para su cuota.',
 };

@@ -158,4 +158,11 @@ export const fr: Catalogue = {
   'email.status': 'Son état : {link}',
   'email.tracking': 'Identifiant de suivi : {id}',
   'email.why': 'Vous recevez cet e-mail parce que vous avez demandé le rapport. Pour ne plus recevoir ces e-mails, désactivez-les avec',
+  'failure.cancelled': 'Le rapport a été annulé par un administrateur.',
+  'failure.timeout': 'La production du rapport a pris trop de temps et a été arrêtée.',
+  'failure.aiService': 'Le service d’IA qui rédige le rapport a échoué.',
+  'failure.rateLimit': 'Le service d’IA qui rédige le rapport était trop sollicité.',
+  'failure.other': 'Le rapport n’a pas pu être produit à cause d’une erreur de notre côté.',
+  'failure.whatNext': 'Indiquez son identifiant de suivi au support ; un administrateur peut le relancer.',
+  'failure.ownerCancelled': 'Le rapport a été annulé à votre demande ; il n’est pas décompté de votre quota.',
 };

@@ -152,4 +152,11 @@ export const ja: Catalogue = {
   'email.status': '状況：{link}',
   'email.tracking': '追跡 ID：{id}',
   'email.why': 'このメールは、レポートをご依頼いただいたためお送りしています。このメールを停止するには、次の方法でオフにしてください：',
+  'failure.cancelled': 'レポートは管理者によってキャンセルされました。',
+  'failure.timeout': 'レポートの作成に時間がかかりすぎたため、停止しました。',
+  'failure.aiService': 'レポートを作成する AI サービスでエラーが発生しました。',
+  'failure.rateLimit': 'レポートを作成する AI サービスが混み合っていました。',
+  'failure.other': '当社側のエラーにより、レポートを作成できませんでした。',
+  'failure.whatNext': 'サポートにお問い合わせの際は追跡 ID をお伝えください。管理者が再実行できます。',
+  'failure.ownerCancelled': 'ご依頼によりレポートをキャンセルしました。ご利用枠にはカウントされません。',
 };

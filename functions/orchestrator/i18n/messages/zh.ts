@@ -148,4 +148,11 @@ export const zh: Catalogue = {
   'email.status': '状态：{link}',
   'email.tracking': '跟踪编号：{id}',
   'email.why': '您收到这封邮件是因为您申请了该报告。如需停止接收此类邮件，请通过以下方式关闭：',
+  'failure.cancelled': '报告已被管理员取消。',
+  'failure.timeout': '报告生成时间过长，已被停止。',
+  'failure.aiService': '撰写报告的 AI 服务出现故障。',
+  'failure.rateLimit': '撰写报告的 AI 服务过于繁忙。',
+  'failure.other': '由于我们这边的错误，报告未能生成。',
+  'failure.whatNext': '联系支持时请提供其跟踪 ID；管理员可以重新运行。',
+  'failure.ownerCancelled': '报告已按您的要求取消，不计入您的配额。',
 };
