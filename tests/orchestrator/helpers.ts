@@ -7,6 +7,8 @@ import type { ReportRequest } from '../../functions/orchestrator/report/submissi
 import { insertExecution } from '../../functions/orchestrator/workflow/executions';
 import type { WorkflowConsoleLine } from '../../functions/orchestrator/workflow/workflow-logger';
 import { contextOf } from '../helpers/context';
+import type { TestHost } from '../helpers/host';
+import { bearer } from '../helpers/identity';
 
 /** The orchestrator's context on the running test host's platform (one host per test file, the process's platform). */
 export const orchestratorCtx = (): OrchestratorContext => contextOf(orchestratorContext, { platform: currentPlatform() });
@@ -122,3 +124,26 @@ export async function deadPort(): Promise<number> {
 // pdf-parse 1.1.1: the library file itself, not index.js (which runs a debug self-test when not required as a module).
 const pdfParse = require('pdf-parse/lib/pdf-parse.js') as (data: Buffer) => Promise<{ numpages: number; text: string }>;
 export const parsePdf = (data: Buffer) => pdfParse(data);
+
+/**
+ * Orders a report over HTTP as `token`'s user (202, or an error naming the answer) and follows its
+ * status until it is no longer processing; answers that status, as the owner reads it.
+ */
+export async function finishedReport<S extends { status: string }>(host: TestHost, token: string, body: unknown): Promise<S> {
+  const accepted = await host.fetch('/orchestrator/api/reports', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...bearer(token) },
+    body: JSON.stringify(body),
+  });
+  if (accepted.status !== 202) throw new Error(`report request answered ${accepted.status}: ${await accepted.text()}`);
+  const { trackingId } = (await accepted.json()) as { trackingId: string };
+  return waitFor(
+    async () => {
+      const response = await host.fetch(`/orchestrator/api/reports/${trackingId}`, { headers: bearer(token) }).catch(() => undefined);
+      const answer = response && ((await response.json()) as S);
+      return answer && answer.status !== 'processing' ? answer : undefined;
+    },
+    60_000,
+    `report ${trackingId}`,
+  );
+}

@@ -3,9 +3,9 @@ import { db } from '../../shared/sql/db';
 import { demoReportRequest } from '../../scripts/demo-profile';
 import { PdfReport, type PdfTools } from '../../tools/pdf-inspect';
 import { startTestHost, type TestHost } from '../helpers/host';
-import { bearer, signIn } from '../helpers/identity';
+import { signIn } from '../helpers/identity';
 import { describeWithTool } from '../helpers/tools';
-import { waitFor } from './helpers';
+import { finishedReport } from './helpers';
 
 const NAME = 'Łódź Zürich Ωmega Аналитика';
 /** A word a client should never read: a field name in snake_case. */
@@ -37,22 +37,7 @@ function reportChecks(pdfTools: PdfTools) {
 
   /** Orders a report, follows it to completed and downloads its PDF through the signed link. */
   async function order(body: unknown): Promise<{ pdf: PdfReport; status: { visuals: { status: string } } }> {
-    const accepted = await host.fetch('/orchestrator/api/reports', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...bearer(token) },
-      body: JSON.stringify(body),
-    });
-    expect(accepted.status).toBe(202);
-    const { trackingId } = (await accepted.json()) as { trackingId: string };
-    const status = await waitFor(
-      async () => {
-        const response = await host.fetch(`/orchestrator/api/reports/${trackingId}`, { headers: bearer(token) }).catch(() => undefined);
-        const answer = response && ((await response.json()) as { status: string; visuals: { status: string }; downloadLinks: { url: string }[] });
-        return answer && answer.status !== 'processing' ? answer : undefined;
-      },
-      60_000,
-      `report ${trackingId}`,
-    );
+    const status = await finishedReport<{ status: string; visuals: { status: string }; downloadLinks: { url: string }[] }>(host, token, body);
     expect(status.status).toBe('completed');
     const bytes = Buffer.from(await (await fetch(status.downloadLinks[0].url)).arrayBuffer());
     return { pdf: new PdfReport(bytes, tools()), status };

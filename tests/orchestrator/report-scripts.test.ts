@@ -2,9 +2,9 @@ import { db } from '../../shared/sql/db';
 import { demoReportRequest } from '../../scripts/demo-profile';
 import { PdfReport, type PdfTools } from '../../tools/pdf-inspect';
 import { startTestHost, type TestHost } from '../helpers/host';
-import { bearer, signIn } from '../helpers/identity';
+import { signIn } from '../helpers/identity';
 import { describeWithTool } from '../helpers/tools';
-import { waitFor } from './helpers';
+import { finishedReport } from './helpers';
 
 /**
  * Issue 53's acceptance: the demo profile's report for companies named in Japanese, Korean,
@@ -57,22 +57,7 @@ function scriptChecks(tools: PdfTools) {
   afterAll(() => host.stop());
 
   async function order(body: unknown): Promise<PdfReport> {
-    const accepted = await host.fetch('/orchestrator/api/reports', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...bearer(token) },
-      body: JSON.stringify(body),
-    });
-    expect(accepted.status).toBe(202);
-    const { trackingId } = (await accepted.json()) as { trackingId: string };
-    const status = await waitFor(
-      async () => {
-        const response = await host.fetch(`/orchestrator/api/reports/${trackingId}`, { headers: bearer(token) }).catch(() => undefined);
-        const answer = response && ((await response.json()) as { status: string; downloadLinks: { url: string }[] });
-        return answer && answer.status !== 'processing' ? answer : undefined;
-      },
-      60_000,
-      `report ${trackingId}`,
-    );
+    const status = await finishedReport<{ status: string; downloadLinks: { url: string }[] }>(host, token, body);
     expect(status.status).toBe('completed');
     return new PdfReport(Buffer.from(await (await fetch(status.downloadLinks[0].url)).arrayBuffer()), tools);
   }

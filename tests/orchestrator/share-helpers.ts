@@ -1,7 +1,6 @@
 import type { TestHost } from '../helpers/host';
 import { bearer } from '../helpers/identity';
-import { waitFor } from '../helpers/wait';
-import { ACME } from './helpers';
+import { ACME, finishedReport } from './helpers';
 import type { ReportRequest } from '../../functions/orchestrator/report/submission';
 
 /** The company name the shared-page tests carry through: Polish, German, Greek and Cyrillic letters in one. */
@@ -23,24 +22,9 @@ export interface ShareCreated {
 
 /** Requests a report over HTTP as `token`'s user and waits until it has completed; answers its tracking id. */
 export async function completedReport(host: TestHost, token: string, request: ReportRequest = UNICODE_REQUEST): Promise<string> {
-  const accepted = await host.fetch('/orchestrator/api/reports', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...bearer(token) },
-    body: JSON.stringify(request),
-  });
-  if (accepted.status !== 202) throw new Error(`report request answered ${accepted.status}: ${await accepted.text()}`);
-  const { trackingId } = (await accepted.json()) as { trackingId: string };
-  await waitFor(
-    async () => {
-      const response = await host.fetch(`/orchestrator/api/reports/${trackingId}`, { headers: bearer(token) }).catch(() => undefined);
-      const body = response ? ((await response.json()) as { status: string }) : undefined;
-      if (body?.status === 'failed') throw new Error(`report ${trackingId} failed`);
-      return body?.status === 'completed' ? body : undefined;
-    },
-    60_000,
-    `report ${trackingId}`,
-  );
-  return trackingId;
+  const status = await finishedReport<{ status: string; trackingId: string }>(host, token, request);
+  if (status.status !== 'completed') throw new Error(`report ${status.trackingId} ${status.status}`);
+  return status.trackingId;
 }
 
 /** POST api/reports/{trackingId}/shares as `token`'s user (a raw body when given as text). */
