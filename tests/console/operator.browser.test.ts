@@ -284,6 +284,8 @@ const PAGES: [string, () => string][] = [
   ['Users', () => 'users'],
   ['User', () => `users/${buyer.user.id}`],
   ['Payments', () => 'payments'],
+  ['Accounts', () => 'accounts'],
+  ['Webhooks', () => 'webhooks'],
   ['Diagnostics', () => 'diagnostics'],
 ];
 
@@ -303,7 +305,8 @@ test('at 390 px every page fits the width (tables become stacked rows), and its 
       return { page: d.documentElement.scrollWidth, body: d.body.scrollWidth, viewport: d.documentElement.clientWidth };
     });
     expect([name, widths.page, widths.body]).toEqual([name, widths.viewport, widths.viewport]);
-    if (['Executions', 'Execution', 'User', 'Diagnostics', 'Overview'].includes(name)) await screenshot(page, `phone-${name.toLowerCase()}`);
+    if (['Executions', 'Execution', 'User', 'Accounts', 'Webhooks', 'Diagnostics', 'Overview'].includes(name))
+      await screenshot(page, `phone-${name.toLowerCase()}`);
     // Skip link: the first Tab reaches it, Enter moves focus into the page's own main region (no navigation).
     const before = page.url();
     await page.keyboard.press('Tab');
