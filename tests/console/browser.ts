@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { buildSync } from 'esbuild';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import type { TestHost } from '../helpers/host';
 import { latestCode } from '../helpers/identity';
@@ -97,4 +98,62 @@ export async function signInThroughPage(page: Page, host: TestHost, email: strin
   );
   await page.type('#code', code);
   await page.click('form button[type=submit]');
+}
+
+/**
+ * @sinonjs/fake-timers (the clock Jest's own fake timers use) bundled for the page. The Node
+ * built-ins it looks for are left out: in a page it finds none, as in any browser.
+ */
+const FAKE_TIMERS_SOURCE = buildSync({
+  stdin: { contents: "globalThis.__fakeTimers = require('@sinonjs/fake-timers');", resolveDir: __dirname },
+  bundle: true,
+  platform: 'browser',
+  format: 'iife',
+  external: ['timers', 'timers/promises', 'perf_hooks', 'util'],
+  write: false,
+}).outputFiles[0].text;
+
+/** Where the pages of one browser keep how far their clocks were moved ahead, so a reload or a new tab keeps the browser's time. */
+const CLOCK_OFFSET_KEY = 'test.clockOffsetMs';
+
+/**
+ * Gives every document `page` loads a fake clock: it runs with real time (so the page works as
+ * usual) and `advanceClock` moves it ahead, firing the timers that fall due on the way. Only the
+ * timers and Date are faked, not animation frames or the event loop. `AbortSignal.timeout` is made
+ * of the page's (fake) setTimeout, with the same TimeoutError, so a call's deadline moves with the
+ * clock too. Tests of what the console does after 10, 20 or 60 seconds then take milliseconds.
+ */
+export async function installPageClock(page: Page): Promise<void> {
+  await page.evaluateOnNewDocument(`${FAKE_TIMERS_SOURCE}
+(() => {
+  let offset = 0;
+  try { offset = Number(localStorage.getItem(${JSON.stringify(CLOCK_OFFSET_KEY)})) || 0; } catch {}
+  globalThis.__clock = globalThis.__fakeTimers.withGlobal(globalThis).install({
+    now: Date.now() + offset,
+    shouldAdvanceTime: true,
+    toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'],
+  });
+  AbortSignal.timeout = (ms) => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new DOMException('signal timed out', 'TimeoutError')), ms);
+    return controller.signal;
+  };
+})();`);
+}
+
+/**
+ * Moves the clock of every given page (tabs of one browser) `ms` ahead, in steps of at most
+ * `stepMs` with the pages' own work (network answers, rendering) let through between steps.
+ */
+export async function advanceClock(pages: Page[], ms: number, stepMs = 1_000): Promise<void> {
+  await pages[0].evaluate(
+    (key, by) => (globalThis as any).localStorage.setItem(key, String((Number((globalThis as any).localStorage.getItem(key)) || 0) + by)),
+    CLOCK_OFFSET_KEY,
+    ms,
+  );
+  for (let done = 0; done < ms; done += stepMs) {
+    const step = Math.min(stepMs, ms - done);
+    for (const page of pages) await page.evaluate((by) => (globalThis as any).__clock.tickAsync(by), step);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
