@@ -262,7 +262,6 @@ module keyVault 'modules/key-vault.bicep' = {
     name: 'kv-${resourceToken}'
     location: location
     tags: tags
-    secretReaders: [for (app, i) in apps: { principalId: identities[i].outputs.principalId, secrets: appAccess[i].secrets }]
     deployerPrincipalId: principalId
     deployerPrincipalType: principalType
     purgeProtection: keyVaultPurgeProtection
@@ -390,6 +389,10 @@ output FUNCTION_APP_ORCHESTRATOR string = functionApps[appIndex.orchestrator].ou
 output FUNCTION_APP_VISUAL string = functionApps[appIndex.visual].outputs.name
 output AZURE_KEY_VAULT_NAME string = keyVault.outputs.name
 output AZURE_KEY_VAULT_ENDPOINT string = keyVault.outputs.uri
+// Who reads which secret: per app, its identity's principal id and the secrets its services read
+// (appAccess). The command that writes a secret grants its readers Key Vault Secrets User on that
+// secret alone (scripts/secret-readers.ts): no deployment can, since a secret may not exist yet.
+output KEY_VAULT_READERS array = [for (app, i) in apps: { app: app.name, principalId: identities[i].outputs.principalId, secrets: appAccess[i].secrets }]
 output AZURE_STORAGE_ACCOUNT_NAME string = storage.outputs.name
 output SQL_SERVER_NAME string = sql.outputs.serverName
 output SQL_SERVER string = sql.outputs.serverFqdn

@@ -3,7 +3,9 @@
  * every role assignment of every module is evaluated (tests/infra/arm-expressions.ts) into
  * (app identity, scope, role) rows, and the matrix app x secret / container / queue / table they
  * make must equal the table in docs/deploy.md ("Permissions: what each app may use"), parsed here,
- * so the docs and the template cannot disagree. The matrix is also held against the code: the
+ * so the docs and the template cannot disagree. The secrets column comes from the
+ * KEY_VAULT_READERS output instead: a secret's readers are granted by the command that writes
+ * it (scripts/secret-readers.ts, tested in secret-readers.test.ts), never by the deployment. The matrix is also held against the code: the
  * secrets each service reads as Key Vault references, and the storage names its settings default to.
  */
 import fs from 'node:fs';
@@ -70,20 +72,33 @@ function roleAssignments(main: ArmTemplate, given: Record<string, unknown> = {})
   return rows;
 }
 
-/** The apps' access, from the role assignments and the SQL_APP_IDENTITIES output. */
+/** An array output of main.bicep (a copy loop), evaluated. */
+function arrayOutput(main: ArmTemplate, name: string, top: ReturnType<typeof topScope>): any[] {
+  const output = main.outputs![name] as any;
+  return Array.from({ length: evaluate(output.copy.count, top) }, (_, i) => evaluate(output.copy.input, { ...top, copyIndex: { '': i } }));
+}
+
+/** KEY_VAULT_READERS: per app, the identity that reads and the secrets it reads. */
+function secretReaders(main: ArmTemplate, given: Record<string, unknown> = {}): { app: string; principalId: string; secrets: string[] }[] {
+  return arrayOutput(main, 'KEY_VAULT_READERS', topScope(main, { principalId: 'deployer', ...given }));
+}
+
+/** The apps' access, from the role assignments and the KEY_VAULT_READERS and SQL_APP_IDENTITIES outputs. */
 function accessFromTemplate(main: ArmTemplate, given: Record<string, unknown> = {}): Record<string, AppAccess> {
   const rows = roleAssignments(main, given);
   const top = topScope(main, given);
   const apps = (evaluate(main.variables!.apps, top) as { name: string }[]).map((app) => app.name);
-  const output = main.outputs!.SQL_APP_IDENTITIES as any;
-  const sqlUsers = Array.from({ length: evaluate(output.copy.count, top) }, (_, i) => evaluate(output.copy.input, { ...top, copyIndex: { '': i } }) as string);
+  const sqlUsers = arrayOutput(main, 'SQL_APP_IDENTITIES', top) as string[];
+  const readers = secretReaders(main, given);
+  // Each entry is its app's own identity, in the apps' order.
+  expect(readers.map((reader) => [reader.app, reader.principalId])).toEqual(apps.map((app) => [app, `principalId(managed-identity-${app})`]));
   const names = (app: string, role: string, type: string) =>
     rows.filter((r) => r.app === app && r.role === role && r.scope.startsWith(`${type}/`)).map((r) => r.scope.split('/').pop()!);
   return Object.fromEntries(
     apps.map((app, i) => [
       app,
       {
-        secrets: names(app, 'secretsUser', 'Microsoft.KeyVault/vaults/secrets'),
+        secrets: readers[i].secrets,
         containers: names(app, 'blobDataContributor', 'Microsoft.Storage/storageAccounts/blobServices/containers'),
         queues: names(app, 'queueDataContributor', 'Microsoft.Storage/storageAccounts/queueServices/queues'),
         tables: names(app, 'tableDataContributor', 'Microsoft.Storage/storageAccounts/tableServices/tables'),
@@ -217,8 +232,10 @@ describeWithBicep('least privilege per app, in the compiled template', (bicep) =
     expect(onAccount.map((r) => [r.app, r.role])).toEqual([['orchestrator', 'blobDelegator']]);
     const onVault = rows.filter((r) => /^Microsoft\.KeyVault\/vaults\/[^/]+$/.test(r.scope));
     expect(onVault.map((r) => [r.app, r.role])).toEqual([['deployer', 'secretsOfficer']]);
-    // Every secret assignment is Key Vault Secrets User on one secret.
-    expect(rows.filter((r) => r.scope.startsWith('Microsoft.KeyVault/')).every((r) => r.role === 'secretsUser' || r.app === 'deployer')).toBe(true);
+    // No deployment assigns a role on a secret: on a first deployment none exists yet, and ARM
+    // refuses a role assignment on a scope that does not exist (the writer grants: secret-readers.ts).
+    expect(rows.filter((r) => r.scope.startsWith('Microsoft.KeyVault/vaults/secrets'))).toEqual([]);
+    expect(rows.filter((r) => r.scope.startsWith('Microsoft.KeyVault/'))).toHaveLength(1);
     // Application Insights: every app publishes its telemetry, nothing more.
     expect(
       rows
