@@ -99,9 +99,13 @@ export const PLATFORM_SETTINGS = {
     services: ALL,
     deploy: 'local',
     description:
-      'Storage connection string. Unset locally: the dev host starts Azurite. In Azure the identity-based AzureWebJobsStorage__accountName is used instead.',
+      "The Functions host's storage (connection string), which also holds the platform's data when PLATFORM_STORAGE is unset (locally). Unset locally: the dev host starts Azurite. In Azure the identity-based AzureWebJobsStorage__accountName is used instead.",
   }),
-  AzureWebJobsStorage__accountName: optional(text, { services: ALL, deploy: 'app', description: 'Storage account name, reached with the managed identity.' }),
+  AzureWebJobsStorage__accountName: optional(text, {
+    services: ALL,
+    deploy: 'app',
+    description: "The Functions host's storage account, reached with the managed identity: in Azure each app's own (host keys, timer locks, its package).",
+  }),
   AzureWebJobsStorage__credential: optional(oneOf(['managedidentity'] as const), {
     services: ALL,
     deploy: 'app',
