@@ -64,7 +64,9 @@ export function dataStorage(cfg: Config): { connection: 'PLATFORM_STORAGE' | 'Az
  * throws: a missing account is reported when storage is first used, not at registration.
  */
 export function dataStorageConnection(cfg: Config): 'PLATFORM_STORAGE' | 'AzureWebJobsStorage' {
-  return cfg.PLATFORM_STORAGE?.trim() || cfg.PLATFORM_STORAGE__accountName || cfg.PLATFORM_STORAGE__queueServiceUri ? 'PLATFORM_STORAGE' : 'AzureWebJobsStorage';
+  return cfg.PLATFORM_STORAGE?.trim() || cfg.PLATFORM_STORAGE__accountName || cfg.PLATFORM_STORAGE__queueServiceUri
+    ? 'PLATFORM_STORAGE'
+    : 'AzureWebJobsStorage';
 }
 
 /** The platform's data account (dataStorage; throws ConfigError when no setting names one). */

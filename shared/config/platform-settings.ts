@@ -130,7 +130,8 @@ export const PLATFORM_SETTINGS = {
   PLATFORM_STORAGE__queueServiceUri: optional(text, {
     services: ['orchestrator'],
     deploy: 'app',
-    description: "The data account's queue endpoint, for the Functions host: the report queue trigger's connection (PLATFORM_STORAGE) with the managed identity.",
+    description:
+      "The data account's queue endpoint, for the Functions host: the report queue trigger's connection (PLATFORM_STORAGE) with the managed identity.",
   }),
   PLATFORM_STORAGE__credential: optional(oneOf(['managedidentity'] as const), {
     services: ['orchestrator'],

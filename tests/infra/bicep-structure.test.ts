@@ -42,7 +42,7 @@ describeWithBicep('the compiled template of infra/main.bicep', (bicep) => {
       storage = moduleTemplate(main, 'storage');
     });
 
-    it('has shared-key access off, in the data account and in every app\'s host account', () => {
+    it("has shared-key access off, in the data account and in every app's host account", () => {
       expect(resourceOfType(storage, 'Microsoft.Storage/storageAccounts').properties.allowSharedKeyAccess).toBe(false);
       expect(resourceOfType(moduleTemplate(main, 'hostStorage'), 'Microsoft.Storage/storageAccounts').properties.allowSharedKeyAccess).toBe(false);
     });
@@ -96,7 +96,9 @@ describeWithBicep('the compiled template of infra/main.bicep', (bicep) => {
     });
 
     it("deploys each app from the container it creates for it in the app's own host account", () => {
-      expect(moduleDeployment(main, 'hostStorage').properties.parameters.deploymentContainer.value).toBe("[format('deploy-{0}', variables('apps')[copyIndex()].name)]");
+      expect(moduleDeployment(main, 'hostStorage').properties.parameters.deploymentContainer.value).toBe(
+        "[format('deploy-{0}', variables('apps')[copyIndex()].name)]",
+      );
       expect(moduleTemplate(main, 'hostStorage').outputs!.deploymentContainerUrl.value).toBe(
         "[format('{0}{1}', reference(resourceId('Microsoft.Storage/storageAccounts', parameters('name')), '2025-06-01').primaryEndpoints.blob, concat(variables('hostContainers'), createArray(parameters('deploymentContainer')))[length(variables('hostContainers'))])]",
       );

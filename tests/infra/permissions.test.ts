@@ -179,7 +179,14 @@ const sorted = (matrix: Record<string, AppAccess>) =>
   Object.fromEntries(
     Object.entries(matrix).map(([app, a]) => [
       app,
-      { ...a, secrets: [...a.secrets].sort(), hostAccounts: [...a.hostAccounts].sort(), containers: [...a.containers].sort(), queues: [...a.queues].sort(), tables: [...a.tables].sort() },
+      {
+        ...a,
+        secrets: [...a.secrets].sort(),
+        hostAccounts: [...a.hostAccounts].sort(),
+        containers: [...a.containers].sort(),
+        queues: [...a.queues].sort(),
+        tables: [...a.tables].sort(),
+      },
     ]),
   );
 const defaultOf = (name: string) => (SETTINGS as Record<string, Setting<unknown>>)[name].default as string;
@@ -234,7 +241,7 @@ describeWithBicep('least privilege per app, in the compiled template', (bicep) =
     expect(matrix.visual).toMatchObject({ queues: [], tables: [], sql: false, email: false, delegationKey: false });
   });
 
-  it("gives each app a host storage account of its own (AzureWebJobsStorage: host keys, timer locks, its package), which no other identity may use", () => {
+  it('gives each app a host storage account of its own (AzureWebJobsStorage: host keys, timer locks, its package), which no other identity may use', () => {
     const owners = new Map<string, Set<string>>();
     for (const [app, access] of Object.entries(matrix))
       for (const row of access.hostAccounts) owners.set(row.split(' ')[0], (owners.get(row.split(' ')[0]) ?? new Set()).add(app));
@@ -331,4 +338,3 @@ describeWithBicep('least privilege per app, in the compiled template', (bicep) =
     expect(single.platform).toMatchObject({ sql: true, email: true, delegationKey: true });
   });
 });
-

@@ -206,7 +206,12 @@ test("the data account is PLATFORM_STORAGE's when set (in Azure each app's Azure
   expect(dataStorage({ ...host, PLATFORM_STORAGE__accountName: 'stdata' } as never)).toEqual({ connection: 'PLATFORM_STORAGE', name: 'stdata' });
   // The host's form alone (the queue trigger's connection) names the account too.
   expect(dataStorage({ ...host, PLATFORM_STORAGE__queueServiceUri: 'https://stdata.queue.core.windows.net/' } as never).name).toBe('stdata');
-  expect(storageAccount({ AzureWebJobsStorage: 'UseDevelopmentStorage=true', PLATFORM_STORAGE: 'AccountName=data;AccountKey=AAAA;BlobEndpoint=http://127.0.0.1:1/data' } as never).name).toBe('data');
+  expect(
+    storageAccount({
+      AzureWebJobsStorage: 'UseDevelopmentStorage=true',
+      PLATFORM_STORAGE: 'AccountName=data;AccountKey=AAAA;BlobEndpoint=http://127.0.0.1:1/data',
+    } as never).name,
+  ).toBe('data');
   // Unset (npm start, the tests, func start with Azurite): the host's account holds the data too.
   expect(dataStorage(host as never)).toEqual({ connection: 'AzureWebJobsStorage', name: 'sthvis' });
   expect(dataStorage({ AzureWebJobsStorage: 'UseDevelopmentStorage=true', PLATFORM_STORAGE: ' ' } as never)).toEqual({
