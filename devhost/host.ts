@@ -6,6 +6,7 @@ import { leaveProcessPlatform, Platform, runInPlatform, setProcessPlatform, type
 import { inPlatform, type FunctionDefinition, type HttpFunction, type QueueFunction, type TimerFunction } from '../shared/functions';
 import { createLogger } from '../shared/logging';
 import { migrateToLatest, sqliteFile } from '../shared/sql/db';
+import { dataStorageConnection } from '../shared/storage-rest';
 import { instrument, startTelemetry, stopTelemetry, telemetryReady } from '../shared/telemetry';
 import { developmentStorageConnectionString, isDevelopmentStorage, probeStoragePorts, startAzurite, WELL_KNOWN_PORTS, type AzuriteHandle } from './azurite';
 import { buildRouteTable, createHttpServer } from './http-server';
@@ -199,7 +200,8 @@ async function serve(
         `  settings     ${settingsFile}${created ? ' (created with fresh dev secrets)' : ''}`,
         `  data         ${cfg.DATA_DIR}`,
         `  SQL          ${cfg.SQL_SERVER ? `Azure SQL ${cfg.SQL_SERVER}/${cfg.SQL_DATABASE}` : `SQLite ${sqliteFile(cfg)}`}`,
-        `  storage      ${storage.description}`,
+        // The platform's data is in the host's account unless PLATFORM_STORAGE names another (shared/storage-rest.ts, dataStorage).
+        `  storage      ${storage.description}${dataStorageConnection(cfg) === 'PLATFORM_STORAGE' ? "; the platform's data in the account of PLATFORM_STORAGE" : ''}`,
         `  telemetry    ${cfg.APPLICATIONINSIGHTS_CONNECTION_STRING ? 'Application Insights (APPLICATIONINSIGHTS_CONNECTION_STRING)' : 'off (set APPLICATIONINSIGHTS_CONNECTION_STRING)'}`,
         ...services.flatMap((s) => s.describe(platform)).map((line) => `  ${line}`),
         '',

@@ -12,6 +12,7 @@ import { app } from '@azure/functions';
 import { Platform, runInPlatform } from '../shared/platform';
 import { httpRegistration, inPlatform, type FunctionDefinition } from '../shared/functions';
 import { instrument, startTelemetry, stopTelemetry, telemetryWanted } from '../shared/telemetry';
+import { dataStorageConnection } from '../shared/storage-rest';
 import { serveServices } from './registry';
 import { SETTINGS, type AppConfig } from './settings';
 
@@ -36,7 +37,8 @@ function register(fn: FunctionDefinition): void {
       app.timer(fn.name, { schedule: fn.schedule, runOnStartup: fn.runOnStartup ?? false, handler: fn.handler });
       break;
     case 'queue':
-      app.storageQueue(fn.name, { queueName: fn.queueName, connection: 'AzureWebJobsStorage', handler: fn.handler });
+      // The data account's connection (PLATFORM_STORAGE in Azure; AzureWebJobsStorage locally, which then holds the data).
+      app.storageQueue(fn.name, { queueName: fn.queueName, connection: dataStorageConnection(cfg), handler: fn.handler });
       break;
   }
 }

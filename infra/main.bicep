@@ -140,7 +140,16 @@ var tags = { 'azd-env-name': environmentName }
 // One Function App per service, or one serving all four; `services` becomes the app's SERVICES setting.
 // Each app's name is known before deployment (not read from a module output), so the app-settings
 // modules target a fixed site when the deployment is planned (what-if shows their changes).
-var apps = map(singleApp ? [ { name: 'platform', services: serviceNames } ] : map(serviceNames, name => { name: name, services: [ name ] }), app => union(app, { appName: 'func-${app.name}-${resourceToken}' }))
+// Each app's own storage account (its AzureWebJobsStorage, host-storage.bicep) is named with a short
+// form of the app's name: a storage account name has at most 24 lower-case letters and digits.
+var appShortNames = {
+  identity: 'id'
+  payment: 'pay'
+  orchestrator: 'orch'
+  visual: 'vis'
+  platform: 'all'
+}
+var apps = map(singleApp ? [ { name: 'platform', services: serviceNames } ] : map(serviceNames, name => { name: name, services: [ name ] }), app => union(app, { appName: 'func-${app.name}-${resourceToken}', hostStorageName: 'sth${appShortNames[app.name]}${resourceToken}' }))
 // Index in `apps` of the app serving each service.
 var appIndex = {
   identity: 0
@@ -153,7 +162,8 @@ var appIndex = {
 // Vault references, app-settings.bicep), the blob containers, queues and tables it reads or writes
 // (its settings' defaults, storage.bicep), whether it makes user delegation keys (SAS links), queries
 // SQL, or sends e-mail. An app's identity gets the union over the services it serves, plus its own
-// deployment-package container and the Functions host's two containers. docs/deploy.md, "Permissions"
+// host storage account (the Functions host's containers and its deployment package,
+// host-storage.bicep), which no other identity may use. docs/deploy.md, "Permissions"
 // has this as a table; tests/infra/permissions.test.ts holds the table, this and the code together.
 var serviceAccess = {
   identity: {
@@ -193,12 +203,10 @@ var serviceAccess = {
     email: false
   }
 }
-// The Functions host's own containers (timer schedules and locks; host keys), used by every app.
-var hostContainers = [ 'azure-webjobs-hosts', 'azure-webjobs-secrets' ]
 var appAccess = map(apps, app => {
   app: app.name
   secrets: reduce(app.services, [], (acc, service) => union(acc, serviceAccess[service].secrets))
-  containers: union(hostContainers, [ 'deploy-${app.name}' ], reduce(app.services, [], (acc, service) => union(acc, serviceAccess[service].containers)))
+  containers: reduce(app.services, [], (acc, service) => union(acc, serviceAccess[service].containers))
   queues: reduce(app.services, [], (acc, service) => union(acc, serviceAccess[service].queues))
   tables: reduce(app.services, [], (acc, service) => union(acc, serviceAccess[service].tables))
   delegationKey: contains(map(app.services, service => serviceAccess[service].delegationKey), true)
@@ -248,12 +256,25 @@ module storage 'modules/storage.bicep' = {
     tags: tags
     // Each app's access (appAccess) with the principal id of its identity.
     grants: [for (app, i) in apps: union(appAccess[i], { principalId: identities[i].outputs.principalId })]
-    hostContainers: hostContainers
-    deploymentContainers: [for app in apps: 'deploy-${app.name}']
     reportRetentionDays: reportRetentionDays
     logAnalyticsWorkspaceId: monitoring.outputs.workspaceId
   }
 }
+
+// Each app's own AzureWebJobsStorage (host keys, timer locks, its deployment package): a compromised
+// app cannot touch another app's host keys or code.
+module hostStorage 'modules/host-storage.bicep' = [for (app, i) in apps: {
+  name: 'host-storage-${app.name}'
+  scope: rg
+  params: {
+    name: app.hostStorageName
+    location: location
+    tags: tags
+    principalId: identities[i].outputs.principalId
+    deploymentContainer: 'deploy-${app.name}'
+    logAnalyticsWorkspaceId: monitoring.outputs.workspaceId
+  }
+}]
 
 module keyVault 'modules/key-vault.bicep' = {
   name: 'key-vault'
@@ -262,7 +283,6 @@ module keyVault 'modules/key-vault.bicep' = {
     name: 'kv-${resourceToken}'
     location: location
     tags: tags
-    secretReaders: [for (app, i) in apps: { principalId: identities[i].outputs.principalId, secrets: appAccess[i].secrets }]
     deployerPrincipalId: principalId
     deployerPrincipalType: principalType
     purgeProtection: keyVaultPurgeProtection
@@ -298,7 +318,7 @@ module functionApps 'modules/function-app.bicep' = [for (app, i) in apps: {
     location: location
     tags: tags
     identityId: identities[i].outputs.id
-    deploymentContainerUrl: '${storage.outputs.blobEndpoint}deploy-${app.name}'
+    deploymentContainerUrl: hostStorage[i].outputs.deploymentContainerUrl
     // The SQL connection budget: instances of the apps that query SQL are what uses it up.
     maximumInstanceCount: appAccess[i].sql ? sqlAppMaximumInstanceCount : maximumInstanceCount
     instanceMemoryMB: instanceMemoryMB
@@ -357,7 +377,9 @@ module appSettings 'modules/app-settings.bicep' = [for (app, i) in apps: {
     services: app.services
     serviceUrls: serviceUrls
     keyVaultUri: keyVault.outputs.uri
-    storageAccountName: storage.outputs.name
+    hostStorageAccountName: hostStorage[i].outputs.name
+    dataStorageAccountName: storage.outputs.name
+    dataQueueEndpoint: storage.outputs.queueEndpoint
     identityClientId: identities[i].outputs.clientId
     sqlServerFqdn: sql.outputs.serverFqdn
     sqlDatabaseName: sql.outputs.databaseName
@@ -390,6 +412,10 @@ output FUNCTION_APP_ORCHESTRATOR string = functionApps[appIndex.orchestrator].ou
 output FUNCTION_APP_VISUAL string = functionApps[appIndex.visual].outputs.name
 output AZURE_KEY_VAULT_NAME string = keyVault.outputs.name
 output AZURE_KEY_VAULT_ENDPOINT string = keyVault.outputs.uri
+// Who reads which secret: per app, its identity's principal id and the secrets its services read
+// (appAccess). The command that writes a secret grants its readers Key Vault Secrets User on that
+// secret alone (scripts/secret-readers.ts): no deployment can, since a secret may not exist yet.
+output KEY_VAULT_READERS array = [for (app, i) in apps: { app: app.name, principalId: identities[i].outputs.principalId, secrets: appAccess[i].secrets }]
 output AZURE_STORAGE_ACCOUNT_NAME string = storage.outputs.name
 output SQL_SERVER_NAME string = sql.outputs.serverName
 output SQL_SERVER string = sql.outputs.serverFqdn

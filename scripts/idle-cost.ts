@@ -146,9 +146,14 @@ export function idleCost(main: ArmTemplate): CostLine[] {
     monthly: 0,
   });
 
+  // A storage account has no fixed monthly fee: the data account and the apps' own host accounts
+  // cost only their operations and bytes, whatever their number.
+  const accounts =
+    deployed(main, 'storage', 'Microsoft.Storage/storageAccounts').length +
+    moduleOf(main, 'hostStorage').instances * deployed(main, 'hostStorage', 'Microsoft.Storage/storageAccounts').length;
   lines.push({
     item: 'Storage',
-    basis: `about ${count(IDLE.storageOperations)} operations (the hosts' leases, the timers' markers) at ${unit(PRICE.storageTenThousandOperations)} per 10,000; a few MB stored`,
+    basis: `${accounts} accounts (the data, one per app for its host), no fixed fee: about ${count(IDLE.storageOperations)} operations (the hosts' leases, the timers' markers) at ${unit(PRICE.storageTenThousandOperations)} per 10,000; a few MB stored`,
     monthly: (IDLE.storageOperations / 10_000) * PRICE.storageTenThousandOperations,
   });
 

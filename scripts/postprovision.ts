@@ -3,7 +3,9 @@
  * this, on Linux, macOS and Windows alike); also runnable by hand after `azd provision` with the azd
  * environment's values (`azd hooks run postprovision`). In order:
  * 1. Key Vault: creates the missing secrets (npm run secrets; retries the 403s of a role assignment
- *    that is still propagating) and names the operator secrets still missing.
+ *    that is still propagating), grants each secret's readers read access to it (main.bicep's
+ *    KEY_VAULT_READERS, scripts/secret-readers.ts: no deployment can, a secret may not exist
+ *    yet) and names the operator secrets still missing.
  * 2. Azure SQL: opens the firewall to this machine's public address, applies the migrations and
  *    makes each SQL-using app's managed identity a database user (npm run migrate -- --grant), retrying while
  *    the new rule or a paused serverless database is not ready, then removes the rule.
@@ -13,7 +15,8 @@
  * 4. Key Vault references: makes every Function App read its references again and checks each
  *    one resolved (scripts/key-vault-references.ts); one that did not fails the hook, naming it.
  * Runs as the signed-in principal (azd auth login / az login): the SQL Entra admin (or in its group)
- * with Key Vault Secrets Officer (main.bicep grants it to the deploying principal). Values come from
+ * with Key Vault Secrets Officer (main.bicep grants it to the deploying principal), allowed to
+ * create role assignments (what azd up needs anyway). Values come from
  * the azd environment (main.bicep outputs). Secrets are never printed.
  */
 import { execFile } from 'node:child_process';
@@ -21,7 +24,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { TokenCredential } from '@azure/identity';
 import { AppSettingsReferences, refreshAndCheckReferences } from './key-vault-references';
-import { blankOperatorSecrets, ensureSecrets, KeyVaultSecrets, OPERATOR_SECRETS, SECRET } from './secrets';
+import { blankOperatorSecrets, ensureSecrets, KeyVaultSecrets, OPERATOR_SECRETS, SECRET, type KeyVaultOptions } from './secrets';
+import { secretReaderGrantsFromEnv, type GrantOptions } from './secret-readers';
 import { runWebhookCommand, stripeClient } from './stripe-webhook';
 
 /** main.bicep outputs the hook reads (azd passes the environment's values). */
@@ -29,6 +33,8 @@ export const HOOK_INPUTS = [
   'AZURE_SUBSCRIPTION_ID',
   'AZURE_RESOURCE_GROUP',
   'AZURE_KEY_VAULT_ENDPOINT',
+  'AZURE_KEY_VAULT_NAME',
+  'KEY_VAULT_READERS',
   'SQL_SERVER_NAME',
   'SQL_SERVER',
   'SQL_DATABASE',
@@ -51,7 +57,10 @@ export interface HookDeps {
   armEndpoint?: string;
   publicIp?: () => Promise<string>;
   migrate?: (env: HookEnv) => Promise<void>;
-  vault?: KeyVaultSecrets;
+  /** Retries and notices of the Key Vault client (tests: short). */
+  vaultOptions?: Omit<KeyVaultOptions, 'readers'>;
+  /** Retries and notices of the secret readers' grants (tests: short). */
+  grantOptions?: Omit<GrantOptions, 'armEndpoint'>;
   sleep?: (ms: number) => Promise<void>;
   out?: (line: string) => void;
   /** STRIPE_SECRET_KEY and friends (process.env by default). */
@@ -150,12 +159,15 @@ export async function postprovision(env: HookEnv, deps: HookDeps): Promise<{ str
   const out = deps.out ?? ((line: string) => process.stdout.write(`${line}\n`));
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const operatorEnv = deps.operatorEnv ?? process.env;
-  const vault = deps.vault ?? new KeyVaultSecrets(env.AZURE_KEY_VAULT_ENDPOINT, deps.credential);
+  // Every secret written is granted to its readers right after (and every existing one checked).
+  const readers = secretReaderGrantsFromEnv(env, deps.credential, { ...deps.grantOptions, armEndpoint: deps.armEndpoint });
+  const vault = new KeyVaultSecrets(env.AZURE_KEY_VAULT_ENDPOINT, deps.credential, { ...deps.vaultOptions, readers });
 
   // 1. Key Vault.
   out(`Key Vault ${new URL(env.AZURE_KEY_VAULT_ENDPOINT).host}: ensuring secrets`);
   const written = await ensureSecrets(vault, operatorEnv);
   out(written.length ? `  created: ${written.join(', ')}` : '  every generated secret exists');
+  out("  each secret's readers hold Key Vault Secrets User on it (KEY_VAULT_READERS)");
   for (const name of await blankOperatorSecrets(vault))
     out(`  operator secret ${name} is blank: ${OPERATOR_SECRETS[name].without} until ${OPERATOR_SECRETS[name].variable} is stored (docs/deploy.md)`);
 

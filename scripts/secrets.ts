@@ -30,6 +30,7 @@ import { mintServiceToken } from '../shared/auth/service-token';
 import { PLATFORM_SETTINGS as SETTINGS } from '../shared/config';
 import { WEBHOOK_SECRET_PLACEHOLDER_PREFIX } from '../functions/payment/webhook-secret';
 import { refreshFromEnv, type AppService } from './key-vault-references';
+import { secretReaderGrantsFromEnv, type SecretReaderGrants } from './secret-readers';
 
 const API_VERSION = '7.4';
 
@@ -80,6 +81,12 @@ export interface KeyVaultOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Where retry notices go (stderr by default). */
   notice?: (line: string) => void;
+  /**
+   * Who reads which secret (main.bicep's KEY_VAULT_READERS): every write is followed by the
+   * grant of that secret's readers (scripts/secret-readers.ts). Every command that writes secrets
+   * in Azure passes it; without it (tests of the secrets alone) nothing is granted.
+   */
+  readers?: SecretReaderGrants;
 }
 
 /** The few Key Vault secret operations the deployment scripts need, over the REST API. */
@@ -87,6 +94,7 @@ export class KeyVaultSecrets {
   private readonly retryDelaysMs: number[];
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly notice: (line: string) => void;
+  private readonly readers?: SecretReaderGrants;
 
   constructor(
     private readonly vaultUri: string,
@@ -96,6 +104,7 @@ export class KeyVaultSecrets {
     this.retryDelaysMs = options.retryDelaysMs ?? FORBIDDEN_RETRY_DELAYS_MS;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.notice = options.notice ?? ((line) => process.stderr.write(`${line}\n`));
+    this.readers = options.readers;
   }
 
   /** One request; a 403 is retried with backoff while the deployer's role assignment propagates. */
@@ -140,10 +149,20 @@ export class KeyVaultSecrets {
     return (await this.read(name))?.value;
   }
 
-  /** Adds a new version (app settings without a version pick it up on restart or within 24 hours). */
+  /**
+   * Adds a new version (app settings without a version pick it up on restart or within 24 hours),
+   * then grants the secret's readers read access to it: a secret's readers are granted by the
+   * command that writes it (scripts/secret-readers.ts).
+   */
   async set(name: string, value: string, tags: Record<string, string> = {}): Promise<void> {
     const response = await this.request('PUT', name, { value, tags: { 'set-by': 'npm run secrets', ...tags } });
     if (!response.ok) throw new Error(`writing secret ${name}: HTTP ${response.status} ${await errorMessage(response)}`);
+    await this.grantReaders(name);
+  }
+
+  /** Grants the readers of an existing secret (each assignment is asked for once per process; one that exists is left as it is). */
+  async grantReaders(name: string): Promise<void> {
+    await this.readers?.grant(name);
   }
 }
 
@@ -198,6 +217,9 @@ export async function ensureSecrets(vault: KeyVaultSecrets, env: NodeJS.ProcessE
       written.push(name);
     } else if (!existing) await ensure(name, () => BLANK, { blank: 'true' });
   }
+  // Every secret exists now. Its readers are granted when it is written; a secret written before
+  // (by an earlier version, or before an app's identity was made again) gets them here.
+  for (const name of Object.values(SECRET)) await vault.grantReaders(name);
   return written;
 }
 
@@ -243,7 +265,7 @@ async function main(): Promise<void> {
   if (!vaultUri) throw new Error('give --vault <uri> or set AZURE_KEY_VAULT_ENDPOINT (azd sets it after provisioning)');
   const { DefaultAzureCredential } = await import('@azure/identity');
   const credential = new DefaultAzureCredential();
-  const vault = new KeyVaultSecrets(vaultUri, credential);
+  const vault = new KeyVaultSecrets(vaultUri, credential, { readers: secretReaderGrantsFromEnv(process.env, credential) });
   const out = (line: string) => process.stdout.write(`${line}\n`);
   const mode = values['rotate-service-token'] ? 'rotate' : values['finish-rotation'] ? 'finish' : 'ensure';
   if (mode === 'rotate') {

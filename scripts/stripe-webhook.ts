@@ -16,6 +16,8 @@
  *   secret, --finish-rotation deletes the previous endpoint. It also moves the endpoint to the pinned API
  *   version, which Stripe cannot change on an existing endpoint.
  * --if-key-available: the postprovision hook's mode: without a Stripe key, say so and do nothing.
+ * Storing a secret grants its readers (the payment app's identity) Key Vault Secrets User on it
+ * (scripts/secret-readers.ts, from the azd environment's KEY_VAULT_READERS).
  * After storing a secret in Key Vault, the command makes the payment app read it: it refreshes the
  * app's Key Vault references and waits until they resolve (`npm run secrets -- --refresh` for the
  * payment app; a restart does not promise a fresh read). It needs the azd environment in the shell
@@ -30,6 +32,7 @@ import Stripe from 'stripe';
 import { HANDLED_EVENT_TYPES, stripeApiVersion } from '../functions/payment/event-types';
 import { refreshFromEnv, refreshInputs } from './key-vault-references';
 import { KeyVaultSecrets, SECRET } from './secrets';
+import { secretReaderGrantsFromEnv } from './secret-readers';
 
 /** metadata.managed_by of the endpoints this command creates. */
 export const MANAGED_BY = 'report-platform';
@@ -264,7 +267,8 @@ async function main(): Promise<void> {
   if (!vaultUri) throw new Error('give --vault <uri> or set AZURE_KEY_VAULT_ENDPOINT (azd sets it after provisioning)');
   const { DefaultAzureCredential } = await import('@azure/identity');
   const credential = new DefaultAzureCredential();
-  const vault = new KeyVaultSecrets(vaultUri, credential);
+  // The secret it stores is granted to its readers (the payment app) right after it is written.
+  const vault = new KeyVaultSecrets(vaultUri, credential, { readers: secretReaderGrantsFromEnv(process.env, credential) });
   const key = process.env.STRIPE_SECRET_KEY?.trim() || (await vault.get(SECRET.stripeSecretKey))?.trim();
   if (!key) {
     const message = `No Stripe secret key (STRIPE_SECRET_KEY, or the ${SECRET.stripeSecretKey} Key Vault secret)`;

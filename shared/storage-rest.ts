@@ -11,11 +11,11 @@ import { member, SYSTEM_CLOCK, type Platform } from './platform';
  * (about 85 ms to load the Blob SDK on a cold start here, 17 ms the Table SDK, then a pipeline of
  * policies and an XML parser per call) still do every other call.
  *
- * The account is read from AzureWebJobsStorage as the SDKs read it: a connection string with an
- * account key (Azurite's, or a storage account's: every request signed with Shared Key, one
- * HMAC-SHA256 with the key decoded once), a connection string with a SAS (appended to every
- * request), `UseDevelopmentStorage=true`; or, without one, AzureWebJobsStorage__accountName and the
- * managed identity (its bearer token for Storage, kept until 5 minutes before it expires).
+ * The account is the platform's data account (dataStorage below), read as the SDKs read it: a
+ * connection string with an account key (Azurite's, or a storage account's: every request signed
+ * with Shared Key, one HMAC-SHA256 with the key decoded once), a connection string with a SAS
+ * (appended to every request), `UseDevelopmentStorage=true`; or, without one, an account name and
+ * the managed identity (its bearer token for Storage, kept until 5 minutes before it expires).
  * The request's date and the token's validity are Storage's business, on Storage's clock: they are
  * read from the system clock (SYSTEM_CLOCK), never the platform's, which a test may have moved.
  */
@@ -36,12 +36,44 @@ const DEV_ACCOUNT = 'devstoreaccount1';
 const DEV_KEY = 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
 const DEV_PORTS: Record<StorageService, number> = { blob: 10000, queue: 10001, table: 10002 };
 
-/** The account AzureWebJobsStorage names (throws ConfigError when it names none). */
+/**
+ * The platform's data account (chart cache, reports, the report queue, the tables), as settings of
+ * one connection: PLATFORM_STORAGE (a connection string) or PLATFORM_STORAGE__accountName (the
+ * managed identity), the form the app settings have in Azure, where each app's AzureWebJobsStorage
+ * is its own host account. When neither is set (locally: npm start, the tests, Core Tools with
+ * Azurite), the account of AzureWebJobsStorage, in the same two forms: one account holds both.
+ * `connection` is the setting's name, which the Functions host reads for the queue trigger.
+ */
+export function dataStorage(cfg: Config): { connection: 'PLATFORM_STORAGE' | 'AzureWebJobsStorage'; connectionString?: string; name?: string } {
+  const own = cfg.PLATFORM_STORAGE?.trim();
+  if (own) return { connection: 'PLATFORM_STORAGE', connectionString: own };
+  // queueServiceUri alone (the host's form) names the account too: its host's first label.
+  const fromUri = cfg.PLATFORM_STORAGE__queueServiceUri ? new URL(cfg.PLATFORM_STORAGE__queueServiceUri).hostname.split('.')[0] : undefined;
+  if (cfg.PLATFORM_STORAGE__accountName || fromUri) return { connection: 'PLATFORM_STORAGE', name: cfg.PLATFORM_STORAGE__accountName || fromUri };
+  const host = cfg.AzureWebJobsStorage?.trim();
+  if (host) return { connection: 'AzureWebJobsStorage', connectionString: host };
+  if (cfg.AzureWebJobsStorage__accountName) return { connection: 'AzureWebJobsStorage', name: cfg.AzureWebJobsStorage__accountName };
+  throw new ConfigError([
+    'PLATFORM_STORAGE: missing, and no AzureWebJobsStorage to fall back on (set a connection string, or PLATFORM_STORAGE__accountName for managed identity)',
+  ]);
+}
+
+/**
+ * The name of the data account's connection, for the Functions host (the report queue trigger's
+ * `connection`): PLATFORM_STORAGE when any of its settings is set, else AzureWebJobsStorage. Never
+ * throws: a missing account is reported when storage is first used, not at registration.
+ */
+export function dataStorageConnection(cfg: Config): 'PLATFORM_STORAGE' | 'AzureWebJobsStorage' {
+  return cfg.PLATFORM_STORAGE?.trim() || cfg.PLATFORM_STORAGE__accountName || cfg.PLATFORM_STORAGE__queueServiceUri
+    ? 'PLATFORM_STORAGE'
+    : 'AzureWebJobsStorage';
+}
+
+/** The platform's data account (dataStorage; throws ConfigError when no setting names one). */
 export function storageAccount(cfg: Config): StorageAccount {
-  const connection = cfg.AzureWebJobsStorage?.trim();
+  const { connectionString: connection, name: accountName } = dataStorage(cfg);
   if (!connection) {
-    const name = cfg.AzureWebJobsStorage__accountName;
-    if (!name) throw new ConfigError(['AzureWebJobsStorage: missing (set a connection string, or AzureWebJobsStorage__accountName for managed identity)']);
+    const name = accountName!;
     return { name, endpoints: endpointsOf(name, 'https', 'core.windows.net') };
   }
   if (/^UseDevelopmentStorage=true;?$/i.test(connection)) {

@@ -3,8 +3,8 @@ import type { BlobServiceClient, ContainerClient } from '@azure/storage-blob';
 import type { QueueClient, QueueServiceClient } from '@azure/storage-queue';
 import { CREDENTIAL } from './azure-credential';
 import { putBlob, type BlobPutOptions, type BlobPutOutcome } from './blob-put';
-import { probeContainer, probeTable } from './storage-rest';
-import { ConfigError, type Config } from './config';
+import { dataStorage, probeContainer, probeTable } from './storage-rest';
+import type { Config } from './config';
 import { currentPlatform, member } from './platform';
 import { vendored } from './vendor';
 
@@ -14,13 +14,12 @@ const queueSdk = () => vendored('@azure/storage-queue');
 const tableSdk = () => vendored('@azure/data-tables');
 
 /**
- * Storage clients for the account in AzureWebJobsStorage: a connection string (Azurite locally),
- * or, in Azure, the identity-based form AzureWebJobsStorage__accountName with the managed identity.
+ * Storage clients for the platform's data account (storage-rest.ts, dataStorage): PLATFORM_STORAGE,
+ * in Azure the identity-based PLATFORM_STORAGE__accountName with the managed identity; unset
+ * (locally), the account of AzureWebJobsStorage (Azurite).
  */
 function account(cfg: Config): { connectionString?: string; name?: string } {
-  if (cfg.AzureWebJobsStorage) return { connectionString: cfg.AzureWebJobsStorage };
-  if (cfg.AzureWebJobsStorage__accountName) return { name: cfg.AzureWebJobsStorage__accountName };
-  throw new ConfigError(['AzureWebJobsStorage: missing (set a connection string, or AzureWebJobsStorage__accountName for managed identity)']);
+  return dataStorage(cfg);
 }
 
 /** The platform's storage account: its three service clients, and containers, queues and tables made (and created) once. */

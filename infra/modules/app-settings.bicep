@@ -14,7 +14,12 @@ param services array
 param serviceUrls object
 @description('Key Vault URI, ending with a slash.')
 param keyVaultUri string
-param storageAccountName string
+@description('The app\'s own storage account: the Functions host\'s (AzureWebJobsStorage), host-storage.bicep.')
+param hostStorageAccountName string
+@description('The platform\'s data account (PLATFORM_STORAGE): chart cache, reports, the report queue, the tables.')
+param dataStorageAccountName string
+@description('The data account\'s queue endpoint: the report queue trigger\'s connection.')
+param dataQueueEndpoint string
 param identityClientId string
 param sqlServerFqdn string
 param sqlDatabaseName string
@@ -41,9 +46,10 @@ var plainSettingsByService = {
     SQL_DATABASE: sqlDatabaseName
     SQL_POOL_MAX: string(sqlPoolMax)
     AZURE_CLIENT_ID: identityClientId
-    AzureWebJobsStorage__accountName: storageAccountName
+    AzureWebJobsStorage__accountName: hostStorageAccountName
     AzureWebJobsStorage__credential: 'managedidentity'
     AzureWebJobsStorage__clientId: identityClientId
+    PLATFORM_STORAGE__accountName: dataStorageAccountName
     CORS_ALLOWED_ORIGINS: join(corsAllowedOrigins, ',')
   }
   identity: {
@@ -60,6 +66,9 @@ var plainSettingsByService = {
   }
   orchestrator: {
     ORCHESTRATOR_QUEUE: reportQueue
+    PLATFORM_STORAGE__queueServiceUri: dataQueueEndpoint
+    PLATFORM_STORAGE__credential: 'managedidentity'
+    PLATFORM_STORAGE__clientId: identityClientId
     EMAIL_ACS_ENDPOINT: emailEndpoint
     EMAIL_FROM: emailFrom
     IDENTITY_URL: serviceUrls.identity

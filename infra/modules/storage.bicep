@@ -1,17 +1,15 @@
-// Storage account reached only with Entra ID (no shared keys): the Functions host's own storage,
-// the chart cache, the reports, the failed-sync table, the report execution queue and its poison
-// queue, the timers' SQL-work markers, and one deployment-package container per Function App.
-// Each app's identity gets data roles on the containers, queues and tables it uses, one by one
-// (main.bicep's serviceAccess); none has a data role on the whole account.
+// The platform's data account, reached only with Entra ID (no shared keys): the chart cache, the
+// reports, the failed-sync table, the report execution queue and its poison queue, the timers'
+// SQL-work markers. The apps reach it through PLATFORM_STORAGE__accountName (app-settings.bicep);
+// the Functions host's own storage and the deployment packages are in each app's own account
+// (host-storage.bicep), never here. Each app's identity gets data roles on the containers, queues
+// and tables it uses, one by one (main.bicep's serviceAccess); none has a data role on the whole
+// account.
 param name string
 param location string
 param tags object
 @description('Per app: principalId and the containers, queues and tables it uses, and whether it makes user delegation keys (main.bicep, appAccess).')
 param grants array
-@description('The Functions host\'s own containers (every app uses them).')
-param hostContainers array
-@description('Flex Consumption deployment-package containers, one per Function App.')
-param deploymentContainers array
 @minValue(1)
 @description('Generated reports (PDFs, presentations) are deleted this many days after they were written.')
 param reportRetentionDays int
@@ -61,7 +59,7 @@ resource blobs 'Microsoft.Storage/storageAccounts/blobServices@2025-06-01' = {
   name: 'default'
 }
 
-resource containers 'Microsoft.Storage/storageAccounts/blobServices/containers@2025-06-01' = [for container in concat([ chartCacheContainer, reportsContainer ], hostContainers, deploymentContainers): {
+resource containers 'Microsoft.Storage/storageAccounts/blobServices/containers@2025-06-01' = [for container in [ chartCacheContainer, reportsContainer ]: {
   parent: blobs
   name: container
   properties: { publicAccess: 'None' }
@@ -229,4 +227,5 @@ resource tableLogs 'Microsoft.Insights/diagnosticSettings@2021-05-01-preview' = 
 
 output name string = account.name
 output reportQueue string = reportQueue
-output blobEndpoint string = account.properties.primaryEndpoints.blob
+// The report queue trigger's connection (PLATFORM_STORAGE__queueServiceUri).
+output queueEndpoint string = account.properties.primaryEndpoints.queue

@@ -99,15 +99,50 @@ export const PLATFORM_SETTINGS = {
     services: ALL,
     deploy: 'local',
     description:
-      'Storage connection string. Unset locally: the dev host starts Azurite. In Azure the identity-based AzureWebJobsStorage__accountName is used instead.',
+      "The Functions host's storage (connection string), which also holds the platform's data when PLATFORM_STORAGE is unset (locally). Unset locally: the dev host starts Azurite. In Azure the identity-based AzureWebJobsStorage__accountName is used instead.",
   }),
-  AzureWebJobsStorage__accountName: optional(text, { services: ALL, deploy: 'app', description: 'Storage account name, reached with the managed identity.' }),
+  AzureWebJobsStorage__accountName: optional(text, {
+    services: ALL,
+    deploy: 'app',
+    description: "The Functions host's storage account, reached with the managed identity: in Azure each app's own (host keys, timer locks, its package).",
+  }),
   AzureWebJobsStorage__credential: optional(oneOf(['managedidentity'] as const), {
     services: ALL,
     deploy: 'app',
     description: 'Set to managedidentity for identity-based storage access.',
   }),
   AzureWebJobsStorage__clientId: optional(text, { services: ALL, deploy: 'app', description: 'Client id of the managed identity used for storage.' }),
+  // The platform's data (chart cache, reports, the report queue, the tables) through a setting of its
+  // own: in Azure each app's AzureWebJobsStorage is that app's own account (the host's keys and locks,
+  // its package), and the data is in one shared account. Unset (locally): AzureWebJobsStorage's account.
+  PLATFORM_STORAGE: optional(text, {
+    services: ALL,
+    deploy: 'local',
+    description:
+      "Connection string of the platform's data account (chart cache, reports, report queue, tables). Unset: the account of AzureWebJobsStorage (locally Azurite holds both). In Azure the identity-based PLATFORM_STORAGE__accountName is used instead.",
+  }),
+  PLATFORM_STORAGE__accountName: optional(text, {
+    services: ALL,
+    deploy: 'app',
+    description:
+      "The platform's data account, reached with the managed identity; in Azure AzureWebJobsStorage is each app's own host account. Unset (with PLATFORM_STORAGE): AzureWebJobsStorage's account.",
+  }),
+  PLATFORM_STORAGE__queueServiceUri: optional(text, {
+    services: ['orchestrator'],
+    deploy: 'app',
+    description:
+      "The data account's queue endpoint, for the Functions host: the report queue trigger's connection (PLATFORM_STORAGE) with the managed identity.",
+  }),
+  PLATFORM_STORAGE__credential: optional(oneOf(['managedidentity'] as const), {
+    services: ['orchestrator'],
+    deploy: 'app',
+    description: "Set to managedidentity: the report queue trigger's connection (PLATFORM_STORAGE) is identity-based.",
+  }),
+  PLATFORM_STORAGE__clientId: optional(text, {
+    services: ['orchestrator'],
+    deploy: 'app',
+    description: "Client id of the managed identity the report queue trigger's connection (PLATFORM_STORAGE) uses.",
+  }),
 
   // ---- tokens shared by every service ------------------------------------------------------
   JWT_ISSUER: withDefault(text, 'identity-service', { services: ALL, deploy: 'tuning', description: 'iss of user access tokens.' }),

@@ -42,8 +42,9 @@ describeWithBicep('the compiled template of infra/main.bicep', (bicep) => {
       storage = moduleTemplate(main, 'storage');
     });
 
-    it('has shared-key access off', () => {
+    it("has shared-key access off, in the data account and in every app's host account", () => {
       expect(resourceOfType(storage, 'Microsoft.Storage/storageAccounts').properties.allowSharedKeyAccess).toBe(false);
+      expect(resourceOfType(moduleTemplate(main, 'hostStorage'), 'Microsoft.Storage/storageAccounts').properties.allowSharedKeyAccess).toBe(false);
     });
 
     it('declares the containers, the failed-sync table and the report queue with its poison queue', () => {
@@ -57,9 +58,8 @@ describeWithBicep('the compiled template of infra/main.bicep', (bicep) => {
       const queues = resourceOfType(storage, 'Microsoft.Storage/storageAccounts/queueServices/queues');
       expect(queues.copy!.count).toBe("[length(createArray(variables('reportQueue'), format('{0}-poison', variables('reportQueue'))))]");
       const containers = resourceOfType(storage, 'Microsoft.Storage/storageAccounts/blobServices/containers');
-      expect(containers.copy!.count).toBe(
-        "[length(concat(createArray(variables('chartCacheContainer'), variables('reportsContainer')), parameters('hostContainers'), parameters('deploymentContainers')))]",
-      );
+      // Only the platform's data: the host's containers and the packages are in each app's own account.
+      expect(containers.copy!.count).toBe("[length(createArray(variables('chartCacheContainer'), variables('reportsContainer')))]");
       expect(resourceOfType(storage, 'Microsoft.Storage/storageAccounts/tableServices/tables').copy!.count).toBe(
         "[length(createArray(variables('failedSyncTable'), variables('sqlWorkTable')))]",
       );
@@ -95,12 +95,15 @@ describeWithBicep('the compiled template of infra/main.bicep', (bicep) => {
       expect(parametersFile().reportRetentionDays.value).toBe('${REPORT_RETENTION_DAYS:=90}');
     });
 
-    it('deploys each app from the container it creates for it', () => {
-      expect(moduleDeployment(main, 'storage').properties.parameters.deploymentContainers.copy[0].input).toBe(
-        "[format('deploy-{0}', variables('apps')[copyIndex('value')].name)]",
+    it("deploys each app from the container it creates for it in the app's own host account", () => {
+      expect(moduleDeployment(main, 'hostStorage').properties.parameters.deploymentContainer.value).toBe(
+        "[format('deploy-{0}', variables('apps')[copyIndex()].name)]",
+      );
+      expect(moduleTemplate(main, 'hostStorage').outputs!.deploymentContainerUrl.value).toBe(
+        "[format('{0}{1}', reference(resourceId('Microsoft.Storage/storageAccounts', parameters('name')), '2025-06-01').primaryEndpoints.blob, concat(variables('hostContainers'), createArray(parameters('deploymentContainer')))[length(variables('hostContainers'))])]",
       );
       expect(moduleDeployment(main, 'functionApps').properties.parameters.deploymentContainerUrl.value).toMatch(
-        /^\[format\('\{0\}deploy-\{1\}', reference\(.*'storage'\), '[\d-]+'\)\.outputs\.blobEndpoint\.value, variables\('apps'\)\[copyIndex\(\)\]\.name\)\]$/,
+        /^\[reference\(.*'host-storage-\{0\}'.*\.outputs\.deploymentContainerUrl\.value\]$/,
       );
     });
   });
@@ -115,6 +118,10 @@ describeWithBicep('the compiled template of infra/main.bicep', (bicep) => {
       const auditing = resourceOfType(sql, 'Microsoft.Sql/servers/auditingSettings').properties;
       expect(auditing.isAzureMonitorTargetEnabled).toBe(true);
       expect(resourceOfType(sql, 'Microsoft.Insights/diagnosticSettings').properties.logs).toEqual([{ category: 'SQLSecurityAuditEvents', enabled: true }]);
+      expect(diagnosticScopes(moduleTemplate(main, 'hostStorage')).sort()).toEqual([
+        "[resourceId('Microsoft.Storage/storageAccounts/blobServices', parameters('name'), 'default')]",
+        "[resourceId('Microsoft.Storage/storageAccounts/tableServices', parameters('name'), 'default')]",
+      ]);
       expect(diagnosticScopes(moduleTemplate(main, 'storage')).sort()).toEqual([
         "[resourceId('Microsoft.Storage/storageAccounts/blobServices', parameters('name'), 'default')]",
         "[resourceId('Microsoft.Storage/storageAccounts/queueServices', parameters('name'), 'default')]",

@@ -45,6 +45,16 @@ describeWithBicep('the idle cost of the compiled template', (bicep) => {
     expect(rules.monthly).toBeCloseTo(3, 6);
   });
 
+  it('counts the storage accounts (the data account and one host account per app), which cost no fixed fee', () => {
+    const storage = idleCost(main).find((line) => line.item === 'Storage')!;
+    expect(storage.basis).toMatch(/^5 accounts \(the data, one per app for its host\), no fixed fee: /);
+    const single: ArmTemplate = JSON.parse(JSON.stringify(main));
+    single.parameters.singleApp.defaultValue = true;
+    const one = idleCost(single).find((line) => line.item === 'Storage')!;
+    expect(one.basis).toMatch(/^2 accounts/);
+    expect(one.monthly).toBe(storage.monthly);
+  });
+
   it('reads the SQL SKU, minimum capacity, auto-pause delay and maximum size from the template', () => {
     const compute = idleCost(main).find((line) => line.item.startsWith('Azure SQL compute'))!;
     expect(compute.item).toBe('Azure SQL compute (GP_S_Gen5_2, serverless)');

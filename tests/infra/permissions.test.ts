@@ -3,7 +3,9 @@
  * every role assignment of every module is evaluated (tests/infra/arm-expressions.ts) into
  * (app identity, scope, role) rows, and the matrix app x secret / container / queue / table they
  * make must equal the table in docs/deploy.md ("Permissions: what each app may use"), parsed here,
- * so the docs and the template cannot disagree. The matrix is also held against the code: the
+ * so the docs and the template cannot disagree. The secrets column comes from the
+ * KEY_VAULT_READERS output instead: a secret's readers are granted by the command that writes
+ * it (scripts/secret-readers.ts, tested in secret-readers.test.ts), never by the deployment. The matrix is also held against the code: the
  * secrets each service reads as Key Vault references, and the storage names its settings default to.
  */
 import fs from 'node:fs';
@@ -37,6 +39,8 @@ interface Assignment {
 
 interface AppAccess {
   secrets: string[];
+  /** The storage accounts the app's identity holds roles on as a whole: its own host account (AzureWebJobsStorage), and nothing else. */
+  hostAccounts: string[];
   containers: string[];
   queues: string[];
   tables: string[];
@@ -70,20 +74,36 @@ function roleAssignments(main: ArmTemplate, given: Record<string, unknown> = {})
   return rows;
 }
 
-/** The apps' access, from the role assignments and the SQL_APP_IDENTITIES output. */
+/** An array output of main.bicep (a copy loop), evaluated. */
+function arrayOutput(main: ArmTemplate, name: string, top: ReturnType<typeof topScope>): any[] {
+  const output = main.outputs![name] as any;
+  return Array.from({ length: evaluate(output.copy.count, top) }, (_, i) => evaluate(output.copy.input, { ...top, copyIndex: { '': i } }));
+}
+
+/** KEY_VAULT_READERS: per app, the identity that reads and the secrets it reads. */
+function secretReaders(main: ArmTemplate, given: Record<string, unknown> = {}): { app: string; principalId: string; secrets: string[] }[] {
+  return arrayOutput(main, 'KEY_VAULT_READERS', topScope(main, { principalId: 'deployer', ...given }));
+}
+
+/** The apps' access, from the role assignments and the KEY_VAULT_READERS and SQL_APP_IDENTITIES outputs. */
 function accessFromTemplate(main: ArmTemplate, given: Record<string, unknown> = {}): Record<string, AppAccess> {
   const rows = roleAssignments(main, given);
   const top = topScope(main, given);
   const apps = (evaluate(main.variables!.apps, top) as { name: string }[]).map((app) => app.name);
-  const output = main.outputs!.SQL_APP_IDENTITIES as any;
-  const sqlUsers = Array.from({ length: evaluate(output.copy.count, top) }, (_, i) => evaluate(output.copy.input, { ...top, copyIndex: { '': i } }) as string);
+  const sqlUsers = arrayOutput(main, 'SQL_APP_IDENTITIES', top) as string[];
+  const readers = secretReaders(main, given);
+  // Each entry is its app's own identity, in the apps' order.
+  expect(readers.map((reader) => [reader.app, reader.principalId])).toEqual(apps.map((app) => [app, `principalId(managed-identity-${app})`]));
   const names = (app: string, role: string, type: string) =>
     rows.filter((r) => r.app === app && r.role === role && r.scope.startsWith(`${type}/`)).map((r) => r.scope.split('/').pop()!);
   return Object.fromEntries(
     apps.map((app, i) => [
       app,
       {
-        secrets: names(app, 'secretsUser', 'Microsoft.KeyVault/vaults/secrets'),
+        secrets: readers[i].secrets,
+        hostAccounts: rows
+          .filter((r) => r.app === app && /^Microsoft\.Storage\/storageAccounts\/[^/]+$/.test(r.scope) && r.role !== 'blobDelegator')
+          .map((r) => `${r.scope.split('/').pop()} ${r.role}`),
         containers: names(app, 'blobDataContributor', 'Microsoft.Storage/storageAccounts/blobServices/containers'),
         queues: names(app, 'queueDataContributor', 'Microsoft.Storage/storageAccounts/queueServices/queues'),
         tables: names(app, 'tableDataContributor', 'Microsoft.Storage/storageAccounts/tableServices/tables'),
@@ -116,6 +136,7 @@ export function docsMatrix(markdown = fs.readFileSync(DOCS, 'utf8')): Record<str
   };
   const cols = {
     secrets: column('Key Vault secrets'),
+    hostAccounts: column('Own host storage account'),
     containers: column('Blob containers'),
     queues: column('Queues'),
     tables: column('Tables'),
@@ -138,6 +159,11 @@ export function docsMatrix(markdown = fs.readFileSync(DOCS, 'utf8')): Record<str
     const app = /^`?(\w+)`?/.exec(cells[0])![1];
     rows[app] = {
       secrets: listed(cols.secrets),
+      // The account is named in the cell's first backticks; its roles follow (Storage Blob and Table Data Contributor).
+      hostAccounts: listed(cols.hostAccounts)
+        .slice(0, 1)
+        .map((account) => account.replace('<token>', 'token'))
+        .flatMap((account) => ['blobDataContributor', 'tableDataContributor'].map((role) => `${account} ${role}`)),
       containers: listed(cols.containers),
       queues: listed(cols.queues),
       tables: listed(cols.tables),
@@ -153,7 +179,14 @@ const sorted = (matrix: Record<string, AppAccess>) =>
   Object.fromEntries(
     Object.entries(matrix).map(([app, a]) => [
       app,
-      { ...a, secrets: [...a.secrets].sort(), containers: [...a.containers].sort(), queues: [...a.queues].sort(), tables: [...a.tables].sort() },
+      {
+        ...a,
+        secrets: [...a.secrets].sort(),
+        hostAccounts: [...a.hostAccounts].sort(),
+        containers: [...a.containers].sort(),
+        queues: [...a.queues].sort(),
+        tables: [...a.tables].sort(),
+      },
     ]),
   );
 const defaultOf = (name: string) => (SETTINGS as Record<string, Setting<unknown>>)[name].default as string;
@@ -201,24 +234,58 @@ describeWithBicep('least privilege per app, in the compiled template', (bicep) =
     expect(sorted(matrix)).toEqual(sorted(docsMatrix()));
   });
 
-  it("the visual app reads no JWT key, no Stripe key, no service-token secret, no other app's package, and is no database user", () => {
+  it("the visual app reads no JWT key, no Stripe key, no service-token secret, no other app's host keys or package, and is no database user", () => {
     expect(matrix.visual.secrets.sort()).toEqual(['quickchart-api-key', 'visual-api-token']);
-    expect(matrix.visual.containers.filter((c) => c.startsWith('deploy-'))).toEqual(['deploy-visual']);
+    expect(matrix.visual.hostAccounts.sort()).toEqual(['sthvistoken blobDataContributor', 'sthvistoken tableDataContributor']);
+    expect(matrix.visual.containers).toEqual(['chart-cache']);
     expect(matrix.visual).toMatchObject({ queues: [], tables: [], sql: false, email: false, delegationKey: false });
   });
 
-  it("writes each deployment package container only from its own app's identity", () => {
-    for (const [app, access] of Object.entries(matrix)) expect(access.containers.filter((c) => c.startsWith('deploy-'))).toEqual([`deploy-${app}`]);
+  it('gives each app a host storage account of its own (AzureWebJobsStorage: host keys, timer locks, its package), which no other identity may use', () => {
+    const owners = new Map<string, Set<string>>();
+    for (const [app, access] of Object.entries(matrix))
+      for (const row of access.hostAccounts) owners.set(row.split(' ')[0], (owners.get(row.split(' ')[0]) ?? new Set()).add(app));
+    expect([...owners.values()].map((apps) => [...apps])).toEqual(Object.keys(matrix).map((app) => [app]));
+    // The app's own account holds its deployment package; the app deploys from it with its own identity.
+    const hostStorage = moduleDeployment(main, 'hostStorage');
+    expect(hostStorage.properties.parameters.principalId.value).toContain("format('managed-identity-{0}', variables('apps')[copyIndex()].name)");
+    expect(hostStorage.properties.parameters.deploymentContainer.value).toBe("[format('deploy-{0}', variables('apps')[copyIndex()].name)]");
+    expect(moduleDeployment(main, 'functionApps').properties.parameters.deploymentContainerUrl.value).toMatch(
+      /^\[reference\(.*format\('host-storage-\{0\}', variables\('apps'\)\[copyIndex\(\)\]\.name\).*\.outputs\.deploymentContainerUrl\.value\]$/,
+    );
+    const created = moduleTemplate(main, 'hostStorage').resources.find((r) => r.type === 'Microsoft.Storage/storageAccounts/blobServices/containers')!;
+    expect(created.copy!.count).toBe("[length(concat(variables('hostContainers'), createArray(parameters('deploymentContainer'))))]");
+    expect(moduleTemplate(main, 'hostStorage').variables!.hostContainers).toEqual(['azure-webjobs-hosts', 'azure-webjobs-secrets']);
+    // Each app's AzureWebJobsStorage is its own account; the data account is PLATFORM_STORAGE.
+    const settings = moduleDeployment(main, 'appSettings').properties.parameters;
+    expect(settings.hostStorageAccountName.value).toMatch(/format\('host-storage-\{0\}', variables\('apps'\)\[copyIndex\(\)\]\.name\).*\.outputs\.name\.value/);
+    expect(settings.dataStorageAccountName.value).toMatch(/'storage'\).*\.outputs\.name\.value/);
+    const plain = moduleTemplate(main, 'appSettings').variables!.plainSettingsByService as Record<string, Record<string, string>>;
+    expect(plain.all.AzureWebJobsStorage__accountName).toBe("[parameters('hostStorageAccountName')]");
+    expect(plain.all.PLATFORM_STORAGE__accountName).toBe("[parameters('dataStorageAccountName')]");
+    expect(plain.orchestrator.PLATFORM_STORAGE__queueServiceUri).toBe("[parameters('dataQueueEndpoint')]");
+  });
+
+  it('names every host storage account within 24 lower-case letters and digits', () => {
+    for (const singleApp of [false, true]) {
+      const apps = evaluate(main.variables!.apps, topScope(main, { principalId: 'deployer', singleApp })) as { hostStorageName: string }[];
+      for (const app of apps) expect(app.hostStorageName.replace('token', 'abcdefghijklm')).toMatch(/^[a-z0-9]{3,24}$/);
+    }
+    // resourceToken is uniqueString's 13 characters, lower-cased.
+    expect(main.variables!.resourceToken).toMatch(/^\[toLower\(uniqueString\(/);
   });
 
   it('grants no data role on the whole vault or the whole storage account; only the deployer writes secrets', () => {
     const rows = roleAssignments(main);
-    const onAccount = rows.filter((r) => /^Microsoft\.Storage\/storageAccounts\/[^/]+$/.test(r.scope));
-    expect(onAccount.map((r) => [r.app, r.role])).toEqual([['orchestrator', 'blobDelegator']]);
+    // On the data account as a whole: only the delegation key (the host accounts are each one app's own).
+    const onAccount = rows.filter((r) => /^Microsoft\.Storage\/storageAccounts\/[^/]+$/.test(r.scope) && !/\/sth[a-z]+token$/.test(r.scope));
+    expect(onAccount.map((r) => [r.app, r.role, r.scope])).toEqual([['orchestrator', 'blobDelegator', 'Microsoft.Storage/storageAccounts/sttoken']]);
     const onVault = rows.filter((r) => /^Microsoft\.KeyVault\/vaults\/[^/]+$/.test(r.scope));
     expect(onVault.map((r) => [r.app, r.role])).toEqual([['deployer', 'secretsOfficer']]);
-    // Every secret assignment is Key Vault Secrets User on one secret.
-    expect(rows.filter((r) => r.scope.startsWith('Microsoft.KeyVault/')).every((r) => r.role === 'secretsUser' || r.app === 'deployer')).toBe(true);
+    // No deployment assigns a role on a secret: on a first deployment none exists yet, and ARM
+    // refuses a role assignment on a scope that does not exist (the writer grants: secret-readers.ts).
+    expect(rows.filter((r) => r.scope.startsWith('Microsoft.KeyVault/vaults/secrets'))).toEqual([]);
+    expect(rows.filter((r) => r.scope.startsWith('Microsoft.KeyVault/'))).toHaveLength(1);
     // Application Insights: every app publishes its telemetry, nothing more.
     expect(
       rows
@@ -266,7 +333,8 @@ describeWithBicep('least privilege per app, in the compiled template', (bicep) =
     expect(single.platform.secrets.sort()).toEqual(union('secrets'));
     expect(single.platform.queues.sort()).toEqual(union('queues'));
     expect(single.platform.tables.sort()).toEqual(union('tables'));
-    expect(single.platform.containers.filter((c) => c.startsWith('deploy-'))).toEqual(['deploy-platform']);
+    expect(single.platform.containers.sort()).toEqual(['chart-cache', 'reports']);
+    expect(single.platform.hostAccounts.sort()).toEqual(['sthalltoken blobDataContributor', 'sthalltoken tableDataContributor']);
     expect(single.platform).toMatchObject({ sql: true, email: true, delegationKey: true });
   });
 });

@@ -6,7 +6,7 @@
  */
 import type { TokenCredential } from '@azure/identity';
 import { hookEnv, HOOK_INPUTS, postprovision, sqlAppIdentities } from '../../scripts/postprovision';
-import { KeyVaultSecrets, SECRET } from '../../scripts/secrets';
+import { SECRET } from '../../scripts/secrets';
 import { createLogger } from '../../shared/logging';
 import { startStripeEmulator, type StripeEmulator } from '../../tools/stripe-emulator/server';
 import { SERVICE_NAMES, type Setting } from '../../shared/config';
@@ -26,12 +26,33 @@ function referencesOf(services: readonly string[]): ReferenceSetting[] {
 }
 
 const APPS = { identity: 'func-identity-abc', payment: 'func-payment-abc', orchestrator: 'func-orchestrator-abc', visual: 'func-visual-abc' };
+/** Each app's identity (principal id), as main.bicep's KEY_VAULT_READERS names it. */
+const PRINCIPALS = {
+  identity: 'a0000000-0000-4000-8000-000000000001',
+  payment: 'a0000000-0000-4000-8000-000000000002',
+  orchestrator: 'a0000000-0000-4000-8000-000000000003',
+  visual: 'a0000000-0000-4000-8000-000000000004',
+  platform: 'a0000000-0000-4000-8000-000000000005',
+};
+/** KEY_VAULT_READERS: per app, its principal and the secrets its services reference. */
+const readers = (singleApp = false) =>
+  JSON.stringify(
+    singleApp
+      ? [{ app: 'platform', principalId: PRINCIPALS.platform, secrets: [...new Set(referencesOf(SERVICE_NAMES).map((r) => r.secret))] }]
+      : SERVICE_NAMES.map((service) => ({ app: service, principalId: PRINCIPALS[service], secrets: referencesOf([service]).map((r) => r.secret) })),
+  );
 
 function startArm(options: { singleApp?: boolean; resolvingReads?: number } = {}) {
   const sites = options.singleApp
     ? { 'func-platform-abc': referencesOf(SERVICE_NAMES) }
     : Object.fromEntries(SERVICE_NAMES.map((service) => [APPS[service], referencesOf([service])]));
+  // Each app reads a secret only once its identity holds Key Vault Secrets User on it.
+  const sitePrincipals = options.singleApp
+    ? { 'func-platform-abc': PRINCIPALS.platform }
+    : Object.fromEntries(SERVICE_NAMES.map((service) => [APPS[service], PRINCIPALS[service]]));
   return startArmServer({
+    sitePrincipals,
+    principals: Object.values(PRINCIPALS),
     token: TOKEN,
     vaultName: 'kv-abc',
     sites,
@@ -43,6 +64,8 @@ function startArm(options: { singleApp?: boolean; resolvingReads?: number } = {}
 const ENV = {
   AZURE_SUBSCRIPTION_ID: '00000000-1111-2222-3333-444444444444',
   AZURE_RESOURCE_GROUP: 'rg-test',
+  AZURE_KEY_VAULT_NAME: 'kv-abc',
+  KEY_VAULT_READERS: readers(),
   SQL_SERVER_NAME: 'sql-abc',
   SQL_SERVER: 'sql-abc.database.windows.net',
   SQL_DATABASE: 'platform',
@@ -68,12 +91,12 @@ afterEach(async () => {
 
 function deps(migrate: () => Promise<void>, operatorEnv: NodeJS.ProcessEnv = {}) {
   const lines: string[] = [];
-  const vault = new KeyVaultSecrets(keyVault.uri, credential, { retryDelaysMs: [1, 1, 1], sleep: async () => {}, notice: (line) => lines.push(line) });
   return {
     lines,
     deps: {
       credential,
-      vault,
+      vaultOptions: { retryDelaysMs: [1, 1, 1], sleep: async () => {}, notice: (line: string) => lines.push(line) },
+      grantOptions: { retryDelaysMs: [1, 1, 1], sleep: async () => {}, notice: (line: string) => lines.push(line) },
       armEndpoint: arm.url,
       publicIp: async () => '203.0.113.7',
       migrate,
@@ -104,7 +127,9 @@ it('creates the secrets (through the 403s of a new role), migrates through a tem
     ['PUT', rulePath(rule)],
     ['DELETE', rulePath(rule)],
   ]);
-  expect(JSON.parse(arm.calls[0].body)).toEqual({ properties: { startIpAddress: '203.0.113.7', endIpAddress: '203.0.113.7' } });
+  expect(JSON.parse(arm.calls.find((c) => c.path.includes('firewallRules'))!.body)).toEqual({
+    properties: { startIpAddress: '203.0.113.7', endIpAddress: '203.0.113.7' },
+  });
   expect(lines).toContain(`  firewall rule ${rule} removed`);
   expect(lines.join('\n')).toContain('Stripe webhook: skipped, no Stripe secret key yet');
 });
@@ -114,7 +139,7 @@ it('removes the firewall rule even when the migrations keep failing, and fails s
     throw new Error('Login failed for user <token-identified principal>');
   });
   await expect(postprovision(env(), d)).rejects.toThrow('migrations failed after 5 attempts: Login failed for user <token-identified principal>');
-  expect(arm.calls.map((c) => c.method)).toEqual(['PUT', 'DELETE']);
+  expect(arm.calls.filter((c) => c.path.includes('firewallRules')).map((c) => c.method)).toEqual(['PUT', 'DELETE']);
   // Nothing else ran after the failure: no app was asked to read its references.
   for (const app of Object.values(APPS)) expect(arm.refreshes(app)).toBe(0);
 });
@@ -153,7 +178,8 @@ it('names the azd environment values it misses', () => {
 
 describe("the apps' Key Vault references", () => {
   it('are unresolved after provisioning (the secrets came later); the hook makes every app read them again and waits until each resolved', async () => {
-    expect(arm.statuses(APPS.identity)).toMatchObject({ JWT_SIGNING_KEYS: 'SecretNotFound', OTP_HMAC_KEY: 'SecretNotFound' });
+    // No identity holds a role on a secret yet (none exists): Key Vault refuses before it looks.
+    expect(arm.statuses(APPS.identity)).toMatchObject({ JWT_SIGNING_KEYS: 'AccessToKeyVaultDenied', OTP_HMAC_KEY: 'AccessToKeyVaultDenied' });
     const { lines, deps: d } = deps(async () => {});
     await postprovision(env(), d);
     for (const app of Object.values(APPS)) {
@@ -175,13 +201,45 @@ describe("the apps' Key Vault references", () => {
     expect(lines.at(-1)).toBe(`  all ${referencesCount()} references resolved`);
   });
 
+  it('resolve only because the hook granted each secret to exactly the apps that reference it (no deployment can: the secrets did not exist)', async () => {
+    const { deps: d } = deps(async () => {});
+    await postprovision(env(), d);
+    const held = (principal: string) =>
+      arm.assignments
+        .filter((a) => a.principalId === principal)
+        .map((a) => {
+          expect(a.roleDefinitionId).toBe(
+            `/subscriptions/${ENV.AZURE_SUBSCRIPTION_ID}/providers/Microsoft.Authorization/roleDefinitions/4633458b-17de-408a-b874-0445c86b69e6`,
+          );
+          expect(a.scope).toMatch(/^\/subscriptions\/[^/]+\/resourceGroups\/rg-test\/providers\/Microsoft\.KeyVault\/vaults\/kv-abc\/secrets\/[a-z-]+$/);
+          return a.scope.split('/').pop();
+        })
+        .sort();
+    for (const service of SERVICE_NAMES)
+      expect([service, held(PRINCIPALS[service])]).toEqual([
+        service,
+        referencesOf([service])
+          .map((r) => r.secret)
+          .sort(),
+      ]);
+    // Every grant came after its secret was written (the fake refuses a scope that does not exist), and a second run grants nothing new.
+    expect(arm.calls.filter((c) => c.path.includes('roleAssignments')).every((c) => c.apiVersion === '2022-04-01')).toBe(true);
+    const count = arm.assignments.length;
+    await postprovision(env(), deps(async () => {}).deps);
+    expect(arm.assignments).toHaveLength(count);
+  });
+
   it('with one app serving all four services, asks it once', async () => {
     await arm.stop();
     arm = await startArm({ singleApp: true });
     const single = Object.fromEntries(Object.keys(APPS).map((service) => [`FUNCTION_APP_${service.toUpperCase()}`, 'func-platform-abc']));
     const { deps: d } = deps(async () => {});
-    await postprovision({ ...env(), ...single }, d);
+    await postprovision({ ...env(), ...single, KEY_VAULT_READERS: readers(true) }, d);
     expect(arm.refreshes('func-platform-abc')).toBe(1);
+    // One assignment per secret, to the one app.
+    expect(arm.assignments.map((a) => `${a.scope.split('/').pop()} ${a.principalId}`).sort()).toEqual(
+      (JSON.parse(readers(true)) as { secrets: string[] }[])[0].secrets.map((secret) => `${secret} ${PRINCIPALS.platform}`).sort(),
+    );
   });
 
   it('fail the hook when one does not resolve, naming the app, the setting, the secret and why', async () => {

@@ -199,6 +199,7 @@ test('with every service it registers every indexed function as the host expects
     expect(trigger.route.split('/')[0]).toMatch(/^(identity|payment|orchestrator|visual|quickchart)$/);
     expect(trigger.route.toLowerCase().startsWith('admin')).toBe(false);
   }
+  // Without PLATFORM_STORAGE (locally) the data account is AzureWebJobsStorage's: the trigger reads it there.
   expect(report.functions.filter((f) => f.trigger.type === 'queueTrigger').map((f) => f.trigger)).toEqual([
     expect.objectContaining({ queueName: '%ORCHESTRATOR_QUEUE%', connection: 'AzureWebJobsStorage' }),
   ]);
@@ -210,6 +211,21 @@ test('with every service it registers every indexed function as the host expects
   expect(report.loadedAtStart).toEqual([]);
   // Without a connection string no telemetry is set up, and the host keeps forwarding logs.
   expect(report.capabilities.WorkerOpenTelemetryEnabled).toBeUndefined();
+});
+
+test("in Azure the report queue trigger reads the data account (connection PLATFORM_STORAGE), not the app's own AzureWebJobsStorage", async () => {
+  // As app-settings.bicep sets them: the host's own account, and the data account with the trigger's identity-based connection.
+  const { report } = await loadEntry({
+    SERVICES: 'orchestrator',
+    AzureWebJobsStorage: '',
+    AzureWebJobsStorage__accountName: 'sthorchabc',
+    PLATFORM_STORAGE__accountName: 'stabc',
+    PLATFORM_STORAGE__queueServiceUri: 'https://stabc.queue.core.windows.net/',
+    PLATFORM_STORAGE__credential: 'managedidentity',
+  });
+  expect(report.functions.filter((f) => f.trigger.type === 'queueTrigger').map((f) => f.trigger)).toEqual([
+    expect.objectContaining({ queueName: '%ORCHESTRATOR_QUEUE%', connection: 'PLATFORM_STORAGE' }),
+  ]);
 });
 
 test('a secret that is still a Key Vault reference stops the services that read it, naming the setting, and only them', async () => {

@@ -4,7 +4,7 @@
 // is refused, never taken for written); a connection string's SAS is used as given; and when Storage
 // is down or refuses the write, the render API answers the documented 500 with no imageUrl, so no
 // caller is handed the URL of a blob that was not written.
-import { BLOB_VERSION, sharedKeyStringToSign, StorageRestError, storageAccount } from '../../shared/storage-rest';
+import { BLOB_VERSION, dataStorage, dataStorageConnection, sharedKeyStringToSign, StorageRestError, storageAccount } from '../../shared/storage-rest';
 import { Platform, runInPlatform } from '../../shared/platform';
 import { container, STORAGE } from '../../shared/storage';
 import { vendored } from '../../shared/vendor';
@@ -198,6 +198,47 @@ test('the account is read from the connection string as the SDKs read it', () =>
   const identity = storageAccount({ AzureWebJobsStorage__accountName: 'acct' } as never);
   expect(identity.key).toBeUndefined();
   expect(identity.endpoints.table.href).toBe('https://acct.table.core.windows.net/');
+});
+
+test("the data account is PLATFORM_STORAGE's when set (in Azure each app's AzureWebJobsStorage is its own host account), else AzureWebJobsStorage's", () => {
+  const host = { AzureWebJobsStorage__accountName: 'sthvis' };
+  expect(storageAccount({ ...host, PLATFORM_STORAGE__accountName: 'stdata' } as never).endpoints.blob.href).toBe('https://stdata.blob.core.windows.net/');
+  expect(dataStorage({ ...host, PLATFORM_STORAGE__accountName: 'stdata' } as never)).toEqual({ connection: 'PLATFORM_STORAGE', name: 'stdata' });
+  // The host's form alone (the queue trigger's connection) names the account too.
+  expect(dataStorage({ ...host, PLATFORM_STORAGE__queueServiceUri: 'https://stdata.queue.core.windows.net/' } as never).name).toBe('stdata');
+  expect(
+    storageAccount({
+      AzureWebJobsStorage: 'UseDevelopmentStorage=true',
+      PLATFORM_STORAGE: 'AccountName=data;AccountKey=AAAA;BlobEndpoint=http://127.0.0.1:1/data',
+    } as never).name,
+  ).toBe('data');
+  // Unset (npm start, the tests, func start with Azurite): the host's account holds the data too.
+  expect(dataStorage(host as never)).toEqual({ connection: 'AzureWebJobsStorage', name: 'sthvis' });
+  expect(dataStorage({ AzureWebJobsStorage: 'UseDevelopmentStorage=true', PLATFORM_STORAGE: ' ' } as never)).toEqual({
+    connection: 'AzureWebJobsStorage',
+    connectionString: 'UseDevelopmentStorage=true',
+  });
+  expect(dataStorageConnection(host as never)).toBe('AzureWebJobsStorage');
+  expect(dataStorageConnection({ ...host, PLATFORM_STORAGE__accountName: 'stdata' } as never)).toBe('PLATFORM_STORAGE');
+  expect(() => storageAccount({} as never)).toThrow(/PLATFORM_STORAGE: missing, and no AzureWebJobsStorage to fall back on/);
+});
+
+test('with PLATFORM_STORAGE set, the service writes its data there, not into the account of its AzureWebJobsStorage', async () => {
+  // Its own Azurite is its AzureWebJobsStorage (the host's account); its data goes to the first host's.
+  const apart = await startTestHost({ env: { SERVICES: 'visual', PLATFORM_STORAGE: first.azurite!.connectionString } });
+  try {
+    expect(apart.azurite).toBeDefined();
+    expect(apart.azurite!.connectionString).not.toBe(first.azurite!.connectionString);
+    const bytes = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><!-- apart --></svg>');
+    expect(await storageOf(apart).putBlob('put-apart', 'data', bytes, { contentType: SVG })).toBe('created');
+    const inData = await runInPlatform(first.platform, async () => (await container('put-apart')).getBlockBlobClient('data').downloadToBuffer());
+    expect(inData).toEqual(bytes);
+    const { BlobServiceClient } = vendored('@azure/storage-blob');
+    const hostAccount = BlobServiceClient.fromConnectionString(apart.azurite!.connectionString);
+    expect(await hostAccount.getContainerClient('put-apart').exists()).toBe(false);
+  } finally {
+    await apart.stop();
+  }
 });
 
 test('Storage down: 500 INTERNAL at once (no retries while it is down), and no imageUrl', async () => {
