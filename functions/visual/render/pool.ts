@@ -68,13 +68,32 @@ export class RenderBusyError extends Error {
 }
 
 /**
- * A thread whose V8 heap is past this after a task is replaced by a new one. V8 keeps the heap a
- * large chart grew (a line of 20 x 5,000 points: about 100 MB committed, most of it garbage, 90 MB
- * of the process's memory per thread long after the answer); a plain chart's thread stays under 40
- * MB. A new thread costs about 0.1 s of CPU (its start, fonts and Chart.js), less than the chart
- * that grew the heap (0.3 s and more), so memory returns to where it was for a small share of it.
+ * A thread is replaced when one task grew its V8 heap by more than RECYCLE_GROWTH_BYTES to past
+ * RECYCLE_HEAP_BYTES, or when its heap is past RECYCLE_MAX_HEAP_BYTES after any task. V8 keeps the
+ * heap a large chart grew (a line of 20 x 5,000 points grows a new thread's heap from 33 to 89 MB
+ * in its one task, most of it garbage, kept long after the answer), and a new thread costs about
+ * 0.1 s of CPU (its start, fonts and Chart.js), less than such a chart, so memory returns to where
+ * it was for a small share of it.
+ *
+ * Not the heap's size alone (64 MB until 29 Nov 2026): a thread drawing plain charts holds its
+ * garbage until V8 collects it, so its committed heap moves between 33 and 116 MB for SVG (p50 84)
+ * and up to 78 MB for PNG at 1x, a task growing it by at most 16 MB (the young generation doubling).
+ * Replaced past 64 MB, a thread drawing SVG was replaced every 300 charts or so, and the new
+ * threads' starts, cold code and lost kept charts doubled the pool's CPU per SVG (3.6 against 1.8
+ * ms, 511 against 993 charts/s, 4 in flight on two threads).
  */
 export const RECYCLE_HEAP_BYTES = 64 * 1024 * 1024;
+/** What one task may grow a thread's heap by and leave it in place (plain charts: at most 16 MB). */
+export const RECYCLE_GROWTH_BYTES = 32 * 1024 * 1024;
+/** A thread past this after any task is replaced, however its heap got there (plain charts stay under 120 MB). */
+export const RECYCLE_MAX_HEAP_BYTES = 192 * 1024 * 1024;
+
+/** Whether a thread should be replaced after a task that left its heap at `after` bytes, from `before`. */
+export function shouldRecycle(before: number | undefined, after: number | undefined): boolean {
+  if (after === undefined) return false;
+  if (after > RECYCLE_MAX_HEAP_BYTES) return true;
+  return after > RECYCLE_HEAP_BYTES && after - (before ?? after) > RECYCLE_GROWTH_BYTES;
+}
 
 interface Job {
   id: number;
@@ -114,7 +133,7 @@ export class RenderPool {
   renders = 0;
   /** Jobs not rendered because their caller aborted: taken out of the queue, or refused before it (tests read it). */
   cancelled = 0;
-  /** Threads replaced because their heap passed RECYCLE_HEAP_BYTES (tests and the bench read it). */
+  /** Threads replaced because a task grew their heap past the limits (shouldRecycle; tests and the bench read it). */
   recycled = 0;
 
   /** Jobs waiting or running. */
@@ -219,7 +238,7 @@ export class RenderPool {
     } else {
       job.reject(failureOf(reply));
     }
-    if ((reply.heapBytes ?? 0) > RECYCLE_HEAP_BYTES) {
+    if (shouldRecycle(reply.heapBytesBefore, reply.heapBytes)) {
       // The thread is idle: replacing it fails nothing.
       this.recycled++;
       this.replace(slot, new RenderError('Render thread recycled'));

@@ -9,6 +9,7 @@ const run = renderTasks(workerData as RenderThreadData);
 /** Never rejects: every failure of a task is its reply. */
 async function answer({ id, task }: WorkerRequest): Promise<void> {
   let reply: WorkerReply;
+  const heapBytesBefore = getHeapStatistics().total_heap_size;
   try {
     const bytes = await run(task);
     reply = { id, ok: true, bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), threadId };
@@ -23,7 +24,7 @@ async function answer({ id, task }: WorkerRequest): Promise<void> {
       ...(error instanceof SvgTooLargeError ? { svgTooLarge: true } : {}),
     };
   }
-  parentPort!.postMessage({ ...reply, heapBytes: getHeapStatistics().total_heap_size });
+  parentPort!.postMessage({ ...reply, heapBytesBefore, heapBytes: getHeapStatistics().total_heap_size });
 }
 
 parentPort!.on('message', (request: WorkerRequest) => void answer(request));

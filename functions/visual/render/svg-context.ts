@@ -35,7 +35,8 @@ interface State {
   lineCap: string;
   lineJoin: string;
   miterLimit: number;
-  lineDash: number[];
+  /** Replaced, never changed in place (setLineDash), so a saved state shares it. */
+  lineDash: readonly number[];
   lineDashOffset: number;
   globalAlpha: number;
   font: string;
@@ -231,7 +232,8 @@ export class SvgContext {
   // --- state -------------------------------------------------------------------------------
 
   save(): void {
-    this.stack.push({ ...this.state, lineDash: [...this.state.lineDash] });
+    // The matrix and the dash list are replaced, never changed in place: a shallow copy is the state.
+    this.stack.push({ ...this.state });
   }
 
   restore(): void {

@@ -93,7 +93,8 @@ export type WorkerReply = (
       svgTooLarge?: boolean;
     }
 ) & {
-  /** The thread's V8 heap after the task (bytes committed): the pool replaces a thread whose heap grew past RECYCLE_HEAP_BYTES. */
+  /** The thread's V8 heap before and after the task (bytes committed): the pool replaces a thread a task grew too much (pool.ts shouldRecycle). */
+  heapBytesBefore?: number;
   heapBytes?: number;
 };
 export type WorkerRequest = { id: number; task: RenderTask };
