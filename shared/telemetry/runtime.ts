@@ -52,7 +52,7 @@ export async function stopTelemetry(): Promise<void> {
 }
 
 function load(connectionString: string): Runtime {
-  const api = require('@opentelemetry/api') as typeof import('@opentelemetry/api');
+  const api = vendored('@opentelemetry/api');
   const { AsyncLocalStorageContextManager } = vendored('@opentelemetry/context-async-hooks');
   const { W3CTraceContextPropagator, isTracingSuppressed, ExportResultCode } = vendored('@opentelemetry/core');
   const { BasicTracerProvider, BatchSpanProcessor } = vendored('@opentelemetry/sdk-trace-base');
