@@ -40,7 +40,6 @@ export const VENDOR_BUNDLES = {
   ],
 } as const satisfies Record<string, readonly string[]>;
 
-
 interface Vendored {
   kysely: typeof import('kysely');
   ajv: typeof import('ajv');

@@ -70,7 +70,10 @@ beforeAll(async () => {
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-async function loadEntry(env: Record<string, string>, invocations: { name: string; path: string; traceParent?: string }[] = []): Promise<{ report: Report; stderr: string }> {
+async function loadEntry(
+  env: Record<string, string>,
+  invocations: { name: string; path: string; traceParent?: string }[] = [],
+): Promise<{ report: Report; stderr: string }> {
   const { stdout, stderr } = await promisify(execFile)(process.execPath, [path.join(__dirname, 'entry-worker.js'), JSON.stringify(invocations)], {
     env: { PATH: process.env.PATH, ...secrets, DATA_DIR: path.join(dir, 'data'), LOG_LEVEL: 'info', AzureWebJobsStorage: 'UseDevelopmentStorage=true', ...env },
   });
