@@ -37,19 +37,20 @@ interface HostOperation {
 const EARLY = new AsyncLocalStorage<HostOperation>();
 /** Records kept for the runtime at most (an instance whose runtime never loads must not grow without end). */
 const MAX_PENDING = 1_000;
-/** The runtime loads by then even while early invocations keep overlapping. */
+/** The runtime loads by then (after start) when no invocation loaded it sooner, or while early invocations keep overlapping. */
 const MAX_DEFER_MS = 2_000;
 
 /**
  * Starts telemetry when a connection string is configured (idempotent). Never throws: a telemetry
  * fault must not stop the app.
  *
- * The OpenTelemetry SDK (about 7 ms) loads on the next turn of the event loop, and, while an
- * invocation under the Functions host is running, only once it has answered: that invocation runs
- * without waiting for it (a cold instance's first answer is what the SDK would delay), and what it
- * records meanwhile (SQL dependencies, log lines) is kept and recorded when the SDK loads, under
- * the host's operation. Its outgoing HTTP calls are not recorded (see `runEarly`). Without a host
- * (the dev host, tests) an invocation waits for the SDK, as it must record the request itself.
+ * The OpenTelemetry SDK (about 7 ms) does not load before an instance's first answer: under the
+ * Functions host, invocations that arrive before it has loaded run without waiting for it, and it
+ * loads once they have answered (or MAX_DEFER_MS after start when no invocation came). What they
+ * record meanwhile (SQL dependencies, log lines) is kept and recorded when the SDK loads, under the
+ * host's operation; their outgoing HTTP calls are not recorded (see `runEarly`). Without a host
+ * (the dev host, tests) an invocation loads the SDK and waits for it, as it records the request
+ * itself.
  */
 export function startTelemetry(): void {
   if (ready) return;
@@ -79,11 +80,13 @@ export function startTelemetry(): void {
   };
   ready = telemetry;
   setLogExport((line) => {
-    if (runtime) return exportLogLine(runtime, line, EARLY.getStore());
     const early = EARLY.getStore();
-    if (early) keep(telemetry, (rt) => exportLogLine(rt, line, early));
+    if (runtime) exportLogLine(runtime, line, early);
+    // A line from outside an invocation (start-up) is recorded outside any operation, as it would have been.
+    else keep(telemetry, (rt) => exportLogLine(rt, line, early));
   });
-  setImmediate(() => telemetry.early === 0 && telemetry.load());
+  // Not sooner: under the Functions host, the worker goes on with its start-up messages, and the
+  // first invocation, the one a cold start waits for, would find the SDK loading.
   setTimeout(() => telemetry.load(), MAX_DEFER_MS).unref();
 }
 
