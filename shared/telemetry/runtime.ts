@@ -20,8 +20,9 @@ interface Telemetry {
   early: number;
   /** Records made by those invocations before the runtime loaded, replayed by it (at most MAX_PENDING). */
   pending: ((rt: Runtime) => void)[];
-  /** Set once the load was tried (it is never tried twice), and once telemetry is stopped. */
+  /** Whether the load was tried (it never is twice). */
   tried: boolean;
+  /** Set by stopTelemetry: nothing loads any more. */
   stopped: boolean;
 }
 
@@ -68,7 +69,7 @@ export function startTelemetry(): void {
       this.tried = true;
       try {
         runtime = load(connectionString);
-        for (const record of this.pending.splice(0)) record(runtime);
+        for (const record of this.pending.splice(0)) replay(runtime, record);
       } catch (error) {
         this.pending.length = 0;
         process.stderr.write(
@@ -88,6 +89,15 @@ export function startTelemetry(): void {
   // Not sooner: under the Functions host, the worker goes on with its start-up messages, and the
   // first invocation, the one a cold start waits for, would find the SDK loading.
   setTimeout(() => telemetry.load(), MAX_DEFER_MS).unref();
+}
+
+/** One kept record, recorded now: one that cannot be made is lost alone, never the runtime. */
+function replay(rt: Runtime, record: (rt: Runtime) => void): void {
+  try {
+    record(rt);
+  } catch {
+    // dropped
+  }
 }
 
 function keep(telemetry: Telemetry, record: (rt: Runtime) => void): void {
