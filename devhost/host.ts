@@ -15,6 +15,7 @@ import { hostJsonQueueSettings, startQueuePollers } from './queues';
 import { loadLocalSettings } from './settings';
 import { startTimers } from './timers';
 import { MIGRATIONS } from '../functions/migrations';
+import { MIGRATION_NAMES } from '../functions/migration-names';
 import { SETTINGS, type AppConfig } from '../functions/settings';
 import { startLocalStripe } from '../tools/stripe-emulator/local';
 
@@ -106,7 +107,7 @@ export async function startDevHost(options: DevHostOptions = {}): Promise<DevHos
   // The host's platform holds them: process.env is never written.
   const settings: Record<string, string | undefined> = { ...values, ...process.env, ...options.env };
   settings.DATA_DIR = path.resolve(settings.DATA_DIR || '.data');
-  const platform = new Platform<AppConfig>(settings, options.clock, { settings: SETTINGS, migrations: () => MIGRATIONS });
+  const platform = new Platform<AppConfig>(settings, options.clock, { settings: SETTINGS, migrations: () => MIGRATIONS, migrationNames: MIGRATION_NAMES });
   setProcessPlatform(platform);
 
   const cleanups: (() => Promise<void>)[] = [];

@@ -13,15 +13,18 @@ import { Platform, runInPlatform } from '../shared/platform';
 import { httpRegistration, inPlatform, type FunctionDefinition } from '../shared/functions';
 import { instrument, startTelemetry, stopTelemetry, telemetryWanted } from '../shared/telemetry';
 import { dataStorageConnection } from '../shared/storage-rest';
+import { MIGRATION_NAMES } from './migration-names';
 import { serveServices } from './registry';
 import { SETTINGS, type AppConfig } from './settings';
 
 // The app's platform, from its settings; the migration history loads only if the embedded database
-// opens (never in Azure). It is not the process's: every function runs in it through `inPlatform`,
-// the wrapper the dev host uses, so code reached outside an invocation finds no platform and says so.
+// opens (never in Azure) and lacks one of its steps. It is not the process's: every function runs
+// in it through `inPlatform`, the wrapper the dev host uses, so code reached outside an invocation
+// finds no platform and says so.
 const platform = new Platform<AppConfig>(process.env, undefined, {
   settings: SETTINGS,
   migrations: () => (require('./migrations') as typeof import('./migrations')).MIGRATIONS,
+  migrationNames: MIGRATION_NAMES,
 });
 const cfg = platform.config;
 runInPlatform(platform, startTelemetry);

@@ -1,4 +1,5 @@
 import type { Migration } from 'kysely';
+import type { MigrationName } from './migration-names';
 import * as users from './identity/db/migrations/001_users';
 import * as processingLog from './orchestrator/db/migrations/001_processing_log';
 import * as orchestrator from './orchestrator/db/migrations/002_orchestrator';
@@ -26,9 +27,10 @@ import * as orchestratorNotifications from './orchestrator/db/migrations/022_orc
  * the database's, so it is composed here, under the names databases already record: a name is
  * never changed once released (the first step, written before the services had their own folders,
  * made identity's users table and the orchestrator's log together, so both halves run under its
- * name). `sql/` holds its T-SQL (npm run sql:generate); the platform hands it to the database.
+ * name). `sql/` holds its T-SQL (npm run sql:generate); the platform hands it to the database. Its names are
+ * listed again, without the modules, in ./migration-names (which types this record).
  */
-export const MIGRATIONS: Record<string, Migration> = {
+export const MIGRATIONS: Record<MigrationName, Migration> = {
   '001_platform': {
     async up(db) {
       await users.up(db);

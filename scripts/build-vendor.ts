@@ -7,12 +7,11 @@
  * one, so esbuild drops what the packages import but never use (most of the OpenTelemetry semantic
  * conventions, the unused parts of the Azure core libraries): @azure/storage-blob loads in 40 ms
  * this way against 73 ms from its CommonJS build and 140 ms unbundled. It is built from
- * node_modules, so it holds the locked versions. The OpenTelemetry API stays outside
- * (VENDOR_EXTERNAL) and is required from node_modules.
+ * node_modules, so it holds the locked versions.
  */
 import path from 'node:path';
 import { build } from 'esbuild';
-import { VENDOR_BUNDLES, VENDOR_EXTERNAL } from '../shared/vendor';
+import { VENDOR_BUNDLES } from '../shared/vendor';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const VENDOR_OUT = path.join(ROOT, 'dist', 'vendor');
@@ -39,7 +38,6 @@ async function main() {
         // ES module builds locate their files with import.meta.url, which CommonJS has not: give it the bundle's own URL.
         define: { 'import.meta.url': '__vendorBundleUrl' },
         banner: { js: "var __vendorBundleUrl = require('node:url').pathToFileURL(__filename).href;" },
-        external: VENDOR_EXTERNAL,
         // A warning here (a require esbuild cannot follow) would be a runtime failure later: stop the build.
         logLevel: 'warning',
       }).then((result) => {

@@ -49,6 +49,11 @@ export interface PlatformOptions extends ParseOptions {
    * without it (one that serves no service) opens no embedded database.
    */
   migrations?: () => Record<string, Migration>;
+  /**
+   * The history's names, in order, known without loading it (functions/migration-names.ts): the
+   * embedded database that has recorded exactly these opens without loading the history.
+   */
+  migrationNames?: readonly string[];
 }
 
 /**
@@ -105,6 +110,11 @@ export class Platform<C extends Config = Config> {
     if (!this.options.migrations)
       throw new Error('This platform was built without the migration history (functions/migrations.ts), so it cannot open the embedded database');
     return this.options.migrations();
+  }
+
+  /** The migration history's names, when the platform was given them (see PlatformOptions). */
+  get migrationNames(): readonly string[] | undefined {
+    return this.options.migrationNames;
   }
 
   /** The settings the configuration was parsed from (for `%SETTING%` trigger properties). */

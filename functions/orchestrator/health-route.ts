@@ -2,7 +2,7 @@ import { routes } from '../../shared/http/route';
 import { orchestratorContext } from './context';
 import { PUBLIC_HEALTH_ADMIN_SCHEMA_CHECK } from './guards';
 import { health } from './health';
-import * as s from './schemas';
+import * as s from './health-schemas';
 
 /** `GET orchestrator/health`, loadable alone: a cold instance's first health call loads this module, not the service's routes (functions/registry.ts). */
 // prettier-ignore

@@ -7,7 +7,7 @@ import type { Infer } from '../../shared/http/schemas';
 import { trimTrailingSlashes } from '../../shared/text';
 import { aiProviderName } from './ai/provider';
 import { op, type OrchestratorContext } from './context';
-import type * as s from './schemas';
+import type * as s from './health-schemas';
 import type { VisualClient } from './visual-client';
 import { checkLogSchema } from './workflow/schema-check';
 import { WORKFLOW_LOGGER_VERSION } from './workflow/workflow-logger';

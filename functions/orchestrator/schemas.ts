@@ -3,6 +3,8 @@ import { PAGING, anyObject, arr, bool, dateTime, int, nullable, num, obj, oneOfV
 import { HEALTH_STATUSES } from './admin/execution-view';
 import { TIMEFRAMES, type Timeframe } from './admin/time-windows';
 import { NAICS_SECTORS } from './report/industries';
+// The health route's schemas live apart, so a cold instance's first health call loads them without the rest of this module's imports.
+export { HEALTH_OR_SCHEMA, HEALTH_QUERY } from './health-schemas';
 import { CANCELLED as CANCELLED_PATTERN, ERROR_PATTERNS } from './workflow/error-classification';
 
 /**
@@ -86,10 +88,6 @@ export const EXECUTION_MESSAGE = {
 
 export const REPORT_BODY = { schema: REPORT_REQUEST, limit: 64 * 1024 };
 export const TRACKING_PARAM = obj({ trackingId: TRACKING_ID });
-export const HEALTH_QUERY = query({
-  schema: oneOfValues(['check'], { description: 'check: compare the log table with what the workflow logger writes (admin)' }),
-  skip: oneOfValues(['sql'], { description: 'sql: leave out the SQL check, so the probe does not wake a paused serverless database' }),
-});
 export const FAILURES_QUERY = query({ timeframe: oneOfValues(Object.keys(TIMEFRAMES) as Timeframe[], { default: '24h' }) });
 export const EXECUTIONS_QUERY = query({ limit: PAGING.limit, status: oneOfValues(EXECUTION_STATUS_FILTERS, { default: 'all' }), search: SEARCH });
 export const PROFILES_QUERY = query({ ...pagePaging(20), status: oneOfValues(EXECUTION_STATUS_FILTERS, { default: 'all' }), search: SEARCH });
@@ -159,7 +157,6 @@ export const REPORT_STATUS = obj({
   error: nullable(anyObject()),
   downloadLinks: arr(obj({ kind: str(), url: str(), fileName: str(), contentType: str(), expiresAt: dateTime() })),
 });
-export const HEALTH_OR_SCHEMA = obj({ service: str(), timestamp: dateTime() });
 export const LOGGER_TEST = obj({
   success: bool(),
   version: str(),

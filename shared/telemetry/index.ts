@@ -4,9 +4,10 @@
  *
  * Why not the `applicationinsights` SDK: loading it takes about 1.2 s (2,900 modules), most of a
  * cold start. This module loads nothing until `startTelemetry()`, and even then the OpenTelemetry
- * SDK loads on the next turn of the event loop, so the entry point stays light (an invocation that
- * arrives first waits for it, so none goes unrecorded), and the Azure Monitor exporter loads with
- * the first batch sent, seconds later, off the first request's path.
+ * SDK loads after the instance's first answer under the Functions host (the invocations before it
+ * keep their SQL dependencies and log lines for it, not their outgoing HTTP calls: runtime.ts
+ * `runEarly`), or with the first invocation without a host, which waits for it; the Azure Monitor
+ * exporter loads with the first batch sent, seconds later, off the first request's path.
  *
  * What is recorded, all in one operation per invocation (W3C trace context):
  * - requests: one per invocation. Under the Functions host the host records the request itself and

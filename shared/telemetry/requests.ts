@@ -2,7 +2,7 @@ import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/fu
 import type * as OtelApi from '@opentelemetry/api';
 import type { FunctionDefinition } from '../functions';
 import { withoutQuery } from '../text';
-import { telemetryRuntime, telemetryWanted } from './runtime';
+import { hostContext, runEarly, telemetryLoaded, telemetryRuntime, telemetryWanted } from './runtime';
 
 // ---- requests: function invocations ---------------------------------------------------------------
 
@@ -22,16 +22,14 @@ async function inOperation<T>(
   run: () => Promise<T>,
   httpStatus?: (result: T) => number,
 ): Promise<T> {
+  const host = context.traceContext?.traceParent;
+  const operation = host ? { traceParent: host, traceState: context.traceContext?.traceState ?? '' } : undefined;
+  // Under the host, an invocation never waits for the SDK to load (shared/telemetry/runtime.ts runEarly).
+  if (operation && !telemetryLoaded()) return runEarly(operation, run);
   const rt = await telemetryRuntime();
   if (!rt) return run();
   const { api } = rt;
-  const host = context.traceContext?.traceParent;
-  if (host) {
-    const extracted = api.propagation.extract(api.ROOT_CONTEXT, { traceparent: host, tracestate: context.traceContext?.traceState ?? '' });
-    const spanContext = api.trace.getSpanContext(extracted);
-    const parent = spanContext ? api.trace.setSpan(extracted, api.trace.wrapSpanContext(spanContext)) : extracted;
-    return api.context.with(parent, run);
-  }
+  if (operation) return api.context.with(hostContext(rt, operation), run);
   const { name, carrier, attributes } = describe();
   const parent = carrier ? api.propagation.extract(api.ROOT_CONTEXT, carrier) : api.ROOT_CONTEXT;
   const span = rt.tracer.startSpan(name, { kind: api.SpanKind.SERVER, attributes: { ...attributes, 'faas.execution': context.invocationId } }, parent);

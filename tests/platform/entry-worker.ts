@@ -1,7 +1,7 @@
 /**
  * Driven by entry.test.ts, in a fresh process: loads package.json `main` the way the Node worker
  * does (devhost/core-tools/core-api), runs the appStart hooks, invokes the HTTP functions named in
- * argv[2], and prints one line `RESULT {...}`: what was registered, which hooks, which service
+ * argv[2] (in the host's operation `traceParent` when one is given), and prints one line `RESULT {...}`: what was registered, which hooks, which service
  * folders and which npm packages were loaded at start-up and after the invocations (and whether a
  * vendored one came from node_modules instead of its bundle), and what the invocations answered.
  */
@@ -42,23 +42,31 @@ const fromBundles = () =>
   });
 const loadedPackages = () => [...new Set([...fromNodeModules(), ...fromBundles()])].sort();
 const VENDORED: string[] = Object.values(VENDOR_BUNDLES).flat();
+const vendoredFromNodeModules = () => [...new Set(fromNodeModules().filter((name) => VENDORED.includes(name)))];
 
 async function main() {
-  const invocations = JSON.parse(process.argv[2] ?? '[]') as { name: string; path: string }[];
+  const invocations = JSON.parse(process.argv[2] ?? '[]') as { name: string; path: string; traceParent?: string }[];
   const worker = new FunctionsWorker();
   await worker.startApp(PROJECT_ROOT);
   const loadedAtStart = loadedServices();
   const packagesAtStart = loadedPackages();
   const results = [];
-  for (const { name, path } of invocations) {
+  for (const { name, path, traceParent } of invocations) {
     // A pause between invocations: `{ name: 'wait', path: '<ms>' }`.
     if (name === 'wait') {
       await new Promise((resolve) => setTimeout(resolve, Number(path)));
-      results.push({ name, routesLoaded: routesLoaded() });
+      results.push({ name, routesLoaded: routesLoaded(), packages: loadedPackages(), vendoredFromNodeModules: vendoredFromNodeModules() });
+      continue;
+    }
+    // The host's shutdown (appTerminate: telemetry is flushed): `{ name: 'terminate', path: '' }`.
+    if (name === 'terminate') {
+      await worker.terminate();
+      results.push({ name });
       continue;
     }
     const result = await worker.invoke(name, {
       trigger: { http: { method: 'GET', url: `http://localhost:7071/${path}`, headers: {}, query: {}, params: {} } },
+      ...(traceParent ? { traceContext: { traceParent, traceState: '', attributes: {} } } : {}),
     });
     const http = result.returnValue?.http;
     const body = http?.body?.bytes ? Buffer.from(http.body.bytes).toString('utf8') : http?.body?.string;
@@ -68,6 +76,7 @@ async function main() {
       body: body ? JSON.parse(body) : undefined,
       error: (result.error as Error | undefined)?.message,
       routesLoaded: routesLoaded(),
+      packages: loadedPackages(),
     });
   }
   const report = {
@@ -78,7 +87,7 @@ async function main() {
     loadedAfter: loadedServices(),
     packagesAtStart,
     packagesAfter: loadedPackages(),
-    vendoredFromNodeModules: [...new Set(fromNodeModules().filter((name) => VENDORED.includes(name)))],
+    vendoredFromNodeModules: vendoredFromNodeModules(),
     results,
   };
   process.stdout.write(`RESULT ${JSON.stringify(report)}\n`, () => process.exit(0));

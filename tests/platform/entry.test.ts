@@ -5,9 +5,12 @@
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import zlib from 'node:zlib';
 import { startAzurite, type AzuriteHandle } from '../../devhost/azurite';
 import { PROJECT_ROOT } from '../../devhost/paths';
 import { generateDevSecrets } from '../../devhost/settings';
@@ -22,7 +25,40 @@ interface Report {
   packagesAtStart: string[];
   packagesAfter: string[];
   vendoredFromNodeModules: string[];
-  results: { name: string; status?: number; body?: any; error?: string; routesLoaded: string[] }[];
+  results: { name: string; status?: number; body?: any; error?: string; routesLoaded: string[]; packages: string[]; vendoredFromNodeModules?: string[] }[];
+}
+
+const TLS = path.join(PROJECT_ROOT, 'tests', 'fixtures', 'tls');
+
+interface Envelope {
+  tags: Record<string, string>;
+  data: { baseType: string; baseData: { name?: string; data?: string } };
+}
+
+/** Application Insights' ingestion endpoint, as tests/platform/telemetry.test.ts stands it in (HTTPS: the exporter speaks nothing else). */
+function startIngestion(): Promise<{ url: string; envelopes: Envelope[]; close(): Promise<void> }> {
+  const envelopes: Envelope[] = [];
+  const tls = { cert: fs.readFileSync(path.join(TLS, 'ingestion-cert.pem')), key: fs.readFileSync(path.join(TLS, 'ingestion-key.pem')) };
+  const server = https.createServer(tls, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      let body = Buffer.concat(chunks);
+      if (req.headers['content-encoding'] === 'gzip') body = zlib.gunzipSync(body);
+      const items = JSON.parse(body.toString('utf8')) as Envelope[];
+      envelopes.push(...items);
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ itemsReceived: items.length, itemsAccepted: items.length, errors: [] }));
+    });
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({
+        url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        envelopes,
+        close: () => new Promise((r) => server.close(() => r())),
+      }),
+    ),
+  );
 }
 
 let dir: string;
@@ -34,7 +70,10 @@ beforeAll(async () => {
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-async function loadEntry(env: Record<string, string>, invocations: { name: string; path: string }[] = []): Promise<{ report: Report; stderr: string }> {
+async function loadEntry(
+  env: Record<string, string>,
+  invocations: { name: string; path: string; traceParent?: string }[] = [],
+): Promise<{ report: Report; stderr: string }> {
   const { stdout, stderr } = await promisify(execFile)(process.execPath, [path.join(__dirname, 'entry-worker.js'), JSON.stringify(invocations)], {
     env: { PATH: process.env.PATH, ...secrets, DATA_DIR: path.join(dir, 'data'), LOG_LEVEL: 'info', AzureWebJobsStorage: 'UseDevelopmentStorage=true', ...env },
   });
@@ -175,19 +214,37 @@ describe('cold starts', () => {
     expect(report.vendoredFromNodeModules).toEqual([]);
   });
 
-  test('with Application Insights configured, the exporter loads with the first batch sent, not with the first request', async () => {
-    const { report } = await loadEntry(
-      {
-        SERVICES: 'identity',
-        AzureWebJobsStorage: azurite.connectionString,
-        APPLICATIONINSIGHTS_CONNECTION_STRING: 'InstrumentationKey=00000000-0000-4000-8000-000000000000;IngestionEndpoint=http://127.0.0.1:9/',
-      },
-      [{ name: 'identity-health', path: 'identity/health' }],
-    );
-    expect(report.results[0].status).toBe(200);
-    expect(report.packagesAfter).toEqual(expect.arrayContaining(['@opentelemetry/sdk-trace-base', '@opentelemetry/sdk-logs']));
-    expect(report.packagesAfter).not.toContain('@azure/monitor-opentelemetry-exporter');
-    expect(report.vendoredFromNodeModules).toEqual([]);
+  test("with Application Insights configured, the first answer does not wait for the OpenTelemetry SDK, which loads right after it and records that invocation's SQL as the host operation's child; the exporter loads with the first batch sent", async () => {
+    const ingestion = await startIngestion();
+    try {
+      const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+      const hostSpan = '00f067aa0ba902b7';
+      const { report } = await loadEntry(
+        {
+          SERVICES: 'identity',
+          AzureWebJobsStorage: azurite.connectionString,
+          APPLICATIONINSIGHTS_CONNECTION_STRING: `InstrumentationKey=00000000-0000-4000-8000-000000000000;IngestionEndpoint=${ingestion.url}/`,
+          NODE_EXTRA_CA_CERTS: path.join(TLS, 'ingestion-cert.pem'),
+        },
+        [
+          { name: 'identity-health', path: 'identity/health', traceParent: `00-${traceId}-${hostSpan}-01` },
+          { name: 'wait', path: '100' },
+          { name: 'terminate', path: '' },
+        ],
+      );
+      expect(report.results[0].status).toBe(200);
+      expect(report.results[0].packages).not.toContain('@opentelemetry/sdk-trace-base');
+      expect(report.results[1].packages).toEqual(expect.arrayContaining(['@opentelemetry/sdk-trace-base', '@opentelemetry/sdk-logs']));
+      expect(report.results[1].packages).not.toContain('@azure/monitor-opentelemetry-exporter');
+      // (The exporter, loaded by the flush at shutdown, brings its own OpenTelemetry copies from node_modules.)
+      expect(report.results[1].vendoredFromNodeModules).toEqual([]);
+      // The health call's `select 1`, run before the SDK loaded, is recorded in the host's operation, under the host's span.
+      const sql = ingestion.envelopes.filter((e) => e.data.baseType === 'RemoteDependencyData' && /select 1/i.test(e.data.baseData.data ?? ''));
+      expect(sql).toHaveLength(1);
+      expect(sql[0].tags).toMatchObject({ 'ai.operation.id': traceId, 'ai.operation.parentId': hostSpan });
+    } finally {
+      await ingestion.close();
+    }
   });
 });
 
