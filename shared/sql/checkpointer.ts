@@ -8,13 +8,26 @@ import { workerData } from 'node:worker_threads';
  */
 const { file, intervalMs } = workerData as { file: string; intervalMs: number };
 const Database = require('better-sqlite3') as typeof import('better-sqlite3');
-const database = new Database(file);
-database.pragma('busy_timeout = 1000');
 
-setInterval(() => {
+// The thread starts a little after its connection opened (createSqlite): a database removed in
+// between (a test's temporary directory) leaves nothing to checkpoint, and the thread ends quietly
+// rather than failing its host. It never creates the file: only the connection that owns it does.
+function open(): import('better-sqlite3').Database | undefined {
   try {
-    database.pragma('wal_checkpoint(PASSIVE)');
+    return new Database(file, { fileMustExist: true });
   } catch {
-    // Busy or briefly locked: the next round copies what this one could not.
+    return undefined;
   }
-}, intervalMs);
+}
+
+const database = open();
+if (database) {
+  database.pragma('busy_timeout = 1000');
+  setInterval(() => {
+    try {
+      database.pragma('wal_checkpoint(PASSIVE)');
+    } catch {
+      // Busy or briefly locked: the next round copies what this one could not.
+    }
+  }, intervalMs);
+}
