@@ -2,7 +2,8 @@ import type { Config, ServiceName } from './config';
 import type { ContextFactory, ServiceContext } from './context';
 import { opsFor, PUBLIC, routes, type RoutedFunction } from './http/route';
 import { HEALTH, HEALTH_QUERY } from './http/schemas';
-import { currentTime } from './platform';
+import { currentTime, type Platform } from './platform';
+import { pingSqlite } from './sql/db';
 import type { AnyKysely } from './sql/dialect';
 import type { Storage } from './storage';
 
@@ -43,12 +44,20 @@ export async function check(run: () => Promise<string | void>, timeoutMs = 3000)
   }
 }
 
-/** The database answers: the context's when one is handed in, else the platform in force's (for services not converted yet). */
-export const checkSql = (ctx: { readonly db: AnyKysely; readonly config: Config }) =>
+/**
+ * The database answers. On SQLite the platform's connection runs `select 1` alone, without the
+ * query builder (a cold start's first health call would load it for nothing); on Azure SQL the
+ * context's pool does (tedious, which the query needs anyway, costs far more than Kysely).
+ */
+export const checkSql = (ctx: { readonly db: AnyKysely; readonly platform: Platform; readonly config: Config }) =>
   check(async () => {
+    if (!ctx.config.SQL_SERVER) {
+      pingSqlite(ctx.platform);
+      return 'SQLite';
+    }
     const { sql } = require('./sql/dialect') as typeof import('./sql/dialect');
     await sql`select 1 as ok`.execute(ctx.db);
-    return ctx.config.SQL_SERVER ? `Azure SQL ${ctx.config.SQL_SERVER}` : 'SQLite';
+    return `Azure SQL ${ctx.config.SQL_SERVER}`;
   });
 
 /**

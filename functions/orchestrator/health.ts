@@ -9,7 +9,6 @@ import { aiProviderName } from './ai/provider';
 import { op, type OrchestratorContext } from './context';
 import type * as s from './health-schemas';
 import type { VisualClient } from './visual-client';
-import { checkLogSchema } from './workflow/schema-check';
 import { WORKFLOW_LOGGER_VERSION } from './workflow/workflow-logger';
 
 /**
@@ -92,6 +91,9 @@ export const health = op<LiveUser | undefined, unknown, Infer<typeof s.HEALTH_QU
   "Health of the orchestrator and its dependencies; with schema=check, the log table's schema against the workflow logger",
   async ({ query, ctx }) => {
     if (query.schema === 'check') {
+      // Loaded with the first schema check: it needs the query builder, which a plain health call
+      // on SQLite never loads (a cold start's first probe).
+      const { checkLogSchema } = require('./workflow/schema-check') as typeof import('./workflow/schema-check');
       const result = await checkLogSchema(ctx.db);
       return json(200, { service: 'orchestrator', workflowLoggerVersion: WORKFLOW_LOGGER_VERSION, timestamp: ctx.now().toISOString(), ...result });
     }

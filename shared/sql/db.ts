@@ -1,15 +1,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { Driver, Kysely, LogEvent, Migration, MigrationResultSet, SqliteDatabase } from 'kysely';
+import type { Dialect, Driver, Kysely, LogEvent, Migration, MigrationResultSet, SqliteDatabase } from 'kysely';
 import { azureCredential } from '../azure-credential';
 import { config, type Config } from '../config';
 import { currentPlatform, member, type Platform } from '../platform';
 import { sqlDependencyLogger } from '../telemetry';
 import { vendored } from '../vendor';
-import { sql, type AnyKysely } from './dialect';
+import type { AnyKysely } from './dialect';
 
-const kysely = vendored('kysely');
+/** Kysely, loaded with the first handle made: a health ping on SQLite needs none (pingSqlite). */
+const kysely = () => vendored('kysely');
 
 export function sqliteFile(cfg: Config = config()): string {
   return path.resolve(cfg.DATA_DIR, 'platform.sqlite');
@@ -39,7 +40,7 @@ export function watchSql(platform: Platform, watcher: (activity: SqlActivity) =>
 }
 
 /** Kysely's log hook: the telemetry dependency (when Application Insights is on) and the platform's watchers. */
-function queryLog(platform: Platform, telemetry: ((event: LogEvent) => void) | undefined): (event: LogEvent) => void {
+function queryLog(platform: Platform, telemetry: ((event: QueryEvent) => void) | undefined): (event: QueryEvent) => void {
   const watchers = platform.get(SQL_WATCHERS);
   return (event) => {
     telemetry?.(event);
@@ -47,13 +48,18 @@ function queryLog(platform: Platform, telemetry: ((event: LogEvent) => void) | u
   };
 }
 
-function createSqlite(
-  platform: Platform,
-  cfg: Config,
-  migrations: () => Migrations,
-  names: readonly string[] | undefined,
-  migrated: (result: MigrationResultSet) => void,
-): AnyKysely {
+/** The platform's SQLite file, open: its statement cache (whose `close` the connection keeps), its query log, and how to close it. */
+interface SqliteConnection {
+  /** Prepares through the statement cache; closing it releases the platform's connection. */
+  readonly database: SqliteDatabase;
+  readonly log: (event: QueryEvent) => void;
+  close(): void;
+}
+
+/** What the query log is told of one statement: Kysely's log event, or a ping's. */
+type QueryEvent = Pick<LogEvent, 'level' | 'queryDurationMillis'> & { readonly query: { readonly sql: string }; readonly error?: unknown };
+
+function openSqlite(platform: Platform, cfg: Config): SqliteConnection {
   // Loaded lazily: SQLite is for laptops and tests, and the native module is a development
   // dependency that the deployment package leaves out (scripts/deploy-package.ts).
   let Database: typeof import('better-sqlite3');
@@ -63,6 +69,7 @@ function createSqlite(
     if ((error as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw error;
     throw new Error('SQL_SERVER is not set, and SQLite (better-sqlite3, a development dependency) is not installed: in Azure set SQL_SERVER and SQL_DATABASE; on a laptop run npm ci');
   }
+  for (const watcher of platform.get(SQL_WATCHERS)) watcher({ kind: 'open' });
   const file = sqliteFile(cfg);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const database = new Database(file);
@@ -84,19 +91,49 @@ function createSqlite(
     checkpointer = new Worker(path.join(__dirname, 'checkpointer.js'), { workerData: { file, intervalMs: CHECKPOINT_INTERVAL_MS } });
     checkpointer.unref();
   }, CHECKPOINT_INTERVAL_MS).unref();
-  const close = () => {
-    clearTimeout(starting);
-    void checkpointer?.terminate();
-    database.close();
+  return {
+    // Kysely closes the database it is handed when destroyed: that releases the platform's
+    // connection (closing the file), and the next use, Kysely's or a ping's, opens it again.
+    database: withStatementCache(database, () => void platform.release(SQLITE)),
+    log: queryLog(platform, sqlDependencyLogger('sqlite', 'localhost', path.basename(file))),
+    close() {
+      clearTimeout(starting);
+      void checkpointer?.terminate();
+      database.close();
+    },
   };
-  const cached = withStatementCache(database, close);
-  return new kysely.Kysely<unknown>({ dialect: new SelfMigratingSqliteDialect(cached, migrations, names, migrated), log: queryLog(platform, sqlDependencyLogger('sqlite', 'localhost', path.basename(file))) });
+}
+
+/** The platform's SQLite connection, opened on first use (by Kysely's handle or a health ping) and closed with the platform. */
+const SQLITE = member('sqlite connection', (platform) => openSqlite(platform, platform.config), (connection) => connection.close());
+
+function createSqlite(platform: Platform, migrations: () => Migrations, names: readonly string[] | undefined, migrated: (result: MigrationResultSet) => void): AnyKysely {
+  const connection = platform.get(SQLITE);
+  return new (kysely().Kysely)<unknown>({ dialect: selfMigratingDialect(connection.database, migrations, names, migrated), log: connection.log });
+}
+
+/**
+ * Runs `select 1` on the platform's SQLite connection alone, for the health check: the query
+ * builder (Kysely, about 9 ms of a cold start's first health call) is not loaded for it, nor the
+ * migrations applied. The query log hears of it as of any statement (telemetry, the SQL watchers).
+ */
+export function pingSqlite(platform: Platform): void {
+  const connection = platform.get(SQLITE);
+  const query = { sql: 'select 1 as ok' };
+  const started = performance.now();
+  try {
+    connection.database.prepare(query.sql).all([]);
+  } catch (error) {
+    connection.log({ level: 'error', query, queryDurationMillis: performance.now() - started, error });
+    throw error;
+  }
+  connection.log({ level: 'query', query, queryDurationMillis: performance.now() - started });
 }
 
 /** A Kysely handle over a SQLite database opened by the caller (migrations, tests and benches that open their own file). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Kysely's idiom for a database of any tables
 export function sqliteKysely<DB = any>(database: SqliteDatabase): Kysely<DB> {
-  return new kysely.Kysely<DB>({ dialect: new kysely.SqliteDialect({ database }) });
+  return new (kysely().Kysely)<DB>({ dialect: new (kysely().SqliteDialect)({ database }) });
 }
 
 /**
@@ -105,28 +142,22 @@ export function sqliteKysely<DB = any>(database: SqliteDatabase): Kysely<DB> {
  * initialisation applies the migration history. Azure SQL keeps migrations as a deployment step
  * (npm run migrate), run once by whoever deploys rather than by every scaled-out instance.
  */
-class SelfMigratingSqliteDialect extends kysely.SqliteDialect {
-  constructor(
-    private readonly database: SqliteDatabase,
-    private readonly migrations: () => Migrations,
-    private readonly names: readonly string[] | undefined,
-    private readonly migrated: (result: MigrationResultSet) => void,
-  ) {
-    super({ database });
-  }
-
-  createDriver(): Driver {
-    const driver = super.createDriver();
+function selfMigratingDialect(database: SqliteDatabase, migrations: () => Migrations, names: readonly string[] | undefined, migrated: (result: MigrationResultSet) => void): Dialect {
+  const dialect = new (kysely().SqliteDialect)({ database });
+  const createDriver = dialect.createDriver.bind(dialect);
+  dialect.createDriver = (): Driver => {
+    const driver = createDriver();
     const init = driver.init.bind(driver);
     driver.init = async () => {
       await init();
       // Already up to date (every open but the first): nothing to load, nothing to apply.
-      if (this.names && recordsExactly(this.database, this.names)) return this.migrated({ results: [] });
+      if (names && recordsExactly(database, names)) return migrated({ results: [] });
       // A second Kysely over the same connection, never destroyed (that would close the database).
-      this.migrated(await runMigrations(sqliteKysely(this.database), this.migrations()));
+      migrated(await runMigrations(sqliteKysely(database), migrations()));
     };
     return driver;
-  }
+  };
+  return dialect;
 }
 
 /**
@@ -181,9 +212,9 @@ function createMssql(platform: Platform, cfg: Config): AnyKysely {
           type: 'token-credential' as const,
           options: { credential: azureCredential() },
         };
-  return new kysely.Kysely<unknown>({
+  return new (kysely().Kysely)<unknown>({
     log: queryLog(platform, sqlDependencyLogger('mssql', cfg.SQL_SERVER!, cfg.SQL_DATABASE ?? '')),
-    dialect: new kysely.MssqlDialect({
+    dialect: new (kysely().MssqlDialect)({
       tarn: { ...tarn, options: { min: 0, max: cfg.SQL_POOL_MAX, idleTimeoutMillis: 30_000 } },
       tedious: {
         ...tedious,
@@ -206,16 +237,11 @@ export function db(): AnyKysely {
 export const DATABASE = member(
   'database',
   (platform): AnyKysely => {
+    if (!platform.config.SQL_SERVER) {
+      return createSqlite(platform, () => platform.migrations, platform.migrationNames, (result) => (platform.get(SELF_MIGRATION).result = result));
+    }
     for (const watcher of platform.get(SQL_WATCHERS)) watcher({ kind: 'open' });
-    return platform.config.SQL_SERVER
-      ? createMssql(platform, platform.config)
-      : createSqlite(
-          platform,
-          platform.config,
-          () => platform.migrations,
-          platform.migrationNames,
-          (result) => (platform.get(SELF_MIGRATION).result = result),
-        );
+    return createMssql(platform, platform.config);
   },
   (database) => database.destroy(),
 );
@@ -223,6 +249,7 @@ export const DATABASE = member(
 /** Closes the platform's database now (a command's last step; a dev host's platform closes it on stop). */
 export async function closeDb(): Promise<void> {
   await currentPlatform().release(DATABASE);
+  await currentPlatform().release(SQLITE);
 }
 
 /** What the embedded database's own migration applied, until someone asks (npm run migrate prints it). */
@@ -235,6 +262,7 @@ const SELF_MIGRATION = member('embedded migration report', () => ({}) as { resul
  */
 export async function migrateToLatest(database?: AnyKysely, migrations?: Migrations): Promise<MigrationResultSet> {
   if (database || config().SQL_SERVER) return runMigrations(database ?? db(), migrations ?? currentPlatform().migrations);
+  const { sql } = require('./dialect') as typeof import('./dialect');
   await sql`select 1 as ok`.execute(db());
   const held = currentPlatform().get(SELF_MIGRATION);
   const result = held.result ?? { results: [] };
@@ -245,7 +273,7 @@ export async function migrateToLatest(database?: AnyKysely, migrations?: Migrati
 async function runMigrations(database: AnyKysely, migrations: Migrations): Promise<MigrationResultSet> {
   // Names compare by code unit ('001_x' < '002_y'), the order localeCompare (Kysely's default) gives
   // them too; its first call builds an ICU collator, about 5 ms of every cold start on SQLite.
-  const migrator = new kysely.Migrator({
+  const migrator = new (kysely().Migrator)({
     db: database,
     provider: { getMigrations: async () => migrations },
     nameComparator: (a, b) => (a < b ? -1 : a > b ? 1 : 0),

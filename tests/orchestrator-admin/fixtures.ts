@@ -2,7 +2,7 @@ import type { Insertable } from 'kysely';
 import type { ExecutionsTable, ProcessingLogExtension, ProcessingLogTable } from '../../functions/orchestrator/db/tables';
 import { ROLLUP_TABLES } from '../../functions/orchestrator/db/rollups';
 import { countCompanyExecution, countExecution } from '../../functions/orchestrator/rollups/write';
-import { insertLogRows } from '../../functions/orchestrator/workflow/log-writer';
+import { insertLogRows } from '../../functions/orchestrator/workflow/log-rows';
 
 type ExecutionInsert = Required<Insertable<ExecutionsTable>>;
 import { startTestHost, type TestHost } from '../helpers/host';

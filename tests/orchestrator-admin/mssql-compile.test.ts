@@ -100,7 +100,7 @@ async function keepRollups() {
     error_pattern: 'AI_SERVICE',
     error_source: 'AI_SERVICE',
   };
-  await require('../../functions/orchestrator/workflow/log-writer').insertLogRows(database, [row], new Date());
+  await require('../../functions/orchestrator/workflow/log-rows').insertLogRows(database, [row], new Date());
   await executions.deleteExecution(ctx, 'trk_1');
 }
 

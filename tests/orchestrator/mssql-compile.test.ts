@@ -94,7 +94,16 @@ const paths: [string, string[], () => Promise<unknown>][] = [
       expect(page.reports).toHaveLength(1);
     },
   ],
-  ['the health probe', ['select'], async () => expect(await require('../../shared/health').checkSql(ctx())).toMatchObject({ ok: true })],
+  // On Azure SQL the probe goes through the pool (on SQLite it pings the connection alone).
+  [
+    'the health probe',
+    ['select'],
+    async () => {
+      const { platform, config } = ctx();
+      const azureSql = { db: recorded, platform, config: { ...config, SQL_SERVER: 'sql-test.database.windows.net' } };
+      expect(await require('../../shared/health').checkSql(azureSql)).toMatchObject({ ok: true, detail: 'Azure SQL sql-test.database.windows.net' });
+    },
+  ],
 ];
 
 describeWithTsql('orchestrator workflow statements for Azure SQL', (tsql) => {

@@ -129,10 +129,11 @@ describe('cold starts', () => {
   afterAll(() => azurite.stop());
 
   test.each([
+    // On SQLite the health's `select 1` runs on the connection alone (shared/sql/db.ts pingSqlite): no query builder.
     [
       'identity',
-      ['kysely'],
       [
+        'kysely',
         '@azure/storage-blob',
         '@azure/data-tables',
         '@azure/communication-email',
@@ -148,9 +149,9 @@ describe('cold starts', () => {
     ],
     [
       'payment',
-      ['kysely'],
       // Its Table probe is one request without the SDK (shared/storage-rest.ts).
       [
+        'kysely',
         '@azure/storage-blob',
         '@azure/data-tables',
         'nodemailer',
@@ -167,8 +168,8 @@ describe('cold starts', () => {
     // Its health takes a query (`schema=check`, `skip=sql`), but a plain call has none to validate: ajv waits, and jose for the admin check.
     [
       'orchestrator',
-      ['kysely'],
       [
+        'kysely',
         '@azure/storage-blob',
         '@azure/data-tables',
         'pdfkit',
@@ -185,7 +186,6 @@ describe('cold starts', () => {
     ],
     [
       'visual',
-      [],
       [
         '@azure/storage-blob',
         '@azure/data-tables',
@@ -201,7 +201,7 @@ describe('cold starts', () => {
         'ajv',
       ],
     ],
-  ])('a cold %s loads only what its first health call needs', async (service, loaded, notLoaded) => {
+  ])('a cold %s loads only what its first health call needs', async (service, notLoaded) => {
     const { report } = await loadEntry({ SERVICES: service, AzureWebJobsStorage: azurite.connectionString }, [
       { name: `${service}-health`, path: `${service}/health` },
     ]);
@@ -210,7 +210,6 @@ describe('cold starts', () => {
     expect(report.packagesAtStart).toEqual(['@azure/functions', '@azure/functions-extensions-base', 'cookie']);
     expect(report.packagesAfter.filter((name) => notLoaded.includes(name))).toEqual([]);
     // What it does load of the libraries we bundle (shared/vendor.ts) comes from the bundles.
-    expect(report.packagesAfter).toEqual(expect.arrayContaining(loaded));
     expect(report.vendoredFromNodeModules).toEqual([]);
   });
 

@@ -12,7 +12,7 @@ import { MIGRATIONS } from '../../functions/migrations';
 import { SETTINGS } from '../../functions/settings';
 import { Platform, runInPlatform } from '../../shared/platform';
 import { sql } from '../../shared/sql/dialect';
-import { migrateToLatest } from '../../shared/sql/db';
+import { DATABASE, migrateToLatest, pingSqlite, watchSql, type SqlActivity } from '../../shared/sql/db';
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })));
@@ -60,4 +60,35 @@ test('a step the database has not recorded is applied (the history loads); one i
   expect(await open(dir, { ...MIGRATIONS, '999_probe': next }, [...MIGRATION_NAMES, '999_probe'])).toEqual({ loads: 0, applied: [] });
   // The history without 999_probe, on a database that ran it: Kysely's migrator refuses, as before.
   await expect(open(dir)).rejects.toThrow(/999_probe/);
+});
+
+test('the health ping answers on the connection alone: no migration, told to the watchers; the query builder opened later shares the connection', async () => {
+  const dir = dataDir();
+  let loads = 0;
+  const platform = new Platform({ DATA_DIR: dir }, undefined, {
+    settings: SETTINGS,
+    requireFor: [],
+    migrations: () => {
+      loads++;
+      return MIGRATIONS;
+    },
+    migrationNames: MIGRATION_NAMES,
+  });
+  const activity: SqlActivity[] = [];
+  watchSql(platform, (a) => activity.push(a));
+  try {
+    pingSqlite(platform);
+    expect(activity).toEqual([{ kind: 'open' }, { kind: 'query', sql: 'select 1 as ok', failed: false }]);
+    expect(loads).toBe(0);
+    // Kysely's first query migrates over the same connection: no second open.
+    const applied = await runInPlatform(platform, () => migrateToLatest());
+    expect(applied.results).toHaveLength(MIGRATION_NAMES.length);
+    expect(activity.filter((a) => a.kind === 'open')).toHaveLength(1);
+    // Destroying the handle closes the file; the next ping opens it again.
+    await platform.get(DATABASE).destroy();
+    pingSqlite(platform);
+    expect(activity.filter((a) => a.kind === 'open')).toHaveLength(2);
+  } finally {
+    await platform.close();
+  }
 });

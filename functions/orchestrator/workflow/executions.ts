@@ -7,7 +7,7 @@ import type { ReportAsset } from '../report/report-store';
 import { countCompanyExecution, countExecution, followLatestStatus, uncountCompanyExecution } from '../rollups/write';
 import { CANCELLED, classifyError, type Classification } from './error-classification';
 import { recordReportFinished } from '../notify/events';
-import { insertLogRows } from './log-writer';
+import { insertLogRows } from './log-rows';
 import type { Step } from './stages';
 import { cancelMessage, type CancelledBy } from './cancel-words';
 

@@ -1,27 +1,8 @@
 import type { LogRow, OrchestratorTables } from '../db/tables';
 import type { Kysely } from 'kysely';
 import { createLogger, type Logger } from '../../../shared/logging';
-import { isMssql } from '../../../shared/sql/dialect';
-import { countLogRows } from '../rollups/write';
 import type { Clock } from '../../../shared/platform';
 import { classifyError, messageOf } from './error-classification';
-
-/**
- * Inserts log rows with as few statements as each dialect's parameter limit allows, and counts
- * them into the dashboards' rollups. Call it inside a transaction, so rows and rollups commit
- * together. A row without a timestamp gets the writer's time `now` (its rollup hour must be known).
- */
-export async function insertLogRows(database: Kysely<OrchestratorTables>, rows: LogRow[], now: Date): Promise<void> {
-  const stamped = rows.map((row) => (row.timestamp ? row : { ...row, timestamp: now.toISOString() }));
-  // Azure SQL allows 2,100 parameters per statement (13 columns a row); SQLite 32,766.
-  const chunk = isMssql(database) ? 150 : 2000;
-  for (let i = 0; i < stamped.length; i += chunk)
-    await database
-      .insertInto('orchestrator_processing_log')
-      .values(stamped.slice(i, i + chunk))
-      .execute();
-  await countLogRows(database, stamped);
-}
 
 export interface LogWriterOptions {
   /** The database, resolved at each flush so a host restart or a test can point it elsewhere. */
@@ -47,6 +28,12 @@ export interface LogWriterStats {
 }
 
 const MAX_BACKOFF_MS = 30_000;
+
+/**
+ * The SQL side, loaded with the first flush: the writer is made by the health check too (it reads
+ * the writer's counts), which on a cold start's first probe loads no query builder.
+ */
+const logRows = () => require('./log-rows') as typeof import('./log-rows');
 
 /**
  * Writes workflow log rows in batches off the workflow's path. `add` only appends to memory; a
@@ -127,7 +114,7 @@ export class LogWriter {
     await this.options
       .database()
       .transaction()
-      .execute((trx) => insertLogRows(trx, rows, this.options.clock.now()));
+      .execute((trx) => logRows().insertLogRows(trx, rows, this.options.clock.now()));
   }
 
   /** Whether the log table was found missing recently: rows are then not written, only the console lines. */
