@@ -6,7 +6,7 @@ import { leaveProcessPlatform, Platform, runInPlatform, setProcessPlatform, type
 import { inPlatform, type FunctionDefinition, type HttpFunction, type QueueFunction, type TimerFunction } from '../shared/functions';
 import { createLogger } from '../shared/logging';
 import { migrateToLatest, sqliteFile } from '../shared/sql/db';
-import { dataStorageConnection } from '../shared/storage-rest';
+import { dataStorageConnection } from '../shared/storage-account';
 import { instrument, startTelemetry, stopTelemetry, telemetryReady } from '../shared/telemetry';
 import { developmentStorageConnectionString, isDevelopmentStorage, probeStoragePorts, startAzurite, WELL_KNOWN_PORTS, type AzuriteHandle } from './azurite';
 import { buildRouteTable, createHttpServer } from './http-server';

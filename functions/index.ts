@@ -12,7 +12,7 @@ import { app } from '@azure/functions';
 import { Platform, runInPlatform } from '../shared/platform';
 import { httpRegistration, inPlatform, type FunctionDefinition } from '../shared/functions';
 import { instrument, startTelemetry, stopTelemetry, telemetryWanted } from '../shared/telemetry';
-import { dataStorageConnection } from '../shared/storage-rest';
+import { dataStorageConnection } from '../shared/storage-account';
 import { MIGRATION_NAMES } from './migration-names';
 import { serveServices } from './registry';
 import { SETTINGS, type AppConfig } from './settings';

@@ -1,8 +1,7 @@
 import { createHmac } from 'node:crypto';
-import http from 'node:http';
-import https from 'node:https';
+import type { Agent } from 'node:http';
 import { CREDENTIAL } from './azure-credential';
-import { ConfigError, type Config } from './config';
+import { storageAccount, type StorageAccount, type StorageService } from './storage-account';
 import { member, SYSTEM_CLOCK, type Platform } from './platform';
 
 /**
@@ -11,7 +10,7 @@ import { member, SYSTEM_CLOCK, type Platform } from './platform';
  * (about 85 ms to load the Blob SDK on a cold start here, 17 ms the Table SDK, then a pipeline of
  * policies and an XML parser per call) still do every other call.
  *
- * The account is the platform's data account (dataStorage below), read as the SDKs read it: a
+ * The account is the platform's data account (storage-account.ts), read as the SDKs read it: a
  * connection string with an account key (Azurite's, or a storage account's: every request signed
  * with Shared Key, one HMAC-SHA256 with the key decoded once), a connection string with a SAS
  * (appended to every request), `UseDevelopmentStorage=true`; or, without one, an account name and
@@ -19,96 +18,10 @@ import { member, SYSTEM_CLOCK, type Platform } from './platform';
  * The request's date and the token's validity are Storage's business, on Storage's clock: they are
  * read from the system clock (SYSTEM_CLOCK), never the platform's, which a test may have moved.
  */
-export type StorageService = 'blob' | 'queue' | 'table';
-
-export interface StorageAccount {
-  name: string;
-  endpoints: Record<StorageService, URL>;
-  key?: Buffer;
-  sas?: string;
-}
 
 /** The REST versions sent: ones Azure and Azurite 3.x both accept. */
 export const BLOB_VERSION = '2025-01-05';
 export const TABLE_VERSION = '2019-02-02';
-
-const DEV_ACCOUNT = 'devstoreaccount1';
-const DEV_KEY = 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
-const DEV_PORTS: Record<StorageService, number> = { blob: 10000, queue: 10001, table: 10002 };
-
-/**
- * The platform's data account (chart cache, reports, the report queue, the tables), as settings of
- * one connection: PLATFORM_STORAGE (a connection string) or PLATFORM_STORAGE__accountName (the
- * managed identity), the form the app settings have in Azure, where each app's AzureWebJobsStorage
- * is its own host account. When neither is set (locally: npm start, the tests, Core Tools with
- * Azurite), the account of AzureWebJobsStorage, in the same two forms: one account holds both.
- * `connection` is the setting's name, which the Functions host reads for the queue trigger.
- */
-export function dataStorage(cfg: Config): { connection: 'PLATFORM_STORAGE' | 'AzureWebJobsStorage'; connectionString?: string; name?: string } {
-  const own = cfg.PLATFORM_STORAGE?.trim();
-  if (own) return { connection: 'PLATFORM_STORAGE', connectionString: own };
-  // queueServiceUri alone (the host's form) names the account too: its host's first label.
-  const fromUri = cfg.PLATFORM_STORAGE__queueServiceUri ? new URL(cfg.PLATFORM_STORAGE__queueServiceUri).hostname.split('.')[0] : undefined;
-  if (cfg.PLATFORM_STORAGE__accountName || fromUri) return { connection: 'PLATFORM_STORAGE', name: cfg.PLATFORM_STORAGE__accountName || fromUri };
-  const host = cfg.AzureWebJobsStorage?.trim();
-  if (host) return { connection: 'AzureWebJobsStorage', connectionString: host };
-  if (cfg.AzureWebJobsStorage__accountName) return { connection: 'AzureWebJobsStorage', name: cfg.AzureWebJobsStorage__accountName };
-  throw new ConfigError([
-    'PLATFORM_STORAGE: missing, and no AzureWebJobsStorage to fall back on (set a connection string, or PLATFORM_STORAGE__accountName for managed identity)',
-  ]);
-}
-
-/**
- * The name of the data account's connection, for the Functions host (the report queue trigger's
- * `connection`): PLATFORM_STORAGE when any of its settings is set, else AzureWebJobsStorage. Never
- * throws: a missing account is reported when storage is first used, not at registration.
- */
-export function dataStorageConnection(cfg: Config): 'PLATFORM_STORAGE' | 'AzureWebJobsStorage' {
-  return cfg.PLATFORM_STORAGE?.trim() || cfg.PLATFORM_STORAGE__accountName || cfg.PLATFORM_STORAGE__queueServiceUri
-    ? 'PLATFORM_STORAGE'
-    : 'AzureWebJobsStorage';
-}
-
-/** The platform's data account (dataStorage; throws ConfigError when no setting names one). */
-export function storageAccount(cfg: Config): StorageAccount {
-  const { connectionString: connection, name: accountName } = dataStorage(cfg);
-  if (!connection) {
-    const name = accountName!;
-    return { name, endpoints: endpointsOf(name, 'https', 'core.windows.net') };
-  }
-  if (/^UseDevelopmentStorage=true;?$/i.test(connection)) {
-    const endpoints = Object.fromEntries(
-      (Object.keys(DEV_PORTS) as StorageService[]).map((service) => [service, new URL(`http://127.0.0.1:${DEV_PORTS[service]}/${DEV_ACCOUNT}`)]),
-    ) as Record<StorageService, URL>;
-    return { name: DEV_ACCOUNT, endpoints, key: Buffer.from(DEV_KEY, 'base64') };
-  }
-  const parts = new Map<string, string>();
-  for (const part of connection.split(';')) {
-    const at = part.indexOf('=');
-    if (at > 0) parts.set(part.slice(0, at).trim().toLowerCase(), part.slice(at + 1).trim());
-  }
-  const explicit = (service: StorageService) => parts.get(`${service}endpoint`);
-  const name = parts.get('accountname') ?? nameOf(new URL(explicit('blob') ?? explicit('table') ?? explicit('queue') ?? 'http://unknown'));
-  const defaults = endpointsOf(name, parts.get('defaultendpointsprotocol') ?? 'https', parts.get('endpointsuffix') ?? 'core.windows.net');
-  const endpoints = Object.fromEntries(
-    (Object.keys(defaults) as StorageService[]).map((service) => [service, explicit(service) ? new URL(explicit(service)!) : defaults[service]]),
-  ) as Record<StorageService, URL>;
-  const key = parts.get('accountkey');
-  const sas = parts.get('sharedaccesssignature')?.replace(/^\?/, '');
-  return { name, endpoints, ...(key ? { key: Buffer.from(key, 'base64') } : {}), ...(sas ? { sas } : {}) };
-}
-
-/** An account's name from its endpoint: the host's first label (Azure), or the path's first segment (Azurite's path-style URLs). */
-const nameOf = (endpoint: URL) =>
-  (/^\d+\.\d+\.\d+\.\d+$|^localhost$/.test(endpoint.hostname) ? endpoint.pathname.split('/')[1] : endpoint.hostname.split('.')[0]) ?? '';
-
-function endpointsOf(name: string, protocol: string, suffix: string): Record<StorageService, URL> {
-  return {
-    blob: new URL(`${protocol}://${name}.blob.${suffix}`),
-    queue: new URL(`${protocol}://${name}.queue.${suffix}`),
-    table: new URL(`${protocol}://${name}.table.${suffix}`),
-  };
-}
 
 /**
  * The Blob (and Queue) service's Shared Key string to sign: the standard headers the request may
@@ -210,14 +123,20 @@ export const STORAGE_REST = member(
   (rest) => rest.close(),
 );
 
+/**
+ * Node's client for the endpoint's scheme, loaded with its first request: Azure's endpoints are
+ * https, Azurite's http, and the other module (TLS for https, about 1 ms) would load for nothing.
+ */
+const clientFor = (protocol: string): typeof import('node:http') => (protocol === 'https:' ? require('node:https') : require('node:http'));
+
 function storageRest(platform: Platform): StorageRest {
   const account = storageAccount(platform.config);
-  const agents = new Map<string, http.Agent>();
+  const agents = new Map<string, Agent>();
   const agentFor = (protocol: string) => {
     let agent = agents.get(protocol);
     if (!agent) {
       const options = { keepAlive: true, keepAliveMsecs: 1_000, maxSockets: 64, timeout: TIMEOUT_MS };
-      agent = protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
+      agent = new (clientFor(protocol).Agent)(options);
       agents.set(protocol, agent);
     }
     return agent;
@@ -241,7 +160,7 @@ function storageRest(platform: Platform): StorageRest {
 
   const exchange = (url: URL, method: string, headers: Record<string, string>, body: Uint8Array | undefined, retried = false): Promise<StorageAnswer> =>
     new Promise<StorageAnswer>((resolve, reject) => {
-      const req = (url.protocol === 'https:' ? https : http).request(url, { method, headers, agent: agentFor(url.protocol), timeout: TIMEOUT_MS }, (res) => {
+      const req = clientFor(url.protocol).request(url, { method, headers, agent: agentFor(url.protocol), timeout: TIMEOUT_MS }, (res) => {
         const errorCode = res.headers['x-ms-error-code'];
         const ok = (res.statusCode ?? 0) < 300;
         const chunks: Buffer[] = [];

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { Dialect, Driver, Kysely, LogEvent, Migration, MigrationResultSet, SqliteDatabase } from 'kysely';
 import { azureCredential } from '../azure-credential';
 import { config, type Config } from '../config';
@@ -88,6 +88,7 @@ function openSqlite(platform: Platform, cfg: Config): SqliteConnection {
   // cold start's first request would otherwise wait for.
   let checkpointer: Worker | undefined;
   const starting = setTimeout(() => {
+    const { Worker } = require('node:worker_threads') as typeof import('node:worker_threads'); // with the thread, not the connection (about 1 ms)
     checkpointer = new Worker(path.join(__dirname, 'checkpointer.js'), { workerData: { file, intervalMs: CHECKPOINT_INTERVAL_MS } });
     checkpointer.unref();
   }, CHECKPOINT_INTERVAL_MS).unref();

@@ -4,7 +4,8 @@
 // is refused, never taken for written); a connection string's SAS is used as given; and when Storage
 // is down or refuses the write, the render API answers the documented 500 with no imageUrl, so no
 // caller is handed the URL of a blob that was not written.
-import { BLOB_VERSION, dataStorage, dataStorageConnection, sharedKeyStringToSign, StorageRestError, storageAccount } from '../../shared/storage-rest';
+import { dataStorage, dataStorageConnection, storageAccount } from '../../shared/storage-account';
+import { BLOB_VERSION, sharedKeyStringToSign, StorageRestError } from '../../shared/storage-rest';
 import { Platform, runInPlatform } from '../../shared/platform';
 import { container, STORAGE } from '../../shared/storage';
 import { vendored } from '../../shared/vendor';
