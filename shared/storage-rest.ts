@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { Agent } from 'node:http';
 import { CREDENTIAL } from './azure-credential';
+import { nodeClient } from './http/node-client';
 import { storageAccount, type StorageAccount, type StorageService } from './storage-account';
 import { member, SYSTEM_CLOCK, type Platform } from './platform';
 
@@ -123,12 +124,6 @@ export const STORAGE_REST = member(
   (rest) => rest.close(),
 );
 
-/**
- * Node's client for the endpoint's scheme, loaded with its first request: Azure's endpoints are
- * https, Azurite's http, and the other module (TLS for https, about 1 ms) would load for nothing.
- */
-const clientFor = (protocol: string): typeof import('node:http') => (protocol === 'https:' ? require('node:https') : require('node:http'));
-
 function storageRest(platform: Platform): StorageRest {
   const account = storageAccount(platform.config);
   const agents = new Map<string, Agent>();
@@ -136,7 +131,7 @@ function storageRest(platform: Platform): StorageRest {
     let agent = agents.get(protocol);
     if (!agent) {
       const options = { keepAlive: true, keepAliveMsecs: 1_000, maxSockets: 64, timeout: TIMEOUT_MS };
-      agent = new (clientFor(protocol).Agent)(options);
+      agent = new (nodeClient(protocol).Agent)(options);
       agents.set(protocol, agent);
     }
     return agent;
@@ -160,7 +155,7 @@ function storageRest(platform: Platform): StorageRest {
 
   const exchange = (url: URL, method: string, headers: Record<string, string>, body: Uint8Array | undefined, retried = false): Promise<StorageAnswer> =>
     new Promise<StorageAnswer>((resolve, reject) => {
-      const req = clientFor(url.protocol).request(url, { method, headers, agent: agentFor(url.protocol), timeout: TIMEOUT_MS }, (res) => {
+      const req = nodeClient(url.protocol).request(url, { method, headers, agent: agentFor(url.protocol), timeout: TIMEOUT_MS }, (res) => {
         const errorCode = res.headers['x-ms-error-code'];
         const ok = (res.statusCode ?? 0) < 300;
         const chunks: Buffer[] = [];

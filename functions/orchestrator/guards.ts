@@ -1,5 +1,4 @@
-import { requireAdmin } from '../../shared/auth/access-token';
-import { ACCESS_TOKEN_SCHEME } from '../../shared/auth/guards';
+import { ACCESS_TOKEN_SCHEME, ADMIN } from '../../shared/auth/guards';
 import type { LiveUser } from '../../shared/auth/live-session';
 import type { Guard } from '../../shared/http/route';
 
@@ -8,5 +7,5 @@ export const PUBLIC_HEALTH_ADMIN_SCHEMA_CHECK: Guard<LiveUser | undefined> = {
   describe: 'public; with schema=check, an admin or super_admin',
   scheme: ACCESS_TOKEN_SCHEME,
   refusals: [401, 403, 503],
-  check: async ({ request }) => (request.query.get('schema') === 'check' ? requireAdmin(request) : undefined),
+  check: async (call) => (call.request.query.get('schema') === 'check' ? ADMIN.check(call) : undefined),
 };

@@ -1,6 +1,11 @@
 import type { Guard } from '../http/route';
-import { requireAdmin, requireUser } from './access-token';
 import type { LiveUser } from './live-session';
+
+/**
+ * The token check, loaded with the first guarded call: a route table whose only public route is
+ * health (a cold start's first probe) loads no token code.
+ */
+const accessToken = () => require('./access-token') as typeof import('./access-token');
 
 /** The OpenAPI scheme of every route that takes identity's access token. */
 export const ACCESS_TOKEN_SCHEME = {
@@ -18,7 +23,7 @@ export const USER: Guard<LiveUser> = {
   describe: 'a signed-in user (access token whose session identity confirms)',
   scheme: ACCESS_TOKEN_SCHEME,
   refusals: [401, 403, 503],
-  check: ({ request }) => requireUser(request),
+  check: ({ request }) => accessToken().requireUser(request),
 };
 
 /** A signed-in admin or super_admin, by the role identity holds now. */
@@ -26,5 +31,5 @@ export const ADMIN: Guard<LiveUser> = {
   describe: 'an admin or super_admin (access token; the role as identity holds it now)',
   scheme: ACCESS_TOKEN_SCHEME,
   refusals: [401, 403, 503],
-  check: ({ request }) => requireAdmin(request),
+  check: ({ request }) => accessToken().requireAdmin(request),
 };

@@ -1,5 +1,4 @@
-import http from 'node:http';
-import https from 'node:https';
+import { nodeClient } from './node-client';
 
 /**
  * One GET for a health probe through Node's http client, not `fetch`: a cold instance's first
@@ -10,7 +9,7 @@ import https from 'node:https';
 export function httpProbe(url: string, options: { headers?: Record<string, string>; timeoutMs: number }): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const target = new URL(url);
-    const req = (target.protocol === 'https:' ? https : http).get(target, { headers: options.headers, timeout: options.timeoutMs, agent: false }, (res) => {
+    const req = nodeClient(target.protocol).get(target, { headers: options.headers, timeout: options.timeoutMs, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       let size = 0;
       res.on('data', (chunk: Buffer) => {
