@@ -141,6 +141,11 @@ export class Platform<C extends Config = Config> {
     return value;
   }
 
+  /** Whether `member` is made (a report that must not make it: health reads a pool only once it started). */
+  has<T>(member: Member<T>): boolean {
+    return this.owned.has(member as Member<unknown>);
+  }
+
   /** Releases one member now (the next use makes it again). */
   async release<T>(member: Member<T>): Promise<void> {
     if (!this.owned.has(member as Member<unknown>)) return;

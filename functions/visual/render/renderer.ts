@@ -1,7 +1,7 @@
 import { visualConfig } from '../settings';
 import type { VisualConfig } from '../settings';
-import { member } from '../../../shared/platform';
-import { bundledFontDir, extraFontFiles, svgTextFonts } from './fonts';
+import { member, type Platform } from '../../../shared/platform';
+import { bundledFontDir, extraFontFiles, fontFiles, svgTextFonts, type RenderFonts } from './fonts';
 import { SCRIPT_FONTS, scriptFontFile, scriptFontsBuilt } from '../../../shared/script-fonts';
 
 /** The script fonts the build wrote (their paths only: a thread reads a file the first time a text needs it). */
@@ -18,24 +18,36 @@ export const RENDER_POOL = member(
   'render pool',
   (platform): RenderPool => {
     const cfg = visualConfig(platform);
-    const dir = cfg.VISUAL_FONT_DIR ?? bundledFontDir();
-    try {
-      return new RenderPool(
-        RenderPool.defaultSize(cfg.VISUAL_RENDER_WORKERS),
-        cfg.VISUAL_RENDER_TIMEOUT_MS,
-        { dir, extra: extraFontFiles(cfg.VISUAL_EXTRA_FONTS), svgText: svgTextFonts(dir), scripts: renderScriptFonts() },
-        cfg.VISUAL_RENDER_QUEUE_MAX,
-        undefined,
-        // A category axis of every label of a full dataset always draws.
-        { maxTicks: Math.max(MAX_TICKS_PER_AXIS, cfg.VISUAL_MAX_POINTS) },
-      );
-    } catch (error) {
-      // A misconfigured VISUAL_FONT_DIR or VISUAL_EXTRA_FONTS: every render answers 500 Chart rendering failed naming it.
-      throw new RenderError((error as Error).message);
-    }
+    return new RenderPool(
+      renderPoolSize(platform),
+      cfg.VISUAL_RENDER_TIMEOUT_MS,
+      renderFonts(cfg),
+      cfg.VISUAL_RENDER_QUEUE_MAX,
+      undefined,
+      // A category axis of every label of a full dataset always draws.
+      { maxTicks: Math.max(MAX_TICKS_PER_AXIS, cfg.VISUAL_MAX_POINTS) },
+    );
   },
   (pool) => pool.close(),
 );
+
+/** How many render threads the platform's pool runs. */
+export const renderPoolSize = (platform: Platform) => RenderPool.defaultSize(visualConfig(platform).VISUAL_RENDER_WORKERS);
+
+/**
+ * The fonts the render threads load, checked: a misconfigured VISUAL_FONT_DIR or VISUAL_EXTRA_FONTS
+ * throws RenderError naming it (every render then answers 500 Chart rendering failed, and health
+ * names it, without starting a thread).
+ */
+export function renderFonts(cfg: VisualConfig): RenderFonts {
+  const dir = cfg.VISUAL_FONT_DIR ?? bundledFontDir();
+  try {
+    fontFiles(dir);
+    return { dir, extra: extraFontFiles(cfg.VISUAL_EXTRA_FONTS), svgText: svgTextFonts(dir), scripts: renderScriptFonts() };
+  } catch (error) {
+    throw new RenderError((error as Error).message);
+  }
+}
 
 export type ChartTask = Extract<RenderTask, { kind: 'chart' }>;
 
