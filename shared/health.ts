@@ -52,7 +52,7 @@ export async function check(run: () => Promise<string | void>, timeoutMs = 3000)
 export const checkSql = (ctx: { readonly db: AnyKysely; readonly platform: Platform; readonly config: Config }) =>
   check(async () => {
     if (!ctx.config.SQL_SERVER) {
-      pingSqlite(ctx.platform);
+      await pingSqlite(ctx.platform);
       return 'SQLite';
     }
     const { sql } = require('./sql/dialect') as typeof import('./sql/dialect');

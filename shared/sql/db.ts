@@ -53,6 +53,8 @@ interface SqliteConnection {
   /** Prepares through the statement cache; closing it releases the platform's connection. */
   readonly database: SqliteDatabase;
   readonly log: (event: QueryEvent) => void;
+  /** Found to have recorded every migration (pingSqlite asks once). */
+  upToDate: boolean;
   close(): void;
 }
 
@@ -97,6 +99,7 @@ function openSqlite(platform: Platform, cfg: Config): SqliteConnection {
     // connection (closing the file), and the next use, Kysely's or a ping's, opens it again.
     database: withStatementCache(database, () => void platform.release(SQLITE)),
     log: queryLog(platform, sqlDependencyLogger('sqlite', 'localhost', path.basename(file))),
+    upToDate: false,
     close() {
       clearTimeout(starting);
       void checkpointer?.terminate();
@@ -114,12 +117,23 @@ function createSqlite(platform: Platform, migrations: () => Migrations, names: r
 }
 
 /**
- * Runs `select 1` on the platform's SQLite connection alone, for the health check: the query
- * builder (Kysely, about 9 ms of a cold start's first health call) is not loaded for it, nor the
- * migrations applied. The query log hears of it as of any statement (telemetry, the SQL watchers).
+ * Runs `select 1` on the platform's SQLite connection alone, for the health check: on a database
+ * that has recorded every migration (every start but the first), the query builder (Kysely, about
+ * 9 ms of a cold start's first health call) is not loaded for it. A database that has not goes
+ * through Kysely, whose first query applies the history, as any first use does: health brought a
+ * new database up to date before, and another process sharing the file (a test's two hosts) must
+ * not find it half made. The query log hears of the ping as of any statement (telemetry, the SQL
+ * watchers).
  */
-export function pingSqlite(platform: Platform): void {
+export async function pingSqlite(platform: Platform): Promise<void> {
   const connection = platform.get(SQLITE);
+  const names = platform.migrationNames;
+  if (!connection.upToDate && !(names && recordsExactly(connection.database, names))) {
+    const { sql } = require('./dialect') as typeof import('./dialect');
+    await sql`select 1 as ok`.execute(platform.get(DATABASE));
+    return;
+  }
+  connection.upToDate = true;
   const query = { sql: 'select 1 as ok' };
   const started = performance.now();
   try {
@@ -153,12 +167,32 @@ function selfMigratingDialect(database: SqliteDatabase, migrations: () => Migrat
       await init();
       // Already up to date (every open but the first): nothing to load, nothing to apply.
       if (names && recordsExactly(database, names)) return migrated({ results: [] });
-      // A second Kysely over the same connection, never destroyed (that would close the database).
-      migrated(await runMigrations(sqliteKysely(database), migrations()));
+      migrated(await migrateExclusively(database, migrations()));
     };
     return driver;
   };
   return dialect;
+}
+
+/**
+ * Applies the history to a SQLite file that another process may be opening at the same moment (a
+ * test's two hosts, `npm start` beside a script): Kysely's migrator takes no lock on SQLite and runs
+ * each step in a transaction of its own, so two processes reading "nothing applied" both created
+ * the first table and one failed. The whole run is one IMMEDIATE transaction: the second process
+ * waits for the first (the connection's busy timeout), then finds every step recorded. SQLite's
+ * schema changes are transactional, and no migration opens a transaction of its own.
+ */
+async function migrateExclusively(database: SqliteDatabase, migrations: Migrations): Promise<MigrationResultSet> {
+  database.prepare('begin immediate').run([]);
+  try {
+    // A second Kysely over the same connection, never destroyed (that would close the database).
+    const result = await runMigrations(sqliteKysely(database), migrations);
+    database.prepare('commit').run([]);
+    return result;
+  } catch (error) {
+    database.prepare('rollback').run([]);
+    throw error;
+  }
 }
 
 /**

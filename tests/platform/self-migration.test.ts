@@ -3,9 +3,11 @@
  * exactly the history's names (functions/migration-names.ts) it opens without loading the history
  * (a cold start's saving); anything else goes to Kysely's migrator, which applies or refuses.
  */
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import type { Migration } from 'kysely';
 import { MIGRATION_NAMES } from '../../functions/migration-names';
 import { MIGRATIONS } from '../../functions/migrations';
@@ -62,33 +64,60 @@ test('a step the database has not recorded is applied (the history loads); one i
   await expect(open(dir)).rejects.toThrow(/999_probe/);
 });
 
-test('the health ping answers on the connection alone: no migration, told to the watchers; the query builder opened later shares the connection', async () => {
+test('the health ping: on an up-to-date database the connection alone answers, told to the watchers; on a new one Kysely applies the history first', async () => {
   const dir = dataDir();
-  let loads = 0;
-  const platform = new Platform({ DATA_DIR: dir }, undefined, {
-    settings: SETTINGS,
-    requireFor: [],
-    migrations: () => {
-      loads++;
-      return MIGRATIONS;
-    },
-    migrationNames: MIGRATION_NAMES,
-  });
-  const activity: SqlActivity[] = [];
-  watchSql(platform, (a) => activity.push(a));
+  const platformOn = () => {
+    const counted = { loads: 0, activity: [] as SqlActivity[] };
+    const platform = new Platform({ DATA_DIR: dir }, undefined, {
+      settings: SETTINGS,
+      requireFor: [],
+      migrations: () => {
+        counted.loads++;
+        return MIGRATIONS;
+      },
+      migrationNames: MIGRATION_NAMES,
+    });
+    watchSql(platform, (a) => counted.activity.push(a));
+    return { platform, counted };
+  };
+  // A new database: the ping goes through Kysely, which applies every migration first.
+  const first = platformOn();
   try {
-    pingSqlite(platform);
-    expect(activity).toEqual([{ kind: 'open' }, { kind: 'query', sql: 'select 1 as ok', failed: false }]);
-    expect(loads).toBe(0);
-    // Kysely's first query migrates over the same connection: no second open.
-    const applied = await runInPlatform(platform, () => migrateToLatest());
-    expect(applied.results).toHaveLength(MIGRATION_NAMES.length);
-    expect(activity.filter((a) => a.kind === 'open')).toHaveLength(1);
-    // Destroying the handle closes the file; the next ping opens it again.
-    await platform.get(DATABASE).destroy();
-    pingSqlite(platform);
-    expect(activity.filter((a) => a.kind === 'open')).toHaveLength(2);
+    await pingSqlite(first.platform);
+    expect(first.counted.loads).toBe(1);
+    expect(first.platform.has(DATABASE)).toBe(true);
+    // (The migrator's own statements run on a second handle over the connection, unlogged.)
+    expect(first.counted.activity).toEqual([{ kind: 'open' }, { kind: 'query', sql: 'select 1 as ok', failed: false }]);
   } finally {
-    await platform.close();
+    await first.platform.close();
+  }
+  // Up to date: the connection alone, no history loaded, no query builder made.
+  const next = platformOn();
+  try {
+    await pingSqlite(next.platform);
+    await pingSqlite(next.platform);
+    expect(next.counted).toEqual({
+      loads: 0,
+      activity: [{ kind: 'open' }, ...Array(2).fill({ kind: 'query', sql: 'select 1 as ok', failed: false })],
+    });
+    expect(next.platform.has(DATABASE)).toBe(false);
+    // Destroying a handle that ran a query closes the file; the next ping opens it again.
+    const handle = next.platform.get(DATABASE);
+    await sql`select 1`.execute(handle);
+    await handle.destroy();
+    await pingSqlite(next.platform);
+    expect(next.counted.activity.filter((a) => a.kind === 'open')).toHaveLength(2);
+  } finally {
+    await next.platform.close();
+  }
+});
+
+test('two processes opening a new database at once: one applies the history, the other waits and finds it applied', async () => {
+  const run = promisify(execFile);
+  const fixture = path.join(__dirname, 'fixtures', 'migrate-once.js');
+  for (let round = 0; round < 3; round++) {
+    const dir = dataDir();
+    const applied = await Promise.all([run(process.execPath, [fixture, dir]), run(process.execPath, [fixture, dir])]);
+    expect(applied.map((r) => Number(r.stdout)).sort((a, b) => a - b)).toEqual([0, MIGRATION_NAMES.length]);
   }
 });
