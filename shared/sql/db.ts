@@ -75,7 +75,7 @@ function openSqlite(platform: Platform, cfg: Config): SqliteConnection {
   const file = sqliteFile(cfg);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const database = new Database(file);
-  database.pragma('journal_mode = WAL');
+  useWal(database);
   database.pragma('synchronous = NORMAL');
   database.pragma('busy_timeout = 5000');
   database.pragma('foreign_keys = ON');
@@ -106,6 +106,24 @@ function openSqlite(platform: Platform, cfg: Config): SqliteConnection {
       database.close();
     },
   };
+}
+
+/**
+ * Switches the file to write-ahead logging. Two processes opening a new file at once race to switch
+ * it, and the loser is told SQLITE_BUSY at once (the switch needs the file alone, and SQLite does
+ * not wait for that): it tries again every 20 ms, for up to a second, by when the other has
+ * switched it (a test's two hosts on one new database failed so, 26 times in 80).
+ */
+function useWal(database: import('better-sqlite3').Database): void {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      database.pragma('journal_mode = WAL');
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'SQLITE_BUSY' || attempt >= 50) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20); // a synchronous pause: the connection is opened synchronously
+    }
+  }
 }
 
 /** The platform's SQLite connection, opened on first use (by Kysely's handle or a health ping) and closed with the platform. */
