@@ -194,8 +194,8 @@ function selfMigratingDialect(database: SqliteDatabase, migrations: () => Migrat
 
 /**
  * Applies the history to a SQLite file that another process may be opening at the same moment (a
- * test's two hosts, `npm start` beside a script): Kysely's migrator takes no lock on SQLite and runs
- * each step in a transaction of its own, so two processes reading "nothing applied" both created
+ * test's two hosts, `npm start` beside a script): Kysely's migrator takes no lock on SQLite and
+ * runs its steps outside any transaction, so two processes reading "nothing applied" both created
  * the first table and one failed. The whole run is one IMMEDIATE transaction: the second process
  * waits for the first (the connection's busy timeout), then finds every step recorded. SQLite's
  * schema changes are transactional, and no migration opens a transaction of its own.
