@@ -5,16 +5,14 @@
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import https from 'node:https';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import zlib from 'node:zlib';
 import { startAzurite, type AzuriteHandle } from '../../devhost/azurite';
 import { PROJECT_ROOT } from '../../devhost/paths';
 import { generateDevSecrets } from '../../devhost/settings';
 import FUNCTION_INDEX from '../../functions/function-index.json';
+import { INGESTION_CA, startIngestion } from '../helpers/ingestion';
 
 interface Report {
   functions: { name: string; trigger: Record<string, any> }[];
@@ -26,39 +24,6 @@ interface Report {
   packagesAfter: string[];
   vendoredFromNodeModules: string[];
   results: { name: string; status?: number; body?: any; error?: string; routesLoaded: string[]; packages: string[]; vendoredFromNodeModules?: string[] }[];
-}
-
-const TLS = path.join(PROJECT_ROOT, 'tests', 'fixtures', 'tls');
-
-interface Envelope {
-  tags: Record<string, string>;
-  data: { baseType: string; baseData: { name?: string; data?: string } };
-}
-
-/** Application Insights' ingestion endpoint, as tests/platform/telemetry.test.ts stands it in (HTTPS: the exporter speaks nothing else). */
-function startIngestion(): Promise<{ url: string; envelopes: Envelope[]; close(): Promise<void> }> {
-  const envelopes: Envelope[] = [];
-  const tls = { cert: fs.readFileSync(path.join(TLS, 'ingestion-cert.pem')), key: fs.readFileSync(path.join(TLS, 'ingestion-key.pem')) };
-  const server = https.createServer(tls, (req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      let body = Buffer.concat(chunks);
-      if (req.headers['content-encoding'] === 'gzip') body = zlib.gunzipSync(body);
-      const items = JSON.parse(body.toString('utf8')) as Envelope[];
-      envelopes.push(...items);
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ itemsReceived: items.length, itemsAccepted: items.length, errors: [] }));
-    });
-  });
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () =>
-      resolve({
-        url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
-        envelopes,
-        close: () => new Promise((r) => server.close(() => r())),
-      }),
-    ),
-  );
 }
 
 let dir: string;
@@ -223,7 +188,7 @@ describe('cold starts', () => {
           SERVICES: 'identity',
           AzureWebJobsStorage: azurite.connectionString,
           APPLICATIONINSIGHTS_CONNECTION_STRING: `InstrumentationKey=00000000-0000-4000-8000-000000000000;IngestionEndpoint=${ingestion.url}/`,
-          NODE_EXTRA_CA_CERTS: path.join(TLS, 'ingestion-cert.pem'),
+          NODE_EXTRA_CA_CERTS: INGESTION_CA,
         },
         [
           { name: 'identity-health', path: 'identity/health', traceParent: `00-${traceId}-${hostSpan}-01` },

@@ -8,71 +8,18 @@
  * and the envelopes are read back.
  */
 import fs from 'node:fs';
-import https from 'node:https';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import zlib from 'node:zlib';
-import { PROJECT_ROOT } from '../../devhost/paths';
 import { runJourney } from '../../scripts/journey';
 import { latestCode } from '../../tools/outbox';
 import { startHostProcess } from '../e2e/process';
+import { INGESTION_CA, startIngestion, type Envelope, type Ingestion } from '../helpers/ingestion';
 
 jest.setTimeout(120_000);
 
-interface Envelope {
-  name: string;
-  iKey?: string;
-  tags: Record<string, string>;
-  data: {
-    baseType: string;
-    baseData: {
-      id?: string;
-      name?: string;
-      message?: string;
-      url?: string;
-      type?: string;
-      target?: string;
-      data?: string;
-      responseCode?: string;
-      resultCode?: string;
-      properties?: Record<string, string>;
-    };
-  };
-}
-
 const IKEY = '11111111-2222-4333-8444-555555555555';
-const TLS = path.join(PROJECT_ROOT, 'tests', 'fixtures', 'tls');
-let ingestion: { url: string; envelopes: Envelope[]; paths: string[]; close(): Promise<void> };
+let ingestion: Ingestion;
 let dir: string;
-
-function startIngestion(): Promise<typeof ingestion> {
-  const envelopes: Envelope[] = [];
-  const paths: string[] = [];
-  const tls = { cert: fs.readFileSync(path.join(TLS, 'ingestion-cert.pem')), key: fs.readFileSync(path.join(TLS, 'ingestion-key.pem')) };
-  const server = https.createServer(tls, (req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      paths.push(`${req.method} ${req.url}`);
-      let body = Buffer.concat(chunks);
-      if (req.headers['content-encoding'] === 'gzip') body = zlib.gunzipSync(body);
-      const items = JSON.parse(body.toString('utf8')) as Envelope[];
-      envelopes.push(...items);
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ itemsReceived: items.length, itemsAccepted: items.length, errors: [] }));
-    });
-  });
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () =>
-      resolve({
-        url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
-        envelopes,
-        paths,
-        close: () => new Promise((r) => server.close(() => r())),
-      }),
-    ),
-  );
-}
 
 beforeAll(async () => {
   ingestion = await startIngestion();
@@ -88,7 +35,7 @@ test('a payment journey is one operation across payment and identity (requests, 
   const host = await startHostProcess(dir, {
     LOG_LEVEL: 'info',
     APPLICATIONINSIGHTS_CONNECTION_STRING: `InstrumentationKey=${IKEY};IngestionEndpoint=${ingestion.url}/;LiveEndpoint=${ingestion.url}/`,
-    NODE_EXTRA_CA_CERTS: path.join(TLS, 'ingestion-cert.pem'),
+    NODE_EXTRA_CA_CERTS: INGESTION_CA,
     // The exporter's own usage statistics go to a fixed Microsoft endpoint: not from a test.
     APPLICATION_INSIGHTS_NO_STATSBEAT: 'true',
     APPLICATIONINSIGHTS_SDKSTATS_DISABLED: 'true',
