@@ -201,7 +201,7 @@ async function serve(
         `  settings     ${settingsFile}${created ? ' (created with fresh dev secrets)' : ''}`,
         `  data         ${cfg.DATA_DIR}`,
         `  SQL          ${cfg.SQL_SERVER ? `Azure SQL ${cfg.SQL_SERVER}/${cfg.SQL_DATABASE}` : `SQLite ${sqliteFile(cfg)}`}`,
-        // The platform's data is in the host's account unless PLATFORM_STORAGE names another (shared/storage-rest.ts, dataStorage).
+        // The platform's data is in the host's account unless PLATFORM_STORAGE names another (shared/storage-account.ts, dataStorage).
         `  storage      ${storage.description}${dataStorageConnection(cfg) === 'PLATFORM_STORAGE' ? "; the platform's data in the account of PLATFORM_STORAGE" : ''}`,
         `  telemetry    ${cfg.APPLICATIONINSIGHTS_CONNECTION_STRING ? 'Application Insights (APPLICATIONINSIGHTS_CONNECTION_STRING)' : 'off (set APPLICATIONINSIGHTS_CONNECTION_STRING)'}`,
         ...services.flatMap((s) => s.describe(platform)).map((line) => `  ${line}`),

@@ -22,6 +22,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { TokenCredential } from '@azure/identity';
+import { PROPAGATION_RETRY_DELAYS_MS } from './propagation';
 
 export const ROLE_ASSIGNMENTS_API_VERSION = '2022-04-01';
 /** Key Vault Secrets User: read a secret's value. */
@@ -37,11 +38,8 @@ export interface SecretReader {
 /** The azd environment values a grant needs (main.bicep outputs). */
 export const SECRET_READER_INPUTS = ['AZURE_SUBSCRIPTION_ID', 'AZURE_RESOURCE_GROUP', 'AZURE_KEY_VAULT_NAME', 'KEY_VAULT_READERS'] as const;
 
-/**
- * Seconds to minutes: a secret written through Key Vault's data plane and an identity made by the
- * same provisioning both take a moment to be known to Resource Manager. About five minutes in all.
- */
-export const GRANT_RETRY_DELAYS_MS = [5_000, 10_000, 20_000, 30_000, 30_000, 30_000, 30_000, 30_000, 30_000, 30_000, 30_000];
+/** A secret written through Key Vault's data plane and an identity made by the same provisioning both take a moment to be known to Resource Manager. */
+export const GRANT_RETRY_DELAYS_MS = PROPAGATION_RETRY_DELAYS_MS;
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

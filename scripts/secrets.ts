@@ -30,6 +30,7 @@ import { mintServiceToken } from '../shared/auth/service-token';
 import { PLATFORM_SETTINGS as SETTINGS } from '../shared/config';
 import { WEBHOOK_SECRET_PLACEHOLDER_PREFIX } from '../functions/payment/webhook-secret';
 import { refreshFromEnv, type AppService } from './key-vault-references';
+import { PROPAGATION_RETRY_DELAYS_MS } from './propagation';
 import { secretReaderGrantsFromEnv, type SecretReaderGrants } from './secret-readers';
 
 const API_VERSION = '7.4';
@@ -74,7 +75,7 @@ const BLANK = ' ';
  * deployer Key Vault Secrets Officer returns before the role assignment reaches the vault, which
  * takes seconds to a few minutes. About five minutes in all.
  */
-export const FORBIDDEN_RETRY_DELAYS_MS = [5_000, 10_000, 20_000, 30_000, 30_000, 30_000, 30_000, 30_000, 30_000, 30_000, 30_000];
+export const FORBIDDEN_RETRY_DELAYS_MS = PROPAGATION_RETRY_DELAYS_MS;
 
 export interface KeyVaultOptions {
   retryDelaysMs?: number[];

@@ -22,7 +22,7 @@ export interface ServiceContext<C extends Config = Config> {
   readonly log: Logger;
   /** The time now, on the platform's clock (a test moves it). */
   now(): Date;
-  /** The platform's data account (PLATFORM_STORAGE, else AzureWebJobsStorage's: shared/storage-rest.ts, dataStorage): clients made on first use. */
+  /** The platform's data account (PLATFORM_STORAGE, else AzureWebJobsStorage's: shared/storage-account.ts, dataStorage): clients made on first use. */
   readonly storage: Storage;
   /** The plan table (PLANS_JSON, else the defaults). */
   readonly plans: readonly PlanDefinition[];

@@ -5,7 +5,6 @@ import { CREDENTIAL } from './azure-credential';
 import { putBlob, type BlobPutOptions, type BlobPutOutcome } from './blob-put';
 import { dataStorage } from './storage-account';
 import { probeContainer, probeTable } from './storage-rest';
-import type { Config } from './config';
 import { currentPlatform, member } from './platform';
 import { vendored } from './vendor';
 
@@ -14,16 +13,7 @@ const blobSdk = () => vendored('@azure/storage-blob');
 const queueSdk = () => vendored('@azure/storage-queue');
 const tableSdk = () => vendored('@azure/data-tables');
 
-/**
- * Storage clients for the platform's data account (storage-rest.ts, dataStorage): PLATFORM_STORAGE,
- * in Azure the identity-based PLATFORM_STORAGE__accountName with the managed identity; unset
- * (locally), the account of AzureWebJobsStorage (Azurite).
- */
-function account(cfg: Config): { connectionString?: string; name?: string } {
-  return dataStorage(cfg);
-}
-
-/** The platform's storage account: its three service clients, and containers, queues and tables made (and created) once. */
+/** The platform's data account (storage-account.ts, dataStorage): its three service clients, and containers, queues and tables made (and created) once. */
 export interface Storage {
   readonly blobs: BlobServiceClient;
   readonly queues: QueueServiceClient;
@@ -44,7 +34,7 @@ export interface Storage {
 }
 
 const BLOB_SERVICE = member('blob service', (platform) => {
-  const { connectionString, name } = account(platform.config);
+  const { connectionString, name } = dataStorage(platform.config);
   const { BlobServiceClient } = blobSdk();
   return connectionString
     ? BlobServiceClient.fromConnectionString(connectionString)
@@ -52,7 +42,7 @@ const BLOB_SERVICE = member('blob service', (platform) => {
 });
 
 const QUEUE_SERVICE = member('queue service', (platform) => {
-  const { connectionString, name } = account(platform.config);
+  const { connectionString, name } = dataStorage(platform.config);
   const { QueueServiceClient } = queueSdk();
   return connectionString
     ? QueueServiceClient.fromConnectionString(connectionString)
@@ -60,7 +50,7 @@ const QUEUE_SERVICE = member('queue service', (platform) => {
 });
 
 const TABLE_SERVICE = member('table service', (platform) => {
-  const { connectionString, name } = account(platform.config);
+  const { connectionString, name } = dataStorage(platform.config);
   const { TableServiceClient } = tableSdk();
   return connectionString
     ? TableServiceClient.fromConnectionString(connectionString, { allowInsecureConnection: true })
@@ -110,7 +100,7 @@ export const STORAGE = member('storage', (platform): Storage => {
       }),
     table: (name) =>
       ensureOnce(made, `table:${name}`, async () => {
-        const { connectionString, name: accountName } = account(platform.config);
+        const { connectionString, name: accountName } = dataStorage(platform.config);
         const { TableClient } = tableSdk();
         const client = connectionString
           ? TableClient.fromConnectionString(connectionString, name, { allowInsecureConnection: true })

@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Worker } from 'node:worker_threads';
-import type { Dialect, Driver, Kysely, LogEvent, Migration, MigrationResultSet, SqliteDatabase } from 'kysely';
+import type { Dialect, Driver, Kysely, Migration, MigrationResultSet, SqliteDatabase } from 'kysely';
 import { azureCredential } from '../azure-credential';
 import { config, type Config } from '../config';
 import { currentPlatform, member, type Platform } from '../platform';
-import { sqlDependencyLogger } from '../telemetry';
+import { sqlDependencyLogger, type QueryLogEvent } from '../telemetry';
 import { vendored } from '../vendor';
 import type { AnyKysely } from './dialect';
 
@@ -40,7 +40,7 @@ export function watchSql(platform: Platform, watcher: (activity: SqlActivity) =>
 }
 
 /** Kysely's log hook: the telemetry dependency (when Application Insights is on) and the platform's watchers. */
-function queryLog(platform: Platform, telemetry: ((event: QueryEvent) => void) | undefined): (event: QueryEvent) => void {
+function queryLog(platform: Platform, telemetry: ((event: QueryLogEvent) => void) | undefined): (event: QueryLogEvent) => void {
   const watchers = platform.get(SQL_WATCHERS);
   return (event) => {
     telemetry?.(event);
@@ -52,14 +52,11 @@ function queryLog(platform: Platform, telemetry: ((event: QueryEvent) => void) |
 interface SqliteConnection {
   /** Prepares through the statement cache; closing it releases the platform's connection. */
   readonly database: SqliteDatabase;
-  readonly log: (event: QueryEvent) => void;
+  readonly log: (event: QueryLogEvent) => void;
   /** Found to have recorded every migration (pingSqlite asks once). */
   upToDate: boolean;
   close(): void;
 }
-
-/** What the query log is told of one statement: Kysely's log event, or a ping's. */
-type QueryEvent = Pick<LogEvent, 'level' | 'queryDurationMillis'> & { readonly query: { readonly sql: string }; readonly error?: unknown };
 
 function openSqlite(platform: Platform, cfg: Config): SqliteConnection {
   // Loaded lazily: SQLite is for laptops and tests, and the native module is a development

@@ -20,5 +20,5 @@
  * - traces: every structured log line (shared/logging.ts), after redaction, its fields as
  *   customDimensions.
  */
-export { sqlDependencyLogger, startTelemetry, stopTelemetry, telemetryReady, telemetryWanted } from './runtime';
+export { sqlDependencyLogger, startTelemetry, stopTelemetry, telemetryReady, telemetryWanted, type QueryLogEvent } from './runtime';
 export { instrument } from './requests';

@@ -272,7 +272,8 @@ export function telemetryRuntime(): Promise<Runtime | undefined> | undefined {
 
 // ---- dependencies: SQL ---------------------------------------------------------------------------
 
-interface QueryLogEvent {
+/** One statement as the SQL dependency hears of it: Kysely's log event, or the SQLite health ping's. */
+export interface QueryLogEvent {
   level: 'query' | 'error';
   query: { sql: string };
   queryDurationMillis: number;
